@@ -1,0 +1,80 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import type { Logger } from './logger';
+
+// Timestamps come back as Date; numeric counts as numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** A pool whose connections all use the service's own schema. */
+export function createPool(options: { url: string; schema: string; max?: number; applicationName?: string }): pg.Pool {
+  return new pg.Pool({
+    connectionString: options.url,
+    max: options.max ?? 10,
+    application_name: options.applicationName,
+    options: `-c search_path=${quoteIdent(options.schema)},public`,
+  });
+}
+
+/**
+ * Applies the numbered SQL files of `dir` that have not run yet, each in its
+ * own transaction, under an advisory lock so that replicas starting together
+ * take turns.
+ */
+export async function migrate(pool: pg.Pool, options: { schema: string; dir: string; log?: Logger }): Promise<string[]> {
+  const schema = quoteIdent(options.schema);
+  const files = (await fs.readdir(options.dir)).filter((f) => /^\d+.*\.sql$/.test(f)).sort();
+  const client = await pool.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`smsgw:migrate:${options.schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const done = new Set((await client.query<{ version: string }>(`SELECT version FROM ${schema}.schema_migrations`)).rows.map((r) => r.version));
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const sql = await fs.readFile(path.join(options.dir, file), 'utf8');
+      await client.query('BEGIN');
+      try {
+        await client.query(`SET LOCAL search_path TO ${schema}, public`);
+        await client.query(sql);
+        await client.query(`INSERT INTO ${schema}.schema_migrations (version) VALUES ($1)`, [file]);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${options.schema}/${file} failed: ${(err as Error).message}`, { cause: err });
+      }
+      applied.push(file);
+      options.log?.info({ schema: options.schema, migration: file }, 'migration applied');
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`smsgw:migrate:${options.schema}`]).catch(() => undefined);
+    client.release();
+  }
+  return applied;
+}
+
+/** Runs `fn` in a transaction on one pooled connection. */
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,32 @@
+/** Payloads carried on JetStream between services (not the public API). */
+
+export const AGENT_REPORT_STATUSES = ['accepted', 'sent', 'delivered', 'failed'] as const;
+export type AgentReportStatus = (typeof AGENT_REPORT_STATUSES)[number];
+
+export const FAILURE_CODES = ['INVALID_NUMBER', 'OUT_OF_NETWORK', 'INSUFFICIENT_CREDIT', 'BLACKLISTED', 'EXPIRED', 'DEVICE_ERROR'] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
+
+/** What a phone said about a message, as the device-hub publishes it on `agent.report.<device>`. */
+export interface AgentReport {
+  message_id: string;
+  device_id: string;
+  status: AgentReportStatus;
+  /** When it happened on the phone (RFC 3339). */
+  at: string;
+  error?: { code: FailureCode; message: string };
+}
+
+export type PublicEventKind = 'sms.sent' | 'sms.delivered' | 'sms.failed' | 'device.connected' | 'device.disconnected';
+
+/**
+ * A public event as published on `events.<kind>`: the webhook envelope
+ * (`event`, `event_id`, `timestamp`, `data`) plus routing fields the webhook
+ * service strips before delivery.
+ */
+export interface PublicEvent {
+  event: PublicEventKind;
+  event_id: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+  routing: { client_id: string; mode: 'live' | 'test'; webhook_url?: string };
+}

@@ -1,0 +1,154 @@
+import * as grpc from '@grpc/grpc-js';
+import { HealthImplementation, service as healthService } from 'grpc-health-check';
+import { AppError, fromServiceError, toServiceError } from './errors';
+import type { Logger } from './logger';
+
+type AsyncUnary<H> = H extends grpc.handleUnaryCall<infer Req, infer Res>
+  ? (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>
+  : never;
+
+/** The async form of a generated `...Handlers` interface: every method returns a promise. */
+export type AsyncHandlers<H> = { [K in keyof H]: AsyncUnary<H[K]> };
+
+/**
+ * Adapts async handlers to grpc-js callbacks. Thrown AppErrors become their
+ * gRPC status with the error code in metadata; anything else is logged and
+ * answered INTERNAL without leaking its text.
+ */
+export function unaryHandlers<H extends grpc.UntypedServiceImplementation>(impl: AsyncHandlers<H>, log: Logger): H {
+  const out: grpc.UntypedServiceImplementation = {};
+  for (const [name, fn] of Object.entries(impl) as [string, (req: unknown, call: unknown) => Promise<unknown>][]) {
+    out[name] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      fn(call.request, call).then(
+        (response) => callback(null, response),
+        (err: unknown) => {
+          if (!(err instanceof AppError) || err.code === 'INTERNAL_ERROR') log.error({ err, method: name }, 'gRPC handler failed');
+          callback(toServiceError(err));
+        },
+      );
+    };
+  }
+  return out as H;
+}
+
+export interface GrpcServerHandle {
+  port: number;
+  /** Flip readiness of every service (and the overall "" entry) served here. */
+  setServing(serving: boolean): void;
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface ServiceRegistration {
+  definition: grpc.ServiceDefinition;
+  implementation: grpc.UntypedServiceImplementation;
+  /** Fully qualified name for health checks, e.g. `smsgw.account.v1.AccountService`. */
+  name: string;
+}
+
+/**
+ * Starts a gRPC server that also serves `grpc.health.v1.Health`. Every
+ * service answers NOT_SERVING until `setServing(true)` is called, once its
+ * dependencies are ready.
+ */
+export async function startGrpcServer(options: { host?: string; port: number; services: ServiceRegistration[] }): Promise<GrpcServerHandle> {
+  const server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1 });
+  const names = ['', ...options.services.map((s) => s.name)];
+  const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, 'NOT_SERVING' as const])));
+  health.addToServer(server);
+  for (const s of options.services) server.addService(s.definition, s.implementation);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+      err ? reject(err) : resolve(bound),
+    );
+  });
+  return {
+    port,
+    setServing(serving) {
+      for (const n of names) health.setStatus(n, serving ? 'SERVING' : 'NOT_SERVING');
+    },
+    stop(graceMs = 5000) {
+      for (const n of names) health.setStatus(n, 'NOT_SERVING');
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}
+
+export { healthService };
+
+type Callback<Res> = (err: grpc.ServiceError | null, value?: Res) => void;
+type UnaryClientMethod<Req, Res> = (argument: Req, metadata: grpc.Metadata, options: grpc.CallOptions, callback: Callback<Res>) => grpc.ClientUnaryCall;
+
+/** Per-call options of a promise client method. */
+export interface CallOptions {
+  deadlineMs?: number;
+  metadata?: grpc.Metadata;
+}
+
+/**
+ * A generated client seen as promises: `await accounts.verifyApiKey(req)`.
+ * Only the lower-camel-case names are kept; errors arrive as AppError.
+ */
+export type PromiseClient<C> = {
+  [K in keyof C as K extends `${infer F}${string}` ? (F extends Lowercase<F> ? K : never) : never]: C[K] extends {
+    (argument: infer Req, callback: grpc.requestCallback<infer Res>): grpc.ClientUnaryCall;
+  }
+    ? (request: Req, options?: CallOptions) => Promise<Res>
+    : never;
+} & { readonly raw: C; close(): void };
+
+export interface ClientOptions {
+  /** Deadline applied to every call that does not set its own. */
+  deadlineMs?: number;
+}
+
+/**
+ * Builds a client once (at start-up) for a generated service constructor.
+ * Every call gets a deadline; failures become AppError through the catalog.
+ */
+export function createClient<C extends grpc.Client>(
+  Ctor: grpc.ServiceClientConstructor | (new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => C),
+  address: string,
+  options: ClientOptions = {},
+): PromiseClient<C> {
+  const defaultDeadline = options.deadlineMs ?? 5000;
+  const client = new (Ctor as new (a: string, c: grpc.ChannelCredentials, o?: grpc.ClientOptions) => C)(
+    address,
+    grpc.credentials.createInsecure(),
+    { 'grpc.keepalive_time_ms': 30_000, 'grpc.keepalive_timeout_ms': 10_000, 'grpc.enable_retries': 1 },
+  );
+  const service = (Ctor as grpc.ServiceClientConstructor).service;
+  const wrapped: Record<string, unknown> = {
+    raw: client,
+    close: () => client.close(),
+  };
+  for (const [name, def] of Object.entries(service)) {
+    const method = (client as unknown as Record<string, UnaryClientMethod<unknown, unknown>>)[name]!.bind(client);
+    const call = (request: unknown, callOptions: CallOptions = {}) =>
+      new Promise((resolve, reject) => {
+        method(
+          request,
+          callOptions.metadata ?? new grpc.Metadata(),
+          { deadline: Date.now() + (callOptions.deadlineMs ?? defaultDeadline) },
+          (err, value) => (err ? reject(fromServiceError(err)) : resolve(value)),
+        );
+      });
+    wrapped[def.originalName ?? name.charAt(0).toLowerCase() + name.slice(1)] = call;
+  }
+  return wrapped as PromiseClient<C>;
+}
+
+/** Waits until a client's channel is connected, or throws after `timeoutMs`. */
+export function waitForReady(client: grpc.Client, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    client.waitForReady(Date.now() + timeoutMs, (err) => (err ? reject(err) : resolve()));
+  });
+}

@@ -1,0 +1,70 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import type { Logger } from './logger';
+
+export interface Nats {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  names: NatsNames;
+}
+
+/**
+ * Every subject and stream name of the platform, in one place. A prefix
+ * (empty in production) keeps test runs that share one NATS server apart.
+ */
+export function natsNames(prefix: string) {
+  const p = prefix ? `${prefix}.` : '';
+  const s = prefix ? `${prefix.toUpperCase()}_` : '';
+  return {
+    prefix,
+    /** Core NATS hint that a device has work; the queue itself is in Postgres. */
+    wake: (deviceId: string) => `${p}dispatch.wake.${deviceId}`,
+    agentReport: (deviceId: string) => `${p}agent.report.${deviceId}`,
+    agentReports: `${p}agent.report.>`,
+    event: (kind: string) => `${p}events.${kind}`,
+    events: `${p}events.>`,
+    reportsStream: `${s}AGENT_REPORTS`,
+    eventsStream: `${s}EVENTS`,
+  };
+}
+export type NatsNames = ReturnType<typeof natsNames>;
+
+export async function connectNats(options: { url: string; prefix: string; name: string; log: Logger }): Promise<Nats> {
+  const nc = await connect({
+    servers: options.url.split(','),
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1000,
+  });
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {
+        options.log.warn({ nats: status.type }, 'NATS connection status changed');
+      }
+    }
+  })();
+  return { nc, js: jetstream(nc), jsm: await jetstreamManager(nc), names: natsNames(options.prefix) };
+}
+
+/** Creates the stream, or brings an existing one up to `config`. */
+export async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string; subjects: string[] }): Promise<void> {
+  try {
+    await jsm.streams.info(config.name);
+    await jsm.streams.update(config.name, config);
+  } catch (err) {
+    if ((err as Error).name === 'StreamNotFoundError' || /stream not found/i.test((err as Error).message)) {
+      await jsm.streams.add(config);
+      return;
+    }
+    throw err;
+  }
+}
+
+const DAY_NS = 24 * 60 * 60 * 1e9;
+
+/** The two streams of the platform; each service that touches one ensures it. */
+export const streamConfigs = (names: NatsNames) => ({
+  reports: { name: names.reportsStream, subjects: [names.agentReports], max_age: 7 * DAY_NS, duplicate_window: 10 * 60 * 1e9 },
+  events: { name: names.eventsStream, subjects: [names.events], max_age: 7 * DAY_NS, duplicate_window: 10 * 60 * 1e9 },
+});

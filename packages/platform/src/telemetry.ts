@@ -1,0 +1,44 @@
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { KoaInstrumentation } from '@opentelemetry/instrumentation-koa';
+
+let sdk: NodeSDK | undefined;
+
+/**
+ * Starts tracing. Must run before the instrumented modules (http, grpc, pg,
+ * ioredis, koa) are first required: each service's `instrumentation.ts` is
+ * the first import of its `main.ts`. Spans are always created, so logs carry
+ * trace ids; they are exported over OTLP/gRPC only when
+ * OTEL_EXPORTER_OTLP_ENDPOINT is set.
+ */
+export function startTelemetry(serviceName: string): void {
+  if (sdk) return;
+  const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  sdk = new NodeSDK({
+    resource: resourceFromAttributes({
+      'service.name': process.env.OTEL_SERVICE_NAME ?? serviceName,
+      'service.namespace': 'smsgw',
+      'service.version': process.env.SMSGW_VERSION ?? '0.1.0',
+    }),
+    spanProcessors: exporting ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [],
+    instrumentations: [
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' }),
+      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
+      new PgInstrumentation({ enhancedDatabaseReporting: false }),
+      new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
+      new KoaInstrumentation(),
+    ],
+  });
+  sdk.start();
+}
+
+export async function stopTelemetry(): Promise<void> {
+  await sdk?.shutdown();
+  sdk = undefined;
+}
