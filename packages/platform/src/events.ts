@@ -30,3 +30,13 @@ export interface PublicEvent {
   data: Record<string, unknown>;
   routing: { client_id: string; mode: 'live' | 'test'; webhook_url?: string };
 }
+
+/** The French sentence that goes with each failure code in `sms.failed`. */
+export const FAILURE_MESSAGES: Record<FailureCode, string> = {
+  INVALID_NUMBER: 'Numéro de destinataire invalide.',
+  OUT_OF_NETWORK: 'Destinataire hors réseau.',
+  INSUFFICIENT_CREDIT: 'Crédit insuffisant sur le téléphone émetteur.',
+  BLACKLISTED: "Numéro bloqué par l'opérateur.",
+  EXPIRED: "Le message n'a pas pu être envoyé à temps.",
+  DEVICE_ERROR: "Le téléphone n'a pas pu envoyer le message.",
+};

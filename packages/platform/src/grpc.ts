@@ -98,7 +98,7 @@ export interface CallOptions {
  * Only the lower-camel-case names are kept; errors arrive as AppError.
  */
 export type PromiseClient<C> = {
-  [K in keyof C as K extends `${infer F}${string}` ? (F extends Lowercase<F> ? K : never) : never]: C[K] extends {
+  [K in Exclude<keyof C, keyof grpc.Client> as K extends `${infer F}${string}` ? (F extends Lowercase<F> ? K : never) : never]: C[K] extends {
     (argument: infer Req, callback: grpc.requestCallback<infer Res>): grpc.ClientUnaryCall;
   }
     ? (request: Req, options?: CallOptions) => Promise<Res>

@@ -1,9 +1,9 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 const ulid = monotonicFactory();
 
-export type IdPrefix = 'msg' | 'batch' | 'otp' | 'evt' | 'device' | 'key' | 'tok' | 'whe' | 'dlv' | 'tmr';
+export type IdPrefix = 'msg' | 'batch' | 'otp' | 'evt' | 'device' | 'key' | 'tok' | 'whe' | 'dlv' | 'tmr' | 'req';
 
 /** Time-sortable identifier with the specification's prefix, e.g. `msg_01JD3...`. */
 export function newId(prefix: IdPrefix): string {
@@ -32,4 +32,25 @@ export function randomDigits(length: number): string {
   let out = '';
   for (let i = 0; i < length; i++) out += String(randomInt(0, 10));
   return out;
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * A ULID-shaped id that is the same every time for the same `seed`: its time
+ * part is `timeMs`, its random part a hash of the seed. Used for event ids,
+ * so that an event published again after a crash keeps its id and receivers
+ * can de-duplicate on it.
+ */
+export function deterministicId(prefix: IdPrefix, timeMs: number, seed: string): string {
+  let time = '';
+  let t = Math.max(0, Math.floor(timeMs));
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32]! + time;
+    t = Math.floor(t / 32);
+  }
+  const digest = createHash('sha256').update(seed).digest();
+  let rest = '';
+  for (let i = 0; i < 16; i++) rest += CROCKFORD[digest[i]! % 32];
+  return `${prefix}_${time}${rest}`;
 }

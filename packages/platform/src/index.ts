@@ -8,3 +8,5 @@ export * from './lifecycle';
 export * from './logger';
 export * from './nats';
 export * from './redis';
+export * from './secrets';
+export * from './service-config';

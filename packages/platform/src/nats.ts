@@ -20,6 +20,9 @@ export function natsNames(prefix: string) {
     prefix,
     /** Core NATS hint that a device has work; the queue itself is in Postgres. */
     wake: (deviceId: string) => `${p}dispatch.wake.${deviceId}`,
+    /** Core NATS orders to the hub replica holding a device (takeover, revocation). */
+    hubControl: (deviceId: string) => `${p}hub.control.${deviceId}`,
+    hubControls: `${p}hub.control.*`,
     agentReport: (deviceId: string) => `${p}agent.report.${deviceId}`,
     agentReports: `${p}agent.report.>`,
     event: (kind: string) => `${p}events.${kind}`,

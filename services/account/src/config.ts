@@ -1,0 +1,13 @@
+import { commonConfig, loadConfig } from '@smsgw/platform';
+
+export type AccountConfig = ReturnType<typeof loadAccountConfig>;
+
+export function loadAccountConfig(source: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(
+    (env) => ({
+      grpc: commonConfig.grpc(env, 50051),
+      database: commonConfig.database(env, 'account'),
+    }),
+    source,
+  );
+}

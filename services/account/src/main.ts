@@ -1,0 +1,41 @@
+import './instrumentation';
+import path from 'node:path';
+import { createLogger, createPool, migrate, runMain, startGrpcServer, unaryHandlers, type Logger } from '@smsgw/platform';
+import { stopTelemetry } from '@smsgw/platform/telemetry';
+import { accountProto } from '@smsgw/proto';
+import { loadAccountConfig, type AccountConfig } from './config';
+import { AccountRepository } from './data/account.repository';
+import { accountHandlers } from './grpc/account.handlers';
+
+const MIGRATIONS = path.resolve(__dirname, '../migrations');
+
+export async function start(config: AccountConfig = loadAccountConfig(), log: Logger = createLogger('account')) {
+  const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'account' });
+  const server = await startGrpcServer({
+    host: config.grpc.host,
+    port: config.grpc.port,
+    services: [
+      {
+        name: 'smsgw.account.v1.AccountService',
+        definition: accountProto().AccountService.service,
+        implementation: unaryHandlers(accountHandlers(new AccountRepository(pool)), log),
+      },
+    ],
+  });
+  await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
+  server.setServing(true);
+  log.info({ port: server.port }, 'account service ready');
+  return {
+    port: server.port,
+    async stop() {
+      await server.stop();
+      await pool.end();
+      await stopTelemetry();
+    },
+  };
+}
+
+if (require.main === module) {
+  const log = createLogger('account');
+  runMain(log, () => start(loadAccountConfig(), log));
+}

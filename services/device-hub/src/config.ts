@@ -1,0 +1,34 @@
+import { commonConfig, loadConfig } from '@smsgw/platform';
+
+export type DeviceHubConfig = ReturnType<typeof loadDeviceHubConfig>;
+
+export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(
+    (env) => ({
+      grpc: commonConfig.grpc(env, 50053),
+      database: commonConfig.database(env, 'devicehub'),
+      nats: commonConfig.nats(env),
+      redis: commonConfig.redis(env),
+      messageAddress: env.str('MESSAGE_GRPC_ADDR', '127.0.0.1:50052'),
+      agents: {
+        host: env.str('AGENT_HOST', '0.0.0.0'),
+        port: env.int('AGENT_PORT', 8444, { min: 0, max: 65535 }),
+        /** Address phones use to reach this hub (pairing URLs); defaults to https://127.0.0.1:<port>. */
+        publicUrl: env.optional('HUB_PUBLIC_URL'),
+        tlsCertFile: env.str('TLS_CERT_FILE'),
+        tlsKeyFile: env.str('TLS_KEY_FILE'),
+      },
+      dispatch: {
+        minIntervalMs: env.int('DISPATCH_INTERVAL_MIN_MS', 2000, { min: 0 }),
+        maxIntervalMs: env.int('DISPATCH_INTERVAL_MAX_MS', 3000, { min: 0 }),
+        leaseMs: env.int('DISPATCH_LEASE_MS', 30_000, { min: 1000 }),
+        /** Longest wait without a wake-up before the queue is checked anyway. */
+        sweepMs: env.int('DISPATCH_SWEEP_MS', 15_000, { min: 100 }),
+      },
+      pingIntervalMs: env.int('AGENT_PING_INTERVAL_MS', 25_000, { min: 100 }),
+      presenceTtlMs: env.int('PRESENCE_TTL_MS', 60_000, { min: 1000 }),
+      pairingTtlMs: env.int('PAIRING_CODE_TTL_MS', 24 * 3600_000, { min: 60_000 }),
+    }),
+    source,
+  );
+}

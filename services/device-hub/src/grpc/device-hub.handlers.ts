@@ -1,0 +1,41 @@
+import type { AsyncHandlers } from '@smsgw/platform';
+import type { devicehub } from '@smsgw/proto';
+import type { DeviceUseCases, DeviceView } from '../devices.use-cases';
+import type { SessionRegistry } from '../sessions/session-registry';
+
+function toProto(view: DeviceView): devicehub.Device {
+  return {
+    deviceId: view.device.device_id,
+    clientId: view.device.client_id,
+    name: view.device.name,
+    status: view.online ? 'online' : 'offline',
+    lastSeenAt: view.device.last_seen_at?.toISOString() ?? '',
+    createdAt: view.device.created_at.toISOString(),
+  };
+}
+
+export function deviceHubHandlers(devices: DeviceUseCases, sessions: SessionRegistry): AsyncHandlers<devicehub.DeviceHubServiceHandlers> {
+  return {
+    async CreateDevice(req) {
+      const created = await devices.create(req.clientId, req.name);
+      return {
+        deviceId: created.device.device_id,
+        devicePassword: created.password,
+        pairingUrl: created.pairingUrl,
+        pairingCode: created.pairingCode,
+        pairingExpiresAt: created.pairingExpiresAt.toISOString(),
+      };
+    },
+    async ListDevices(req) {
+      return { devices: (await devices.list(req.clientId, req.onlineOnly)).map(toProto) };
+    },
+    async GetDevice(req) {
+      return toProto(await devices.get(req.clientId, req.deviceId));
+    },
+    async RevokeDeviceTokens(req) {
+      const revoked = await devices.revokeTokens(req.clientId, req.deviceId);
+      sessions.revoke(req.deviceId);
+      return { revoked };
+    },
+  };
+}

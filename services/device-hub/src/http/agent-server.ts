@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import https from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { AppError, ERROR_CATALOG, type ErrorCode, type Logger } from '@smsgw/platform';
+import type { DeviceRow } from '../data/device.repository';
+
+export const AGENT_SUBPROTOCOL = 'smsgw.agent.v1';
+const MAX_BODY = 16 * 1024;
+
+export interface AgentServerDeps {
+  tlsCertFile: string;
+  tlsKeyFile: string;
+  log: Logger;
+  pair(body: Record<string, unknown>): Promise<{ device_id: string; device_token: string }>;
+  authenticate(token: string): Promise<DeviceRow>;
+  onConnection(ws: import('ws').WebSocket, device: DeviceRow): void;
+  wsUrl(): string;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, err: unknown, log: Logger): void {
+  const appError = err instanceof AppError ? err : new AppError('INTERNAL_ERROR', { cause: err });
+  if (appError.code === 'INTERNAL_ERROR') log.error({ err }, 'agent endpoint failed');
+  sendJson(res, appError.httpStatus, { success: false, error: { code: appError.code, message: appError.message } });
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new AppError('PAYLOAD_TOO_LARGE');
+    chunks.push(chunk);
+  }
+  try {
+    const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // answered below
+  }
+  throw new AppError('INVALID_JSON');
+}
+
+function rejectUpgrade(socket: Duplex, code: ErrorCode): void {
+  const { http, message } = ERROR_CATALOG[code];
+  const body = JSON.stringify({ success: false, error: { code, message } });
+  socket.end(
+    `HTTP/1.1 ${http} ${http === 401 ? 'Unauthorized' : 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** The HTTPS endpoint phones talk to: pairing, then the WebSocket of PROTOCOL.md. */
+export function createAgentServer(deps: AgentServerDeps): https.Server {
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 64 * 1024,
+    handleProtocols: (protocols) => (protocols.has(AGENT_SUBPROTOCOL) ? AGENT_SUBPROTOCOL : false),
+  });
+  const server = https.createServer({ cert: fs.readFileSync(deps.tlsCertFile), key: fs.readFileSync(deps.tlsKeyFile) }, (req, res) => {
+    const url = new URL(req.url ?? '/', 'https://hub');
+    if (req.method === 'GET' && url.pathname === '/healthz') return sendJson(res, 200, { success: true });
+    if (url.pathname === '/v1/agent/pair') {
+      if (req.method !== 'POST') return sendError(res, new AppError('METHOD_NOT_ALLOWED'), deps.log);
+      readJson(req)
+        .then((body) => deps.pair(body))
+        .then(
+          (paired) => sendJson(res, 200, { success: true, ...paired, ws_url: deps.wsUrl(), protocol: 1 }),
+          (err: unknown) => sendError(res, err, deps.log),
+        );
+      return;
+    }
+    sendError(res, new AppError('NOT_FOUND'), deps.log);
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'https://hub');
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (url.pathname !== '/v1/agent') return rejectUpgrade(socket, 'NOT_FOUND');
+    if (!token) return rejectUpgrade(socket, 'INVALID_DEVICE_TOKEN');
+    deps.authenticate(token).then(
+      (device) => wss.handleUpgrade(req, socket, head, (ws) => deps.onConnection(ws, device)),
+      (err: unknown) => {
+        if (!(err instanceof AppError)) deps.log.error({ err }, 'agent authentication failed');
+        rejectUpgrade(socket, err instanceof AppError ? err.code : 'SERVICE_UNAVAILABLE');
+      },
+    );
+  });
+  return server;
+}

@@ -1,0 +1,116 @@
+import './instrumentation';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import {
+  connectNats,
+  createClient,
+  createLogger,
+  createPool,
+  createRedis,
+  ensureStream,
+  migrate,
+  newId,
+  runMain,
+  startGrpcServer,
+  streamConfigs,
+  unaryHandlers,
+  type Logger,
+  type PublicEvent,
+} from '@smsgw/platform';
+import { stopTelemetry } from '@smsgw/platform/telemetry';
+import { deviceHubProto, messageProto, type message } from '@smsgw/proto';
+import { loadDeviceHubConfig, type DeviceHubConfig } from './config';
+import { DeviceRepository, type DeviceRow } from './data/device.repository';
+import { PresenceStore } from './data/presence.store';
+import { DeviceUseCases } from './devices.use-cases';
+import { deviceHubHandlers } from './grpc/device-hub.handlers';
+import { createAgentServer } from './http/agent-server';
+import { AgentSession } from './sessions/agent-session';
+import { SessionRegistry } from './sessions/session-registry';
+
+const MIGRATIONS = path.resolve(__dirname, '../migrations');
+
+export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log: Logger = createLogger('device-hub')) {
+  const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'device-hub' });
+  const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'device-hub' });
+  await redis.connect();
+  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'device-hub', log });
+  const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress);
+  const repo = new DeviceRepository(pool);
+  const presence = new PresenceStore(redis, config.presenceTtlMs);
+  const sessions = new SessionRegistry(nats, log);
+
+  let agentPort = config.agents.port;
+  const publicUrl = () => config.agents.publicUrl ?? `https://127.0.0.1:${agentPort}`;
+  const devices = new DeviceUseCases(repo, presence, { pairingTtlMs: config.pairingTtlMs, publicUrl });
+
+  async function publishDeviceEvent(kind: 'device.connected' | 'device.disconnected', device: DeviceRow, reason: string) {
+    const at = new Date().toISOString();
+    const event: PublicEvent = {
+      event: kind,
+      event_id: newId('evt'),
+      timestamp: at,
+      data: { device_id: device.device_id, client_id: device.client_id, name: device.name, at, reason },
+      routing: { client_id: device.client_id, mode: 'live' },
+    };
+    await nats.js.publish(nats.names.event(kind), JSON.stringify(event), { msgID: event.event_id });
+    await repo.touch(device.device_id);
+  }
+
+  const agentServer = createAgentServer({
+    tlsCertFile: config.agents.tlsCertFile,
+    tlsKeyFile: config.agents.tlsKeyFile,
+    log,
+    pair: (body) => devices.pair(body),
+    authenticate: (token) => devices.authenticate(token),
+    wsUrl: () => `${publicUrl().replace(/^https:/, 'wss:')}/v1/agent`,
+    onConnection(ws, device) {
+      const session = new AgentSession(ws, device, { messages, nats, presence, config, log, publishDeviceEvent });
+      sessions.add(session);
+      session.start().catch((err: unknown) => {
+        log.error({ err, device_id: device.device_id }, 'agent session failed to start');
+        ws.terminate();
+      });
+    },
+  });
+
+  const grpcServer = await startGrpcServer({
+    host: config.grpc.host,
+    port: config.grpc.port,
+    services: [
+      {
+        name: 'smsgw.devicehub.v1.DeviceHubService',
+        definition: deviceHubProto().DeviceHubService.service,
+        implementation: unaryHandlers(deviceHubHandlers(devices, sessions), log),
+      },
+    ],
+  });
+  await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
+  const streams = streamConfigs(nats.names);
+  await ensureStream(nats.jsm, streams.reports);
+  await ensureStream(nats.jsm, streams.events);
+  await new Promise<void>((resolve) => agentServer.listen(config.agents.port, config.agents.host, resolve));
+  agentPort = (agentServer.address() as AddressInfo).port;
+  grpcServer.setServing(true);
+  log.info({ grpc_port: grpcServer.port, agent_port: agentPort, public_url: publicUrl() }, 'device-hub ready');
+
+  return {
+    port: grpcServer.port,
+    agentPort,
+    async stop() {
+      agentServer.close();
+      await sessions.closeAll();
+      await grpcServer.stop();
+      messages.close();
+      await nats.nc.drain();
+      await pool.end();
+      redis.disconnect();
+      await stopTelemetry();
+    },
+  };
+}
+
+if (require.main === module) {
+  const log = createLogger('device-hub');
+  runMain(log, () => start(loadDeviceHubConfig(), log));
+}

@@ -1,0 +1,61 @@
+import type { Logger, Nats } from '@smsgw/platform';
+import { CLOSE_REPLACED, CLOSE_RESTART, CLOSE_REVOKED, type AgentSession } from './agent-session';
+
+interface ControlOrder {
+  action: 'takeover' | 'revoke';
+  connection_id?: string;
+}
+
+/**
+ * The sessions held by this replica. A new connection of a device closes the
+ * older one, here or on any other replica (a core NATS order on
+ * `hub.control.<device>`); so does a revocation of the device's tokens.
+ */
+export class SessionRegistry {
+  private readonly sessions = new Map<string, AgentSession>();
+
+  constructor(
+    private readonly nats: Nats,
+    private readonly log: Logger,
+  ) {
+    nats.nc.subscribe(nats.names.hubControls, {
+      callback: (err, msg) => {
+        if (err) return;
+        const order = msg.json<ControlOrder>();
+        const deviceId = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+        const session = this.sessions.get(deviceId);
+        if (!session || session.connectionId === order.connection_id) return;
+        if (order.action === 'revoke') session.close(CLOSE_REVOKED, 'revoked');
+        else session.close(CLOSE_REPLACED, 'replaced');
+      },
+    });
+  }
+
+  add(session: AgentSession): void {
+    const previous = this.sessions.get(session.deviceId);
+    if (previous) previous.close(CLOSE_REPLACED, 'replaced');
+    this.sessions.set(session.deviceId, session);
+    this.nats.nc.publish(this.nats.names.hubControl(session.deviceId), JSON.stringify({ action: 'takeover', connection_id: session.connectionId }));
+    void session.closedAndDrained().then(() => {
+      if (this.sessions.get(session.deviceId) === session) this.sessions.delete(session.deviceId);
+    });
+  }
+
+  revoke(deviceId: string): void {
+    this.nats.nc.publish(this.nats.names.hubControl(deviceId), JSON.stringify({ action: 'revoke' }));
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Tells every agent to come back after a random delay, so a restart is not a storm. */
+  async closeAll(maxReconnectDelayMs = 10_000): Promise<void> {
+    const all = [...this.sessions.values()];
+    for (const s of all) {
+      s.close(CLOSE_RESTART, 'hub_shutdown', { type: 'reconnect', after_ms: 1000 + Math.floor(Math.random() * maxReconnectDelayMs) });
+    }
+    await Promise.all(all.map((s) => s.closedAndDrained()));
+    this.log.info({ sessions: all.length }, 'agent sessions closed');
+  }
+}

@@ -1,0 +1,22 @@
+import { createClient } from '@smsgw/platform';
+import { accountProto, deviceHubProto, messageProto, type account, type devicehub, type message } from '@smsgw/proto';
+import type { GatewayConfig } from './config';
+import type { Upstreams } from './use-cases';
+
+/** The gRPC channels of the gateway, built once at start-up. */
+export function createUpstreams(config: GatewayConfig): Upstreams & { close(): void } {
+  const options = { deadlineMs: config.grpcDeadlineMs };
+  const up = {
+    accounts: createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress, options),
+    devices: createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, config.deviceHubAddress, options),
+    messages: createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, options),
+  };
+  return {
+    ...up,
+    close() {
+      up.accounts.close();
+      up.devices.close();
+      up.messages.close();
+    },
+  };
+}

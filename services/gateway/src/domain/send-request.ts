@@ -1,0 +1,104 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { AppError, type ErrorCode, type ErrorDetail } from '@smsgw/platform';
+
+export const MAX_MESSAGE_CHARACTERS = 1600;
+export const MAX_METADATA_BYTES = 1024;
+export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600_000;
+
+export interface SendRequest {
+  to: string;
+  message: string;
+  priority: number;
+  webhookUrl?: string;
+  metadata?: Record<string, unknown>;
+  scheduledAt?: Date;
+}
+
+/** Collects one detail per failing field; throws the single code, or VALIDATION_ERROR for several. */
+export class FieldErrors {
+  readonly details: ErrorDetail[] = [];
+
+  add(field: string, code: ErrorCode, message?: string): void {
+    this.details.push({ field, code, message: message ?? new AppError(code).message });
+  }
+
+  throwIfAny(): void {
+    if (this.details.length === 1) throw new AppError(this.details[0]!.code as ErrorCode, { details: this.details });
+    if (this.details.length > 1) throw new AppError('VALIDATION_ERROR', { details: this.details });
+  }
+}
+
+/** E.164 form of a valid international number, or undefined. */
+export function normalizePhoneNumber(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !value.trim().startsWith('+')) return undefined;
+  const parsed = parsePhoneNumberFromString(value.trim());
+  return parsed?.isValid() ? parsed.number : undefined;
+}
+
+export function checkMessage(value: unknown, field: string, errors: FieldErrors): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    errors.add(field, 'MESSAGE_REQUIRED');
+    return '';
+  }
+  if (Array.from(value).length > MAX_MESSAGE_CHARACTERS) errors.add(field, 'MESSAGE_TOO_LONG');
+  return value;
+}
+
+export function checkPriority(value: unknown, errors: FieldErrors): number {
+  if (value === undefined || value === null) return 3;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 5) {
+    errors.add('priority', 'INVALID_PRIORITY');
+    return 3;
+  }
+  return value;
+}
+
+export function checkWebhookUrl(value: unknown, errors: FieldErrors): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || url.protocol !== 'https:' || !url.hostname) {
+    errors.add('webhook_url', 'INVALID_WEBHOOK_URL');
+    return undefined;
+  }
+  return url.toString();
+}
+
+export function checkMetadata(value: unknown, field: string, errors: FieldErrors): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value) || Buffer.byteLength(JSON.stringify(value), 'utf8') > MAX_METADATA_BYTES) {
+    errors.add(field, 'METADATA_TOO_LARGE');
+    return undefined;
+  }
+  return value as Record<string, unknown>;
+}
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+export function checkScheduledAt(value: unknown, errors: FieldErrors, now = Date.now()): Date | undefined {
+  if (value === undefined || value === null) return undefined;
+  const time = typeof value === 'string' && ISO_8601.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(time) || time <= now || time > now + MAX_SCHEDULE_AHEAD_MS) {
+    errors.add('scheduled_at', 'INVALID_SCHEDULED_AT');
+    return undefined;
+  }
+  return new Date(time);
+}
+
+/** Validates the body of POST /v1/sms/send, reporting every failing field at once. */
+export function parseSendRequest(body: Record<string, unknown>, now = Date.now()): SendRequest {
+  const errors = new FieldErrors();
+  const to = normalizePhoneNumber(body.to);
+  if (!to) errors.add('to', 'INVALID_PHONE_NUMBER');
+  const message = checkMessage(body.message, 'message', errors);
+  const priority = checkPriority(body.priority, errors);
+  const webhookUrl = checkWebhookUrl(body.webhook_url, errors);
+  const metadata = checkMetadata(body.metadata, 'metadata', errors);
+  const scheduledAt = checkScheduledAt(body.scheduled_at, errors, now);
+  errors.throwIfAny();
+  return { to: to!, message, priority, webhookUrl, metadata, scheduledAt };
+}

@@ -1,0 +1,42 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { AppError, type Logger } from '@smsgw/platform';
+import type { Upstreams } from '../use-cases';
+import type { GatewayState } from './context';
+import { authenticate } from './middleware/auth';
+import { errorEnvelope } from './middleware/errors';
+import { requestId } from './middleware/request-id';
+import { authRoutes } from './routes/auth.routes';
+import { smsRoutes } from './routes/sms.routes';
+
+export interface AppOptions {
+  upstreams: Upstreams;
+  log: Logger;
+  authCacheTtlMs: number;
+  /** Behind a TLS-terminating proxy: refuse requests it did not receive over HTTPS. */
+  requireForwardedHttps: boolean;
+}
+
+export function createApp(options: AppOptions): Koa<GatewayState> {
+  const app = new Koa<GatewayState>();
+  app.proxy = options.requireForwardedHttps;
+  const auth = authenticate(options.upstreams.accounts, options.authCacheTtlMs);
+  const routers = [smsRoutes(options.upstreams, auth), authRoutes(options.upstreams, auth)];
+  const health = new Router<GatewayState>();
+  health.get('/healthz', (ctx) => {
+    ctx.body = { success: true };
+  });
+
+  app.use(requestId);
+  app.use(errorEnvelope(options.log));
+  app.use(async (ctx, next) => {
+    if (options.requireForwardedHttps && ctx.path !== '/healthz' && ctx.protocol !== 'https') throw new AppError('HTTPS_REQUIRED');
+    await next();
+  });
+  app.use(health.routes());
+  for (const router of routers) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: true }));
+  }
+  return app;
+}

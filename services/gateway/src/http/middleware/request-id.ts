@@ -1,0 +1,16 @@
+import { newId } from '@smsgw/platform';
+import type { GatewayMiddleware } from '../context';
+
+const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Every response carries X-Request-ID: the caller's own when it is sane, ours otherwise. */
+export function requestIdFrom(header: string | string[] | undefined): string {
+  const given = Array.isArray(header) ? header[0] : header;
+  return given && ACCEPTABLE.test(given) ? given : newId('req');
+}
+
+export const requestId: GatewayMiddleware = async (ctx, next) => {
+  ctx.state.requestId = requestIdFrom(ctx.get('x-request-id') || undefined);
+  ctx.set('X-Request-ID', ctx.state.requestId);
+  await next();
+};

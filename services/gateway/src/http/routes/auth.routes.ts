@@ -1,0 +1,20 @@
+import Router from '@koa/router';
+import { chooseDevice, type Upstreams } from '../../use-cases';
+import type { GatewayMiddleware, GatewayState } from '../context';
+
+export function authRoutes(up: Upstreams, auth: GatewayMiddleware): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+  router.get('/v1/auth/test', auth, async (ctx) => {
+    const session = ctx.state.auth!;
+    const device = await chooseDevice(up, session, ctx.get('x-device-id') || undefined);
+    ctx.body = {
+      success: true,
+      message: 'Authentification réussie.',
+      client_id: session.clientId,
+      device_id: device.deviceId,
+      device_status: device.status,
+      mode: session.mode,
+    };
+  });
+  return router;
+}

@@ -1,0 +1,49 @@
+import './instrumentation';
+import http from 'node:http';
+import type net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { ConfigError, createLogger, runMain, type Logger } from '@smsgw/platform';
+import { stopTelemetry } from '@smsgw/platform/telemetry';
+import { createUpstreams } from './clients';
+import { loadGatewayConfig, type GatewayConfig } from './config';
+import { createApp } from './http/app';
+import { createHttpsOnlyServer } from './http/server';
+
+export async function start(config: GatewayConfig = loadGatewayConfig(), log: Logger = createLogger('gateway')) {
+  const upstreams = createUpstreams(config);
+  const proxied = config.http.tlsMode === 'proxy';
+  const app = createApp({ upstreams, log, authCacheTtlMs: config.authCacheTtlMs, requireForwardedHttps: proxied });
+  let server: net.Server;
+  if (proxied) {
+    server = http.createServer(app.callback());
+  } else {
+    if (!config.http.tlsCertFile || !config.http.tlsKeyFile) {
+      throw new ConfigError(['TLS_CERT_FILE and TLS_KEY_FILE are required when TLS_MODE=native (the default)']);
+    }
+    server = createHttpsOnlyServer(app.callback(), { certFile: config.http.tlsCertFile, keyFile: config.http.tlsKeyFile });
+  }
+  const sockets = new Set<net.Socket>();
+  server.on('connection', (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
+  const port = (server.address() as AddressInfo).port;
+  log.info({ port, tls_mode: config.http.tlsMode }, 'gateway ready');
+  return {
+    port,
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Let requests in flight finish, then cut idle keep-alive connections.
+      setTimeout(() => sockets.forEach((s) => s.destroy()), 1000).unref();
+      await closed;
+      upstreams.close();
+      await stopTelemetry();
+    },
+  };
+}
+
+if (require.main === module) {
+  const log = createLogger('gateway');
+  runMain(log, () => start(loadGatewayConfig(), log));
+}

@@ -1,0 +1,44 @@
+import { AppError, type PromiseClient } from '@smsgw/platform';
+import type { account, devicehub, message } from '@smsgw/proto';
+import type { AuthContext } from './http/context';
+
+export interface Upstreams {
+  accounts: PromiseClient<account.AccountServiceClient>;
+  devices: PromiseClient<devicehub.DeviceHubServiceClient>;
+  messages: PromiseClient<message.MessageServiceClient>;
+}
+
+export interface ChosenDevice {
+  deviceId: string;
+  status: 'online' | 'offline';
+}
+
+/**
+ * Authentication rules 6 and 7: the device named by X-Device-ID must be the
+ * client's (404) and online (503). Without the header, the client's online
+ * device with the shortest queue is used. With a test key every device of
+ * the client counts as online: the simulated device stands in for it.
+ */
+export async function chooseDevice(
+  up: Upstreams,
+  auth: AuthContext,
+  requested: string | undefined,
+  options: { allowOffline?: boolean } = {},
+): Promise<ChosenDevice> {
+  const lenient = auth.mode === 'test' || options.allowOffline === true;
+  if (requested) {
+    const device = await up.devices.getDevice({ clientId: auth.clientId, deviceId: requested });
+    const online = device.status === 'online' || auth.mode === 'test';
+    if (!online && !lenient) throw new AppError('DEVICE_OFFLINE');
+    return { deviceId: device.deviceId, status: online ? 'online' : 'offline' };
+  }
+  const { devices } = await up.devices.listDevices({ clientId: auth.clientId, onlineOnly: !lenient });
+  if (devices.length === 0) throw new AppError('DEVICE_OFFLINE', { message: "Aucun appareil en ligne pour ce client." });
+  let chosen = devices[0]!;
+  if (devices.length > 1) {
+    const { depths } = await up.messages.queueDepths({ deviceIds: devices.map((d) => d.deviceId) });
+    chosen = devices.reduce((best, d) => ((depths[d.deviceId] ?? 0) < (depths[best.deviceId] ?? 0) ? d : best));
+  }
+  const online = chosen.status === 'online' || auth.mode === 'test';
+  return { deviceId: chosen.deviceId, status: online ? 'online' : 'offline' };
+}

@@ -1,0 +1,91 @@
+import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
+import { AGENT_REPORT_STATUSES, FAILURE_CODES, FAILURE_MESSAGES, type AgentReport, type Logger, type Nats } from '@smsgw/platform';
+import type { MessageRepository } from '../data/message.repository';
+import { reportOutcome } from '../domain/message-status';
+import type { SmsEventPublisher } from './sms-event.publisher';
+
+const DURABLE = 'message-reports';
+
+function parseReport(data: unknown): AgentReport | undefined {
+  const r = data as Partial<AgentReport> | null;
+  if (!r || typeof r.message_id !== 'string' || typeof r.device_id !== 'string') return undefined;
+  if (!AGENT_REPORT_STATUSES.includes(r.status as never) || typeof r.at !== 'string' || Number.isNaN(Date.parse(r.at))) return undefined;
+  return r as AgentReport;
+}
+
+/**
+ * Applies the phones' reports (`agent.report.<device>`) to the messages.
+ * Each report is acknowledged only after its write and its public event are
+ * durable, so a crash in between means the report is applied again: the
+ * state machine turns that into a no-op, and the event is published again
+ * with the same id (de-duplicated by JetStream).
+ */
+export class ReportConsumer {
+  private messages?: ConsumerMessages;
+  private loop?: Promise<void>;
+
+  constructor(
+    private readonly nats: Nats,
+    private readonly repo: MessageRepository,
+    private readonly publisher: SmsEventPublisher,
+    private readonly log: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    const { jsm, js, names } = this.nats;
+    await jsm.consumers.add(names.reportsStream, {
+      durable_name: DURABLE,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: 30_000_000_000,
+      max_deliver: -1,
+      filter_subject: names.agentReports,
+    });
+    const consumer = await js.consumers.get(names.reportsStream, DURABLE);
+    this.messages = await consumer.consume({ max_messages: 64 });
+    const messages = this.messages;
+    this.loop = (async () => {
+      for await (const msg of messages) {
+        const report = parseReport(msg.json());
+        if (!report) {
+          this.log.warn({ subject: msg.subject }, 'malformed agent report dropped');
+          msg.term();
+          continue;
+        }
+        try {
+          await this.apply(report);
+          msg.ack();
+        } catch (err) {
+          this.log.error({ err, message_id: report.message_id }, 'applying a report failed; it will be retried');
+          msg.nak(2000);
+        }
+      }
+    })();
+  }
+
+  async apply(report: AgentReport): Promise<void> {
+    const at = new Date(report.at);
+    if (report.status === 'accepted') {
+      await this.repo.markAccepted(report.message_id, report.device_id, at);
+      return;
+    }
+    const code = report.status === 'failed' && FAILURE_CODES.includes(report.error?.code as never) ? report.error!.code : 'DEVICE_ERROR';
+    const error = report.status === 'failed' ? { code, message: FAILURE_MESSAGES[code] } : undefined;
+    const moved = await this.repo.applyReport(report.message_id, report.device_id, report.status, at, error);
+    if (moved) {
+      await this.publisher.publish(moved);
+      return;
+    }
+    const current = await this.repo.findById(report.message_id);
+    if (!current || current.device_id !== report.device_id) {
+      this.log.warn({ message_id: report.message_id, device_id: report.device_id }, 'report for an unknown message or another device');
+      return;
+    }
+    if (reportOutcome(current.status, report.status) === 'duplicate') await this.publisher.publish(current);
+  }
+
+  async stop(): Promise<void> {
+    await this.messages?.close();
+    await this.loop;
+  }
+}

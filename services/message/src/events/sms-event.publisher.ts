@@ -1,0 +1,43 @@
+import { deterministicId, type Nats, type PublicEvent, type PublicEventKind } from '@smsgw/platform';
+import type { MessageRow } from '../data/message.repository';
+
+const KIND_OF = { sent: 'sms.sent', delivered: 'sms.delivered', failed: 'sms.failed' } as const;
+
+/** The public event for a message that has just reached `sent`, `delivered` or `failed`. */
+export function smsEvent(row: MessageRow): PublicEvent | undefined {
+  if (row.status !== 'sent' && row.status !== 'delivered' && row.status !== 'failed') return undefined;
+  const kind: PublicEventKind = KIND_OF[row.status];
+  const at = (row.status === 'sent' ? row.sent_at : row.status === 'delivered' ? row.delivered_at : row.failed_at) ?? new Date();
+  const data: Record<string, unknown> = { message_id: row.message_id, status: row.status, to: row.to_number };
+  if (row.status === 'sent') data.sent_at = at.toISOString();
+  if (row.status === 'delivered') {
+    data.sent_at = row.sent_at?.toISOString();
+    data.delivered_at = at.toISOString();
+  }
+  if (row.status === 'failed') {
+    data.failed_at = at.toISOString();
+    data.error = { code: row.error_code, message: row.error_message };
+  }
+  if (row.batch_id) data.batch_id = row.batch_id;
+  data.metadata = row.metadata ?? {};
+  return {
+    event: kind,
+    // The same transition always gets the same id, so a re-publication after
+    // a crash is recognised by JetStream's de-duplication and by receivers.
+    event_id: deterministicId('evt', at.getTime(), `${row.message_id}:${row.status}`),
+    timestamp: at.toISOString(),
+    data,
+    routing: { client_id: row.client_id, mode: row.mode, ...(row.webhook_url ? { webhook_url: row.webhook_url } : {}) },
+  };
+}
+
+export class SmsEventPublisher {
+  constructor(private readonly nats: Nats) {}
+
+  /** Publishes durably; resolves once JetStream has stored (or de-duplicated) it. */
+  async publish(row: MessageRow): Promise<void> {
+    const event = smsEvent(row);
+    if (!event) return;
+    await this.nats.js.publish(this.nats.names.event(event.event), JSON.stringify(event), { msgID: event.event_id });
+  }
+}

@@ -1,0 +1,63 @@
+import './instrumentation';
+import path from 'node:path';
+import {
+  connectNats,
+  createLogger,
+  createPool,
+  ensureStream,
+  migrate,
+  runMain,
+  startGrpcServer,
+  streamConfigs,
+  unaryHandlers,
+  type Logger,
+} from '@smsgw/platform';
+import { stopTelemetry } from '@smsgw/platform/telemetry';
+import { messageProto } from '@smsgw/proto';
+import { loadMessageConfig, type MessageConfig } from './config';
+import { MessageRepository } from './data/message.repository';
+import { ReportConsumer } from './events/report.consumer';
+import { SmsEventPublisher } from './events/sms-event.publisher';
+import { messageHandlers } from './grpc/message.handlers';
+
+const MIGRATIONS = path.resolve(__dirname, '../migrations');
+
+export async function start(config: MessageConfig = loadMessageConfig(), log: Logger = createLogger('message')) {
+  const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'message' });
+  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'message', log });
+  const repo = new MessageRepository(pool);
+  const server = await startGrpcServer({
+    host: config.grpc.host,
+    port: config.grpc.port,
+    services: [
+      {
+        name: 'smsgw.message.v1.MessageService',
+        definition: messageProto().MessageService.service,
+        implementation: unaryHandlers(messageHandlers(repo, nats, config), log),
+      },
+    ],
+  });
+  await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
+  const streams = streamConfigs(nats.names);
+  await ensureStream(nats.jsm, streams.reports);
+  await ensureStream(nats.jsm, streams.events);
+  const consumer = new ReportConsumer(nats, repo, new SmsEventPublisher(nats), log);
+  await consumer.start();
+  server.setServing(true);
+  log.info({ port: server.port }, 'message service ready');
+  return {
+    port: server.port,
+    async stop() {
+      await server.stop();
+      await consumer.stop();
+      await nats.nc.drain();
+      await pool.end();
+      await stopTelemetry();
+    },
+  };
+}
+
+if (require.main === module) {
+  const log = createLogger('message');
+  runMain(log, () => start(loadMessageConfig(), log));
+}
