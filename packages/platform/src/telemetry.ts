@@ -27,6 +27,11 @@ export function startTelemetry(serviceName: string): void {
       'service.version': process.env.SMSGW_VERSION ?? '0.1.0',
     }),
     spanProcessors: exporting ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [],
+    // Without an endpoint, nothing is exported: left to its defaults the SDK
+    // would start OTLP metric and log exporters that retry a collector that
+    // is not there (and hold up shutdown for seconds). Logs go to stdout.
+    ...(exporting ? {} : { metricReaders: [] }),
+    logRecordProcessors: [],
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/readyz' }),
       new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),

@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+import fs from 'node:fs';
+import path from 'node:path';
+import { Admin } from '@smsgw/admin';
+import { createClient } from '@smsgw/platform';
+import { deviceHubProto, type devicehub } from '@smsgw/proto';
+import { REPO_ROOT, ServiceProcess, startStack } from './index';
+
+const DATA_DIR = path.join(REPO_ROOT, '.stack');
+const DEV_FILE = path.join(DATA_DIR, 'dev.json');
+const DEMO_FILE = path.join(DATA_DIR, 'demo.json');
+
+interface Demo {
+  client_id: string;
+  live_api_key: string;
+  test_api_key: string;
+  signing_secret: string;
+  device_id: string;
+  device_password: string;
+  pairing_url: string;
+}
+
+/** A demo client with one device; the simulated phone's old credentials no longer apply. */
+async function createDemo(admin: Admin): Promise<Demo> {
+  const client = await admin.createClient('demo@example.com', 'Demo');
+  const device = await admin.createDevice(client.client_id, 'Simulated phone');
+  const demo = { ...client, device_id: device.device_id, device_password: device.device_password, pairing_url: device.pairing_url };
+  fs.rmSync(path.join(DATA_DIR, 'agent'), { recursive: true, force: true });
+  fs.writeFileSync(DEMO_FILE, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  return demo;
+}
+
+const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+async function dev(): Promise<void> {
+  const started = Date.now();
+  const say = (line: string) => console.log(`[stack] ${line}`);
+  const stack = await startStack({
+    dataDir: DATA_DIR,
+    isolated: false,
+    ports: {
+      gateway: port('GATEWAY_PORT', 8443),
+      agents: port('HUB_AGENT_PORT', 8444),
+      account: port('ACCOUNT_GRPC_PORT', 50051),
+      message: port('MESSAGE_GRPC_PORT', 50052),
+      deviceHub: port('DEVICE_HUB_GRPC_PORT', 50053),
+    },
+    log: say,
+  });
+  fs.writeFileSync(
+    DEV_FILE,
+    JSON.stringify(
+      {
+        gatewayUrl: stack.gatewayUrl,
+        hubUrl: stack.hubUrl,
+        caFile: stack.certs.caCertFile,
+        accountAddress: stack.accountAddress,
+        messageAddress: stack.messageAddress,
+        deviceHubAddress: stack.deviceHubAddress,
+      },
+      null,
+      2,
+    ),
+  );
+
+  const admin = new Admin({ accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress });
+  const devices = createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, stack.deviceHubAddress);
+  let saved: Demo | undefined;
+  if (fs.existsSync(DEMO_FILE)) {
+    const previous = JSON.parse(fs.readFileSync(DEMO_FILE, 'utf8')) as Demo;
+    const stillThere = await devices.getDevice({ clientId: previous.client_id, deviceId: previous.device_id }).then(
+      () => true,
+      () => false,
+    );
+    if (stillThere) saved = previous;
+  }
+  const demo = saved ?? (await createDemo(admin));
+  admin.close();
+
+
+  const agent = new ServiceProcess({
+    name: 'agent',
+    args: [
+      path.join(REPO_ROOT, 'android-agent/dist/cli.js'),
+      '--driver',
+      'simulator',
+      '--hub',
+      stack.hubUrl,
+      '--ca',
+      stack.certs.caCertFile,
+      '--client',
+      demo.client_id,
+      '--device-password',
+      demo.device_password,
+      '--data-dir',
+      path.join(DATA_DIR, 'agent'),
+      '--log-json',
+    ],
+    env: {},
+    logFile: path.join(stack.logDir, 'agent.log'),
+    ready: () =>
+      devices.getDevice({ clientId: demo.client_id, deviceId: demo.device_id }).then(
+        (d) => d.status === 'online',
+        () => false,
+      ),
+  });
+  await agent.start();
+  devices.close();
+
+  const ca = path.relative(process.cwd(), stack.certs.caCertFile) || stack.certs.caCertFile;
+  console.log(`
+SMS gateway is running (ready in ${((Date.now() - started) / 1000).toFixed(1)} s).
+
+  API (gateway)     ${stack.gatewayUrl}
+  Device hub        ${stack.hubUrl}   (phones pair and connect here)
+  gRPC              account ${stack.accountAddress}, message ${stack.messageAddress}, device-hub ${stack.deviceHubAddress}
+  CA certificate    ${stack.certs.caCertFile}
+  Logs              ${stack.logDir}/*.log (the simulated phone's SMS are in agent.log)
+
+Demo credentials (also in ${DEMO_FILE}):
+  client id         ${demo.client_id}
+  live API key      ${demo.live_api_key}
+  test API key      ${demo.test_api_key}
+  webhook secret    ${demo.signing_secret}
+  device id         ${demo.device_id} (simulated phone, online)
+  device password   ${demo.device_password}
+
+Send an SMS through the simulated phone:
+
+curl --cacert ${ca} ${stack.gatewayUrl}/v1/sms/send \\
+  -H 'Content-Type: application/json' \\
+  -H 'X-API-Key: ${demo.live_api_key}' \\
+  -H 'X-Client-ID: ${demo.client_id}' \\
+  -H 'X-Device-ID: ${demo.device_id}' \\
+  -d '{"to": "+33612345678", "message": "Bonjour depuis la passerelle SMS"}'
+
+Then follow it with GET ${stack.gatewayUrl}/v1/sms/status/<message_id> (same headers).
+Press Ctrl-C to stop everything.
+`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping...');
+    await agent.stop();
+    await stack.stop();
+    fs.rmSync(DEV_FILE, { force: true });
+    say('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+const command = process.argv[2] ?? 'dev';
+if (command !== 'dev') {
+  console.error('usage: smsgw-stack dev');
+  process.exit(2);
+}
+dev().catch((err: unknown) => {
+  console.error(`[stack] start-up failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

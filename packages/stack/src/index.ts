@@ -1,0 +1,208 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { ensureCerts, type Certs } from './certs';
+import { ensureInfra, type InfraHandle } from './infra';
+import { freePort } from './ports';
+import { grpcServing, httpsHealthy, ServiceProcess, type ServiceName } from './services';
+
+export { ensureCerts, ensureInfra, freePort, ServiceProcess, grpcServing, httpsHealthy };
+export type { Certs, InfraHandle, ServiceName };
+
+export const REPO_ROOT = path.resolve(__dirname, '../../..');
+
+export interface StackOptions {
+  /** Where certificates, logs and private infrastructure live. */
+  dataDir: string;
+  /**
+   * A run of its own: a fresh database, NATS subject prefix and Redis key
+   * prefix, all removed by stop(). Tests use this; `make dev` does not.
+   */
+  isolated: boolean;
+  /** Fixed ports (make dev); 0 or absent picks free ones. */
+  ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub', number>>;
+  /** Extra environment for every service (pacing, log level, ...). */
+  env?: Record<string, string>;
+  log?: (line: string) => void;
+}
+
+export interface Stack {
+  gatewayUrl: string;
+  hubUrl: string;
+  certs: Certs;
+  accountAddress: string;
+  messageAddress: string;
+  deviceHubAddress: string;
+  databaseUrl: string;
+  natsUrl: string;
+  natsPrefix: string;
+  redisUrl: string;
+  redisPrefix: string;
+  services: Record<ServiceName, ServiceProcess>;
+  logDir: string;
+  /** Restarts one service (same ports and settings). */
+  restart(name: ServiceName): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function createDatabase(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${database}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Starts Postgres/Redis/NATS if needed, then every service as its own process, and waits for all health checks. */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const log = options.log ?? (() => undefined);
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const infra = await ensureInfra({ dataDir: path.join(options.dataDir, 'infra'), log });
+  const certs = await ensureCerts(path.join(options.dataDir, 'certs'));
+  const runId = options.isolated ? randomBytes(4).toString('hex') : '';
+  const database = options.isolated ? `smsgw_test_${runId}` : 'smsgw';
+  await createDatabase(infra.postgresUrl, database);
+  const databaseUrl = withDatabase(infra.postgresUrl, database);
+  const natsPrefix = options.isolated ? `t${runId}` : '';
+  const redisPrefix = options.isolated ? `smsgw:t${runId}:` : 'smsgw:';
+  const port = async (key: keyof NonNullable<StackOptions['ports']>) => options.ports?.[key] || (await freePort());
+  const ports = {
+    account: await port('account'),
+    message: await port('message'),
+    deviceHub: await port('deviceHub'),
+    agents: await port('agents'),
+    gateway: await port('gateway'),
+  };
+  const logDir = path.join(options.dataDir, options.isolated ? `logs-${runId}` : 'logs');
+  const addr = (p: number) => `127.0.0.1:${p}`;
+  const common = {
+    DATABASE_URL: databaseUrl,
+    NATS_URL: infra.natsUrl,
+    NATS_PREFIX: natsPrefix,
+    REDIS_URL: infra.redisUrl,
+    REDIS_PREFIX: redisPrefix,
+    ACCOUNT_GRPC_ADDR: addr(ports.account),
+    MESSAGE_GRPC_ADDR: addr(ports.message),
+    DEVICE_HUB_GRPC_ADDR: addr(ports.deviceHub),
+    TLS_CERT_FILE: certs.certFile,
+    TLS_KEY_FILE: certs.keyFile,
+    GRPC_HOST: '127.0.0.1',
+    ...(process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? { OTEL_EXPORTER_OTLP_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_ENDPOINT } : {}),
+    ...options.env,
+  };
+  const entry = (dir: string) => [path.join(REPO_ROOT, dir, 'dist/main.js')];
+  const hubUrl = `https://127.0.0.1:${ports.agents}`;
+  const gatewayUrl = `https://127.0.0.1:${ports.gateway}`;
+  const services: Record<ServiceName, ServiceProcess> = {
+    account: new ServiceProcess({
+      name: 'account',
+      args: entry('services/account'),
+      env: { ...common, GRPC_PORT: String(ports.account) },
+      logFile: path.join(logDir, 'account.log'),
+      ready: () => grpcServing(addr(ports.account)),
+    }),
+    message: new ServiceProcess({
+      name: 'message',
+      args: entry('services/message'),
+      env: { ...common, GRPC_PORT: String(ports.message) },
+      logFile: path.join(logDir, 'message.log'),
+      ready: () => grpcServing(addr(ports.message)),
+    }),
+    'device-hub': new ServiceProcess({
+      name: 'device-hub',
+      args: entry('services/device-hub'),
+      env: { ...common, GRPC_PORT: String(ports.deviceHub), AGENT_HOST: '127.0.0.1', AGENT_PORT: String(ports.agents), HUB_PUBLIC_URL: hubUrl },
+      logFile: path.join(logDir, 'device-hub.log'),
+      ready: async () => (await grpcServing(addr(ports.deviceHub))) && httpsHealthy(`${hubUrl}/healthz`, certs.caPem),
+    }),
+    gateway: new ServiceProcess({
+      name: 'gateway',
+      args: entry('services/gateway'),
+      env: { ...common, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(ports.gateway) },
+      logFile: path.join(logDir, 'gateway.log'),
+      ready: () => httpsHealthy(`${gatewayUrl}/healthz`, certs.caPem),
+    }),
+  };
+
+  const order: ServiceName[] = ['account', 'message', 'device-hub', 'gateway'];
+  const stopAll = async () => {
+    for (const name of [...order].reverse()) await services[name].stop();
+  };
+  try {
+    // Account and message have no dependency on each other: start them together.
+    await Promise.all([services.account.start(), services.message.start()]);
+    await services['device-hub'].start();
+    await services.gateway.start();
+  } catch (err) {
+    await stopAll();
+    await infra.stop();
+    throw err;
+  }
+  log(`stack ready: gateway ${gatewayUrl}, hub ${hubUrl}, logs in ${logDir}`);
+
+  return {
+    gatewayUrl,
+    hubUrl,
+    certs,
+    accountAddress: addr(ports.account),
+    messageAddress: addr(ports.message),
+    deviceHubAddress: addr(ports.deviceHub),
+    databaseUrl,
+    natsUrl: infra.natsUrl,
+    natsPrefix,
+    redisUrl: infra.redisUrl,
+    redisPrefix,
+    services,
+    logDir,
+    async restart(name) {
+      await services[name].stop();
+      await services[name].start();
+    },
+    async stop() {
+      await stopAll();
+      if (options.isolated) await removeRunData(infra, database, natsPrefix, redisPrefix);
+      await infra.stop();
+    },
+  };
+}
+
+/** Drops what an isolated run made: its database, its NATS streams and its Redis keys. */
+async function removeRunData(infra: InfraHandle, database: string, natsPrefix: string, redisPrefix: string): Promise<void> {
+  const client = new pg.Client({ connectionString: infra.postgresUrl });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).finally(() => client.end());
+  const nc = await connect({ servers: infra.natsUrl });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for await (const name of jsm.streams.names()) {
+      if (name.startsWith(`${natsPrefix.toUpperCase()}_`)) await jsm.streams.delete(name);
+    }
+  } finally {
+    await nc.close();
+  }
+  const redis = new Redis(infra.redisUrl, { lazyConnect: true });
+  await redis.connect();
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 500);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { healthService } from '@smsgw/platform';
+
+export type ServiceName = 'account' | 'message' | 'device-hub' | 'gateway';
+
+const HealthClient = grpc.makeGenericClientConstructor(healthService as unknown as grpc.ServiceDefinition, 'Health');
+
+/** True when the gRPC server at `address` answers SERVING for every service it serves. */
+export function grpcServing(address: string, timeoutMs = 1000): Promise<boolean> {
+  const client = new HealthClient(address, grpc.credentials.createInsecure());
+  return new Promise<boolean>((resolve) => {
+    (client as unknown as { Check: (r: object, o: object, cb: (e: Error | null, res?: { status: unknown }) => void) => void }).Check(
+      { service: '' },
+      { deadline: Date.now() + timeoutMs },
+      (err, res) => resolve(!err && (res?.status === 'SERVING' || res?.status === 1)),
+    );
+  }).finally(() => client.close());
+}
+
+/** True when `GET <url>` over HTTPS, trusting `ca`, answers 200. */
+export function httpsHealthy(url: string, ca: string, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = https.get(url, { ca, timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => {
+      req.destroy();
+      resolve(false);
+    });
+  });
+}
+
+export interface ServiceSpec {
+  name: ServiceName | 'agent';
+  /** Arguments after `node`, e.g. the service's dist/main.js. */
+  args: string[];
+  env: Record<string, string>;
+  logFile: string;
+  ready?: () => Promise<boolean>;
+}
+
+/** One service running as its own process, with its output in a log file. */
+export class ServiceProcess {
+  private child?: ChildProcess;
+  private exited?: Promise<number | null>;
+
+  constructor(readonly spec: ServiceSpec) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async start(timeoutMs = 30_000): Promise<void> {
+    fs.mkdirSync(path.dirname(this.spec.logFile), { recursive: true });
+    const out = fs.openSync(this.spec.logFile, 'a');
+    this.child = spawn(process.execPath, ['--enable-source-maps', ...this.spec.args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.spec.env },
+      stdio: ['ignore', out, out],
+    });
+    fs.closeSync(out);
+    const child = this.child;
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    if (!this.spec.ready) return;
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (!this.running) throw new Error(`${this.spec.name} exited during start-up:\n${this.tail()}`);
+      if (await this.spec.ready()) return;
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    throw new Error(`${this.spec.name} was not ready after ${timeoutMs} ms:\n${this.tail()}`);
+  }
+
+  /** SIGTERM (or `signal`), then SIGKILL if it has not exited within `graceMs`. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
+    if (!this.child || !this.running) return;
+    this.child.kill(signal);
+    const timer = setTimeout(() => this.child?.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  tail(lines = 30): string {
+    try {
+      return fs.readFileSync(this.spec.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    } catch {
+      return '(no output)';
+    }
+  }
+}
