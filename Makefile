@@ -1,0 +1,41 @@
+# The two commands of the README: `make dev` and `make test`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+NPM_INSTALL := $(if $(wildcard package-lock.json),npm ci --no-audit --no-fund,npm install --no-audit --no-fund)
+TURBO := npx turbo
+export TURBO_TELEMETRY_DISABLED := 1
+export DO_NOT_TRACK := 1
+
+.PHONY: help install build dev test lint typecheck clean bench
+
+help:
+	@echo "make dev    install, build, start every service with a demo client, key and simulated phone"
+	@echo "make test   install, build, and run every test (unit, integration, end to end)"
+	@echo "make build | lint | typecheck | clean"
+
+node_modules/.package-lock.json: package.json package-lock.json $(wildcard */package.json */*/package.json)
+	$(NPM_INSTALL)
+	@touch $@
+
+install: node_modules/.package-lock.json
+
+build: install
+	$(TURBO) run build
+
+dev: build
+	node packages/stack/dist/cli.js dev
+
+typecheck: install
+	$(TURBO) run typecheck
+
+lint: install
+	$(TURBO) run lint
+
+test: build
+	@rm -rf .jest-results
+	$(TURBO) run typecheck
+	$(TURBO) run test --concurrency=1 --continue
+	@node scripts/test-summary.js
+
+clean:
+	rm -rf node_modules */node_modules */*/node_modules */*/dist */dist .turbo */.turbo */*/.turbo packages/proto/src/gen .stack .jest-results

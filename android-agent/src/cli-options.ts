@@ -1,0 +1,231 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { StartAgentOptions } from './agent';
+import { readCredentials } from './credentials';
+import { isErrnoCode } from './durable-file';
+import type { DriverName } from './drivers/driver';
+import { DeviceUnauthorizedError, NotPairedError, PairingRefusedError, UsageError } from './errors';
+import { parsePairingUrl, type PairingSecret } from './pairing';
+
+export const HELP = `Usage: smsgw-agent [options]
+
+Connects this machine (or an Android phone running Termux) to the SMS gateway hub and sends the
+SMS the hub hands over.
+
+Pairing (needed once; credentials are then kept in the data directory):
+  --pairing-url <url>        https://<hub>/v1/agent/pair?code=<CODE> (one-time code)
+  --client <client_id>       client id, with --device-password
+  --device-password <pw>     device password XXXX-XXXX-XXXX-XXXX
+
+Options:
+  --driver simulator|termux  how SMS are sent (default simulator)
+  --hub <https url>          hub base URL (default: origin of --pairing-url, then .stack/dev.json,
+                             then the hub of the stored credentials)
+  --ca <file>                PEM CA certificate to trust in addition to the system CAs
+                             (default: caFile of .stack/dev.json when it exists)
+  --data-dir <dir>           credentials and outbox (default $SMSGW_AGENT_DIR or ~/.smsgw-agent)
+  --name <device name>       name sent to the hub when pairing
+  --log-json                 print one JSON line {message_id,to,text} on stdout per SMS sent
+  --sim-send-delay-ms <n>    simulator: pause between ack and sending (default 0)
+  --sim-delivery-delay-ms <n> simulator: time between sent and delivered (default 300)
+  -h, --help                 show this help
+
+Logs are JSON lines on stderr (level from $LOG_LEVEL, default info).
+Exit codes: 0 stopped by SIGINT/SIGTERM, 1 error, 2 bad usage or not paired,
+3 pairing refused or device token refused.
+`;
+
+/** The exit code of the CLI for an error that stopped the agent (listed in HELP). */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof UsageError || error instanceof NotPairedError) return 2;
+  if (error instanceof PairingRefusedError || error instanceof DeviceUnauthorizedError) return 3;
+  return 1;
+}
+
+/** Options of startAgent that come from the command line. */
+export type CliAgentOptions = Pick<
+  StartAgentOptions,
+  'hubUrl' | 'dataDir' | 'ca' | 'pairing' | 'deviceName' | 'driver' | 'deliveryDelayMs' | 'sendDelayMs' | 'logJson'
+>;
+
+export type CliCommand = { kind: 'help' } | { kind: 'run'; options: CliAgentOptions };
+
+/** What the command line is read against; the CLI passes the process's own. */
+export interface CliContext {
+  env: NodeJS.ProcessEnv;
+  homeDir: string;
+  /** Where `.stack/dev.json` is looked for. */
+  repoRoot: string;
+}
+
+/** `.stack/dev.json`, written by the local stack. */
+interface StackFile {
+  hubUrl?: string;
+  caFile?: string;
+}
+
+const DRIVERS: readonly DriverName[] = ['simulator', 'termux'];
+
+/** Reads the command line into agent options; throws UsageError for anything wrong. */
+export async function parseCli(argv: string[], context: CliContext): Promise<CliCommand> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        driver: { type: 'string' },
+        client: { type: 'string' },
+        'device-password': { type: 'string' },
+        'pairing-url': { type: 'string' },
+        hub: { type: 'string' },
+        ca: { type: 'string' },
+        'data-dir': { type: 'string' },
+        name: { type: 'string' },
+        'log-json': { type: 'boolean' },
+        'sim-send-delay-ms': { type: 'string' },
+        'sim-delivery-delay-ms': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help) return { kind: 'help' };
+
+  const driver = values.driver ?? 'simulator';
+  if (!isDriverName(driver)) throw new UsageError(`--driver must be one of ${DRIVERS.join(', ')}`);
+
+  const { pairing, pairingHub } = pairingOf(values['pairing-url'], values.client, values['device-password']);
+  const dataDir = path.resolve(values['data-dir'] ?? context.env.SMSGW_AGENT_DIR ?? path.join(context.homeDir, '.smsgw-agent'));
+  const stack = await readStackFile(path.join(context.repoRoot, '.stack', 'dev.json'));
+
+  let hubUrl: string | undefined;
+  if (values.hub !== undefined) {
+    hubUrl = httpsOrigin(values.hub, '--hub');
+    if (pairingHub && pairingHub !== hubUrl) {
+      throw new UsageError(`--hub ${hubUrl} and the pairing URL (${pairingHub}) point at different hubs`);
+    }
+  } else if (pairingHub) {
+    hubUrl = pairingHub;
+  } else if (stack?.hubUrl) {
+    hubUrl = httpsOrigin(stack.hubUrl, 'hubUrl of .stack/dev.json');
+  } else {
+    // On a phone there is no dev.json: the hub of an earlier pairing is the one to go back to.
+    hubUrl = (await readCredentials(dataDir))?.hub_url;
+  }
+  if (!hubUrl) {
+    throw new UsageError(
+      `no hub address: pass --hub <https url> or --pairing-url, or start the local stack, ` +
+        `which writes ${path.join(context.repoRoot, '.stack', 'dev.json')}`,
+    );
+  }
+
+  const caFile = values.ca ?? stack?.caFile;
+  const ca = caFile === undefined ? undefined : await readCa(path.resolve(caFile));
+
+  const sendDelayMs = milliseconds(values['sim-send-delay-ms'], '--sim-send-delay-ms');
+  const deliveryDelayMs = milliseconds(values['sim-delivery-delay-ms'], '--sim-delivery-delay-ms');
+  if (driver !== 'simulator' && (sendDelayMs !== undefined || deliveryDelayMs !== undefined)) {
+    throw new UsageError('--sim-send-delay-ms and --sim-delivery-delay-ms go with --driver simulator only');
+  }
+
+  return {
+    kind: 'run',
+    options: {
+      hubUrl,
+      dataDir,
+      driver,
+      logJson: values['log-json'] ?? false,
+      ...(ca !== undefined ? { ca } : {}),
+      ...(pairing ? { pairing } : {}),
+      ...(values.name !== undefined ? { deviceName: values.name } : {}),
+      ...(sendDelayMs !== undefined ? { sendDelayMs } : {}),
+      ...(deliveryDelayMs !== undefined ? { deliveryDelayMs } : {}),
+    },
+  };
+}
+
+function pairingOf(
+  pairingUrl: string | undefined,
+  clientId: string | undefined,
+  devicePassword: string | undefined,
+): { pairing?: PairingSecret; pairingHub?: string } {
+  if (pairingUrl !== undefined) {
+    if (clientId !== undefined || devicePassword !== undefined) {
+      throw new UsageError('give either --pairing-url or --client with --device-password, not both');
+    }
+    try {
+      const { hubUrl, pairingCode } = parsePairingUrl(pairingUrl);
+      return { pairing: { pairingCode }, pairingHub: hubUrl };
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+  }
+  if ((clientId === undefined) !== (devicePassword === undefined)) {
+    throw new UsageError('--client and --device-password go together');
+  }
+  if (clientId !== undefined && devicePassword !== undefined) {
+    return { pairing: { clientId, devicePassword } };
+  }
+  return {};
+}
+
+async function readStackFile(file: string): Promise<StackFile | undefined> {
+  let content: string;
+  try {
+    content = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if (isErrnoCode(error, 'ENOENT')) return undefined;
+    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    throw new UsageError(`${file} is not valid JSON`);
+  }
+  if (typeof value !== 'object' || value === null) throw new UsageError(`${file} is not a JSON object`);
+  const { hubUrl, caFile } = value as Record<string, unknown>;
+  return {
+    ...(typeof hubUrl === 'string' ? { hubUrl } : {}),
+    ...(typeof caFile === 'string' ? { caFile } : {}),
+  };
+}
+
+async function readCa(file: string): Promise<string> {
+  let pem: string;
+  try {
+    pem = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read the CA certificate ${file}: ${(error as Error).message}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new UsageError(`${file} is not a PEM certificate`);
+  }
+  return pem;
+}
+
+function httpsOrigin(value: string, what: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${what} is not a URL: ${value}`);
+  }
+  // Everything between agent and hub travels over TLS (PROTOCOL.md).
+  if (url.protocol !== 'https:') throw new UsageError(`${what} must be an https URL: ${value}`);
+  return url.origin;
+}
+
+function milliseconds(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number of milliseconds`);
+  return Number(value);
+}
+
+function isDriverName(value: string): value is DriverName {
+  return (DRIVERS as readonly string[]).includes(value);
+}

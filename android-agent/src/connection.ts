@@ -1,0 +1,302 @@
+import type { Logger } from 'pino';
+import WebSocket from 'ws';
+import { nextDelay, STABLE_CONNECTION_MS } from './backoff';
+import { DeviceReplacedError } from './errors';
+import type { Outbox } from './outbox';
+import {
+  parseHubFrame,
+  PROTOCOL_VERSION,
+  WS_SUBPROTOCOL,
+  type AgentFrame,
+  type HelloFrame,
+  type HubFrame,
+  type Report,
+  type SmsFrame,
+} from './protocol';
+
+/** Where to connect and with which token. */
+export interface ConnectionTarget {
+  wsUrl: string;
+  token: string;
+}
+
+export interface HubConnectionOptions {
+  target: ConnectionTarget;
+  /** Trusted CA certificates (PEM); undefined trusts Node's default store. */
+  ca?: string[];
+  outbox: Outbox;
+  /** A new SMS is in the outbox and acknowledged: send it. */
+  onAccepted(sms: SmsFrame): void;
+  onHello?(hello: HelloFrame): void;
+  /**
+   * The hub refused the token (HTTP 401). Resolves to a new target (after pairing again), or
+   * rejects when the agent cannot go on; the rejection is passed to onFatal.
+   */
+  onUnauthorized(): Promise<ConnectionTarget>;
+  /** The connection gave up for good: the agent must stop. */
+  onFatal(error: unknown): void;
+  logger: Logger;
+  /** Source of jitter for the reconnection delays. */
+  random?: () => number;
+  /** How long a report may wait for its report_ack before it is sent again. */
+  reportResendMs?: number;
+}
+
+export const REPORT_RESEND_MS = 10_000;
+/** Close code of a connection taken over by another one of the same device. */
+export const CLOSE_REPLACED = 4002;
+const DEFAULT_PING_INTERVAL_MS = 25_000;
+// The hub drops a connection after two missed pongs; the agent waits as long for pings (plus a
+// margin) before it deems a silent connection dead, as happens when a phone changes network.
+const MISSED_PINGS = 2;
+const PING_MARGIN_MS = 5_000;
+const HANDSHAKE_TIMEOUT_MS = 20_000;
+const CLOSE_TIMEOUT_MS = 2_000;
+
+/**
+ * The WebSocket link to the hub (PROTOCOL.md §2): connects, reconnects with backoff, writes each
+ * offered SMS to the outbox before acknowledging it, and sends reports until the hub acks them.
+ */
+export class HubConnection {
+  private target: ConnectionTarget;
+  private readonly logger: Logger;
+  private readonly random: () => number;
+  private readonly reportResendMs: number;
+  private ws: WebSocket | undefined;
+  /** True once `hello` arrived on the current socket: reports may flow. */
+  private ready = false;
+  private attempt = 0;
+  private stopped = false;
+  private pingIntervalMs = DEFAULT_PING_INTERVAL_MS;
+  /** Delay asked by the hub in a `reconnect` frame, used instead of the backoff once. */
+  private hubDelayMs: number | undefined;
+  /** When each pending report (`<id> <status>`) was last sent on the current socket. */
+  private readonly lastSent = new Map<string, number>();
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private stableTimer: NodeJS.Timeout | undefined;
+  private watchdogTimer: NodeJS.Timeout | undefined;
+  private resendTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: HubConnectionOptions) {
+    this.target = options.target;
+    this.logger = options.logger;
+    this.random = options.random ?? Math.random;
+    this.reportResendMs = options.reportResendMs ?? REPORT_RESEND_MS;
+  }
+
+  start(): void {
+    this.connect();
+  }
+
+  /** Sends a report now if the hub is listening; otherwise it goes with the next `hello`. */
+  sendReport(report: Report): void {
+    if (!this.ready || !this.ws) return;
+    this.send(this.ws, { type: 'report', ...report });
+    this.lastSent.set(reportKey(report.message_id, report.status), Date.now());
+  }
+
+  /** Closes the socket (code 1000) and stops reconnecting. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    const ws = this.ws;
+    if (!ws || ws.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => ws.terminate(), CLOSE_TIMEOUT_MS);
+      ws.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      if (ws.readyState === WebSocket.OPEN) {
+        ws.close(1000, 'agent stopping');
+      } else {
+        ws.terminate();
+      }
+    });
+  }
+
+  private connect(): void {
+    this.reconnectTimer = undefined;
+    if (this.stopped) return;
+    const ws = new WebSocket(this.target.wsUrl, WS_SUBPROTOCOL, {
+      headers: { authorization: `Bearer ${this.target.token}` },
+      ...(this.options.ca ? { ca: this.options.ca } : {}),
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+    });
+    this.ws = ws;
+    let refused = false;
+
+    ws.on('unexpected-response', (_request, response) => {
+      refused = response.statusCode === 401;
+      this.logger.warn({ status: response.statusCode }, 'the hub refused the connection');
+      response.resume();
+      // Ends the handshake; ws then emits 'close', where the reconnection is decided.
+      ws.terminate();
+    });
+    ws.on('open', () => {
+      this.logger.info({ url: this.target.wsUrl }, 'connected to the hub');
+      this.stableTimer = setTimeout(() => {
+        this.attempt = 0;
+      }, STABLE_CONNECTION_MS);
+      this.armWatchdog(ws);
+    });
+    ws.on('ping', () => this.armWatchdog(ws));
+    ws.on('message', (data, isBinary) => {
+      if (this.stopped || ws !== this.ws) return;
+      this.armWatchdog(ws);
+      if (isBinary) {
+        this.logger.warn('ignoring a binary frame');
+        return;
+      }
+      this.onText(ws, rawDataToString(data));
+    });
+    ws.on('error', (error) => {
+      this.logger.warn({ reason: error.message }, 'connection error');
+    });
+    ws.on('close', (code, reason) => this.onClose(ws, code, reason.toString('utf8'), refused));
+  }
+
+  private onText(ws: WebSocket, text: string): void {
+    const parsed = parseHubFrame(text);
+    if (parsed.kind === 'invalid') {
+      this.logger.warn({ reason: parsed.reason }, 'ignoring an invalid frame');
+      return;
+    }
+    if (parsed.kind === 'unknown') {
+      // Forward compatibility: a newer hub may send types this agent does not know.
+      this.logger.debug({ type: parsed.type }, 'ignoring a frame of unknown type');
+      return;
+    }
+    this.onFrame(ws, parsed.frame);
+  }
+
+  private onFrame(ws: WebSocket, frame: HubFrame): void {
+    switch (frame.type) {
+      case 'hello':
+        this.onHello(ws, frame);
+        return;
+      case 'sms':
+        void this.onSms(ws, frame);
+        return;
+      case 'report_ack':
+        this.options.outbox
+          .ackReport(frame.message_id, frame.status)
+          .then(() => this.lastSent.delete(reportKey(frame.message_id, frame.status)))
+          .catch((error: unknown) => {
+            this.logger.error({ err: error, message_id: frame.message_id }, 'could not forget an acknowledged report');
+          });
+        return;
+      case 'reconnect':
+        this.logger.info({ after_ms: frame.after_ms }, 'the hub asked to reconnect');
+        this.hubDelayMs = frame.after_ms;
+        ws.close(1000, 'reconnecting as asked');
+        return;
+    }
+  }
+
+  private onHello(ws: WebSocket, hello: HelloFrame): void {
+    this.ready = true;
+    this.pingIntervalMs = hello.ping_interval_ms ?? DEFAULT_PING_INTERVAL_MS;
+    this.armWatchdog(ws);
+    this.logger.info({ device_id: hello.device_id, protocol: hello.protocol }, 'hub said hello');
+    if (hello.protocol !== PROTOCOL_VERSION) {
+      // Carry on: unknown frames are ignored both ways, so a newer hub can still work with us.
+      this.logger.warn({ protocol: hello.protocol, supported: PROTOCOL_VERSION }, 'the hub speaks another protocol version');
+    }
+    this.options.onHello?.(hello);
+    // Reports not acknowledged on an earlier connection (or before a restart) go again now.
+    this.lastSent.clear();
+    for (const report of this.options.outbox.pendingReports()) this.sendReport(report);
+    clearInterval(this.resendTimer);
+    this.resendTimer = setInterval(() => this.resendDueReports(), Math.max(1, this.reportResendMs / 2));
+  }
+
+  /** Outbox before ack (PROTOCOL.md §3); an SMS already known is acknowledged, never sent again. */
+  private async onSms(ws: WebSocket, sms: SmsFrame): Promise<void> {
+    let created: boolean;
+    try {
+      created = await this.options.outbox.accept({ message_id: sms.message_id, to: sms.to, text: sms.text });
+    } catch (error) {
+      // No ack: the lease expires and the hub offers the SMS again.
+      this.logger.error({ err: error, message_id: sms.message_id }, 'could not write an SMS to the outbox');
+      return;
+    }
+    this.send(ws, { type: 'ack', message_id: sms.message_id });
+    if (created) {
+      this.logger.info({ message_id: sms.message_id, attempt: sms.attempt }, 'SMS accepted');
+      this.options.onAccepted(sms);
+    } else {
+      this.logger.info({ message_id: sms.message_id }, 'SMS offered again: acknowledged, not sent again');
+    }
+  }
+
+  private resendDueReports(): void {
+    const now = Date.now();
+    for (const report of this.options.outbox.pendingReports()) {
+      const last = this.lastSent.get(reportKey(report.message_id, report.status)) ?? 0;
+      if (now - last >= this.reportResendMs) this.sendReport(report);
+    }
+  }
+
+  private onClose(ws: WebSocket, code: number, reason: string, refused: boolean): void {
+    if (ws !== this.ws) return;
+    this.ws = undefined;
+    this.ready = false;
+    clearTimeout(this.stableTimer);
+    clearTimeout(this.watchdogTimer);
+    clearInterval(this.resendTimer);
+    if (this.stopped) return;
+
+    if (refused) {
+      void this.reauthenticate();
+      return;
+    }
+    if (code === CLOSE_REPLACED) {
+      // Reconnecting would take the device back from the other connection, which would do the
+      // same: two agents would keep replacing each other.
+      this.options.onFatal(
+        new DeviceReplacedError('another connection of this device took over (close code 4002); stopping'),
+      );
+      return;
+    }
+    const delay = this.hubDelayMs ?? nextDelay(this.attempt++, this.random);
+    this.hubDelayMs = undefined;
+    this.logger.info({ code, reason, delay_ms: delay }, 'disconnected from the hub; reconnecting');
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  private async reauthenticate(): Promise<void> {
+    try {
+      this.target = await this.options.onUnauthorized();
+    } catch (error) {
+      this.options.onFatal(error);
+      return;
+    }
+    this.connect();
+  }
+
+  private armWatchdog(ws: WebSocket): void {
+    clearTimeout(this.watchdogTimer);
+    this.watchdogTimer = setTimeout(() => {
+      this.logger.warn('no ping from the hub; dropping the connection');
+      ws.terminate();
+    }, this.pingIntervalMs * MISSED_PINGS + PING_MARGIN_MS);
+  }
+
+  private send(ws: WebSocket, frame: AgentFrame): void {
+    // A frame for a socket that has since closed is dropped: acks are asked again by the hub,
+    // reports go again after the next hello.
+    if (ws !== this.ws || ws.readyState !== WebSocket.OPEN) return;
+    ws.send(JSON.stringify(frame));
+  }
+}
+
+function reportKey(messageId: string, status: string): string {
+  return `${messageId} ${status}`;
+}
+
+function rawDataToString(data: WebSocket.RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}

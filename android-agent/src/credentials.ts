@@ -1,0 +1,75 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { isErrnoCode, removeFileDurably, writeFileDurably } from './durable-file';
+
+/** `<data-dir>/credentials.json`: what a pairing gave, kept so that the agent never pairs twice. */
+export interface Credentials {
+  hub_url: string;
+  device_id: string;
+  device_token: string;
+  /** Where the hub said to connect; derived from hub_url when absent. */
+  ws_url?: string;
+}
+
+export const CREDENTIALS_FILE = 'credentials.json';
+
+/** The credentials stored in `dataDir` when they are for `hubUrl`, else undefined. */
+export async function loadCredentials(dataDir: string, hubUrl: string): Promise<Credentials | undefined> {
+  const credentials = await readCredentials(dataDir);
+  const storedOrigin = credentials ? originOf(credentials.hub_url) : undefined;
+  if (!credentials || storedOrigin === undefined || storedOrigin !== originOf(hubUrl)) return undefined;
+  return credentials;
+}
+
+export async function readCredentials(dataDir: string): Promise<Credentials | undefined> {
+  let content: string;
+  try {
+    content = await fs.readFile(path.join(dataDir, CREDENTIALS_FILE), 'utf8');
+  } catch (error) {
+    if (isErrnoCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  let value: Partial<Credentials>;
+  try {
+    value = JSON.parse(content) as Partial<Credentials>;
+  } catch {
+    return undefined;
+  }
+  if (
+    typeof value.hub_url !== 'string' ||
+    typeof value.device_id !== 'string' ||
+    typeof value.device_token !== 'string'
+  ) {
+    return undefined;
+  }
+  return {
+    hub_url: value.hub_url,
+    device_id: value.device_id,
+    device_token: value.device_token,
+    ...(typeof value.ws_url === 'string' ? { ws_url: value.ws_url } : {}),
+  };
+}
+
+/** Readable by the owner only: the token lets anyone who holds it receive this phone's SMS. */
+export async function saveCredentials(dataDir: string, credentials: Credentials): Promise<void> {
+  await writeFileDurably(path.join(dataDir, CREDENTIALS_FILE), `${JSON.stringify(credentials, null, 2)}\n`, 0o600);
+}
+
+export async function deleteCredentials(dataDir: string): Promise<void> {
+  await removeFileDurably(path.join(dataDir, CREDENTIALS_FILE));
+}
+
+export function wsUrlOf(credentials: Credentials): string {
+  if (credentials.ws_url) return credentials.ws_url;
+  const url = new URL('/v1/agent', credentials.hub_url);
+  url.protocol = 'wss:';
+  return url.toString();
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,23 @@
+import type { Sms, SmsError } from '../protocol';
+
+/** Callbacks through which a driver tells what happened to one SMS. */
+export interface DriverEvents {
+  onSent(at: Date): void;
+  onDelivered(at: Date): void;
+  onFailed(at: Date, error: SmsError): void;
+}
+
+export type DriverName = 'simulator' | 'termux';
+
+export interface Driver {
+  readonly name: DriverName;
+  /** False when the driver never calls onDelivered: `sent` is then the last state of an SMS. */
+  readonly reportsDelivery: boolean;
+  /**
+   * Hands one SMS to the phone. Resolves once it has been handed over (onSent or onFailed called);
+   * onDelivered may come later.
+   */
+  send(sms: Sms, events: DriverEvents): Promise<void>;
+  /** Drops callbacks still to come; called once at shutdown. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,328 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { appendLineDurably, isErrnoCode, removeFileDurably, writeFileDurably } from './durable-file';
+import { OutboxError } from './errors';
+import type { Report, ReportStatus, Sms, SmsError } from './protocol';
+
+export type OutboxState = 'accepted' | 'sending' | 'sent' | 'delivered' | 'failed';
+
+export interface PendingReport {
+  status: ReportStatus;
+  at: string;
+  error?: SmsError;
+}
+
+/** One file `<data-dir>/outbox/<message_id>.json`. */
+export interface OutboxEntry extends Sms {
+  state: OutboxState;
+  /** Reports not yet acknowledged by the hub with `report_ack`, oldest first. */
+  pending_reports: PendingReport[];
+  updated_at: string;
+  /** Order of acceptance: SMS are sent in this order, also after a restart. */
+  seq: number;
+}
+
+export interface OutboxOptions {
+  /** Whether the driver reports delivery. When it does not, `sent` is a final state. */
+  deliveryReports: boolean;
+  /** How many finished ids done.log keeps when it is compacted at start. */
+  doneLogLimit?: number;
+  now?: () => Date;
+}
+
+/** What the agent must do after a restart (PROTOCOL.md §3). */
+export interface Recovery {
+  /** Entries still `accepted`: sending them had not begun. In acceptance order. */
+  toSend: Sms[];
+  /** Entries left `sending`, now `failed` with DEVICE_ERROR. */
+  failed: string[];
+}
+
+const STATES: readonly OutboxState[] = ['accepted', 'sending', 'sent', 'delivered', 'failed'];
+
+const NEXT_STATES: Record<OutboxState, readonly OutboxState[]> = {
+  accepted: ['sending'],
+  sending: ['sent', 'failed'],
+  // A phone may learn that an SMS it sent was not delivered.
+  sent: ['delivered', 'failed'],
+  delivered: [],
+  failed: [],
+};
+
+// A hub re-offers an SMS only within its lease (30 s) or after a reconnect, so the ids of the
+// last ten thousand finished SMS are far more than de-duplication needs.
+const DEFAULT_DONE_LOG_LIMIT = 10_000;
+
+export const INTERRUPTED_SEND_ERROR: SmsError = {
+  code: 'DEVICE_ERROR',
+  message: 'the agent stopped while sending this SMS; it may or may not have left the phone, so it is not sent again',
+};
+
+/**
+ * The durable outbox of PROTOCOL.md §3. Every change is on disk before the promise resolves;
+ * changes run one at a time so that the file of an entry always holds its latest state.
+ */
+export class Outbox {
+  private readonly entries = new Map<string, OutboxEntry>();
+  private readonly done = new Set<string>();
+  private readonly now: () => Date;
+  private tail: Promise<void> = Promise.resolve();
+  private nextSeq = 1;
+  /** Files of the outbox directory that could not be read as entries; moved aside as `.corrupt`. */
+  readonly corruptFiles: string[] = [];
+
+  private constructor(
+    private readonly directory: string,
+    private readonly doneLog: string,
+    private readonly options: OutboxOptions,
+  ) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Opens (creating if needed) the outbox of `dataDir` and loads its entries and done.log. */
+  static async open(dataDir: string, options: OutboxOptions): Promise<Outbox> {
+    const outbox = new Outbox(path.join(dataDir, 'outbox'), path.join(dataDir, 'done.log'), options);
+    await outbox.load();
+    return outbox;
+  }
+
+  /** True when this SMS is in the outbox or was finished earlier: it must not be sent again. */
+  has(messageId: string): boolean {
+    return this.entries.has(messageId) || this.done.has(messageId);
+  }
+
+  get(messageId: string): OutboxEntry | undefined {
+    const entry = this.entries.get(messageId);
+    return entry ? structuredClone(entry) : undefined;
+  }
+
+  /** Every entry still in the outbox, in acceptance order. */
+  list(): OutboxEntry[] {
+    return [...this.entries.values()].sort((a, b) => a.seq - b.seq).map((entry) => structuredClone(entry));
+  }
+
+  /**
+   * Writes a new SMS as `accepted`. Resolves to false, writing nothing, when the id is already
+   * known (in the outbox or finished): the caller acknowledges it again but must not send it.
+   */
+  accept(sms: Sms): Promise<boolean> {
+    return this.serialize(async () => {
+      if (this.has(sms.message_id)) return false;
+      const entry: OutboxEntry = {
+        message_id: sms.message_id,
+        to: sms.to,
+        text: sms.text,
+        state: 'accepted',
+        pending_reports: [],
+        updated_at: this.now().toISOString(),
+        seq: this.nextSeq,
+      };
+      await this.write(entry);
+      this.nextSeq += 1;
+      return true;
+    });
+  }
+
+  markSending(messageId: string): Promise<void> {
+    return this.serialize(() => this.transition(messageId, 'sending'));
+  }
+
+  markSent(messageId: string, at: Date): Promise<Report> {
+    return this.record(messageId, 'sent', { status: 'sent', at: at.toISOString() });
+  }
+
+  markDelivered(messageId: string, at: Date): Promise<Report> {
+    return this.record(messageId, 'delivered', { status: 'delivered', at: at.toISOString() });
+  }
+
+  markFailed(messageId: string, at: Date, error: SmsError): Promise<Report> {
+    return this.record(messageId, 'failed', { status: 'failed', at: at.toISOString(), error });
+  }
+
+  /**
+   * The hub recorded this report: forget it. An entry in its final state with nothing left to
+   * report leaves the outbox, and its id goes to done.log so that a re-offer is never sent.
+   */
+  ackReport(messageId: string, status: ReportStatus): Promise<void> {
+    return this.serialize(async () => {
+      const entry = this.entries.get(messageId);
+      // Acks are idempotent: a second one for a forgotten report changes nothing.
+      if (!entry || !entry.pending_reports.some((report) => report.status === status)) return;
+      const updated: OutboxEntry = {
+        ...entry,
+        pending_reports: entry.pending_reports.filter((report) => report.status !== status),
+        updated_at: this.now().toISOString(),
+      };
+      if (this.isFinished(updated)) {
+        await this.retire(updated);
+      } else {
+        await this.write(updated);
+      }
+    });
+  }
+
+  /** Every report the hub has not acknowledged, in acceptance order then in order of events. */
+  pendingReports(): Report[] {
+    return this.list().flatMap((entry) =>
+      entry.pending_reports.map((report) => ({ message_id: entry.message_id, ...report })),
+    );
+  }
+
+  /**
+   * Applies the start-up rules of PROTOCOL.md §3: `accepted` entries are to be sent, `sending`
+   * ones become `failed` with DEVICE_ERROR because sending them again could send them twice.
+   */
+  recover(): Promise<Recovery> {
+    return this.serialize(async () => {
+      const recovery: Recovery = { toSend: [], failed: [] };
+      for (const entry of [...this.entries.values()].sort((a, b) => a.seq - b.seq)) {
+        if (entry.state === 'accepted') {
+          recovery.toSend.push({ message_id: entry.message_id, to: entry.to, text: entry.text });
+        } else if (entry.state === 'sending') {
+          await this.transition(entry.message_id, 'failed', {
+            status: 'failed',
+            at: this.now().toISOString(),
+            error: INTERRUPTED_SEND_ERROR,
+          });
+          recovery.failed.push(entry.message_id);
+        } else if (this.isFinished(entry)) {
+          // Left over by a crash between done.log and the file removal, or by a change of driver
+          // that made `sent` final.
+          await this.retire(entry);
+        }
+      }
+      return recovery;
+    });
+  }
+
+  /** Resolves once every change asked for so far is on disk. */
+  async flush(): Promise<void> {
+    await this.tail;
+  }
+
+  private serialize<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(task);
+    this.tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** Moves to `state` with a report to send; resolves to that report once both are on disk. */
+  private record(messageId: string, state: OutboxState, report: PendingReport): Promise<Report> {
+    return this.serialize(async () => {
+      await this.transition(messageId, state, report);
+      return { message_id: messageId, ...report };
+    });
+  }
+
+  private async transition(messageId: string, state: OutboxState, report?: PendingReport): Promise<void> {
+    const entry = this.entries.get(messageId);
+    if (!entry) throw new OutboxError(`message ${messageId} is not in the outbox`);
+    if (!NEXT_STATES[entry.state].includes(state)) {
+      throw new OutboxError(`message ${messageId} cannot go from ${entry.state} to ${state}`);
+    }
+    const updated: OutboxEntry = {
+      ...entry,
+      state,
+      pending_reports: report ? [...entry.pending_reports, report] : entry.pending_reports,
+      updated_at: this.now().toISOString(),
+    };
+    await this.write(updated);
+  }
+
+  private isFinished(entry: OutboxEntry): boolean {
+    const final =
+      entry.state === 'delivered' ||
+      entry.state === 'failed' ||
+      (entry.state === 'sent' && !this.options.deliveryReports);
+    return final && entry.pending_reports.length === 0;
+  }
+
+  private async write(entry: OutboxEntry): Promise<void> {
+    await writeFileDurably(this.fileOf(entry.message_id), `${JSON.stringify(entry)}\n`);
+    this.entries.set(entry.message_id, entry);
+  }
+
+  private async retire(entry: OutboxEntry): Promise<void> {
+    // done.log first: a crash in between leaves the id known twice, never forgotten.
+    await appendLineDurably(this.doneLog, encodeURIComponent(entry.message_id));
+    this.done.add(entry.message_id);
+    await removeFileDurably(this.fileOf(entry.message_id));
+    this.entries.delete(entry.message_id);
+  }
+
+  private fileOf(messageId: string): string {
+    // Ids come from the network: encoding keeps a `/` or a newline from escaping the directory.
+    return path.join(this.directory, `${encodeURIComponent(messageId)}.json`);
+  }
+
+  private async load(): Promise<void> {
+    await fs.mkdir(this.directory, { recursive: true, mode: 0o700 });
+    for (const name of await fs.readdir(this.directory)) {
+      const file = path.join(this.directory, name);
+      if (name.endsWith('.tmp')) {
+        // A write cut short by a crash; the previous version (if any) is intact.
+        await fs.rm(file, { force: true });
+        continue;
+      }
+      if (!name.endsWith('.json')) continue;
+      const entry = parseEntry(await fs.readFile(file, 'utf8'));
+      if (!entry || `${encodeURIComponent(entry.message_id)}.json` !== name) {
+        await fs.rename(file, `${file}.corrupt`);
+        this.corruptFiles.push(name);
+        continue;
+      }
+      this.entries.set(entry.message_id, entry);
+      this.nextSeq = Math.max(this.nextSeq, entry.seq + 1);
+    }
+    await this.loadDoneLog();
+  }
+
+  private async loadDoneLog(): Promise<void> {
+    let content: string;
+    try {
+      content = await fs.readFile(this.doneLog, 'utf8');
+    } catch (error) {
+      if (isErrnoCode(error, 'ENOENT')) return;
+      throw error;
+    }
+    const ids: string[] = [];
+    for (const line of content.split('\n')) {
+      if (line === '') continue;
+      try {
+        ids.push(decodeURIComponent(line));
+      } catch {
+        // The last line of a crash during an append; that id is still in the outbox directory.
+      }
+    }
+    const limit = this.options.doneLogLimit ?? DEFAULT_DONE_LOG_LIMIT;
+    const kept = ids.length > 2 * limit ? ids.slice(-limit) : ids;
+    if (kept !== ids) {
+      await writeFileDurably(this.doneLog, kept.map((id) => `${encodeURIComponent(id)}\n`).join(''));
+    }
+    for (const id of kept) this.done.add(id);
+  }
+}
+
+function parseEntry(content: string): OutboxEntry | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const entry = value as Partial<OutboxEntry>;
+  const valid =
+    typeof entry.message_id === 'string' &&
+    typeof entry.to === 'string' &&
+    typeof entry.text === 'string' &&
+    typeof entry.state === 'string' &&
+    STATES.includes(entry.state) &&
+    Array.isArray(entry.pending_reports) &&
+    typeof entry.updated_at === 'string' &&
+    typeof entry.seq === 'number';
+  return valid ? (entry as OutboxEntry) : undefined;
+}

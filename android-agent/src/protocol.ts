@@ -1,0 +1,148 @@
+/**
+ * Types and frame parsing of the phone agent protocol, version 1 (see PROTOCOL.md).
+ */
+
+export const PROTOCOL_VERSION = 1;
+export const WS_SUBPROTOCOL = 'smsgw.agent.v1';
+
+export type SmsErrorCode =
+  | 'INVALID_NUMBER'
+  | 'OUT_OF_NETWORK'
+  | 'INSUFFICIENT_CREDIT'
+  | 'BLACKLISTED'
+  | 'DEVICE_ERROR';
+
+export interface SmsError {
+  code: SmsErrorCode;
+  message: string;
+}
+
+export type ReportStatus = 'sent' | 'delivered' | 'failed';
+
+/** What the agent needs to send one SMS. */
+export interface Sms {
+  message_id: string;
+  to: string;
+  text: string;
+}
+
+export interface Report {
+  message_id: string;
+  status: ReportStatus;
+  /** RFC 3339, UTC. */
+  at: string;
+  error?: SmsError;
+}
+
+export interface HelloFrame {
+  type: 'hello';
+  protocol: number;
+  device_id: string;
+  ping_interval_ms?: number;
+}
+
+export interface SmsFrame extends Sms {
+  type: 'sms';
+  priority?: unknown;
+  attempt?: number;
+}
+
+export interface ReportAckFrame {
+  type: 'report_ack';
+  message_id: string;
+  status: ReportStatus;
+}
+
+export interface ReconnectFrame {
+  type: 'reconnect';
+  after_ms: number;
+}
+
+export type HubFrame = HelloFrame | SmsFrame | ReportAckFrame | ReconnectFrame;
+
+export type AgentFrame = { type: 'ack'; message_id: string } | ({ type: 'report' } & Report);
+
+const REPORT_STATUSES: readonly string[] = ['sent', 'delivered', 'failed'];
+
+// Ids become file names in the outbox; the limit keeps them within every file system's name length.
+const MAX_MESSAGE_ID_LENGTH = 200;
+
+export type ParsedFrame =
+  | { kind: 'frame'; frame: HubFrame }
+  | { kind: 'unknown'; type: string }
+  | { kind: 'invalid'; reason: string };
+
+/**
+ * Checks a text frame from the hub. Unknown types are reported as such so the caller can ignore
+ * them (forward compatibility); known types with missing or mistyped fields are invalid.
+ */
+export function parseHubFrame(data: string): ParsedFrame {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return { kind: 'invalid', reason: 'not JSON' };
+  }
+  if (!isRecord(value) || typeof value.type !== 'string') {
+    return { kind: 'invalid', reason: 'not an object with a string type' };
+  }
+  const frame = value;
+  const type = value.type;
+  switch (type) {
+    case 'hello':
+      if (typeof frame.protocol !== 'number' || typeof frame.device_id !== 'string') {
+        return { kind: 'invalid', reason: 'hello without protocol or device_id' };
+      }
+      return {
+        kind: 'frame',
+        frame: {
+          type: 'hello',
+          protocol: frame.protocol,
+          device_id: frame.device_id,
+          ...(isPositiveNumber(frame.ping_interval_ms) ? { ping_interval_ms: frame.ping_interval_ms } : {}),
+        },
+      };
+    case 'sms':
+      if (!isMessageId(frame.message_id) || typeof frame.to !== 'string' || typeof frame.text !== 'string') {
+        return { kind: 'invalid', reason: 'sms without a valid message_id, to or text' };
+      }
+      return {
+        kind: 'frame',
+        frame: {
+          type: 'sms',
+          message_id: frame.message_id,
+          to: frame.to,
+          text: frame.text,
+          priority: frame.priority,
+          ...(typeof frame.attempt === 'number' ? { attempt: frame.attempt } : {}),
+        },
+      };
+    case 'report_ack':
+      if (!isMessageId(frame.message_id) || typeof frame.status !== 'string' || !REPORT_STATUSES.includes(frame.status)) {
+        return { kind: 'invalid', reason: 'report_ack without a valid message_id or status' };
+      }
+      return {
+        kind: 'frame',
+        frame: { type: 'report_ack', message_id: frame.message_id, status: frame.status as ReportStatus },
+      };
+    case 'reconnect':
+      if (typeof frame.after_ms !== 'number' || !Number.isFinite(frame.after_ms) || frame.after_ms < 0) {
+        return { kind: 'invalid', reason: 'reconnect without a valid after_ms' };
+      }
+      return { kind: 'frame', frame: { type: 'reconnect', after_ms: frame.after_ms } };
+    default:
+      return { kind: 'unknown', type };
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isMessageId(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_MESSAGE_ID_LENGTH;
+}
+
+function isPositiveNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}

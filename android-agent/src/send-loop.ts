@@ -1,0 +1,119 @@
+import type { Logger } from 'pino';
+import type { Driver } from './drivers/driver';
+import type { Outbox } from './outbox';
+import type { Report, Sms, SmsError } from './protocol';
+
+export interface SendLoopOptions {
+  outbox: Outbox;
+  driver: Driver;
+  /** Called with each report once it is on disk, to be sent to the hub. */
+  onReport(report: Report): void;
+  /** Called right before an SMS is handed to the driver (the --log-json line). */
+  onHandOver?(sms: Sms): void;
+  /** Pause between accepting an SMS and handing it to the driver. */
+  sendDelayMs?: number;
+  logger: Logger;
+}
+
+/**
+ * Sends the SMS of the outbox one at a time, in the order they were accepted. `sending` is on
+ * disk before the driver is called, so that a crash during the call is never followed by a
+ * second send (PROTOCOL.md §3).
+ */
+export class SendLoop {
+  private readonly queue: Sms[] = [];
+  private readonly pendingEvents = new Set<Promise<void>>();
+  private running: Promise<void> = Promise.resolve();
+  // Set and cleared synchronously, so that an SMS enqueued as the loop ends is never stranded.
+  private active = false;
+  private stopped = false;
+  private wakeUp: (() => void) | undefined;
+
+  constructor(private readonly options: SendLoopOptions) {}
+
+  enqueue(sms: Sms): void {
+    if (this.stopped) return;
+    this.queue.push(sms);
+    if (!this.active) {
+      this.active = true;
+      this.running = this.run();
+    }
+  }
+
+  /**
+   * Lets the SMS being handed to the driver finish, leaves the others `accepted` for the next
+   * start, and waits for the outbox writes of driver events already received.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wakeUp?.();
+    await this.running;
+    await Promise.all([...this.pendingEvents]);
+  }
+
+  private async run(): Promise<void> {
+    try {
+      for (let sms = this.queue.shift(); sms && !this.stopped; sms = this.queue.shift()) {
+        if (this.options.sendDelayMs) await this.pause(this.options.sendDelayMs);
+        if (this.stopped) return;
+        try {
+          await this.sendOne(sms);
+        } catch (error) {
+          this.options.logger.error({ err: error, message_id: sms.message_id }, 'could not send an SMS');
+        }
+      }
+    } finally {
+      this.active = false;
+    }
+  }
+
+  private async sendOne(sms: Sms): Promise<void> {
+    const { outbox, driver, logger } = this.options;
+    await outbox.markSending(sms.message_id);
+    this.options.onHandOver?.(sms);
+    logger.info({ message_id: sms.message_id, driver: driver.name }, 'handing SMS to the driver');
+    let answered = false;
+    try {
+      await driver.send(sms, {
+        onSent: (at) => {
+          answered = true;
+          this.record(sms.message_id, () => outbox.markSent(sms.message_id, at));
+        },
+        onDelivered: (at) => this.record(sms.message_id, () => outbox.markDelivered(sms.message_id, at)),
+        onFailed: (at, error) => {
+          answered = true;
+          this.record(sms.message_id, () => outbox.markFailed(sms.message_id, at, error));
+        },
+      });
+    } catch (error) {
+      if (answered) throw error;
+      const failure: SmsError = { code: 'DEVICE_ERROR', message: `the ${driver.name} driver failed` };
+      this.record(sms.message_id, () => outbox.markFailed(sms.message_id, new Date(), failure));
+      throw error;
+    }
+  }
+
+  private record(messageId: string, write: () => Promise<Report>): void {
+    const pending = write()
+      .then((report) => {
+        this.options.logger.info({ message_id: messageId, status: report.status, error_code: report.error?.code }, 'SMS state changed');
+        this.options.onReport(report);
+      })
+      .catch((error: unknown) => {
+        this.options.logger.error({ err: error, message_id: messageId }, 'could not record a driver event');
+      })
+      .finally(() => this.pendingEvents.delete(pending));
+    this.pendingEvents.add(pending);
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+}

@@ -1,0 +1,126 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { exitCodeFor, parseCli, type CliContext } from '../src/cli-options';
+import {
+  DeviceUnauthorizedError,
+  NotPairedError,
+  PairingError,
+  PairingRefusedError,
+  UsageError,
+} from '../src/errors';
+
+const CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+
+describe('parseCli', () => {
+  let root: string;
+  let context: CliContext;
+
+  beforeEach(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'smsgw-cli-'));
+    context = { env: {}, homeDir: path.join(root, 'home'), repoRoot: path.join(root, 'repo') };
+  });
+
+  afterEach(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  async function writeStackFile(content: unknown): Promise<void> {
+    await fs.mkdir(path.join(root, 'repo', '.stack'), { recursive: true });
+    await fs.writeFile(path.join(root, 'repo', '.stack', 'dev.json'), JSON.stringify(content));
+  }
+
+  async function run(argv: string[]) {
+    const command = await parseCli(argv, context);
+    if (command.kind !== 'run') throw new Error('expected a run command');
+    return command.options;
+  }
+
+  it('when a pairing URL is given, then its origin is the hub and its code is the pairing secret', async () => {
+    const options = await run(['--pairing-url', 'https://127.0.0.1:8444/v1/agent/pair?code=K7M2Q9XA', '--log-json']);
+
+    expect(options).toEqual({
+      hubUrl: 'https://127.0.0.1:8444',
+      dataDir: path.join(root, 'home', '.smsgw-agent'),
+      driver: 'simulator',
+      logJson: true,
+      pairing: { pairingCode: 'K7M2Q9XA' },
+    });
+  });
+
+  it('when the local stack file exists, then its hub and CA are the defaults', async () => {
+    const caFile = path.join(root, 'ca.pem');
+    await fs.writeFile(caFile, CA_PEM);
+    await writeStackFile({ hubUrl: 'https://127.0.0.1:8444', caFile });
+
+    const options = await run(['--client', 'client_1', '--device-password', 'ABCD-EFGH-IJKL-MNOP', '--name', 'Pixel']);
+
+    expect(options).toMatchObject({
+      hubUrl: 'https://127.0.0.1:8444',
+      ca: CA_PEM,
+      pairing: { clientId: 'client_1', devicePassword: 'ABCD-EFGH-IJKL-MNOP' },
+      deviceName: 'Pixel',
+    });
+  });
+
+  it('when no flag, stack file or stored credentials give a hub, then it is a usage error naming dev.json', async () => {
+    const parsing = parseCli(['--client', 'c', '--device-password', 'p'], context);
+
+    await expect(parsing).rejects.toBeInstanceOf(UsageError);
+    await expect(parsing).rejects.toThrow(/\.stack\/dev\.json/);
+  });
+
+  it('when only stored credentials know the hub, then the agent goes back to that hub', async () => {
+    const dataDir = path.join(root, 'data');
+    await fs.mkdir(dataDir);
+    await fs.writeFile(
+      path.join(dataDir, 'credentials.json'),
+      JSON.stringify({ hub_url: 'https://hub.example:8444', device_id: 'device_1', device_token: 'dtk_1' }),
+    );
+    context.env.SMSGW_AGENT_DIR = dataDir;
+
+    const options = await run(['--driver', 'termux']);
+
+    expect(options).toMatchObject({ hubUrl: 'https://hub.example:8444', dataDir, driver: 'termux' });
+  });
+
+  it('when the simulator delays are given, then they are read as milliseconds', async () => {
+    const options = await run(['--hub', 'https://h.example', '--sim-send-delay-ms', '2000', '--sim-delivery-delay-ms', '0']);
+
+    expect(options).toMatchObject({ sendDelayMs: 2000, deliveryDelayMs: 0 });
+  });
+
+  it.each([
+    [['--hub', 'http://127.0.0.1:8444'], /https/],
+    [['--hub', 'https://h.example', '--client', 'c'], /--device-password/],
+    [['--pairing-url', 'https://h.example/v1/agent/pair?code=X', '--client', 'c', '--device-password', 'p'], /not both/],
+    [['--pairing-url', 'https://h.example/v1/agent/pair'], /pairing URL/],
+    [['--hub', 'https://a.example', '--pairing-url', 'https://b.example/v1/agent/pair?code=X'], /different hubs/],
+    [['--hub', 'https://h.example', '--driver', 'carrier-pigeon'], /--driver/],
+    [['--hub', 'https://h.example', '--driver', 'termux', '--sim-send-delay-ms', '5'], /simulator only/],
+    [['--hub', 'https://h.example', '--sim-delivery-delay-ms=-1'], /milliseconds/],
+    [['--hub', 'https://h.example', '--sim-send-delay-ms', '1.5'], /milliseconds/],
+    [['--hub', 'https://h.example', '--ca', '/nonexistent/ca.pem'], /CA certificate/],
+    [['--hub', 'https://h.example', '--unknown'], /unknown/i],
+  ])('when the flags are %j, then it is a usage error', async (argv, message) => {
+    const parsing = parseCli(argv, context);
+
+    await expect(parsing).rejects.toBeInstanceOf(UsageError);
+    await expect(parsing).rejects.toThrow(message);
+  });
+
+  it('when --help is given, then the command is help whatever else is there', async () => {
+    await expect(parseCli(['--hub', 'http://bad', '--help'], context)).resolves.toEqual({ kind: 'help' });
+  });
+});
+
+describe('exitCodeFor', () => {
+  it('when the agent stops on an error, then usage and pairing problems get their documented exit codes', () => {
+    expect(exitCodeFor(new UsageError('x'))).toBe(2);
+    expect(exitCodeFor(new NotPairedError('x'))).toBe(2);
+    expect(exitCodeFor(new PairingRefusedError('x'))).toBe(3);
+    expect(exitCodeFor(new DeviceUnauthorizedError('x'))).toBe(3);
+    expect(exitCodeFor(new PairingError('x'))).toBe(1);
+    expect(exitCodeFor(new Error('x'))).toBe(1);
+  });
+});

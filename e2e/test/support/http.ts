@@ -1,0 +1,65 @@
+import http from 'node:http';
+import https from 'node:https';
+
+export interface ApiResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: T;
+  raw: string;
+}
+
+export interface ApiRequest {
+  method?: string;
+  headers?: Record<string, string | undefined>;
+  body?: unknown;
+  /** Raw text sent as the body, for malformed-input tests. */
+  rawBody?: string;
+}
+
+/** One real HTTP(S) request; the body is parsed as JSON when it is JSON. */
+export function request(url: string, ca: string, req: ApiRequest = {}): Promise<ApiResponse> {
+  const target = new URL(url);
+  const payload = req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
+  const headers: Record<string, string> = { accept: 'application/json' };
+  for (const [k, v] of Object.entries(req.headers ?? {})) if (v !== undefined) headers[k] = v;
+  if (payload !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(payload));
+  }
+  const transport = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const r = transport.request(target, { method: req.method ?? (payload ? 'POST' : 'GET'), headers, ca, agent: false }, (res) => {
+      let raw = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (raw += c));
+      res.on('end', () => {
+        let body: Record<string, unknown> = {};
+        try {
+          body = JSON.parse(raw) as Record<string, unknown>;
+        } catch {
+          body = {};
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, raw });
+      });
+    });
+    r.on('error', reject);
+    if (payload !== undefined) r.write(payload);
+    r.end();
+  });
+}
+
+/** Polls `probe` until it returns a value that is not undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

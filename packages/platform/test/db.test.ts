@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { createPool, inTransaction, migrate, quoteIdent, type Pool } from '../src';
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const MIGRATIONS = path.resolve(__dirname, 'fixtures/migrations');
+const BROKEN_MIGRATIONS = path.resolve(__dirname, 'fixtures/broken-migrations');
+
+const newSchema = () => `t_${randomBytes(6).toString('hex')}`;
+
+describe('Postgres helpers', () => {
+  const schemas: string[] = [];
+  const pools: Pool[] = [];
+  let admin: Pool;
+
+  function poolFor(schema: string): Pool {
+    const pool = createPool({ url: DATABASE_URL, schema, max: 3 });
+    pools.push(pool);
+    return pool;
+  }
+  function freshSchema(): string {
+    const schema = newSchema();
+    schemas.push(schema);
+    return schema;
+  }
+
+  beforeAll(() => {
+    admin = createPool({ url: DATABASE_URL, schema: 'public', max: 2 });
+  });
+
+  afterAll(async () => {
+    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+    await Promise.all(pools.map((p) => p.end()));
+    await admin.end();
+  });
+
+  it('when migrate runs on a fresh schema, then it applies every numbered file in order and records each', async () => {
+    const schema = freshSchema();
+    const pool = poolFor(schema);
+
+    await expect(migrate(pool, { schema, dir: MIGRATIONS })).resolves.toEqual(['001_create_notes.sql', '002_seed_notes.sql']);
+
+    const versions = await pool.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version');
+    expect(versions.rows.map((r) => r.version)).toEqual(['001_create_notes.sql', '002_seed_notes.sql']);
+    const notes = await pool.query<{ body: string }>('SELECT body FROM notes');
+    expect(notes.rows).toEqual([{ body: 'first' }]);
+  });
+
+  it('when migrate runs again on an up-to-date schema, then it applies nothing', async () => {
+    const schema = freshSchema();
+    const pool = poolFor(schema);
+    await migrate(pool, { schema, dir: MIGRATIONS });
+
+    await expect(migrate(pool, { schema, dir: MIGRATIONS })).resolves.toEqual([]);
+    const runs = await pool.query('SELECT file FROM migration_runs');
+    expect(runs.rowCount).toBe(2);
+  });
+
+  it('when two replicas migrate the same fresh schema at once, then each file is applied exactly once', async () => {
+    const schema = freshSchema();
+    const first = poolFor(schema);
+    const second = poolFor(schema);
+
+    const results = await Promise.all([migrate(first, { schema, dir: MIGRATIONS }), migrate(second, { schema, dir: MIGRATIONS })]);
+
+    expect(results.flat().sort()).toEqual(['001_create_notes.sql', '002_seed_notes.sql']);
+    const versions = await first.query<{ version: string; n: number }>('SELECT version, count(*)::int AS n FROM schema_migrations GROUP BY version ORDER BY version');
+    expect(versions.rows).toEqual([
+      { version: '001_create_notes.sql', n: 1 },
+      { version: '002_seed_notes.sql', n: 1 },
+    ]);
+    const runs = await first.query<{ file: string }>('SELECT file FROM migration_runs ORDER BY file');
+    expect(runs.rows.map((r) => r.file)).toEqual(['001', '002']);
+    expect((await first.query('SELECT * FROM notes')).rowCount).toBe(1);
+  });
+
+  it('when a migration fails, then the error names it, its changes are rolled back and it is not recorded', async () => {
+    const schema = freshSchema();
+    const pool = poolFor(schema);
+
+    await expect(migrate(pool, { schema, dir: BROKEN_MIGRATIONS })).rejects.toThrow(`migration ${schema}/002_broken.sql failed`);
+
+    const versions = await pool.query<{ version: string }>('SELECT version FROM schema_migrations');
+    expect(versions.rows.map((r) => r.version)).toEqual(['001_create_items.sql']);
+    const tables = await pool.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema]);
+    expect(tables.rows.map((r) => r.table_name)).toEqual(['items', 'schema_migrations']);
+  });
+
+  it('when a migration failed, then the lock is released and another migrator can run', async () => {
+    const schema = freshSchema();
+    await expect(migrate(poolFor(schema), { schema, dir: BROKEN_MIGRATIONS })).rejects.toThrow();
+
+    const other = poolFor(schema);
+    await expect(migrate(other, { schema, dir: BROKEN_MIGRATIONS })).rejects.toThrow(/002_broken\.sql/);
+  });
+
+  it('when a pool is made for a schema, then unqualified names resolve to that schema', async () => {
+    const a = freshSchema();
+    const b = freshSchema();
+    const poolA = poolFor(a);
+    const poolB = poolFor(b);
+    await migrate(poolA, { schema: a, dir: MIGRATIONS });
+    await migrate(poolB, { schema: b, dir: MIGRATIONS });
+
+    await poolA.query("INSERT INTO notes (body) VALUES ('only in a')");
+
+    expect((await poolA.query('SELECT * FROM notes')).rowCount).toBe(2);
+    expect((await poolB.query('SELECT * FROM notes')).rowCount).toBe(1);
+  });
+
+  it('when the work inside a transaction throws, then none of it is kept', async () => {
+    const schema = freshSchema();
+    const pool = poolFor(schema);
+    await migrate(pool, { schema, dir: MIGRATIONS });
+
+    await expect(
+      inTransaction(pool, async (db) => {
+        await db.query("INSERT INTO notes (body) VALUES ('lost')");
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    await expect(inTransaction(pool, (db) => db.query("INSERT INTO notes (body) VALUES ('kept') RETURNING body"))).resolves.toMatchObject({
+      rows: [{ body: 'kept' }],
+    });
+
+    const notes = await pool.query<{ body: string }>('SELECT body FROM notes ORDER BY id');
+    expect(notes.rows.map((r) => r.body)).toEqual(['first', 'kept']);
+    expect(pool.idleCount + pool.waitingCount).toBe(pool.totalCount);
+  });
+
+  it('when an identifier holds a double quote, then quoteIdent escapes it', () => {
+    expect(quoteIdent('a"b')).toBe('"a""b"');
+  });
+});

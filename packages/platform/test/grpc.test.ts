@@ -1,0 +1,204 @@
+import net from 'node:net';
+import * as grpc from '@grpc/grpc-js';
+import { accountProto, type account } from '@smsgw/proto';
+import {
+  AppError,
+  createClient,
+  createLogger,
+  ERROR_CATALOG,
+  healthService,
+  startGrpcServer,
+  unaryHandlers,
+  type AsyncHandlers,
+  type GrpcServerHandle,
+  type PromiseClient,
+} from '../src';
+
+const SERVICE_NAME = 'smsgw.account.v1.AccountService';
+
+/** A real service whose behaviour each test picks through the client id it sends. */
+const handlers: AsyncHandlers<account.AccountServiceHandlers> = {
+  async GetClient(req) {
+    switch (req.clientId) {
+      case 'unknown':
+        throw new AppError('INVALID_CLIENT_ID');
+      case 'invalid':
+        throw new AppError('VALIDATION_ERROR', {
+          details: [
+            { field: 'email', code: 'INVALID_EMAIL', message: 'Adresse e-mail invalide.' },
+            { field: 'name', code: 'TOO_LONG' },
+          ],
+        });
+      case 'limited':
+        throw new AppError('RATE_LIMIT_EXCEEDED', { retryAfterSeconds: 42 });
+      case 'bug':
+        throw new Error('connection to db-primary.internal:5432 refused for user admin');
+      case 'slow':
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        return { clientId: 'slow' };
+      default:
+        return { clientId: req.clientId, email: 'owner@example.com', name: 'Owner', createdAt: '2025-01-01T00:00:00.000Z' };
+    }
+  },
+  async CreateClient() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async CreateApiKey() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async VerifyApiKey() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async RevokeApiKey() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async GetSigningSecret() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+};
+
+interface HealthClient extends grpc.Client {
+  check(request: { service: string }, options: grpc.CallOptions, callback: grpc.requestCallback<{ status: string | number }>): grpc.ClientUnaryCall;
+}
+const HealthClientCtor = grpc.makeGenericClientConstructor(healthService as grpc.ServiceDefinition, 'Health') as unknown as new (
+  address: string,
+  credentials: grpc.ChannelCredentials,
+) => HealthClient;
+
+function healthStatus(health: HealthClient, service: string): Promise<string | number> {
+  return new Promise((resolve, reject) => {
+    health.check({ service }, { deadline: Date.now() + 2000 }, (err, res) => (err ? reject(err) : resolve(res!.status)));
+  });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    return err as AppError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+/** A local port where nothing listens. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('gRPC server and client', () => {
+  let server: GrpcServerHandle;
+  let health: HealthClient;
+  let client: PromiseClient<account.AccountServiceClient>;
+
+  beforeAll(async () => {
+    server = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      services: [
+        { name: SERVICE_NAME, definition: accountProto().AccountService.service, implementation: unaryHandlers(handlers, createLogger('test', 'silent')) },
+      ],
+    });
+    health = new HealthClientCtor(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
+    client = createClient(accountProto().AccountService, `127.0.0.1:${server.port}`);
+  });
+
+  afterAll(async () => {
+    client?.close();
+    health?.close();
+    await server?.stop(1000);
+  });
+
+  it('when the server has just started, then health answers NOT_SERVING until it is marked ready, then SERVING', async () => {
+    expect(server.port).toBeGreaterThan(0);
+    expect(await healthStatus(health, '')).toBe('NOT_SERVING');
+    expect(await healthStatus(health, SERVICE_NAME)).toBe('NOT_SERVING');
+
+    server.setServing(true);
+
+    expect(await healthStatus(health, '')).toBe('SERVING');
+    expect(await healthStatus(health, SERVICE_NAME)).toBe('SERVING');
+  });
+
+  it('when health is asked about a service that is not served, then it answers NOT_FOUND', async () => {
+    await expect(healthStatus(health, 'smsgw.nope.v1.Nope')).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+  });
+
+  it('when a handler answers, then the promise client resolves with the response', async () => {
+    await expect(client.getClient({ clientId: 'client_1' })).resolves.toEqual({
+      clientId: 'client_1',
+      email: 'owner@example.com',
+      name: 'Owner',
+      createdAt: '2025-01-01T00:00:00.000Z',
+    });
+  });
+
+  it('when a handler throws an AppError, then the client gets an AppError with the same code over the mapped status', async () => {
+    const err = await rejection(client.getClient({ clientId: 'unknown' }));
+
+    expect(err.code).toBe('INVALID_CLIENT_ID');
+    expect(err.message).toBe(ERROR_CATALOG.INVALID_CLIENT_ID.message);
+    expect((err.cause as grpc.ServiceError).code).toBe(grpc.status.UNAUTHENTICATED);
+  });
+
+  it('when a handler throws an AppError with details, then the client sees the same details', async () => {
+    const err = await rejection(client.getClient({ clientId: 'invalid' }));
+
+    expect(err.code).toBe('VALIDATION_ERROR');
+    expect((err.cause as grpc.ServiceError).code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(err.details).toEqual([
+      { field: 'email', code: 'INVALID_EMAIL', message: 'Adresse e-mail invalide.' },
+      { field: 'name', code: 'TOO_LONG' },
+    ]);
+  });
+
+  it('when a handler throws an AppError with a retry delay, then the client sees the delay', async () => {
+    const err = await rejection(client.getClient({ clientId: 'limited' }));
+
+    expect(err.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(err.retryAfterSeconds).toBe(42);
+    expect((err.cause as grpc.ServiceError).code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+  });
+
+  it('when a handler throws a plain Error, then the client sees INTERNAL_ERROR without the original text', async () => {
+    const err = await rejection(client.getClient({ clientId: 'bug' }));
+
+    expect(err.code).toBe('INTERNAL_ERROR');
+    expect((err.cause as grpc.ServiceError).code).toBe(grpc.status.INTERNAL);
+    expect(err.message).toBe(ERROR_CATALOG.INTERNAL_ERROR.message);
+    expect(JSON.stringify({ message: err.message, details: err.details, cause: String(err.cause) })).not.toMatch(/db-primary|admin|refused/);
+  });
+
+  it('when a call takes longer than its deadline, then the client sees SERVICE_UNAVAILABLE', async () => {
+    const started = Date.now();
+    const err = await rejection(client.getClient({ clientId: 'slow' }, { deadlineMs: 100 }));
+
+    expect(err.code).toBe('SERVICE_UNAVAILABLE');
+    expect((err.cause as grpc.ServiceError).code).toBe(grpc.status.DEADLINE_EXCEEDED);
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('when nothing listens at the address, then a call with a 300 ms deadline fails SERVICE_UNAVAILABLE', async () => {
+    const nowhere = createClient(accountProto().AccountService, `127.0.0.1:${await closedPort()}`);
+    try {
+      const started = Date.now();
+      const err = await rejection(nowhere.getClient({ clientId: 'client_1' }, { deadlineMs: 300 }));
+
+      expect(err.code).toBe('SERVICE_UNAVAILABLE');
+      expect(err.retryAfterSeconds).toBe(5);
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      nowhere.close();
+    }
+  });
+
+  it('when the client is built from a generated constructor, then only the lower-camel-case methods are exposed', () => {
+    expect(typeof client.verifyApiKey).toBe('function');
+    expect(typeof client.getSigningSecret).toBe('function');
+    expect((client as unknown as Record<string, unknown>).VerifyApiKey).toBeUndefined();
+  });
+});
