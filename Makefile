@@ -1,7 +1,9 @@
 # The two commands of the README: `make dev` and `make test`.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
-NPM_INSTALL := $(if $(wildcard package-lock.json),npm ci --no-audit --no-fund,npm install --no-audit --no-fund)
+# `npm install` rather than `npm ci`: npm 11 leaves the other platforms' optional binaries (turbo's)
+# out of the lock file, which `npm ci` then refuses; `npm install` still follows the lock.
+NPM_INSTALL := npm install --no-audit --no-fund
 TURBO := npx turbo
 export TURBO_TELEMETRY_DISABLED := 1
 export DO_NOT_TRACK := 1
