@@ -33,7 +33,7 @@ export function request(url: string, ca: string, req: ApiRequest = {}): Promise<
       res.setEncoding('utf8');
       res.on('data', (c: string) => (raw += c));
       res.on('end', () => {
-        let body: Record<string, unknown> = {};
+        let body: Record<string, unknown>;
         try {
           body = JSON.parse(raw) as Record<string, unknown>;
         } catch {
@@ -59,7 +59,7 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -70,7 +70,7 @@ export function loadConfig<T extends object>(build: (env: EnvReader) => T, sourc
         return t;
       }),
     oneOf: (name, values, fallback) =>
-      required(name, fallback, (t) => ((values as readonly string[]).includes(t) ? t : `!must be one of ${values.join(', ')}`)) as never,
+      required(name, fallback, (t) => ((values as readonly string[]).includes(t) ? t : `!must be one of ${values.join(', ')}`)),
   };
   const config = build(env);
   if (problems.length > 0) throw new ConfigError(problems);

@@ -19,10 +19,15 @@ export function unaryHandlers<H extends grpc.UntypedServiceImplementation>(impl:
   const out: grpc.UntypedServiceImplementation = {};
   for (const [name, fn] of Object.entries(impl) as [string, (req: unknown, call: unknown) => Promise<unknown>][]) {
     out[name] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      const started = performance.now();
       fn(call.request, call).then(
-        (response) => callback(null, response),
+        (response) => {
+          log.debug({ method: name, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
+          callback(null, response);
+        },
         (err: unknown) => {
           if (!(err instanceof AppError) || err.code === 'INTERNAL_ERROR') log.error({ err, method: name }, 'gRPC handler failed');
+          else log.debug({ method: name, code: err.code, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
           callback(toServiceError(err));
         },
       );

@@ -326,7 +326,7 @@ const redis: Service = {
         throw connectionError ?? err;
       });
       const answer = await client.ping();
-      if (answer !== 'PONG') throw new UnusableError(`PING answered ${answer}`);
+      if (answer !== 'PONG') throw new UnusableError(`PING answered ${String(answer)}`);
     } finally {
       // disconnect() on a socket that is already closed arms a 2 s timer that
       // nothing clears, which holds the launcher's event loop open.
@@ -595,7 +595,8 @@ function describe(err: unknown): string {
   const { message, code, name, errors } = err as { message?: unknown; code?: unknown; name?: unknown; errors?: unknown };
   // Node reports a refused connection to every address of a host as an AggregateError with no message.
   if (!message && Array.isArray(errors) && errors.length > 0) return describe(errors[0]);
-  return String(message || code || name || err);
+  for (const part of [message, code, name]) if (typeof part === 'string' && part) return part;
+  return Object.prototype.toString.call(err);
 }
 
 /** URLs go to logs; passwords must not. */

@@ -7,7 +7,7 @@ import { healthService } from '@smsgw/platform';
 
 export type ServiceName = 'account' | 'message' | 'device-hub' | 'gateway';
 
-const HealthClient = grpc.makeGenericClientConstructor(healthService as unknown as grpc.ServiceDefinition, 'Health');
+const HealthClient = grpc.makeGenericClientConstructor(healthService, 'Health');
 
 /** True when the gRPC server at `address` answers SERVING for every service it serves. */
 export function grpcServing(address: string, timeoutMs = 1000): Promise<boolean> {

@@ -61,7 +61,7 @@ export class AgentSession {
 
   async start(): Promise<void> {
     const { nats, presence, config } = this.deps;
-    this.ws.on('message', (data) => this.onFrame(data.toString()));
+    this.ws.on('message', (data: Buffer) => this.onFrame(data.toString('utf8')));
     this.ws.on('pong', () => {
       this.missedPongs = 0;
       presence.markOnline(this.deviceId, this.connectionId).catch((err: unknown) => this.log.warn({ err }, 'presence refresh failed'));

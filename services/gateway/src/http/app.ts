@@ -5,7 +5,7 @@ import type { Upstreams } from '../use-cases';
 import type { GatewayState } from './context';
 import { authenticate } from './middleware/auth';
 import { errorEnvelope } from './middleware/errors';
-import { requestId } from './middleware/request-id';
+import { accessLog, requestId } from './middleware/request-id';
 import { authRoutes } from './routes/auth.routes';
 import { smsRoutes } from './routes/sms.routes';
 
@@ -28,6 +28,7 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   });
 
   app.use(requestId);
+  app.use(accessLog(options.log));
   app.use(errorEnvelope(options.log));
   app.use(async (ctx, next) => {
     if (options.requireForwardedHttps && ctx.path !== '/healthz' && ctx.protocol !== 'https') throw new AppError('HTTPS_REQUIRED');

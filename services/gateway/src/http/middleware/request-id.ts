@@ -1,4 +1,4 @@
-import { newId } from '@smsgw/platform';
+import { newId, type Logger } from '@smsgw/platform';
 import type { GatewayMiddleware } from '../context';
 
 const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -14,3 +14,27 @@ export const requestId: GatewayMiddleware = async (ctx, next) => {
   ctx.set('X-Request-ID', ctx.state.requestId);
   await next();
 };
+
+/** One line per request, with the route pattern (never the body, the key or a phone number). */
+export function accessLog(log: Logger): GatewayMiddleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      if (ctx.path !== '/healthz') {
+        log.info(
+          {
+            request_id: ctx.state.requestId,
+            method: ctx.method,
+            route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
+            status: ctx.status,
+            client_id: ctx.state.auth?.clientId,
+            duration_ms: Math.round(performance.now() - started),
+          },
+          'request',
+        );
+      }
+    }
+  };
+}
