@@ -1,3 +1,4 @@
+import { ConfigError } from './config';
 import type { Logger } from './logger';
 
 export interface Runnable {
@@ -10,7 +11,13 @@ export interface Runnable {
  */
 export function runMain(log: Logger, start: () => Promise<Runnable>, graceMs = 15_000): void {
   let stopping = false;
-  start().then(
+  let started: Promise<Runnable>;
+  try {
+    started = start();
+  } catch (err) {
+    started = Promise.reject(err);
+  }
+  started.then(
     (app) => {
       const shutdown = (signal: string) => {
         if (stopping) process.exit(1);
@@ -36,7 +43,8 @@ export function runMain(log: Logger, start: () => Promise<Runnable>, graceMs = 1
       process.on('SIGINT', () => shutdown('SIGINT'));
     },
     (err: unknown) => {
-      log.fatal({ err }, 'start-up failed');
+      if (err instanceof ConfigError) log.fatal({ problems: err.problems }, err.message);
+      else log.fatal({ err }, 'start-up failed');
       // Give pino a moment to flush before exiting.
       setTimeout(() => process.exit(1), 100);
     },

@@ -33,7 +33,14 @@ export function natsNames(prefix: string) {
 }
 export type NatsNames = ReturnType<typeof natsNames>;
 
-export async function connectNats(options: { url: string; prefix: string; name: string; log: Logger }): Promise<Nats> {
+export async function connectNats(options: {
+  url: string;
+  prefix: string;
+  name: string;
+  log: Logger;
+  /** Told when the connection drops and when it comes back (readiness follows it). */
+  onConnectionChange?: (connected: boolean) => void;
+}): Promise<Nats> {
   const nc = await connect({
     servers: options.url.split(','),
     name: options.name,
@@ -45,6 +52,8 @@ export async function connectNats(options: { url: string; prefix: string; name: 
       if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {
         options.log.warn({ nats: status.type }, 'NATS connection status changed');
       }
+      if (status.type === 'disconnect') options.onConnectionChange?.(false);
+      if (status.type === 'reconnect') options.onConnectionChange?.(true);
     }
   })();
   return { nc, js: jetstream(nc), jsm: await jetstreamManager(nc), names: natsNames(options.prefix) };

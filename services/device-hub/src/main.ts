@@ -14,6 +14,7 @@ import {
   startGrpcServer,
   streamConfigs,
   unaryHandlers,
+  type GrpcServerHandle,
   type Logger,
   type PublicEvent,
 } from '@smsgw/platform';
@@ -34,7 +35,16 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'device-hub' });
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'device-hub' });
   await redis.connect();
-  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'device-hub', log });
+  // Readiness follows the NATS connection once start-up is done.
+  let ready = false;
+  let serving: GrpcServerHandle | undefined;
+  const nats = await connectNats({
+    url: config.nats.url,
+    prefix: config.nats.prefix,
+    name: 'device-hub',
+    log,
+    onConnectionChange: (up) => serving?.setServing(up && ready),
+  });
   const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress);
   const repo = new DeviceRepository(pool);
   const presence = new PresenceStore(redis, config.presenceTtlMs);
@@ -91,6 +101,8 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   await ensureStream(nats.jsm, streams.events);
   await new Promise<void>((resolve) => agentServer.listen(config.agents.port, config.agents.host, resolve));
   agentPort = (agentServer.address() as AddressInfo).port;
+  ready = true;
+  serving = grpcServer;
   grpcServer.setServing(true);
   log.info({ grpc_port: grpcServer.port, agent_port: agentPort, public_url: publicUrl() }, 'device-hub ready');
 

@@ -10,6 +10,7 @@ import {
   startGrpcServer,
   streamConfigs,
   unaryHandlers,
+  type GrpcServerHandle,
   type Logger,
 } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
@@ -24,7 +25,16 @@ const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
 export async function start(config: MessageConfig = loadMessageConfig(), log: Logger = createLogger('message')) {
   const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'message' });
-  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'message', log });
+  // Readiness follows the NATS connection once start-up is done.
+  let ready = false;
+  let serving: GrpcServerHandle | undefined;
+  const nats = await connectNats({
+    url: config.nats.url,
+    prefix: config.nats.prefix,
+    name: 'message',
+    log,
+    onConnectionChange: (up) => serving?.setServing(up && ready),
+  });
   const repo = new MessageRepository(pool);
   const server = await startGrpcServer({
     host: config.grpc.host,
@@ -43,6 +53,8 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   await ensureStream(nats.jsm, streams.events);
   const consumer = new ReportConsumer(nats, repo, new SmsEventPublisher(nats), log);
   await consumer.start();
+  ready = true;
+  serving = server;
   server.setServing(true);
   log.info({ port: server.port }, 'message service ready');
   return {
