@@ -123,10 +123,16 @@ export class TestSystem {
   }
 
   /** Waits until the message reaches `status` and returns its status response. */
-  async waitForStatus(client: DemoClient, messageId: string, status: string, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+  async waitForStatus(
+    client: DemoClient,
+    messageId: string,
+    status: string,
+    timeoutMs = 20_000,
+    mode: 'live' | 'test' = 'live',
+  ): Promise<Record<string, unknown>> {
     return eventually(
       async () => {
-        const res = await this.api(`/v1/sms/status/${messageId}`, client);
+        const res = await this.api(`/v1/sms/status/${messageId}`, client, {}, mode);
         return res.body.status === status ? res.body : undefined;
       },
       timeoutMs,

@@ -34,6 +34,7 @@ export const ERROR_CATALOG = {
   METHOD_NOT_ALLOWED: { http: 405, grpc: grpc.status.UNIMPLEMENTED, message: "Cette méthode HTTP n'est pas autorisée pour cette ressource." },
   MESSAGE_NOT_CANCELLABLE: { http: 409, grpc: grpc.status.FAILED_PRECONDITION, message: "Seul un message encore en file d'attente peut être annulé." },
   OTP_ALREADY_VERIFIED: { http: 409, grpc: grpc.status.FAILED_PRECONDITION, message: 'Ce code a déjà été vérifié et ne peut plus être utilisé.' },
+  IDEMPOTENCY_IN_PROGRESS: { http: 409, grpc: grpc.status.ABORTED, message: "Une requête avec cette clé d'idempotence est en cours de traitement." },
   IDEMPOTENCY_KEY_REUSED: { http: 422, grpc: grpc.status.FAILED_PRECONDITION, message: "Cette clé d'idempotence a déjà servi pour une requête différente." },
   OTP_EXPIRED: { http: 410, grpc: grpc.status.FAILED_PRECONDITION, message: 'Ce code a expiré : demandez-en un nouveau.' },
   OTP_MAX_ATTEMPTS: { http: 410, grpc: grpc.status.FAILED_PRECONDITION, message: 'Nombre maximal de tentatives atteint : demandez un nouveau code.' },

@@ -40,3 +40,15 @@ export const FAILURE_MESSAGES: Record<FailureCode, string> = {
   EXPIRED: "Le message n'a pas pu être envoyé à temps.",
   DEVICE_ERROR: "Le téléphone n'a pas pu envoyer le message.",
 };
+
+/**
+ * Recipients that end `failed` with a given cause, in test mode and with the
+ * agent's simulator driver (which keeps its own copy: it runs on phones
+ * without this library). Every other valid number is delivered.
+ */
+export const MAGIC_NUMBERS: Readonly<Record<string, FailureCode>> = {
+  '+33600000001': 'INVALID_NUMBER',
+  '+33600000002': 'OUT_OF_NETWORK',
+  '+33600000003': 'INSUFFICIENT_CREDIT',
+  '+33600000004': 'BLACKLISTED',
+};

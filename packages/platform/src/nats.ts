@@ -20,6 +20,8 @@ export function natsNames(prefix: string) {
     prefix,
     /** Core NATS hint that a device has work; the queue itself is in Postgres. */
     wake: (deviceId: string) => `${p}dispatch.wake.${deviceId}`,
+    /** Hint to the test-mode simulator that a test key's message is due. */
+    testWake: `${p}dispatch.test-wake`,
     /** Core NATS orders to the hub replica holding a device (takeover, revocation). */
     hubControl: (deviceId: string) => `${p}hub.control.${deviceId}`,
     hubControls: `${p}hub.control.*`,

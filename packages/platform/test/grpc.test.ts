@@ -60,7 +60,7 @@ const handlers: AsyncHandlers<account.AccountServiceHandlers> = {
 interface HealthClient extends grpc.Client {
   check(request: { service: string }, options: grpc.CallOptions, callback: grpc.requestCallback<{ status: string | number }>): grpc.ClientUnaryCall;
 }
-const HealthClientCtor = grpc.makeGenericClientConstructor(healthService as grpc.ServiceDefinition, 'Health') as unknown as new (
+const HealthClientCtor = grpc.makeGenericClientConstructor(healthService, 'Health') as unknown as new (
   address: string,
   credentials: grpc.ChannelCredentials,
 ) => HealthClient;

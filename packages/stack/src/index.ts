@@ -44,6 +44,8 @@ export interface Stack {
   redisPrefix: string;
   services: Record<ServiceName, ServiceProcess>;
   logDir: string;
+  /** Starts one more gateway replica on a free port (stopped with the stack); returns its URL. */
+  addGateway(): Promise<string>;
   /** Restarts one service (same ports and settings). */
   restart(name: ServiceName): Promise<void>;
   stop(): Promise<void>;
@@ -106,6 +108,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const entry = (dir: string) => [path.join(REPO_ROOT, dir, 'dist/main.js')];
   const hubUrl = `https://127.0.0.1:${ports.agents}`;
   const gatewayUrl = `https://127.0.0.1:${ports.gateway}`;
+  const gatewayProcess = (port: number, n: number) =>
+    new ServiceProcess({
+      name: 'gateway',
+      args: entry('services/gateway'),
+      env: { ...common, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port) },
+      logFile: path.join(logDir, n === 1 ? 'gateway.log' : `gateway-${n}.log`),
+      ready: () => httpsHealthy(`https://127.0.0.1:${port}/healthz`, certs.caPem),
+    });
+  const extraGateways: ServiceProcess[] = [];
   const services: Record<ServiceName, ServiceProcess> = {
     account: new ServiceProcess({
       name: 'account',
@@ -128,17 +139,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logFile: path.join(logDir, 'device-hub.log'),
       ready: async () => (await grpcServing(addr(ports.deviceHub))) && httpsHealthy(`${hubUrl}/healthz`, certs.caPem),
     }),
-    gateway: new ServiceProcess({
-      name: 'gateway',
-      args: entry('services/gateway'),
-      env: { ...common, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(ports.gateway) },
-      logFile: path.join(logDir, 'gateway.log'),
-      ready: () => httpsHealthy(`${gatewayUrl}/healthz`, certs.caPem),
-    }),
+    gateway: gatewayProcess(ports.gateway, 1),
   };
 
   const order: ServiceName[] = ['account', 'message', 'device-hub', 'gateway'];
   const stopAll = async () => {
+    await Promise.all(extraGateways.map((g) => g.stop()));
     for (const name of [...order].reverse()) await services[name].stop();
   };
   try {
@@ -167,6 +173,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     redisPrefix,
     services,
     logDir,
+    async addGateway() {
+      const port = await freePort();
+      const gateway = gatewayProcess(port, extraGateways.length + 2);
+      extraGateways.push(gateway);
+      await gateway.start();
+      return `https://127.0.0.1:${port}`;
+    },
     async restart(name) {
       await services[name].stop();
       await services[name].start();

@@ -25,6 +25,11 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
         /** Longest wait without a wake-up before the queue is checked anyway. */
         sweepMs: env.int('DISPATCH_SWEEP_MS', 15_000, { min: 100 }),
       },
+      testMode: {
+        pollMs: env.int('TEST_MODE_POLL_MS', 1000, { min: 50 }),
+        sentDelayMs: env.int('TEST_MODE_SENT_DELAY_MS', 200, { min: 0 }),
+        deliveryDelayMs: env.int('TEST_MODE_DELIVERY_DELAY_MS', 500, { min: 0 }),
+      },
       pingIntervalMs: env.int('AGENT_PING_INTERVAL_MS', 25_000, { min: 100 }),
       presenceTtlMs: env.int('PRESENCE_TTL_MS', 60_000, { min: 1000 }),
       pairingTtlMs: env.int('PAIRING_CODE_TTL_MS', 24 * 3600_000, { min: 60_000 }),

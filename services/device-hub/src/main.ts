@@ -26,7 +26,9 @@ import { PresenceStore } from './data/presence.store';
 import { DeviceUseCases } from './devices.use-cases';
 import { deviceHubHandlers } from './grpc/device-hub.handlers';
 import { createAgentServer } from './http/agent-server';
+import { ReportPublisher } from './events/report.publisher';
 import { AgentSession } from './sessions/agent-session';
+import { TestModeSimulator } from './sessions/test-mode.simulator';
 import { SessionRegistry } from './sessions/session-registry';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
@@ -49,6 +51,8 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   const repo = new DeviceRepository(pool);
   const presence = new PresenceStore(redis, config.presenceTtlMs);
   const sessions = new SessionRegistry(nats, log);
+  const reports = new ReportPublisher(nats);
+  const testMode = new TestModeSimulator(messages, nats, reports, { ...config.testMode, leaseMs: config.dispatch.leaseMs }, log);
 
   let agentPort = config.agents.port;
   const publicUrl = () => config.agents.publicUrl ?? `https://127.0.0.1:${agentPort}`;
@@ -75,7 +79,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
     authenticate: (token) => devices.authenticate(token),
     wsUrl: () => `${publicUrl().replace(/^https:/, 'wss:')}/v1/agent`,
     onConnection(ws, device) {
-      const session = new AgentSession(ws, device, { messages, nats, presence, config, log, publishDeviceEvent });
+      const session = new AgentSession(ws, device, { messages, nats, reports, presence, config, log, publishDeviceEvent });
       sessions.add(session);
       session.start().catch((err: unknown) => {
         log.error({ err, device_id: device.device_id }, 'agent session failed to start');
@@ -101,6 +105,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   await ensureStream(nats.jsm, streams.events);
   await new Promise<void>((resolve) => agentServer.listen(config.agents.port, config.agents.host, resolve));
   agentPort = (agentServer.address() as AddressInfo).port;
+  testMode.start();
   ready = true;
   serving = grpcServer;
   grpcServer.setServing(true);
@@ -112,6 +117,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
     async stop() {
       agentServer.close();
       await sessions.closeAll();
+      await testMode.stop();
       await grpcServer.stop();
       messages.close();
       await nats.nc.drain();

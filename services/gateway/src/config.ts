@@ -1,4 +1,4 @@
-import { loadConfig } from '@smsgw/platform';
+import { commonConfig, loadConfig } from '@smsgw/platform';
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 
@@ -21,6 +21,13 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       messageAddress: env.str('MESSAGE_GRPC_ADDR', '127.0.0.1:50052'),
       deviceHubAddress: env.str('DEVICE_HUB_GRPC_ADDR', '127.0.0.1:50053'),
       /** How long a verified key is trusted without asking the account service (revocation delay). */
+      redis: commonConfig.redis(env),
+      rateLimit: {
+        /** Requests a client may make in any window of `windowMs`, across every gateway replica. */
+        limit: env.int('RATE_LIMIT_PER_MINUTE', 100, { min: 1 }),
+        windowMs: env.int('RATE_LIMIT_WINDOW_MS', 60_000, { min: 1000 }),
+      },
+      idempotencyTtlSeconds: env.int('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, { min: 60 }),
       authCacheTtlMs: env.int('AUTH_CACHE_TTL_MS', 5000, { min: 0, max: 5000 }),
       grpcDeadlineMs: env.int('GRPC_DEADLINE_MS', 5000, { min: 100 }),
     }),

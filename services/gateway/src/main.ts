@@ -2,7 +2,7 @@ import './instrumentation';
 import http from 'node:http';
 import type net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, createLogger, runMain, type Logger } from '@smsgw/platform';
+import { ConfigError, createLogger, createRedis, runMain, type Logger } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { createUpstreams } from './clients';
 import { loadGatewayConfig, type GatewayConfig } from './config';
@@ -11,8 +11,18 @@ import { createHttpsOnlyServer } from './http/server';
 
 export async function start(config: GatewayConfig = loadGatewayConfig(), log: Logger = createLogger('gateway')) {
   const upstreams = createUpstreams(config);
+  const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'gateway' });
+  await redis.connect();
   const proxied = config.http.tlsMode === 'proxy';
-  const app = createApp({ upstreams, log, authCacheTtlMs: config.authCacheTtlMs, requireForwardedHttps: proxied });
+  const app = createApp({
+    upstreams,
+    redis,
+    log,
+    authCacheTtlMs: config.authCacheTtlMs,
+    rateLimit: config.rateLimit,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    requireForwardedHttps: proxied,
+  });
   let server: net.Server;
   if (proxied) {
     server = http.createServer(app.callback());
@@ -38,6 +48,7 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
       setTimeout(() => sockets.forEach((s) => s.destroy()), 1000).unref();
       await closed;
       upstreams.close();
+      redis.disconnect();
       await stopTelemetry();
     },
   };

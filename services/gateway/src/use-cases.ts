@@ -42,3 +42,26 @@ export async function chooseDevice(
   const online = chosen.status === 'online' || auth.mode === 'test';
   return { deviceId: chosen.deviceId, status: online ? 'online' : 'offline' };
 }
+
+/**
+ * The device of each of `count` messages of a batch: all on the requested
+ * device, or spread over the client's online devices, each message going to
+ * the device whose queue is then the shortest.
+ */
+export async function spreadOverDevices(up: Upstreams, auth: AuthContext, requested: string | undefined, count: number): Promise<string[]> {
+  if (requested) {
+    const device = await chooseDevice(up, auth, requested);
+    return Array.from({ length: count }, () => device.deviceId);
+  }
+  const { devices } = await up.devices.listDevices({ clientId: auth.clientId, onlineOnly: auth.mode === 'live' });
+  if (devices.length === 0) throw new AppError('DEVICE_OFFLINE', { message: 'Aucun appareil en ligne pour ce client.' });
+  const ids = devices.map((d) => d.deviceId);
+  const { depths } = ids.length > 1 ? await up.messages.queueDepths({ deviceIds: ids }) : { depths: {} as Record<string, number> };
+  const load = new Map(ids.map((id) => [id, depths[id] ?? 0]));
+  return Array.from({ length: count }, () => {
+    let best = ids[0]!;
+    for (const id of ids) if (load.get(id)! < load.get(best)!) best = id;
+    load.set(best, load.get(best)! + 1);
+    return best;
+  });
+}

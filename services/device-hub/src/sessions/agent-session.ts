@@ -7,6 +7,7 @@ import type { DeviceHubConfig } from '../config';
 import type { DeviceRow } from '../data/device.repository';
 import type { PresenceStore } from '../data/presence.store';
 import { pacingDelay } from '../domain/pairing';
+import type { ReportPublisher } from '../events/report.publisher';
 
 export const CLOSE_REVOKED = 4001;
 export const CLOSE_REPLACED = 4002;
@@ -15,6 +16,7 @@ export const CLOSE_RESTART = 1012;
 export interface SessionDeps {
   messages: PromiseClient<message.MessageServiceClient>;
   nats: Nats;
+  reports: ReportPublisher;
   presence: PresenceStore;
   config: Pick<DeviceHubConfig, 'dispatch' | 'pingIntervalMs'>;
   log: Logger;
@@ -190,8 +192,7 @@ export class AgentSession {
 
   /** Stores the report durably in JetStream, then (for phone reports) tells the phone it may forget it. */
   private publishReport(report: AgentReport, confirm: boolean): void {
-    const { js, names } = this.deps.nats;
-    js.publish(names.agentReport(this.deviceId), JSON.stringify(report), { msgID: `${report.message_id}:${report.status}` }).then(
+    this.deps.reports.publish(report).then(
       () => {
         if (confirm) this.send({ type: 'report_ack', message_id: report.message_id, status: report.status });
       },

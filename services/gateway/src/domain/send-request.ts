@@ -102,3 +102,69 @@ export function parseSendRequest(body: Record<string, unknown>, now = Date.now()
   errors.throwIfAny();
   return { to: to!, message, priority, webhookUrl, metadata, scheduledAt };
 }
+
+export const MAX_BATCH = 100;
+
+export interface BatchItem {
+  to: string;
+  message: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface BatchRequest {
+  items: BatchItem[];
+  priority: number;
+  webhookUrl?: string;
+}
+
+/**
+ * POST /v1/sms/send-bulk: one text to up to 100 recipients. All or nothing:
+ * one bad recipient rejects the request, named by its index.
+ */
+export function parseBulkRequest(body: Record<string, unknown>): BatchRequest {
+  const errors = new FieldErrors();
+  const recipients = body.recipients;
+  const numbers: string[] = [];
+  if (!Array.isArray(recipients) || recipients.length === 0) {
+    errors.add('recipients', 'INVALID_PHONE_NUMBER', 'Au moins un destinataire au format international est requis.');
+  } else if (recipients.length > MAX_BATCH) {
+    errors.add('recipients', 'TOO_MANY_RECIPIENTS');
+  } else {
+    recipients.forEach((r, i) => {
+      const to = normalizePhoneNumber(r);
+      if (to) numbers.push(to);
+      else errors.add(`recipients[${i}]`, 'INVALID_PHONE_NUMBER');
+    });
+  }
+  const message = checkMessage(body.message, 'message', errors);
+  const priority = checkPriority(body.priority, errors);
+  const webhookUrl = checkWebhookUrl(body.webhook_url, errors);
+  const metadata = checkMetadata(body.metadata, 'metadata', errors);
+  errors.throwIfAny();
+  return { items: numbers.map((to) => ({ to, message, metadata })), priority, webhookUrl };
+}
+
+/** POST /v1/sms/send-bulk-personalized: up to 100 messages, each with its own text and metadata. */
+export function parsePersonalizedRequest(body: Record<string, unknown>): BatchRequest {
+  const errors = new FieldErrors();
+  const messages = body.messages;
+  const items: BatchItem[] = [];
+  if (!Array.isArray(messages) || messages.length === 0) {
+    errors.add('messages', 'MESSAGE_REQUIRED', 'Au moins un message est requis.');
+  } else if (messages.length > MAX_BATCH) {
+    errors.add('messages', 'TOO_MANY_RECIPIENTS', 'Trop de messages : 100 au maximum par requête.');
+  } else {
+    messages.forEach((m: unknown, i) => {
+      const entry = m && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : {};
+      const to = normalizePhoneNumber(entry.to);
+      if (!to) errors.add(`messages[${i}].to`, 'INVALID_PHONE_NUMBER');
+      const message = checkMessage(entry.message, `messages[${i}].message`, errors);
+      const metadata = checkMetadata(entry.metadata, `messages[${i}].metadata`, errors);
+      if (to) items.push({ to, message, metadata });
+    });
+  }
+  const priority = checkPriority(body.priority, errors);
+  const webhookUrl = checkWebhookUrl(body.webhook_url, errors);
+  errors.throwIfAny();
+  return { items, priority, webhookUrl };
+}

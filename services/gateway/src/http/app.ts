@@ -1,10 +1,12 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { AppError, type Logger } from '@smsgw/platform';
+import { AppError, type Logger, type Redis } from '@smsgw/platform';
 import type { Upstreams } from '../use-cases';
 import type { GatewayState } from './context';
 import { authenticate } from './middleware/auth';
 import { errorEnvelope } from './middleware/errors';
+import { idempotency } from './middleware/idempotency';
+import { rateLimit } from './middleware/rate-limit';
 import { accessLog, requestId } from './middleware/request-id';
 import { authRoutes } from './routes/auth.routes';
 import { smsRoutes } from './routes/sms.routes';
@@ -12,7 +14,10 @@ import { smsRoutes } from './routes/sms.routes';
 export interface AppOptions {
   upstreams: Upstreams;
   log: Logger;
+  redis: Redis;
   authCacheTtlMs: number;
+  rateLimit: { limit: number; windowMs: number };
+  idempotencyTtlSeconds: number;
   /** Behind a TLS-terminating proxy: refuse requests it did not receive over HTTPS. */
   requireForwardedHttps: boolean;
 }
@@ -21,7 +26,9 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   const app = new Koa<GatewayState>();
   app.proxy = options.requireForwardedHttps;
   const auth = authenticate(options.upstreams.accounts, options.authCacheTtlMs);
-  const routers = [smsRoutes(options.upstreams, auth), authRoutes(options.upstreams, auth)];
+  const guard = rateLimit(options.redis, options.rateLimit);
+  const idempotent = idempotency(options.redis, options.idempotencyTtlSeconds);
+  const routers = [smsRoutes(options.upstreams, auth, guard, idempotent), authRoutes(options.upstreams, auth, guard)];
   const health = new Router<GatewayState>();
   health.get('/healthz', (ctx) => {
     ctx.body = { success: true };

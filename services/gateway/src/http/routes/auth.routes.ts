@@ -2,9 +2,9 @@ import Router from '@koa/router';
 import { chooseDevice, type Upstreams } from '../../use-cases';
 import type { GatewayMiddleware, GatewayState } from '../context';
 
-export function authRoutes(up: Upstreams, auth: GatewayMiddleware): Router<GatewayState> {
+export function authRoutes(up: Upstreams, auth: GatewayMiddleware, guard: GatewayMiddleware): Router<GatewayState> {
   const router = new Router<GatewayState>();
-  router.get('/v1/auth/test', auth, async (ctx) => {
+  router.get('/v1/auth/test', auth, guard, async (ctx) => {
     const session = ctx.state.auth!;
     const device = await chooseDevice(up, session, ctx.get('x-device-id') || undefined);
     ctx.body = {

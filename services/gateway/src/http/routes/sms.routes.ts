@@ -1,8 +1,9 @@
 import Router from '@koa/router';
 import type { message } from '@smsgw/proto';
-import { parseSendRequest } from '../../domain/send-request';
-import { chooseDevice, type Upstreams } from '../../use-cases';
-import type { GatewayMiddleware, GatewayState } from '../context';
+import { AppError } from '@smsgw/platform';
+import { normalizePhoneNumber, parseBulkRequest, parsePersonalizedRequest, parseSendRequest, type BatchRequest } from '../../domain/send-request';
+import { chooseDevice, spreadOverDevices, type Upstreams } from '../../use-cases';
+import type { GatewayContext, GatewayMiddleware, GatewayState } from '../context';
 import { jsonBody } from '../middleware/json-body';
 
 const PRIORITY_LABELS: Record<number, string> = { 1: 'very_high', 2: 'high', 3: 'normal', 4: 'low', 5: 'very_low' };
@@ -32,10 +33,143 @@ export function statusBody(m: message.Message__Output): Record<string, unknown> 
   return body;
 }
 
-export function smsRoutes(up: Upstreams, auth: GatewayMiddleware): Router<GatewayState> {
+const HISTORY_STATUSES = ['queued', 'sent', 'delivered', 'failed', 'cancelled'];
+
+/** A history entry: the specification's fields, unreached timestamps as null. */
+function historyItem(m: message.Message__Output): Record<string, unknown> {
+  return {
+    message_id: m.messageId,
+    status: m.status,
+    to: m.to,
+    message: m.text,
+    priority: PRIORITY_LABELS[m.priority] ?? 'normal',
+    device_id: m.deviceId,
+    batch_id: m.batchId || null,
+    created_at: m.createdAt,
+    sent_at: m.sentAt || null,
+    delivered_at: m.deliveredAt || null,
+    failed_at: m.failedAt || null,
+  };
+}
+
+function queryString(ctx: GatewayContext, name: string): string | undefined {
+  const value = ctx.query[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** A positive integer query parameter, or INVALID_PAGINATION. */
+function pageNumber(ctx: GatewayContext, name: string, fallback: number): number {
+  const text = queryString(ctx, name);
+  if (text === undefined) return fallback;
+  if (!/^[0-9]{1,9}$/.test(text)) {
+    throw new AppError('INVALID_PAGINATION', { details: [{ field: name, code: 'INVALID_PAGINATION' }] });
+  }
+  return Number(text);
+}
+
+/**
+ * The messaging endpoints. `auth` checks the credentials, `guard` applies the
+ * rate limit, `idempotent` replays a send made again with its Idempotency-Key.
+ */
+export function smsRoutes(
+  up: Upstreams,
+  auth: GatewayMiddleware,
+  guard: GatewayMiddleware,
+  idempotent: GatewayMiddleware,
+): Router<GatewayState> {
   const router = new Router<GatewayState>();
 
-  router.post('/v1/sms/send', auth, jsonBody, async (ctx) => {
+  async function sendBatch(ctx: GatewayContext, request: BatchRequest): Promise<void> {
+    const session = ctx.state.auth!;
+    const deviceIds = await spreadOverDevices(up, session, ctx.get('x-device-id') || undefined, request.items.length);
+    const batch = await up.messages.sendBatch({
+      clientId: session.clientId,
+      mode: modeOf(session.mode),
+      deviceIds,
+      messages: request.items.map((i) => ({ to: i.to, text: i.message, metadataJson: i.metadata ? JSON.stringify(i.metadata) : '' })),
+      priority: request.priority,
+      webhookUrl: request.webhookUrl ?? '',
+    });
+    ctx.body = {
+      success: true,
+      batch_id: batch.batchId,
+      total_recipients: batch.messages.length,
+      messages: batch.messages.map((m) => ({ message_id: m.messageId, to: m.to, status: m.status, device_id: m.deviceId, parts: m.parts, encoding: m.encoding })),
+      queued_at: batch.queuedAt,
+    };
+  }
+
+  router.post('/v1/sms/send-bulk', auth, guard, jsonBody, idempotent, async (ctx) => {
+    await sendBatch(ctx, parseBulkRequest(ctx.state.body!));
+  });
+
+  router.post('/v1/sms/send-bulk-personalized', auth, guard, jsonBody, idempotent, async (ctx) => {
+    await sendBatch(ctx, parsePersonalizedRequest(ctx.state.body!));
+  });
+
+  router.get('/v1/sms/history', auth, guard, async (ctx) => {
+    const session = ctx.state.auth!;
+    const page = pageNumber(ctx, 'page', 1);
+    const limit = pageNumber(ctx, 'limit', 50);
+    const status = queryString(ctx, 'status');
+    if (status !== undefined && !HISTORY_STATUSES.includes(status)) {
+      throw new AppError('VALIDATION_ERROR', {
+        message: `Statut inconnu : valeurs possibles ${HISTORY_STATUSES.join(', ')}.`,
+        details: [{ field: 'status', code: 'INVALID_STATUS' }],
+      });
+    }
+    const toFilter = queryString(ctx, 'to');
+    const to = toFilter === undefined ? '' : normalizePhoneNumber(toFilter);
+    if (to === undefined) throw new AppError('INVALID_PHONE_NUMBER', { details: [{ field: 'to', code: 'INVALID_PHONE_NUMBER' }] });
+    const list = await up.messages.listMessages({
+      clientId: session.clientId,
+      mode: modeOf(session.mode),
+      page,
+      limit,
+      status: status ?? '',
+      to,
+      fromDate: queryString(ctx, 'from_date') ?? '',
+      toDate: queryString(ctx, 'to_date') ?? '',
+      deviceId: queryString(ctx, 'device_id') ?? '',
+      search: (queryString(ctx, 'search') ?? '').slice(0, 200),
+    });
+    ctx.body = {
+      success: true,
+      data: list.messages.map(historyItem),
+      pagination: { current_page: list.page, per_page: list.perPage, total_pages: list.totalPages, total_items: list.totalItems },
+    };
+  });
+
+  router.get('/v1/sms/stats', auth, guard, async (ctx) => {
+    const session = ctx.state.auth!;
+    const stats = await up.messages.getStats({
+      clientId: session.clientId,
+      mode: modeOf(session.mode),
+      fromDate: queryString(ctx, 'from_date') ?? '',
+      toDate: queryString(ctx, 'to_date') ?? '',
+      deviceId: queryString(ctx, 'device_id') ?? '',
+    });
+    ctx.body = {
+      success: true,
+      period: { from: stats.from, to: stats.to },
+      stats: {
+        total_sent: stats.totalSent,
+        delivered: stats.delivered,
+        failed: stats.failed,
+        pending: stats.pending,
+        delivery_rate: stats.deliveryRate,
+        by_day: stats.byDay.map((d) => ({ date: d.date, sent: d.sent, delivered: d.delivered, failed: d.failed })),
+      },
+    };
+  });
+
+  router.delete('/v1/sms/:message_id', auth, guard, async (ctx) => {
+    const session = ctx.state.auth!;
+    const m = await up.messages.cancelMessage({ clientId: session.clientId, messageId: ctx.params.message_id!, mode: modeOf(session.mode) });
+    ctx.body = { success: true, message: 'Message annulé.', message_id: m.messageId, status: m.status, cancelled_at: m.cancelledAt };
+  });
+
+  router.post('/v1/sms/send', auth, guard, jsonBody, idempotent, async (ctx) => {
     const session = ctx.state.auth!;
     const request = parseSendRequest(ctx.state.body!);
     const device = await chooseDevice(up, session, ctx.get('x-device-id') || undefined, { allowOffline: request.scheduledAt !== undefined });
@@ -64,7 +198,7 @@ export function smsRoutes(up: Upstreams, auth: GatewayMiddleware): Router<Gatewa
     };
   });
 
-  router.get('/v1/sms/status/:message_id', auth, async (ctx) => {
+  router.get('/v1/sms/status/:message_id', auth, guard, async (ctx) => {
     const session = ctx.state.auth!;
     const m = await up.messages.getMessage({ clientId: session.clientId, messageId: ctx.params.message_id!, mode: modeOf(session.mode) });
     ctx.body = statusBody(m);

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import { AppError, type Redis } from '@smsgw/platform';
+import type { GatewayMiddleware } from '../context';
+
+interface Stored {
+  state: 'pending' | 'done';
+  fingerprint: string;
+  status?: number;
+  body?: unknown;
+}
+
+/** JSON with sorted keys, so that `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * `Idempotency-Key` on the sending endpoints. The first request with a key
+ * runs and its successful response is kept for the TTL (24 h); the same key
+ * with the same body (and device) answers that response again without
+ * sending anything; the same key with another body is refused with 422.
+ * A request that failed is forgotten, so it can be retried with its key.
+ */
+export function idempotency(redis: Redis, ttlSeconds: number): GatewayMiddleware {
+  return async (ctx, next) => {
+    const key = ctx.get('idempotency-key');
+    if (!key) return next();
+    if (key.length > 255) {
+      throw new AppError('VALIDATION_ERROR', {
+        message: "La clé d'idempotence dépasse 255 caractères.",
+        details: [{ field: 'Idempotency-Key', code: 'INVALID_IDEMPOTENCY_KEY' }],
+      });
+    }
+    const auth = ctx.state.auth!;
+    const fingerprint = sha256(`${ctx.method} ${ctx.path}\n${ctx.get('x-device-id')}\n${canonicalJson(ctx.state.body)}`);
+    const storeKey = `idempotency:${auth.clientId}:${auth.mode}:${sha256(key)}`;
+    const claimed = await redis.set(storeKey, JSON.stringify({ state: 'pending', fingerprint } satisfies Stored), 'EX', ttlSeconds, 'NX');
+    if (!claimed) {
+      const text = await redis.get(storeKey);
+      const stored = text ? (JSON.parse(text) as Stored) : undefined;
+      if (stored && stored.fingerprint !== fingerprint) throw new AppError('IDEMPOTENCY_KEY_REUSED');
+      if (!stored || stored.state === 'pending') throw new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 });
+      ctx.status = stored.status ?? 200;
+      ctx.body = stored.body;
+      ctx.set('Idempotent-Replayed', 'true');
+      return;
+    }
+    try {
+      await next();
+    } catch (err) {
+      await redis.del(storeKey);
+      throw err;
+    }
+    await redis.set(storeKey, JSON.stringify({ state: 'done', fingerprint, status: ctx.status, body: ctx.body } satisfies Stored), 'EX', ttlSeconds);
+  };
+}
