@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { assertMatchesOpenApi } from './openapi-validator';
 
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
@@ -16,7 +17,11 @@ export interface ApiRequest {
   rawBody?: string;
 }
 
-/** One real HTTP(S) request; the body is parsed as JSON when it is JSON. */
+/**
+ * One real HTTP(S) request; the body is parsed as JSON when it is JSON. Every
+ * answer of the API is checked against its OpenAPI document: a response that
+ * does not match fails the test that received it.
+ */
 export function request(url: string, ca: string, req: ApiRequest = {}): Promise<ApiResponse> {
   const target = new URL(url);
   const payload = req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
@@ -39,7 +44,14 @@ export function request(url: string, ca: string, req: ApiRequest = {}): Promise<
         } catch {
           body = {};
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, raw });
+        const status = res.statusCode ?? 0;
+        try {
+          if (target.pathname.startsWith('/v1/')) assertMatchesOpenApi(r.method, target.toString(), status, res.headers, body);
+        } catch (err) {
+          reject(err as Error);
+          return;
+        }
+        resolve({ status, headers: res.headers, body, raw });
       });
     });
     r.on('error', reject);

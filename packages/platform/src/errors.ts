@@ -21,6 +21,8 @@ export const ERROR_CATALOG = {
   INVALID_OTP_EXPIRY: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'La durée de validité doit être un nombre entier de secondes positif.' },
   INVALID_TEMPLATE: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Le modèle doit contenir le marqueur {{code}}.' },
   INVALID_PAGINATION: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Pagination invalide : page et limit doivent être des entiers, limit entre 1 et 100.' },
+  INVALID_STATUS: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Statut inconnu : queued, sent, delivered, failed ou cancelled.' },
+  INVALID_IDEMPOTENCY_KEY: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: "La clé d'idempotence doit faire de 1 à 255 caractères." },
   INVALID_DATE: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Date invalide : une date ISO 8601 est attendue.' },
   INVALID_API_KEY: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: 'Clé API invalide, expirée ou révoquée.' },
   INVALID_CLIENT_ID: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: 'Identifiant client inconnu.' },

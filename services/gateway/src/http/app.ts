@@ -8,6 +8,7 @@ import { errorEnvelope } from './middleware/errors';
 import { idempotency } from './middleware/idempotency';
 import { rateLimit } from './middleware/rate-limit';
 import { accessLog, requestId } from './middleware/request-id';
+import { openApiDocument } from '../openapi';
 import { authRoutes } from './routes/auth.routes';
 import { smsRoutes } from './routes/sms.routes';
 
@@ -33,6 +34,9 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   health.get('/healthz', (ctx) => {
     ctx.body = { success: true };
   });
+  health.get('/v1/openapi.json', (ctx) => {
+    ctx.body = openApiDocument;
+  });
 
   app.use(requestId);
   app.use(accessLog(options.log));
@@ -44,7 +48,7 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   app.use(health.routes());
   for (const router of routers) {
     app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
+    app.use(router.allowedMethods());
   }
   return app;
 }

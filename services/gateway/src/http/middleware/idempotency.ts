@@ -35,10 +35,7 @@ export function idempotency(redis: Redis, ttlSeconds: number): GatewayMiddleware
     const key = ctx.get('idempotency-key');
     if (!key) return next();
     if (key.length > 255) {
-      throw new AppError('VALIDATION_ERROR', {
-        message: "La clé d'idempotence dépasse 255 caractères.",
-        details: [{ field: 'Idempotency-Key', code: 'INVALID_IDEMPOTENCY_KEY' }],
-      });
+      throw new AppError('INVALID_IDEMPOTENCY_KEY', { details: [{ field: 'Idempotency-Key', code: 'INVALID_IDEMPOTENCY_KEY' }] });
     }
     const auth = ctx.state.auth!;
     const fingerprint = sha256(`${ctx.method} ${ctx.path}\n${ctx.get('x-device-id')}\n${canonicalJson(ctx.state.body)}`);

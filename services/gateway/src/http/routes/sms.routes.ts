@@ -113,10 +113,7 @@ export function smsRoutes(
     const limit = pageNumber(ctx, 'limit', 50);
     const status = queryString(ctx, 'status');
     if (status !== undefined && !HISTORY_STATUSES.includes(status)) {
-      throw new AppError('VALIDATION_ERROR', {
-        message: `Statut inconnu : valeurs possibles ${HISTORY_STATUSES.join(', ')}.`,
-        details: [{ field: 'status', code: 'INVALID_STATUS' }],
-      });
+      throw new AppError('INVALID_STATUS', { details: [{ field: 'status', code: 'INVALID_STATUS' }] });
     }
     const toFilter = queryString(ctx, 'to');
     const to = toFilter === undefined ? '' : normalizePhoneNumber(toFilter);
@@ -189,7 +186,6 @@ export function smsRoutes(
       status: m.status,
       to: m.to,
       device_id: m.deviceId,
-      priority: m.priority,
       parts: m.parts,
       encoding: m.encoding,
       queued_at: m.queuedAt,
