@@ -39,5 +39,9 @@ test: build
 	$(TURBO) run test --concurrency=1 --continue
 	@node scripts/test-summary.js
 
+# Throughput and latency of the send path against a bare Koa HTTPS hello-world (bench/README.md).
+bench: build
+	node bench/run.js
+
 clean:
 	rm -rf node_modules */node_modules */*/node_modules */*/dist */dist .turbo */.turbo */*/.turbo packages/proto/src/gen .stack .jest-results

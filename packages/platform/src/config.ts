@@ -44,8 +44,8 @@ export function loadConfig<T extends object>(build: (env: EnvReader) => T, sourc
     optional: (name) => raw(name),
     int: (name, fallback, range = {}) =>
       required(name, fallback, (t) => {
+        if (!/^[+-]?\d+$/.test(t.trim())) return '!not an integer';
         const n = Number(t);
-        if (!Number.isInteger(n)) return '!not an integer';
         if (range.min !== undefined && n < range.min) return `!must be at least ${range.min}`;
         if (range.max !== undefined && n > range.max) return `!must be at most ${range.max}`;
         return n;

@@ -12,3 +12,11 @@ export function createRedis(options: { url: string; keyPrefix: string; name: str
     lazyConnect: true,
   });
 }
+
+/**
+ * The Redis key holding a device's presence (its connection id, with a TTL
+ * refreshed by heartbeats). Written by the device-hub, read by the gateway.
+ */
+export function presenceKey(deviceId: string): string {
+  return `presence:${deviceId}`;
+}

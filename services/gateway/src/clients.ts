@@ -1,10 +1,11 @@
-import { createClient } from '@smsgw/platform';
+import { createClient, type Redis } from '@smsgw/platform';
 import { accountProto, deviceHubProto, messageProto, type account, type devicehub, type message } from '@smsgw/proto';
 import type { GatewayConfig } from './config';
+import { DeviceDirectory } from './device-directory';
 import type { Upstreams } from './use-cases';
 
 /** The gRPC channels of the gateway, built once at start-up. */
-export function createUpstreams(config: GatewayConfig): Upstreams & { close(): void } {
+export function createUpstreams(config: GatewayConfig, redis: Redis): Upstreams & { close(): void } {
   const options = { deadlineMs: config.grpcDeadlineMs };
   const up = {
     accounts: createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress, options),
@@ -13,6 +14,7 @@ export function createUpstreams(config: GatewayConfig): Upstreams & { close(): v
   };
   return {
     ...up,
+    directory: new DeviceDirectory(up.devices, redis, config.deviceCacheTtlMs),
     close() {
       up.accounts.close();
       up.devices.close();

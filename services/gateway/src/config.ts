@@ -29,6 +29,8 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       },
       idempotencyTtlSeconds: env.int('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, { min: 60 }),
       authCacheTtlMs: env.int('AUTH_CACHE_TTL_MS', 5000, { min: 0, max: 5000 }),
+      /** How long the owner of a device is remembered (it never changes; presence is always read live). */
+      deviceCacheTtlMs: env.int('DEVICE_CACHE_TTL_MS', 60_000, { min: 0 }),
       grpcDeadlineMs: env.int('GRPC_DEADLINE_MS', 5000, { min: 100 }),
     }),
     source,

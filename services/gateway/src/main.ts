@@ -10,9 +10,9 @@ import { createApp } from './http/app';
 import { createHttpsOnlyServer } from './http/server';
 
 export async function start(config: GatewayConfig = loadGatewayConfig(), log: Logger = createLogger('gateway')) {
-  const upstreams = createUpstreams(config);
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'gateway' });
   await redis.connect();
+  const upstreams = createUpstreams(config, redis);
   const proxied = config.http.tlsMode === 'proxy';
   const app = createApp({
     upstreams,

@@ -1,11 +1,13 @@
 import { AppError, type PromiseClient } from '@smsgw/platform';
 import type { account, devicehub, message } from '@smsgw/proto';
+import type { DeviceDirectory } from './device-directory';
 import type { AuthContext } from './http/context';
 
 export interface Upstreams {
   accounts: PromiseClient<account.AccountServiceClient>;
   devices: PromiseClient<devicehub.DeviceHubServiceClient>;
   messages: PromiseClient<message.MessageServiceClient>;
+  directory: DeviceDirectory;
 }
 
 export interface ChosenDevice {
@@ -27,8 +29,8 @@ export async function chooseDevice(
 ): Promise<ChosenDevice> {
   const lenient = auth.mode === 'test' || options.allowOffline === true;
   if (requested) {
-    const device = await up.devices.getDevice({ clientId: auth.clientId, deviceId: requested });
-    const online = device.status === 'online' || auth.mode === 'test';
+    const device = await up.directory.owned(auth.clientId, requested);
+    const online = auth.mode === 'test' || (await up.directory.isOnline(device.deviceId));
     if (!online && !lenient) throw new AppError('DEVICE_OFFLINE');
     return { deviceId: device.deviceId, status: online ? 'online' : 'offline' };
   }

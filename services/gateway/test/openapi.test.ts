@@ -333,6 +333,13 @@ describe('the gateway routes answering through real HTTP', () => {
       },
       listDevices: async () => ({ devices: [{ deviceId: DEVICE, clientId: CLIENT, name: 'Pixel', status: 'online', lastSeenAt: T0, createdAt: T0 }] }),
     },
+    directory: {
+      owned: async (_clientId: string, deviceId: string) => {
+        if (deviceId !== DEVICE) throw new AppError('INVALID_DEVICE_ID');
+        return { deviceId: DEVICE, clientId: CLIENT };
+      },
+      isOnline: async () => true,
+    },
     messages: {
       send: async (req: { message: { to: string; text: string; metadataJson: string }; priority: number; scheduledAt: string }) => ({
         message: stored({ to: req.message.to, text: req.message.text, metadataJson: req.message.metadataJson, priority: req.priority, scheduledAt: req.scheduledAt }),

@@ -1,4 +1,4 @@
-import type { Redis } from '@smsgw/platform';
+import { presenceKey, type Redis } from '@smsgw/platform';
 
 // Deletes the key only if it still names this connection, so that a closing
 // connection never erases the presence of the one that replaced it.
@@ -12,7 +12,7 @@ export class PresenceStore {
   ) {}
 
   private key(deviceId: string): string {
-    return `presence:${deviceId}`;
+    return presenceKey(deviceId);
   }
 
   async markOnline(deviceId: string, connectionId: string): Promise<void> {

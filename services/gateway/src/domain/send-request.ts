@@ -79,9 +79,15 @@ export function checkMetadata(value: unknown, field: string, errors: FieldErrors
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
+/** Date.parse rolls 2030-02-30 over to 2 March; a real calendar day is required. */
+function isCalendarDate(iso: string): boolean {
+  const [y, m, d] = iso.slice(0, 10).split('-').map(Number) as [number, number, number];
+  return m >= 1 && m <= 12 && d >= 1 && new Date(Date.UTC(y, m - 1, d)).getUTCDate() === d;
+}
+
 export function checkScheduledAt(value: unknown, errors: FieldErrors, now = Date.now()): Date | undefined {
   if (value === undefined || value === null) return undefined;
-  const time = typeof value === 'string' && ISO_8601.test(value) ? Date.parse(value) : Number.NaN;
+  const time = typeof value === 'string' && ISO_8601.test(value) && isCalendarDate(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(time) || time <= now || time > now + MAX_SCHEDULE_AHEAD_MS) {
     errors.add('scheduled_at', 'INVALID_SCHEDULED_AT');
     return undefined;

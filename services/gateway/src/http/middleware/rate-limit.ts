@@ -33,11 +33,12 @@ return {allowed, count, reset_ms}
  * RATE_LIMIT_EXCEEDED with Retry-After.
  */
 export function rateLimit(redis: Redis, options: { limit: number; windowMs: number }): GatewayMiddleware {
+  // Sent by its SHA (EVALSHA), not its text, on every request.
+  redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW });
+  const slidingWindow = (redis as Redis & { slidingWindow(...args: (string | number)[]): Promise<unknown> }).slidingWindow.bind(redis);
   return async (ctx, next) => {
     const clientId = ctx.state.auth!.clientId;
-    const [allowed, count, resetMs] = (await redis.eval(
-      SLIDING_WINDOW,
-      1,
+    const [allowed, count, resetMs] = (await slidingWindow(
       `ratelimit:${clientId}`,
       options.windowMs,
       options.limit,

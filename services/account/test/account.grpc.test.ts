@@ -1,0 +1,221 @@
+import { randomBytes } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { AppError, createClient, createLogger, createPool, healthService, quoteIdent, type Pool, type PromiseClient } from '@smsgw/platform';
+import { accountProto, type account } from '@smsgw/proto';
+import { loadAccountConfig } from '../src/config';
+import { start } from '../src/main';
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const KEY_BODY = /^[A-Za-z0-9]{40}$/;
+
+async function failure(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    return err as AppError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+/** The same key with its last character changed: same lookup, wrong secret. */
+function tamper(key: string): string {
+  return key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
+}
+
+describe('account service over gRPC', () => {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  let service: Awaited<ReturnType<typeof start>>;
+  let accounts: PromiseClient<account.AccountServiceClient>;
+  let db: Pool;
+
+  beforeAll(async () => {
+    const config = loadAccountConfig({ DATABASE_URL, DATABASE_SCHEMA: schema, GRPC_PORT: '0', GRPC_HOST: '127.0.0.1', DATABASE_POOL_MAX: '4' });
+    db = createPool({ url: DATABASE_URL, schema, max: 2 });
+    service = await start(config, createLogger('account-test', 'silent'));
+    accounts = createClient(accountProto().AccountService, `127.0.0.1:${service.port}`);
+  });
+
+  afterAll(async () => {
+    accounts?.close();
+    try {
+      await service?.stop();
+    } finally {
+      if (db) {
+        await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+        await db.end();
+      }
+    }
+  });
+
+  const newClient = (email = `owner-${randomBytes(3).toString('hex')}@example.com`) => accounts.createClient({ email, name: 'Boulangerie Martin' });
+
+  it('when the service has started, then its gRPC health check answers SERVING', async () => {
+    const Health = grpc.makeGenericClientConstructor(healthService, 'Health');
+    const health = new Health(`127.0.0.1:${service.port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+      check(req: { service: string }, cb: grpc.requestCallback<{ status: string }>): void;
+    };
+    try {
+      const status = await new Promise((resolve, reject) => health.check({ service: 'smsgw.account.v1.AccountService' }, (err, res) => (err ? reject(err) : resolve(res?.status))));
+      expect(status).toBe('SERVING');
+    } finally {
+      health.close();
+    }
+  });
+
+  it('when a client is created, then it gets a client_<digits> id, a live and a test key and a signing secret', async () => {
+    const created = await newClient();
+
+    expect(created.clientId).toMatch(/^client_\d+$/);
+    expect(created.liveApiKey).toMatch(/^sgw_live_/);
+    expect(created.liveApiKey.slice('sgw_live_'.length)).toMatch(KEY_BODY);
+    expect(created.testApiKey).toMatch(/^sgw_test_/);
+    expect(created.testApiKey.slice('sgw_test_'.length)).toMatch(KEY_BODY);
+    expect(created.signingSecret).toMatch(/^whsec_[A-Za-z0-9]{40}$/);
+    await expect(accounts.getClient({ clientId: created.clientId })).resolves.toMatchObject({
+      clientId: created.clientId,
+      name: 'Boulangerie Martin',
+      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+    await expect(accounts.getSigningSecret({ clientId: created.clientId })).resolves.toEqual({ clientId: created.clientId, secret: created.signingSecret });
+  });
+
+  it('when two clients are created, then their ids and keys all differ', async () => {
+    const [a, b] = await Promise.all([newClient(), newClient()]);
+
+    expect(new Set([a.clientId, b.clientId]).size).toBe(2);
+    expect(new Set([a.liveApiKey, a.testApiKey, b.liveApiKey, b.testApiKey]).size).toBe(4);
+  });
+
+  it('when each key is verified with its client id, then it is accepted with its mode', async () => {
+    const created = await newClient();
+
+    const live = await accounts.verifyApiKey({ apiKey: created.liveApiKey, clientId: created.clientId });
+    const test = await accounts.verifyApiKey({ apiKey: created.testApiKey, clientId: created.clientId });
+
+    expect(live).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_LIVE', keyId: expect.stringMatching(/^key_/) });
+    expect(test).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_TEST', keyId: expect.stringMatching(/^key_/) });
+    expect(live.keyId).not.toBe(test.keyId);
+  });
+
+  it('when a wrong key is presented, then it is refused INVALID_API_KEY', async () => {
+    const created = await newClient();
+    const wrong = [
+      tamper(created.liveApiKey),
+      `sgw_live_${'A'.repeat(40)}`,
+      created.liveApiKey.replace('sgw_live_', 'sgw_test_'),
+      created.liveApiKey.slice(0, -1),
+      'not-a-key',
+      '',
+    ];
+
+    for (const apiKey of wrong) {
+      const err = await failure(accounts.verifyApiKey({ apiKey, clientId: created.clientId }));
+      expect({ apiKey, code: err.code }).toEqual({ apiKey, code: 'INVALID_API_KEY' });
+    }
+  });
+
+  it('when a valid key comes with an unknown client id, then it is refused INVALID_CLIENT_ID', async () => {
+    const created = await newClient();
+
+    for (const clientId of ['client_1', 'client_999999999999999999', 'someone', '']) {
+      const err = await failure(accounts.verifyApiKey({ apiKey: created.liveApiKey, clientId }));
+      expect({ clientId, code: err.code }).toEqual({ clientId, code: 'INVALID_CLIENT_ID' });
+    }
+  });
+
+  it("when a valid key comes with another existing client's id, then it is refused INVALID_API_KEY", async () => {
+    const [mine, theirs] = await Promise.all([newClient(), newClient()]);
+
+    const err = await failure(accounts.verifyApiKey({ apiKey: mine.liveApiKey, clientId: theirs.clientId }));
+
+    expect(err.code).toBe('INVALID_API_KEY');
+    expect(err.message).toBe('Clé API invalide, expirée ou révoquée.');
+  });
+
+  it('when a wrong key comes with an unknown client id, then the key is reported first', async () => {
+    const err = await failure(accounts.verifyApiKey({ apiKey: `sgw_live_${'B'.repeat(40)}`, clientId: 'client_1' }));
+    expect(err.code).toBe('INVALID_API_KEY');
+  });
+
+  it('when a key is revoked, then it is refused while the client’s other key still works', async () => {
+    const created = await newClient();
+
+    const revoked = await accounts.revokeApiKey({ apiKey: created.liveApiKey });
+
+    expect(revoked.keyId).toMatch(/^key_/);
+    expect(Date.parse(revoked.revokedAt)).not.toBeNaN();
+    expect((await failure(accounts.verifyApiKey({ apiKey: created.liveApiKey, clientId: created.clientId }))).code).toBe('INVALID_API_KEY');
+    await expect(accounts.verifyApiKey({ apiKey: created.testApiKey, clientId: created.clientId })).resolves.toMatchObject({ mode: 'KEY_MODE_TEST' });
+  });
+
+  it('when a key is revoked twice, then the first revocation time is kept', async () => {
+    const created = await newClient();
+
+    const first = await accounts.revokeApiKey({ apiKey: created.testApiKey });
+    const second = await accounts.revokeApiKey({ apiKey: created.testApiKey });
+
+    expect(second).toEqual(first);
+  });
+
+  it('when an unknown or tampered key is revoked, then it is refused INVALID_API_KEY', async () => {
+    const created = await newClient();
+
+    expect((await failure(accounts.revokeApiKey({ apiKey: tamper(created.liveApiKey) }))).code).toBe('INVALID_API_KEY');
+    expect((await failure(accounts.revokeApiKey({ apiKey: 'sgw_live_nope' }))).code).toBe('INVALID_API_KEY');
+    await expect(accounts.verifyApiKey({ apiKey: created.liveApiKey, clientId: created.clientId })).resolves.toMatchObject({ mode: 'KEY_MODE_LIVE' });
+  });
+
+  it('when another key is created for a client, then it works alongside the first ones', async () => {
+    const created = await newClient();
+
+    const extra = await accounts.createApiKey({ clientId: created.clientId, mode: 'KEY_MODE_TEST', label: 'ci' });
+
+    expect(extra.apiKey).toMatch(/^sgw_test_[A-Za-z0-9]{40}$/);
+    await expect(accounts.verifyApiKey({ apiKey: extra.apiKey, clientId: created.clientId })).resolves.toEqual({
+      clientId: created.clientId,
+      mode: 'KEY_MODE_TEST',
+      keyId: extra.keyId,
+    });
+    expect((await failure(accounts.createApiKey({ clientId: 'client_1', mode: 'KEY_MODE_LIVE', label: '' }))).code).toBe('INVALID_CLIENT_ID');
+  });
+
+  it('when keys are stored, then no plain key (nor its secret part) appears in any text column of the database', async () => {
+    const created = await newClient();
+    const extra = await accounts.createApiKey({ clientId: created.clientId, mode: 'KEY_MODE_LIVE', label: 'extra' });
+    const plain = [created.liveApiKey, created.testApiKey, extra.apiKey];
+
+    const { rows: columns } = await db.query<{ table_name: string; column_name: string; data_type: string }>(
+      `SELECT table_name, column_name, data_type FROM information_schema.columns
+       WHERE table_schema = $1 AND data_type IN ('text', 'character varying', 'character', 'bytea', 'jsonb', 'json')`,
+      [schema],
+    );
+    expect(columns.map((c) => `${c.table_name}.${c.column_name}`)).toEqual(expect.arrayContaining(['api_keys.lookup', 'api_keys.key_hash']));
+    for (const { table_name, column_name, data_type } of columns) {
+      // Bytes are read as they are, so a key stored as bytea would show too.
+      const value = data_type === 'bytea' ? `encode(${quoteIdent(column_name)}, 'escape')` : `${quoteIdent(column_name)}::text`;
+      const { rows } = await db.query<{ value: string | null }>(`SELECT ${value} AS value FROM ${quoteIdent(table_name)}`);
+      for (const { value } of rows) {
+        for (const key of plain) {
+          expect(value ?? '').not.toContain(key);
+          expect(value ?? '').not.toContain(key.slice(-28));
+        }
+      }
+    }
+    const { rows: keys } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE client_id = $1', [created.clientId]);
+    expect(keys[0]!.n).toBe(3);
+  });
+
+  it('when the e-mail address is invalid, then the client is refused VALIDATION_ERROR naming the field', async () => {
+    for (const email of ['', 'not-an-email', 'a@b', 'two@@example.com', 'spaces in@example.com', `${'x'.repeat(250)}@example.com`]) {
+      const err = await failure(accounts.createClient({ email, name: '' }));
+      expect({ email, code: err.code }).toEqual({ email, code: 'VALIDATION_ERROR' });
+      expect(err.details).toEqual([{ field: 'email', code: 'INVALID_EMAIL', message: 'Adresse e-mail invalide.' }]);
+    }
+  });
+
+  it('when an unknown client is looked up, then it is INVALID_CLIENT_ID', async () => {
+    expect((await failure(accounts.getClient({ clientId: 'client_42' }))).code).toBe('INVALID_CLIENT_ID');
+    expect((await failure(accounts.getSigningSecret({ clientId: 'client_42' }))).code).toBe('INVALID_CLIENT_ID');
+  });
+});

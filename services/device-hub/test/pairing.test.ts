@@ -1,0 +1,76 @@
+import { newDevicePassword, newPairingCode, normalizeDevicePassword, normalizePairingCode, pacingDelay } from '../src/domain/pairing';
+
+const UNAMBIGUOUS = '[2-9A-HJKMNP-Z]';
+
+describe('device pairing', () => {
+  it('when a device password is made, then it reads XXXX-XXXX-XXXX-XXXX without ambiguous characters', () => {
+    const passwords = Array.from({ length: 300 }, () => newDevicePassword());
+
+    for (const password of passwords) {
+      expect(password.plain).toMatch(new RegExp(`^${UNAMBIGUOUS}{4}-${UNAMBIGUOUS}{4}-${UNAMBIGUOUS}{4}-${UNAMBIGUOUS}{4}$`));
+      expect(password.plain).not.toMatch(/[01OIL]/);
+      expect(password.lookup).toBe(password.plain.slice(0, 4));
+      expect(password.normalized).toBe(password.plain.replace(/-/g, ''));
+    }
+    expect(new Set(passwords.map((p) => p.plain)).size).toBe(passwords.length);
+    const used = new Set(passwords.flatMap((p) => Array.from(p.normalized)));
+    expect(used.size).toBeGreaterThan(25);
+  });
+
+  it('when a password is typed back exactly, then it normalises to what was issued', () => {
+    const password = newDevicePassword();
+    expect(normalizeDevicePassword(password.plain)).toEqual({ lookup: password.lookup, normalized: password.normalized });
+  });
+
+  it('when a password is typed in lower case, with spaces or without dashes, then it still matches', () => {
+    const password = newDevicePassword();
+    const groups = password.plain.split('-');
+    const expected = { lookup: password.lookup, normalized: password.normalized };
+
+    expect(normalizeDevicePassword(password.plain.toLowerCase())).toEqual(expected);
+    expect(normalizeDevicePassword(groups.join(' '))).toEqual(expected);
+    expect(normalizeDevicePassword(`  ${groups.join(' - ').toLowerCase()}\t`)).toEqual(expected);
+    expect(normalizeDevicePassword(groups.join(''))).toEqual(expected);
+  });
+
+  it.each([
+    ['too short', 'ABCD-EFGH-JKMN'],
+    ['too long', 'ABCD-EFGH-JKMN-PQRS-T'],
+    ['holding punctuation', 'ABCD-EFGH-JKMN-PQR!'],
+    ['holding accents', 'ÀBCD-EFGH-JKMN-PQRS'],
+    ['empty', ''],
+  ])('when a password is %s, then it is refused', (_label, input) => {
+    expect(normalizeDevicePassword(input)).toBeUndefined();
+  });
+
+  it('when a pairing code is made, then it has 8 unambiguous characters and typing it loosely still matches', () => {
+    const code = newPairingCode();
+
+    expect(code).toMatch(new RegExp(`^${UNAMBIGUOUS}{8}$`));
+    expect(normalizePairingCode(`${code.slice(0, 4).toLowerCase()}-${code.slice(4)} `)).toBe(code);
+    expect(newPairingCode()).not.toBe(code);
+  });
+
+  it('when a pacing delay is drawn, then it stays within [min, max] and spreads over the range', () => {
+    const delays = Array.from({ length: 2000 }, () => pacingDelay(2000, 3000));
+
+    for (const delay of delays) {
+      expect(Number.isInteger(delay)).toBe(true);
+      expect(delay).toBeGreaterThanOrEqual(2000);
+      expect(delay).toBeLessThanOrEqual(3000);
+    }
+    expect(Math.min(...delays)).toBeLessThan(2100);
+    expect(Math.max(...delays)).toBeGreaterThan(2900);
+  });
+
+  it('when the random source is at its ends, then the delay is exactly min or max', () => {
+    expect(pacingDelay(2000, 3000, () => 0)).toBe(2000);
+    expect(pacingDelay(2000, 3000, () => 0.5)).toBe(2500);
+    expect(pacingDelay(2000, 3000, () => 0.9999999)).toBe(3000);
+  });
+
+  it('when max is below min or equal to it, then the delay is min', () => {
+    expect(pacingDelay(2500, 1000, () => 0.7)).toBe(2500);
+    expect(pacingDelay(0, 0)).toBe(0);
+  });
+});
