@@ -84,7 +84,8 @@ export class AppError extends Error {
 }
 
 const CODE_KEY = 'smsgw-error-code';
-const DETAILS_KEY = 'smsgw-error-details';
+// Binary (-bin) so that details may hold any text: plain metadata must be ASCII.
+const DETAILS_KEY = 'smsgw-error-details-bin';
 const RETRY_KEY = 'smsgw-retry-after';
 
 /** Turns anything thrown by a handler into a gRPC status error. */
@@ -92,7 +93,7 @@ export function toServiceError(err: unknown): Partial<grpc.StatusObject> {
   const appError = err instanceof AppError ? err : new AppError('INTERNAL_ERROR', { cause: err });
   const metadata = new grpc.Metadata();
   metadata.set(CODE_KEY, appError.code);
-  if (appError.details) metadata.set(DETAILS_KEY, JSON.stringify(appError.details));
+  if (appError.details) metadata.set(DETAILS_KEY, Buffer.from(JSON.stringify(appError.details), 'utf8'));
   if (appError.retryAfterSeconds !== undefined) metadata.set(RETRY_KEY, String(appError.retryAfterSeconds));
   return { code: ERROR_CATALOG[appError.code].grpc, details: appError.message, metadata };
 }
@@ -105,7 +106,7 @@ export function fromServiceError(err: grpc.ServiceError): AppError {
     const retry = err.metadata.get(RETRY_KEY)[0];
     return new AppError(code, {
       message: err.details,
-      details: typeof details === 'string' ? (JSON.parse(details) as ErrorDetail[]) : undefined,
+      details: Buffer.isBuffer(details) ? (JSON.parse(details.toString('utf8')) as ErrorDetail[]) : undefined,
       retryAfterSeconds: typeof retry === 'string' ? Number(retry) : undefined,
       cause: err,
     });

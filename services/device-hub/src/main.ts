@@ -38,14 +38,13 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'device-hub' });
   await redis.connect();
   // Readiness follows the NATS connection once start-up is done.
-  let ready = false;
-  let serving: GrpcServerHandle | undefined;
+  const readiness: { ready: boolean; server?: GrpcServerHandle } = { ready: false };
   const nats = await connectNats({
     url: config.nats.url,
     prefix: config.nats.prefix,
     name: 'device-hub',
     log,
-    onConnectionChange: (up) => serving?.setServing(up && ready),
+    onConnectionChange: (up) => readiness.server?.setServing(up && readiness.ready),
   });
   const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress);
   const repo = new DeviceRepository(pool);
@@ -106,8 +105,8 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   await new Promise<void>((resolve) => agentServer.listen(config.agents.port, config.agents.host, resolve));
   agentPort = (agentServer.address() as AddressInfo).port;
   testMode.start();
-  ready = true;
-  serving = grpcServer;
+  readiness.ready = true;
+  readiness.server = grpcServer;
   grpcServer.setServing(true);
   log.info({ grpc_port: grpcServer.port, agent_port: agentPort, public_url: publicUrl() }, 'device-hub ready');
 

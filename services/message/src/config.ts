@@ -13,6 +13,12 @@ export function loadMessageConfig(source: NodeJS.ProcessEnv = process.env) {
         minMs: env.int('DISPATCH_INTERVAL_MIN_MS', 2000, { min: 0 }),
         maxMs: env.int('DISPATCH_INTERVAL_MAX_MS', 3000, { min: 0 }),
       },
+      /** Full history is kept this long; older messages survive only as daily rollups. */
+      retention: {
+        days: env.int('RETENTION_DAYS', 90, { min: 1, max: 36_500 }),
+        /** How often the retention job runs; 0 turns the periodic run off (RunRetention still works). */
+        intervalMs: env.int('RETENTION_INTERVAL_MS', 3_600_000, { min: 0 }),
+      },
     }),
     source,
   );

@@ -16,26 +16,28 @@ import {
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { messageProto } from '@smsgw/proto';
 import { loadMessageConfig, type MessageConfig } from './config';
+import { HistoryRepository } from './data/history.repository';
 import { MessageRepository } from './data/message.repository';
 import { ReportConsumer } from './events/report.consumer';
 import { SmsEventPublisher } from './events/sms-event.publisher';
 import { messageHandlers } from './grpc/message.handlers';
+import { RetentionJob } from './jobs/retention.job';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
 export async function start(config: MessageConfig = loadMessageConfig(), log: Logger = createLogger('message')) {
   const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'message' });
   // Readiness follows the NATS connection once start-up is done.
-  let ready = false;
-  let serving: GrpcServerHandle | undefined;
+  const readiness: { ready: boolean; server?: GrpcServerHandle } = { ready: false };
   const nats = await connectNats({
     url: config.nats.url,
     prefix: config.nats.prefix,
     name: 'message',
     log,
-    onConnectionChange: (up) => serving?.setServing(up && ready),
+    onConnectionChange: (up) => readiness.server?.setServing(up && readiness.ready),
   });
   const repo = new MessageRepository(pool);
+  const history = new HistoryRepository(pool);
   const server = await startGrpcServer({
     host: config.grpc.host,
     port: config.grpc.port,
@@ -43,7 +45,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
       {
         name: 'smsgw.message.v1.MessageService',
         definition: messageProto().MessageService.service,
-        implementation: unaryHandlers(messageHandlers(repo, nats, config), log),
+        implementation: unaryHandlers(messageHandlers(repo, nats, config, history), log),
       },
     ],
   });
@@ -53,14 +55,17 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   await ensureStream(nats.jsm, streams.events);
   const consumer = new ReportConsumer(nats, repo, new SmsEventPublisher(nats), log);
   await consumer.start();
-  ready = true;
-  serving = server;
+  const retention = new RetentionJob(history, config.retention, log);
+  retention.start();
+  readiness.ready = true;
+  readiness.server = server;
   server.setServing(true);
   log.info({ port: server.port }, 'message service ready');
   return {
     port: server.port,
     async stop() {
       await server.stop();
+      await retention.stop();
       await consumer.stop();
       await nats.nc.drain();
       await pool.end();

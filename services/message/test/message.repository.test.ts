@@ -182,7 +182,6 @@ describe('MessageRepository against Postgres', () => {
         expect(stored?.status).toBe(cancelWon ? 'cancelled' : 'queued');
         outcomes.push({ deviceId, messageId: queued.message_id, winner: cancelWon ? 'cancel' : 'claim' });
       }
-      console.log(outcomes.map((o) => o.winner).join(','));
 
       await sleep(leaseMs + 100);
       for (const outcome of outcomes) {

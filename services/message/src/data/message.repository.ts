@@ -92,12 +92,19 @@ export class MessageRepository {
   }
 
   /** How many claimable messages of the device would go before one of this priority and due time. */
-  async queuePosition(deviceId: string, priority: number, dueAt: Date): Promise<number> {
+  /**
+   * An estimate's input, so it is capped: past 5,000 messages ahead (hours of
+   * sending at one SMS every 2-3 s) the count would only cost time.
+   */
+  async queuePosition(deviceId: string, mode: Mode, priority: number, dueAt: Date): Promise<number> {
     const { rows } = await this.pool.query<{ ahead: number }>(
-      `SELECT count(*)::int AS ahead FROM messages
-       WHERE device_id = $1 AND status = 'queued' AND accepted_at IS NULL AND due_at <= $3
-         AND (priority < $2 OR (priority = $2 AND due_at < $3))`,
-      [deviceId, priority, dueAt],
+      `SELECT count(*)::int AS ahead FROM (
+         SELECT 1 FROM messages
+         WHERE device_id = $1 AND mode = $4 AND status = 'queued' AND accepted_at IS NULL AND due_at <= $3
+           AND (priority < $2 OR (priority = $2 AND due_at < $3))
+         LIMIT 5000
+       ) ahead`,
+      [deviceId, priority, dueAt, mode],
     );
     return rows[0]!.ahead;
   }
@@ -130,21 +137,29 @@ export class MessageRepository {
     return rows[0];
   }
 
-  /** Takes the device's next due message (priority 1 first, then oldest) under a lease. */
-  async claimNext(deviceId: string, leaseMs: number): Promise<MessageRow | undefined> {
+  /**
+   * Takes the next due message (priority 1 first, then oldest) under a lease:
+   * the device's live messages, or in test mode the device's test messages,
+   * or with no device any client's test messages (the simulated device).
+   */
+  async claimNext(deviceId: string, leaseMs: number, mode: Mode = 'live'): Promise<MessageRow | undefined> {
+    // Only the simulated device of test keys may take messages of any device.
+    if (!deviceId && mode === 'live') throw new Error('a live claim needs a device');
+    const params: unknown[] = [leaseMs, mode];
+    if (deviceId) params.push(deviceId);
     const { rows } = await this.pool.query<MessageRow>(
       `WITH next AS (
          SELECT message_id FROM messages
-         WHERE device_id = $1 AND mode = 'live' AND ${CLAIMABLE} AND due_at <= now()
+         WHERE mode = $2 ${deviceId ? 'AND device_id = $3' : ''} AND ${CLAIMABLE} AND due_at <= now()
          ORDER BY priority, due_at, message_id
          LIMIT 1
          FOR UPDATE SKIP LOCKED
        )
-       UPDATE messages m SET lease_until = now() + make_interval(secs => $2::double precision / 1000),
+       UPDATE messages m SET lease_until = now() + make_interval(secs => $1::double precision / 1000),
                              claim_count = claim_count + 1
        FROM next WHERE m.message_id = next.message_id
        RETURNING m.*`,
-      [deviceId, leaseMs],
+      params,
     );
     return rows[0];
   }
@@ -186,7 +201,7 @@ export class MessageRepository {
   async queueDepths(deviceIds: string[]): Promise<Map<string, number>> {
     const { rows } = await this.pool.query<{ device_id: string; depth: number }>(
       `SELECT device_id, count(*)::int AS depth FROM messages
-       WHERE device_id = ANY($1::text[]) AND status = 'queued' AND accepted_at IS NULL
+       WHERE device_id = ANY($1::text[]) AND mode = 'live' AND status = 'queued' AND accepted_at IS NULL
        GROUP BY device_id`,
       [deviceIds],
     );

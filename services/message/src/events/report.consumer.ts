@@ -6,7 +6,13 @@ import type { SmsEventPublisher } from './sms-event.publisher';
 
 const DURABLE = 'message-reports';
 
-function parseReport(data: unknown): AgentReport | undefined {
+function parseReport(bytes: Uint8Array): AgentReport | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
   const r = data as Partial<AgentReport> | null;
   if (!r || typeof r.message_id !== 'string' || typeof r.device_id !== 'string') return undefined;
   if (!AGENT_REPORT_STATUSES.includes(r.status as never) || typeof r.at !== 'string' || Number.isNaN(Date.parse(r.at))) return undefined;
@@ -46,7 +52,8 @@ export class ReportConsumer {
     const messages = this.messages;
     this.loop = (async () => {
       for await (const msg of messages) {
-        const report = parseReport(msg.json());
+        // A report that cannot be read is dropped (term), never allowed to stop the loop.
+        const report = parseReport(msg.data);
         if (!report) {
           this.log.warn({ subject: msg.subject }, 'malformed agent report dropped');
           msg.term();

@@ -1,10 +1,17 @@
 import { AppError, newId, type AsyncHandlers, type Nats } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { MessageConfig } from '../config';
+import type { HistoryRepository } from '../data/history.repository';
 import type { MessageRepository, MessageRow, Mode, NewMessage } from '../data/message.repository';
+import { historyFilter, pageOf, totalPages } from '../domain/history';
+import { statsPeriod } from '../domain/period';
 import { measureSms } from '../domain/sms-encoding';
+import { summarize } from '../domain/stats';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : '');
+
+/** About a century: the cutoff stays a date Postgres can compute. */
+const MAX_RETENTION_DAYS = 36_500;
 
 function modeOf(mode: string): Mode {
   return mode === 'MODE_TEST' ? 'test' : 'live';
@@ -51,7 +58,8 @@ function parseMetadata(json: string): Record<string, unknown> | null {
 export function messageHandlers(
   repo: MessageRepository,
   nats: Nats,
-  config: Pick<MessageConfig, 'pacing'>,
+  config: Pick<MessageConfig, 'pacing' | 'retention'>,
+  history: HistoryRepository,
 ): AsyncHandlers<message.MessageServiceHandlers> {
   const averagePacingMs = (config.pacing.minMs + config.pacing.maxMs) / 2;
 
@@ -76,10 +84,13 @@ export function messageHandlers(
     };
   }
 
+  /** Hints that due messages wait: to the hub holding each phone, or to the simulated device of test keys. */
   function wake(rows: MessageRow[]): void {
-    for (const deviceId of new Set(rows.filter((r) => !r.scheduled_at || r.scheduled_at <= new Date()).map((r) => r.device_id))) {
+    const due = rows.filter((r) => !r.scheduled_at || r.scheduled_at <= new Date());
+    for (const deviceId of new Set(due.filter((r) => r.mode === 'live').map((r) => r.device_id))) {
       nats.nc.publish(nats.names.wake(deviceId));
     }
+    if (due.some((r) => r.mode === 'test')) nats.nc.publish(nats.names.testWake);
   }
 
   return {
@@ -88,7 +99,7 @@ export function messageHandlers(
       const scheduledAt = req.scheduledAt ? new Date(req.scheduledAt) : null;
       const [row] = await repo.insert([outgoing(req, req.deviceId, req.message, scheduledAt, null)]);
       wake([row!]);
-      const ahead = await repo.queuePosition(row!.device_id, row!.priority, row!.due_at);
+      const ahead = await repo.queuePosition(row!.device_id, row!.mode, row!.priority, row!.due_at);
       const start = Math.max(Date.now(), row!.due_at.getTime());
       return { message: toProto(row!), estimatedDelivery: new Date(start + ahead * averagePacingMs).toISOString() };
     },
@@ -123,13 +134,38 @@ export function messageHandlers(
     },
 
     async ClaimNext(req) {
-      const row = await repo.claimNext(req.deviceId, req.leaseMs || 30_000);
+      const mode = modeOf(req.mode);
+      if (mode === 'live' && !req.deviceId) throw new AppError('INVALID_DEVICE_ID', { details: [{ field: 'device_id', code: 'INVALID_DEVICE_ID' }] });
+      const row = await repo.claimNext(req.deviceId, req.leaseMs || 30_000, mode);
       return row ? { message: toProto(row), attempt: row.claim_count } : { attempt: 0 };
     },
 
     async QueueDepths(req) {
       const depths = await repo.queueDepths(req.deviceIds);
       return { depths: Object.fromEntries(req.deviceIds.map((id) => [id, depths.get(id) ?? 0])) };
+    },
+
+    async ListMessages(req) {
+      const page = pageOf(req.page, req.limit);
+      const { rows, total } = await history.list(req.clientId, modeOf(req.mode), historyFilter(req), page);
+      return { messages: rows.map(toProto), page: page.page, perPage: page.limit, totalPages: totalPages(total, page.limit), totalItems: total };
+    },
+
+    async GetStats(req) {
+      const period = statsPeriod(req.fromDate, req.toDate, new Date());
+      const days = await history.dayCounts(req.clientId, modeOf(req.mode), period, req.deviceId || undefined);
+      return { from: period.from.toISOString(), to: new Date(period.until.getTime() - 1).toISOString(), ...summarize(days) };
+    },
+
+    async RunRetention(req) {
+      if (req.retentionDays < 0 || req.retentionDays > MAX_RETENTION_DAYS) {
+        throw new AppError('VALIDATION_ERROR', {
+          message: `retention_days doit être un nombre de jours entre 1 et ${MAX_RETENTION_DAYS} (0 : la durée configurée).`,
+          details: [{ field: 'retention_days', code: 'VALIDATION_ERROR' }],
+        });
+      }
+      const deleted = await history.runRetention(req.retentionDays || config.retention.days, { wait: true });
+      return { deleted: deleted ?? 0 };
     },
   };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createPool, migrate, newId, quoteIdent, type Pool } from '@smsgw/platform';
-import type { Mode, NewMessage } from '../../src/data/message.repository';
+import type { NewMessage } from '../../src/data/message.repository';
 
 export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -29,7 +29,7 @@ export function newMessage(overrides: Partial<NewMessage> & { deviceId: string }
   return {
     messageId: newId('msg'),
     clientId: 'client_1700000000000000001',
-    mode: 'live' as Mode,
+    mode: 'live',
     batchId: null,
     to: '+33612345678',
     text: 'Bonjour',

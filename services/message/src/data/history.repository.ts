@@ -1,0 +1,167 @@
+import { inTransaction, type Pool } from '@smsgw/platform';
+import type { HistoryFilter, Page } from '../domain/history';
+import { splitByDay, type CreatedRange, type StatsPeriod } from '../domain/period';
+import type { DayCounts } from '../domain/stats';
+import type { MessageRow, Mode } from './message.repository';
+
+/** Positional parameters of a statement built piece by piece. */
+class Params {
+  readonly values: unknown[] = [];
+
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** The WHERE clause of a history filter, with the created_at bounds of `range`. */
+function messageConditions(params: Params, clientId: string, mode: Mode, filter: HistoryFilter, range: CreatedRange): string {
+  const where = [`client_id = ${params.add(clientId)}`, `mode = ${params.add(mode)}`];
+  if (filter.status) where.push(`status = ${params.add(filter.status)}`);
+  if (filter.to) where.push(`to_number = ${params.add(filter.to)}`);
+  if (filter.deviceId) where.push(`device_id = ${params.add(filter.deviceId)}`);
+  if (range.from) where.push(`created_at >= ${params.add(range.from)}`);
+  if (range.until) where.push(`created_at < ${params.add(range.until)}`);
+  if (filter.textPattern) where.push(`body ILIKE ${params.add(filter.textPattern)} ESCAPE '\\'`);
+  return where.join(' AND ');
+}
+
+/** History pages, statistics and the retention that folds old messages into daily rollups. */
+export class HistoryRepository {
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * One page, newest first, and the number of matching messages. The page
+   * comes first: when it is the last one its length gives the total, and the
+   * count is skipped.
+   */
+  async list(clientId: string, mode: Mode, filter: HistoryFilter, page: Page): Promise<{ rows: MessageRow[]; total: number }> {
+    const params = new Params();
+    const condition = messageConditions(params, clientId, mode, filter, filter);
+    const { rows } = await this.pool.query<MessageRow>(
+      `SELECT * FROM messages WHERE ${condition}
+       ORDER BY created_at DESC, message_id DESC
+       LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}`,
+      params.values,
+    );
+    if (rows.length > 0 && rows.length < page.limit) return { rows, total: page.offset + rows.length };
+    if (rows.length === 0 && page.offset === 0) return { rows, total: 0 };
+    return { rows, total: await this.count(clientId, mode, filter) };
+  }
+
+  /**
+   * The exact number of matching messages. Without a recipient or a search,
+   * the whole days of the range are summed from message_counts and only the
+   * partial days at its ends are counted row by row; one statement, so both
+   * parts see the same moment.
+   */
+  private async count(clientId: string, mode: Mode, filter: HistoryFilter): Promise<number> {
+    const params = new Params();
+    let sql: string;
+    if (filter.to || filter.textPattern) {
+      sql = `SELECT count(*)::int AS total FROM messages WHERE ${messageConditions(params, clientId, mode, filter, filter)}`;
+    } else {
+      const { days, partials } = splitByDay(filter);
+      const parts = partials.map((range) => `(SELECT count(*) FROM messages WHERE ${messageConditions(params, clientId, mode, filter, range)})`);
+      if (days) {
+        const where = [`client_id = ${params.add(clientId)}`, `mode = ${params.add(mode)}`];
+        if (filter.status) where.push(`status = ${params.add(filter.status)}`);
+        if (filter.deviceId) where.push(`device_id = ${params.add(filter.deviceId)}`);
+        if (days.first) where.push(`day >= ${params.add(days.first)}::date`);
+        if (days.last) where.push(`day <= ${params.add(days.last)}::date`);
+        parts.push(`(SELECT coalesce(sum(n), 0) FROM message_counts WHERE ${where.join(' AND ')})`);
+      }
+      sql = `SELECT (${parts.join(' + ')})::int AS total`;
+    }
+    const { rows } = await this.pool.query<{ total: number }>(sql, params.values);
+    return rows[0]!.total;
+  }
+
+  /**
+   * Counts by status for each UTC day of the period that has messages: the
+   * rollups of deleted messages plus the counters of the messages kept. One
+   * statement, so a retention run committing meanwhile is seen entirely or
+   * not at all.
+   */
+  async dayCounts(clientId: string, mode: Mode, period: StatsPeriod, deviceId?: string): Promise<DayCounts[]> {
+    const { rows } = await this.pool.query<DayCounts>(
+      `WITH kept AS (
+         SELECT day,
+                sum(n) FILTER (WHERE status = 'queued') AS queued,
+                sum(n) FILTER (WHERE status = 'sent') AS sent,
+                sum(n) FILTER (WHERE status = 'delivered') AS delivered,
+                sum(n) FILTER (WHERE status = 'failed') AS failed,
+                sum(n) FILTER (WHERE status = 'cancelled') AS cancelled
+         FROM message_counts
+         WHERE client_id = $1 AND mode = $2 AND day BETWEEN $3::date AND $4::date
+           AND ($5::text IS NULL OR device_id = $5::text)
+         GROUP BY day
+       ), folded AS (
+         SELECT day, sum(queued) AS queued, sum(sent) AS sent, sum(delivered) AS delivered, sum(failed) AS failed,
+                sum(cancelled) AS cancelled
+         FROM daily_rollups
+         WHERE client_id = $1 AND mode = $2 AND day BETWEEN $3::date AND $4::date
+           AND ($5::text IS NULL OR device_id = $5::text)
+         GROUP BY day
+       )
+       SELECT to_char(day, 'YYYY-MM-DD') AS day, coalesce(sum(queued), 0)::int AS queued, coalesce(sum(sent), 0)::int AS sent,
+              coalesce(sum(delivered), 0)::int AS delivered, coalesce(sum(failed), 0)::int AS failed,
+              coalesce(sum(cancelled), 0)::int AS cancelled
+       FROM (SELECT * FROM kept UNION ALL SELECT * FROM folded) AS days
+       GROUP BY day
+       HAVING coalesce(sum(queued), 0) + coalesce(sum(sent), 0) + coalesce(sum(delivered), 0) + coalesce(sum(failed), 0)
+              + coalesce(sum(cancelled), 0) > 0
+       ORDER BY day`,
+      [clientId, mode, period.firstDay, period.lastDay, deviceId ?? null],
+    );
+    return rows;
+  }
+
+  /**
+   * Moves the messages created more than `days` days ago into the daily
+   * rollups, in one transaction: the rollups gain exactly what the messages
+   * table loses. With `wait: false` it gives up (null) when another replica
+   * is already running it.
+   */
+  async runRetention(days: number, options: { wait: boolean }): Promise<number | null> {
+    return inTransaction(this.pool, async (client) => {
+      // One run per schema at a time; the lock ends with the transaction.
+      const lockKey = `hashtext('smsgw:message:retention:' || current_schema())`;
+      if (options.wait) {
+        await client.query(`SELECT pg_advisory_xact_lock(${lockKey})`);
+      } else {
+        const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(${lockKey}) AS locked`);
+        if (!rows[0]!.locked) return null;
+      }
+      const { rows } = await client.query<{ deleted: number }>(
+        `WITH gone AS (
+           DELETE FROM messages WHERE created_at < now() - make_interval(days => $1::int)
+           RETURNING client_id, mode, device_id, status, (created_at AT TIME ZONE 'UTC')::date AS day
+         ), folded AS (
+           INSERT INTO daily_rollups AS r (client_id, mode, device_id, day, queued, sent, delivered, failed, cancelled)
+           SELECT client_id, mode, device_id, day,
+                  count(*) FILTER (WHERE status = 'queued'), count(*) FILTER (WHERE status = 'sent'),
+                  count(*) FILTER (WHERE status = 'delivered'), count(*) FILTER (WHERE status = 'failed'),
+                  count(*) FILTER (WHERE status = 'cancelled')
+           FROM gone
+           GROUP BY client_id, mode, device_id, day
+           ON CONFLICT (client_id, mode, device_id, day) DO UPDATE SET
+             queued = r.queued + excluded.queued, sent = r.sent + excluded.sent,
+             delivered = r.delivered + excluded.delivered, failed = r.failed + excluded.failed,
+             cancelled = r.cancelled + excluded.cancelled
+         )
+         SELECT count(*)::int AS deleted FROM gone`,
+        [days],
+      );
+      // Counters emptied by the deletion (the delete trigger has just run).
+      await client.query(`DELETE FROM message_counts WHERE n = 0 AND day <= ((now() - make_interval(days => $1::int)) AT TIME ZONE 'UTC')::date`, [days]);
+      // Batches whose messages are all gone carry nothing any more.
+      await client.query(
+        `DELETE FROM batches b WHERE b.created_at < now() - make_interval(days => $1::int)
+           AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.batch_id = b.batch_id)`,
+        [days],
+      );
+      return rows[0]!.deleted;
+    });
+  }
+}

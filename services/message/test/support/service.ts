@@ -1,0 +1,108 @@
+import { connectNats, createClient, createLogger, createPool, quoteIdent, type Pool, type PromiseClient } from '@smsgw/platform';
+import { messageProto, type message } from '@smsgw/proto';
+import { loadMessageConfig } from '../../src/config';
+import { start } from '../../src/main';
+import { DATABASE_URL, NATS_URL, randomHex } from './database';
+
+export interface RunningService {
+  client: PromiseClient<message.MessageServiceClient>;
+  natsPrefix: string;
+  /** A pool on the service's schema, for seeding and inspecting rows. */
+  pool: Pool;
+  schema: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real message service on port 0, with a schema and NATS prefix of its
+ * own; `stop()` shuts it down and removes the schema and the streams.
+ */
+export async function startMessageService(env: Record<string, string> = {}): Promise<RunningService> {
+  const schema = `t_${randomHex()}`;
+  const prefix = `t${randomHex(5)}`;
+  const log = createLogger('message-test', 'silent');
+  const app = await start(
+    loadMessageConfig({
+      DATABASE_URL,
+      DATABASE_SCHEMA: schema,
+      GRPC_PORT: '0',
+      GRPC_HOST: '127.0.0.1',
+      NATS_URL,
+      NATS_PREFIX: prefix,
+      // Tests run the retention themselves, when they choose to.
+      RETENTION_INTERVAL_MS: '0',
+      ...env,
+    }),
+    log,
+  );
+  const client = createClient(messageProto().MessageService, `127.0.0.1:${app.port}`);
+  const pool = createPool({ url: DATABASE_URL, schema, max: 2 });
+  return {
+    client,
+    natsPrefix: prefix,
+    pool,
+    schema,
+    async stop() {
+      client.close();
+      await app.stop();
+      const nats = await connectNats({ url: NATS_URL, prefix, name: 'message-test-cleanup', log });
+      for (const stream of [nats.names.reportsStream, nats.names.eventsStream]) await nats.jsm.streams.delete(stream).catch(() => undefined);
+      await nats.nc.drain();
+      await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+      await pool.end();
+    },
+  };
+}
+
+export type SeedMode = 'MODE_LIVE' | 'MODE_TEST';
+
+/** A message to put in the history, as it would be after some time. */
+export interface SeedRow {
+  clientId: string;
+  mode?: SeedMode;
+  deviceId: string;
+  to?: string;
+  text?: string;
+  status?: 'queued' | 'sent' | 'delivered' | 'failed' | 'cancelled';
+  createdAt: Date;
+  priority?: number;
+}
+
+export interface Seeded extends Required<SeedRow> {
+  messageId: string;
+}
+
+/**
+ * Sends the messages through SendBatch (one batch per client and mode), then
+ * moves them in time and status with SQL, as the months would have.
+ */
+export async function seed(svc: RunningService, rows: SeedRow[]): Promise<Seeded[]> {
+  const full = rows.map((r) => ({ mode: 'MODE_LIVE' as const, to: '+33612345678', text: 'Bonjour', status: 'queued' as const, priority: 3, ...r }));
+  const out: Seeded[] = new Array<Seeded>(full.length);
+  const groups = new Map<string, number[]>();
+  full.forEach((r, i) => {
+    const key = `${r.clientId}|${r.mode}|${r.priority}`;
+    groups.set(key, [...(groups.get(key) ?? []), i]);
+  });
+  for (const indexes of groups.values()) {
+    const first = full[indexes[0]!]!;
+    const batch = await svc.client.sendBatch({
+      clientId: first.clientId,
+      mode: first.mode,
+      priority: first.priority,
+      deviceIds: indexes.map((i) => full[i]!.deviceId),
+      messages: indexes.map((i) => ({ to: full[i]!.to, text: full[i]!.text })),
+    });
+    batch.messages.forEach((m, k) => {
+      const i = indexes[k]!;
+      out[i] = { ...full[i]!, messageId: m.messageId };
+    });
+  }
+  await svc.pool.query(
+    `UPDATE messages m SET status = s.status, created_at = s.created_at, queued_at = s.created_at, due_at = s.created_at
+     FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS s(message_id, status, created_at)
+     WHERE m.message_id = s.message_id`,
+    [out.map((r) => r.messageId), out.map((r) => r.status), out.map((r) => r.createdAt)],
+  );
+  return out;
+}
