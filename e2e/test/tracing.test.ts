@@ -20,8 +20,8 @@ describe('tracing across services', () => {
   let device: DemoDevice;
 
   beforeAll(async () => {
-    // Without the gateway's key cache, every request reaches the account service.
-    system = await TestSystem.start({ AUTH_CACHE_TTL_MS: '0' });
+    // Without the gateway's key and device caches, every request crosses every service.
+    system = await TestSystem.start({ AUTH_CACHE_TTL_MS: '0', DEVICE_CACHE_TTL_MS: '0' });
     client = await system.createClient();
     device = await system.createDevice(client.client_id);
     await system.startAgent(client, device);

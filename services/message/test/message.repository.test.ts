@@ -103,7 +103,7 @@ describe('MessageRepository against Postgres', () => {
       const now = await queue(deviceId, { priority: 5 });
 
       expect(await drain(deviceId)).toEqual([now.message_id]);
-      expect(await repo.queuePosition(deviceId, 3, new Date())).toBe(0);
+      expect(await repo.queuePosition(deviceId, 'live', 3, new Date())).toBe(0);
 
       await sleep(500);
 
