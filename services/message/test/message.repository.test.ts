@@ -103,7 +103,7 @@ describe('MessageRepository against Postgres', () => {
       const now = await queue(deviceId, { priority: 5 });
 
       expect(await drain(deviceId)).toEqual([now.message_id]);
-      expect(await repo.queuePosition(deviceId, 'live', 3, new Date())).toBe(0);
+      expect(await repo.queuePosition({ client_id: now.client_id, device_id: deviceId, mode: 'live', priority: 3, due_at: new Date() })).toBe(0);
 
       await sleep(500);
 

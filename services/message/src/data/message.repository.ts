@@ -93,20 +93,30 @@ export class MessageRepository {
 
   /** How many claimable messages of the device would go before one of this priority and due time. */
   /**
-   * An estimate's input, so it is capped: past 5,000 messages ahead (hours of
-   * sending at one SMS every 2-3 s) the count would only cost time.
+   * How many messages of the device go before a new one of this priority and
+   * due time: the input of `estimated_delivery`. Counted one by one up to 100;
+   * a longer queue is read from the per-day counts (every queued message of
+   * the device, whatever its priority), so that a long queue does not make
+   * every send slower.
    */
-  async queuePosition(deviceId: string, mode: Mode, priority: number, dueAt: Date): Promise<number> {
+  async queuePosition(row: Pick<MessageRow, 'client_id' | 'device_id' | 'mode' | 'priority' | 'due_at'>): Promise<number> {
+    const EXACT_UP_TO = 100;
     const { rows } = await this.pool.query<{ ahead: number }>(
       `SELECT count(*)::int AS ahead FROM (
          SELECT 1 FROM messages
          WHERE device_id = $1 AND mode = $4 AND status = 'queued' AND accepted_at IS NULL AND due_at <= $3
            AND (priority < $2 OR (priority = $2 AND due_at < $3))
-         LIMIT 5000
+         LIMIT ${EXACT_UP_TO}
        ) ahead`,
-      [deviceId, priority, dueAt, mode],
+      [row.device_id, row.priority, row.due_at, row.mode],
     );
-    return rows[0]!.ahead;
+    if (rows[0]!.ahead < EXACT_UP_TO) return rows[0]!.ahead;
+    const queued = await this.pool.query<{ n: number }>(
+      `SELECT coalesce(sum(n), 0)::int AS n FROM message_counts
+       WHERE client_id = $1 AND mode = $2 AND device_id = $3 AND status = 'queued'`,
+      [row.client_id, row.mode, row.device_id],
+    );
+    return Math.max(EXACT_UP_TO, queued.rows[0]!.n - 1);
   }
 
   async find(clientId: string, messageId: string, mode: Mode): Promise<MessageRow | undefined> {

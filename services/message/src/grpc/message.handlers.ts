@@ -99,7 +99,7 @@ export function messageHandlers(
       const scheduledAt = req.scheduledAt ? new Date(req.scheduledAt) : null;
       const [row] = await repo.insert([outgoing(req, req.deviceId, req.message, scheduledAt, null)]);
       wake([row!]);
-      const ahead = await repo.queuePosition(row!.device_id, row!.mode, row!.priority, row!.due_at);
+      const ahead = await repo.queuePosition(row!);
       const start = Math.max(Date.now(), row!.due_at.getTime());
       return { message: toProto(row!), estimatedDelivery: new Date(start + ahead * averagePacingMs).toISOString() };
     },
