@@ -35,7 +35,7 @@ lint: install
 
 test: build
 	@rm -rf .jest-results
-	$(TURBO) run typecheck
+	$(TURBO) run typecheck lint
 	$(TURBO) run test --concurrency=1 --continue
 	@node scripts/test-summary.js
 

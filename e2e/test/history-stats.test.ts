@@ -35,8 +35,8 @@ describe('history and statistics', () => {
     ids.bob = await send(phoneA, '+33622222222', 'Bonjour Bob');
     ids.carol = await send(phoneB, '+33633333333', 'Carol: rendez-vous demain');
     ids.failed = await send(phoneB, '+33600000003', 'Pas de crédit');
-    for (const id of [ids.alice, ids.bob, ids.carol]) await system.waitForStatus(client, id!, 'delivered');
-    await system.waitForStatus(client, ids.failed!, 'failed');
+    for (const id of [ids.alice, ids.bob, ids.carol]) await system.waitForStatus(client, id, 'delivered');
+    await system.waitForStatus(client, ids.failed, 'failed');
     ids.queued = String(
       (
         await system.api('/v1/sms/send', client, {

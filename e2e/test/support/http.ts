@@ -48,7 +48,7 @@ export function request(url: string, ca: string, req: ApiRequest = {}): Promise<
         try {
           if (target.pathname.startsWith('/v1/')) assertMatchesOpenApi(r.method, target.toString(), status, res.headers, body);
         } catch (err) {
-          reject(err as Error);
+          reject(err instanceof Error ? err : new Error(String(err)));
           return;
         }
         resolve({ status, headers: res.headers, body, raw });

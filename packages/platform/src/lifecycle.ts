@@ -15,7 +15,7 @@ export function runMain(log: Logger, start: () => Promise<Runnable>, graceMs = 1
   try {
     started = start();
   } catch (err) {
-    started = Promise.reject(err);
+    started = Promise.reject(err instanceof Error ? err : new Error(String(err)));
   }
   started.then(
     (app) => {
