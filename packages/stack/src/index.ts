@@ -102,7 +102,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     TLS_CERT_FILE: certs.certFile,
     TLS_KEY_FILE: certs.keyFile,
     GRPC_HOST: '127.0.0.1',
-    ...(process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? { OTEL_EXPORTER_OTLP_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_ENDPOINT } : {}),
+    // OpenTelemetry's own settings (endpoint, sampler, ...) reach every service.
+    ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('OTEL_') && e[1] !== undefined)),
     ...options.env,
   };
   const entry = (dir: string) => [path.join(REPO_ROOT, dir, 'dist/main.js')];
