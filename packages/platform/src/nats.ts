@@ -7,6 +7,8 @@ export interface Nats {
   js: JetStreamClient;
   jsm: JetStreamManager;
   names: NatsNames;
+  /** Calls `listener(false)` when the connection drops and `listener(true)` when it is back. */
+  onConnectionChange(listener: (connected: boolean) => void): void;
 }
 
 /**
@@ -40,8 +42,6 @@ export async function connectNats(options: {
   prefix: string;
   name: string;
   log: Logger;
-  /** Told when the connection drops and when it comes back (readiness follows it). */
-  onConnectionChange?: (connected: boolean) => void;
 }): Promise<Nats> {
   const nc = await connect({
     servers: options.url.split(','),
@@ -49,16 +49,23 @@ export async function connectNats(options: {
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
   });
+  const listeners: ((connected: boolean) => void)[] = [];
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {
         options.log.warn({ nats: status.type }, 'NATS connection status changed');
       }
-      if (status.type === 'disconnect') options.onConnectionChange?.(false);
-      if (status.type === 'reconnect') options.onConnectionChange?.(true);
+      if (status.type === 'disconnect') listeners.forEach((l) => l(false));
+      if (status.type === 'reconnect') listeners.forEach((l) => l(true));
     }
   })();
-  return { nc, js: jetstream(nc), jsm: await jetstreamManager(nc), names: natsNames(options.prefix) };
+  return {
+    nc,
+    js: jetstream(nc),
+    jsm: await jetstreamManager(nc),
+    names: natsNames(options.prefix),
+    onConnectionChange: (listener) => listeners.push(listener),
+  };
 }
 
 /** Creates the stream, or brings an existing one up to `config`. */

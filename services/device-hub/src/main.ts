@@ -14,7 +14,6 @@ import {
   startGrpcServer,
   streamConfigs,
   unaryHandlers,
-  type GrpcServerHandle,
   type Logger,
   type PublicEvent,
 } from '@smsgw/platform';
@@ -37,15 +36,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'device-hub' });
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'device-hub' });
   await redis.connect();
-  // Readiness follows the NATS connection once start-up is done.
-  const readiness: { ready: boolean; server?: GrpcServerHandle } = { ready: false };
-  const nats = await connectNats({
-    url: config.nats.url,
-    prefix: config.nats.prefix,
-    name: 'device-hub',
-    log,
-    onConnectionChange: (up) => readiness.server?.setServing(up && readiness.ready),
-  });
+  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'device-hub', log });
   const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress);
   const repo = new DeviceRepository(pool);
   const presence = new PresenceStore(redis, config.presenceTtlMs);
@@ -105,9 +96,9 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   await new Promise<void>((resolve) => agentServer.listen(config.agents.port, config.agents.host, resolve));
   agentPort = (agentServer.address() as AddressInfo).port;
   testMode.start();
-  readiness.ready = true;
-  readiness.server = grpcServer;
   grpcServer.setServing(true);
+  // From now on, readiness follows the NATS connection.
+  nats.onConnectionChange((up) => grpcServer.setServing(up));
   log.info({ grpc_port: grpcServer.port, agent_port: agentPort, public_url: publicUrl() }, 'device-hub ready');
 
   return {

@@ -10,7 +10,6 @@ import {
   startGrpcServer,
   streamConfigs,
   unaryHandlers,
-  type GrpcServerHandle,
   type Logger,
 } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
@@ -27,15 +26,7 @@ const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
 export async function start(config: MessageConfig = loadMessageConfig(), log: Logger = createLogger('message')) {
   const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'message' });
-  // Readiness follows the NATS connection once start-up is done.
-  const readiness: { ready: boolean; server?: GrpcServerHandle } = { ready: false };
-  const nats = await connectNats({
-    url: config.nats.url,
-    prefix: config.nats.prefix,
-    name: 'message',
-    log,
-    onConnectionChange: (up) => readiness.server?.setServing(up && readiness.ready),
-  });
+  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'message', log });
   const repo = new MessageRepository(pool);
   const history = new HistoryRepository(pool);
   const server = await startGrpcServer({
@@ -57,9 +48,9 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   await consumer.start();
   const retention = new RetentionJob(history, config.retention, log);
   retention.start();
-  readiness.ready = true;
-  readiness.server = server;
   server.setServing(true);
+  // From now on, readiness follows the NATS connection.
+  nats.onConnectionChange((up) => server.setServing(up));
   log.info({ port: server.port }, 'message service ready');
   return {
     port: server.port,
