@@ -43,7 +43,7 @@ const doc = openApiDocument as {
 };
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const DOCUMENT_ID = 'https://smsgw.local/openapi.json';
-// Documented here but served outside the two routers below: OTP is not implemented yet, /healthz lives in app.ts.
+// Documented here but served outside the two routers below: the OTP routes arrive with the OTP issue, /healthz lives in app.ts.
 const OUTSIDE_ROUTERS = ['POST /v1/sms/send-otp', 'POST /v1/sms/verify-otp', 'GET /healthz'];
 const AGENT_ONLY_CODES = ['INVALID_DEVICE_TOKEN', 'INVALID_PAIRING'];
 
