@@ -26,7 +26,8 @@ describe('nothing accepted is lost when a service restarts', () => {
     await system.waitForStatus(client, await send(device, 'before the restart'), 'delivered');
 
     await system.stack.restart('device-hub');
-    await system.waitOnline(client, device, true);
+    // The hub asks its phones to come back after up to 11 s, then each backs off with jitter.
+    await system.waitOnline(client, device, true, 45_000);
     const after = await send(device, 'after the restart');
     await system.waitForStatus(client, after, 'delivered');
     expect(agent.sentCount(after)).toBe(1);

@@ -100,11 +100,11 @@ export class TestSystem {
     return agent;
   }
 
-  async waitOnline(client: DemoClient, device: DemoDevice, online = true): Promise<void> {
+  async waitOnline(client: DemoClient, device: DemoDevice, online = true, timeoutMs = 20_000): Promise<void> {
     const want = online ? 'online' : 'offline';
     await eventually(
       async () => ((await this.deviceStatus(client, device)) === want ? true : undefined),
-      20_000,
+      timeoutMs,
       `device ${device.device_id} ${want}`,
     );
   }
