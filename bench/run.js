@@ -19,7 +19,7 @@ const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 const autocannon = require('autocannon');
-const { startStack, REPO_ROOT } = require('@smsgw/stack');
+const { startStack, simulatedPhoneArgs, REPO_ROOT } = require('@smsgw/stack');
 const { Admin } = require('@smsgw/admin');
 
 const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50);
@@ -262,22 +262,14 @@ function startAgent(stack, client, device) {
   const log = fs.createWriteStream(logFile, { flags: 'a' });
   const child = spawn(
     process.execPath,
-    [
-      path.join(REPO_ROOT, 'android-agent/dist/cli.js'),
-      '--driver',
-      'simulator',
-      '--hub',
-      stack.hubUrl,
-      '--ca',
-      stack.certs.caCertFile,
-      '--client',
-      client.client_id,
-      '--device-password',
-      device.device_password,
-      '--data-dir',
+    simulatedPhoneArgs({
+      repoRoot: REPO_ROOT,
+      hubUrl: stack.hubUrl,
+      caFile: stack.certs.caCertFile,
+      clientId: client.client_id,
+      devicePassword: device.device_password,
       dataDir,
-      '--log-json',
-    ],
+    }),
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'warn' } },
   );
   const agent = { child, sent: 0, logFile };

@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { REPO_ROOT } from '@smsgw/stack';
 
 export interface SentSms {
   message_id: string;
@@ -12,7 +11,7 @@ export interface SentSms {
 
 /**
  * The phone agent as a real process (`npm run agent`'s program), with the
- * simulator driver. Its --log-json lines (one per SMS handed to the driver)
+ * simulator driver; `args` come from `simulatedPhoneArgs`. Its --log-json lines (one per SMS handed to the driver)
  * are collected; its logs go to a file.
  */
 export class AgentProcess {
@@ -28,7 +27,7 @@ export class AgentProcess {
   start(): this {
     fs.mkdirSync(path.dirname(this.logFile), { recursive: true });
     const log = fs.createWriteStream(this.logFile, { flags: 'a' });
-    this.child = spawn(process.execPath, [path.join(REPO_ROOT, 'android-agent/dist/cli.js'), ...this.args, '--log-json'], {
+    this.child = spawn(process.execPath, this.args, {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const child = this.child;

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Admin } from '@smsgw/admin';
-import { REPO_ROOT, startStack, type Stack } from '@smsgw/stack';
+import { REPO_ROOT, simulatedPhoneArgs, startStack, type Stack } from '@smsgw/stack';
 import { AgentProcess } from './agent';
 import { eventually, request, type ApiRequest, type ApiResponse } from './http';
 
@@ -76,23 +76,15 @@ export class TestSystem {
     const n = ++this.agentCount;
     const dataDir = options.dataDir ?? path.join(this.stack.logDir, `agent-${n}`);
     const agent = new AgentProcess(
-      [
-        '--driver',
-        'simulator',
-        '--hub',
-        this.stack.hubUrl,
-        '--ca',
-        this.stack.certs.caCertFile,
-        '--client',
-        client.client_id,
-        '--device-password',
-        device.device_password,
-        '--data-dir',
+      simulatedPhoneArgs({
+        repoRoot: REPO_ROOT,
+        hubUrl: this.stack.hubUrl,
+        caFile: this.stack.certs.caCertFile,
+        clientId: client.client_id,
+        devicePassword: device.device_password,
         dataDir,
-        '--sim-delivery-delay-ms',
-        '100',
-        ...(options.extraArgs ?? []),
-      ],
+        extra: ['--sim-delivery-delay-ms', '100', ...(options.extraArgs ?? [])],
+      }),
       path.join(this.stack.logDir, `agent-${n}.log`),
     ).start();
     this.agents.push(agent);

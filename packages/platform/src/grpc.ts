@@ -150,10 +150,3 @@ export function createClient<C extends grpc.Client>(
   }
   return wrapped as PromiseClient<C>;
 }
-
-/** Waits until a client's channel is connected, or throws after `timeoutMs`. */
-export function waitForReady(client: grpc.Client, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    client.waitForReady(Date.now() + timeoutMs, (err) => (err ? reject(err) : resolve()));
-  });
-}

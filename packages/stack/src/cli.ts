@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Admin } from '@smsgw/admin';
 import { createClient } from '@smsgw/platform';
 import { deviceHubProto, type devicehub } from '@smsgw/proto';
-import { REPO_ROOT, ServiceProcess, startStack } from './index';
+import { REPO_ROOT, ServiceProcess, simulatedPhoneArgs, startStack } from './index';
 
 const DATA_DIR = path.join(REPO_ROOT, '.stack');
 const DEV_FILE = path.join(DATA_DIR, 'dev.json');
@@ -80,22 +80,14 @@ async function dev(): Promise<void> {
 
   const agent = new ServiceProcess({
     name: 'agent',
-    args: [
-      path.join(REPO_ROOT, 'android-agent/dist/cli.js'),
-      '--driver',
-      'simulator',
-      '--hub',
-      stack.hubUrl,
-      '--ca',
-      stack.certs.caCertFile,
-      '--client',
-      demo.client_id,
-      '--device-password',
-      demo.device_password,
-      '--data-dir',
-      path.join(DATA_DIR, 'agent'),
-      '--log-json',
-    ],
+    args: simulatedPhoneArgs({
+      repoRoot: REPO_ROOT,
+      hubUrl: stack.hubUrl,
+      caFile: stack.certs.caCertFile,
+      clientId: demo.client_id,
+      devicePassword: demo.device_password,
+      dataDir: path.join(DATA_DIR, 'agent'),
+    }),
     env: {},
     logFile: path.join(stack.logDir, 'agent.log'),
     ready: () =>

@@ -8,9 +8,9 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { ensureCerts, type Certs } from './certs';
 import { ensureInfra, type InfraHandle } from './infra';
 import { freePort } from './ports';
-import { grpcServing, httpsHealthy, ServiceProcess, type ServiceName } from './services';
+import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhoneArgs, type ServiceName } from './services';
 
-export { ensureCerts, ensureInfra, freePort, ServiceProcess, grpcServing, httpsHealthy };
+export { ensureCerts, ensureInfra, freePort, ServiceProcess, grpcServing, httpsHealthy, simulatedPhoneArgs };
 export type { Certs, InfraHandle, ServiceName };
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');

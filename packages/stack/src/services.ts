@@ -97,3 +97,36 @@ export class ServiceProcess {
     }
   }
 }
+
+/**
+ * The arguments after `node` that run a simulated phone (the agent's
+ * simulator driver) for a device against this stack: `make dev`, the
+ * end-to-end tests and the benchmark start it the same way.
+ */
+export function simulatedPhoneArgs(options: {
+  repoRoot: string;
+  hubUrl: string;
+  caFile: string;
+  clientId: string;
+  devicePassword: string;
+  dataDir: string;
+  extra?: string[];
+}): string[] {
+  return [
+    path.join(options.repoRoot, 'android-agent/dist/cli.js'),
+    '--driver',
+    'simulator',
+    '--hub',
+    options.hubUrl,
+    '--ca',
+    options.caFile,
+    '--client',
+    options.clientId,
+    '--device-password',
+    options.devicePassword,
+    '--data-dir',
+    options.dataDir,
+    '--log-json',
+    ...(options.extra ?? []),
+  ];
+}

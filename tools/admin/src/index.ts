@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { AppError, createClient } from '@smsgw/platform';
+import { createClient } from '@smsgw/platform';
 import { accountProto, deviceHubProto, type account, type devicehub } from '@smsgw/proto';
 
 export interface AdminAddresses {
@@ -55,4 +55,3 @@ export class Admin {
   }
 }
 
-export { AppError };

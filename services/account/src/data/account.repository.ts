@@ -1,4 +1,4 @@
-import type { Pool } from '@smsgw/platform';
+import { inTransaction, type Pool } from '@smsgw/platform';
 import type { KeyMode } from '../domain/api-key';
 
 export interface ClientRow {
@@ -31,9 +31,7 @@ export class AccountRepository {
   constructor(private readonly pool: Pool) {}
 
   async createClient(client: { clientId: string; email: string; name: string; signingSecret: string }, keys: NewApiKey[]): Promise<void> {
-    const db = await this.pool.connect();
-    try {
-      await db.query('BEGIN');
+    await inTransaction(this.pool, async (db) => {
       await db.query('INSERT INTO clients (client_id, email, name, signing_secret) VALUES ($1, $2, $3, $4)', [
         client.clientId,
         client.email,
@@ -41,13 +39,7 @@ export class AccountRepository {
         client.signingSecret,
       ]);
       for (const key of keys) await this.insertKey(db, key);
-      await db.query('COMMIT');
-    } catch (err) {
-      await db.query('ROLLBACK');
-      throw err;
-    } finally {
-      db.release();
-    }
+    });
   }
 
   async createKey(key: NewApiKey): Promise<void> {
