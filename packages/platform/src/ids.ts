@@ -1,7 +1,23 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
-const ulid = monotonicFactory();
+/**
+ * The random part of ids, from the system's CSPRNG as the default does, but
+ * drawn 4 KB at a time: the default asks the kernel once per character,
+ * which cost ~5 % of the gateway's CPU (one request id per request).
+ */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let offset = 0;
+function pooledRandom(): number {
+  if (offset >= pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    offset = 0;
+  }
+  return pool[offset++]! / 0x100;
+}
+
+const ulid = monotonicFactory(pooledRandom);
 
 export type IdPrefix = 'msg' | 'batch' | 'otp' | 'evt' | 'device' | 'key' | 'tok' | 'whe' | 'dlv' | 'tmr' | 'req';
 

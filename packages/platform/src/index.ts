@@ -10,3 +10,4 @@ export * from './nats';
 export * from './redis';
 export * from './secrets';
 export * from './service-config';
+export * from './tracing';

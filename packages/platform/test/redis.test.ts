@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createRedis, type Redis } from '../src';
+import { Redis as IORedis } from 'ioredis';
+import { createRedis, TickPipeline, type Redis } from '../src';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -37,5 +38,41 @@ describe('createRedis', () => {
     } finally {
       await lazy.quit();
     }
+  });
+
+  describe('TickPipeline', () => {
+    it('when commands are asked in one turn of the event loop, then they leave in one pipeline and each caller gets its own reply or error', async () => {
+      const pipeline = new TickPipeline(redis);
+      await redis.set('tick:text', 'not a number');
+      const pipelines = jest.spyOn(redis, 'pipeline');
+
+      const replies = await Promise.allSettled([
+        pipeline.run((p) => p.incr('tick:a')),
+        pipeline.run((p) => p.incr('tick:text')),
+        pipeline.run((p) => p.exists('tick:a')),
+        pipeline.run((p) => p.get('tick:missing')),
+      ]);
+
+      expect(replies[0]).toEqual({ status: 'fulfilled', value: 1 });
+      expect(replies[1]).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringContaining('not an integer') }) });
+      expect(replies[2]).toEqual({ status: 'fulfilled', value: 1 });
+      expect(replies[3]).toEqual({ status: 'fulfilled', value: null });
+      expect(await raw.get(`${prefix}tick:a`)).toBe('1');
+      expect(pipelines).toHaveBeenCalledTimes(1);
+      pipelines.mockRestore();
+    });
+
+    it('when Redis cannot be reached, then every caller of the turn gets the error', async () => {
+      // Nothing listens on port 1; no retry, so that nothing is left running afterwards.
+      const down = new IORedis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, retryStrategy: () => null });
+      down.on('error', () => undefined);
+      const pipeline = new TickPipeline(down);
+      try {
+        const replies = await Promise.allSettled([pipeline.run((p) => p.get('x')), pipeline.run((p) => p.get('y'))]);
+        expect(replies.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      } finally {
+        down.disconnect();
+      }
+    });
   });
 });
