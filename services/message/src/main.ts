@@ -36,7 +36,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
       {
         name: 'smsgw.message.v1.MessageService',
         definition: messageProto().MessageService.service,
-        implementation: unaryHandlers(messageHandlers(repo, nats, config, history), log),
+        implementation: unaryHandlers(messageHandlers(repo, nats, config, history, log), log),
       },
     ],
   });

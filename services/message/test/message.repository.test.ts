@@ -103,7 +103,9 @@ describe('MessageRepository against Postgres', () => {
       const now = await queue(deviceId, { priority: 5 });
 
       expect(await drain(deviceId)).toEqual([now.message_id]);
-      expect(await repo.queuePosition({ client_id: now.client_id, device_id: deviceId, mode: 'live', priority: 3, due_at: new Date() })).toBe(0);
+      const [probe] = await repo.insertPlaced([newMessage({ deviceId, priority: 3 })]);
+      expect(probe!.ahead).toBe(0);
+      expect(await repo.cancel(probe!.row.client_id, probe!.row.message_id, 'live')).toBeDefined();
 
       await sleep(500);
 
@@ -288,6 +290,44 @@ describe('MessageRepository against Postgres', () => {
       expect(rows.map((r) => r.device_id)).toEqual([first, second, first]);
       const depths = await repo.queueDepths([first, second, device()]);
       expect(Object.fromEntries(depths)).toEqual({ [first]: 2, [second]: 1 });
+    });
+  });
+
+  describe('insertPlaced', () => {
+    it('when sends are stored together, then each counts the queued messages ahead of it and the earlier ones of its own statement', async () => {
+      const deviceId = device();
+      await queue(deviceId, { priority: 3 });
+      await queue(deviceId, { priority: 3 });
+      await queue(deviceId, { priority: 5 });
+      const other = device();
+
+      const placed = await repo.insertPlaced([
+        newMessage({ deviceId, priority: 3 }),
+        newMessage({ deviceId, priority: 1 }),
+        newMessage({ deviceId, priority: 3 }),
+        newMessage({ deviceId: other, priority: 3 }),
+        newMessage({ deviceId, priority: 3, mode: 'test' }),
+        newMessage({ deviceId, priority: 1, scheduledAt: new Date(Date.now() + 3_600_000) }),
+      ]);
+
+      // Priority 3: the two older ones and the very high one of the statement go first.
+      // The very high one scheduled in an hour will only wait for the very high one due now.
+      expect(placed.map((p) => p.ahead)).toEqual([3, 0, 4, 0, 0, 1]);
+      expect(placed.map((p) => p.row.status)).toEqual(Array(6).fill('queued'));
+      // The phone gets each at the place it was told.
+      const claimed = await drain(deviceId);
+      expect(claimed).toHaveLength(6);
+      for (const p of placed.slice(0, 3)) expect(claimed.indexOf(p.row.message_id)).toBe(p.ahead);
+    });
+
+    it('when a device has more than 100 messages queued, then the position comes from its queued total', async () => {
+      const deviceId = device();
+      await repo.insert(Array.from({ length: 120 }, () => newMessage({ deviceId })));
+
+      const placed = await repo.insertPlaced([newMessage({ deviceId }), newMessage({ deviceId }), newMessage({ deviceId, priority: 1 })]);
+
+      // 120 older ones and the very high one of the statement.
+      expect(placed.map((p) => p.ahead)).toEqual([121, 122, 0]);
     });
   });
 });

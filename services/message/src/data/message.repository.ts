@@ -47,34 +47,124 @@ export interface NewMessage {
   scheduledAt: Date | null;
 }
 
+export interface PlacedMessage {
+  row: MessageRow;
+  /** Messages of its device the claim takes before this one. */
+  ahead: number;
+  /**
+   * Whether its device had nothing to claim before this statement: its hub
+   * may be asleep and needs a wake-up. A busy device's hub claims again by
+   * itself once its phone may send.
+   */
+  deviceWasIdle: boolean;
+}
+
+/** Messages ahead of a new one counted one by one; past this, the device's queued total stands in. */
+const EXACT_UP_TO = 100;
+
+/**
+ * For each row, how many of the other rows (stored in the same statement)
+ * the claim takes before it: same device and mode, due no later, then
+ * priority 1 first, then the oldest due, then the smallest id.
+ */
+export function aheadWithin(rows: Pick<MessageRow, 'message_id' | 'device_id' | 'mode' | 'priority' | 'due_at'>[]): number[] {
+  const groups = new Map<string, number[]>();
+  rows.forEach((r, i) => {
+    const key = `${r.device_id}\u0000${r.mode}`;
+    const group = groups.get(key);
+    if (group) group.push(i);
+    else groups.set(key, [i]);
+  });
+  const due = rows.map((r) => r.due_at.getTime());
+  const out = new Array<number>(rows.length).fill(0);
+  for (const group of groups.values()) {
+    // In claim order, a row waits for those before it that are due no later.
+    group.sort((a, b) => rows[a]!.priority - rows[b]!.priority || due[a]! - due[b]! || (rows[a]!.message_id < rows[b]!.message_id ? -1 : 1));
+    group.forEach((i, k) => {
+      let ahead = 0;
+      for (let j = 0; j < k; j++) if (due[group[j]!]! <= due[i]!) ahead++;
+      out[i] = ahead;
+    });
+  }
+  return out;
+}
+
 const CLAIMABLE = `status = 'queued' AND accepted_at IS NULL AND (lease_until IS NULL OR lease_until < now())`;
 
 export class MessageRepository {
   constructor(private readonly pool: Pool) {}
 
-  /** Inserts all messages (and their batch, if any) in one statement. */
+  /**
+   * Inserts all messages (and their batch, if any) in one statement, so in
+   * one transaction: a batch, or the independent sends gathered by SendMany.
+   */
   async insert(messages: NewMessage[], batch?: { batchId: string; clientId: string; mode: Mode }): Promise<MessageRow[]> {
+    return (await this.insertPlaced(messages, batch)).map((p) => p.row);
+  }
+
+  /**
+   * Inserts like `insert`, and tells for each message how many messages of
+   * its device go before it: the input of `estimated_delivery`. One
+   * statement: the count reads the queue as it was before the insert, and
+   * the messages of the statement are then placed among themselves as the
+   * claim orders them; it also tells whether each device had anything to
+   * claim. Messages already queued are counted one by one up to
+   * 100; past that the device's queued total is read from the per-day counts
+   * (priority ignored), so that a long queue does not make every send slower.
+   */
+  async insertPlaced(messages: NewMessage[], batch?: { batchId: string; clientId: string; mode: Mode }): Promise<PlacedMessage[]> {
     const col = <K extends keyof NewMessage>(k: K) => messages.map((m) => m[k]);
-    const { rows } = await this.pool.query<MessageRow>(
-      `WITH batch AS (
+    const { rows } = await this.pool.query<MessageRow & { queued_before: number; long_queue: boolean; device_was_idle: boolean }>({
+      name: 'messages-insert',
+      text: `WITH batch AS (
          INSERT INTO batches (batch_id, client_id, mode, total)
-         SELECT $13::text, $2::text, $3::text, $14::int WHERE $13::text IS NOT NULL
+         SELECT $13::text, $15::text, $16::text, $14::int WHERE $13::text IS NOT NULL
          RETURNING batch_id
+       ), inserted AS (
+         INSERT INTO messages (message_id, client_id, mode, device_id, batch_id, to_number, body, priority, metadata,
+                               webhook_url, parts, encoding, scheduled_at, due_at, status)
+         SELECT m.message_id, m.client_id, m.mode, m.device_id, (SELECT batch_id FROM batch), m.to_number, m.body, m.priority,
+                m.metadata, m.webhook_url, m.parts, m.encoding, m.scheduled_at, coalesce(m.scheduled_at, now()), 'queued'
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::smallint[], $8::jsonb[],
+                     $9::text[], $10::smallint[], $11::text[], $12::timestamptz[])
+              WITH ORDINALITY AS m(message_id, client_id, mode, device_id, to_number, body, priority, metadata, webhook_url,
+                                   parts, encoding, scheduled_at, ord)
+         ORDER BY m.ord
+         RETURNING *
+       ), heads AS (
+         SELECT DISTINCT client_id, mode, device_id, priority, due_at FROM inserted
+       ), placed AS MATERIALIZED (
+         SELECT h.*, x.exact >= ${EXACT_UP_TO} AS long_queue,
+                w.device_was_idle,
+                CASE WHEN x.exact < ${EXACT_UP_TO} THEN x.exact ELSE (
+                  SELECT coalesce(sum(c.n), 0)::int FROM message_counts c
+                  WHERE c.client_id = h.client_id AND c.mode = h.mode AND c.device_id = h.device_id AND c.status = 'queued'
+                ) END AS queued_before
+         FROM heads h
+         CROSS JOIN LATERAL (
+           SELECT count(*)::int AS exact FROM (
+             SELECT 1 FROM messages q
+             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL
+               AND q.due_at <= h.due_at AND (q.priority < h.priority OR (q.priority = h.priority AND q.due_at < h.due_at))
+             LIMIT ${EXACT_UP_TO}
+           ) ahead
+         ) x
+         CROSS JOIN LATERAL (
+           SELECT count(*) = 0 AS device_was_idle FROM (
+             SELECT 1 FROM messages q
+             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL
+               AND (q.lease_until IS NULL OR q.lease_until < now()) AND q.due_at <= now()
+             LIMIT 1
+           ) claimable
+         ) w
        )
-       INSERT INTO messages (message_id, client_id, mode, device_id, batch_id, to_number, body, priority, metadata,
-                             webhook_url, parts, encoding, scheduled_at, due_at, status)
-       SELECT m.message_id, $2, $3, m.device_id, (SELECT batch_id FROM batch), m.to_number, m.body, m.priority, m.metadata,
-              m.webhook_url, m.parts, m.encoding, m.scheduled_at, coalesce(m.scheduled_at, now()), 'queued'
-       FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::smallint[], $8::jsonb[], $9::text[], $10::smallint[],
-                   $11::text[], $12::timestamptz[])
-            WITH ORDINALITY AS m(message_id, device_id, to_number, body, priority, metadata, webhook_url, parts, encoding,
-                                 scheduled_at, ord)
-       ORDER BY m.ord
-       RETURNING *`,
-      [
+       SELECT i.*, p.queued_before, p.long_queue, p.device_was_idle
+       FROM inserted i
+       JOIN placed p ON (p.client_id, p.mode, p.device_id, p.priority, p.due_at) = (i.client_id, i.mode, i.device_id, i.priority, i.due_at)`,
+      values: [
         col('messageId'),
-        messages[0]!.clientId,
-        messages[0]!.mode,
+        col('clientId'),
+        col('mode'),
         col('deviceId'),
         col('to'),
         col('text'),
@@ -86,37 +176,18 @@ export class MessageRepository {
         col('scheduledAt'),
         batch?.batchId ?? null,
         messages.length,
+        batch?.clientId ?? null,
+        batch?.mode ?? null,
       ],
-    );
-    return rows;
-  }
-
-  /** How many claimable messages of the device would go before one of this priority and due time. */
-  /**
-   * How many messages of the device go before a new one of this priority and
-   * due time: the input of `estimated_delivery`. Counted one by one up to 100;
-   * a longer queue is read from the per-day counts (every queued message of
-   * the device, whatever its priority), so that a long queue does not make
-   * every send slower.
-   */
-  async queuePosition(row: Pick<MessageRow, 'client_id' | 'device_id' | 'mode' | 'priority' | 'due_at'>): Promise<number> {
-    const EXACT_UP_TO = 100;
-    const { rows } = await this.pool.query<{ ahead: number }>(
-      `SELECT count(*)::int AS ahead FROM (
-         SELECT 1 FROM messages
-         WHERE device_id = $1 AND mode = $4 AND status = 'queued' AND accepted_at IS NULL AND due_at <= $3
-           AND (priority < $2 OR (priority = $2 AND due_at < $3))
-         LIMIT ${EXACT_UP_TO}
-       ) ahead`,
-      [row.device_id, row.priority, row.due_at, row.mode],
-    );
-    if (rows[0]!.ahead < EXACT_UP_TO) return rows[0]!.ahead;
-    const queued = await this.pool.query<{ n: number }>(
-      `SELECT coalesce(sum(n), 0)::int AS n FROM message_counts
-       WHERE client_id = $1 AND mode = $2 AND device_id = $3 AND status = 'queued'`,
-      [row.client_id, row.mode, row.device_id],
-    );
-    return Math.max(EXACT_UP_TO, queued.rows[0]!.n - 1);
+    });
+    const byId = new Map(rows.map((r) => [r.message_id, r]));
+    const ordered = messages.map((m) => byId.get(m.messageId)!);
+    const ahead = aheadWithin(ordered);
+    return ordered.map(({ queued_before, long_queue, device_was_idle, ...row }, i) => ({
+      row,
+      ahead: long_queue ? Math.max(EXACT_UP_TO, queued_before + ahead[i]!) : queued_before + ahead[i]!,
+      deviceWasIdle: device_was_idle,
+    }));
   }
 
   async find(clientId: string, messageId: string, mode: Mode): Promise<MessageRow | undefined> {

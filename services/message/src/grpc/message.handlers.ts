@@ -1,8 +1,8 @@
-import { AppError, newId, type AsyncHandlers, type Nats } from '@smsgw/platform';
+import { AppError, activeSpanContext, endSpan, newId, startSpanInTrace, withSpan, type AsyncHandlers, type Logger, type Nats } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { MessageConfig } from '../config';
 import type { HistoryRepository } from '../data/history.repository';
-import type { MessageRepository, MessageRow, Mode, NewMessage } from '../data/message.repository';
+import type { MessageRepository, MessageRow, Mode, NewMessage, PlacedMessage } from '../data/message.repository';
 import { historyFilter, pageOf, totalPages } from '../domain/history';
 import { statsPeriod } from '../domain/period';
 import { measureSms } from '../domain/sms-encoding';
@@ -60,6 +60,7 @@ export function messageHandlers(
   nats: Nats,
   config: Pick<MessageConfig, 'pacing' | 'retention'>,
   history: HistoryRepository,
+  log: Logger,
 ): AsyncHandlers<message.MessageServiceHandlers> {
   const averagePacingMs = (config.pacing.minMs + config.pacing.maxMs) / 2;
 
@@ -84,36 +85,104 @@ export function messageHandlers(
     };
   }
 
-  /** Hints that due messages wait: to the hub holding each phone, or to the simulated device of test keys. */
-  function wake(rows: MessageRow[]): void {
-    const due = rows.filter((r) => !r.scheduled_at || r.scheduled_at <= new Date());
-    for (const deviceId of new Set(due.filter((r) => r.mode === 'live').map((r) => r.device_id))) {
+  /**
+   * Hints that due messages wait: to the hub holding each phone that had
+   * nothing to claim (a busy phone's hub claims again by itself, and a
+   * periodic sweep covers a lost hint), or to the simulated device of test keys.
+   */
+  function wake(placed: PlacedMessage[]): void {
+    const now = new Date();
+    const due = placed.filter(({ row }) => !row.scheduled_at || row.scheduled_at <= now);
+    for (const deviceId of new Set(due.filter((p) => p.row.mode === 'live' && p.deviceWasIdle).map((p) => p.row.device_id))) {
       nats.nc.publish(nats.names.wake(deviceId));
     }
-    if (due.some((r) => r.mode === 'test')) nats.nc.publish(nats.names.testWake);
+    if (due.some((p) => p.row.mode === 'test')) nats.nc.publish(nats.names.testWake);
+  }
+
+  /**
+   * Stores independent sends in one statement (one transaction, one WAL
+   * flush), wakes their devices, and estimates each one's delivery. An item
+   * refused here fails alone; a database failure fails them all, none stored.
+   * Each item's work is recorded in the trace of the API request it came
+   * from (`traceparent`), linked to the span of the call that carried it.
+   */
+  async function sendMany(items: message.SendManyItem__Output[]): Promise<{ row?: MessageRow; estimatedDelivery?: string; error?: AppError }[]> {
+    const call = activeSpanContext();
+    const spans = items.map((item) => startSpanInTrace('message.queue', item.traceparent, call ? [call] : []));
+    const results: { row?: MessageRow; estimatedDelivery?: string; error?: AppError }[] = new Array(items.length);
+    const accepted: { index: number; message: NewMessage }[] = [];
+    items.forEach(({ request }, index) => {
+      try {
+        if (!request?.message) throw new AppError('MESSAGE_REQUIRED');
+        const scheduledAt = request.scheduledAt ? new Date(request.scheduledAt) : null;
+        accepted.push({ index, message: outgoing(request, request.deviceId, request.message, scheduledAt, null) });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        results[index] = { error: err };
+      }
+    });
+    try {
+      if (accepted.length > 0) {
+        const placed = await repo.insertPlaced(accepted.map((a) => a.message));
+        wake(placed);
+        placed.forEach(({ row, ahead }, k) => {
+          const index = accepted[k]!.index;
+          const start = Math.max(Date.now(), row.due_at.getTime());
+          results[index] = { row, estimatedDelivery: new Date(start + ahead * averagePacingMs).toISOString() };
+          withSpan(spans[index]!, () => log.debug({ message_id: row.message_id, device_id: row.device_id, gathered: items.length }, 'message queued'));
+        });
+      }
+    } catch (err) {
+      for (const span of spans) endSpan(span, err instanceof AppError ? err.code : 'INTERNAL_ERROR');
+      throw err;
+    }
+    spans.forEach((span, i) => {
+      span.setAttribute('smsgw.send.gathered', items.length);
+      const row = results[i]!.row;
+      if (row) span.setAttribute('smsgw.message_id', row.message_id);
+      endSpan(span, results[i]!.error?.code);
+    });
+    return results;
   }
 
   return {
     async Send(req) {
-      if (!req.message) throw new AppError('MESSAGE_REQUIRED');
-      const scheduledAt = req.scheduledAt ? new Date(req.scheduledAt) : null;
-      const [row] = await repo.insert([outgoing(req, req.deviceId, req.message, scheduledAt, null)]);
-      wake([row!]);
-      const ahead = await repo.queuePosition(row!);
-      const start = Math.max(Date.now(), row!.due_at.getTime());
-      return { message: toProto(row!), estimatedDelivery: new Date(start + ahead * averagePacingMs).toISOString() };
+      const [result] = await sendMany([{ request: req, traceparent: '' }]);
+      if (result!.error) throw result!.error;
+      return { message: toProto(result!.row!), estimatedDelivery: result!.estimatedDelivery! };
+    },
+
+    async SendMany(req) {
+      const results = await sendMany(req.items);
+      return {
+        results: results.map(({ row, estimatedDelivery, error }) =>
+          error
+            ? { errorCode: error.code, errorMessage: error.message }
+            : {
+                receipt: {
+                  messageId: row!.message_id,
+                  status: row!.status,
+                  parts: row!.parts,
+                  encoding: row!.encoding,
+                  queuedAt: iso(row!.queued_at),
+                  scheduledAt: iso(row!.scheduled_at),
+                  estimatedDelivery,
+                },
+              },
+        ),
+      };
     },
 
     async SendBatch(req) {
       if (req.messages.length === 0) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'messages', code: 'MESSAGE_REQUIRED' }] });
       if (req.deviceIds.length !== req.messages.length) throw new AppError('INVALID_DEVICE_ID');
       const batchId = newId('batch');
-      const rows = await repo.insert(
+      const placed = await repo.insertPlaced(
         req.messages.map((m, i) => outgoing(req, req.deviceIds[i]!, m, null, batchId)),
         { batchId, clientId: req.clientId, mode: modeOf(req.mode) },
       );
-      wake(rows);
-      return { batchId, messages: rows.map(toProto), queuedAt: iso(rows[0]!.queued_at) };
+      wake(placed);
+      return { batchId, messages: placed.map((p) => toProto(p.row)), queuedAt: iso(placed[0]!.row.queued_at) };
     },
 
     async GetMessage(req) {
