@@ -1,11 +1,12 @@
-import { createClient, type Redis } from '@smsgw/platform';
+import { createClient, type TickPipeline } from '@smsgw/platform';
 import { accountProto, deviceHubProto, messageProto, type account, type devicehub, type message } from '@smsgw/proto';
 import type { GatewayConfig } from './config';
 import { DeviceDirectory } from './device-directory';
+import { SendCoalescer } from './send-coalescer';
 import type { Upstreams } from './use-cases';
 
 /** The gRPC channels of the gateway, built once at start-up. */
-export function createUpstreams(config: GatewayConfig, redis: Redis): Upstreams & { close(): void } {
+export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Upstreams & { close(): void } {
   const options = { deadlineMs: config.grpcDeadlineMs };
   const up = {
     accounts: createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress, options),
@@ -15,6 +16,7 @@ export function createUpstreams(config: GatewayConfig, redis: Redis): Upstreams 
   return {
     ...up,
     directory: new DeviceDirectory(up.devices, redis, config.deviceCacheTtlMs),
+    sends: new SendCoalescer((request) => up.messages.sendMany(request), config.sendGather),
     close() {
       up.accounts.close();
       up.devices.close();

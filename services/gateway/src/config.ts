@@ -32,6 +32,14 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       /** How long the owner of a device is remembered (it never changes; presence is always read live). */
       deviceCacheTtlMs: env.int('DEVICE_CACHE_TTL_MS', 60_000, { min: 0 }),
       grpcDeadlineMs: env.int('GRPC_DEADLINE_MS', 5000, { min: 100 }),
+      /**
+       * Single sends that arrive together go to the message service in one call,
+       * stored in one statement: at most `maxBatch` a call, `maxInFlight` calls at once.
+       */
+      sendGather: {
+        maxBatch: env.int('SEND_GATHER_MAX_BATCH', 100, { min: 1, max: 500 }),
+        maxInFlight: env.int('SEND_GATHER_MAX_IN_FLIGHT', 4, { min: 1, max: 64 }),
+      },
     }),
     source,
   );

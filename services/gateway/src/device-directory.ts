@@ -1,4 +1,4 @@
-import { AppError, presenceKey, type PromiseClient, type Redis } from '@smsgw/platform';
+import { AppError, presenceKey, type PromiseClient, type TickPipeline } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
 
 export interface KnownDevice {
@@ -18,7 +18,7 @@ export class DeviceDirectory {
 
   constructor(
     private readonly devices: PromiseClient<devicehub.DeviceHubServiceClient>,
-    private readonly redis: Redis,
+    private readonly redis: TickPipeline,
     private readonly ttlMs: number,
   ) {}
 
@@ -37,6 +37,6 @@ export class DeviceDirectory {
   }
 
   async isOnline(deviceId: string): Promise<boolean> {
-    return (await this.redis.exists(presenceKey(deviceId))) === 1;
+    return (await this.redis.run<number>((p) => p.exists(presenceKey(deviceId)))) === 1;
   }
 }

@@ -1,3 +1,4 @@
 import { startTelemetry } from '@smsgw/platform/telemetry';
 
-startTelemetry('gateway');
+// The gateway makes its own server span per request (http/middleware/tracing.ts).
+startTelemetry('gateway', { http: false });

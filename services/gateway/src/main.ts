@@ -2,7 +2,7 @@ import './instrumentation';
 import http from 'node:http';
 import type net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, createLogger, createRedis, runMain, type Logger } from '@smsgw/platform';
+import { ConfigError, createLogger, createRedis, runMain, TickPipeline, type Logger } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { createUpstreams } from './clients';
 import { loadGatewayConfig, type GatewayConfig } from './config';
@@ -12,11 +12,13 @@ import { createHttpsOnlyServer } from './http/server';
 export async function start(config: GatewayConfig = loadGatewayConfig(), log: Logger = createLogger('gateway')) {
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'gateway' });
   await redis.connect();
-  const upstreams = createUpstreams(config, redis);
+  const pipeline = new TickPipeline(redis);
+  const upstreams = createUpstreams(config, pipeline);
   const proxied = config.http.tlsMode === 'proxy';
   const app = createApp({
     upstreams,
     redis,
+    pipeline,
     log,
     authCacheTtlMs: config.authCacheTtlMs,
     rateLimit: config.rateLimit,

@@ -1,6 +1,7 @@
 import { AppError, type PromiseClient } from '@smsgw/platform';
 import type { account, devicehub, message } from '@smsgw/proto';
 import type { DeviceDirectory } from './device-directory';
+import type { SendCoalescer } from './send-coalescer';
 import type { AuthContext } from './http/context';
 
 export interface Upstreams {
@@ -8,6 +9,8 @@ export interface Upstreams {
   devices: PromiseClient<devicehub.DeviceHubServiceClient>;
   messages: PromiseClient<message.MessageServiceClient>;
   directory: DeviceDirectory;
+  /** Single sends, gathered into SendMany calls. */
+  sends: Pick<SendCoalescer, 'send'>;
 }
 
 export interface ChosenDevice {
@@ -20,17 +23,20 @@ export interface ChosenDevice {
  * client's (404) and online (503). Without the header, the client's online
  * device with the shortest queue is used. With a test key every device of
  * the client counts as online: the simulated device stands in for it.
+ * `presence` is the requested device's presence when it was already asked
+ * for; it is used only once the device is known to be the client's.
  */
 export async function chooseDevice(
   up: Upstreams,
   auth: AuthContext,
   requested: string | undefined,
-  options: { allowOffline?: boolean } = {},
+  options: { allowOffline?: boolean; presence?: { deviceId: string; online: Promise<boolean> } } = {},
 ): Promise<ChosenDevice> {
   const lenient = auth.mode === 'test' || options.allowOffline === true;
   if (requested) {
     const device = await up.directory.owned(auth.clientId, requested);
-    const online = auth.mode === 'test' || (await up.directory.isOnline(device.deviceId));
+    const presence = options.presence?.deviceId === device.deviceId ? options.presence.online : undefined;
+    const online = auth.mode === 'test' || (await (presence ?? up.directory.isOnline(device.deviceId)));
     if (!online && !lenient) throw new AppError('DEVICE_OFFLINE');
     return { deviceId: device.deviceId, status: online ? 'online' : 'offline' };
   }

@@ -340,11 +340,13 @@ describe('the gateway routes answering through real HTTP', () => {
       },
       isOnline: async () => true,
     },
+    sends: {
+      send: async (req: { scheduledAt: string }) => {
+        const m = stored({ scheduledAt: req.scheduledAt });
+        return { messageId: m.messageId, status: m.status, parts: m.parts, encoding: m.encoding, queuedAt: m.queuedAt, scheduledAt: m.scheduledAt, estimatedDelivery: T1 };
+      },
+    },
     messages: {
-      send: async (req: { message: { to: string; text: string; metadataJson: string }; priority: number; scheduledAt: string }) => ({
-        message: stored({ to: req.message.to, text: req.message.text, metadataJson: req.message.metadataJson, priority: req.priority, scheduledAt: req.scheduledAt }),
-        estimatedDelivery: T1,
-      }),
       sendBatch: async (req: { messages: { to: string; text: string }[] }) => ({
         batchId: BATCH,
         messages: req.messages.map((m) => stored({ batchId: BATCH, to: m.to, text: m.text })),

@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { AppError, type Logger, type Redis } from '@smsgw/platform';
+import { AppError, type Logger, type Redis, type TickPipeline } from '@smsgw/platform';
 import type { Upstreams } from '../use-cases';
 import type { GatewayState } from './context';
 import { authenticate } from './middleware/auth';
@@ -8,6 +8,7 @@ import { errorEnvelope } from './middleware/errors';
 import { idempotency } from './middleware/idempotency';
 import { rateLimit } from './middleware/rate-limit';
 import { accessLog, requestId } from './middleware/request-id';
+import { traceRequest } from './middleware/tracing';
 import { openApiDocument } from '../openapi';
 import { authRoutes } from './routes/auth.routes';
 import { smsRoutes } from './routes/sms.routes';
@@ -16,6 +17,8 @@ export interface AppOptions {
   upstreams: Upstreams;
   log: Logger;
   redis: Redis;
+  /** The same Redis, for the commands of every request (rate limit, presence), one round trip per turn of the event loop. */
+  pipeline: TickPipeline;
   authCacheTtlMs: number;
   rateLimit: { limit: number; windowMs: number };
   idempotencyTtlSeconds: number;
@@ -27,7 +30,7 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   const app = new Koa<GatewayState>();
   app.proxy = options.requireForwardedHttps;
   const auth = authenticate(options.upstreams.accounts, options.authCacheTtlMs);
-  const guard = rateLimit(options.redis, options.rateLimit);
+  const guard = rateLimit(options.redis, options.pipeline, options.rateLimit);
   const idempotent = idempotency(options.redis, options.idempotencyTtlSeconds);
   const routers = [smsRoutes(options.upstreams, auth, guard, idempotent), authRoutes(options.upstreams, auth, guard)];
   const health = new Router<GatewayState>();
@@ -38,6 +41,7 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
     ctx.body = openApiDocument;
   });
 
+  app.use(traceRequest);
   app.use(requestId);
   app.use(accessLog(options.log));
   app.use(errorEnvelope(options.log));

@@ -10,6 +10,8 @@ export interface GatewayState {
   requestId: string;
   auth?: AuthContext;
   body?: Record<string, unknown>;
+  /** The presence of the X-Device-ID device, read alongside the rate limit (see sms.routes). */
+  presence?: { deviceId: string; online: Promise<boolean> };
 }
 
 export type GatewayContext = Koa.ParameterizedContext<GatewayState, Router.RouterParamContext<GatewayState>>;

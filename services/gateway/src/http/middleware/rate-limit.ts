@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, type Redis } from '@smsgw/platform';
+import { AppError, type ChainableCommander, type Redis, type TickPipeline } from '@smsgw/platform';
 import type { GatewayMiddleware } from '../context';
 
 // A sliding log per client: the times of its accepted requests in the last
@@ -32,18 +32,19 @@ return {allowed, count, reset_ms}
  * (seconds until a request leaves the window); a refused one is 429
  * RATE_LIMIT_EXCEEDED with Retry-After.
  */
-export function rateLimit(redis: Redis, options: { limit: number; windowMs: number }): GatewayMiddleware {
-  // Sent by its SHA (EVALSHA), not its text, on every request.
+export function rateLimit(redis: Redis, pipeline: TickPipeline, options: { limit: number; windowMs: number }): GatewayMiddleware {
+  // Sent by its SHA (EVALSHA), not its text, on every request; the requests
+  // of one turn of the event loop share one round trip.
   redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW });
-  const slidingWindow = (redis as Redis & { slidingWindow(...args: (string | number)[]): Promise<unknown> }).slidingWindow.bind(redis);
+  const slidingWindow = (...args: (string | number)[]) =>
+    pipeline.run<[number, number, number]>((p) => (p as ChainableCommander & { slidingWindow(...a: (string | number)[]): unknown }).slidingWindow(...args));
+  // Each logged request needs a member of its own in the client's set: this
+  // replica's random name and a counter.
+  const replica = randomBytes(6).toString('hex');
+  let sequence = 0;
   return async (ctx, next) => {
     const clientId = ctx.state.auth!.clientId;
-    const [allowed, count, resetMs] = (await slidingWindow(
-      `ratelimit:${clientId}`,
-      options.windowMs,
-      options.limit,
-      `${Date.now()}-${randomBytes(6).toString('hex')}`,
-    )) as [number, number, number];
+    const [allowed, count, resetMs] = await slidingWindow(`ratelimit:${clientId}`, options.windowMs, options.limit, `${replica}-${(sequence++).toString(36)}`);
     const reset = Math.max(1, Math.ceil(resetMs / 1000));
     ctx.set('RateLimit-Limit', String(options.limit));
     ctx.set('RateLimit-Remaining', String(Math.max(0, options.limit - count)));

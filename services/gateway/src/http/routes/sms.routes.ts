@@ -166,11 +166,29 @@ export function smsRoutes(
     ctx.body = { success: true, message: 'Message annulé.', message_id: m.messageId, status: m.status, cancelled_at: m.cancelledAt };
   });
 
-  router.post('/v1/sms/send', auth, guard, jsonBody, idempotent, async (ctx) => {
+  /**
+   * Asks for the presence of the X-Device-ID device in the same turn as the
+   * rate limit, so both leave in one Redis round trip; the answer is used
+   * only after the device is known to be the client's.
+   */
+  const askPresence: GatewayMiddleware = (ctx, next) => {
+    const deviceId = ctx.get('x-device-id');
+    if (deviceId && ctx.state.auth?.mode === 'live') {
+      const online = up.directory.isOnline(deviceId);
+      online.catch(() => undefined); // awaited later, or not at all if the request stops before
+      ctx.state.presence = { deviceId, online };
+    }
+    return next();
+  };
+
+  router.post('/v1/sms/send', auth, askPresence, guard, jsonBody, idempotent, async (ctx) => {
     const session = ctx.state.auth!;
     const request = parseSendRequest(ctx.state.body!);
-    const device = await chooseDevice(up, session, ctx.get('x-device-id') || undefined, { allowOffline: request.scheduledAt !== undefined });
-    const sent = await up.messages.send({
+    const device = await chooseDevice(up, session, ctx.get('x-device-id') || undefined, {
+      allowOffline: request.scheduledAt !== undefined,
+      presence: ctx.state.presence,
+    });
+    const receipt = await up.sends.send({
       clientId: session.clientId,
       mode: modeOf(session.mode),
       deviceId: device.deviceId,
@@ -179,18 +197,17 @@ export function smsRoutes(
       webhookUrl: request.webhookUrl ?? '',
       scheduledAt: request.scheduledAt?.toISOString() ?? '',
     });
-    const m = sent.message!;
     ctx.body = {
       success: true,
-      message_id: m.messageId,
-      status: m.status,
-      to: m.to,
-      device_id: m.deviceId,
-      parts: m.parts,
-      encoding: m.encoding,
-      queued_at: m.queuedAt,
-      ...(m.scheduledAt ? { scheduled_at: m.scheduledAt } : {}),
-      estimated_delivery: sent.estimatedDelivery,
+      message_id: receipt.messageId,
+      status: receipt.status,
+      to: request.to,
+      device_id: device.deviceId,
+      parts: receipt.parts,
+      encoding: receipt.encoding,
+      queued_at: receipt.queuedAt,
+      ...(receipt.scheduledAt ? { scheduled_at: receipt.scheduledAt } : {}),
+      estimated_delivery: receipt.estimatedDelivery,
     };
   });
 
