@@ -16,7 +16,8 @@ export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Ups
   return {
     ...up,
     directory: new DeviceDirectory(up.devices, redis, config.deviceCacheTtlMs),
-    sends: new SendCoalescer((request) => up.messages.sendMany(request), config.sendGather),
+    // A send waits for a call at most as long as a call may take.
+    sends: new SendCoalescer((request) => up.messages.sendMany(request), { ...config.sendGather, maxWaitMs: config.grpcDeadlineMs }),
     close() {
       up.accounts.close();
       up.devices.close();

@@ -34,11 +34,13 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       grpcDeadlineMs: env.int('GRPC_DEADLINE_MS', 5000, { min: 100 }),
       /**
        * Single sends that arrive together go to the message service in one call,
-       * stored in one statement: at most `maxBatch` a call, `maxInFlight` calls at once.
+       * stored in one statement: at most `maxBatch` a call, `maxInFlight` calls at once,
+       * `maxWaiting` sends waiting for a call (more are refused with 503).
        */
       sendGather: {
         maxBatch: env.int('SEND_GATHER_MAX_BATCH', 100, { min: 1, max: 500 }),
         maxInFlight: env.int('SEND_GATHER_MAX_IN_FLIGHT', 4, { min: 1, max: 64 }),
+        maxWaiting: env.int('SEND_GATHER_MAX_WAITING', 5000, { min: 1 }),
       },
     }),
     source,

@@ -6,6 +6,17 @@ export interface SendCoalescerOptions {
   maxBatch: number;
   /** Calls under way at once; while they run, new sends wait and leave together. */
   maxInFlight: number;
+  /**
+   * Sends allowed to wait at once; past it a send is refused at once with
+   * SERVICE_UNAVAILABLE, so a stalled message service cannot pile up requests.
+   */
+  maxWaiting: number;
+  /**
+   * Longest a send may wait for a call to leave in: older ones are refused
+   * with SERVICE_UNAVAILABLE and never sent (their client has likely given up
+   * and may retry; storing them late would send the SMS twice).
+   */
+  maxWaitMs: number;
 }
 
 type SendMany = (request: message.SendManyRequest) => Promise<message.SendManyResponse__Output>;
@@ -14,6 +25,8 @@ interface Waiting {
   item: message.SendManyItem;
   /** The API request's span, linked both ways with the span of the call that carries it. */
   span: Span | undefined;
+  /** When it began to wait (performance.now()). */
+  since: number;
   resolve(receipt: message.SendReceipt__Output): void;
   reject(err: unknown): void;
 }
@@ -26,8 +39,10 @@ interface Waiting {
  * sends queue here and leave together in the next call: fewer round trips,
  * transactions and WAL flushes per message. Every send still gets its own
  * answer: its receipt, or its own error, or the call's error when the call
- * fails (nothing of it is then stored). Each send is answered only once its
- * message is stored, so nothing accepted is lost.
+ * fails. Each send is answered only once its message is stored, so nothing
+ * accepted is lost. When the message service falls behind, the queue is
+ * bounded in length (`maxWaiting`) and in time (`maxWaitMs`): a send past
+ * either is refused with SERVICE_UNAVAILABLE and never sent.
  */
 export class SendCoalescer {
   private waiting: Waiting[] = [];
@@ -40,8 +55,9 @@ export class SendCoalescer {
   ) {}
 
   send(request: message.SendRequest): Promise<message.SendReceipt__Output> {
+    if (this.waiting.length >= this.options.maxWaiting) return Promise.reject(unavailable());
     return new Promise((resolve, reject) => {
-      this.waiting.push({ item: { request, traceparent: currentTraceparent() }, span: activeSpan(), resolve, reject });
+      this.waiting.push({ item: { request, traceparent: currentTraceparent() }, span: activeSpan(), since: performance.now(), resolve, reject });
       this.schedule();
     });
   }
@@ -61,6 +77,11 @@ export class SendCoalescer {
   }
 
   private flush(): void {
+    // The oldest wait at the head.
+    const tooOld = performance.now() - this.options.maxWaitMs;
+    let stale = 0;
+    while (stale < this.waiting.length && this.waiting[stale]!.since < tooOld) stale++;
+    if (stale > 0) for (const w of this.waiting.splice(0, stale)) w.reject(unavailable());
     while (this.waiting.length > 0 && this.inFlight < this.options.maxInFlight) {
       const batch = this.waiting.splice(0, this.options.maxBatch);
       this.inFlight++;
@@ -92,6 +113,10 @@ export class SendCoalescer {
       endSpan(span, err instanceof AppError ? err.code : 'INTERNAL_ERROR');
     }
   }
+}
+
+function unavailable(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: 1 });
 }
 
 function itemError(result: message.SendManyResult__Output): AppError {

@@ -36,6 +36,10 @@ function fakeSendMany() {
   return { calls, sendMany };
 }
 
+/** Waiting limits that the tests below never reach, except those about them. */
+const LIMITS = { maxWaiting: 10_000, maxWaitMs: 60_000 };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 const request = (text: string): message.SendRequest => ({ clientId: 'client_1', mode: 'MODE_LIVE', deviceId: 'device_1', message: { to: '+33612345678', text } });
 /** Lets the event loop go round a few times: answers settle, and the coalescer's next call leaves. */
 const turn = async () => {
@@ -45,7 +49,7 @@ const turn = async () => {
 describe('SendCoalescer', () => {
   it('when one send arrives alone, then it leaves at once in a call of its own and gets its message', async () => {
     const fake = fakeSendMany();
-    const coalescer = new SendCoalescer(fake.sendMany, { maxBatch: 100, maxInFlight: 4 });
+    const coalescer = new SendCoalescer(fake.sendMany, { ...LIMITS, maxBatch: 100, maxInFlight: 4 });
 
     const sent = coalescer.send(request('a'));
     await turn();
@@ -57,7 +61,7 @@ describe('SendCoalescer', () => {
 
   it('when sends arrive while every call is under way, then they wait and leave together in the next call, each answered with its own message', async () => {
     const fake = fakeSendMany();
-    const coalescer = new SendCoalescer(fake.sendMany, { maxBatch: 100, maxInFlight: 1 });
+    const coalescer = new SendCoalescer(fake.sendMany, { ...LIMITS, maxBatch: 100, maxInFlight: 1 });
     const first = coalescer.send(request('first'));
     await turn();
 
@@ -77,7 +81,7 @@ describe('SendCoalescer', () => {
 
   it('when more sends wait than one call carries, then they are split into calls of at most maxBatch, up to maxInFlight at once', async () => {
     const fake = fakeSendMany();
-    const coalescer = new SendCoalescer(fake.sendMany, { maxBatch: 100, maxInFlight: 2 });
+    const coalescer = new SendCoalescer(fake.sendMany, { ...LIMITS, maxBatch: 100, maxInFlight: 2 });
 
     const all = Array.from({ length: 250 }, (_, i) => coalescer.send(request(String(i))));
     await turn();
@@ -95,7 +99,7 @@ describe('SendCoalescer', () => {
 
   it('when one send of a call is refused, then only that send fails, with its code and message', async () => {
     const fake = fakeSendMany();
-    const coalescer = new SendCoalescer(fake.sendMany, { maxBatch: 100, maxInFlight: 4 });
+    const coalescer = new SendCoalescer(fake.sendMany, { ...LIMITS, maxBatch: 100, maxInFlight: 4 });
     const good = coalescer.send(request('good'));
     const bad = coalescer.send(request(''));
     await turn();
@@ -111,7 +115,7 @@ describe('SendCoalescer', () => {
 
   it('when the call fails, then every send it carried fails with that error, and the next sends still leave', async () => {
     const fake = fakeSendMany();
-    const coalescer = new SendCoalescer(fake.sendMany, { maxBatch: 100, maxInFlight: 4 });
+    const coalescer = new SendCoalescer(fake.sendMany, { ...LIMITS, maxBatch: 100, maxInFlight: 4 });
     const carried = [coalescer.send(request('x')), coalescer.send(request('y'))];
     await turn();
     fake.calls[0]!.fail(new AppError('SERVICE_UNAVAILABLE'));
@@ -126,11 +130,51 @@ describe('SendCoalescer', () => {
 
   it('when the answer does not have one result per send, then every send fails with INTERNAL_ERROR rather than getting another send’s message', async () => {
     const fake = fakeSendMany();
-    const coalescer = new SendCoalescer(fake.sendMany, { maxBatch: 100, maxInFlight: 4 });
+    const coalescer = new SendCoalescer(fake.sendMany, { ...LIMITS, maxBatch: 100, maxInFlight: 4 });
     const carried = [coalescer.send(request('x')), coalescer.send(request('y'))];
     await turn();
     fake.calls[0]!.answer([{ receipt: receipt('msg_x'), errorCode: '', errorMessage: '' }]);
 
     for (const p of carried) await expect(p).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
+  });
+
+  it('when as many sends wait as allowed, then the next one is refused at once with 503 SERVICE_UNAVAILABLE, and sends are taken again once the queue moves', async () => {
+    const fake = fakeSendMany();
+    const coalescer = new SendCoalescer(fake.sendMany, { ...LIMITS, maxBatch: 100, maxInFlight: 1, maxWaiting: 2 });
+    const first = coalescer.send(request('a'));
+    await turn();
+    const waiting = [coalescer.send(request('b')), coalescer.send(request('c'))];
+
+    await expect(coalescer.send(request('d'))).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', httpStatus: 503, retryAfterSeconds: 1 });
+
+    fake.calls[0]!.answer();
+    await first;
+    await turn();
+    const later = coalescer.send(request('e'));
+    fake.calls[1]!.answer();
+    await turn();
+    fake.calls[2]!.answer();
+    expect((await Promise.all([...waiting, later])).map((r) => r.messageId)).toEqual(['msg_for_b', 'msg_for_c', 'msg_for_e']);
+    expect(fake.calls.flatMap((c) => c.items.map((i) => i.request!.message!.text))).toEqual(['a', 'b', 'c', 'e']);
+  });
+
+  it('when a send has waited longer than maxWaitMs for a call, then it is refused with SERVICE_UNAVAILABLE and never sent, while fresher sends leave', async () => {
+    const fake = fakeSendMany();
+    const coalescer = new SendCoalescer(fake.sendMany, { ...LIMITS, maxBatch: 100, maxInFlight: 1, maxWaitMs: 50 });
+    const first = coalescer.send(request('slow'));
+    await turn();
+    const stale = coalescer.send(request('stale'));
+    stale.catch(() => undefined);
+    await sleep(80);
+    const fresh = coalescer.send(request('fresh'));
+
+    fake.calls[0]!.answer();
+    await first;
+    await turn();
+
+    await expect(stale).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(fake.calls.map((c) => c.items.map((i) => i.request!.message!.text))).toEqual([['slow'], ['fresh']]);
+    fake.calls[1]!.answer();
+    expect((await fresh).messageId).toBe('msg_for_fresh');
   });
 });
