@@ -9,6 +9,7 @@
  * Prints a table and writes bench/results/latest.json.
  *
  * Knobs (environment): BENCH_CONNECTIONS (50), BENCH_DURATION (15 s), BENCH_WARMUP (3 s),
+ * BENCH_GATEWAYS (1; more starts more gateway replicas and spreads the connections over them),
  * BENCH_CPU_PROF=1 (each service writes a V8 CPU profile of the send and bulk phases to
  * bench/results/cpu-prof-<run>/; summarise with `node bench/profile-summary.js <dir>`).
  */
@@ -39,6 +40,7 @@ const RUN_ID = new Date().toISOString().replace(/[:.]/g, '-');
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF === '1' ? path.join(RESULTS_DIR, `cpu-prof-${RUN_ID}`) : undefined;
 const CLK_TCK = clockTicks();
 const EXTRA_STACK_ENV = process.env.BENCH_STACK_ENV ? JSON.parse(process.env.BENCH_STACK_ENV) : {};
+const GATEWAYS = intEnv('BENCH_GATEWAYS', 1);
 
 function intEnv(name, fallback) {
   const v = process.env[name];
@@ -412,6 +414,11 @@ async function main() {
     }
   }
   const { caPem } = stack.certs;
+  // An experiment: more gateway replicas, autocannon's connections spread over them in turn.
+  const gatewayUrls = [stack.gatewayUrl];
+  for (let i = 1; i < GATEWAYS; i++) gatewayUrls.push(await stack.addGateway());
+  if (GATEWAYS > 1) say(`  EXPERIMENT — ${GATEWAYS} gateway replicas (not comparable with a default run; the CPU table's gateway is the first one)`);
+  const atGateways = (route) => (GATEWAYS > 1 ? gatewayUrls.map((u) => `${u}${route}`) : `${stack.gatewayUrl}${route}`);
 
   const admin = new Admin({ accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress });
   cleanups.push({ name: 'admin client', fn: async () => admin.close() });
@@ -491,14 +498,14 @@ async function main() {
   await stopChild(hello.child);
 
   const sentBefore = agent.sent;
-  await measure('send', '2. POST /v1/sms/send accepted, every service running', `${stack.gatewayUrl}/v1/sms/send`, {
+  await measure('send', '2. POST /v1/sms/send accepted, every service running', atGateways('/v1/sms/send'), {
     method: 'POST',
     headers: sendHeaders,
     body: sendBody,
   }, '200');
   const rssAfterSend = rssOf({ agent: agent.child.pid });
 
-  await measure('bulk', `3. POST /v1/sms/send-bulk, ${BULK_SIZE} recipients per request`, `${stack.gatewayUrl}/v1/sms/send-bulk`, {
+  await measure('bulk', `3. POST /v1/sms/send-bulk, ${BULK_SIZE} recipients per request`, atGateways('/v1/sms/send-bulk'), {
     method: 'POST',
     headers: sendHeaders,
     body: bulkBody,
@@ -571,7 +578,8 @@ async function main() {
       duration_s: DURATION_S,
       tls: 'HTTPS with the stack CA passed as tlsOptions.ca (autocannon 8 forces rejectUnauthorized:false, so it is not verified)',
       stack_env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE, dispatch_pacing: 'default (2000-3000 ms per SMS per phone)', ...EXTRA_STACK_ENV },
-      experiment: Object.keys(EXTRA_STACK_ENV).length > 0 ? EXTRA_STACK_ENV : undefined,
+      gateways: GATEWAYS,
+      experiment: Object.keys(EXTRA_STACK_ENV).length > 0 || GATEWAYS > 1 ? { ...EXTRA_STACK_ENV, ...(GATEWAYS > 1 ? { gateways: GATEWAYS } : {}) } : undefined,
       notes: [
         'The rate limiter is not bypassed: RATE_LIMIT_PER_MINUTE is raised so it never refuses, but its Redis sliding-window script runs on every request.',
         'Only 200 responses count as accepted; non-2xx are reported.',
