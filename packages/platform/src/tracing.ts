@@ -1,15 +1,14 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type SpanContext } from '@opentelemetry/api';
-
-export type { Span, SpanContext };
-
-const tracer = trace.getTracer('smsgw');
-
 /**
  * Work gathered from several API requests into one call (group commit) keeps
  * a trace per request: the caller sends each request's `traceparent` with its
  * item, the callee records the item's part in a span of that trace, and the
  * call's own span and the items' spans link to each other.
  */
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type SpanContext } from '@opentelemetry/api';
+
+export type { Span, SpanContext };
+
+const tracer = trace.getTracer('smsgw');
 
 /** The W3C traceparent of the active span, or '' when there is none. */
 export function currentTraceparent(): string {
@@ -21,11 +20,6 @@ export function currentTraceparent(): string {
 /** The active span, if any. */
 export function activeSpan(): Span | undefined {
   return trace.getActiveSpan();
-}
-
-/** The active span's context, if a span is active. */
-export function activeSpanContext(): SpanContext | undefined {
-  return trace.getActiveSpan()?.spanContext();
 }
 
 /**

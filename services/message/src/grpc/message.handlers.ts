@@ -1,4 +1,4 @@
-import { AppError, activeSpanContext, endSpan, newId, startSpanInTrace, withSpan, type AsyncHandlers, type Logger, type Nats } from '@smsgw/platform';
+import { AppError, activeSpan, endSpan, newId, startSpanInTrace, withSpan, type AsyncHandlers, type Logger, type Nats } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { MessageConfig } from '../config';
 import type { HistoryRepository } from '../data/history.repository';
@@ -55,6 +55,13 @@ function parseMetadata(json: string): Record<string, unknown> | null {
   throw new AppError('METADATA_TOO_LARGE', { details: [{ field: 'metadata', code: 'METADATA_TOO_LARGE' }] });
 }
 
+/** What became of one send: stored (its row and delivery estimate) or refused. */
+interface SendOutcome {
+  row?: MessageRow;
+  estimatedDelivery?: string;
+  error?: AppError;
+}
+
 export function messageHandlers(
   repo: MessageRepository,
   nats: Nats,
@@ -106,10 +113,10 @@ export function messageHandlers(
    * Each item's work is recorded in the trace of the API request it came
    * from (`traceparent`), linked to the span of the call that carried it.
    */
-  async function sendMany(items: message.SendManyItem__Output[]): Promise<{ row?: MessageRow; estimatedDelivery?: string; error?: AppError }[]> {
-    const call = activeSpanContext();
+  async function sendMany(items: message.SendManyItem__Output[]): Promise<SendOutcome[]> {
+    const call = activeSpan()?.spanContext();
     const spans = items.map((item) => startSpanInTrace('message.queue', item.traceparent, call ? [call] : []));
-    const results: { row?: MessageRow; estimatedDelivery?: string; error?: AppError }[] = new Array(items.length);
+    const results: SendOutcome[] = new Array(items.length);
     const accepted: { index: number; message: NewMessage }[] = [];
     items.forEach(({ request }, index) => {
       try {
