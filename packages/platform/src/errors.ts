@@ -46,6 +46,11 @@ export const ERROR_CATALOG = {
   INTERNAL_ERROR: { http: 500, grpc: grpc.status.INTERNAL, message: 'Erreur interne du serveur.' },
   DEVICE_OFFLINE: { http: 503, grpc: grpc.status.FAILED_PRECONDITION, message: "L'appareil est hors ligne." },
   SERVICE_UNAVAILABLE: { http: 503, grpc: grpc.status.UNAVAILABLE, message: 'Service momentanément indisponible, réessayez plus tard.' },
+  INVALID_CHARACTER: {
+    http: 400,
+    grpc: grpc.status.INVALID_ARGUMENT,
+    message: 'Caractère non autorisé : le caractère nul (U+0000) et les moitiés isolées de paires de substitution UTF-16 (\\uD800 à \\uDFFF) sont refusés.',
+  },
 } as const satisfies Record<string, { http: number; grpc: grpc.status; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

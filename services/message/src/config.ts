@@ -13,6 +13,8 @@ export function loadMessageConfig(source: NodeJS.ProcessEnv = process.env) {
         minMs: env.int('DISPATCH_INTERVAL_MIN_MS', 2000, { min: 0 }),
         maxMs: env.int('DISPATCH_INTERVAL_MAX_MS', 3000, { min: 0 }),
       },
+      /** How long an Idempotency-Key holds: a key older than this is free again (as the gateway's). */
+      idempotencyTtlSeconds: env.int('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, { min: 60 }),
       /** Full history is kept this long; older messages survive only as daily rollups. */
       retention: {
         days: env.int('RETENTION_DAYS', 90, { min: 1, max: 36_500 }),

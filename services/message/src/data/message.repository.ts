@@ -45,6 +45,32 @@ export interface NewMessage {
   parts: number;
   encoding: string;
   scheduledAt: Date | null;
+  /** The request's Idempotency-Key, for a single send (a batch's key goes with the batch). */
+  idempotency?: Idempotency | null;
+}
+
+/** An Idempotency-Key and the hash of the request that came with it. */
+export interface Idempotency {
+  key: string;
+  requestHash: string;
+}
+
+/** A batch stored with its messages. */
+export interface NewBatch {
+  batchId: string;
+  clientId: string;
+  mode: Mode;
+  idempotency?: Idempotency | null;
+}
+
+/** What an Idempotency-Key already stored points to. */
+export interface StoredKey {
+  client_id: string;
+  mode: Mode;
+  idempotency_key: string;
+  request_hash: string;
+  message_id: string | null;
+  batch_id: string | null;
 }
 
 export interface PlacedMessage {
@@ -98,7 +124,7 @@ export class MessageRepository {
    * Inserts all messages (and their batch, if any) in one statement, so in
    * one transaction: a batch, or the independent sends gathered by SendMany.
    */
-  async insert(messages: NewMessage[], batch?: { batchId: string; clientId: string; mode: Mode }): Promise<MessageRow[]> {
+  async insert(messages: NewMessage[], batch?: NewBatch): Promise<MessageRow[]> {
     return (await this.insertPlaced(messages, batch)).map((p) => p.row);
   }
 
@@ -111,24 +137,45 @@ export class MessageRepository {
    * claim. Messages already queued are counted one by one up to
    * 100; past that the device's queued total is read from the per-day counts
    * (priority ignored), so that a long queue does not make every send slower.
+   *
+   * Idempotency keys (of single sends, or of the batch) are stored by the same
+   * statement, under a unique constraint per client and mode: a message whose
+   * key is already stored (by a committed or a concurrent statement, which
+   * this one then waits for) is not inserted and is absent from the result;
+   * `findKeys` tells what the key points to. A key older than `keyTtlSeconds`
+   * is taken over. No two messages of one call may carry the same key.
    */
-  async insertPlaced(messages: NewMessage[], batch?: { batchId: string; clientId: string; mode: Mode }): Promise<PlacedMessage[]> {
+  async insertPlaced(messages: NewMessage[], batch?: NewBatch, keyTtlSeconds = 86_400): Promise<PlacedMessage[]> {
     const col = <K extends keyof NewMessage>(k: K) => messages.map((m) => m[k]);
     const { rows } = await this.pool.query<MessageRow & { queued_before: number; long_queue: boolean; device_was_idle: boolean }>({
       name: 'messages-insert',
-      text: `WITH batch AS (
+      text: `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::smallint[], $8::jsonb[],
+                              $9::text[], $10::smallint[], $11::text[], $12::timestamptz[], $17::text[], $18::text[])
+              WITH ORDINALITY AS m(message_id, client_id, mode, device_id, to_number, body, priority, metadata, webhook_url,
+                                   parts, encoding, scheduled_at, idempotency_key, request_hash, ord)
+       ), claimed AS (
+         INSERT INTO idempotency_keys AS k (client_id, mode, idempotency_key, request_hash, message_id, batch_id)
+         SELECT client_id, mode, idempotency_key, request_hash, message_id, NULL FROM input WHERE idempotency_key IS NOT NULL
+         UNION ALL
+         SELECT $15::text, $16::text, $19::text, $20::text, NULL, $13::text WHERE $19::text IS NOT NULL
+         ON CONFLICT (client_id, mode, idempotency_key) DO UPDATE
+           SET request_hash = excluded.request_hash, message_id = excluded.message_id, batch_id = excluded.batch_id, created_at = now()
+           WHERE k.created_at < now() - make_interval(secs => $21::double precision)
+         RETURNING k.message_id, k.batch_id
+       ), batch AS (
          INSERT INTO batches (batch_id, client_id, mode, total)
-         SELECT $13::text, $15::text, $16::text, $14::int WHERE $13::text IS NOT NULL
+         SELECT $13::text, $15::text, $16::text, $14::int
+         WHERE $13::text IS NOT NULL AND ($19::text IS NULL OR EXISTS (SELECT 1 FROM claimed WHERE batch_id IS NOT NULL))
          RETURNING batch_id
        ), inserted AS (
          INSERT INTO messages (message_id, client_id, mode, device_id, batch_id, to_number, body, priority, metadata,
                                webhook_url, parts, encoding, scheduled_at, due_at, status)
          SELECT m.message_id, m.client_id, m.mode, m.device_id, (SELECT batch_id FROM batch), m.to_number, m.body, m.priority,
                 m.metadata, m.webhook_url, m.parts, m.encoding, m.scheduled_at, coalesce(m.scheduled_at, now()), 'queued'
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::smallint[], $8::jsonb[],
-                     $9::text[], $10::smallint[], $11::text[], $12::timestamptz[])
-              WITH ORDINALITY AS m(message_id, client_id, mode, device_id, to_number, body, priority, metadata, webhook_url,
-                                   parts, encoding, scheduled_at, ord)
+         FROM input m
+         WHERE (m.idempotency_key IS NULL OR m.message_id IN (SELECT message_id FROM claimed WHERE message_id IS NOT NULL))
+           AND ($19::text IS NULL OR EXISTS (SELECT 1 FROM claimed WHERE batch_id IS NOT NULL))
          ORDER BY m.ord
          RETURNING *
        ), heads AS (
@@ -178,16 +225,60 @@ export class MessageRepository {
         messages.length,
         batch?.clientId ?? null,
         batch?.mode ?? null,
+        messages.map((m) => m.idempotency?.key ?? null),
+        messages.map((m) => m.idempotency?.requestHash ?? null),
+        batch?.idempotency?.key ?? null,
+        batch?.idempotency?.requestHash ?? null,
+        keyTtlSeconds,
       ],
     });
     const byId = new Map(rows.map((r) => [r.message_id, r]));
-    const ordered = messages.map((m) => byId.get(m.messageId)!);
+    const ordered = messages.flatMap((m) => byId.get(m.messageId) ?? []);
     const ahead = aheadWithin(ordered);
     return ordered.map(({ queued_before, long_queue, device_was_idle, ...row }, i) => ({
       row,
       ahead: long_queue ? Math.max(EXACT_UP_TO, queued_before + ahead[i]!) : queued_before + ahead[i]!,
       deviceWasIdle: device_was_idle,
     }));
+  }
+
+  /** What each of these keys (of a client and mode) points to, when stored. */
+  async findKeys(keys: { clientId: string; mode: Mode; key: string }[]): Promise<StoredKey[]> {
+    if (keys.length === 0) return [];
+    const { rows } = await this.pool.query<StoredKey>(
+      `SELECT k.client_id, k.mode, k.idempotency_key, k.request_hash, k.message_id, k.batch_id
+       FROM idempotency_keys k
+       JOIN unnest($1::text[], $2::text[], $3::text[]) AS x(client_id, mode, idempotency_key)
+         ON (k.client_id, k.mode, k.idempotency_key) = (x.client_id, x.mode, x.idempotency_key)`,
+      [keys.map((k) => k.clientId), keys.map((k) => k.mode), keys.map((k) => k.key)],
+    );
+    return rows;
+  }
+
+  /**
+   * Stored messages as a send answered again reads them: each row, and how
+   * many messages of its device the claim takes before it now (up to 100).
+   */
+  async findPlaced(messageIds: string[]): Promise<{ row: MessageRow; ahead: number }[]> {
+    const { rows } = await this.pool.query<MessageRow & { ahead: number }>(
+      `SELECT m.*, CASE WHEN m.status = 'queued' AND m.accepted_at IS NULL THEN (
+                SELECT count(*)::int FROM (
+                  SELECT 1 FROM messages q
+                  WHERE q.device_id = m.device_id AND q.mode = m.mode AND q.status = 'queued' AND q.accepted_at IS NULL
+                    AND q.due_at <= m.due_at AND (q.priority, q.due_at, q.message_id) < (m.priority, m.due_at, m.message_id)
+                  LIMIT ${EXACT_UP_TO}
+                ) a
+              ) ELSE 0 END AS ahead
+       FROM messages m WHERE m.message_id = ANY($1::text[])`,
+      [messageIds],
+    );
+    return rows.map(({ ahead, ...row }) => ({ row, ahead }));
+  }
+
+  /** The messages of a batch, in the order they were given (ids grow with it). */
+  async findBatch(batchId: string): Promise<MessageRow[]> {
+    const { rows } = await this.pool.query<MessageRow>('SELECT * FROM messages WHERE batch_id = $1 ORDER BY message_id', [batchId]);
+    return rows;
   }
 
   async find(clientId: string, messageId: string, mode: Mode): Promise<MessageRow | undefined> {

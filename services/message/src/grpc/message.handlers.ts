@@ -2,10 +2,11 @@ import { AppError, activeSpan, endSpan, newId, startSpanInTrace, withSpan, type 
 import type { message } from '@smsgw/proto';
 import type { MessageConfig } from '../config';
 import type { HistoryRepository } from '../data/history.repository';
-import type { MessageRepository, MessageRow, Mode, NewMessage, PlacedMessage } from '../data/message.repository';
+import type { Idempotency, MessageRepository, MessageRow, Mode, NewMessage, PlacedMessage } from '../data/message.repository';
 import { historyFilter, pageOf, totalPages } from '../domain/history';
 import { statsPeriod } from '../domain/period';
 import { measureSms } from '../domain/sms-encoding';
+import { isStorableJson, isStorableText } from '../domain/storable-text';
 import { summarize } from '../domain/stats';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : '');
@@ -46,50 +47,100 @@ export function toProto(row: MessageRow): message.Message {
 
 function parseMetadata(json: string): Record<string, unknown> | null {
   if (!json) return null;
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(json);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    value = JSON.parse(json);
   } catch {
-    // fall through to the error below
+    value = undefined;
   }
-  throw new AppError('METADATA_TOO_LARGE', { details: [{ field: 'metadata', code: 'METADATA_TOO_LARGE' }] });
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new AppError('METADATA_TOO_LARGE', { details: [{ field: 'metadata', code: 'METADATA_TOO_LARGE' }] });
+  }
+  if (!isStorableJson(value)) throw new AppError('INVALID_CHARACTER', { details: [{ field: 'metadata', code: 'INVALID_CHARACTER' }] });
+  return value as Record<string, unknown>;
 }
 
-/** What became of one send: stored (its row and delivery estimate) or refused. */
+/** A text field Postgres can store, or INVALID_CHARACTER naming the field. */
+function storable(text: string, field: string): string {
+  if (!isStorableText(text)) throw new AppError('INVALID_CHARACTER', { details: [{ field, code: 'INVALID_CHARACTER' }] });
+  return text;
+}
+
+function idempotencyOf(req: { idempotencyKey: string; requestHash: string }): Idempotency | null {
+  if (!req.idempotencyKey) return null;
+  if (req.idempotencyKey.length > 255) throw new AppError('INVALID_IDEMPOTENCY_KEY');
+  return { key: storable(req.idempotencyKey, 'idempotency_key'), requestHash: storable(req.requestHash, 'request_hash') };
+}
+
+/**
+ * SQLSTATE classes of a statement refused for what it carries (cardinality,
+ * data, integrity), as opposed to the database being unreachable or busy.
+ */
+const REFUSED_DATA = /^(21|22|23)/;
+
+function sqlState(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/** The error a client sees for a statement Postgres refused. */
+function refusedError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const state = sqlState(err);
+  // 22021: a byte sequence not valid in UTF-8 (text); 22P05: a character jsonb cannot hold (\u0000).
+  if (state === '22021' || state === '22P05') return new AppError('INVALID_CHARACTER', { cause: err });
+  if (state === '22003' || (state === '23514' && (err as { constraint?: string }).constraint === 'messages_priority_check')) {
+    return new AppError('INVALID_PRIORITY', { details: [{ field: 'priority', code: 'INVALID_PRIORITY' }], cause: err });
+  }
+  if (state && REFUSED_DATA.test(state)) return new AppError('VALIDATION_ERROR', { message: 'Données refusées par la base de données.', cause: err });
+  return new AppError('INTERNAL_ERROR', { cause: err });
+}
+
+/** What became of one send: stored now, stored already (same key), or refused. */
 interface SendOutcome {
   row?: MessageRow;
   estimatedDelivery?: string;
+  /** The message was stored by an earlier request with the same Idempotency-Key. */
+  replayed?: boolean;
   error?: AppError;
 }
 
 export function messageHandlers(
   repo: MessageRepository,
   nats: Nats,
-  config: Pick<MessageConfig, 'pacing' | 'retention'>,
+  config: Pick<MessageConfig, 'pacing' | 'retention' | 'idempotencyTtlSeconds'>,
   history: HistoryRepository,
   log: Logger,
 ): AsyncHandlers<message.MessageServiceHandlers> {
   const averagePacingMs = (config.pacing.minMs + config.pacing.maxMs) / 2;
+  const keyTtl = config.idempotencyTtlSeconds;
 
   function outgoing(req: { clientId: string; mode: string; priority: number; webhookUrl: string }, deviceId: string, m: message.OutgoingMessage__Output, scheduledAt: Date | null, batchId: string | null): NewMessage {
     if (!deviceId) throw new AppError('INVALID_DEVICE_ID');
     if (!m.text) throw new AppError('MESSAGE_REQUIRED');
-    const size = measureSms(m.text);
+    const size = measureSms(storable(m.text, 'message'));
     return {
       messageId: newId('msg'),
-      clientId: req.clientId,
+      clientId: storable(req.clientId, 'client_id'),
       mode: modeOf(req.mode),
-      deviceId,
+      deviceId: storable(deviceId, 'device_id'),
       batchId,
-      to: m.to,
+      to: storable(m.to, 'to'),
       text: m.text,
       priority: req.priority || 3,
       metadata: parseMetadata(m.metadataJson),
-      webhookUrl: req.webhookUrl || null,
+      webhookUrl: req.webhookUrl ? storable(req.webhookUrl, 'webhook_url') : null,
       parts: size.parts,
       encoding: size.encoding,
       scheduledAt,
     };
+  }
+
+  /** When a message should be delivered, `ahead` messages of its device going first. */
+  function estimate(row: MessageRow, ahead: number): string {
+    if (row.status !== 'queued') return iso(row.sent_at ?? row.failed_at ?? row.cancelled_at ?? row.queued_at);
+    const start = Math.max(Date.now(), row.due_at.getTime());
+    return new Date(start + ahead * averagePacingMs).toISOString();
   }
 
   /**
@@ -107,9 +158,66 @@ export function messageHandlers(
   }
 
   /**
+   * Stores the messages in one statement; when Postgres refuses that
+   * statement for what one of them carries, stores each on its own, so that
+   * one send's input never fails the others. For each message: where it was
+   * placed, `undefined` when its Idempotency-Key was stored already, or the
+   * error that refused it alone. A database that is down fails them all.
+   */
+  async function store(messages: NewMessage[]): Promise<(PlacedMessage | AppError | undefined)[]> {
+    const stored = (placed: PlacedMessage[]) => {
+      const byId = new Map(placed.map((p) => [p.row.message_id, p]));
+      return messages.map((m) => byId.get(m.messageId));
+    };
+    try {
+      return stored(await repo.insertPlaced(messages, undefined, keyTtl));
+    } catch (err) {
+      const state = sqlState(err);
+      if (!state || !REFUSED_DATA.test(state)) throw err;
+      if (messages.length === 1) return [refusedError(err)];
+      log.warn({ sqlstate: state, gathered: messages.length }, 'gathered sends refused by the database: storing them one by one');
+    }
+    const out: (PlacedMessage | AppError | undefined)[] = [];
+    for (const m of messages) {
+      try {
+        const [placed] = await repo.insertPlaced([m], undefined, keyTtl);
+        out.push(placed);
+      } catch (err) {
+        out.push(refusedError(err));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The answers to sends whose Idempotency-Key was stored already: the
+   * message stored then (same id, its current status), or
+   * IDEMPOTENCY_KEY_REUSED when the key came with another request.
+   */
+  async function replays(messages: { index: number; message: NewMessage }[], results: SendOutcome[]): Promise<void> {
+    if (messages.length === 0) return;
+    const keyOf = (clientId: string, mode: string, key: string) => `${clientId}\u0000${mode}\u0000${key}`;
+    const keys = await repo.findKeys(messages.map(({ message: m }) => ({ clientId: m.clientId, mode: m.mode, key: m.idempotency!.key })));
+    const byKey = new Map(keys.map((k) => [keyOf(k.client_id, k.mode, k.idempotency_key), k]));
+    const wanted = messages.map(({ message: m }) => byKey.get(keyOf(m.clientId, m.mode, m.idempotency!.key)));
+    const ids = wanted.flatMap((k, i) => (k?.message_id && k.request_hash === messages[i]!.message.idempotency!.requestHash ? [k.message_id] : []));
+    const rows = new Map((ids.length > 0 ? await repo.findPlaced(ids) : []).map((p) => [p.row.message_id, p]));
+    messages.forEach(({ index, message: m }, i) => {
+      const key = wanted[i];
+      const found = key?.message_id ? rows.get(key.message_id) : undefined;
+      if (key && key.request_hash !== m.idempotency!.requestHash) results[index] = { error: new AppError('IDEMPOTENCY_KEY_REUSED') };
+      else if (found && found.row.client_id === m.clientId) results[index] = { row: found.row, estimatedDelivery: estimate(found.row, found.ahead), replayed: true };
+      // Taken over (expired) or deleted meanwhile: the client may simply try again.
+      else results[index] = { error: new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 }) };
+    });
+  }
+
+  /**
    * Stores independent sends in one statement (one transaction, one WAL
    * flush), wakes their devices, and estimates each one's delivery. An item
-   * refused here fails alone; a database failure fails them all, none stored.
+   * refused here fails alone, also when Postgres refuses what it carries
+   * (see `store`); a database that is down fails them all. A send whose
+   * Idempotency-Key is stored already gets the message stored then.
    * Each item's work is recorded in the trace of the API request it came
    * from (`traceparent`), linked to the span of the call that carried it.
    */
@@ -118,11 +226,24 @@ export function messageHandlers(
     const spans = items.map((item) => startSpanInTrace('message.queue', item.traceparent, call ? [call] : []));
     const results: SendOutcome[] = new Array(items.length);
     const accepted: { index: number; message: NewMessage }[] = [];
+    // One key twice in one call: the second is answered like a retry of the first.
+    const keyed = new Map<string, number>();
+    const repeats: { index: number; first: number }[] = [];
     items.forEach(({ request }, index) => {
       try {
         if (!request?.message) throw new AppError('MESSAGE_REQUIRED');
         const scheduledAt = request.scheduledAt ? new Date(request.scheduledAt) : null;
-        accepted.push({ index, message: outgoing(request, request.deviceId, request.message, scheduledAt, null) });
+        const m = { ...outgoing(request, request.deviceId, request.message, scheduledAt, null), idempotency: idempotencyOf(request) };
+        if (m.idempotency) {
+          const key = `${m.clientId}\u0000${m.mode}\u0000${m.idempotency.key}`;
+          const first = keyed.get(key);
+          if (first !== undefined) {
+            repeats.push({ index, first });
+            return;
+          }
+          keyed.set(key, index);
+        }
+        accepted.push({ index, message: m });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         results[index] = { error: err };
@@ -130,18 +251,30 @@ export function messageHandlers(
     });
     try {
       if (accepted.length > 0) {
-        const placed = await repo.insertPlaced(accepted.map((a) => a.message));
-        wake(placed);
-        placed.forEach(({ row, ahead }, k) => {
-          const index = accepted[k]!.index;
-          const start = Math.max(Date.now(), row.due_at.getTime());
-          results[index] = { row, estimatedDelivery: new Date(start + ahead * averagePacingMs).toISOString() };
-          withSpan(spans[index]!, () => log.debug({ message_id: row.message_id, device_id: row.device_id, gathered: items.length }, 'message queued'));
+        const outcomes = await store(accepted.map((a) => a.message));
+        const placed: PlacedMessage[] = [];
+        const taken: { index: number; message: NewMessage }[] = [];
+        outcomes.forEach((outcome, k) => {
+          const { index, message: m } = accepted[k]!;
+          if (outcome instanceof AppError) results[index] = { error: outcome };
+          else if (!outcome) taken.push(accepted[k]!);
+          else {
+            placed.push(outcome);
+            results[index] = { row: outcome.row, estimatedDelivery: estimate(outcome.row, outcome.ahead) };
+            withSpan(spans[index]!, () => log.debug({ message_id: outcome.row.message_id, device_id: outcome.row.device_id, gathered: items.length }, 'message queued'));
+          }
+          if (outcome instanceof AppError && outcome.code === 'INTERNAL_ERROR') log.error({ err: outcome.cause, device_id: m.deviceId }, 'send refused by the database');
         });
+        wake(placed);
+        await replays(taken, results);
       }
     } catch (err) {
       for (const span of spans) endSpan(span, err instanceof AppError ? err.code : 'INTERNAL_ERROR');
       throw err;
+    }
+    for (const { index, first } of repeats) {
+      const same = items[index]!.request!.requestHash === items[first]!.request!.requestHash;
+      results[index] = same && results[first]!.row ? { ...results[first]!, replayed: true } : same ? results[first]! : { error: new AppError('IDEMPOTENCY_KEY_REUSED') };
     }
     spans.forEach((span, i) => {
       span.setAttribute('smsgw.send.gathered', items.length);
@@ -162,7 +295,7 @@ export function messageHandlers(
     async SendMany(req) {
       const results = await sendMany(req.items);
       return {
-        results: results.map(({ row, estimatedDelivery, error }) =>
+        results: results.map(({ row, estimatedDelivery, replayed, error }) =>
           error
             ? { errorCode: error.code, errorMessage: error.message }
             : {
@@ -174,6 +307,7 @@ export function messageHandlers(
                   queuedAt: iso(row!.queued_at),
                   scheduledAt: iso(row!.scheduled_at),
                   estimatedDelivery,
+                  replayed: replayed === true,
                 },
               },
         ),
@@ -184,12 +318,35 @@ export function messageHandlers(
       if (req.messages.length === 0) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'messages', code: 'MESSAGE_REQUIRED' }] });
       if (req.deviceIds.length !== req.messages.length) throw new AppError('INVALID_DEVICE_ID');
       const batchId = newId('batch');
-      const placed = await repo.insertPlaced(
-        req.messages.map((m, i) => outgoing(req, req.deviceIds[i]!, m, null, batchId)),
-        { batchId, clientId: req.clientId, mode: modeOf(req.mode) },
-      );
-      wake(placed);
-      return { batchId, messages: placed.map((p) => toProto(p.row)), queuedAt: iso(placed[0]!.row.queued_at) };
+      const batch = { batchId, clientId: storable(req.clientId, 'client_id'), mode: modeOf(req.mode), idempotency: idempotencyOf(req) };
+      const messages = req.messages.map((m, i) => {
+        try {
+          return outgoing(req, req.deviceIds[i]!, m, null, batchId);
+        } catch (err) {
+          // Name the message that failed, as the API does.
+          if (err instanceof AppError && err.details?.length === 1) {
+            throw new AppError(err.code, { details: [{ ...err.details[0], field: `messages[${i}].${err.details[0]!.field}` }] });
+          }
+          throw err;
+        }
+      });
+      let placed: PlacedMessage[];
+      try {
+        placed = await repo.insertPlaced(messages, batch, keyTtl);
+      } catch (err) {
+        const state = sqlState(err);
+        throw state && REFUSED_DATA.test(state) ? refusedError(err) : err;
+      }
+      if (placed.length > 0) {
+        wake(placed);
+        return { batchId, messages: placed.map((p) => toProto(p.row)), queuedAt: iso(placed[0]!.row.queued_at), replayed: false };
+      }
+      // The key is stored already: the batch stored then, or another request's key.
+      const [key] = await repo.findKeys([{ clientId: batch.clientId, mode: batch.mode, key: batch.idempotency!.key }]);
+      if (key && key.request_hash !== batch.idempotency!.requestHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
+      const rows = key?.batch_id ? await repo.findBatch(key.batch_id) : [];
+      if (rows.length === 0) throw new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 });
+      return { batchId: key!.batch_id!, messages: rows.map(toProto), queuedAt: iso(rows[0]!.queued_at), replayed: true };
     },
 
     async GetMessage(req) {
