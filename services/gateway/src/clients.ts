@@ -16,8 +16,12 @@ export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Ups
   return {
     ...up,
     directory: new DeviceDirectory(up.devices, redis, config.deviceCacheTtlMs),
-    // A send waits for a call at most as long as a call may take.
-    sends: new SendCoalescer((request) => up.messages.sendMany(request), { ...config.sendGather, maxWaitMs: config.grpcDeadlineMs }),
+    // A send takes at most one gRPC deadline in all, its wait for a call included.
+    sends: new SendCoalescer((request, deadlineMs) => up.messages.sendMany(request, { deadlineMs }), {
+      ...config.sendGather,
+      deadlineMs: config.grpcDeadlineMs,
+      minCallMs: Math.min(100, Math.floor(config.grpcDeadlineMs / 10)),
+    }),
     close() {
       up.accounts.close();
       up.devices.close();

@@ -23,6 +23,8 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
     authCacheTtlMs: config.authCacheTtlMs,
     rateLimit: config.rateLimit,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    // Three deadlines: longer than a request may run, short enough that a key left by a dead gateway frees soon.
+    idempotencyInProgressSeconds: Math.ceil((3 * config.grpcDeadlineMs) / 1000),
     requireForwardedHttps: proxied,
   });
   let server: net.Server;

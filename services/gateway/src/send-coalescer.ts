@@ -1,3 +1,4 @@
+import { status as grpcStatus } from '@grpc/grpc-js';
 import { AppError, activeSpan, currentTraceparent, endSpan, isErrorCode, startRootSpan, withSpan, type Span } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 
@@ -12,21 +13,29 @@ export interface SendCoalescerOptions {
    */
   maxWaiting: number;
   /**
-   * Longest a send may wait for a call to leave in: older ones are refused
-   * with SERVICE_UNAVAILABLE and never sent (their client has likely given up
-   * and may retry; storing them late would send the SMS twice).
+   * Longest a send may take in all, from `send()` to its answer: the time it
+   * waits for a call counts against it. A call's gRPC deadline is the
+   * earliest deadline of the sends it carries.
    */
-  maxWaitMs: number;
+  deadlineMs: number;
+  /**
+   * A send with less time left than this is not put in a call: it is refused
+   * with SERVICE_UNAVAILABLE and never sent (its call could not finish in
+   * time, and storing it late, once its client has given up, could send the
+   * SMS twice).
+   */
+  minCallMs: number;
 }
 
-type SendMany = (request: message.SendManyRequest) => Promise<message.SendManyResponse__Output>;
+/** The SendMany call, with the deadline it must keep (milliseconds from now). */
+type SendMany = (request: message.SendManyRequest, deadlineMs: number) => Promise<message.SendManyResponse__Output>;
 
 interface Waiting {
   item: message.SendManyItem;
   /** The API request's span, linked both ways with the span of the call that carries it. */
   span: Span | undefined;
-  /** When it began to wait (performance.now()). */
-  since: number;
+  /** When its time is up (performance.now() clock). */
+  deadline: number;
   resolve(receipt: message.SendReceipt__Output): void;
   reject(err: unknown): void;
 }
@@ -40,9 +49,13 @@ interface Waiting {
  * transactions and WAL flushes per message. Every send still gets its own
  * answer: its receipt, or its own error, or the call's error when the call
  * fails. Each send is answered only once its message is stored, so nothing
- * accepted is lost. When the message service falls behind, the queue is
- * bounded in length (`maxWaiting`) and in time (`maxWaitMs`): a send past
- * either is refused with SERVICE_UNAVAILABLE and never sent.
+ * accepted is lost. No send takes longer than `deadlineMs` in all: the call
+ * that carries it has the earliest deadline of its sends. When the message
+ * service falls behind, the queue is bounded in length (`maxWaiting`) and in
+ * time: a send past `maxWaiting`, or with less than `minCallMs` left, is
+ * refused with SERVICE_UNAVAILABLE and never sent. A call that fails after it
+ * left (its deadline passed) has an unknown outcome: its messages may be
+ * stored, and a retry with the same Idempotency-Key finds them.
  */
 export class SendCoalescer {
   private waiting: Waiting[] = [];
@@ -57,7 +70,13 @@ export class SendCoalescer {
   send(request: message.SendRequest): Promise<message.SendReceipt__Output> {
     if (this.waiting.length >= this.options.maxWaiting) return Promise.reject(unavailable());
     return new Promise((resolve, reject) => {
-      this.waiting.push({ item: { request, traceparent: currentTraceparent() }, span: activeSpan(), since: performance.now(), resolve, reject });
+      this.waiting.push({
+        item: { request, traceparent: currentTraceparent() },
+        span: activeSpan(),
+        deadline: performance.now() + this.options.deadlineMs,
+        resolve,
+        reject,
+      });
       this.schedule();
     });
   }
@@ -77,11 +96,13 @@ export class SendCoalescer {
   }
 
   private flush(): void {
-    // The oldest wait at the head.
-    const tooOld = performance.now() - this.options.maxWaitMs;
-    let stale = 0;
-    while (stale < this.waiting.length && this.waiting[stale]!.since < tooOld) stale++;
-    if (stale > 0) for (const w of this.waiting.splice(0, stale)) w.reject(unavailable());
+    // Sends too close to their deadline for a call to finish in time leave no more.
+    const latest = performance.now() + this.options.minCallMs;
+    if (this.waiting.some((w) => w.deadline < latest)) {
+      const late = this.waiting.filter((w) => w.deadline < latest);
+      this.waiting = this.waiting.filter((w) => w.deadline >= latest);
+      for (const w of late) w.reject(unavailable());
+    }
     while (this.waiting.length > 0 && this.inFlight < this.options.maxInFlight) {
       const batch = this.waiting.splice(0, this.options.maxBatch);
       this.inFlight++;
@@ -98,7 +119,9 @@ export class SendCoalescer {
     span.setAttribute('smsgw.send.gathered', batch.length);
     for (const w of batch) w.span?.addLink({ context: span.spanContext() });
     try {
-      const { results } = await withSpan(span, () => this.sendMany({ items: batch.map((w) => w.item) }));
+      // The call may take only as long as the send nearest its deadline has left.
+      const deadlineMs = Math.max(1, Math.min(...batch.map((w) => w.deadline)) - performance.now());
+      const { results } = await withSpan(span, () => this.sendMany({ items: batch.map((w) => w.item) }, deadlineMs));
       if (results.length !== batch.length) {
         throw new AppError('INTERNAL_ERROR', { cause: new Error(`SendMany answered ${results.length} results for ${batch.length} sends`) });
       }
@@ -109,10 +132,27 @@ export class SendCoalescer {
       });
       endSpan(span);
     } catch (err) {
-      for (const w of batch) w.reject(err);
+      const answer = outcomeUnknown(err);
+      for (const w of batch) w.reject(answer);
       endSpan(span, err instanceof AppError ? err.code : 'INTERNAL_ERROR');
     }
   }
+}
+
+/**
+ * A call that ran out of time may have stored its messages: the answer says
+ * so, and that a retry with the same Idempotency-Key will find them.
+ */
+function outcomeUnknown(err: unknown): unknown {
+  if (!(err instanceof AppError) || err.code !== 'SERVICE_UNAVAILABLE' || (err.cause as { code?: unknown } | undefined)?.code !== grpcStatus.DEADLINE_EXCEEDED) {
+    return err;
+  }
+  return new AppError('SERVICE_UNAVAILABLE', {
+    message:
+      "Délai dépassé : le message a peut-être été enregistré. Réessayez avec le même en-tête Idempotency-Key : s'il l'a été, la réponse le rendra sans l'envoyer deux fois.",
+    retryAfterSeconds: 1,
+    cause: err,
+  });
 }
 
 function unavailable(): AppError {

@@ -10,16 +10,19 @@ const receipt = (messageId: string): message.SendReceipt__Output => ({
   queuedAt: '2030-01-15T10:00:00.000Z',
   scheduledAt: '',
   estimatedDelivery: '2030-01-15T10:00:02.500Z',
+  replayed: false,
+  deviceId: 'device_1',
 });
 
 /** A SendMany stand-in whose calls are answered when the test says so. */
 function fakeSendMany() {
-  const calls: { items: message.SendManyItem[]; answer(results?: message.SendManyResult__Output[]): void; fail(err: unknown): void }[] = [];
-  const sendMany = (request: message.SendManyRequest) =>
+  const calls: { items: message.SendManyItem[]; deadlineMs: number; answer(results?: message.SendManyResult__Output[]): void; fail(err: unknown): void }[] = [];
+  const sendMany = (request: message.SendManyRequest, deadlineMs: number) =>
     new Promise<message.SendManyResponse__Output>((resolve, reject) => {
       const items = request.items ?? [];
       calls.push({
         items,
+        deadlineMs,
         answer: (results) =>
           resolve({
             results:
@@ -37,7 +40,7 @@ function fakeSendMany() {
 }
 
 /** Waiting limits that the tests below never reach, except those about them. */
-const LIMITS = { maxWaiting: 10_000, maxWaitMs: 60_000 };
+const LIMITS = { maxWaiting: 10_000, deadlineMs: 60_000, minCallMs: 10 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const request = (text: string): message.SendRequest => ({ clientId: 'client_1', mode: 'MODE_LIVE', deviceId: 'device_1', message: { to: '+33612345678', text } });
@@ -158,9 +161,9 @@ describe('SendCoalescer', () => {
     expect(fake.calls.flatMap((c) => c.items.map((i) => i.request!.message!.text))).toEqual(['a', 'b', 'c', 'e']);
   });
 
-  it('when a send has waited longer than maxWaitMs for a call, then it is refused with SERVICE_UNAVAILABLE and never sent, while fresher sends leave', async () => {
+  it('when a send has waited past its deadline for a call, then it is refused with SERVICE_UNAVAILABLE and never sent, while fresher sends leave', async () => {
     const fake = fakeSendMany();
-    const coalescer = new SendCoalescer(fake.sendMany, { ...LIMITS, maxBatch: 100, maxInFlight: 1, maxWaitMs: 50 });
+    const coalescer = new SendCoalescer(fake.sendMany, { ...LIMITS, maxBatch: 100, maxInFlight: 1, deadlineMs: 50 });
     const first = coalescer.send(request('slow'));
     await turn();
     const stale = coalescer.send(request('stale'));
@@ -176,5 +179,88 @@ describe('SendCoalescer', () => {
     expect(fake.calls.map((c) => c.items.map((i) => i.request!.message!.text))).toEqual([['slow'], ['fresh']]);
     fake.calls[1]!.answer();
     expect((await fresh).messageId).toBe('msg_for_fresh');
+  });
+
+  it('when sends that waited leave in a call, then the call has the earliest deadline of the sends it carries', async () => {
+    const fake = fakeSendMany();
+    const coalescer = new SendCoalescer(fake.sendMany, { ...LIMITS, maxBatch: 100, maxInFlight: 1, deadlineMs: 1000 });
+    const first = coalescer.send(request('first'));
+    await turn();
+    expect(fake.calls[0]!.deadlineMs).toBeGreaterThan(950);
+    const older = coalescer.send(request('older'));
+    await sleep(300);
+    const newer = coalescer.send(request('newer'));
+
+    fake.calls[0]!.answer();
+    await first;
+    await turn();
+
+    expect(fake.calls[1]!.items.map((i) => i.request!.message!.text)).toEqual(['older', 'newer']);
+    // 'older' has waited 300 ms of its 1000: the call gets what it has left, not a fresh 1000.
+    expect(fake.calls[1]!.deadlineMs).toBeLessThanOrEqual(700);
+    expect(fake.calls[1]!.deadlineMs).toBeGreaterThan(500);
+    fake.calls[1]!.answer();
+    await Promise.all([older, newer]);
+  });
+
+  it('when a send has less than minCallMs left, then it is not put in a call but refused, and the others leave', async () => {
+    const fake = fakeSendMany();
+    const coalescer = new SendCoalescer(fake.sendMany, { ...LIMITS, maxBatch: 100, maxInFlight: 1, deadlineMs: 200, minCallMs: 100 });
+    const first = coalescer.send(request('first'));
+    await turn();
+    const near = coalescer.send(request('near'));
+    near.catch(() => undefined);
+    await sleep(120);
+    const fresh = coalescer.send(request('fresh'));
+
+    fake.calls[0]!.answer();
+    await first;
+    await turn();
+
+    await expect(near).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: 1 });
+    expect(fake.calls[1]!.items.map((i) => i.request!.message!.text)).toEqual(['fresh']);
+    fake.calls[1]!.answer();
+    expect((await fresh).messageId).toBe('msg_for_fresh');
+  });
+
+  it('when the message service hangs, then no send takes longer in all than the deadline, its wait for a call included', async () => {
+    // A SendMany that never answers and fails at its deadline, as a gRPC call does.
+    const calls: number[] = [];
+    const hanging = (_request: message.SendManyRequest, deadlineMs: number) =>
+      new Promise<message.SendManyResponse__Output>((_resolve, reject) => {
+        calls.push(deadlineMs);
+        setTimeout(() => reject(new AppError('SERVICE_UNAVAILABLE', { cause: { code: 4 } })), deadlineMs);
+      });
+    const coalescer = new SendCoalescer(hanging, { ...LIMITS, maxBatch: 100, maxInFlight: 1, deadlineMs: 300 });
+    const timed = async (text: string) => {
+      const start = performance.now();
+      const err = await coalescer.send(request(text)).catch((e: unknown) => e);
+      return { err, elapsed: performance.now() - start };
+    };
+
+    const first = timed('first');
+    await sleep(100);
+    // Waits 200 ms for the first call to fail, then leaves with the 100 ms it has left.
+    const second = timed('second');
+    const results = await Promise.all([first, second]);
+
+    for (const { err, elapsed } of results) {
+      expect(err).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      expect(elapsed).toBeLessThan(300 + 40);
+    }
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toBeLessThanOrEqual(110);
+  });
+
+  it('when a call runs out of time, then each send it carried is told its message may be stored and to retry with the same Idempotency-Key', async () => {
+    const fake = fakeSendMany();
+    const coalescer = new SendCoalescer(fake.sendMany, { ...LIMITS, maxBatch: 100, maxInFlight: 4 });
+    const carried = coalescer.send(request('x'));
+    await turn();
+    fake.calls[0]!.fail(new AppError('SERVICE_UNAVAILABLE', { cause: { code: 4 } }));
+
+    const err = await carried.catch((e: unknown) => e as AppError);
+    expect(err).toMatchObject({ code: 'SERVICE_UNAVAILABLE', httpStatus: 503, retryAfterSeconds: 1 });
+    expect((err as AppError).message).toContain('Idempotency-Key');
   });
 });

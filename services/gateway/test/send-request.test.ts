@@ -1,5 +1,5 @@
 import { AppError, type ErrorCode } from '@smsgw/platform';
-import { MAX_MESSAGE_CHARACTERS, parseSendRequest } from '../src/domain/send-request';
+import { MAX_MESSAGE_CHARACTERS, parseBulkRequest, parsePersonalizedRequest, parseSendRequest } from '../src/domain/send-request';
 
 const NOW = Date.parse('2030-01-15T10:00:00.000Z');
 const DAY = 24 * 3600_000;
@@ -181,5 +181,31 @@ describe('parseSendRequest', () => {
     expect(err.code).toBe('VALIDATION_ERROR');
     expect(err.details).toHaveLength(2);
     expect(err.details?.map((d) => d.code)).toEqual(['MESSAGE_TOO_LONG', 'INVALID_PRIORITY']);
+  });
+});
+
+describe('characters Postgres cannot store', () => {
+  it.each([
+    ['a NUL in the text', { ...valid, message: 'a\u0000b' }, 'message'],
+    ['a lone high surrogate in the text', { ...valid, message: 'moitié \ud800' }, 'message'],
+    ['a lone low surrogate in the text', { ...valid, message: '\udc00 seule' }, 'message'],
+    ['a NUL in a metadata value', { ...valid, metadata: { order: 'A\u0000' } }, 'metadata'],
+    ['a NUL in a nested metadata key', { ...valid, metadata: { a: { ['b\u0000']: 1 } } }, 'metadata'],
+    ['a lone surrogate in a metadata array', { ...valid, metadata: { list: ['ok', '\ud83d'] } }, 'metadata'],
+  ])('when the body has %s, then it is refused with INVALID_CHARACTER on that field', (_what, body, field) => {
+    expectSingle(body, field, 'INVALID_CHARACTER');
+  });
+
+  it('when the text has a whole surrogate pair (an emoji), then it is accepted', () => {
+    expect(parseSendRequest({ ...valid, message: 'Merci 😀', metadata: { mood: '😀' } }, NOW).message).toBe('Merci 😀');
+  });
+
+  it('when a bulk or personalized send has a NUL, then the failing field is named', () => {
+    expect(() => parseBulkRequest({ recipients: ['+33612345678'], message: 'x\u0000' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CHARACTER', details: [expect.objectContaining({ field: 'message' })] }),
+    );
+    expect(() => parsePersonalizedRequest({ messages: [{ to: '+33612345678', message: 'ok' }, { to: '+33612345679', message: 'ok', metadata: { k: '\u0000' } }] })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CHARACTER', details: [expect.objectContaining({ field: 'messages[1].metadata' })] }),
+    );
   });
 });

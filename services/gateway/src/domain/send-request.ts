@@ -35,12 +35,34 @@ export function normalizePhoneNumber(value: unknown): string | undefined {
   return parsed?.isValid() ? parsed.number : undefined;
 }
 
+/**
+ * What Postgres cannot store in `text` or `jsonb`, refused at the edge with
+ * INVALID_CHARACTER: the character U+0000, and UTF-16 surrogates that are not
+ * half of a pair (JSON may carry `\ud800`, which is no Unicode character and
+ * has no UTF-8 form).
+ */
+// eslint-disable-next-line no-control-regex -- U+0000 is what this refuses
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export function isStorableText(text: string): boolean {
+  return !UNSTORABLE.test(text);
+}
+
+/** Every key and every string of a JSON value, at any depth, is storable. */
+export function isStorableJson(value: unknown): boolean {
+  if (typeof value === 'string') return isStorableText(value);
+  if (Array.isArray(value)) return value.every(isStorableJson);
+  if (value && typeof value === 'object') return Object.entries(value).every(([k, v]) => isStorableText(k) && isStorableJson(v));
+  return true;
+}
+
 export function checkMessage(value: unknown, field: string, errors: FieldErrors): string {
   if (typeof value !== 'string' || value.trim() === '') {
     errors.add(field, 'MESSAGE_REQUIRED');
     return '';
   }
-  if (Array.from(value).length > MAX_MESSAGE_CHARACTERS) errors.add(field, 'MESSAGE_TOO_LONG');
+  if (!isStorableText(value)) errors.add(field, 'INVALID_CHARACTER');
+  else if (Array.from(value).length > MAX_MESSAGE_CHARACTERS) errors.add(field, 'MESSAGE_TOO_LONG');
   return value;
 }
 
@@ -72,6 +94,10 @@ export function checkMetadata(value: unknown, field: string, errors: FieldErrors
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || Array.isArray(value) || Buffer.byteLength(JSON.stringify(value), 'utf8') > MAX_METADATA_BYTES) {
     errors.add(field, 'METADATA_TOO_LARGE');
+    return undefined;
+  }
+  if (!isStorableJson(value)) {
+    errors.add(field, 'INVALID_CHARACTER');
     return undefined;
   }
   return value as Record<string, unknown>;

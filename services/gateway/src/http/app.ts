@@ -22,6 +22,8 @@ export interface AppOptions {
   authCacheTtlMs: number;
   rateLimit: { limit: number; windowMs: number };
   idempotencyTtlSeconds: number;
+  /** How long a request's Idempotency-Key answers 409 while it runs, at most (a gateway may die mid-request). */
+  idempotencyInProgressSeconds: number;
   /** Behind a TLS-terminating proxy: refuse requests it did not receive over HTTPS. */
   requireForwardedHttps: boolean;
 }
@@ -31,7 +33,7 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   app.proxy = options.requireForwardedHttps;
   const auth = authenticate(options.upstreams.accounts, options.authCacheTtlMs);
   const guard = rateLimit(options.redis, options.pipeline, options.rateLimit);
-  const idempotent = idempotency(options.redis, options.idempotencyTtlSeconds);
+  const idempotent = idempotency(options.redis, { ttlSeconds: options.idempotencyTtlSeconds, inProgressSeconds: options.idempotencyInProgressSeconds });
   const routers = [smsRoutes(options.upstreams, auth, guard, idempotent), authRoutes(options.upstreams, auth, guard)];
   const health = new Router<GatewayState>();
   health.get('/healthz', (ctx) => {

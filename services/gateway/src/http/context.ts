@@ -12,6 +12,8 @@ export interface GatewayState {
   body?: Record<string, unknown>;
   /** The presence of the X-Device-ID device, read alongside the rate limit (see sms.routes). */
   presence?: { deviceId: string; online: Promise<boolean> };
+  /** The request's Idempotency-Key and the hash of what makes the request, passed on to the message service. */
+  idempotency?: { key: string; requestHash: string };
 }
 
 export type GatewayContext = Koa.ParameterizedContext<GatewayState, Router.RouterParamContext<GatewayState>>;

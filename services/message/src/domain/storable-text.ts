@@ -4,6 +4,7 @@
  * it is no Unicode character, so it has no UTF-8 form). Such input is refused
  * before it reaches a statement, where it would fail every row of it.
  */
+// eslint-disable-next-line no-control-regex -- U+0000 is what this refuses
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export function isStorableText(text: string): boolean {

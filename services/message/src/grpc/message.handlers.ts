@@ -308,6 +308,7 @@ export function messageHandlers(
                   scheduledAt: iso(row!.scheduled_at),
                   estimatedDelivery,
                   replayed: replayed === true,
+                  deviceId: row!.device_id,
                 },
               },
         ),

@@ -24,13 +24,20 @@ export function canonicalJson(value: unknown): string {
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
- * `Idempotency-Key` on the sending endpoints. The first request with a key
- * runs and its successful response is kept for the TTL (24 h); the same key
- * with the same body (and device) answers that response again without
- * sending anything; the same key with another body is refused with 422.
- * A request that failed is forgotten, so it can be retried with its key.
+ * `Idempotency-Key` on the sending endpoints. The truth is the message
+ * service: it stores the key with the message (or batch) in the same
+ * statement, so a send made again with its key, even after a lost answer (a
+ * deadline, a gateway gone), gets the message stored the first time and
+ * stores nothing (or 422 IDEMPOTENCY_KEY_REUSED for another body). Redis here
+ * is the fast path: while the first request runs, the same key answers 409
+ * IDEMPOTENCY_IN_PROGRESS (the marker lasts `inProgressSeconds`, a few
+ * deadlines, so a gateway that died mid-request does not hold the key for
+ * long); once it succeeded, its response is answered again for the TTL
+ * without asking the message service; the same key with another body is
+ * refused with 422. A request that failed drops the marker: its retry goes
+ * to the message service, which answers what it stored, if anything.
  */
-export function idempotency(redis: Redis, ttlSeconds: number): GatewayMiddleware {
+export function idempotency(redis: Redis, options: { ttlSeconds: number; inProgressSeconds: number }): GatewayMiddleware {
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
     if (!key) return next();
@@ -40,7 +47,7 @@ export function idempotency(redis: Redis, ttlSeconds: number): GatewayMiddleware
     const auth = ctx.state.auth!;
     const fingerprint = sha256(`${ctx.method} ${ctx.path}\n${ctx.get('x-device-id')}\n${canonicalJson(ctx.state.body)}`);
     const storeKey = `idempotency:${auth.clientId}:${auth.mode}:${sha256(key)}`;
-    const claimed = await redis.set(storeKey, JSON.stringify({ state: 'pending', fingerprint } satisfies Stored), 'EX', ttlSeconds, 'NX');
+    const claimed = await redis.set(storeKey, JSON.stringify({ state: 'pending', fingerprint } satisfies Stored), 'EX', options.inProgressSeconds, 'NX');
     if (!claimed) {
       const text = await redis.get(storeKey);
       const stored = text ? (JSON.parse(text) as Stored) : undefined;
@@ -51,12 +58,13 @@ export function idempotency(redis: Redis, ttlSeconds: number): GatewayMiddleware
       ctx.set('Idempotent-Replayed', 'true');
       return;
     }
+    ctx.state.idempotency = { key, requestHash: fingerprint };
     try {
       await next();
     } catch (err) {
       await redis.del(storeKey);
       throw err;
     }
-    await redis.set(storeKey, JSON.stringify({ state: 'done', fingerprint, status: ctx.status, body: ctx.body } satisfies Stored), 'EX', ttlSeconds);
+    await redis.set(storeKey, JSON.stringify({ state: 'done', fingerprint, status: ctx.status, body: ctx.body } satisfies Stored), 'EX', options.ttlSeconds);
   };
 }

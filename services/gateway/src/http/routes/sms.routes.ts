@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { message } from '@smsgw/proto';
 import { AppError } from '@smsgw/platform';
-import { normalizePhoneNumber, parseBulkRequest, parsePersonalizedRequest, parseSendRequest, type BatchRequest } from '../../domain/send-request';
+import { isStorableText, normalizePhoneNumber, parseBulkRequest, parsePersonalizedRequest, parseSendRequest, type BatchRequest } from '../../domain/send-request';
 import { chooseDevice, spreadOverDevices, type Upstreams } from '../../use-cases';
 import type { GatewayContext, GatewayMiddleware, GatewayState } from '../context';
 import { jsonBody } from '../middleware/json-body';
@@ -89,7 +89,10 @@ export function smsRoutes(
       messages: request.items.map((i) => ({ to: i.to, text: i.message, metadataJson: i.metadata ? JSON.stringify(i.metadata) : '' })),
       priority: request.priority,
       webhookUrl: request.webhookUrl ?? '',
+      idempotencyKey: ctx.state.idempotency?.key ?? '',
+      requestHash: ctx.state.idempotency?.requestHash ?? '',
     });
+    if (batch.replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.body = {
       success: true,
       batch_id: batch.batchId,
@@ -115,6 +118,11 @@ export function smsRoutes(
     if (status !== undefined && !HISTORY_STATUSES.includes(status)) {
       throw new AppError('INVALID_STATUS', { details: [{ field: 'status', code: 'INVALID_STATUS' }] });
     }
+    // Text Postgres cannot take (U+0000, a lone surrogate) would fail the query: refused here.
+    for (const field of ['search', 'device_id']) {
+      const value = queryString(ctx, field);
+      if (value !== undefined && !isStorableText(value)) throw new AppError('INVALID_CHARACTER', { details: [{ field, code: 'INVALID_CHARACTER' }] });
+    }
     const toFilter = queryString(ctx, 'to');
     const to = toFilter === undefined ? '' : normalizePhoneNumber(toFilter);
     if (to === undefined) throw new AppError('INVALID_PHONE_NUMBER', { details: [{ field: 'to', code: 'INVALID_PHONE_NUMBER' }] });
@@ -128,7 +136,8 @@ export function smsRoutes(
       fromDate: queryString(ctx, 'from_date') ?? '',
       toDate: queryString(ctx, 'to_date') ?? '',
       deviceId: queryString(ctx, 'device_id') ?? '',
-      search: (queryString(ctx, 'search') ?? '').slice(0, 200),
+      // 200 characters at most, cut between code points (a cut pair would be a lone surrogate).
+      search: Array.from(queryString(ctx, 'search') ?? '').slice(0, 200).join(''),
     });
     ctx.body = {
       success: true,
@@ -196,13 +205,17 @@ export function smsRoutes(
       priority: request.priority,
       webhookUrl: request.webhookUrl ?? '',
       scheduledAt: request.scheduledAt?.toISOString() ?? '',
+      idempotencyKey: ctx.state.idempotency?.key ?? '',
+      requestHash: ctx.state.idempotency?.requestHash ?? '',
     });
+    // Stored by an earlier request with this Idempotency-Key (its answer was lost): that message.
+    if (receipt.replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.body = {
       success: true,
       message_id: receipt.messageId,
       status: receipt.status,
       to: request.to,
-      device_id: device.deviceId,
+      device_id: receipt.deviceId || device.deviceId,
       parts: receipt.parts,
       encoding: receipt.encoding,
       queued_at: receipt.queuedAt,
