@@ -96,6 +96,15 @@ function refusedError(err: unknown): AppError {
   return new AppError('INTERNAL_ERROR', { cause: err });
 }
 
+/**
+ * A stored message as its send answered it (`queued`), for a send made again
+ * with its Idempotency-Key: the same answer, whatever became of it since
+ * (its status tells that).
+ */
+function asAnswered(row: MessageRow): MessageRow {
+  return { ...row, status: 'queued' };
+}
+
 /** What became of one send: stored now, stored already (same key), or refused. */
 interface SendOutcome {
   row?: MessageRow;
@@ -206,7 +215,7 @@ export function messageHandlers(
       const key = wanted[i];
       const found = key?.message_id ? rows.get(key.message_id) : undefined;
       if (key && key.request_hash !== m.idempotency!.requestHash) results[index] = { error: new AppError('IDEMPOTENCY_KEY_REUSED') };
-      else if (found && found.row.client_id === m.clientId) results[index] = { row: found.row, estimatedDelivery: estimate(found.row, found.ahead), replayed: true };
+      else if (found && found.row.client_id === m.clientId) results[index] = { row: asAnswered(found.row), estimatedDelivery: estimate(found.row, found.ahead), replayed: true };
       // Taken over (expired) or deleted meanwhile: the client may simply try again.
       else results[index] = { error: new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 }) };
     });
@@ -347,7 +356,7 @@ export function messageHandlers(
       if (key && key.request_hash !== batch.idempotency!.requestHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
       const rows = key?.batch_id ? await repo.findBatch(key.batch_id) : [];
       if (rows.length === 0) throw new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 });
-      return { batchId: key!.batch_id!, messages: rows.map(toProto), queuedAt: iso(rows[0]!.queued_at), replayed: true };
+      return { batchId: key!.batch_id!, messages: rows.map((r) => toProto(asAnswered(r))), queuedAt: iso(rows[0]!.queued_at), replayed: true };
     },
 
     async GetMessage(req) {
