@@ -46,6 +46,9 @@ export const ERROR_CATALOG = {
   INTERNAL_ERROR: { http: 500, grpc: grpc.status.INTERNAL, message: 'Erreur interne du serveur.' },
   DEVICE_OFFLINE: { http: 503, grpc: grpc.status.FAILED_PRECONDITION, message: "L'appareil est hors ligne." },
   SERVICE_UNAVAILABLE: { http: 503, grpc: grpc.status.UNAVAILABLE, message: 'Service momentanément indisponible, réessayez plus tard.' },
+  MALFORMED_REQUEST: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Requête HTTP mal formée.' },
+  REQUEST_TIMEOUT: { http: 408, grpc: grpc.status.DEADLINE_EXCEEDED, message: "La requête n'a pas été reçue à temps." },
+  HEADERS_TOO_LARGE: { http: 431, grpc: grpc.status.INVALID_ARGUMENT, message: 'Les en-têtes de la requête sont trop volumineux.' },
 } as const satisfies Record<string, { http: number; grpc: grpc.status; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -52,9 +52,24 @@ function historyItem(m: message.Message__Output): Record<string, unknown> {
   };
 }
 
+// No filter of this API can hold a NUL character (the database refuses it in text).
+const NUL = '\u0000';
+
 function queryString(ctx: GatewayContext, name: string): string | undefined {
   const value = ctx.query[name];
-  return typeof value === 'string' && value !== '' ? value : undefined;
+  if (typeof value !== 'string' || value === '') return undefined;
+  if (value.includes(NUL)) throw new AppError('VALIDATION_ERROR', { details: [{ field: name, code: 'VALIDATION_ERROR', message: 'Caractère NUL interdit.' }] });
+  return value;
+}
+
+// The shape of every message id (`msg_` and a ULID): anything else cannot exist.
+const MESSAGE_ID = /^msg_[0-9A-Z]{26}$/;
+
+/** The `message_id` path parameter; an id that cannot exist is not looked up. */
+function messageIdParam(ctx: GatewayContext): string {
+  const id = ctx.params.message_id ?? '';
+  if (!MESSAGE_ID.test(id)) throw new AppError('MESSAGE_NOT_FOUND');
+  return id;
 }
 
 /** A positive integer query parameter, or INVALID_PAGINATION. */
@@ -162,7 +177,7 @@ export function smsRoutes(
 
   router.delete('/v1/sms/:message_id', auth, guard, async (ctx) => {
     const session = ctx.state.auth!;
-    const m = await up.messages.cancelMessage({ clientId: session.clientId, messageId: ctx.params.message_id!, mode: modeOf(session.mode) });
+    const m = await up.messages.cancelMessage({ clientId: session.clientId, messageId: messageIdParam(ctx), mode: modeOf(session.mode) });
     ctx.body = { success: true, message: 'Message annulé.', message_id: m.messageId, status: m.status, cancelled_at: m.cancelledAt };
   });
 
@@ -213,7 +228,7 @@ export function smsRoutes(
 
   router.get('/v1/sms/status/:message_id', auth, guard, async (ctx) => {
     const session = ctx.state.auth!;
-    const m = await up.messages.getMessage({ clientId: session.clientId, messageId: ctx.params.message_id!, mode: modeOf(session.mode) });
+    const m = await up.messages.getMessage({ clientId: session.clientId, messageId: messageIdParam(ctx), mode: modeOf(session.mode) });
     ctx.body = statusBody(m);
   });
 
