@@ -30,15 +30,22 @@ const PARSER_ERRORS: Record<string, ErrorCode> = {
 };
 
 /**
- * Node's `clientError`: the request could not be parsed, so no handler ran.
- * Answers in the error envelope (with a request id of its own) and closes the
- * connection, as Node itself would with an empty 400, when the socket can
- * still carry an answer: not once a response has started on it.
+ * Node's `clientError`: the request could not be parsed (or its body could
+ * not, after a handler already ran). Answers in the error envelope (with a
+ * request id of its own) and closes the connection, as Node itself would
+ * with an empty 400, when the socket can still carry an answer. When a
+ * response has already been written whole, it is let out before the
+ * connection closes (Node would cut it off); one written in part is cut off.
  */
 export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
-  const started = (socket as { _httpMessage?: http.ServerResponse })._httpMessage?.headersSent === true;
-  if (err.code === 'ECONNRESET' || !socket.writable || started) {
+  const response = (socket as { _httpMessage?: http.ServerResponse })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
+    return;
+  }
+  if (response?.headersSent) {
+    if (response.writableEnded) socket.end();
+    else socket.destroy();
     return;
   }
   const code = PARSER_ERRORS[err.code ?? ''] ?? 'MALFORMED_REQUEST';

@@ -17,9 +17,45 @@ export const jsonBody: GatewayMiddleware = async (ctx, next) => {
     throw new AppError('INVALID_JSON');
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new AppError('INVALID_JSON');
+  refuseUnstorable(parsed);
   ctx.state.body = parsed as Record<string, unknown>;
   return next();
 };
+
+/** Deeper than any field of this API needs (metadata is 1 KB at most); deeper still cannot be serialised again. */
+export const MAX_DEPTH = 64;
+
+const NUL = '\u0000';
+
+/**
+ * Refuses, for any field, what no field of this API accepts and what would
+ * fail further on rather than be refused: a NUL character (the database
+ * cannot store it) and nesting deeper than MAX_DEPTH (JSON.stringify
+ * overflows its stack). Iterative, so that a deep body cannot overflow here.
+ */
+function refuseUnstorable(root: object): void {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: root, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes(NUL)) throw invalidField(path, 'Caractère NUL interdit.');
+      continue;
+    }
+    if (!value || typeof value !== 'object') continue;
+    if (depth >= MAX_DEPTH) throw invalidField(path, `Structure imbriquée sur plus de ${MAX_DEPTH} niveaux.`);
+    for (const [key, inner] of Object.entries(value)) {
+      const at = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+      if (key.includes(NUL)) throw invalidField(path || key, 'Caractère NUL interdit.');
+      stack.push({ value: inner, path: at, depth: depth + 1 });
+    }
+  }
+}
+
+function invalidField(field: string, message: string): AppError {
+  // The field named as a user would read it; a NUL in a key is not repeated back.
+  const readable = field.replaceAll(NUL, '\\u0000').slice(0, 200);
+  return new AppError('VALIDATION_ERROR', { details: [{ field: readable, code: 'VALIDATION_ERROR', message }] });
+}
 
 /** The whole body, or PAYLOAD_TOO_LARGE past MAX_BODY_BYTES (the rest is then not read). */
 function readBody(req: IncomingMessage): Promise<Buffer> {
