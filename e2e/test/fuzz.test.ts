@@ -49,7 +49,6 @@ describe('hostile input generated from the OpenAPI document', () => {
   const knownIds: string[] = [];
 
   beforeAll(async () => {
-    // eslint-disable-next-line no-console
     console.log(`fuzz seed ${SEED} (replay with FUZZ_SEED=${SEED}), ${COUNT} requests`);
     system = await TestSystem.start({
       LOG_LEVEL: 'warn',
@@ -188,7 +187,6 @@ describe('hostile input generated from the OpenAPI document', () => {
       const code = /"code":"([A-Z_]+)"/.exec(probe.text)?.[1];
       if ((probe.status === 404 && code === 'NOT_FOUND') || (probe.status === 405 && code === 'METHOD_NOT_ALLOWED')) unserved.add(`${op.method} ${op.template}`);
     }
-    // eslint-disable-next-line no-console
     if (unserved.size > 0) console.log(`documented but not served by this build: ${[...unserved].join(', ')}`);
     const failures: string[] = [];
     const statuses = new Map<string, number>();
@@ -236,7 +234,6 @@ describe('hostile input generated from the OpenAPI document', () => {
 
     await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    // eslint-disable-next-line no-console
     console.log(`fuzz seed ${SEED}: ${COUNT} requests in ${seconds} s\n${[...statuses].sort().map(([k, v]) => `  ${k}: ${v}`).join('\n')}`);
 
     // Server errors first: they are what this test is for.

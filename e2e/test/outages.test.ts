@@ -61,7 +61,7 @@ describe('dependency outages under traffic', () => {
         const res = await calls[i % calls.length]!();
         const endedAt = Date.now();
         const error = res.body.error as { code?: string } | undefined;
-        outcomes.push({ status: res.status, code: error?.code, retryAfter: res.headers['retry-after'] as string | undefined, ms: endedAt - startedAt, startedAt, endedAt });
+        outcomes.push({ status: res.status, code: error?.code, retryAfter: res.headers['retry-after'], ms: endedAt - startedAt, startedAt, endedAt });
         await new Promise((r) => setTimeout(r, 20));
       }
     };
