@@ -25,11 +25,13 @@ const ERROR_RESPONSE_BY_STATUS: Record<number, string> = {
   403: 'Forbidden',
   404: 'NotFound',
   405: 'MethodNotAllowed',
+  408: 'RequestTimeout',
   409: 'Conflict',
   410: 'Gone',
   413: 'PayloadTooLarge',
   422: 'UnprocessableContent',
   429: 'TooManyRequests',
+  431: 'HeadersTooLarge',
   500: 'InternalError',
   503: 'ServiceUnavailable',
 };

@@ -35,10 +35,12 @@ export class TestSystem {
     readonly admin: Admin,
   ) {}
 
-  static async start(env: Record<string, string> = {}): Promise<TestSystem> {
+  /** `infra` points the services at other Redis/NATS/Postgres servers (an outage test's private ones). */
+  static async start(env: Record<string, string> = {}, infra?: { redisUrl?: string; natsUrl?: string }): Promise<TestSystem> {
     const stack = await startStack({
       dataDir: path.join(REPO_ROOT, '.stack/e2e'),
       isolated: true,
+      infra,
       env: {
         LOG_LEVEL: 'debug',
         DISPATCH_INTERVAL_MIN_MS: '50',

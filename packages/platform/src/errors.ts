@@ -51,6 +51,9 @@ export const ERROR_CATALOG = {
     grpc: grpc.status.INVALID_ARGUMENT,
     message: 'Caractère non autorisé : le caractère nul (U+0000) et les moitiés isolées de paires de substitution UTF-16 (\\uD800 à \\uDFFF) sont refusés.',
   },
+  MALFORMED_REQUEST: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Requête HTTP mal formée.' },
+  REQUEST_TIMEOUT: { http: 408, grpc: grpc.status.DEADLINE_EXCEEDED, message: "La requête n'a pas été reçue à temps." },
+  HEADERS_TOO_LARGE: { http: 431, grpc: grpc.status.INVALID_ARGUMENT, message: 'Les en-têtes de la requête sont trop volumineux.' },
 } as const satisfies Record<string, { http: number; grpc: grpc.status; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

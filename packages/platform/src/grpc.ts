@@ -51,16 +51,37 @@ export interface ServiceRegistration {
 }
 
 /**
+ * Until the first `setServing(true)` (migrations not yet run), every unary
+ * call is refused with UNAVAILABLE (SERVICE_UNAVAILABLE): the port is bound
+ * early, but no handler runs against a schema that is not there yet.
+ */
+function refusedUntilReady(implementation: grpc.UntypedServiceImplementation, isReady: () => boolean): grpc.UntypedServiceImplementation {
+  const out: grpc.UntypedServiceImplementation = {};
+  for (const [name, handler] of Object.entries(implementation)) {
+    const unary = handler as (call: unknown, callback?: grpc.sendUnaryData<unknown>) => void;
+    out[name] = ((call: unknown, callback?: grpc.sendUnaryData<unknown>) => {
+      if (!isReady() && typeof callback === 'function') {
+        callback(toServiceError(new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: 1 })));
+        return;
+      }
+      unary(call, callback);
+    }) as grpc.UntypedHandleCall;
+  }
+  return out;
+}
+
+/**
  * Starts a gRPC server that also serves `grpc.health.v1.Health`. Every
  * service answers NOT_SERVING until `setServing(true)` is called, once its
- * dependencies are ready.
+ * dependencies are ready, and refuses calls with UNAVAILABLE until then.
  */
 export async function startGrpcServer(options: { host?: string; port: number; services: ServiceRegistration[] }): Promise<GrpcServerHandle> {
   const server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1 });
   const names = ['', ...options.services.map((s) => s.name)];
   const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, 'NOT_SERVING' as const])));
   health.addToServer(server);
-  for (const s of options.services) server.addService(s.definition, s.implementation);
+  let started = false;
+  for (const s of options.services) server.addService(s.definition, refusedUntilReady(s.implementation, () => started));
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
       err ? reject(err) : resolve(bound),
@@ -69,6 +90,7 @@ export async function startGrpcServer(options: { host?: string; port: number; se
   return {
     port,
     setServing(serving) {
+      if (serving) started = true;
       for (const n of names) health.setStatus(n, serving ? 'SERVING' : 'NOT_SERVING');
     },
     stop(graceMs = 5000) {
@@ -149,4 +171,27 @@ export function createClient<C extends grpc.Client>(
     wrapped[def.originalName ?? name.charAt(0).toLowerCase() + name.slice(1)] = call;
   }
   return wrapped as PromiseClient<C>;
+}
+
+const HealthClient = grpc.makeGenericClientConstructor(healthService, 'Health');
+type HealthCheck = (request: { service: string }, options: grpc.CallOptions, callback: (err: grpc.ServiceError | null, res?: { status?: unknown }) => void) => void;
+
+/** A `grpc.health.v1.Health` client for one address, built once, for readiness checks. */
+export interface HealthChecker {
+  /** True when the server answers SERVING for `service` ("" is the whole server) within `deadlineMs`. */
+  serving(service?: string, deadlineMs?: number): Promise<boolean>;
+  close(): void;
+}
+
+export function createHealthChecker(address: string): HealthChecker {
+  const client = new HealthClient(address, grpc.credentials.createInsecure());
+  const check = (client as unknown as { Check: HealthCheck }).Check.bind(client);
+  return {
+    serving(service = '', deadlineMs = 1000) {
+      return new Promise((resolve) => {
+        check({ service }, { deadline: Date.now() + deadlineMs }, (err, res) => resolve(!err && (res?.status === 'SERVING' || res?.status === 1)));
+      });
+    },
+    close: () => client.close(),
+  };
 }

@@ -7,15 +7,45 @@ export type { ChainableCommander, Redis };
  * Commands issued in the same turn of the event loop (the rate limit and
  * presence checks of concurrent requests) leave in one write.
  */
-export function createRedis(options: { url: string; keyPrefix: string; name: string }): Redis {
+export function createRedis(options: {
+  url: string;
+  keyPrefix: string;
+  name: string;
+  /**
+   * Refuse commands at once while the connection is down (instead of queueing
+   * them through up to three reconnection attempts, seconds), and give up on
+   * a command unanswered after this many milliseconds: for a server whose
+   * callers have a deadline. The connection still comes back by itself.
+   */
+  failFastMs?: number;
+}): Redis {
   return new Redis(options.url, {
     keyPrefix: options.keyPrefix,
     connectionName: options.name,
     maxRetriesPerRequest: 2,
-    enableOfflineQueue: true,
+    enableOfflineQueue: options.failFastMs === undefined,
+    ...(options.failFastMs === undefined ? {} : { commandTimeout: options.failFastMs, connectTimeout: options.failFastMs }),
     lazyConnect: true,
     enableAutoPipelining: true,
   });
+}
+
+const UNAVAILABLE_REPLIES = /^(LOADING|READONLY|MASTERDOWN|BUSY|CLUSTERDOWN|TRYAGAIN)\b/;
+
+/**
+ * Whether `err` says Redis could not be reached or cannot answer now (closed
+ * or refused connection, timeout, retries exhausted, a server still loading),
+ * as opposed to a bug in a command.
+ */
+export function isRedisUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (err.name === 'MaxRetriesPerRequestError') return true;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|ENETUNREACH)$/.test(code)) return true;
+  return (
+    /^(Connection is closed\.|Command timed out|Stream isn't writeable)/.test(err.message) ||
+    (err.name === 'ReplyError' && UNAVAILABLE_REPLIES.test(err.message))
+  );
 }
 
 /**

@@ -4,6 +4,7 @@ import { accountProto, type account } from '@smsgw/proto';
 import {
   AppError,
   createClient,
+  createHealthChecker,
   createLogger,
   ERROR_CATALOG,
   healthService,
@@ -113,15 +114,25 @@ describe('gRPC server and client', () => {
     await server?.stop(1000);
   });
 
-  it('when the server has just started, then health answers NOT_SERVING until it is marked ready, then SERVING', async () => {
+  it('when the server has just started, then health answers NOT_SERVING and calls are refused with SERVICE_UNAVAILABLE until it is marked ready, then both serve', async () => {
     expect(server.port).toBeGreaterThan(0);
     expect(await healthStatus(health, '')).toBe('NOT_SERVING');
     expect(await healthStatus(health, SERVICE_NAME)).toBe('NOT_SERVING');
+    const checker = createHealthChecker(`127.0.0.1:${server.port}`);
+    expect(await checker.serving()).toBe(false);
+    // Before its migrations ran, no handler runs.
+    const early = await rejection(client.getClient({ clientId: 'client_1' }));
+    expect(early.code).toBe('SERVICE_UNAVAILABLE');
+    expect(early.retryAfterSeconds).toBeGreaterThan(0);
 
     server.setServing(true);
 
     expect(await healthStatus(health, '')).toBe('SERVING');
     expect(await healthStatus(health, SERVICE_NAME)).toBe('SERVING');
+    expect(await checker.serving()).toBe(true);
+    expect(await checker.serving(SERVICE_NAME)).toBe(true);
+    checker.close();
+    await expect(client.getClient({ clientId: 'client_1' })).resolves.toMatchObject({ clientId: 'client_1' });
   });
 
   it('when health is asked about a service that is not served, then it answers NOT_FOUND', async () => {

@@ -6,12 +6,12 @@ import { Redis } from 'ioredis';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { ensureCerts, type Certs } from './certs';
-import { ensureInfra, type InfraHandle } from './infra';
+import { ensureInfra, startPrivateServer, type InfraHandle, type PrivateServer } from './infra';
 import { freePort } from './ports';
 import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhoneArgs, type ServiceName } from './services';
 
-export { ensureCerts, ensureInfra, freePort, ServiceProcess, grpcServing, httpsHealthy, simulatedPhoneArgs };
-export type { Certs, InfraHandle, ServiceName };
+export { ensureCerts, ensureInfra, freePort, ServiceProcess, grpcServing, httpsHealthy, simulatedPhoneArgs, startPrivateServer };
+export type { Certs, InfraHandle, PrivateServer, ServiceName };
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 
@@ -25,6 +25,8 @@ export interface StackOptions {
   isolated: boolean;
   /** Fixed ports (make dev); 0 or absent picks free ones. */
   ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub', number>>;
+  /** Postgres, Redis or NATS to use instead of the default ones (e.g. private servers of an outage test). */
+  infra?: { postgresUrl?: string; redisUrl?: string; natsUrl?: string };
   /** Extra environment for every service (pacing, log level, ...). */
   env?: Record<string, string>;
   log?: (line: string) => void;
@@ -72,7 +74,7 @@ async function createDatabase(adminUrl: string, database: string): Promise<void>
 export async function startStack(options: StackOptions): Promise<Stack> {
   const log = options.log ?? (() => undefined);
   fs.mkdirSync(options.dataDir, { recursive: true });
-  const infra = await ensureInfra({ dataDir: path.join(options.dataDir, 'infra'), log });
+  const infra = await ensureInfra({ ...options.infra, dataDir: path.join(options.dataDir, 'infra'), log });
   const certs = await ensureCerts(path.join(options.dataDir, 'certs'));
   const runId = options.isolated ? randomBytes(4).toString('hex') : '';
   const database = options.isolated ? `smsgw_test_${runId}` : 'smsgw';
@@ -115,7 +117,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       args: entry('services/gateway'),
       env: { ...common, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port) },
       logFile: path.join(logDir, n === 1 ? 'gateway.log' : `gateway-${n}.log`),
-      ready: () => httpsHealthy(`https://127.0.0.1:${port}/healthz`, certs.caPem),
+      ready: () => httpsHealthy(`https://127.0.0.1:${port}/readyz`, certs.caPem),
     });
   const extraGateways: ServiceProcess[] = [];
   const services: Record<ServiceName, ServiceProcess> = {
@@ -138,7 +140,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       args: entry('services/device-hub'),
       env: { ...common, GRPC_PORT: String(ports.deviceHub), AGENT_HOST: '127.0.0.1', AGENT_PORT: String(ports.agents), HUB_PUBLIC_URL: hubUrl },
       logFile: path.join(logDir, 'device-hub.log'),
-      ready: async () => (await grpcServing(addr(ports.deviceHub))) && httpsHealthy(`${hubUrl}/healthz`, certs.caPem),
+      ready: async () => (await grpcServing(addr(ports.deviceHub))) && httpsHealthy(`${hubUrl}/readyz`, certs.caPem),
     }),
     gateway: gatewayProcess(ports.gateway, 1),
   };

@@ -610,3 +610,39 @@ function redact(url: string): string {
     return url;
   }
 }
+
+/** A private Redis or NATS server that a test may stop and start again on the same port. */
+export interface PrivateServer {
+  url: string;
+  /** Stops the server (an outage); start() brings it back at the same URL, empty. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/**
+ * Starts a private Redis or NATS of the test's own, for outage tests: never
+ * the machine's shared servers, which other runs use.
+ */
+export async function startPrivateServer(name: 'redis' | 'nats', options: { dataDir: string; log?: (line: string) => void }): Promise<PrivateServer> {
+  const service = name === 'redis' ? redis : nats;
+  const dataDir = path.resolve(options.dataDir);
+  await fsp.mkdir(dataDir, { recursive: true });
+  const binaries = await ensureBinaries(service, dataDir, options.log ?? (() => undefined));
+  const port = await freePort();
+  let instance: PrivateInstance | undefined;
+  const signal = () => instance?.signal();
+  const server: PrivateServer = {
+    url: name === 'redis' ? `redis://127.0.0.1:${port}` : `nats://127.0.0.1:${port}`,
+    async start() {
+      if (instance?.running) return;
+      instance = await service.start({ dir: path.join(dataDir, name), logFile: path.join(dataDir, `${name}.log`), port, binaries, dataDir });
+      process.on('exit', signal);
+    },
+    async stop() {
+      process.removeListener('exit', signal);
+      await instance?.stop();
+    },
+  };
+  await server.start();
+  return server;
+}

@@ -61,7 +61,22 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
     await repo.touch(device.device_id);
   }
 
+  let natsUp = true;
+  nats.onConnectionChange((up) => (natsUp = up));
+  const unready = reusedFor(1000, async () => {
+    const [postgres, redisUp] = await Promise.all([
+      within(1000, pool.query('SELECT 1').then(() => true)),
+      redis.status === 'ready' ? within(1000, redis.ping().then((answer) => answer === 'PONG')) : false,
+    ]);
+    const down: string[] = [];
+    if (!postgres) down.push('postgres');
+    if (!redisUp) down.push('redis');
+    if (!natsUp || nats.nc.isClosed()) down.push('nats');
+    return down;
+  });
+
   const agentServer = createAgentServer({
+    unready,
     tlsCertFile: config.agents.tlsCertFile,
     tlsKeyFile: config.agents.tlsKeyFile,
     log,
@@ -115,6 +130,26 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
       redis.disconnect();
       await stopTelemetry();
     },
+  };
+}
+
+/** Whether `check` succeeds within `ms` (a failure or a late answer is false). */
+async function within(ms: number, check: Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([check.catch(() => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `run`'s answer, shared by every caller for `ms`: a flood of probes costs one check per interval. */
+function reusedFor<T>(ms: number, run: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (!last || Date.now() - last.at > ms) last = { at: Date.now(), value: run() };
+    return last.value;
   };
 }
 

@@ -1,4 +1,4 @@
-import { createClient, type TickPipeline } from '@smsgw/platform';
+import { createClient, createHealthChecker, type HealthChecker, type TickPipeline } from '@smsgw/platform';
 import { accountProto, deviceHubProto, messageProto, type account, type devicehub, type message } from '@smsgw/proto';
 import type { GatewayConfig } from './config';
 import { DeviceDirectory } from './device-directory';
@@ -6,15 +6,22 @@ import { SendCoalescer } from './send-coalescer';
 import type { Upstreams } from './use-cases';
 
 /** The gRPC channels of the gateway, built once at start-up. */
-export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Upstreams & { close(): void } {
+export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Upstreams & { health: Record<string, HealthChecker>; close(): void } {
   const options = { deadlineMs: config.grpcDeadlineMs };
   const up = {
     accounts: createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress, options),
     devices: createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, config.deviceHubAddress, options),
     messages: createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, options),
   };
+  // Health checks on channels of their own, for readiness.
+  const health = {
+    account: createHealthChecker(config.accountAddress),
+    message: createHealthChecker(config.messageAddress),
+    'device-hub': createHealthChecker(config.deviceHubAddress),
+  };
   return {
     ...up,
+    health,
     directory: new DeviceDirectory(up.devices, redis, config.deviceCacheTtlMs),
     // A send takes at most one gRPC deadline in all, its wait for a call included.
     sends: new SendCoalescer((request, deadlineMs) => up.messages.sendMany(request, { deadlineMs }), {
@@ -26,6 +33,7 @@ export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Ups
       up.accounts.close();
       up.devices.close();
       up.messages.close();
+      Object.values(health).forEach((h) => h.close());
     },
   };
 }

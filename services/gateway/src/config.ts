@@ -29,6 +29,15 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       },
       idempotencyTtlSeconds: env.int('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, { min: 60 }),
       authCacheTtlMs: env.int('AUTH_CACHE_TTL_MS', 5000, { min: 0, max: 5000 }),
+      /** How long a refused key is refused without asking again (so a key created just now works within this delay). */
+      authNegativeCacheTtlMs: env.int('AUTH_NEGATIVE_CACHE_TTL_MS', 2000, { min: 0, max: 5000 }),
+      /** Refused authentications allowed per client address in a window, across every replica; past it, 429. */
+      authFailures: {
+        limit: env.int('AUTH_FAILURE_LIMIT', 30, { min: 1 }),
+        windowMs: env.int('AUTH_FAILURE_WINDOW_MS', 60_000, { min: 1000 }),
+      },
+      /** A Redis command unanswered after this long fails (503) rather than holding the request. */
+      redisCommandTimeoutMs: env.int('REDIS_COMMAND_TIMEOUT_MS', 1000, { min: 50 }),
       /** How long the owner of a device is remembered (it never changes; presence is always read live). */
       deviceCacheTtlMs: env.int('DEVICE_CACHE_TTL_MS', 60_000, { min: 0 }),
       grpcDeadlineMs: env.int('GRPC_DEADLINE_MS', 5000, { min: 100 }),

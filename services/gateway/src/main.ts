@@ -2,15 +2,33 @@ import './instrumentation';
 import http from 'node:http';
 import type net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, createLogger, createRedis, runMain, TickPipeline, type Logger } from '@smsgw/platform';
+import { ConfigError, createLogger, createRedis, runMain, TickPipeline, type Logger, type Redis } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { createUpstreams } from './clients';
 import { loadGatewayConfig, type GatewayConfig } from './config';
 import { createApp } from './http/app';
-import { createHttpsOnlyServer } from './http/server';
+import { readiness } from './http/readiness';
+import { answerClientError, createHttpsOnlyServer } from './http/server';
+
+/**
+ * Logs when the Redis connection goes and comes back (once per change, not
+ * per failed attempt); ioredis reconnects by itself meanwhile.
+ */
+function watchRedis(redis: Redis, log: Logger): void {
+  let down = false;
+  redis.on('error', (err: Error) => {
+    if (!down) log.warn({ err: err.message }, 'Redis connection lost, reconnecting');
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) log.info('Redis connection back');
+    down = false;
+  });
+}
 
 export async function start(config: GatewayConfig = loadGatewayConfig(), log: Logger = createLogger('gateway')) {
-  const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'gateway' });
+  const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'gateway', failFastMs: config.redisCommandTimeoutMs });
+  watchRedis(redis, log);
   await redis.connect();
   const pipeline = new TickPipeline(redis);
   const upstreams = createUpstreams(config, pipeline);
@@ -20,7 +38,8 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
     redis,
     pipeline,
     log,
-    authCacheTtlMs: config.authCacheTtlMs,
+    auth: { ttlMs: config.authCacheTtlMs, negativeTtlMs: config.authNegativeCacheTtlMs, failures: config.authFailures },
+    readiness: readiness(redis, upstreams.health),
     rateLimit: config.rateLimit,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
     // Three deadlines: longer than a request may run, short enough that a key left by a dead gateway frees soon.
@@ -30,6 +49,7 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
   let server: net.Server;
   if (proxied) {
     server = http.createServer(app.callback());
+    server.on('clientError', answerClientError);
   } else {
     if (!config.http.tlsCertFile || !config.http.tlsKeyFile) {
       throw new ConfigError(['TLS_CERT_FILE and TLS_KEY_FILE are required when TLS_MODE=native (the default)']);

@@ -43,8 +43,8 @@ const doc = openApiDocument as {
 };
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const DOCUMENT_ID = 'https://smsgw.local/openapi.json';
-// Documented here but served outside the two routers below: the OTP routes arrive with the OTP issue, /healthz lives in app.ts.
-const OUTSIDE_ROUTERS = ['POST /v1/sms/send-otp', 'POST /v1/sms/verify-otp', 'GET /healthz'];
+// Documented here but served outside the two routers below: the OTP routes arrive with the OTP issue, the probes live in app.ts.
+const OUTSIDE_ROUTERS = ['POST /v1/sms/send-otp', 'POST /v1/sms/verify-otp', 'GET /healthz', 'GET /readyz'];
 const AGENT_ONLY_CODES = ['INVALID_DEVICE_TOKEN', 'INVALID_PAIRING'];
 
 const escapePointer = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -211,7 +211,7 @@ describe('the OpenAPI document', () => {
       const required = Object.entries(value.headers ?? {})
         .filter(([, h]) => deref(h, '').value.required)
         .map(([name]) => name);
-      const expected = template === '/healthz' ? ['X-Request-ID'] : ['X-Request-ID', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+      const expected = template === '/healthz' || template === '/readyz' ? ['X-Request-ID'] : ['X-Request-ID', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
       expect({ op: `${method} ${template}`, required }).toEqual({ op: `${method} ${template}`, required: expected });
     }
   });
@@ -357,7 +357,7 @@ describe('the gateway routes answering through real HTTP', () => {
         return stored({ messageId: req.messageId, status: 'delivered', sentAt: T1, deliveredAt: T2 });
       },
       cancelMessage: async (req: { messageId: string }) => {
-        if (req.messageId === 'msg_sent') throw new AppError('MESSAGE_NOT_CANCELLABLE', { details: [{ field: 'status', code: 'MESSAGE_NOT_CANCELLABLE', status: 'sent' }] });
+        if (req.messageId === 'msg_01JD3Z8Q6V5N4W2K9T7R1B0SNT') throw new AppError('MESSAGE_NOT_CANCELLABLE', { details: [{ field: 'status', code: 'MESSAGE_NOT_CANCELLABLE', status: 'sent' }] });
         return stored({ messageId: req.messageId, status: 'cancelled', cancelledAt: T1 });
       },
       listMessages: async () => ({
@@ -444,7 +444,7 @@ describe('the gateway routes answering through real HTTP', () => {
     ['POST', '/v1/sms/send', '/v1/sms/send', { to: '+33612345678', message: 'x' }, { 'x-device-id': 'device_Unknown' }, 404],
     ['GET', '/v1/sms/status/{message_id}', '/v1/sms/status/msg_unknown', undefined, {}, 404],
     ['GET', '/v1/sms/history', '/v1/sms/history?limit=abc', undefined, {}, 400],
-    ['DELETE', '/v1/sms/{message_id}', '/v1/sms/msg_sent', undefined, {}, 409],
+    ['DELETE', '/v1/sms/{message_id}', '/v1/sms/msg_01JD3Z8Q6V5N4W2K9T7R1B0SNT', undefined, {}, 409],
     ['GET', '/v1/auth/test', '/v1/auth/test', undefined, { 'x-api-key': '' }, 400],
   ])('when %s %s fails, then its error conforms to the document', async (method, template, url, body, headers, status) => {
     const res = await call(method, url, body, headers);

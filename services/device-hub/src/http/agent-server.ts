@@ -17,6 +17,8 @@ export interface AgentServerDeps {
   authenticate(token: string): Promise<DeviceRow>;
   onConnection(ws: import('ws').WebSocket, device: DeviceRow): void;
   wsUrl(): string;
+  /** The dependencies that are down (none: ready), for GET /readyz. */
+  unready(): Promise<string[]>;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -65,7 +67,20 @@ export function createAgentServer(deps: AgentServerDeps): https.Server {
   });
   const server = https.createServer({ cert: fs.readFileSync(deps.tlsCertFile), key: fs.readFileSync(deps.tlsKeyFile) }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://hub');
+    // Liveness: the process answers. Readiness: Postgres, Redis and NATS answer too.
     if (req.method === 'GET' && url.pathname === '/healthz') return sendJson(res, 200, { success: true });
+    if (req.method === 'GET' && url.pathname === '/readyz') {
+      deps.unready().then(
+        (down) => {
+          if (down.length === 0) return sendJson(res, 200, { success: true });
+          const { http, message } = ERROR_CATALOG.SERVICE_UNAVAILABLE;
+          res.setHeader('Retry-After', '5');
+          sendJson(res, http, { success: false, error: { code: 'SERVICE_UNAVAILABLE', message, details: down.map((field) => ({ field, code: 'SERVICE_UNAVAILABLE' })) } });
+        },
+        (err: unknown) => sendError(res, err, deps.log),
+      );
+      return;
+    }
     if (url.pathname === '/v1/agent/pair') {
       if (req.method !== 'POST') return sendError(res, new AppError('METHOD_NOT_ALLOWED'), deps.log);
       readJson(req)

@@ -1,9 +1,9 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { AppError, type Logger, type Redis, type TickPipeline } from '@smsgw/platform';
+import { AppError, isRedisUnavailable, type Logger, type Redis, type TickPipeline } from '@smsgw/platform';
 import type { Upstreams } from '../use-cases';
-import type { GatewayState } from './context';
-import { authenticate } from './middleware/auth';
+import { PROBES, type GatewayState } from './context';
+import { authenticate, type AuthOptions } from './middleware/auth';
 import { errorEnvelope } from './middleware/errors';
 import { idempotency } from './middleware/idempotency';
 import { rateLimit } from './middleware/rate-limit';
@@ -12,6 +12,7 @@ import { traceRequest } from './middleware/tracing';
 import { openApiDocument } from '../openapi';
 import { authRoutes } from './routes/auth.routes';
 import { smsRoutes } from './routes/sms.routes';
+import type { ReadinessReport } from './readiness';
 
 export interface AppOptions {
   upstreams: Upstreams;
@@ -19,7 +20,9 @@ export interface AppOptions {
   redis: Redis;
   /** The same Redis, for the commands of every request (rate limit, presence), one round trip per turn of the event loop. */
   pipeline: TickPipeline;
-  authCacheTtlMs: number;
+  auth: AuthOptions;
+  /** The dependencies' state, for GET /readyz. */
+  readiness: () => Promise<ReadinessReport>;
   rateLimit: { limit: number; windowMs: number };
   idempotencyTtlSeconds: number;
   /** How long a request's Idempotency-Key answers 409 while it runs, at most (a gateway may die mid-request). */
@@ -31,13 +34,27 @@ export interface AppOptions {
 export function createApp(options: AppOptions): Koa<GatewayState> {
   const app = new Koa<GatewayState>();
   app.proxy = options.requireForwardedHttps;
-  const auth = authenticate(options.upstreams.accounts, options.authCacheTtlMs);
+  const auth = authenticate(options.upstreams.accounts, options.pipeline, options.auth);
   const guard = rateLimit(options.redis, options.pipeline, options.rateLimit);
   const idempotent = idempotency(options.redis, { ttlSeconds: options.idempotencyTtlSeconds, inProgressSeconds: options.idempotencyInProgressSeconds });
   const routers = [smsRoutes(options.upstreams, auth, guard, idempotent), authRoutes(options.upstreams, auth, guard)];
   const health = new Router<GatewayState>();
+  // Liveness: the process answers; nothing else is checked.
   health.get('/healthz', (ctx) => {
     ctx.body = { success: true };
+  });
+  // Readiness: Redis and every upstream service answer.
+  health.get('/readyz', async (ctx) => {
+    const report = await options.readiness();
+    if (!report.ready) {
+      throw new AppError('SERVICE_UNAVAILABLE', {
+        retryAfterSeconds: 5,
+        details: Object.entries(report.checks)
+          .filter(([, state]) => state === 'down')
+          .map(([field]) => ({ field, code: 'SERVICE_UNAVAILABLE' })),
+      });
+    }
+    ctx.body = { success: true, checks: report.checks };
   });
   health.get('/v1/openapi.json', (ctx) => {
     ctx.body = openApiDocument;
@@ -46,9 +63,9 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   app.use(traceRequest);
   app.use(requestId);
   app.use(accessLog(options.log));
-  app.use(errorEnvelope(options.log));
+  app.use(errorEnvelope(options.log, isRedisUnavailable));
   app.use(async (ctx, next) => {
-    if (options.requireForwardedHttps && ctx.path !== '/healthz' && ctx.protocol !== 'https') throw new AppError('HTTPS_REQUIRED');
+    if (options.requireForwardedHttps && !PROBES.has(ctx.path) && ctx.protocol !== 'https') throw new AppError('HTTPS_REQUIRED');
     await next();
   });
   app.use(health.routes());

@@ -18,3 +18,6 @@ export interface GatewayState {
 
 export type GatewayContext = Koa.ParameterizedContext<GatewayState, Router.RouterParamContext<GatewayState>>;
 export type GatewayMiddleware = Koa.Middleware<GatewayState, Router.RouterParamContext<GatewayState>>;
+
+/** The probes' paths: answered over forwarded plain HTTP too, neither traced nor logged. */
+export const PROBES: ReadonlySet<string> = new Set(['/healthz', '/readyz']);

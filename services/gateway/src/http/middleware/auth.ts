@@ -1,32 +1,113 @@
-import { AppError, type PromiseClient } from '@smsgw/platform';
+import { AppError, type PromiseClient, type TickPipeline } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
-import type { AuthContext, GatewayMiddleware } from '../context';
+import type { AuthContext, GatewayContext, GatewayMiddleware } from '../context';
+
+// The account service's key format; anything else cannot be a key.
+const KEY_PATTERN = /^sgw_(live|test)_[A-Za-z0-9]{40}$/;
+const MAX_ENTRIES = 10_000;
+
+// A fixed window per address: the first failure opens it, the window's end clears it.
+const COUNT_FAILURE = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count
+`;
+// The failures counted so far and the time left in the window.
+const READ_FAILURES = `
+return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}
+`;
+
+export interface AuthOptions {
+  /** How long a verified key is trusted without asking the account service (bounds revocation delay). */
+  ttlMs: number;
+  /** How long a refused key/client pair is refused without asking again (bounds the delay for a new key). */
+  negativeTtlMs: number;
+  /** Refused verifications allowed per client address in a window, across every replica. */
+  failures: { limit: number; windowMs: number };
+}
+
+type Verdict = { auth: AuthContext; error?: undefined } | { error: AppError; auth?: undefined };
+
+/** A small map of answers that expire, forgetting the oldest past MAX_ENTRIES. */
+class AnswerCache {
+  private readonly entries = new Map<string, { verdict: Verdict; until: number }>();
+
+  get(key: string): Verdict | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.until > Date.now()) return entry.verdict;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, verdict: Verdict, ttlMs: number): void {
+    if (ttlMs <= 0) return;
+    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { verdict, until: Date.now() + ttlMs });
+  }
+}
 
 /**
  * Authentication rules 3 to 5 of the specification: missing headers, then
- * the key, then the client. A successful verification is trusted for at most
- * `ttlMs` (5 s), which bounds how long a revoked key keeps working.
+ * the key, then the client. Answers of the account service are remembered
+ * briefly: a success for `ttlMs` (5 s at most), a refusal for `negativeTtlMs`.
+ *
+ * Every verification the account service refuses counts against the
+ * caller's address (a Redis counter, exact across replicas); past the limit,
+ * that address gets 429 for any key this replica has not verified recently,
+ * without reaching the account service. Only failures count, so a busy
+ * client with a good key (one verification per `ttlMs`) is never limited
+ * here; the per-client limit comes after authentication.
  */
-export function authenticate(accounts: PromiseClient<account.AccountServiceClient>, ttlMs: number): GatewayMiddleware {
-  const cache = new Map<string, { auth: AuthContext; until: number }>();
-  const MAX_ENTRIES = 10_000;
+export function authenticate(accounts: PromiseClient<account.AccountServiceClient>, pipeline: TickPipeline, options: AuthOptions): GatewayMiddleware {
+  const cache = new AnswerCache();
+  const failureKey = (ctx: GatewayContext) => `authfail:${ctx.ip}`;
+
+  async function refuseFloodingAddress(ctx: GatewayContext): Promise<void> {
+    const [count, ttlMs] = await pipeline.run<[number, number]>((p) => p.eval(READ_FAILURES, 1, failureKey(ctx)));
+    if (count >= options.failures.limit) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((ttlMs > 0 ? ttlMs : options.failures.windowMs) / 1000));
+      throw new AppError('RATE_LIMIT_EXCEEDED', {
+        message: "Trop d'échecs d'authentification depuis cette adresse : réessayez plus tard.",
+        retryAfterSeconds,
+      });
+    }
+  }
+
+  async function countFailure(ctx: GatewayContext): Promise<void> {
+    await pipeline.run((p) => p.eval(COUNT_FAILURE, 1, failureKey(ctx), options.failures.windowMs));
+  }
 
   return async (ctx, next) => {
     const apiKey = ctx.get('x-api-key');
     const clientId = ctx.get('x-client-id');
     if (!apiKey || !clientId) throw new AppError('MISSING_AUTH_HEADERS');
     const cacheKey = `${clientId}\n${apiKey}`;
-    const cached = cache.get(cacheKey);
-    if (cached && cached.until > Date.now()) {
-      ctx.state.auth = cached.auth;
+    const known = KEY_PATTERN.test(apiKey) && clientId.length <= 64 ? cache.get(cacheKey) : undefined;
+    if (known?.auth) {
+      ctx.state.auth = known.auth;
       return next();
     }
-    const verified = await accounts.verifyApiKey({ apiKey, clientId });
-    const auth: AuthContext = { clientId: verified.clientId, mode: verified.mode === 'KEY_MODE_TEST' ? 'test' : 'live' };
-    if (ttlMs > 0) {
-      if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-      cache.set(cacheKey, { auth, until: Date.now() + ttlMs });
+    if (known?.error) throw known.error;
+
+    await refuseFloodingAddress(ctx);
+    if (!KEY_PATTERN.test(apiKey)) {
+      await countFailure(ctx);
+      throw new AppError('INVALID_API_KEY');
     }
+    let auth: AuthContext;
+    try {
+      const verified = await accounts.verifyApiKey({ apiKey, clientId });
+      auth = { clientId: verified.clientId, mode: verified.mode === 'KEY_MODE_TEST' ? 'test' : 'live' };
+    } catch (err) {
+      if (err instanceof AppError && (err.code === 'INVALID_API_KEY' || err.code === 'INVALID_CLIENT_ID')) {
+        if (clientId.length <= 64) cache.set(cacheKey, { error: new AppError(err.code) }, options.negativeTtlMs);
+        await countFailure(ctx);
+        throw new AppError(err.code);
+      }
+      throw err;
+    }
+    cache.set(cacheKey, { auth }, options.ttlMs);
     ctx.state.auth = auth;
     return next();
   };

@@ -1,5 +1,5 @@
 import { newId, type Logger } from '@smsgw/platform';
-import type { GatewayMiddleware } from '../context';
+import { PROBES, type GatewayMiddleware } from '../context';
 
 const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -22,7 +22,7 @@ export function accessLog(log: Logger): GatewayMiddleware {
     try {
       await next();
     } finally {
-      if (ctx.path !== '/healthz') {
+      if (!PROBES.has(ctx.path)) {
         log.info(
           {
             request_id: ctx.state.requestId,

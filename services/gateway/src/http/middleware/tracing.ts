@@ -1,5 +1,5 @@
 import { endSpan, startServerSpan, withSpan } from '@smsgw/platform';
-import type { GatewayMiddleware } from '../context';
+import { PROBES, type GatewayMiddleware } from '../context';
 
 /**
  * The request's server span, in the trace of its `traceparent` header when
@@ -8,7 +8,7 @@ import type { GatewayMiddleware } from '../context';
  * (never the path, which holds ids), with the status it answered.
  */
 export const traceRequest: GatewayMiddleware = async (ctx, next) => {
-  if (ctx.path === '/healthz') return next();
+  if (PROBES.has(ctx.path)) return next();
   const span = startServerSpan(ctx.method, ctx.headers, { 'http.request.method': ctx.method, 'url.scheme': ctx.protocol });
   try {
     await withSpan(span, next);

@@ -52,9 +52,22 @@ function historyItem(m: message.Message__Output): Record<string, unknown> {
   };
 }
 
+/** A query parameter; text Postgres cannot take (U+0000, a lone surrogate) is refused for every filter. */
 function queryString(ctx: GatewayContext, name: string): string | undefined {
   const value = ctx.query[name];
-  return typeof value === 'string' && value !== '' ? value : undefined;
+  if (typeof value !== 'string' || value === '') return undefined;
+  if (!isStorableText(value)) throw new AppError('INVALID_CHARACTER', { details: [{ field: name, code: 'INVALID_CHARACTER' }] });
+  return value;
+}
+
+// The shape of every message id (`msg_` and a ULID): anything else cannot exist.
+const MESSAGE_ID = /^msg_[0-9A-Z]{26}$/;
+
+/** The `message_id` path parameter; an id that cannot exist is not looked up. */
+function messageIdParam(ctx: GatewayContext): string {
+  const id = ctx.params.message_id ?? '';
+  if (!MESSAGE_ID.test(id)) throw new AppError('MESSAGE_NOT_FOUND');
+  return id;
 }
 
 /** A positive integer query parameter, or INVALID_PAGINATION. */
@@ -118,11 +131,6 @@ export function smsRoutes(
     if (status !== undefined && !HISTORY_STATUSES.includes(status)) {
       throw new AppError('INVALID_STATUS', { details: [{ field: 'status', code: 'INVALID_STATUS' }] });
     }
-    // Text Postgres cannot take (U+0000, a lone surrogate) would fail the query: refused here.
-    for (const field of ['search', 'device_id']) {
-      const value = queryString(ctx, field);
-      if (value !== undefined && !isStorableText(value)) throw new AppError('INVALID_CHARACTER', { details: [{ field, code: 'INVALID_CHARACTER' }] });
-    }
     const toFilter = queryString(ctx, 'to');
     const to = toFilter === undefined ? '' : normalizePhoneNumber(toFilter);
     if (to === undefined) throw new AppError('INVALID_PHONE_NUMBER', { details: [{ field: 'to', code: 'INVALID_PHONE_NUMBER' }] });
@@ -171,7 +179,7 @@ export function smsRoutes(
 
   router.delete('/v1/sms/:message_id', auth, guard, async (ctx) => {
     const session = ctx.state.auth!;
-    const m = await up.messages.cancelMessage({ clientId: session.clientId, messageId: ctx.params.message_id!, mode: modeOf(session.mode) });
+    const m = await up.messages.cancelMessage({ clientId: session.clientId, messageId: messageIdParam(ctx), mode: modeOf(session.mode) });
     ctx.body = { success: true, message: 'Message annulé.', message_id: m.messageId, status: m.status, cancelled_at: m.cancelledAt };
   });
 
@@ -226,7 +234,7 @@ export function smsRoutes(
 
   router.get('/v1/sms/status/:message_id', auth, guard, async (ctx) => {
     const session = ctx.state.auth!;
-    const m = await up.messages.getMessage({ clientId: session.clientId, messageId: ctx.params.message_id!, mode: modeOf(session.mode) });
+    const m = await up.messages.getMessage({ clientId: session.clientId, messageId: messageIdParam(ctx), mode: modeOf(session.mode) });
     ctx.body = statusBody(m);
   });
 

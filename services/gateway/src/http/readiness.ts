@@ -1,0 +1,46 @@
+import type { HealthChecker, Redis } from '@smsgw/platform';
+
+export interface ReadinessReport {
+  ready: boolean;
+  /** Each dependency by name, `up` or `down`. */
+  checks: Record<string, 'up' | 'down'>;
+}
+
+const CHECK_DEADLINE_MS = 1000;
+
+/**
+ * What the gateway needs to answer requests: Redis (rate limit, presence,
+ * idempotency) answering PING, and every upstream gRPC service answering
+ * SERVING to its health check. One report serves every probe for `reuseMs`,
+ * so a flood of probes costs at most one round of checks per interval.
+ */
+export function readiness(redis: Redis, upstreams: Record<string, HealthChecker>, reuseMs = 1000): () => Promise<ReadinessReport> {
+  let last: { at: number; report: Promise<ReadinessReport> } | undefined;
+
+  async function redisUp(): Promise<boolean> {
+    if (redis.status !== 'ready') return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CHECK_DEADLINE_MS)));
+    const ping = redis.ping().then(
+      (answer) => answer === 'PONG',
+      () => false,
+    );
+    try {
+      return await Promise.race([ping, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function run(): Promise<ReadinessReport> {
+    const names = ['redis', ...Object.keys(upstreams)];
+    const results = await Promise.all([redisUp(), ...Object.values(upstreams).map((h) => h.serving('', CHECK_DEADLINE_MS))]);
+    const checks = Object.fromEntries(names.map((name, i) => [name, results[i] ? 'up' : 'down'])) as ReadinessReport['checks'];
+    return { ready: results.every(Boolean), checks };
+  }
+
+  return () => {
+    if (!last || Date.now() - last.at > reuseMs) last = { at: Date.now(), report: run() };
+    return last.report;
+  };
+}
