@@ -120,6 +120,24 @@ describe('history and statistics', () => {
     expect(bad.body).toMatchObject({ error: { code: 'INVALID_DATE' } });
   });
 
+  it('when stats are asked for a window given to the minute, then only the messages created inside it count', async () => {
+    const from = new Date(Date.now() - 3 * 3600_000).toISOString();
+    const to = new Date(Date.now() - 2 * 3600_000).toISOString();
+    const empty = await system.api(`/v1/sms/stats?from_date=${encodeURIComponent(from)}&to_date=${encodeURIComponent(to)}`, client);
+    expect(empty.body).toEqual({
+      success: true,
+      period: { from, to },
+      stats: { total_sent: 0, delivered: 0, failed: 0, pending: 0, delivery_rate: 0, by_day: [] },
+    });
+
+    const today = new Date().toISOString().slice(0, 10);
+    const wholeDay = await system.api(`/v1/sms/stats?from_date=${today}&to_date=${today}`, client);
+    expect(wholeDay.body.period).toEqual({ from: `${today}T00:00:00.000Z`, to: `${today}T23:59:59.999Z` });
+    expect(wholeDay.body.stats).toMatchObject({ total_sent: 5 });
+    const history = await system.api(`/v1/sms/history?from_date=${today}&to_date=${today}`, client);
+    expect(history.body.pagination).toMatchObject({ total_items: 5 });
+  });
+
   it('when the 90-day retention removes old messages, then history forgets them but no statistic changes', async () => {
     // Age two delivered messages by 120 days.
     const old = new Date(Date.now() - 120 * 86400_000);

@@ -78,12 +78,20 @@ export class HistoryRepository {
   }
 
   /**
-   * Counts by status for each UTC day of the period that has messages: the
-   * rollups of deleted messages plus the counters of the messages kept. One
-   * statement, so a retention run committing meanwhile is seen entirely or
-   * not at all.
+   * Counts by status for each UTC day of the period that has messages: for
+   * its whole days, the rollups of deleted messages plus the counters of the
+   * messages kept; for the parts of a day at its ends, the messages created
+   * inside them. One statement, so a retention run committing meanwhile is
+   * seen entirely or not at all.
    */
   async dayCounts(clientId: string, mode: Mode, period: StatsPeriod, deviceId?: string): Promise<DayCounts[]> {
+    const params = new Params();
+    const client = params.add(clientId);
+    const modeParam = params.add(mode);
+    const device = params.add(deviceId ?? null);
+    const first = params.add(period.days?.first ?? null);
+    const last = params.add(period.days?.last ?? null);
+    const partial = period.partials.map((p) => `(created_at >= ${params.add(p.from)} AND created_at < ${params.add(p.until)})`);
     const { rows } = await this.pool.query<DayCounts>(
       `WITH kept AS (
          SELECT day,
@@ -93,26 +101,37 @@ export class HistoryRepository {
                 sum(n) FILTER (WHERE status = 'failed') AS failed,
                 sum(n) FILTER (WHERE status = 'cancelled') AS cancelled
          FROM message_counts
-         WHERE client_id = $1 AND mode = $2 AND day BETWEEN $3::date AND $4::date
-           AND ($5::text IS NULL OR device_id = $5::text)
+         WHERE client_id = ${client} AND mode = ${modeParam} AND day BETWEEN ${first}::date AND ${last}::date
+           AND (${device}::text IS NULL OR device_id = ${device}::text)
          GROUP BY day
        ), folded AS (
          SELECT day, sum(queued) AS queued, sum(sent) AS sent, sum(delivered) AS delivered, sum(failed) AS failed,
                 sum(cancelled) AS cancelled
          FROM daily_rollups
-         WHERE client_id = $1 AND mode = $2 AND day BETWEEN $3::date AND $4::date
-           AND ($5::text IS NULL OR device_id = $5::text)
+         WHERE client_id = ${client} AND mode = ${modeParam} AND day BETWEEN ${first}::date AND ${last}::date
+           AND (${device}::text IS NULL OR device_id = ${device}::text)
          GROUP BY day
+       ), part AS (
+         SELECT (created_at AT TIME ZONE 'UTC')::date AS day,
+                count(*) FILTER (WHERE status = 'queued') AS queued,
+                count(*) FILTER (WHERE status = 'sent') AS sent,
+                count(*) FILTER (WHERE status = 'delivered') AS delivered,
+                count(*) FILTER (WHERE status = 'failed') AS failed,
+                count(*) FILTER (WHERE status = 'cancelled') AS cancelled
+         FROM messages
+         WHERE client_id = ${client} AND mode = ${modeParam} AND (${device}::text IS NULL OR device_id = ${device}::text)
+           AND (${partial.length > 0 ? partial.join(' OR ') : 'false'})
+         GROUP BY 1
        )
        SELECT to_char(day, 'YYYY-MM-DD') AS day, coalesce(sum(queued), 0)::int AS queued, coalesce(sum(sent), 0)::int AS sent,
               coalesce(sum(delivered), 0)::int AS delivered, coalesce(sum(failed), 0)::int AS failed,
               coalesce(sum(cancelled), 0)::int AS cancelled
-       FROM (SELECT * FROM kept UNION ALL SELECT * FROM folded) AS days
+       FROM (SELECT * FROM kept UNION ALL SELECT * FROM folded UNION ALL SELECT * FROM part) AS days
        GROUP BY day
        HAVING coalesce(sum(queued), 0) + coalesce(sum(sent), 0) + coalesce(sum(delivered), 0) + coalesce(sum(failed), 0)
               + coalesce(sum(cancelled), 0) > 0
        ORDER BY day`,
-      [clientId, mode, period.firstDay, period.lastDay, deviceId ?? null],
+      params.values,
     );
     return rows;
   }
