@@ -1,5 +1,5 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
-import type { HistoryFilter, Page } from '../domain/history';
+import { SEARCH_MAX_RESULTS, type HistoryFilter, type Page } from '../domain/history';
 import { splitByDay, type CreatedRange, type StatsPeriod } from '../domain/period';
 import type { DayCounts } from '../domain/stats';
 import type { MessageRow, Mode } from './message.repository';
@@ -33,24 +33,32 @@ export class HistoryRepository {
   /**
    * One page, newest first, and the number of matching messages. The page
    * comes first: when it is the last one its length gives the total, and the
-   * count is skipped.
+   * count is skipped. A search reaches its SEARCH_MAX_RESULTS newest matches
+   * only, and counts no further.
    */
   async list(clientId: string, mode: Mode, filter: HistoryFilter, page: Page): Promise<{ rows: MessageRow[]; total: number }> {
-    const params = new Params();
-    const condition = messageConditions(params, clientId, mode, filter, filter);
-    const { rows } = await this.pool.query<MessageRow>(
-      `SELECT * FROM messages WHERE ${condition}
-       ORDER BY created_at DESC, message_id DESC
-       LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}`,
-      params.values,
-    );
-    if (rows.length > 0 && rows.length < page.limit) return { rows, total: page.offset + rows.length };
-    if (rows.length === 0 && page.offset === 0) return { rows, total: 0 };
+    const cap = filter.textPattern ? SEARCH_MAX_RESULTS : Infinity;
+    const limit = Math.min(page.limit, cap - page.offset);
+    let rows: MessageRow[] = [];
+    if (limit > 0) {
+      const params = new Params();
+      const condition = messageConditions(params, clientId, mode, filter, filter);
+      rows = (
+        await this.pool.query<MessageRow>(
+          `SELECT * FROM messages WHERE ${condition}
+           ORDER BY created_at DESC, message_id DESC
+           LIMIT ${params.add(limit)} OFFSET ${params.add(page.offset)}`,
+          params.values,
+        )
+      ).rows;
+      if (rows.length > 0 && rows.length < limit) return { rows, total: page.offset + rows.length };
+      if (rows.length === 0 && page.offset === 0) return { rows, total: 0 };
+    }
     return { rows, total: await this.count(clientId, mode, filter) };
   }
 
   /**
-   * The exact number of matching messages. Without a recipient or a search,
+   * The number of matching messages, exact (a search: up to its cap). Without a recipient or a search,
    * the whole days of the range are summed from message_counts and only the
    * partial days at its ends are counted row by row; one statement, so both
    * parts see the same moment.
@@ -58,7 +66,12 @@ export class HistoryRepository {
   private async count(clientId: string, mode: Mode, filter: HistoryFilter): Promise<number> {
     const params = new Params();
     let sql: string;
-    if (filter.to || filter.textPattern) {
+    if (filter.textPattern) {
+      // Stops at the cap: a common word is not counted to its last match.
+      sql = `SELECT count(*)::int AS total FROM (
+               SELECT 1 FROM messages WHERE ${messageConditions(params, clientId, mode, filter, filter)} LIMIT ${params.add(SEARCH_MAX_RESULTS)}
+             ) AS matches`;
+    } else if (filter.to) {
       sql = `SELECT count(*)::int AS total FROM messages WHERE ${messageConditions(params, clientId, mode, filter, filter)}`;
     } else {
       const { days, partials } = splitByDay(filter);
