@@ -21,6 +21,12 @@ export function loadMessageConfig(source: NodeJS.ProcessEnv = process.env) {
         /** How often the retention job runs; 0 turns the periodic run off (RunRetention still works). */
         intervalMs: env.int('RETENTION_INTERVAL_MS', 3_600_000, { min: 0 }),
       },
+      /** A message the phone accepted but never reported ends `failed` (`EXPIRED`) after this long. */
+      reportTimeout: {
+        timeoutMs: env.int('ACCEPTED_REPORT_TIMEOUT_MS', 86_400_000, { min: 1 }),
+        /** How often the job looks for them; 0 turns it off. */
+        intervalMs: env.int('ACCEPTED_REPORT_SWEEP_INTERVAL_MS', 300_000, { min: 0 }),
+      },
     }),
     source,
   );

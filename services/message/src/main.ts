@@ -17,9 +17,11 @@ import { messageProto } from '@smsgw/proto';
 import { loadMessageConfig, type MessageConfig } from './config';
 import { HistoryRepository } from './data/history.repository';
 import { MessageRepository } from './data/message.repository';
+import { ReportTimeoutRepository } from './data/report-timeout.repository';
 import { ReportConsumer } from './events/report.consumer';
 import { SmsEventPublisher } from './events/sms-event.publisher';
 import { messageHandlers } from './grpc/message.handlers';
+import { ReportTimeoutJob } from './jobs/report-timeout.job';
 import { RetentionJob } from './jobs/retention.job';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
@@ -48,6 +50,8 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   await consumer.start();
   const retention = new RetentionJob(history, config.retention, log);
   retention.start();
+  const reportTimeout = new ReportTimeoutJob(new ReportTimeoutRepository(pool), new SmsEventPublisher(nats), config.reportTimeout, log);
+  reportTimeout.start();
   server.setServing(true);
   // From now on, readiness follows the NATS connection.
   nats.onConnectionChange((up) => server.setServing(up));
@@ -57,6 +61,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     async stop() {
       await server.stop();
       await retention.stop();
+      await reportTimeout.stop();
       await consumer.stop();
       await nats.nc.drain();
       await pool.end();

@@ -42,18 +42,58 @@ describe('history and statistics rules', () => {
   describe('when a statistics period is asked', () => {
     const now = new Date('2025-06-15T13:45:00Z');
 
-    it('then by default it is the 30 days up to now, widened to whole UTC days', () => {
-      expect(statsPeriod('', '', now)).toEqual({
-        firstDay: '2025-05-16',
-        lastDay: '2025-06-15',
+    it('then by default it is the 30 UTC days before today, through today', () => {
+      expect(statsPeriod('', '', now, 90)).toEqual({
         from: new Date('2025-05-16T00:00:00Z'),
         until: new Date('2025-06-16T00:00:00Z'),
+        days: { first: '2025-05-16', last: '2025-06-15' },
+        partials: [],
       });
     });
 
-    it('then bounds given to the second still cover the days they touch', () => {
-      expect(statsPeriod('2025-06-01T23:00:00-02:00', '2025-06-03T00:00:00Z', now)).toMatchObject({ firstDay: '2025-06-02', lastDay: '2025-06-03' });
-      expect(statsPeriod('2025-06-01', '2025-06-01', now)).toMatchObject({ firstDay: '2025-06-01', lastDay: '2025-06-01' });
+    it('then bounds given to the second are kept, their parts of a day counted from the messages', () => {
+      expect(statsPeriod('2025-06-01T23:00:00-02:00', '2025-06-03T16:00:00Z', now, 90)).toEqual({
+        from: new Date('2025-06-02T01:00:00Z'),
+        until: new Date('2025-06-03T16:00:00.001Z'),
+        days: null,
+        // No whole day between them: one range, counted by day of created_at.
+        partials: [{ from: new Date('2025-06-02T01:00:00Z'), until: new Date('2025-06-03T16:00:00.001Z') }],
+      });
+      expect(statsPeriod('2025-06-10T14:00:00Z', '2025-06-10T16:00:00Z', now, 90)).toMatchObject({
+        days: null,
+        partials: [{ from: new Date('2025-06-10T14:00:00Z'), until: new Date('2025-06-10T16:00:00.001Z') }],
+      });
+      expect(statsPeriod('2025-06-01', '2025-06-01', now, 90)).toEqual({
+        from: new Date('2025-06-01T00:00:00Z'),
+        until: new Date('2025-06-02T00:00:00Z'),
+        days: { first: '2025-06-01', last: '2025-06-01' },
+        partials: [],
+      });
+    });
+
+    it('then an end older than the retention is widened to its whole UTC day, and only that end', () => {
+      // Retention of 10 days: messages before 2025-06-05T13:45Z may be rollups already.
+      expect(statsPeriod('2025-06-01T10:00:00Z', '2025-06-10T16:00:00Z', now, 10)).toMatchObject({
+        from: new Date('2025-06-01T00:00:00Z'),
+        until: new Date('2025-06-10T16:00:00.001Z'),
+        days: { first: '2025-06-01', last: '2025-06-09' },
+      });
+      expect(statsPeriod('2025-06-05T13:00:00Z', '2025-06-05T15:00:00Z', now, 10)).toMatchObject({
+        from: new Date('2025-06-05T00:00:00Z'),
+        until: new Date('2025-06-06T00:00:00Z'),
+        partials: [],
+      });
+      // From after the retention's edge, even on the day it cuts: exact.
+      expect(statsPeriod('2025-06-05T14:00:00Z', '2025-06-05T15:00:00Z', now, 10)).toMatchObject({
+        from: new Date('2025-06-05T14:00:00Z'),
+        partials: [{ from: new Date('2025-06-05T14:00:00Z'), until: new Date('2025-06-05T15:00:00.001Z') }],
+      });
+    });
+
+    it('then a reversed period, or one starting after now without to_date, is INVALID_DATE', () => {
+      expect(() => statsPeriod('2025-06-02', '2025-06-01', now, 90)).toThrow(AppError);
+      expect(() => statsPeriod('2025-06-15T14:00:00Z', '', now, 90)).toThrow(AppError);
+      expect(statsPeriod('2025-06-15T13:00:00Z', '', now, 90).until).toEqual(new Date('2025-06-16T00:00:00Z'));
     });
   });
 

@@ -193,19 +193,59 @@ describe('ListMessages: the history, through gRPC', () => {
       expect(ids(await list({ search: '50%' }))).toEqual(expected((r) => r.text.includes('50%')));
       expect(ids(await list({ search: 'file_name' }))).toEqual(expected((r) => r.text.includes('file_name')));
       expect(ids(await list({ search: 'C:\\temp' }))).toEqual(expected((r) => r.text.includes('C:\\temp')));
-      expect((await list({ search: '%' })).totalItems).toBe(expected((r) => r.text.includes('%')).length);
-      expect((await list({ search: '_' })).totalItems).toBe(expected((r) => r.text.includes('_')).length);
-      expect((await list({ search: '\\' })).totalItems).toBe(expected((r) => r.text.includes('\\')).length);
-      expect((await list({ search: '50%' })).totalItems).toBeLessThan((await list({ search: '50' })).totalItems);
+      expect((await list({ search: '0% ' })).totalItems).toBe(expected((r) => r.text.includes('0% ')).length);
+      expect((await list({ search: 'e_n' })).totalItems).toBe(expected((r) => r.text.includes('e_n')).length);
+      expect((await list({ search: ':\\t' })).totalItems).toBe(expected((r) => r.text.includes(':\\t')).length);
+      expect((await list({ search: 'e%n' })).totalItems).toBe(0);
+      expect((await list({ search: '50%' })).totalItems).toBeLessThan((await list({ search: 'mo 50' })).totalItems);
+    });
+  });
+
+  describe('when a search is short or matches more than 1,000 messages', () => {
+    const big = `client_${Date.now()}9`;
+
+    beforeAll(async () => {
+      await seed(
+        svc,
+        Array.from({ length: 1_030 }, (_, i) => ({ clientId: big, deviceId: phoneA, text: `Colis ${i} arrivé`, createdAt: at(i % 500) })),
+      );
+    });
+
+    it('then a term under 3 characters is refused with VALIDATION_ERROR naming search', async () => {
+      for (const search of ['é', 'ab', '%']) {
+        const err: unknown = await list({ search }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'search', code: 'SEARCH_TOO_SHORT' }] });
+      }
+      expect((await list({ search: 'ème' })).totalItems).toBe(expected((r) => r.text.toLowerCase().includes('ème')).length);
+    });
+
+    it('then total_items counts the 1,000 newest matches, the pages end there, and a date range reaches older ones', async () => {
+      const search = (req: Partial<message.ListMessagesRequest>) => svc.client.listMessages({ clientId: big, mode: 'MODE_LIVE', page: 1, limit: 50, search: 'COLIS', ...req });
+
+      const first = await search({});
+      const last = await search({ page: 10, limit: 100 });
+      const beyond = await search({ page: 11, limit: 100 });
+      const rare = await search({ search: 'colis 1029 ' });
+      const older = await search({ fromDate: at(499).toISOString(), toDate: at(480).toISOString() });
+
+      expect(first).toMatchObject({ totalItems: 1_000, totalPages: 20 });
+      expect(last.messages).toHaveLength(100);
+      expect(last.totalItems).toBe(1_000);
+      expect(beyond).toMatchObject({ messages: [], totalItems: 1_000 });
+      expect(rare.totalItems).toBe(1);
+      expect(older.totalItems).toBe(Array.from({ length: 1_030 }, (_, i) => i % 500).filter((d) => d >= 480 && d <= 499).length);
     });
   });
 
   describe('when filters are combined', () => {
     it('then a message must match all of them', async () => {
       const from = at(200);
-      const res = await list({ status: 'delivered', deviceId: phoneA, fromDate: from.toISOString(), search: 'e' });
+      const res = await list({ status: 'delivered', deviceId: phoneA, fromDate: from.toISOString(), search: 'end' });
 
-      const keep = (r: Seeded) => r.status === 'delivered' && r.deviceId === phoneA && r.createdAt >= from && r.text.toLowerCase().includes('e');
+      const keep = (r: Seeded) => r.status === 'delivered' && r.deviceId === phoneA && r.createdAt >= from && r.text.toLowerCase().includes('end');
       expect(ids(res)).toEqual(expected(keep));
       expect(res.totalItems).toBeGreaterThan(0);
     });

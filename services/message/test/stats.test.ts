@@ -103,10 +103,48 @@ describe('GetStats and RunRetention, through gRPC', () => {
       ]);
     });
 
-    it('then a period given to the minute counts the whole UTC days it touches, and says so', async () => {
+    it('then a period given to the minute counts exactly the messages created inside it, and period echoes it in UTC', async () => {
       const res = await stats({ clientId: client, fromDate: day(2, 18).toISOString(), toDate: day(1, 1).toISOString() });
 
-      expect(res).toMatchObject({ from: `${date(2)}T00:00:00.000Z`, to: `${date(1)}T23:59:59.999Z`, totalSent: 11 });
+      expect(res).toEqual({
+        from: day(2, 18).toISOString(),
+        to: day(1, 1).toISOString(),
+        totalSent: 1,
+        delivered: 0,
+        failed: 0,
+        pending: 1,
+        deliveryRate: 0,
+        byDay: [{ date: date(2), sent: 1, delivered: 0, failed: 0 }],
+      });
+    });
+
+    it('then a two-hour window that holds none of the messages of its day counts nothing', async () => {
+      const res = await stats({ clientId: client, fromDate: `${date(2)}T14:00:00+02:00`, toDate: `${date(2)}T16:00:00+02:00` });
+
+      expect(res).toEqual({
+        from: `${date(2)}T12:00:00.000Z`,
+        to: `${date(2)}T14:00:00.000Z`,
+        totalSent: 0,
+        delivered: 0,
+        failed: 0,
+        pending: 0,
+        deliveryRate: 0,
+        byDay: [],
+      });
+    });
+
+    it('then whole days in the middle and parts of days at the ends add up, by_day counting only the part inside', async () => {
+      const window = { fromDate: day(5, 13).toISOString(), toDate: day(1, 12).toISOString() };
+
+      const all = await stats({ clientId: client, ...window });
+      const d1Stats = await stats({ clientId: client, ...window, deviceId: d1 });
+
+      expect(all).toMatchObject({ totalSent: 9, delivered: 6, failed: 1, pending: 2, deliveryRate: 66.67 });
+      expect(all.byDay).toEqual([
+        { date: date(2), sent: 7, delivered: 4, failed: 1 },
+        { date: date(1), sent: 2, delivered: 2, failed: 0 },
+      ]);
+      expect(d1Stats).toMatchObject({ totalSent: 8, delivered: 5, failed: 1, pending: 2 });
     });
 
     it('then to_date alone reaches 30 days back from it', async () => {
@@ -168,6 +206,10 @@ describe('GetStats and RunRetention, through gRPC', () => {
       { clientId: client, fromDate: date(95), toDate: date(85) },
       { clientId: client, fromDate: date(92), toDate: date(89) },
       { clientId: client, fromDate: date(100), toDate: date(100), deviceId: d1 },
+      // Parts of days inside the retention are counted from the messages, and stay the same.
+      { clientId: client, fromDate: day(10, 6).toISOString(), toDate: day(2, 18).toISOString() },
+      { clientId: client, fromDate: day(2, 1).toISOString(), toDate: day(2, 13).toISOString(), deviceId: d2 },
+      { clientId: client, fromDate: day(95, 6).toISOString(), toDate: day(10, 6).toISOString() },
       { clientId: client, mode: 'MODE_TEST', fromDate: date(120), toDate: date(0) },
       { clientId: other, fromDate: date(120), toDate: date(0) },
       { clientId: client },
@@ -222,6 +264,13 @@ describe('GetStats and RunRetention, through gRPC', () => {
 
       expect(await svc.client.runRetention({ retentionDays: 90 })).toEqual({ deleted: 0 });
       expect(await snapshot()).toEqual(before);
+    });
+
+    it('then an end of the period older than the retention counts its whole UTC day, and period says so', async () => {
+      const res = await stats({ clientId: client, fromDate: day(100, 13).toISOString(), toDate: day(2, 18).toISOString() });
+
+      expect(res).toMatchObject({ from: `${date(100)}T00:00:00.000Z`, to: day(2, 18).toISOString() });
+      expect(res.byDay[0]).toEqual({ date: date(100), sent: 7, delivered: 4, failed: 1 });
     });
 
     it('then messages deleted later onto a day already rolled up are added to it', async () => {

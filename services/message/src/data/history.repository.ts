@@ -1,5 +1,5 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
-import type { HistoryFilter, Page } from '../domain/history';
+import { SEARCH_MAX_RESULTS, type HistoryFilter, type Page } from '../domain/history';
 import { splitByDay, type CreatedRange, type StatsPeriod } from '../domain/period';
 import type { DayCounts } from '../domain/stats';
 import type { MessageRow, Mode } from './message.repository';
@@ -33,24 +33,32 @@ export class HistoryRepository {
   /**
    * One page, newest first, and the number of matching messages. The page
    * comes first: when it is the last one its length gives the total, and the
-   * count is skipped.
+   * count is skipped. A search reaches its SEARCH_MAX_RESULTS newest matches
+   * only, and counts no further.
    */
   async list(clientId: string, mode: Mode, filter: HistoryFilter, page: Page): Promise<{ rows: MessageRow[]; total: number }> {
-    const params = new Params();
-    const condition = messageConditions(params, clientId, mode, filter, filter);
-    const { rows } = await this.pool.query<MessageRow>(
-      `SELECT * FROM messages WHERE ${condition}
-       ORDER BY created_at DESC, message_id DESC
-       LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}`,
-      params.values,
-    );
-    if (rows.length > 0 && rows.length < page.limit) return { rows, total: page.offset + rows.length };
-    if (rows.length === 0 && page.offset === 0) return { rows, total: 0 };
+    const cap = filter.textPattern ? SEARCH_MAX_RESULTS : Infinity;
+    const limit = Math.min(page.limit, cap - page.offset);
+    let rows: MessageRow[] = [];
+    if (limit > 0) {
+      const params = new Params();
+      const condition = messageConditions(params, clientId, mode, filter, filter);
+      rows = (
+        await this.pool.query<MessageRow>(
+          `SELECT * FROM messages WHERE ${condition}
+           ORDER BY created_at DESC, message_id DESC
+           LIMIT ${params.add(limit)} OFFSET ${params.add(page.offset)}`,
+          params.values,
+        )
+      ).rows;
+      if (rows.length > 0 && rows.length < limit) return { rows, total: page.offset + rows.length };
+      if (rows.length === 0 && page.offset === 0) return { rows, total: 0 };
+    }
     return { rows, total: await this.count(clientId, mode, filter) };
   }
 
   /**
-   * The exact number of matching messages. Without a recipient or a search,
+   * The number of matching messages, exact (a search: up to its cap). Without a recipient or a search,
    * the whole days of the range are summed from message_counts and only the
    * partial days at its ends are counted row by row; one statement, so both
    * parts see the same moment.
@@ -58,7 +66,12 @@ export class HistoryRepository {
   private async count(clientId: string, mode: Mode, filter: HistoryFilter): Promise<number> {
     const params = new Params();
     let sql: string;
-    if (filter.to || filter.textPattern) {
+    if (filter.textPattern) {
+      // Stops at the cap: a common word is not counted to its last match.
+      sql = `SELECT count(*)::int AS total FROM (
+               SELECT 1 FROM messages WHERE ${messageConditions(params, clientId, mode, filter, filter)} LIMIT ${params.add(SEARCH_MAX_RESULTS)}
+             ) AS matches`;
+    } else if (filter.to) {
       sql = `SELECT count(*)::int AS total FROM messages WHERE ${messageConditions(params, clientId, mode, filter, filter)}`;
     } else {
       const { days, partials } = splitByDay(filter);
@@ -78,12 +91,20 @@ export class HistoryRepository {
   }
 
   /**
-   * Counts by status for each UTC day of the period that has messages: the
-   * rollups of deleted messages plus the counters of the messages kept. One
-   * statement, so a retention run committing meanwhile is seen entirely or
-   * not at all.
+   * Counts by status for each UTC day of the period that has messages: for
+   * its whole days, the rollups of deleted messages plus the counters of the
+   * messages kept; for the parts of a day at its ends, the messages created
+   * inside them. One statement, so a retention run committing meanwhile is
+   * seen entirely or not at all.
    */
   async dayCounts(clientId: string, mode: Mode, period: StatsPeriod, deviceId?: string): Promise<DayCounts[]> {
+    const params = new Params();
+    const client = params.add(clientId);
+    const modeParam = params.add(mode);
+    const device = params.add(deviceId ?? null);
+    const first = params.add(period.days?.first ?? null);
+    const last = params.add(period.days?.last ?? null);
+    const partial = period.partials.map((p) => `(created_at >= ${params.add(p.from)} AND created_at < ${params.add(p.until)})`);
     const { rows } = await this.pool.query<DayCounts>(
       `WITH kept AS (
          SELECT day,
@@ -93,26 +114,37 @@ export class HistoryRepository {
                 sum(n) FILTER (WHERE status = 'failed') AS failed,
                 sum(n) FILTER (WHERE status = 'cancelled') AS cancelled
          FROM message_counts
-         WHERE client_id = $1 AND mode = $2 AND day BETWEEN $3::date AND $4::date
-           AND ($5::text IS NULL OR device_id = $5::text)
+         WHERE client_id = ${client} AND mode = ${modeParam} AND day BETWEEN ${first}::date AND ${last}::date
+           AND (${device}::text IS NULL OR device_id = ${device}::text)
          GROUP BY day
        ), folded AS (
          SELECT day, sum(queued) AS queued, sum(sent) AS sent, sum(delivered) AS delivered, sum(failed) AS failed,
                 sum(cancelled) AS cancelled
          FROM daily_rollups
-         WHERE client_id = $1 AND mode = $2 AND day BETWEEN $3::date AND $4::date
-           AND ($5::text IS NULL OR device_id = $5::text)
+         WHERE client_id = ${client} AND mode = ${modeParam} AND day BETWEEN ${first}::date AND ${last}::date
+           AND (${device}::text IS NULL OR device_id = ${device}::text)
          GROUP BY day
+       ), part AS (
+         SELECT (created_at AT TIME ZONE 'UTC')::date AS day,
+                count(*) FILTER (WHERE status = 'queued') AS queued,
+                count(*) FILTER (WHERE status = 'sent') AS sent,
+                count(*) FILTER (WHERE status = 'delivered') AS delivered,
+                count(*) FILTER (WHERE status = 'failed') AS failed,
+                count(*) FILTER (WHERE status = 'cancelled') AS cancelled
+         FROM messages
+         WHERE client_id = ${client} AND mode = ${modeParam} AND (${device}::text IS NULL OR device_id = ${device}::text)
+           AND (${partial.length > 0 ? partial.join(' OR ') : 'false'})
+         GROUP BY 1
        )
        SELECT to_char(day, 'YYYY-MM-DD') AS day, coalesce(sum(queued), 0)::int AS queued, coalesce(sum(sent), 0)::int AS sent,
               coalesce(sum(delivered), 0)::int AS delivered, coalesce(sum(failed), 0)::int AS failed,
               coalesce(sum(cancelled), 0)::int AS cancelled
-       FROM (SELECT * FROM kept UNION ALL SELECT * FROM folded) AS days
+       FROM (SELECT * FROM kept UNION ALL SELECT * FROM folded UNION ALL SELECT * FROM part) AS days
        GROUP BY day
        HAVING coalesce(sum(queued), 0) + coalesce(sum(sent), 0) + coalesce(sum(delivered), 0) + coalesce(sum(failed), 0)
               + coalesce(sum(cancelled), 0) > 0
        ORDER BY day`,
-      [clientId, mode, period.firstDay, period.lastDay, deviceId ?? null],
+      params.values,
     );
     return rows;
   }

@@ -32,6 +32,18 @@ export interface HistoryFilter extends CreatedRange {
   textPattern?: string;
 }
 
+/**
+ * A search gives its 1,000 newest matches (as GitHub's search API does), and
+ * `total_items` counts them exactly. Counting every match of a common word
+ * over a client's whole history read and rechecked hundreds of thousands of
+ * rows (one to two seconds at a million messages); a date range, a status or
+ * a device reaches older matches.
+ */
+export const SEARCH_MAX_RESULTS = 1_000;
+
+/** Shorter terms have no trigram: nothing but reading every message could find them. */
+export const SEARCH_MIN_LENGTH = 3;
+
 /** `%`, `_` and the escape character itself are literal in a user's search. */
 export function containsPattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -42,6 +54,12 @@ export function historyFilter(req: { status: string; to: string; fromDate: strin
     throw new AppError('VALIDATION_ERROR', {
       message: `Statut inconnu : valeurs possibles ${MESSAGE_STATUSES.join(', ')}.`,
       details: [{ field: 'status', code: 'INVALID_STATUS' }],
+    });
+  }
+  if (req.search && [...req.search].length < SEARCH_MIN_LENGTH) {
+    throw new AppError('VALIDATION_ERROR', {
+      message: `La recherche (search) doit contenir au moins ${SEARCH_MIN_LENGTH} caractères.`,
+      details: [{ field: 'search', code: 'SEARCH_TOO_SHORT' }],
     });
   }
   return {

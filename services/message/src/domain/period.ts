@@ -85,35 +85,56 @@ export function utcDay(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
-/** Statistics cover whole UTC days: the day of `from` through the day of `to`. */
+/**
+ * The instants a statistics request counts, [from, until), and how: whole
+ * UTC days from the per-day counters and rollups, the parts of a day at its
+ * ends from the messages themselves.
+ */
 export interface StatsPeriod {
-  firstDay: string;
-  lastDay: string;
-  /** First instant of the first day. */
   from: Date;
-  /** First instant after the last day. */
   until: Date;
+  /** The whole UTC days inside; null when there is none. */
+  days: { first: string; last: string } | null;
+  /** At most two parts of a day, at the ends. */
+  partials: { from: Date; until: Date }[];
 }
 
 export const DEFAULT_STATS_DAYS = 30;
 const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
 
+const floorDay = (t: number) => Math.floor(t / DAY_MS) * DAY_MS;
+const ceilDay = (t: number) => Math.ceil(t / DAY_MS) * DAY_MS;
+
 /**
- * The period of a statistics request: by default the last 30 days up to now.
- * Figures count whole UTC days (rollups of deleted messages keep no finer
- * time), so the period is widened to the days it touches; this is also what
- * makes the retention job unable to change any figure.
+ * The period of a statistics request, with the bounds of the history filter:
+ * `from_date` from its first instant, `to_date` through its last (the whole
+ * day for a date alone). Without `to_date` it ends with today (UTC); without
+ * `from_date` it starts 30 UTC days before the day it ends in.
+ *
+ * The figures are exact, except for the part of a period older than the
+ * retention (`retentionDays` before `now`): the retention keeps only daily
+ * rollups of the messages it deletes, so an end of the period there is
+ * widened to its whole UTC day, and `from` / `until` say so. Which end is
+ * widened depends only on the clock and the setting, never on whether the
+ * retention has run yet: that keeps the retention job unable to change any
+ * figure.
  */
-export function statsPeriod(fromDate: string, toDate: string, now: Date): StatsPeriod {
+export function statsPeriod(fromDate: string, toDate: string, now: Date, retentionDays: number): StatsPeriod {
   const from = bound('from_date', fromDate);
   const to = bound('to_date', toDate);
-  const lastInstant = to ? new Date(to.end.getTime() - 1) : now;
-  const firstInstant = from ? from.start : new Date(Math.max(lastInstant.getTime() - DEFAULT_STATS_DAYS * DAY_MS, EARLIEST));
-  if (firstInstant > lastInstant) throw invalidDate('from_date', REVERSED);
-  const firstDay = utcDay(firstInstant);
-  const lastDay = utcDay(lastInstant);
-  const start = new Date(`${firstDay}T00:00:00.000Z`);
-  return { firstDay, lastDay, from: start, until: new Date(new Date(`${lastDay}T00:00:00.000Z`).getTime() + DAY_MS) };
+  let until = to ? to.end.getTime() : floorDay(now.getTime()) + DAY_MS;
+  let start = from ? from.start.getTime() : Math.max(floorDay(until - 1) - DEFAULT_STATS_DAYS * DAY_MS, EARLIEST);
+  if (start >= until || (!to && start > now.getTime())) throw invalidDate('from_date', REVERSED);
+  const exactSince = now.getTime() - retentionDays * DAY_MS;
+  if (start < exactSince) start = floorDay(start);
+  if (Math.max(start, floorDay(until)) < exactSince) until = ceilDay(until);
+  const { days, partials } = splitByDay({ from: new Date(start), until: new Date(until) });
+  return {
+    from: new Date(start),
+    until: new Date(until),
+    days: days ? { first: days.first!, last: days.last! } : null,
+    partials: partials.map((p) => ({ from: p.from!, until: p.until! })),
+  };
 }
 
 /** Whole UTC days, either end open; `null` when no whole day is inside. */

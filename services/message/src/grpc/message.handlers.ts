@@ -395,7 +395,7 @@ export function messageHandlers(
     },
 
     async GetStats(req) {
-      const period = statsPeriod(req.fromDate, req.toDate, new Date());
+      const period = statsPeriod(req.fromDate, req.toDate, new Date(), config.retention.days);
       const days = await history.dayCounts(req.clientId, modeOf(req.mode), period, req.deviceId || undefined);
       return { from: period.from.toISOString(), to: new Date(period.until.getTime() - 1).toISOString(), ...summarize(days) };
     },

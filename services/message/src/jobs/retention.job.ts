@@ -1,37 +1,24 @@
 import type { Logger } from '@smsgw/platform';
 import type { HistoryRepository } from '../data/history.repository';
-
-/** The first run comes soon after start-up, not a full interval later. */
-const FIRST_RUN_MAX_DELAY_MS = 10_000;
+import { Periodic } from './periodic';
 
 /**
  * Runs the retention periodically. Every replica has the timer; the advisory
  * lock taken by the repository lets one of them work while the others skip.
  */
 export class RetentionJob {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
+  private readonly periodic: Periodic;
 
   constructor(
     private readonly history: HistoryRepository,
     private readonly settings: { days: number; intervalMs: number },
     private readonly log: Logger,
-  ) {}
-
-  start(): void {
-    if (this.settings.intervalMs <= 0) return;
-    this.schedule(Math.min(FIRST_RUN_MAX_DELAY_MS, this.settings.intervalMs));
+  ) {
+    this.periodic = new Periodic(settings.intervalMs, () => this.runOnce());
   }
 
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce().finally(() => {
-        this.running = undefined;
-        if (!this.stopped) this.schedule(this.settings.intervalMs);
-      });
-    }, delayMs);
-    this.timer.unref();
+  start(): void {
+    this.periodic.start();
   }
 
   private async runOnce(): Promise<void> {
@@ -48,8 +35,6 @@ export class RetentionJob {
 
   /** Stops the timer and waits for a run in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.periodic.stop();
   }
 }
