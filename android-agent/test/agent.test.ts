@@ -7,6 +7,7 @@ import {
   DeviceReplacedError,
   DeviceUnauthorizedError,
   NotPairedError,
+  PairingError,
   PairingRefusedError,
 } from '../src/errors';
 import { LineCollector } from './support/line-collector';
@@ -217,6 +218,17 @@ describe('agent against a hub', () => {
 
     await expect(starting).rejects.toBeInstanceOf(PairingRefusedError);
     await expect(starting).rejects.toThrow(/^pairing refused: unknown, used or expired pairing/);
+  });
+
+  it('when the hub throttles pairing, then starting fails with its message and the time to wait, not as a refusal', async () => {
+    await hub.close();
+    hub = await TestHub.start({ certs, pairingCodes: [PAIRING_CODE], throttleSeconds: 840 });
+
+    const starting = start();
+
+    await expect(starting).rejects.toBeInstanceOf(PairingError);
+    await expect(starting).rejects.not.toBeInstanceOf(PairingRefusedError);
+    await expect(starting).rejects.toThrow(/^pairing refused for now: Trop de tentatives d'appairage \(RATE_LIMIT_EXCEEDED\); try again in 840 s$/);
   });
 
   it('when the hub asks to reconnect after a delay, then the agent waits that delay instead of its backoff', async () => {

@@ -16,6 +16,8 @@ export interface TestHubOptions {
    * Inputs not listed give `device_test`.
    */
   devices?: Record<string, string>;
+  /** Answer every pairing request with 429 and this Retry-After (seconds), as a throttled hub. */
+  throttleSeconds?: number;
   /** Answer every report with report_ack at once (default true). */
   autoAckReports?: boolean;
 }
@@ -191,6 +193,11 @@ export class TestHub {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
       this.pairRequests.push(body);
       this.changes.emit('change');
+      if (this.options.throttleSeconds !== undefined) {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(this.options.throttleSeconds) });
+        res.end(JSON.stringify({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: "Trop de tentatives d'appairage" } }));
+        return;
+      }
       const byCode = typeof body.pairing_code === 'string' && this.pairingCodes.delete(body.pairing_code);
       const byPassword =
         typeof body.client_id === 'string' &&
