@@ -4,11 +4,21 @@ import path from 'node:path';
 import tls from 'node:tls';
 import pino, { type Logger } from 'pino';
 import { HubConnection, type ConnectionTarget } from './connection';
-import { deleteCredentials, loadCredentials, saveCredentials, wsUrlOf, type Credentials } from './credentials';
+import { deleteCredentials, wsUrlOf, type Credentials } from './credentials';
+import {
+  DEVICES_DIR,
+  DeviceLock,
+  adoptLegacyFiles,
+  findPairedDevice,
+  migrateLegacyLayout,
+  saveDevice,
+  storedDevicesOf,
+  type StoredDevice,
+} from './data-dir';
 import type { Driver, DriverName } from './drivers/driver';
 import { SimulatorDriver } from './drivers/simulator.driver';
 import { TermuxDriver } from './drivers/termux.driver';
-import { DeviceUnauthorizedError, NotPairedError } from './errors';
+import { DeviceChoiceError, DeviceUnauthorizedError, NotPairedError } from './errors';
 import { Outbox } from './outbox';
 import { pair, type PairingSecret } from './pairing';
 import type { Sms } from './protocol';
@@ -17,12 +27,17 @@ import { SendLoop } from './send-loop';
 export interface StartAgentOptions {
   /** Hub base URL (https), e.g. https://127.0.0.1:8444. */
   hubUrl: string;
-  /** Where credentials.json, the outbox and done.log live. */
+  /** Holds a folder per device, `devices/<device_id>/`, with its credentials.json, outbox/ and done.log. */
   dataDir: string;
   /** A PEM CA certificate to trust in addition to Node's default CAs. */
   ca?: string;
-  /** What to pair with when there are no credentials for this hub, or they are refused. */
+  /**
+   * What to pair with. Credentials stored by an earlier pairing with these same inputs (on this
+   * hub) are used instead; other stored devices are left alone.
+   */
   pairing?: PairingSecret;
+  /** Without `pairing`: which stored device to run when several are paired with this hub. */
+  deviceId?: string;
   /** Sent as `agent.name` when pairing. */
   deviceName?: string;
   /** Default 'simulator'. */
@@ -60,9 +75,10 @@ export const AGENT_NAME = 'smsgw-agent';
 export const AGENT_VERSION = readVersion();
 
 /**
- * Starts the agent: opens the outbox (applying the restart rules), pairs if needed, then
- * connects and sends. Throws before connecting when something is missing (credentials, the
- * termux-sms-send binary) or pairing fails.
+ * Starts the agent: finds the stored device that belongs to the pairing inputs (or pairs), locks
+ * its folder, opens its outbox (applying the restart rules), then connects and sends. Throws
+ * before connecting when something is missing (credentials, the termux-sms-send binary), the
+ * device is already run from this data directory, or pairing fails.
  */
 export async function startAgent(options: StartAgentOptions): Promise<Agent> {
   const logger = options.logger ?? pino({ name: AGENT_NAME }, pino.destination(2));
@@ -74,19 +90,13 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
 
   const driver = await createDriver(driverName, options);
   await fsp.mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const outbox = await Outbox.open(dataDir, { deliveryReports: driver.reportsDelivery });
-  if (outbox.corruptFiles.length > 0) {
-    logger.warn({ files: outbox.corruptFiles }, 'unreadable outbox files moved aside as .corrupt');
-  }
-  const recovery = await outbox.recover();
-  if (recovery.failed.length > 0) {
-    logger.warn({ message_ids: recovery.failed }, 'SMS interrupted while sending reported failed, not sent again');
-  }
+  const migrated = await migrateLegacyLayout(dataDir);
+  if (migrated) logger.info({ device_id: migrated }, `moved the data of an earlier version into ${DEVICES_DIR}/${migrated}`);
 
   // Set when a pairing has not yet been followed by a hello: a 401 then means pairing again
   // would not help, and would loop.
   let pairedSinceHello = false;
-  const pairAndSave = async (): Promise<Credentials> => {
+  const pairAndSave = async (): Promise<StoredDevice> => {
     if (!options.pairing) {
       throw new NotPairedError(
         `no credentials for ${hubUrl} in ${dataDir}: pair with --pairing-url, or --client and --device-password`,
@@ -98,19 +108,39 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
       agent: { name: options.deviceName ?? AGENT_NAME, version: AGENT_VERSION, driver: driverName },
       ...(ca ? { ca } : {}),
     });
-    const credentials: Credentials = { hub_url: hubUrl, ...result };
-    await saveCredentials(dataDir, credentials);
+    const paired = await saveDevice(dataDir, { hub_url: hubUrl, ...result }, options.pairing);
+    const adopted = await adoptLegacyFiles(dataDir, paired.dir);
+    if (adopted.length > 0) logger.info({ device_id: paired.deviceId, files: adopted }, 'took over the outbox of an earlier version');
     pairedSinceHello = true;
     logger.info({ device_id: result.device_id }, 'paired with the hub');
-    return credentials;
+    return paired;
   };
 
-  let credentials = await loadCredentials(dataDir, hubUrl);
-  if (credentials) {
-    logger.info({ device_id: credentials.device_id }, 'using stored credentials');
+  let device = await storedDevice(options, hubUrl);
+  if (device) {
+    logger.info({ device_id: device.deviceId }, 'using stored credentials');
   } else {
-    credentials = await pairAndSave();
+    device = await pairAndSave();
   }
+  const lock = await DeviceLock.acquire(device);
+  let outbox: Outbox;
+  let recovery: Awaited<ReturnType<Outbox['recover']>>;
+  try {
+    outbox = await Outbox.open(device.dir, { deliveryReports: driver.reportsDelivery });
+    if (outbox.corruptFiles.length > 0) {
+      logger.warn({ files: outbox.corruptFiles }, 'unreadable outbox files moved aside as .corrupt');
+    }
+    recovery = await outbox.recover();
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  if (recovery.failed.length > 0) {
+    logger.warn({ message_ids: recovery.failed }, 'SMS interrupted while sending reported failed, not sent again');
+  }
+  const deviceId = device.deviceId;
+  const deviceFolder = device.dir;
+
   const targetOf = (c: Credentials): ConnectionTarget => ({ wsUrl: wsUrlOf(c), token: c.device_token });
 
   const printHandOver = (sms: Sms): void => {
@@ -145,13 +175,14 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
       await connection.stop();
       await driver.close();
       await outbox.flush();
+      await lock.release();
       logger.info('agent stopped');
     })();
     return stopping;
   };
 
   const connection = new HubConnection({
-    target: targetOf(credentials),
+    target: targetOf(device.credentials),
     ...(ca ? { ca } : {}),
     outbox,
     logger,
@@ -162,7 +193,7 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
       pairedSinceHello = false;
     },
     onUnauthorized: async () => {
-      await deleteCredentials(dataDir);
+      await deleteCredentials(deviceFolder);
       if (!options.pairing || pairedSinceHello) {
         throw new DeviceUnauthorizedError(
           options.pairing
@@ -172,7 +203,14 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
         );
       }
       logger.warn('the hub refused the device token (401); pairing again');
-      return targetOf(await pairAndSave());
+      const again = await pairAndSave();
+      if (again.deviceId !== deviceId) {
+        // This agent's outbox is device_id's: it must not go on as another device.
+        throw new DeviceUnauthorizedError(
+          `the hub refused device ${deviceId}'s token and the pairing inputs now give device ${again.deviceId}; start the agent again`,
+        );
+      }
+      return targetOf(again.credentials);
     },
     onFatal: (error) => {
       logger.error({ reason: error instanceof Error ? error.message : String(error) }, 'agent stopping');
@@ -182,16 +220,40 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
 
   for (const sms of recovery.toSend) sendLoop.enqueue(sms);
   connection.start();
-  logger.info({ hub: hubUrl, driver: driverName, device_id: credentials.device_id }, 'agent started');
+  logger.info({ hub: hubUrl, driver: driverName, device_id: deviceId }, 'agent started');
 
   return {
-    deviceId: credentials.device_id,
+    deviceId,
     done,
     stop: async () => {
       await shutdown();
       resolveDone();
     },
   };
+}
+
+/**
+ * The stored device to run: with pairing inputs, the one they paired before (none: pair); without,
+ * the one named by `deviceId`, or the only one paired with this hub.
+ */
+async function storedDevice(options: StartAgentOptions, hubUrl: string): Promise<StoredDevice | undefined> {
+  if (options.pairing) return findPairedDevice(options.dataDir, hubUrl, options.pairing);
+  const devices = await storedDevicesOf(options.dataDir, hubUrl);
+  if (options.deviceId !== undefined) {
+    const chosen = devices.find((device) => device.deviceId === options.deviceId);
+    if (!chosen) {
+      throw new NotPairedError(`device ${options.deviceId} is not paired with ${hubUrl} in ${options.dataDir}`);
+    }
+    return chosen;
+  }
+  if (devices.length > 1) {
+    throw new DeviceChoiceError(
+      `${devices.length} devices are paired with ${hubUrl} in ${options.dataDir} ` +
+        `(${devices.map((device) => device.deviceId).join(', ')}): choose one with --device, ` +
+        'or give its --pairing-url, or --client and --device-password',
+    );
+  }
+  return devices[0];
 }
 
 async function createDriver(name: DriverName, options: StartAgentOptions): Promise<Driver> {

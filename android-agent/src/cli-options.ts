@@ -3,9 +3,17 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { StartAgentOptions } from './agent';
 import { readCredentials } from './credentials';
+import { storedDevicesOf } from './data-dir';
 import { isErrnoCode } from './durable-file';
 import type { DriverName } from './drivers/driver';
-import { DeviceUnauthorizedError, NotPairedError, PairingRefusedError, UsageError } from './errors';
+import {
+  DeviceChoiceError,
+  DeviceInUseError,
+  DeviceUnauthorizedError,
+  NotPairedError,
+  PairingRefusedError,
+  UsageError,
+} from './errors';
 import { parsePairingUrl, type PairingSecret } from './pairing';
 
 export const HELP = `Usage: smsgw-agent [options]
@@ -13,18 +21,22 @@ export const HELP = `Usage: smsgw-agent [options]
 Connects this machine (or an Android phone running Termux) to the SMS gateway hub and sends the
 SMS the hub hands over.
 
-Pairing (needed once; credentials are then kept in the data directory):
+Pairing (needed once per device; its credentials are then kept in the data directory, in a
+folder of its own, and used again only for the same pairing options):
   --pairing-url <url>        https://<hub>/v1/agent/pair?code=<CODE> (one-time code)
   --client <client_id>       client id, with --device-password
   --device-password <pw>     device password XXXX-XXXX-XXXX-XXXX
+  --device <device_id>       without pairing options: the stored device to run when several are
+                             paired in the data directory
 
 Options:
   --driver simulator|termux  how SMS are sent (default simulator)
   --hub <https url>          hub base URL (default: origin of --pairing-url, then .stack/dev.json,
-                             then the hub of the stored credentials)
+                             then the hub of the stored devices)
   --ca <file>                PEM CA certificate to trust in addition to the system CAs
                              (default: caFile of .stack/dev.json when it exists)
-  --data-dir <dir>           credentials and outbox (default $SMSGW_AGENT_DIR or ~/.smsgw-agent)
+  --data-dir <dir>           devices/<device_id>/ with credentials and outbox of each device
+                             (default $SMSGW_AGENT_DIR or ~/.smsgw-agent)
   --name <device name>       name sent to the hub when pairing
   --log-json                 print one JSON line {message_id,to,text} on stdout per SMS sent
   --sim-send-delay-ms <n>    simulator: pause between ack and sending (default 0)
@@ -32,13 +44,21 @@ Options:
   -h, --help                 show this help
 
 Logs are JSON lines on stderr (level from $LOG_LEVEL, default info).
-Exit codes: 0 stopped by SIGINT/SIGTERM, 1 error, 2 bad usage or not paired,
+Exit codes: 0 stopped by SIGINT/SIGTERM, 1 error, 2 bad usage, not paired, several devices
+paired and none chosen, or the device already run by another agent from this data directory,
 3 pairing refused or device token refused.
 `;
 
 /** The exit code of the CLI for an error that stopped the agent (listed in HELP). */
 export function exitCodeFor(error: unknown): number {
-  if (error instanceof UsageError || error instanceof NotPairedError) return 2;
+  if (
+    error instanceof UsageError ||
+    error instanceof NotPairedError ||
+    error instanceof DeviceChoiceError ||
+    error instanceof DeviceInUseError
+  ) {
+    return 2;
+  }
   if (error instanceof PairingRefusedError || error instanceof DeviceUnauthorizedError) return 3;
   return 1;
 }
@@ -46,7 +66,7 @@ export function exitCodeFor(error: unknown): number {
 /** Options of startAgent that come from the command line. */
 export type CliAgentOptions = Pick<
   StartAgentOptions,
-  'hubUrl' | 'dataDir' | 'ca' | 'pairing' | 'deviceName' | 'driver' | 'deliveryDelayMs' | 'sendDelayMs' | 'logJson'
+  'hubUrl' | 'dataDir' | 'ca' | 'pairing' | 'deviceId' | 'deviceName' | 'driver' | 'deliveryDelayMs' | 'sendDelayMs' | 'logJson'
 >;
 
 export type CliCommand = { kind: 'help' } | { kind: 'run'; options: CliAgentOptions };
@@ -80,6 +100,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
         client: { type: 'string' },
         'device-password': { type: 'string' },
         'pairing-url': { type: 'string' },
+        device: { type: 'string' },
         hub: { type: 'string' },
         ca: { type: 'string' },
         'data-dir': { type: 'string' },
@@ -99,6 +120,9 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
   if (!isDriverName(driver)) throw new UsageError(`--driver must be one of ${DRIVERS.join(', ')}`);
 
   const { pairing, pairingHub } = pairingOf(values['pairing-url'], values.client, values['device-password']);
+  if (values.device !== undefined && pairing) {
+    throw new UsageError('--device chooses among stored devices: give it without pairing options');
+  }
   const dataDir = path.resolve(values['data-dir'] ?? context.env.SMSGW_AGENT_DIR ?? path.join(context.homeDir, '.smsgw-agent'));
   const stack = await readStackFile(path.join(context.repoRoot, '.stack', 'dev.json'));
 
@@ -114,7 +138,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
     hubUrl = httpsOrigin(stack.hubUrl, 'hubUrl of .stack/dev.json');
   } else {
     // On a phone there is no dev.json: the hub of an earlier pairing is the one to go back to.
-    hubUrl = (await readCredentials(dataDir))?.hub_url;
+    hubUrl = await storedHub(dataDir, values.device);
   }
   if (!hubUrl) {
     throw new UsageError(
@@ -141,6 +165,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
       logJson: values['log-json'] ?? false,
       ...(ca !== undefined ? { ca } : {}),
       ...(pairing ? { pairing } : {}),
+      ...(values.device !== undefined ? { deviceId: values.device } : {}),
       ...(values.name !== undefined ? { deviceName: values.name } : {}),
       ...(sendDelayMs !== undefined ? { sendDelayMs } : {}),
       ...(deliveryDelayMs !== undefined ? { deliveryDelayMs } : {}),
@@ -171,6 +196,18 @@ function pairingOf(
     return { pairing: { clientId, devicePassword } };
   }
   return {};
+}
+
+/** The hub of the stored devices (or of the chosen one), also in an earlier version's layout. */
+async function storedHub(dataDir: string, deviceId: string | undefined): Promise<string | undefined> {
+  const devices = (await storedDevicesOf(dataDir, undefined)).filter((device) => deviceId === undefined || device.deviceId === deviceId);
+  const legacy = await readCredentials(dataDir);
+  const hubs = [...devices.map((device) => device.credentials.hub_url), ...(legacy ? [legacy.hub_url] : [])];
+  const origins = [...new Set(hubs.map((hub) => httpsOrigin(hub, `the hub of the stored credentials in ${dataDir}`)))];
+  if (origins.length > 1) {
+    throw new UsageError(`devices paired with several hubs are stored in ${dataDir} (${origins.join(', ')}): choose one with --hub`);
+  }
+  return origins[0];
 }
 
 async function readStackFile(file: string): Promise<StackFile | undefined> {

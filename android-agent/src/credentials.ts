@@ -2,29 +2,27 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isErrnoCode, removeFileDurably, writeFileDurably } from './durable-file';
 
-/** `<data-dir>/credentials.json`: what a pairing gave, kept so that the agent never pairs twice. */
+/**
+ * `<data-dir>/devices/<device_id>/credentials.json`: what a pairing gave, kept so that the agent
+ * never pairs twice. (An earlier version kept it at `<data-dir>/credentials.json`.)
+ */
 export interface Credentials {
   hub_url: string;
   device_id: string;
   device_token: string;
   /** Where the hub said to connect; derived from hub_url when absent. */
   ws_url?: string;
+  /** Digests of the pairing inputs that gave this device (see `pairingKey`); never the secrets. */
+  pairing_keys?: string[];
 }
 
 export const CREDENTIALS_FILE = 'credentials.json';
 
-/** The credentials stored in `dataDir` when they are for `hubUrl`, else undefined. */
-export async function loadCredentials(dataDir: string, hubUrl: string): Promise<Credentials | undefined> {
-  const credentials = await readCredentials(dataDir);
-  const storedOrigin = credentials ? originOf(credentials.hub_url) : undefined;
-  if (!credentials || storedOrigin === undefined || storedOrigin !== originOf(hubUrl)) return undefined;
-  return credentials;
-}
-
-export async function readCredentials(dataDir: string): Promise<Credentials | undefined> {
+/** The credentials of a folder (a device's, or the top of an earlier version's data directory). */
+export async function readCredentials(dir: string): Promise<Credentials | undefined> {
   let content: string;
   try {
-    content = await fs.readFile(path.join(dataDir, CREDENTIALS_FILE), 'utf8');
+    content = await fs.readFile(path.join(dir, CREDENTIALS_FILE), 'utf8');
   } catch (error) {
     if (isErrnoCode(error, 'ENOENT')) return undefined;
     throw error;
@@ -47,16 +45,19 @@ export async function readCredentials(dataDir: string): Promise<Credentials | un
     device_id: value.device_id,
     device_token: value.device_token,
     ...(typeof value.ws_url === 'string' ? { ws_url: value.ws_url } : {}),
+    ...(Array.isArray(value.pairing_keys)
+      ? { pairing_keys: value.pairing_keys.filter((key): key is string => typeof key === 'string') }
+      : {}),
   };
 }
 
 /** Readable by the owner only: the token lets anyone who holds it receive this phone's SMS. */
-export async function saveCredentials(dataDir: string, credentials: Credentials): Promise<void> {
-  await writeFileDurably(path.join(dataDir, CREDENTIALS_FILE), `${JSON.stringify(credentials, null, 2)}\n`, 0o600);
+export async function saveCredentials(dir: string, credentials: Credentials): Promise<void> {
+  await writeFileDurably(path.join(dir, CREDENTIALS_FILE), `${JSON.stringify(credentials, null, 2)}\n`, 0o600);
 }
 
-export async function deleteCredentials(dataDir: string): Promise<void> {
-  await removeFileDurably(path.join(dataDir, CREDENTIALS_FILE));
+export async function deleteCredentials(dir: string): Promise<void> {
+  await removeFileDurably(path.join(dir, CREDENTIALS_FILE));
 }
 
 export function wsUrlOf(credentials: Credentials): string {
@@ -64,12 +65,4 @@ export function wsUrlOf(credentials: Credentials): string {
   const url = new URL('/v1/agent', credentials.hub_url);
   url.protocol = 'wss:';
   return url.toString();
-}
-
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
 }

@@ -27,6 +27,12 @@ export class DeviceUnauthorizedError extends AgentError {}
 /** Another connection of the same device took over (close code 4002). */
 export class DeviceReplacedError extends AgentError {}
 
+/** Another agent runs the same device from the same data directory (its `agent.lock` is held). */
+export class DeviceInUseError extends AgentError {}
+
+/** Several devices are paired in the data directory and nothing says which one to run. */
+export class DeviceChoiceError extends AgentError {}
+
 /** The termux driver was chosen but `termux-sms-send` is not installed. */
 export class TermuxNotInstalledError extends AgentError {}
 

@@ -56,11 +56,18 @@ export async function pair(request: PairingRequest): Promise<PairingResult> {
     ...(request.agent ? { agent: request.agent } : {}),
   });
   const url = new URL(PAIR_PATH, request.hubUrl);
-  const { status, text } = await postJson(url, body, request.ca, request.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const { status, text, retryAfter } = await postJson(url, body, request.ca, request.timeoutMs ?? DEFAULT_TIMEOUT_MS);
 
   const answer = parseJson(text);
   if (status === 401) {
     throw new PairingRefusedError(`pairing refused: ${errorMessageOf(answer) ?? 'the hub answered 401'}`);
+  }
+  if (status === 429) {
+    // Too many failed attempts from this address, or this code or password is locked for a while.
+    throw new PairingError(
+      `pairing refused for now: ${errorMessageOf(answer) ?? 'the hub answered 429'}` +
+        (retryAfter ? `; try again in ${retryAfter} s` : ''),
+    );
   }
   if (status !== 200) {
     throw new PairingError(`pairing failed: the hub answered HTTP ${status}: ${errorMessageOf(answer) ?? 'no details'}`);
@@ -84,7 +91,7 @@ function postJson(
   body: string,
   ca: string[] | undefined,
   timeoutMs: number,
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; text: string; retryAfter: string | undefined }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       url,
@@ -107,7 +114,14 @@ function postJson(
           }
           chunks.push(chunk);
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => {
+          const retryAfter = res.headers['retry-after'];
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            retryAfter: /^\d+$/.test(retryAfter ?? '') ? retryAfter : undefined,
+          });
+        });
         res.on('error', (error) => reject(networkError(url, error)));
       },
     );

@@ -7,6 +7,7 @@ import {
   DeviceReplacedError,
   DeviceUnauthorizedError,
   NotPairedError,
+  PairingError,
   PairingRefusedError,
 } from '../src/errors';
 import { LineCollector } from './support/line-collector';
@@ -100,9 +101,11 @@ describe('agent against a hub', () => {
 
     expect(stdout.json().map((line) => (line as { message_id: string }).message_id)).toEqual(['msg_1', 'msg_2']);
     expect(hub.received('report').filter(isFrame('report', 'msg_1'))).toHaveLength(2);
-    const credentials = JSON.parse(await fs.readFile(path.join(dataDir, 'credentials.json'), 'utf8')) as Record<string, unknown>;
+    const credentialsFile = path.join(dataDir, 'devices', 'device_test', 'credentials.json');
+    const credentials = JSON.parse(await fs.readFile(credentialsFile, 'utf8')) as Record<string, unknown>;
     expect(credentials).toMatchObject({ hub_url: hub.url, device_id: 'device_test' });
-    expect((await fs.stat(path.join(dataDir, 'credentials.json'))).mode & 0o777).toBe(0o600);
+    expect(JSON.stringify(credentials)).not.toContain(PAIRING_CODE);
+    expect((await fs.stat(credentialsFile)).mode & 0o777).toBe(0o600);
   });
 
   it('when the number is a magic out-of-network number, then the agent reports failed with OUT_OF_NETWORK and no sent', async () => {
@@ -169,7 +172,7 @@ describe('agent against a hub', () => {
     await hub.waitForFrame('ack of msg_1', isFrame('ack', 'msg_1'));
     await first.agent.stop();
     expect(first.stdout.lines).toEqual([]);
-    const stored = JSON.parse(await fs.readFile(path.join(dataDir, 'outbox', 'msg_1.json'), 'utf8')) as Record<string, unknown>;
+    const stored = JSON.parse(await fs.readFile(path.join(dataDir, 'devices', 'device_test', 'outbox', 'msg_1.json'), 'utf8')) as Record<string, unknown>;
     expect(stored.state).toBe('accepted');
 
     // The pairing code was used by the first run: a second pairing would be refused.
@@ -189,7 +192,7 @@ describe('agent against a hub', () => {
     const { agent } = await start({ pairing: undefined });
 
     await expect(agent.done).rejects.toBeInstanceOf(DeviceUnauthorizedError);
-    await expect(fs.access(path.join(dataDir, 'credentials.json'))).rejects.toThrow();
+    await expect(fs.access(path.join(dataDir, 'devices', 'device_test', 'credentials.json'))).rejects.toThrow();
   });
 
   it('when the hub refuses the stored token and a device password was given, then the agent pairs again and connects', async () => {
@@ -215,6 +218,17 @@ describe('agent against a hub', () => {
 
     await expect(starting).rejects.toBeInstanceOf(PairingRefusedError);
     await expect(starting).rejects.toThrow(/^pairing refused: unknown, used or expired pairing/);
+  });
+
+  it('when the hub throttles pairing, then starting fails with its message and the time to wait, not as a refusal', async () => {
+    await hub.close();
+    hub = await TestHub.start({ certs, pairingCodes: [PAIRING_CODE], throttleSeconds: 840 });
+
+    const starting = start();
+
+    await expect(starting).rejects.toBeInstanceOf(PairingError);
+    await expect(starting).rejects.not.toBeInstanceOf(PairingRefusedError);
+    await expect(starting).rejects.toThrow(/^pairing refused for now: Trop de tentatives d'appairage \(RATE_LIMIT_EXCEEDED\); try again in 840 s$/);
   });
 
   it('when the hub asks to reconnect after a delay, then the agent waits that delay instead of its backoff', async () => {

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { exitCodeFor, parseCli, type CliContext } from '../src/cli-options';
 import {
+  DeviceChoiceError,
+  DeviceInUseError,
   DeviceUnauthorizedError,
   NotPairedError,
   PairingError,
@@ -70,7 +72,26 @@ describe('parseCli', () => {
     await expect(parsing).rejects.toThrow(/\.stack\/dev\.json/);
   });
 
+  async function storeDevice(dataDir: string, deviceId: string, hubUrl: string): Promise<void> {
+    await fs.mkdir(path.join(dataDir, 'devices', deviceId), { recursive: true });
+    await fs.writeFile(
+      path.join(dataDir, 'devices', deviceId, 'credentials.json'),
+      JSON.stringify({ hub_url: hubUrl, device_id: deviceId, device_token: 'dtk_1' }),
+    );
+  }
+
   it('when only stored credentials know the hub, then the agent goes back to that hub', async () => {
+    const dataDir = path.join(root, 'data');
+    await storeDevice(dataDir, 'device_1', 'https://hub.example:8444');
+    await storeDevice(dataDir, 'device_2', 'https://hub.example:8444');
+    context.env.SMSGW_AGENT_DIR = dataDir;
+
+    const options = await run(['--driver', 'termux', '--device', 'device_2']);
+
+    expect(options).toMatchObject({ hubUrl: 'https://hub.example:8444', dataDir, driver: 'termux', deviceId: 'device_2' });
+  });
+
+  it('when only the credentials of an earlier version know the hub, then the agent goes back to that hub', async () => {
     const dataDir = path.join(root, 'data');
     await fs.mkdir(dataDir);
     await fs.writeFile(
@@ -82,6 +103,16 @@ describe('parseCli', () => {
     const options = await run(['--driver', 'termux']);
 
     expect(options).toMatchObject({ hubUrl: 'https://hub.example:8444', dataDir, driver: 'termux' });
+  });
+
+  it('when stored devices are paired with two hubs and nothing chooses, then it is a usage error asking for --hub', async () => {
+    const dataDir = path.join(root, 'data');
+    await storeDevice(dataDir, 'device_1', 'https://a.example:8444');
+    await storeDevice(dataDir, 'device_2', 'https://b.example:8444');
+    context.env.SMSGW_AGENT_DIR = dataDir;
+
+    await expect(parseCli([], context)).rejects.toThrow(/several hubs.*--hub/);
+    await expect(run(['--device', 'device_2'])).resolves.toMatchObject({ hubUrl: 'https://b.example:8444' });
   });
 
   it('when the simulator delays are given, then they are read as milliseconds', async () => {
@@ -102,6 +133,7 @@ describe('parseCli', () => {
     [['--hub', 'https://h.example', '--sim-send-delay-ms', '1.5'], /milliseconds/],
     [['--hub', 'https://h.example', '--ca', '/nonexistent/ca.pem'], /CA certificate/],
     [['--hub', 'https://h.example', '--unknown'], /unknown/i],
+    [['--hub', 'https://h.example', '--device', 'device_1', '--client', 'c', '--device-password', 'p'], /--device/],
   ])('when the flags are %j, then it is a usage error', async (argv, message) => {
     const parsing = parseCli(argv, context);
 
@@ -118,6 +150,8 @@ describe('exitCodeFor', () => {
   it('when the agent stops on an error, then usage and pairing problems get their documented exit codes', () => {
     expect(exitCodeFor(new UsageError('x'))).toBe(2);
     expect(exitCodeFor(new NotPairedError('x'))).toBe(2);
+    expect(exitCodeFor(new DeviceChoiceError('x'))).toBe(2);
+    expect(exitCodeFor(new DeviceInUseError('x'))).toBe(2);
     expect(exitCodeFor(new PairingRefusedError('x'))).toBe(3);
     expect(exitCodeFor(new DeviceUnauthorizedError('x'))).toBe(3);
     expect(exitCodeFor(new PairingError('x'))).toBe(1);

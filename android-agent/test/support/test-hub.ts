@@ -11,6 +11,13 @@ export interface TestHubOptions {
   pairingCodes?: string[];
   /** client_id -> device password. */
   clients?: Record<string, string>;
+  /**
+   * The device each pairing input belongs to: a pairing code, or `<client_id>:<device password>`.
+   * Inputs not listed give `device_test`.
+   */
+  devices?: Record<string, string>;
+  /** Answer every pairing request with 429 and this Retry-After (seconds), as a throttled hub. */
+  throttleSeconds?: number;
   /** Answer every report with report_ack at once (default true). */
   autoAckReports?: boolean;
 }
@@ -18,7 +25,15 @@ export interface TestHubOptions {
 /** A frame the hub received, with the number of the connection it came on (1 for the first). */
 export interface ReceivedFrame {
   connection: number;
+  deviceId: string;
   frame: Record<string, unknown>;
+}
+
+/** A connection the hub closed, and how. */
+export interface ClosedConnection {
+  connection: number;
+  deviceId: string;
+  code: number;
 }
 
 const DEVICE_ID = 'device_test';
@@ -35,9 +50,16 @@ export class TestHub {
   connections = 0;
   /** Number of connection attempts refused with 401. */
   refusals = 0;
+  /** The device of each upgraded connection, in order (index 0 is connection 1). */
+  readonly connectionDevices: string[] = [];
+  /** Connections the hub closed because another one of the same device took over (4002). */
+  readonly replaced: ClosedConnection[] = [];
   autoAckReports: boolean;
   private readonly pairingCodes: Set<string>;
-  private readonly tokens = new Set<string>();
+  /** token -> device id. */
+  private readonly tokens = new Map<string, string>();
+  /** The open connection of each device, with its number. */
+  private readonly byDevice = new Map<string, { ws: WebSocket; connection: number }>();
   private readonly changes = new EventEmitter();
   private readonly wss = new WebSocketServer({
     noServer: true,
@@ -72,17 +94,19 @@ export class TestHub {
     return this.frames.filter((received) => received.frame.type === type);
   }
 
-  offer(sms: { message_id: string; to: string; text: string }, attempt = 1): void {
-    this.send({ type: 'sms', ...sms, priority: 'normal', attempt });
+  /** Offers an SMS to the latest connection, or to the connection of `deviceId`. */
+  offer(sms: { message_id: string; to: string; text: string }, attempt = 1, deviceId?: string): void {
+    this.send({ type: 'sms', ...sms, priority: 'normal', attempt }, deviceId);
   }
 
   ackReport(messageId: string, status: string): void {
     this.send({ type: 'report_ack', message_id: messageId, status });
   }
 
-  send(frame: Record<string, unknown>): void {
-    if (!this.current || this.current.readyState !== WebSocket.OPEN) throw new Error('no agent connected');
-    this.current.send(JSON.stringify(frame));
+  send(frame: Record<string, unknown>, deviceId?: string): void {
+    const ws = deviceId === undefined ? this.current : this.byDevice.get(deviceId)?.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) throw new Error(`no agent connected${deviceId ? ` for ${deviceId}` : ''}`);
+    ws.send(JSON.stringify(frame));
   }
 
   /** Cuts the connection without a close frame, as a network failure would. */
@@ -92,6 +116,11 @@ export class TestHub {
 
   closeConnection(code: number, reason: string): void {
     this.current?.close(code, reason);
+  }
+
+  /** Resolves once `deviceId` has an open connection. */
+  waitForDevice(deviceId: string): Promise<number> {
+    return this.until(`a connection of ${deviceId}`, () => this.byDevice.get(deviceId)?.connection);
   }
 
   /** Every token issued so far is refused from now on. */
@@ -164,6 +193,11 @@ export class TestHub {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
       this.pairRequests.push(body);
       this.changes.emit('change');
+      if (this.options.throttleSeconds !== undefined) {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(this.options.throttleSeconds) });
+        res.end(JSON.stringify({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: "Trop de tentatives d'appairage" } }));
+        return;
+      }
       const byCode = typeof body.pairing_code === 'string' && this.pairingCodes.delete(body.pairing_code);
       const byPassword =
         typeof body.client_id === 'string' &&
@@ -176,13 +210,15 @@ export class TestHub {
         );
         return;
       }
+      const input = byCode ? String(body.pairing_code) : `${String(body.client_id)}:${String(body.device_password)}`;
+      const deviceId = this.options.devices?.[input] ?? DEVICE_ID;
       const token = `dtk_${randomBytes(16).toString('hex')}`;
-      this.tokens.add(token);
+      this.tokens.set(token, deviceId);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
           success: true,
-          device_id: DEVICE_ID,
+          device_id: deviceId,
           device_token: token,
           ws_url: `wss://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1/agent`,
           protocol: 1,
@@ -199,22 +235,35 @@ export class TestHub {
       this.changes.emit('change');
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws));
+    const deviceId = this.tokens.get(token)!;
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, deviceId));
   }
 
-  private onConnection(ws: WebSocket): void {
+  private onConnection(ws: WebSocket, deviceId: string): void {
     this.connections += 1;
     const connection = this.connections;
+    this.connectionDevices.push(deviceId);
+    // As the real hub: a second connection of the same device takes over.
+    const older = this.byDevice.get(deviceId);
+    if (older && older.ws.readyState === WebSocket.OPEN) {
+      this.replaced.push({ connection: older.connection, deviceId, code: 4002 });
+      older.ws.close(4002, 'replaced');
+    }
+    this.byDevice.set(deviceId, { ws, connection });
+    ws.on('close', () => {
+      if (this.byDevice.get(deviceId)?.ws === ws) this.byDevice.delete(deviceId);
+      this.changes.emit('change');
+    });
     this.current = ws;
     ws.on('message', (data: Buffer) => {
       const frame = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
-      this.frames.push({ connection, frame });
+      this.frames.push({ connection, deviceId, frame });
       if (frame.type === 'report' && this.autoAckReports && ws.readyState === WebSocket.OPEN) {
         ws.send(JSON.stringify({ type: 'report_ack', message_id: frame.message_id, status: frame.status }));
       }
       this.changes.emit('change');
     });
-    ws.send(JSON.stringify({ type: 'hello', protocol: 1, device_id: DEVICE_ID, ping_interval_ms: 25_000 }));
+    ws.send(JSON.stringify({ type: 'hello', protocol: 1, device_id: deviceId, ping_interval_ms: 25_000 }));
     this.changes.emit('change');
   }
 }

@@ -50,6 +50,11 @@ export class AgentProcess {
     await this.exited;
   }
 
+  /** True while the agent process has not exited. */
+  get running(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   sentCount(messageId: string): number {
     return this.sent.filter((s) => s.message_id === messageId).length;
   }

@@ -32,7 +32,13 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
       },
       pingIntervalMs: env.int('AGENT_PING_INTERVAL_MS', 25_000, { min: 100 }),
       presenceTtlMs: env.int('PRESENCE_TTL_MS', 60_000, { min: 1000 }),
-      pairingTtlMs: env.int('PAIRING_CODE_TTL_MS', 24 * 3600_000, { min: 60_000 }),
+      pairing: {
+        codeTtlMs: env.int('PAIRING_CODE_TTL_MS', 15 * 60_000, { min: 60_000, max: 24 * 3600_000 }),
+        rateLimit: env.int('PAIRING_RATE_LIMIT', 20, { min: 1 }),
+        rateWindowMs: env.int('PAIRING_RATE_WINDOW_MS', 15 * 60_000, { min: 1000 }),
+        maxFailures: env.int('PAIRING_MAX_FAILURES', 5, { min: 1 }),
+        lockMs: env.int('PAIRING_LOCK_MS', 15 * 60_000, { min: 1000 }),
+      },
     }),
     source,
   );

@@ -1,9 +1,24 @@
 import { AppError, hashSecret, issueSecret, newId, secretLookup, secretMatches } from '@smsgw/platform';
 import type { DeviceRepository, DeviceRow } from './data/device.repository';
+import type { PairingAttemptStore } from './data/pairing-attempts.store';
 import type { PresenceStore } from './data/presence.store';
-import { newDevicePassword, newPairingCode, normalizeDevicePassword, normalizePairingCode } from './domain/pairing';
+import { newDevicePassword, newPairingCode, normalizeDevicePassword, normalizePairingCode, pairingAddressKey } from './domain/pairing';
 
 const TOKEN_PREFIX = 'dtk_';
+// A draw clashes with one chance in 923,521 per device of the client (password lookup): five
+// clashes in a row do not happen below hundreds of thousands of devices per client.
+const CREATE_DRAWS = 5;
+
+export interface PairingSettings {
+  /** How long a pairing code stays valid. */
+  codeTtlMs: number;
+  /** Failed pairing attempts allowed per client address in `rateWindowMs`. */
+  rateLimit: number;
+  rateWindowMs: number;
+  /** Wrong tries allowed per pairing code or device password in `lockMs`; past them it is locked. */
+  maxFailures: number;
+  lockMs: number;
+}
 
 export interface DeviceView {
   device: DeviceRow;
@@ -15,46 +30,92 @@ export class DeviceUseCases {
   constructor(
     private readonly repo: DeviceRepository,
     private readonly presence: PresenceStore,
-    private readonly settings: { pairingTtlMs: number; publicUrl: () => string },
+    private readonly attempts: PairingAttemptStore,
+    private readonly settings: PairingSettings & { publicUrl: () => string },
   ) {}
 
   async create(clientId: string, name: string) {
     if (!/^client_[0-9]+$/.test(clientId)) throw new AppError('INVALID_CLIENT_ID');
-    const password = newDevicePassword();
-    const pairingCode = newPairingCode();
-    const expiresAt = new Date(Date.now() + this.settings.pairingTtlMs);
-    const device = await this.repo.create({
-      deviceId: newId('device'),
-      clientId,
-      name: name.trim().slice(0, 100),
-      passwordLookup: password.lookup,
-      passwordHash: hashSecret(password.normalized),
-      pairingCodeHash: hashSecret(pairingCode),
-      pairingExpiresAt: expiresAt,
-    });
-    return {
-      device,
-      password: password.plain,
-      pairingCode,
-      pairingUrl: `${this.settings.publicUrl()}/v1/agent/pair?code=${pairingCode}`,
-      pairingExpiresAt: expiresAt,
-    };
+    for (let draw = 1; ; draw++) {
+      const password = newDevicePassword();
+      const pairingCode = newPairingCode();
+      const expiresAt = new Date(Date.now() + this.settings.codeTtlMs);
+      const device = await this.repo.create({
+        deviceId: newId('device'),
+        clientId,
+        name: name.trim().slice(0, 100),
+        passwordLookup: password.lookup,
+        passwordHash: hashSecret(password.normalized),
+        pairingCodeLookup: pairingCode.lookup,
+        pairingCodeHash: hashSecret(pairingCode.plain),
+        pairingExpiresAt: expiresAt,
+      });
+      if (device) {
+        return {
+          device,
+          password: password.plain,
+          pairingCode: pairingCode.plain,
+          pairingUrl: `${this.settings.publicUrl()}/v1/agent/pair?code=${pairingCode.plain}`,
+          pairingExpiresAt: expiresAt,
+        };
+      }
+      if (draw === CREATE_DRAWS) throw new AppError('INTERNAL_ERROR', { cause: new Error(`no free device password lookup after ${CREATE_DRAWS} draws`) });
+    }
   }
 
-  /** Pairs with a one-time code or with client id + device password, and issues a device token. */
-  async pair(body: Record<string, unknown>): Promise<{ device_id: string; device_token: string }> {
-    let device: DeviceRow | undefined;
-    if (typeof body.pairing_code === 'string') {
-      device = await this.repo.consumePairingCode(hashSecret(normalizePairingCode(body.pairing_code)));
-    } else if (typeof body.client_id === 'string' && typeof body.device_password === 'string') {
-      const password = normalizeDevicePassword(body.device_password);
-      const candidate = password && (await this.repo.findByPasswordLookup(body.client_id, password.lookup));
-      if (candidate && password && secretMatches(password.normalized, candidate.password_hash)) device = candidate;
+  /**
+   * Pairs with a one-time code or with client id + device password, and issues a device token.
+   * Every attempt is counted before it is checked, against the caller's address and against its
+   * target (the code or password): past the limits it is refused with 429 and Retry-After, even
+   * when right. A right attempt gives its address's count back and clears its target's.
+   */
+  async pair(body: Record<string, unknown>, clientAddress: string | undefined): Promise<{ device_id: string; device_token: string }> {
+    const { rateLimit, rateWindowMs, maxFailures, lockMs } = this.settings;
+    const address = `address:${pairingAddressKey(clientAddress)}`;
+    const byAddress = await this.attempts.count(address, rateWindowMs);
+    if (byAddress.count > rateLimit) {
+      throw new AppError('RATE_LIMIT_EXCEEDED', {
+        message: "Trop de tentatives d'appairage depuis cette adresse : réessayez plus tard.",
+        retryAfterSeconds: Math.max(1, Math.ceil(byAddress.retryAfterMs / 1000)),
+      });
     }
+    const target = this.pairingTarget(body);
+    if (!target) throw new AppError('INVALID_PAIRING');
+    const byTarget = await this.attempts.count(target.key, lockMs);
+    if (byTarget.count > maxFailures) {
+      throw new AppError('RATE_LIMIT_EXCEEDED', {
+        message: "Trop d'essais erronés pour ce code d'appairage ou ce mot de passe d'appareil : il est bloqué, réessayez plus tard.",
+        retryAfterSeconds: Math.max(1, Math.ceil(byTarget.retryAfterMs / 1000)),
+      });
+    }
+    const device = await target.find();
     if (!device) throw new AppError('INVALID_PAIRING');
+    await Promise.all([this.attempts.refund(address), this.attempts.reset(target.key)]);
     const token = issueSecret(TOKEN_PREFIX);
     await this.repo.insertToken({ tokenId: newId('tok'), deviceId: device.device_id, lookup: token.lookup, hash: token.hash });
     return { device_id: device.device_id, device_token: token.plain };
+  }
+
+  /** What the pairing request aims at: the key its tries are counted under, and how to check it. */
+  private pairingTarget(body: Record<string, unknown>): { key: string; find(): Promise<DeviceRow | undefined> } | undefined {
+    if (typeof body.pairing_code === 'string') {
+      const code = normalizePairingCode(body.pairing_code);
+      return code && { key: `code:${code.lookup}`, find: () => this.repo.consumePairingCode(code.lookup, hashSecret(code.normalized)) };
+    }
+    if (typeof body.client_id === 'string' && typeof body.device_password === 'string' && /^client_[0-9]+$/.test(body.client_id)) {
+      const clientId = body.client_id;
+      const password = normalizeDevicePassword(body.device_password);
+      return (
+        password && {
+          key: `password:${clientId}:${password.lookup}`,
+          find: async () => {
+            const candidate = await this.repo.findByPasswordLookup(clientId, password.lookup);
+            return candidate && secretMatches(password.normalized, candidate.password_hash) ? candidate : undefined;
+          },
+        }
+      );
+    }
+    return undefined;
   }
 
   async authenticate(token: string): Promise<DeviceRow> {

@@ -21,6 +21,7 @@ import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { deviceHubProto, messageProto, type message } from '@smsgw/proto';
 import { loadDeviceHubConfig, type DeviceHubConfig } from './config';
 import { DeviceRepository, type DeviceRow } from './data/device.repository';
+import { PairingAttemptStore } from './data/pairing-attempts.store';
 import { PresenceStore } from './data/presence.store';
 import { DeviceUseCases } from './devices.use-cases';
 import { deviceHubHandlers } from './grpc/device-hub.handlers';
@@ -46,7 +47,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
 
   let agentPort = config.agents.port;
   const publicUrl = () => config.agents.publicUrl ?? `https://127.0.0.1:${agentPort}`;
-  const devices = new DeviceUseCases(repo, presence, { pairingTtlMs: config.pairingTtlMs, publicUrl });
+  const devices = new DeviceUseCases(repo, presence, new PairingAttemptStore(redis), { ...config.pairing, publicUrl });
 
   async function publishDeviceEvent(kind: 'device.connected' | 'device.disconnected', device: DeviceRow, reason: string) {
     const at = new Date().toISOString();
@@ -80,7 +81,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
     tlsCertFile: config.agents.tlsCertFile,
     tlsKeyFile: config.agents.tlsKeyFile,
     log,
-    pair: (body) => devices.pair(body),
+    pair: (body, clientAddress) => devices.pair(body, clientAddress),
     authenticate: (token) => devices.authenticate(token),
     wsUrl: () => `${publicUrl().replace(/^https:/, 'wss:')}/v1/agent`,
     onConnection(ws, device) {

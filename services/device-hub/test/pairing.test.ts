@@ -1,4 +1,4 @@
-import { newDevicePassword, newPairingCode, normalizeDevicePassword, normalizePairingCode, pacingDelay } from '../src/domain/pairing';
+import { newDevicePassword, newPairingCode, normalizeDevicePassword, normalizePairingCode, pacingDelay, pairingAddressKey } from '../src/domain/pairing';
 
 const UNAMBIGUOUS = '[2-9A-HJKMNP-Z]';
 
@@ -43,12 +43,34 @@ describe('device pairing', () => {
     expect(normalizeDevicePassword(input)).toBeUndefined();
   });
 
-  it('when a pairing code is made, then it has 8 unambiguous characters and typing it loosely still matches', () => {
+  it('when a pairing code is made, then it has 34 unambiguous characters, its first 8 find it, and typing it loosely still matches', () => {
     const code = newPairingCode();
 
-    expect(code).toMatch(new RegExp(`^${UNAMBIGUOUS}{8}$`));
-    expect(normalizePairingCode(`${code.slice(0, 4).toLowerCase()}-${code.slice(4)} `)).toBe(code);
-    expect(newPairingCode()).not.toBe(code);
+    expect(code.plain).toMatch(new RegExp(`^${UNAMBIGUOUS}{34}$`));
+    expect(code.lookup).toBe(code.plain.slice(0, 8));
+    expect(normalizePairingCode(`${code.plain.slice(0, 4).toLowerCase()}-${code.plain.slice(4)} `)).toEqual({ lookup: code.lookup, normalized: code.plain });
+    expect(newPairingCode().plain).not.toBe(code.plain);
+  });
+
+  it.each([
+    ['the old 8-character form', 'K7M2Q9XA'],
+    ['one character short', 'K7M2Q9XAK7M2Q9XAK7M2Q9XAK7M2Q9XAK'],
+    ['holding an ambiguous letter', 'K7M2Q9XAK7M2Q9XAK7M2Q9XAK7M2Q9XAKO'],
+    ['empty', ''],
+  ])('when a pairing code is %s, then it is refused', (_label, input) => {
+    expect(normalizePairingCode(input)).toBeUndefined();
+  });
+
+  it.each([
+    ['an IPv4 address', '203.0.113.7', '203.0.113.7'],
+    ['an IPv4-mapped IPv6 address', '::ffff:203.0.113.7', '203.0.113.7'],
+    ['an IPv6 address', '2001:db8:85a3:12:8a2e:370:7334:1', '2001:db8:85a3:12::/64'],
+    ['another IPv6 address of the same /64', '2001:0db8:85a3:0012::9', '2001:db8:85a3:12::/64'],
+    ['a shortened IPv6 address', '2001:db8::1', '2001:db8:0:0::/64'],
+    ['the IPv6 loopback', '::1', '0:0:0:0::/64'],
+    ['missing', undefined, 'unknown'],
+  ])('when pairing attempts come from %s, then they are counted under its address or /64', (_label, address, key) => {
+    expect(pairingAddressKey(address)).toBe(key);
   });
 
   it('when a pacing delay is drawn, then it stays within [min, max] and spreads over the range', () => {

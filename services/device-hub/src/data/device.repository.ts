@@ -14,21 +14,35 @@ const DEVICE_COLUMNS = 'device_id, client_id, name, password_hash, created_at, l
 export class DeviceRepository {
   constructor(private readonly pool: Pool) {}
 
+  /**
+   * Inserts the device; undefined, inserting nothing, when its password lookup is already taken
+   * among its client's devices or its pairing code lookup anywhere (the caller draws again).
+   */
   async create(device: {
     deviceId: string;
     clientId: string;
     name: string;
     passwordLookup: string;
     passwordHash: Buffer;
+    pairingCodeLookup: string;
     pairingCodeHash: Buffer;
     pairingExpiresAt: Date;
-  }): Promise<DeviceRow> {
+  }): Promise<DeviceRow | undefined> {
     const { rows } = await this.pool.query<DeviceRow>(
-      `INSERT INTO devices (device_id, client_id, name, password_lookup, password_hash, pairing_code_hash, pairing_expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${DEVICE_COLUMNS}`,
-      [device.deviceId, device.clientId, device.name, device.passwordLookup, device.passwordHash, device.pairingCodeHash, device.pairingExpiresAt],
+      `INSERT INTO devices (device_id, client_id, name, password_lookup, password_hash, pairing_code_lookup, pairing_code_hash, pairing_expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING ${DEVICE_COLUMNS}`,
+      [
+        device.deviceId,
+        device.clientId,
+        device.name,
+        device.passwordLookup,
+        device.passwordHash,
+        device.pairingCodeLookup,
+        device.pairingCodeHash,
+        device.pairingExpiresAt,
+      ],
     );
-    return rows[0]!;
+    return rows[0];
   }
 
   async find(deviceId: string): Promise<DeviceRow | undefined> {
@@ -49,13 +63,13 @@ export class DeviceRepository {
     return rows[0];
   }
 
-  /** Uses up a pairing code: returns its device once, never again. */
-  async consumePairingCode(codeHash: Buffer): Promise<DeviceRow | undefined> {
+  /** Uses up a pairing code that has not expired: returns its device once, never again. */
+  async consumePairingCode(lookup: string, codeHash: Buffer): Promise<DeviceRow | undefined> {
     const { rows } = await this.pool.query<DeviceRow>(
-      `UPDATE devices SET pairing_code_hash = NULL, pairing_expires_at = NULL
-       WHERE pairing_code_hash = $1 AND pairing_expires_at > now()
+      `UPDATE devices SET pairing_code_lookup = NULL, pairing_code_hash = NULL, pairing_expires_at = NULL
+       WHERE pairing_code_lookup = $1 AND pairing_code_hash = $2 AND pairing_expires_at > now()
        RETURNING ${DEVICE_COLUMNS}`,
-      [codeHash],
+      [lookup, codeHash],
     );
     return rows[0];
   }

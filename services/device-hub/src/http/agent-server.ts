@@ -13,7 +13,8 @@ export interface AgentServerDeps {
   tlsCertFile: string;
   tlsKeyFile: string;
   log: Logger;
-  pair(body: Record<string, unknown>): Promise<{ device_id: string; device_token: string }>;
+  /** `clientAddress` is the TCP peer's: pairing attempts are limited per address. */
+  pair(body: Record<string, unknown>, clientAddress: string | undefined): Promise<{ device_id: string; device_token: string }>;
   authenticate(token: string): Promise<DeviceRow>;
   onConnection(ws: import('ws').WebSocket, device: DeviceRow): void;
   wsUrl(): string;
@@ -21,16 +22,17 @@ export interface AgentServerDeps {
   unready(): Promise<string[]>;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 
 function sendError(res: ServerResponse, err: unknown, log: Logger): void {
   const appError = err instanceof AppError ? err : new AppError('INTERNAL_ERROR', { cause: err });
   if (appError.code === 'INTERNAL_ERROR') log.error({ err }, 'agent endpoint failed');
-  sendJson(res, appError.httpStatus, { success: false, error: { code: appError.code, message: appError.message } });
+  const headers: Record<string, string> = appError.retryAfterSeconds === undefined ? {} : { 'retry-after': String(appError.retryAfterSeconds) };
+  sendJson(res, appError.httpStatus, { success: false, error: { code: appError.code, message: appError.message } }, headers);
 }
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
@@ -84,7 +86,7 @@ export function createAgentServer(deps: AgentServerDeps): https.Server {
     if (url.pathname === '/v1/agent/pair') {
       if (req.method !== 'POST') return sendError(res, new AppError('METHOD_NOT_ALLOWED'), deps.log);
       readJson(req)
-        .then((body) => deps.pair(body))
+        .then((body) => deps.pair(body, req.socket.remoteAddress))
         .then(
           (paired) => sendJson(res, 200, { success: true, ...paired, ws_url: deps.wsUrl(), protocol: 1 }),
           (err: unknown) => sendError(res, err, deps.log),

@@ -1,0 +1,229 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createPool, hashSecret, migrate, newId } from '@smsgw/platform';
+import { DeviceRepository } from '../src/data/device.repository';
+import { PairingAttemptStore } from '../src/data/pairing-attempts.store';
+import { PresenceStore } from '../src/data/presence.store';
+import { DeviceUseCases } from '../src/devices.use-cases';
+import { DATABASE_URL, HubCluster, postPair, randomHex } from './support/hub';
+
+const UNAMBIGUOUS = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
+const MIGRATIONS = path.resolve(__dirname, '../migrations');
+
+/** A code of the issued shape that no device holds: right lookup part (when given), random secret. */
+function guessCode(lookup = ''): string {
+  let code = lookup;
+  while (code.length < 34) code += UNAMBIGUOUS[Math.floor(Math.random() * UNAMBIGUOUS.length)];
+  return code;
+}
+
+function codeOf(pairingUrl: string): string {
+  return new URL(pairingUrl).searchParams.get('code')!;
+}
+
+/** A device password that differs from `password` in its last character only. */
+function wrongPassword(password: string): string {
+  const last = password.at(-1)!;
+  return password.slice(0, -1) + (last === 'Z' ? 'Y' : 'Z');
+}
+
+describe('pairing over HTTPS (two hub replicas)', () => {
+  let hub: HubCluster;
+  let clientNumber = 0;
+  let addressNumber = 0;
+  const newClientId = () => `client_${Date.now()}${String(++clientNumber).padStart(4, '0')}`;
+  // Each test speaks from addresses of its own, so that the limit per address of one test does
+  // not spill into another.
+  const newAddress = () => `127.0.${Math.floor(++addressNumber / 250) + 1}.${(addressNumber % 250) + 2}`;
+
+  beforeAll(async () => {
+    hub = await HubCluster.start(2);
+  });
+
+  afterAll(async () => {
+    await hub?.stop();
+  });
+
+  const pair = (body: unknown, from: string, replica = 0) => postPair(hub.replicas[replica]!.agentUrl, hub.certs.caPem, body, from);
+
+  it('when a device is created, then its pairing code has at least 128 bits, is valid 15 minutes, and pairs once', async () => {
+    const before = Date.now();
+    const created = await hub.first.client.createDevice({ clientId: newClientId(), name: 'Pixel' });
+    const code = codeOf(created.pairingUrl);
+
+    expect(code).toBe(created.pairingCode);
+    expect(code).toMatch(new RegExp(`^[${UNAMBIGUOUS}]{34}$`));
+    // The first 8 characters find the device; the other 26 are the secret.
+    expect((code.length - 8) * Math.log2(UNAMBIGUOUS.length)).toBeGreaterThanOrEqual(128);
+    const ttl = Date.parse(created.pairingExpiresAt) - before;
+    expect(ttl).toBeGreaterThan(14 * 60_000);
+    expect(ttl).toBeLessThanOrEqual(15 * 60_000 + 1000);
+
+    const from = newAddress();
+    const first = await pair({ pairing_code: code }, from);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ success: true, device_id: created.deviceId, device_token: expect.stringMatching(/^dtk_/) });
+    const again = await pair({ pairing_code: code }, from, 1);
+    expect(again.status).toBe(401);
+    expect(again.body).toEqual({ success: false, error: { code: 'INVALID_PAIRING', message: expect.any(String) } });
+  });
+
+  it('when devices of two clients have passwords with the same first group, then each pairs with its own password, typed loosely', async () => {
+    const repo = new DeviceRepository(hub.pool);
+    const clients = [newClientId(), newClientId()];
+    const passwords = ['K7M2-AAAA-BBBB-CCCC', 'K7M2-DDDD-EEEE-FFFF'];
+    const ids: string[] = [];
+    for (const [i, clientId] of clients.entries()) {
+      const row = await repo.create({
+        deviceId: newId('device'),
+        clientId,
+        name: `phone ${i}`,
+        passwordLookup: 'K7M2',
+        passwordHash: hashSecret(passwords[i]!.replace(/-/g, '')),
+        pairingCodeLookup: guessCode().slice(0, 8),
+        pairingCodeHash: hashSecret(guessCode()),
+        pairingExpiresAt: new Date(Date.now() + 60_000),
+      });
+      ids.push(row!.device_id);
+    }
+
+    const a = await pair({ client_id: clients[0], device_password: passwords[0]!.toLowerCase() }, newAddress());
+    const b = await pair({ client_id: clients[1], device_password: passwords[1]!.replace(/-/g, ' ') }, newAddress(), 1);
+    const crossed = await pair({ client_id: clients[0], device_password: passwords[1] }, newAddress());
+
+    expect([a.status, a.body.device_id]).toEqual([200, ids[0]]);
+    expect([b.status, b.body.device_id]).toEqual([200, ids[1]]);
+    expect(crossed.status).toBe(401);
+  });
+
+  it('when one address keeps guessing codes on both replicas, then past 20 failures it gets 429 with Retry-After, even with a right code, while its successes never counted and another address still pairs', async () => {
+    const attacker = newAddress();
+    // A fleet paired from the same address first: successful pairings do not count.
+    const fleet = newClientId();
+    for (let i = 0; i < 25; i++) {
+      const phone = await hub.first.client.createDevice({ clientId: fleet, name: `fleet ${i}` });
+      expect((await pair({ client_id: fleet, device_password: phone.devicePassword }, attacker, i % 2)).status).toBe(200);
+    }
+    const created = await hub.first.client.createDevice({ clientId: newClientId(), name: 'target' });
+
+    // Sent all at once, half to each replica: the count is exact across replicas.
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => pair({ pairing_code: guessCode() }, attacker, i % 2)));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([...Array<number>(20).fill(401), ...Array<number>(10).fill(429)]);
+
+    const refused = answers.find((a) => a.status === 429)!;
+    expect(refused.body).toEqual({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: expect.stringMatching(/appairage/) } });
+    expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.retryAfter)).toBeLessThanOrEqual(15 * 60);
+
+    const rightButThrottled = await pair({ pairing_code: created.pairingCode }, attacker);
+    expect(rightButThrottled.status).toBe(429);
+    const owner = await pair({ pairing_code: created.pairingCode }, newAddress(), 1);
+    expect([owner.status, owner.body.device_id]).toEqual([200, created.deviceId]);
+  });
+
+  it('when a pairing code is tried wrong 5 times, then it is locked: the right code is refused with 429 and Retry-After', async () => {
+    const created = await hub.first.client.createDevice({ clientId: newClientId(), name: 'locked' });
+    const lookup = created.pairingCode.slice(0, 8);
+
+    // From five addresses, so that no address reaches its own limit.
+    for (let i = 0; i < 5; i++) expect((await pair({ pairing_code: guessCode(lookup) }, newAddress(), i % 2)).status).toBe(401);
+    const right = await pair({ pairing_code: created.pairingCode }, newAddress());
+
+    expect(right.status).toBe(429);
+    expect(right.body).toEqual({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: expect.stringMatching(/bloqué/) } });
+    expect(Number(right.retryAfter)).toBeGreaterThan(14 * 60);
+    expect(Number(right.retryAfter)).toBeLessThanOrEqual(15 * 60);
+  });
+
+  it('when a device password is tried wrong 5 times, then it is locked; a right password before that clears the count', async () => {
+    const clientId = newClientId();
+    const created = await hub.first.client.createDevice({ clientId, name: 'typed' });
+    const wrong = { client_id: clientId, device_password: wrongPassword(created.devicePassword) };
+    const right = { client_id: clientId, device_password: created.devicePassword };
+
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 4; i++) expect((await pair(wrong, newAddress(), i % 2)).status).toBe(401);
+      expect((await pair(right, newAddress())).status).toBe(200);
+    }
+    for (let i = 0; i < 5; i++) expect((await pair(wrong, newAddress(), i % 2)).status).toBe(401);
+    const locked = await pair(right, newAddress());
+
+    expect(locked.status).toBe(429);
+    expect(locked.body).toMatchObject({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED' } });
+    expect(Number(locked.retryAfter)).toBeGreaterThan(0);
+  });
+
+  it('when a pairing code is 16 minutes old, then it is refused as expired', async () => {
+    const created = await hub.first.client.createDevice({ clientId: newClientId(), name: 'late' });
+    // Sixteen minutes pass for this code.
+    await hub.pool.query(`UPDATE devices SET pairing_expires_at = pairing_expires_at - interval '16 minutes' WHERE device_id = $1`, [created.deviceId]);
+
+    const late = await pair({ pairing_code: created.pairingCode }, newAddress());
+
+    expect(late.status).toBe(401);
+    expect(late.body).toMatchObject({ success: false, error: { code: 'INVALID_PAIRING' } });
+  });
+
+  it('when 20,000 devices are created for one client, then every creation succeeds with distinct passwords and codes', async () => {
+    const devices = new DeviceUseCases(new DeviceRepository(hub.pool), new PresenceStore(hub.redis, 60_000), new PairingAttemptStore(hub.redis), {
+      codeTtlMs: 15 * 60_000,
+      rateLimit: 20,
+      rateWindowMs: 60_000,
+      maxFailures: 5,
+      lockMs: 60_000,
+      publicUrl: () => 'https://hub.example',
+    });
+    const clientId = newClientId();
+    const passwords = new Set<string>();
+    const codes = new Set<string>();
+    const BATCH = 200;
+    for (let done = 0; done < 20_000; done += BATCH) {
+      const batch = await Promise.all(Array.from({ length: BATCH }, (_, i) => devices.create(clientId, `phone ${done + i}`)));
+      for (const created of batch) {
+        passwords.add(created.password);
+        codes.add(created.pairingCode);
+      }
+    }
+
+    expect(passwords.size).toBe(20_000);
+    expect(codes.size).toBe(20_000);
+    const { rows } = await hub.pool.query<{ n: number; lookups: number }>(
+      'SELECT count(*)::int AS n, count(DISTINCT password_lookup)::int AS lookups FROM devices WHERE client_id = $1',
+      [clientId],
+    );
+    // About 215 first groups are drawn twice among 20,000 (923,521 values): the clash is handled, not avoided.
+    expect(rows[0]!.n).toBe(20_000);
+    expect(rows[0]!.lookups).toBe(20_000);
+  }, 90_000);
+});
+
+describe('upgrade of an existing hub database', () => {
+  it('when 002 is applied, then a device created before keeps pairing with its password and its old 8-character code is void', async () => {
+    const schema = `t_${randomHex()}`;
+    const pool = createPool({ url: DATABASE_URL, schema, max: 2 });
+    const before = await fs.mkdtemp(path.join(os.tmpdir(), 'device-hub-migrations-'));
+    let hub: HubCluster | undefined;
+    try {
+      await fs.copyFile(path.join(MIGRATIONS, '001_init.sql'), path.join(before, '001_init.sql'));
+      await migrate(pool, { schema, dir: before });
+      await pool.query(
+        `INSERT INTO devices (device_id, client_id, name, password_lookup, password_hash, pairing_code_hash, pairing_expires_at)
+         VALUES ('device_OLD1', 'client_42', 'old phone', 'ABCD', $1, $2, now() + interval '1 day')`,
+        [hashSecret('ABCDEFGHJKMNPQRS'), hashSecret('K7M2Q9XA')],
+      );
+
+      hub = await HubCluster.start(1, {}, schema);
+      const pair = (body: unknown) => postPair(hub!.first.agentUrl, hub!.certs.caPem, body);
+
+      expect((await pair({ pairing_code: 'K7M2Q9XA' })).status).toBe(401);
+      const byPassword = await pair({ client_id: 'client_42', device_password: 'ABCD-EFGH-JKMN-PQRS' });
+      expect([byPassword.status, byPassword.body.device_id]).toEqual([200, 'device_OLD1']);
+    } finally {
+      await hub?.stop();
+      await pool.end();
+      await fs.rm(before, { recursive: true, force: true });
+    }
+  });
+});

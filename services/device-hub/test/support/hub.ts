@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  connectNats,
+  createClient,
+  createLogger,
+  createPool,
+  createRedis,
+  quoteIdent,
+  type Pool,
+  type PromiseClient,
+  type Redis,
+} from '@smsgw/platform';
+import { deviceHubProto, type devicehub } from '@smsgw/proto';
+import { ensureCerts, type Certs } from '@smsgw/stack';
+import { loadDeviceHubConfig } from '../../src/config';
+import { start } from '../../src/main';
+
+export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export const randomHex = (bytes = 6) => randomBytes(bytes).toString('hex');
+
+export interface HubReplica {
+  agentUrl: string;
+  client: PromiseClient<devicehub.DeviceHubServiceClient>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Real device-hub replicas on port 0 sharing one schema, one Redis prefix and one NATS prefix of
+ * their own; `stop()` stops them and removes all three.
+ */
+export class HubCluster {
+  readonly replicas: HubReplica[] = [];
+
+  private constructor(
+    readonly schema: string,
+    readonly redisPrefix: string,
+    private readonly natsPrefix: string,
+    readonly certs: Certs,
+    /** A pool on the hub's schema, for seeding and inspecting rows. */
+    readonly pool: Pool,
+    /** A Redis connection with the hub's key prefix. */
+    readonly redis: Redis,
+  ) {}
+
+  static async start(replicas: number, env: Record<string, string> = {}, schema = `t_${randomHex()}`): Promise<HubCluster> {
+    const certs = await ensureCerts(path.join(os.tmpdir(), 'smsgw-device-hub-test-certs'));
+    const pool = createPool({ url: DATABASE_URL, schema, max: 10 });
+    const redisPrefix = `smsgw:t${randomHex(5)}:`;
+    const redis = createRedis({ url: REDIS_URL, keyPrefix: redisPrefix, name: 'device-hub-test' });
+    await redis.connect();
+    const cluster = new HubCluster(schema, redisPrefix, `t${randomHex(5)}`, certs, pool, redis);
+    // One after the other: the first one runs the migrations.
+    for (let i = 0; i < replicas; i++) await cluster.addReplica(env);
+    return cluster;
+  }
+
+  private async addReplica(env: Record<string, string>): Promise<void> {
+    const app = await start(
+      loadDeviceHubConfig({
+        DATABASE_URL,
+        DATABASE_SCHEMA: this.schema,
+        DATABASE_POOL_MAX: '4',
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: '0',
+        AGENT_HOST: '127.0.0.1',
+        AGENT_PORT: '0',
+        TLS_CERT_FILE: this.certs.certFile,
+        TLS_KEY_FILE: this.certs.keyFile,
+        NATS_URL,
+        NATS_PREFIX: this.natsPrefix,
+        REDIS_URL,
+        REDIS_PREFIX: this.redisPrefix,
+        // No message service in these tests: nothing is dispatched.
+        MESSAGE_GRPC_ADDR: '127.0.0.1:9',
+        TEST_MODE_POLL_MS: '600000',
+        ...env,
+      }),
+      createLogger('device-hub-test', 'silent'),
+    );
+    const client = createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, `127.0.0.1:${app.port}`);
+    this.replicas.push({
+      agentUrl: `https://127.0.0.1:${app.agentPort}`,
+      client,
+      async stop() {
+        client.close();
+        await app.stop();
+      },
+    });
+  }
+
+  get first(): HubReplica {
+    return this.replicas[0]!;
+  }
+
+  async stop(): Promise<void> {
+    for (const replica of this.replicas) await replica.stop();
+    const nats = await connectNats({ url: NATS_URL, prefix: this.natsPrefix, name: 'device-hub-test-cleanup', log: createLogger('device-hub-test', 'silent') });
+    for (const stream of [nats.names.reportsStream, nats.names.eventsStream]) await nats.jsm.streams.delete(stream).catch(() => undefined);
+    await nats.nc.drain();
+    const keys = await this.redis.keys(`${this.redisPrefix}*`);
+    // KEYS takes and answers whole names (no key prefix); DEL adds the prefix.
+    if (keys.length > 0) await this.redis.del(...keys.map((k) => k.slice(this.redisPrefix.length)));
+    this.redis.disconnect();
+    await this.pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(this.schema)} CASCADE`);
+    await this.pool.end();
+  }
+}
+
+export interface PairAnswer {
+  status: number;
+  retryAfter: string | undefined;
+  body: Record<string, unknown>;
+}
+
+/**
+ * POST /v1/agent/pair as a phone would, from `fromAddress` (any 127.x.y.z address is this
+ * machine on Linux: each test can be a client address of its own).
+ */
+export function postPair(hubUrl: string, caPem: string, body: unknown, fromAddress = '127.0.0.1'): Promise<PairAnswer> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      new URL('/v1/agent/pair', hubUrl),
+      {
+        method: 'POST',
+        ca: caPem,
+        localAddress: fromAddress,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const retryAfter = res.headers['retry-after'];
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+          });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
+}
