@@ -1,5 +1,5 @@
 import { createClient, type TickPipeline } from '@smsgw/platform';
-import { accountProto, deviceHubProto, messageProto, type account, type devicehub, type message } from '@smsgw/proto';
+import { accountProto, deviceHubProto, messageProto, otpProto, type account, type devicehub, type message, type otp } from '@smsgw/proto';
 import type { GatewayConfig } from './config';
 import { DeviceDirectory } from './device-directory';
 import { SendCoalescer } from './send-coalescer';
@@ -12,6 +12,7 @@ export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Ups
     accounts: createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress, options),
     devices: createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, config.deviceHubAddress, options),
     messages: createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, options),
+    otp: createClient<otp.OtpServiceClient>(otpProto().OtpService, config.otpAddress, options),
   };
   return {
     ...up,
@@ -22,6 +23,7 @@ export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Ups
       up.accounts.close();
       up.devices.close();
       up.messages.close();
+      up.otp.close();
     },
   };
 }

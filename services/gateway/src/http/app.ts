@@ -11,6 +11,7 @@ import { accessLog, requestId } from './middleware/request-id';
 import { traceRequest } from './middleware/tracing';
 import { openApiDocument } from '../openapi';
 import { authRoutes } from './routes/auth.routes';
+import { otpRoutes } from './routes/otp.routes';
 import { smsRoutes } from './routes/sms.routes';
 
 export interface AppOptions {
@@ -32,7 +33,11 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   const auth = authenticate(options.upstreams.accounts, options.authCacheTtlMs);
   const guard = rateLimit(options.redis, options.pipeline, options.rateLimit);
   const idempotent = idempotency(options.redis, options.idempotencyTtlSeconds);
-  const routers = [smsRoutes(options.upstreams, auth, guard, idempotent), authRoutes(options.upstreams, auth, guard)];
+  const routers = [
+    smsRoutes(options.upstreams, auth, guard, idempotent),
+    otpRoutes(options.upstreams, auth, guard, idempotent),
+    authRoutes(options.upstreams, auth, guard),
+  ];
   const health = new Router<GatewayState>();
   health.get('/healthz', (ctx) => {
     ctx.body = { success: true };
