@@ -4,6 +4,9 @@
  *   1. a bare Koa HTTPS hello-world (its own process) — the ceiling of one Node HTTPS process;
  *   2. POST /v1/sms/send accepted (200) with every service running and one simulated phone online;
  *   3. messages accepted per second through POST /v1/sms/send-bulk (100 recipients a request);
+ *   4. POST /v1/sms/send-otp (live key, a new number for every request: the 10-an-hour limit per
+ *      number is never hit) and 5. POST /v1/sms/verify-otp (a pool of test-key OTPs made first,
+ *      each verified wrong, wrong, then right: three 200 answers per OTP);
  * with the same autocannon settings for each, plus each service's resident memory (idle and after
  * the load) and the CPU each process used during each measured phase.
  * Prints a table and writes bench/results/latest.json.
@@ -32,6 +35,8 @@ const BULK_SIZE = 100;
 const TO = '+33612345678';
 const TEXT = 'Benchmark: bonjour depuis la passerelle SMS';
 const GOAL_RATIO = 0.3;
+/** OTPs made (test key, code 123456) before the verify phase; each serves three verifies. */
+const OTP_POOL = intEnv('BENCH_OTP_POOL', 5000);
 
 const BENCH_DIR = __dirname;
 const DATA_DIR = path.join(BENCH_DIR, '.data');
@@ -305,12 +310,13 @@ async function waitOnline(stack, auth, deviceId, agent) {
  * The same autocannon settings for every phase: a warm-up run (discarded), then the measured
  * run; `around` is told when the measured run starts and ends (for the CPU sampler).
  */
-async function load(url, { method = 'GET', headers = {}, body, ca }, around) {
+async function load(url, { method = 'GET', headers = {}, body, requests, ca }, around) {
   const options = {
     url,
     method,
     headers,
     body,
+    ...(requests ? { requests } : {}),
     connections: CONNECTIONS,
     pipelining: PIPELINING,
     timeout: 10,
@@ -515,6 +521,56 @@ async function main() {
   const rssAfterBulk = rssOf({ agent: agent.child.pid });
   const agentSentDuringRun = agent.sent - sentBefore;
 
+  // ---- OTP: send (live key, a number of its own per request), then verify (a pool of test-key OTPs)
+  const otpHeaders = { ...sendHeaders };
+  let nextNumber = 0;
+  const freshNumber = () => `+3367${String(nextNumber++).padStart(7, '0')}`;
+  const check = await request(`${stack.gatewayUrl}/v1/sms/send-otp`, caPem, { method: 'POST', headers: otpHeaders, body: { to: freshNumber() } });
+  if (check.status !== 200 || !check.body.otp_id) throw new Error(`send-otp was not accepted: ${check.status} ${JSON.stringify(check.body)}`);
+  await measure('otp_send', '4. POST /v1/sms/send-otp, a new number per request', atGateways('/v1/sms/send-otp'), {
+    method: 'POST',
+    headers: otpHeaders,
+    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ to: freshNumber() }) }) }],
+  }, '200');
+
+  say(`\n  making ${OTP_POOL} test-key OTPs for the verify phase...`);
+  const testHeaders = { 'X-API-Key': client.test_api_key, 'X-Client-ID': client.client_id, 'X-Device-ID': device.device_id, 'Content-Type': 'application/json' };
+  const pool = [];
+  let lastMessage;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (pool.length < OTP_POOL) {
+        const r = await request(`${stack.gatewayUrl}/v1/sms/send-otp`, caPem, { method: 'POST', headers: testHeaders, body: { to: freshNumber() } });
+        if (r.status !== 200) throw new Error(`a test OTP was not made: ${r.status} ${JSON.stringify(r.body)}`);
+        pool.push(r.body.otp_id);
+        lastMessage = r.body.message_id;
+      }
+    }),
+  );
+  // The simulated device of test keys walks each of their SMS through its states: let it finish first.
+  const drainStarted = Date.now();
+  while (Date.now() - drainStarted < 180_000) {
+    const s = await request(`${stack.gatewayUrl}/v1/sms/status/${lastMessage}`, caPem, { headers: testHeaders });
+    if (s.body.status === 'delivered') break;
+    await sleep(1000);
+  }
+  say(`  pool ready; the simulated device drained it in ${round((Date.now() - drainStarted) / 1000, 1)} s`);
+  let nextVerify = 0;
+  await measure('otp_verify', '5. POST /v1/sms/verify-otp (wrong, wrong, then right code per OTP)', atGateways('/v1/sms/verify-otp'), {
+    method: 'POST',
+    headers: { 'X-API-Key': client.test_api_key, 'X-Client-ID': client.client_id, 'Content-Type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (req) => {
+          const k = nextVerify++;
+          const pass = Math.floor(k / pool.length);
+          return { ...req, body: JSON.stringify({ otp_id: pool[k % pool.length], code: pass === 2 ? '123456' : '000000' }) };
+        },
+      },
+    ],
+  }, '200');
+  phases.otp_verify.pool = pool.length;
+
   // ---- report
   const ratio = round(phases.send.accepted_per_s / phases.hello_world.accepted_per_s, 3);
   const table = [
@@ -522,6 +578,8 @@ async function main() {
     ['1. hello-world (Koa HTTPS)', `${phases.hello_world.accepted_per_s} req`, phases.hello_world.latency_ms.p50, phases.hello_world.latency_ms.p99, phases.hello_world.non2xx, phases.hello_world.errors],
     ['2. /v1/sms/send accepted', `${phases.send.accepted_per_s} req`, phases.send.latency_ms.p50, phases.send.latency_ms.p99, phases.send.non2xx, phases.send.errors],
     [`3. send-bulk ×${BULK_SIZE}`, `${phases.bulk.messages_accepted_per_s} msg (${phases.bulk.accepted_per_s} req)`, phases.bulk.latency_ms.p50, phases.bulk.latency_ms.p99, phases.bulk.non2xx, phases.bulk.errors],
+    ['4. send-otp accepted', `${phases.otp_send.accepted_per_s} req`, phases.otp_send.latency_ms.p50, phases.otp_send.latency_ms.p99, phases.otp_send.non2xx, phases.otp_send.errors],
+    ['5. verify-otp answered 200', `${phases.otp_verify.accepted_per_s} req`, phases.otp_verify.latency_ms.p50, phases.otp_verify.latency_ms.p99, phases.otp_verify.non2xx, phases.otp_verify.errors],
   ];
   say('\n' + formatTable(table));
   say(`\nratio send / hello-world: ${ratio} (goal ≥ ${GOAL_RATIO}: ${ratio >= GOAL_RATIO ? 'met' : 'NOT met'})`);
@@ -540,14 +598,15 @@ async function main() {
       ]),
   );
 
+  const PHASE_KEYS = ['hello_world', 'send', 'bulk', 'otp_send', 'otp_verify'];
   const cpuNames = [...new Set(Object.values(cpu).flatMap((c) => Object.keys(c.cores)))];
   say(
     '\n' +
       formatTable([
-        ['CPU (cores, measured phase)', 'hello-world', 'send', 'bulk'],
-        ...cpuNames.map((n) => [n, ...['hello_world', 'send', 'bulk'].map((k) => cpu[k]?.cores[n] ?? '-')]),
-        ['machine busy (all processes)', ...['hello_world', 'send', 'bulk'].map((k) => cpu[k]?.machine_busy_cores ?? '-')],
-        ['  of which not this run', ...['hello_world', 'send', 'bulk'].map((k) => cpu[k]?.other_processes_cores ?? '-')],
+        ['CPU (cores, measured phase)', 'hello-world', 'send', 'bulk', 'send-otp', 'verify-otp'],
+        ...cpuNames.map((n) => [n, ...PHASE_KEYS.map((k) => cpu[k]?.cores[n] ?? '-')]),
+        ['machine busy (all processes)', ...PHASE_KEYS.map((k) => cpu[k]?.machine_busy_cores ?? '-')],
+        ['  of which not this run', ...PHASE_KEYS.map((k) => cpu[k]?.other_processes_cores ?? '-')],
       ]),
   );
   say(
@@ -585,6 +644,7 @@ async function main() {
         'Only 200 responses count as accepted; non-2xx are reported.',
         'send and send-bulk use the live key with X-Device-ID of one device kept online by a simulated phone (android-agent --driver simulator).',
         'hello-world is a bare Koa app over https.createServer with the stack certificate, forked into its own process.',
+        'send-otp uses the live key and a new number for every request (the limit of 10 OTPs an hour per number never refuses); verify-otp uses a pool of test-key OTPs (code 123456) made after the send-otp phase, each verified with a wrong code, a wrong code, then the right one (three 200 answers per OTP).',
       ],
       send_body: { to: TO, message: TEXT },
       bulk_recipients_per_request: BULK_SIZE,
@@ -593,6 +653,8 @@ async function main() {
       hello_world: phases.hello_world,
       send: phases.send,
       bulk: phases.bulk,
+      otp_send: phases.otp_send,
+      otp_verify: phases.otp_verify,
       ratio_send_over_hello_world: ratio,
       goal_ratio: GOAL_RATIO,
       goal_met: ratio >= GOAL_RATIO,

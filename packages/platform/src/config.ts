@@ -13,6 +13,8 @@ export interface EnvReader {
   bool(name: string, fallback?: boolean): boolean;
   url(name: string, fallback?: string, protocols?: string[]): string;
   oneOf<T extends string>(name: string, values: readonly T[], fallback?: T): T;
+  /** A secret key of at least `minBytes` bytes, given as hex or base64; required, no default. */
+  key(name: string, minBytes?: number): Buffer;
 }
 
 /**
@@ -71,6 +73,14 @@ export function loadConfig<T extends object>(build: (env: EnvReader) => T, sourc
       }),
     oneOf: (name, values, fallback) =>
       required(name, fallback, (t) => ((values as readonly string[]).includes(t) ? t : `!must be one of ${values.join(', ')}`)),
+    key: (name, minBytes = 32) => {
+      const text = raw(name)?.trim();
+      const bytes = !text ? undefined : /^([0-9a-f]{2})+$/i.test(text) ? Buffer.from(text, 'hex') : /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : undefined;
+      if (bytes && bytes.length >= minBytes) return bytes;
+      // Unlike the other settings, the problem never quotes the value: it is a secret.
+      problems.push(`${name} ${text ? 'is malformed' : 'is required but not set'}: a key of at least ${minBytes} random bytes, as hex or base64, is expected`);
+      return Buffer.alloc(0);
+    },
   };
   const config = build(env);
   if (problems.length > 0) throw new ConfigError(problems);
@@ -78,7 +88,8 @@ export function loadConfig<T extends object>(build: (env: EnvReader) => T, sourc
 }
 
 function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
+  // A key (Buffer) cannot be frozen: typed arrays with elements refuse it.
+  if (value && typeof value === 'object' && !ArrayBuffer.isView(value)) {
     for (const inner of Object.values(value)) deepFreeze(inner);
     Object.freeze(value);
   }

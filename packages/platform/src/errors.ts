@@ -18,7 +18,7 @@ export const ERROR_CATALOG = {
   METADATA_TOO_LARGE: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Les métadonnées doivent être un objet JSON de 1 Ko au plus.' },
   INVALID_WEBHOOK_URL: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: "L'URL de webhook doit être une URL HTTPS valide." },
   INVALID_OTP_LENGTH: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'La longueur du code doit être un entier compris entre 4 et 8.' },
-  INVALID_OTP_EXPIRY: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'La durée de validité doit être un nombre entier de secondes positif.' },
+  INVALID_OTP_EXPIRY: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'La durée de validité doit être un nombre entier de secondes entre 30 et 3600.' },
   INVALID_TEMPLATE: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Le modèle doit contenir le marqueur {{code}}.' },
   INVALID_PAGINATION: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Pagination invalide : page et limit doivent être des entiers, limit entre 1 et 100.' },
   INVALID_STATUS: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Statut inconnu : queued, sent, delivered, failed ou cancelled.' },

@@ -88,4 +88,25 @@ describe('loadConfig', () => {
     }).toThrow(TypeError);
     expect(config.database.schema).toBe('account');
   });
+
+  it('when a key is given as hex or base64, then it is read as bytes; short, malformed or missing, then refused without quoting it', () => {
+    const hex = 'ab'.repeat(32);
+    const b64 = Buffer.alloc(32, 7).toString('base64');
+    const config = loadConfig((env) => ({ a: env.key('KEY_A'), b: env.key('KEY_B') }), { KEY_A: hex, KEY_B: b64 });
+    expect(config.a).toEqual(Buffer.from(hex, 'hex'));
+    expect(config.b).toEqual(Buffer.alloc(32, 7));
+
+    let problems: string[] = [];
+    try {
+      loadConfig((env) => ({ a: env.key('SHORT_KEY'), b: env.key('BAD_KEY'), c: env.key('NO_KEY') }), { SHORT_KEY: 'abcd', BAD_KEY: 'not a key!' });
+    } catch (err) {
+      problems = (err as ConfigError).problems;
+    }
+    expect(problems).toEqual([
+      expect.stringMatching(/^SHORT_KEY is malformed: a key of at least 32 random bytes/),
+      expect.stringMatching(/^BAD_KEY is malformed/),
+      expect.stringMatching(/^NO_KEY is required but not set/),
+    ]);
+    expect(problems.join('\n')).not.toMatch(/abcd|not a key/);
+  });
 });

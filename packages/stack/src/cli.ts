@@ -44,6 +44,7 @@ async function dev(): Promise<void> {
       account: port('ACCOUNT_GRPC_PORT', 50051),
       message: port('MESSAGE_GRPC_PORT', 50052),
       deviceHub: port('DEVICE_HUB_GRPC_PORT', 50053),
+      otp: port('OTP_GRPC_PORT', 50054),
     },
     log: say,
   });
@@ -105,7 +106,7 @@ SMS gateway is running (ready in ${((Date.now() - started) / 1000).toFixed(1)} s
 
   API (gateway)     ${stack.gatewayUrl}
   Device hub        ${stack.hubUrl}   (phones pair and connect here)
-  gRPC              account ${stack.accountAddress}, message ${stack.messageAddress}, device-hub ${stack.deviceHubAddress}
+  gRPC              account ${stack.accountAddress}, message ${stack.messageAddress}, device-hub ${stack.deviceHubAddress}, otp ${stack.otpAddress}
   CA certificate    ${stack.certs.caCertFile}
   Logs              ${stack.logDir}/*.log (the simulated phone's SMS are in agent.log)
 
@@ -127,6 +128,20 @@ curl --cacert ${ca} ${stack.gatewayUrl}/v1/sms/send \\
   -d '{"to": "+33612345678", "message": "Bonjour depuis la passerelle SMS"}'
 
 Then follow it with GET ${stack.gatewayUrl}/v1/sms/status/<message_id> (same headers).
+
+A one-time password: the code is in the simulated phone's SMS (agent.log), or 123456 with the test key:
+
+curl --cacert ${ca} ${stack.gatewayUrl}/v1/sms/send-otp \\
+  -H 'Content-Type: application/json' \\
+  -H 'X-API-Key: ${demo.live_api_key}' \\
+  -H 'X-Client-ID: ${demo.client_id}' \\
+  -d '{"to": "+33612345678"}'
+
+curl --cacert ${ca} ${stack.gatewayUrl}/v1/sms/verify-otp \\
+  -H 'Content-Type: application/json' \\
+  -H 'X-API-Key: ${demo.live_api_key}' \\
+  -H 'X-Client-ID: ${demo.client_id}' \\
+  -d '{"otp_id": "<otp_id>", "code": "<code>"}'
 Press Ctrl-C to stop everything.
 `);
 

@@ -24,7 +24,7 @@ export interface StackOptions {
    */
   isolated: boolean;
   /** Fixed ports (make dev); 0 or absent picks free ones. */
-  ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub', number>>;
+  ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp', number>>;
   /** Postgres, Redis or NATS to use instead of the default ones (e.g. private servers of an outage test). */
   infra?: { postgresUrl?: string; redisUrl?: string; natsUrl?: string };
   /** Extra environment for every service (pacing, log level, ...). */
@@ -39,6 +39,7 @@ export interface Stack {
   accountAddress: string;
   messageAddress: string;
   deviceHubAddress: string;
+  otpAddress: string;
   databaseUrl: string;
   natsUrl: string;
   natsPrefix: string;
@@ -70,6 +71,30 @@ async function createDatabase(adminUrl: string, database: string): Promise<void>
   }
 }
 
+/**
+ * The OTP keys (OTP_HASH_KEY for the otp service, OTP_SEAL_KEY for the
+ * message service): random, kept in the data folder (mode 0600) so that a
+ * restart of `make dev` still verifies and delivers earlier OTPs; an
+ * isolated run gets keys of its own. Set them in the environment to choose.
+ */
+function otpSecrets(dataDir: string, isolated: boolean): Record<string, string> {
+  const fresh = () => ({ OTP_HASH_KEY: randomBytes(32).toString('base64'), OTP_SEAL_KEY: randomBytes(32).toString('base64') });
+  let keys: Record<string, string>;
+  const file = path.join(dataDir, 'otp-keys.json');
+  if (isolated) {
+    keys = fresh();
+  } else if (fs.existsSync(file)) {
+    keys = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
+  } else {
+    keys = fresh();
+    fs.writeFileSync(file, JSON.stringify(keys, null, 2), { mode: 0o600 });
+  }
+  return {
+    OTP_HASH_KEY: process.env.OTP_HASH_KEY ?? keys.OTP_HASH_KEY!,
+    OTP_SEAL_KEY: process.env.OTP_SEAL_KEY ?? keys.OTP_SEAL_KEY!,
+  };
+}
+
 /** Starts Postgres/Redis/NATS if needed, then every service as its own process, and waits for all health checks. */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const log = options.log ?? (() => undefined);
@@ -87,6 +112,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     account: await port('account'),
     message: await port('message'),
     deviceHub: await port('deviceHub'),
+    otp: await port('otp'),
     agents: await port('agents'),
     gateway: await port('gateway'),
   };
@@ -101,6 +127,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ACCOUNT_GRPC_ADDR: addr(ports.account),
     MESSAGE_GRPC_ADDR: addr(ports.message),
     DEVICE_HUB_GRPC_ADDR: addr(ports.deviceHub),
+    OTP_GRPC_ADDR: addr(ports.otp),
+    // OTP secrets: made once per data folder (make dev keeps them across restarts, so sealed texts still open).
+    ...otpSecrets(options.dataDir, options.isolated),
     TLS_CERT_FILE: certs.certFile,
     TLS_KEY_FILE: certs.keyFile,
     GRPC_HOST: '127.0.0.1',
@@ -135,6 +164,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logFile: path.join(logDir, 'message.log'),
       ready: () => grpcServing(addr(ports.message)),
     }),
+    otp: new ServiceProcess({
+      name: 'otp',
+      args: entry('services/otp'),
+      env: { ...common, GRPC_PORT: String(ports.otp) },
+      logFile: path.join(logDir, 'otp.log'),
+      ready: () => grpcServing(addr(ports.otp)),
+    }),
     'device-hub': new ServiceProcess({
       name: 'device-hub',
       args: entry('services/device-hub'),
@@ -145,7 +181,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     gateway: gatewayProcess(ports.gateway, 1),
   };
 
-  const order: ServiceName[] = ['account', 'message', 'device-hub', 'gateway'];
+  const order: ServiceName[] = ['account', 'message', 'otp', 'device-hub', 'gateway'];
   const stopAll = async () => {
     await Promise.all(extraGateways.map((g) => g.stop()));
     for (const name of [...order].reverse()) await services[name].stop();
@@ -153,7 +189,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   try {
     // Account and message have no dependency on each other: start them together.
     await Promise.all([services.account.start(), services.message.start()]);
-    await services['device-hub'].start();
+    await Promise.all([services.otp.start(), services['device-hub'].start()]);
     await services.gateway.start();
   } catch (err) {
     await stopAll();
@@ -169,6 +205,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     accountAddress: addr(ports.account),
     messageAddress: addr(ports.message),
     deviceHubAddress: addr(ports.deviceHub),
+    otpAddress: addr(ports.otp),
     databaseUrl,
     natsUrl: infra.natsUrl,
     natsPrefix,

@@ -1,5 +1,5 @@
 import { createClient, createHealthChecker, type HealthChecker, type TickPipeline } from '@smsgw/platform';
-import { accountProto, deviceHubProto, messageProto, type account, type devicehub, type message } from '@smsgw/proto';
+import { accountProto, deviceHubProto, messageProto, otpProto, type account, type devicehub, type message, type otp } from '@smsgw/proto';
 import type { GatewayConfig } from './config';
 import { DeviceDirectory } from './device-directory';
 import { SendCoalescer } from './send-coalescer';
@@ -12,12 +12,14 @@ export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Ups
     accounts: createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress, options),
     devices: createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, config.deviceHubAddress, options),
     messages: createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, options),
+    otp: createClient<otp.OtpServiceClient>(otpProto().OtpService, config.otpAddress, options),
   };
   // Health checks on channels of their own, for readiness.
   const health = {
     account: createHealthChecker(config.accountAddress),
     message: createHealthChecker(config.messageAddress),
     'device-hub': createHealthChecker(config.deviceHubAddress),
+    otp: createHealthChecker(config.otpAddress),
   };
   return {
     ...up,
@@ -33,6 +35,7 @@ export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Ups
       up.accounts.close();
       up.devices.close();
       up.messages.close();
+      up.otp.close();
       Object.values(health).forEach((h) => h.close());
     },
   };

@@ -20,6 +20,7 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       accountAddress: env.str('ACCOUNT_GRPC_ADDR', '127.0.0.1:50051'),
       messageAddress: env.str('MESSAGE_GRPC_ADDR', '127.0.0.1:50052'),
       deviceHubAddress: env.str('DEVICE_HUB_GRPC_ADDR', '127.0.0.1:50053'),
+      otpAddress: env.str('OTP_GRPC_ADDR', '127.0.0.1:50054'),
       /** How long a verified key is trusted without asking the account service (revocation delay). */
       redis: commonConfig.redis(env),
       rateLimit: {

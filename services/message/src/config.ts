@@ -27,6 +27,12 @@ export function loadMessageConfig(source: NodeJS.ProcessEnv = process.env) {
         /** How often the job looks for them; 0 turns it off. */
         intervalMs: env.int('ACCEPTED_REPORT_SWEEP_INTERVAL_MS', 300_000, { min: 0 }),
       },
+      otp: {
+        /** Seals the full text of OTP messages until a phone has it (AES-256-GCM): 32 bytes, hex or base64. */
+        sealKey: env.key('OTP_SEAL_KEY', 32),
+        /** How often OTP messages still waiting past their expiry are failed with EXPIRED; 0 turns the sweep off. */
+        expirySweepMs: env.int('OTP_EXPIRY_SWEEP_MS', 5000, { min: 0 }),
+      },
     }),
     source,
   );

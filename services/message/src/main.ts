@@ -22,6 +22,7 @@ import { ReportConsumer } from './events/report.consumer';
 import { SmsEventPublisher } from './events/sms-event.publisher';
 import { messageHandlers } from './grpc/message.handlers';
 import { ReportTimeoutJob } from './jobs/report-timeout.job';
+import { OtpExpiryJob } from './jobs/otp-expiry.job';
 import { RetentionJob } from './jobs/retention.job';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
@@ -46,12 +47,15 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const streams = streamConfigs(nats.names);
   await ensureStream(nats.jsm, streams.reports);
   await ensureStream(nats.jsm, streams.events);
-  const consumer = new ReportConsumer(nats, repo, new SmsEventPublisher(nats), log);
+  const publisher = new SmsEventPublisher(nats);
+  const consumer = new ReportConsumer(nats, repo, publisher, log);
   await consumer.start();
   const retention = new RetentionJob(history, config.retention, log);
   retention.start();
   const reportTimeout = new ReportTimeoutJob(new ReportTimeoutRepository(pool), new SmsEventPublisher(nats), config.reportTimeout, log);
   reportTimeout.start();
+  const otpExpiry = new OtpExpiryJob(repo, publisher, config.otp.expirySweepMs, log);
+  otpExpiry.start();
   server.setServing(true);
   // From now on, readiness follows the NATS connection.
   nats.onConnectionChange((up) => server.setServing(up));
@@ -62,6 +66,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
       await server.stop();
       await retention.stop();
       await reportTimeout.stop();
+      await otpExpiry.stop();
       await consumer.stop();
       await nats.nc.drain();
       await pool.end();

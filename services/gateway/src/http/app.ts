@@ -11,6 +11,7 @@ import { accessLog, requestId } from './middleware/request-id';
 import { traceRequest } from './middleware/tracing';
 import { openApiDocument } from '../openapi';
 import { authRoutes } from './routes/auth.routes';
+import { otpRoutes } from './routes/otp.routes';
 import { smsRoutes } from './routes/sms.routes';
 import type { ReadinessReport } from './readiness';
 
@@ -37,7 +38,11 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   const auth = authenticate(options.upstreams.accounts, options.pipeline, options.auth);
   const guard = rateLimit(options.redis, options.pipeline, options.rateLimit);
   const idempotent = idempotency(options.redis, { ttlSeconds: options.idempotencyTtlSeconds, inProgressSeconds: options.idempotencyInProgressSeconds });
-  const routers = [smsRoutes(options.upstreams, auth, guard, idempotent), authRoutes(options.upstreams, auth, guard)];
+  const routers = [
+    smsRoutes(options.upstreams, auth, guard, idempotent),
+    otpRoutes(options.upstreams, auth, guard, idempotent),
+    authRoutes(options.upstreams, auth, guard),
+  ];
   const health = new Router<GatewayState>();
   // Liveness: the process answers; nothing else is checked.
   health.get('/healthz', (ctx) => {

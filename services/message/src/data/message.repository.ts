@@ -1,4 +1,4 @@
-import type { Pool } from '@smsgw/platform';
+import { inTransaction, type Pool } from '@smsgw/platform';
 import { ALLOWED_FROM, type MessageStatus, type ReportedStatus } from '../domain/message-status';
 
 export type Mode = 'live' | 'test';
@@ -29,6 +29,10 @@ export interface MessageRow {
   cancelled_at: Date | null;
   error_code: string | null;
   error_message: string | null;
+  /** An OTP's full text, sealed, until the message is final (see domain/otp-seal.ts). */
+  otp_sealed_text: Buffer | null;
+  /** An OTP's expiry: not handed out after it. */
+  expires_at: Date | null;
 }
 
 export interface NewMessage {
@@ -281,6 +285,63 @@ export class MessageRepository {
     return rows;
   }
 
+  /**
+   * Stores an OTP's SMS: `message.text` is the masked text, `sealedText` the
+   * full one, sealed. Tells how many messages of its device the claim takes
+   * before it (priority 1: only priority-1 messages due no later, up to 100).
+   */
+  async insertOtp(message: NewMessage, sealedText: Buffer, expiresAt: Date): Promise<{ row: MessageRow; ahead: number }> {
+    const m = message;
+    const { rows } = await this.pool.query<MessageRow & { ahead: number }>(
+      `WITH inserted AS (
+         INSERT INTO messages (message_id, client_id, mode, device_id, to_number, body, priority, metadata, parts, encoding,
+                               due_at, status, otp_sealed_text, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), 'queued', $11, $12)
+         RETURNING *
+       )
+       SELECT i.*, (
+         SELECT count(*)::int FROM (
+           SELECT 1 FROM messages q
+           WHERE q.device_id = i.device_id AND q.mode = i.mode AND q.status = 'queued' AND q.accepted_at IS NULL
+             AND q.priority <= i.priority AND q.due_at <= i.due_at
+           LIMIT ${EXACT_UP_TO}
+         ) a
+       ) AS ahead
+       FROM inserted i`,
+      [m.messageId, m.clientId, m.mode, m.deviceId, m.to, m.text, m.priority, m.metadata ? JSON.stringify(m.metadata) : null, m.parts, m.encoding, sealedText, expiresAt],
+    );
+    const { ahead, ...row } = rows[0]!;
+    return { row, ahead };
+  }
+
+  /**
+   * Fails the OTP messages still waiting for a phone past their expiry
+   * (`EXPIRED`, at their expiry time, the sealed text erased), at most
+   * `limit` at a time. `publish` gets the failed rows before the commit: if
+   * it throws, nothing changes and the next sweep tries again; a commit lost
+   * after it only publishes the same events again (same ids).
+   */
+  async expireOtpMessages(errorMessage: string, publish: (rows: MessageRow[]) => Promise<void>, limit = 500): Promise<number> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<MessageRow>(
+        `WITH due AS (
+           SELECT message_id FROM messages
+           WHERE expires_at IS NOT NULL AND expires_at <= now() AND ${CLAIMABLE}
+           ORDER BY expires_at
+           LIMIT $2
+           FOR UPDATE SKIP LOCKED
+         )
+         UPDATE messages m SET status = 'failed', failed_at = m.expires_at, error_code = 'EXPIRED', error_message = $1,
+                               otp_sealed_text = NULL, lease_until = NULL
+         FROM due WHERE m.message_id = due.message_id
+         RETURNING m.*`,
+        [errorMessage, limit],
+      );
+      if (rows.length > 0) await publish(rows);
+      return rows.length;
+    });
+  }
+
   async find(clientId: string, messageId: string, mode: Mode): Promise<MessageRow | undefined> {
     const { rows } = await this.pool.query<MessageRow>('SELECT * FROM messages WHERE message_id = $1 AND client_id = $2 AND mode = $3', [
       messageId,
@@ -301,7 +362,7 @@ export class MessageRepository {
    */
   async cancel(clientId: string, messageId: string, mode: Mode): Promise<MessageRow | undefined> {
     const { rows } = await this.pool.query<MessageRow>(
-      `UPDATE messages SET status = 'cancelled', cancelled_at = now()
+      `UPDATE messages SET status = 'cancelled', cancelled_at = now(), otp_sealed_text = NULL
        WHERE message_id = $1 AND client_id = $2 AND mode = $3 AND ${CLAIMABLE}
        RETURNING *`,
       [messageId, clientId, mode],
@@ -323,6 +384,7 @@ export class MessageRepository {
       `WITH next AS (
          SELECT message_id FROM messages
          WHERE mode = $2 ${deviceId ? 'AND device_id = $3' : ''} AND ${CLAIMABLE} AND due_at <= now()
+           AND (expires_at IS NULL OR expires_at > now())
          ORDER BY priority, due_at, message_id
          LIMIT 1
          FOR UPDATE SKIP LOCKED
@@ -357,7 +419,7 @@ export class MessageRepository {
     error?: { code: string; message: string },
   ): Promise<MessageRow | undefined> {
     const { rows } = await this.pool.query<MessageRow>(
-      `UPDATE messages SET status = $3::text, lease_until = NULL, accepted_at = coalesce(accepted_at, $4),
+      `UPDATE messages SET status = $3::text, lease_until = NULL, accepted_at = coalesce(accepted_at, $4), otp_sealed_text = NULL,
          sent_at = CASE WHEN $3::text IN ('sent', 'delivered') THEN coalesce(sent_at, $4) ELSE sent_at END,
          delivered_at = CASE WHEN $3::text = 'delivered' THEN $4 ELSE delivered_at END,
          failed_at = CASE WHEN $3::text = 'failed' THEN $4 ELSE failed_at END,

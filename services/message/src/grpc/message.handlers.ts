@@ -5,6 +5,7 @@ import type { HistoryRepository } from '../data/history.repository';
 import type { Idempotency, MessageRepository, MessageRow, Mode, NewMessage, PlacedMessage } from '../data/message.repository';
 import { historyFilter, pageOf, totalPages } from '../domain/history';
 import { statsPeriod } from '../domain/period';
+import { openText, sealText } from '../domain/otp-seal';
 import { measureSms } from '../domain/sms-encoding';
 import { isStorableJson, isStorableText } from '../domain/storable-text';
 import { summarize } from '../domain/stats';
@@ -117,7 +118,7 @@ interface SendOutcome {
 export function messageHandlers(
   repo: MessageRepository,
   nats: Nats,
-  config: Pick<MessageConfig, 'pacing' | 'retention' | 'idempotencyTtlSeconds'>,
+  config: Pick<MessageConfig, 'pacing' | 'retention' | 'idempotencyTtlSeconds' | 'otp'>,
   history: HistoryRepository,
   log: Logger,
 ): AsyncHandlers<message.MessageServiceHandlers> {
@@ -359,6 +360,33 @@ export function messageHandlers(
       return { batchId: key!.batch_id!, messages: rows.map((r) => toProto(asAnswered(r))), queuedAt: iso(rows[0]!.queued_at), replayed: true };
     },
 
+    async SendOtpMessage(req) {
+      if (!req.deviceId) throw new AppError('INVALID_DEVICE_ID');
+      if (!req.text || !req.maskedText) throw new AppError('MESSAGE_REQUIRED');
+      const expiresAt = new Date(req.expiresAt);
+      if (Number.isNaN(expiresAt.getTime())) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'expires_at', code: 'VALIDATION_ERROR' }] });
+      // Parts and encoding are the phone's: those of the full text.
+      const size = measureSms(req.text);
+      const message: NewMessage = {
+        messageId: newId('msg'),
+        clientId: req.clientId,
+        mode: modeOf(req.mode),
+        deviceId: req.deviceId,
+        batchId: null,
+        to: req.to,
+        text: req.maskedText,
+        priority: 1,
+        metadata: parseMetadata(req.metadataJson),
+        webhookUrl: null,
+        parts: size.parts,
+        encoding: size.encoding,
+        scheduledAt: null,
+      };
+      const { row, ahead } = await repo.insertOtp(message, sealText(config.otp.sealKey, message.messageId, req.text), expiresAt);
+      wake([{ row, ahead, deviceWasIdle: true }]);
+      return { message: toProto(row), estimatedDelivery: new Date(Date.now() + ahead * averagePacingMs).toISOString() };
+    },
+
     async GetMessage(req) {
       const row = await repo.find(req.clientId, req.messageId, modeOf(req.mode));
       if (!row) throw new AppError('MESSAGE_NOT_FOUND');
@@ -380,7 +408,10 @@ export function messageHandlers(
       const mode = modeOf(req.mode);
       if (mode === 'live' && !req.deviceId) throw new AppError('INVALID_DEVICE_ID', { details: [{ field: 'device_id', code: 'INVALID_DEVICE_ID' }] });
       const row = await repo.claimNext(req.deviceId, req.leaseMs || 30_000, mode);
-      return row ? { message: toProto(row), attempt: row.claim_count } : { attempt: 0 };
+      if (!row) return { attempt: 0 };
+      // An OTP's SMS goes to the phone in full; everywhere else its code stays masked.
+      const text = row.otp_sealed_text ? openText(config.otp.sealKey, row.message_id, row.otp_sealed_text) : row.body;
+      return { message: { ...toProto(row), text }, attempt: row.claim_count };
     },
 
     async QueueDepths(req) {

@@ -4,6 +4,9 @@ import { loadMessageConfig } from '../../src/config';
 import { start } from '../../src/main';
 import { DATABASE_URL, NATS_URL, randomHex } from './database';
 
+/** The key that seals OTP texts in component tests (a fresh one per test process). */
+export const TEST_SEAL_KEY = randomHex(32);
+
 export interface RunningService {
   client: PromiseClient<message.MessageServiceClient>;
   natsPrefix: string;
@@ -31,6 +34,7 @@ export async function startMessageService(env: Record<string, string> = {}): Pro
       NATS_PREFIX: prefix,
       // Tests run the retention themselves, when they choose to.
       RETENTION_INTERVAL_MS: '0',
+      OTP_SEAL_KEY: TEST_SEAL_KEY,
       ...env,
     }),
     log,

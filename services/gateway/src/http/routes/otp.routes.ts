@@ -1,0 +1,48 @@
+import Router from '@koa/router';
+import { chooseDevice, type Upstreams } from '../../use-cases';
+import { parseSendOtpRequest, parseVerifyOtpRequest } from '../../domain/otp-request';
+import type { GatewayMiddleware, GatewayState } from '../context';
+import { jsonBody } from '../middleware/json-body';
+
+const modeOf = (mode: 'live' | 'test') => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');
+
+/**
+ * The one-time password endpoints. send-otp is a sending endpoint (device,
+ * Idempotency-Key); verify-otp needs only the key and the client.
+ */
+export function otpRoutes(up: Upstreams, auth: GatewayMiddleware, guard: GatewayMiddleware, idempotent: GatewayMiddleware): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+
+  router.post('/v1/sms/send-otp', auth, guard, jsonBody, idempotent, async (ctx) => {
+    const session = ctx.state.auth!;
+    const request = parseSendOtpRequest(ctx.state.body!);
+    const device = await chooseDevice(up, session, ctx.get('x-device-id') || undefined);
+    const sent = await up.otp.sendOtp({
+      clientId: session.clientId,
+      mode: modeOf(session.mode),
+      deviceId: device.deviceId,
+      to: request.to,
+      length: request.length,
+      expirySeconds: request.expirySeconds,
+      template: request.template ?? '',
+      metadataJson: request.metadata ? JSON.stringify(request.metadata) : '',
+    });
+    ctx.body = { success: true, otp_id: sent.otpId, to: sent.to, expires_at: sent.expiresAt, message_id: sent.messageId, status: sent.status };
+  });
+
+  router.post('/v1/sms/verify-otp', auth, guard, jsonBody, async (ctx) => {
+    const session = ctx.state.auth!;
+    const request = parseVerifyOtpRequest(ctx.state.body!);
+    const result = await up.otp.verifyOtp({ clientId: session.clientId, mode: modeOf(session.mode), otpId: request.otpId, code: request.code });
+    ctx.body = result.valid
+      ? { success: true, valid: true, message: 'Code vérifié avec succès.', verified_at: result.verifiedAt }
+      : {
+          success: true,
+          valid: false,
+          message: `Code incorrect : ${result.attemptsRemaining} tentative${result.attemptsRemaining > 1 ? 's' : ''} restante${result.attemptsRemaining > 1 ? 's' : ''}.`,
+          attempts_remaining: result.attemptsRemaining,
+        };
+  });
+
+  return router;
+}

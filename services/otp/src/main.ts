@@ -1,0 +1,65 @@
+import './instrumentation';
+import path from 'node:path';
+import { createClient, createLogger, createPool, createRedis, migrate, runMain, startGrpcServer, unaryHandlers, type Logger } from '@smsgw/platform';
+import { stopTelemetry } from '@smsgw/platform/telemetry';
+import { messageProto, otpProto, type message } from '@smsgw/proto';
+import { loadOtpConfig, type OtpConfig } from './config';
+import { OtpRepository } from './data/otp.repository';
+import { OtpRateLimit } from './data/rate-limit.store';
+import { otpHandlers } from './grpc/otp.handlers';
+
+const MIGRATIONS = path.resolve(__dirname, '../migrations');
+/** The specification's limit: 10 OTPs an hour for one number. */
+const PER_NUMBER = { limit: 10, windowMs: 3_600_000 };
+const PURGE_INTERVAL_MS = 3_600_000;
+
+export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = createLogger('otp')) {
+  const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'otp' });
+  const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'otp' });
+  await redis.connect();
+  const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, { deadlineMs: config.grpcDeadlineMs });
+  const repo = new OtpRepository(pool);
+  const server = await startGrpcServer({
+    host: config.grpc.host,
+    port: config.grpc.port,
+    services: [
+      {
+        name: 'smsgw.otp.v1.OtpService',
+        definition: otpProto().OtpService.service,
+        implementation: unaryHandlers(
+          otpHandlers({ repo, rateLimit: new OtpRateLimit(redis, PER_NUMBER), messages, hashKey: config.hashKey, log }),
+          log,
+        ),
+      },
+    ],
+  });
+  await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
+  const purge = setInterval(() => {
+    repo.purgeExpired(config.keepExpiredHours).then(
+      (deleted) => deleted > 0 && log.info({ deleted }, 'old OTPs purged'),
+      (err: unknown) => log.error({ err }, 'purging old OTPs failed'),
+    );
+  }, PURGE_INTERVAL_MS).unref();
+  server.setServing(redis.status === 'ready');
+  // From now on, readiness follows the Redis connection.
+  redis.on('ready', () => server.setServing(true));
+  redis.on('end', () => server.setServing(false));
+  redis.on('close', () => server.setServing(false));
+  log.info({ port: server.port }, 'otp service ready');
+  return {
+    port: server.port,
+    async stop() {
+      clearInterval(purge);
+      await server.stop();
+      messages.close();
+      await pool.end();
+      redis.disconnect();
+      await stopTelemetry();
+    },
+  };
+}
+
+if (require.main === module) {
+  const log = createLogger('otp');
+  runMain(log, () => start(loadOtpConfig(), log));
+}

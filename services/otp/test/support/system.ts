@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { connectNats, createClient, createLogger, createPool, createRedis, quoteIdent, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
+import { messageProto, otpProto, type message, type otp } from '@smsgw/proto';
+import { freePort, grpcServing, REPO_ROOT, ServiceProcess } from '@smsgw/stack';
+import { loadOtpConfig } from '../../src/config';
+import { start } from '../../src/main';
+
+export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+
+export interface OtpSystem {
+  otp: PromiseClient<otp.OtpServiceClient>;
+  messages: PromiseClient<message.MessageServiceClient>;
+  /** Pools on the otp and message schemas, to look at what is stored. */
+  otpPool: Pool;
+  messagePool: Pool;
+  redis: Redis;
+  hashKey: Buffer;
+  /** Starts one more otp replica on the same database and Redis. */
+  addReplica(): Promise<PromiseClient<otp.OtpServiceClient>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real otp service on port 0 (in this process) and the real message
+ * service (its built dist, as a process), each with a schema of its own,
+ * on the shared Postgres, Redis and NATS under prefixes of their own.
+ */
+export async function startOtpSystem(): Promise<OtpSystem> {
+  const run = hex(5);
+  const otpSchema = `t_otp_${run}`;
+  const messageSchema = `t_msg_${run}`;
+  const redisPrefix = `smsgw:t${run}:`;
+  const natsPrefix = `t${run}`;
+  const hashKey = randomBytes(32);
+  const messagePort = await freePort();
+  const messageService = new ServiceProcess({
+    name: 'message',
+    args: [path.join(REPO_ROOT, 'services/message/dist/main.js')],
+    env: {
+      DATABASE_URL,
+      DATABASE_SCHEMA: messageSchema,
+      GRPC_HOST: '127.0.0.1',
+      GRPC_PORT: String(messagePort),
+      NATS_URL,
+      NATS_PREFIX: natsPrefix,
+      OTP_SEAL_KEY: hex(32),
+      RETENTION_INTERVAL_MS: '0',
+      LOG_LEVEL: 'warn',
+    },
+    logFile: path.join(REPO_ROOT, `.stack/otp-tests/message-${run}.log`),
+    ready: () => grpcServing(`127.0.0.1:${messagePort}`),
+  });
+  await messageService.start();
+  const env = {
+    DATABASE_URL,
+    DATABASE_SCHEMA: otpSchema,
+    GRPC_HOST: '127.0.0.1',
+    GRPC_PORT: '0',
+    REDIS_URL,
+    REDIS_PREFIX: redisPrefix,
+    MESSAGE_GRPC_ADDR: `127.0.0.1:${messagePort}`,
+    OTP_HASH_KEY: hashKey.toString('base64'),
+  };
+  const log = createLogger('otp-test', 'silent');
+  const apps = [await start(loadOtpConfig(env), log)];
+  const clients = [createClient<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${apps[0]!.port}`)];
+  const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, `127.0.0.1:${messagePort}`);
+  const otpPool = createPool({ url: DATABASE_URL, schema: otpSchema, max: 2 });
+  const messagePool = createPool({ url: DATABASE_URL, schema: messageSchema, max: 2 });
+  const redis = createRedis({ url: REDIS_URL, keyPrefix: redisPrefix, name: 'otp-test' });
+  await redis.connect();
+  return {
+    otp: clients[0]!,
+    messages,
+    otpPool,
+    messagePool,
+    redis,
+    hashKey,
+    async addReplica() {
+      const app = await start(loadOtpConfig(env), log);
+      apps.push(app);
+      const client = createClient<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${app.port}`);
+      clients.push(client);
+      return client;
+    },
+    async stop() {
+      for (const c of clients) c.close();
+      messages.close();
+      for (const app of apps) await app.stop();
+      await messageService.stop();
+      await otpPool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(otpSchema)} CASCADE`);
+      await messagePool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(messageSchema)} CASCADE`);
+      await Promise.all([otpPool.end(), messagePool.end()]);
+      const keys = await redis.keys('*');
+      // keys() answers with the prefix; del() adds it again.
+      if (keys.length > 0) await redis.del(...keys.map((k) => k.slice(redisPrefix.length)));
+      redis.disconnect();
+      const nats = await connectNats({ url: NATS_URL, prefix: natsPrefix, name: 'otp-test-cleanup', log });
+      for (const stream of [nats.names.reportsStream, nats.names.eventsStream]) await nats.jsm.streams.delete(stream).catch(() => undefined);
+      await nats.nc.drain();
+    },
+  };
+}
