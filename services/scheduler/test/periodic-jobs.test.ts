@@ -12,7 +12,7 @@ describe('periodic jobs', () => {
   });
 
   it('when two replicas run jobs of one second, then each period fires once across both, the clean-up runs, and ListJobs shows the last run', async () => {
-    const subject = world.subject('jobs.message.retention');
+    const subject = world.subject('message.jobs.retention');
     const seen: { key: string; period: string }[] = [];
     const sub: Subscription = world.nats.nc.subscribe(subject, {
       callback: (_err, msg) => {

@@ -4,6 +4,7 @@ import type { MessageConfig } from '../config';
 import type { HistoryRepository } from '../data/history.repository';
 import type { MessageRepository, MessageRow, Mode, NewMessage, PlacedMessage } from '../data/message.repository';
 import { historyFilter, pageOf, totalPages } from '../domain/history';
+import type { ScheduledSends } from '../events/scheduled-sends';
 import { statsPeriod } from '../domain/period';
 import { measureSms } from '../domain/sms-encoding';
 import { summarize } from '../domain/stats';
@@ -68,6 +69,7 @@ export function messageHandlers(
   config: Pick<MessageConfig, 'pacing' | 'retention'>,
   history: HistoryRepository,
   log: Logger,
+  scheduledSends?: ScheduledSends,
 ): AsyncHandlers<message.MessageServiceHandlers> {
   const averagePacingMs = (config.pacing.minMs + config.pacing.maxMs) / 2;
 
@@ -132,6 +134,8 @@ export function messageHandlers(
       if (accepted.length > 0) {
         const placed = await repo.insertPlaced(accepted.map((a) => a.message));
         wake(placed);
+        // After the commit: a scheduled message is answered once its timer exists.
+        await scheduledSends?.schedule(placed.map((p) => p.row));
         placed.forEach(({ row, ahead }, k) => {
           const index = accepted[k]!.index;
           const start = Math.max(Date.now(), row.due_at.getTime());
@@ -201,7 +205,10 @@ export function messageHandlers(
     async CancelMessage(req) {
       const mode = modeOf(req.mode);
       const cancelled = await repo.cancel(req.clientId, req.messageId, mode);
-      if (cancelled) return toProto(cancelled);
+      if (cancelled) {
+        await scheduledSends?.cancel(cancelled);
+        return toProto(cancelled);
+      }
       const row = await repo.find(req.clientId, req.messageId, mode);
       if (!row) throw new AppError('MESSAGE_NOT_FOUND');
       throw new AppError('MESSAGE_NOT_CANCELLABLE', {

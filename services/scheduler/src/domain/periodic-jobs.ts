@@ -7,7 +7,7 @@
 export interface PeriodicJob {
   name: string;
   periodMs: number;
-  /** Under the platform's `timers.` subjects. */
+  /** Under the platform's `timers.` subjects: `<owning service>.jobs.<job>`, within the owner's consumer. */
   subject: string;
   /** Who consumes it and what it does. */
   description: string;
@@ -20,13 +20,13 @@ export const PERIODIC_JOBS: readonly PeriodicJob[] = Object.freeze([
   {
     name: 'message.retention',
     periodMs: HOUR_MS,
-    subject: 'jobs.message.retention',
+    subject: 'message.jobs.retention',
     description: 'message service: folds messages past RETENTION_DAYS into daily rollups and deletes them',
   },
   {
     name: 'scheduler.cleanup',
     periodMs: DAY_MS,
-    subject: 'jobs.scheduler.cleanup',
+    subject: 'scheduler.jobs.cleanup',
     description: 'scheduler: deletes fired and cancelled timers older than TIMER_KEEP_DAYS',
   },
 ]);

@@ -1,20 +1,17 @@
-import { metrics } from '@opentelemetry/api';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
-import type { Logger, Nats } from '@smsgw/platform';
+import { parseJobFire, runPeriodicJob, type Logger, type Nats } from '@smsgw/platform';
 
 const DURABLE = 'scheduler-jobs';
-const meter = metrics.getMeter('smsgw-scheduler');
-const runs = meter.createCounter('smsgw.jobs.runs', { description: 'Periodic job runs by job and outcome' });
-const duration = meter.createHistogram('smsgw.jobs.duration', { description: 'Periodic job run time', unit: 'ms' });
+/** A failed run is tried this many times in all, then left to the next period. */
+const MAX_ATTEMPTS = 5;
 
 /** What a job did, logged with its outcome. */
 export type JobHandler = () => Promise<Record<string, unknown>>;
 
 /**
  * Runs the scheduler's own periodic jobs when their timers fire
- * (`timers.jobs.scheduler.<job>`). One durable consumer shared by the
- * replicas: each fire is delivered to one of them; a failed run is retried a
- * few times, then left to the next period.
+ * (`timers.scheduler.jobs.<job>`). One durable consumer shared by the
+ * replicas: each fire is delivered to one of them.
  */
 export class JobConsumer {
   private messages?: ConsumerMessages;
@@ -33,41 +30,26 @@ export class JobConsumer {
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: 60_000_000_000,
-      max_deliver: 5,
-      filter_subject: names.timer('jobs.scheduler.>'),
+      max_deliver: MAX_ATTEMPTS,
+      filter_subject: names.timer('scheduler.>'),
     });
     const consumer = await js.consumers.get(names.timersStream, DURABLE);
     this.messages = await consumer.consume({ max_messages: 4 });
     const messages = this.messages;
     this.loop = (async () => {
       for await (const msg of messages) {
-        let job = '';
-        let periodStart = '';
-        try {
-          const body = JSON.parse(msg.string()) as { job?: unknown; period_start?: unknown };
-          job = typeof body.job === 'string' ? body.job : '';
-          periodStart = typeof body.period_start === 'string' ? body.period_start : '';
-        } catch {
-          // handled below as an unknown job
-        }
-        const handler = this.handlers[job];
-        if (!handler) {
+        const fire = parseJobFire(msg.data);
+        const handler = fire && this.handlers[fire.job];
+        if (!fire || !handler) {
           this.log.warn({ subject: msg.subject }, 'unknown periodic job dropped');
           msg.term();
           continue;
         }
-        const started = performance.now();
         const heartbeat = setInterval(() => msg.working(), 20_000);
         try {
-          const result = await handler();
-          const ms = Math.round(performance.now() - started);
-          runs.add(1, { job, outcome: 'ok' });
-          duration.record(ms, { job });
-          this.log.info({ job, period_start: periodStart, outcome: 'ok', duration_ms: ms, ...result }, 'periodic job run');
+          await runPeriodicJob(fire, handler, this.log);
           msg.ack();
-        } catch (err) {
-          runs.add(1, { job, outcome: 'failed' });
-          this.log.error({ err, job, period_start: periodStart, outcome: 'failed', attempt: msg.info.deliveryCount }, 'periodic job run failed');
+        } catch {
           msg.nak(30_000);
         } finally {
           clearInterval(heartbeat);
