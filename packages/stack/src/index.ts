@@ -24,7 +24,7 @@ export interface StackOptions {
    */
   isolated: boolean;
   /** Fixed ports (make dev); 0 or absent picks free ones. */
-  ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub', number>>;
+  ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'scheduler', number>>;
   /** Extra environment for every service (pacing, log level, ...). */
   env?: Record<string, string>;
   log?: (line: string) => void;
@@ -37,6 +37,7 @@ export interface Stack {
   accountAddress: string;
   messageAddress: string;
   deviceHubAddress: string;
+  schedulerAddress: string;
   databaseUrl: string;
   natsUrl: string;
   natsPrefix: string;
@@ -46,6 +47,8 @@ export interface Stack {
   logDir: string;
   /** Starts one more gateway replica on a free port (stopped with the stack); returns its URL. */
   addGateway(): Promise<string>;
+  /** Starts one more scheduler replica on a free port (stopped with the stack); returns it. */
+  addScheduler(): Promise<ServiceProcess>;
   /** Restarts one service (same ports and settings). */
   restart(name: ServiceName): Promise<void>;
   stop(): Promise<void>;
@@ -87,6 +90,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     deviceHub: await port('deviceHub'),
     agents: await port('agents'),
     gateway: await port('gateway'),
+    scheduler: await port('scheduler'),
   };
   const logDir = path.join(options.dataDir, options.isolated ? `logs-${runId}` : 'logs');
   const addr = (p: number) => `127.0.0.1:${p}`;
@@ -99,6 +103,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ACCOUNT_GRPC_ADDR: addr(ports.account),
     MESSAGE_GRPC_ADDR: addr(ports.message),
     DEVICE_HUB_GRPC_ADDR: addr(ports.deviceHub),
+    SCHEDULER_GRPC_ADDR: addr(ports.scheduler),
     TLS_CERT_FILE: certs.certFile,
     TLS_KEY_FILE: certs.keyFile,
     GRPC_HOST: '127.0.0.1',
@@ -118,6 +123,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ready: () => httpsHealthy(`https://127.0.0.1:${port}/healthz`, certs.caPem),
     });
   const extraGateways: ServiceProcess[] = [];
+  const schedulerProcess = (port: number, n: number) =>
+    new ServiceProcess({
+      name: 'scheduler',
+      args: entry('services/scheduler'),
+      env: { ...common, GRPC_PORT: String(port) },
+      logFile: path.join(logDir, n === 1 ? 'scheduler.log' : `scheduler-${n}.log`),
+      ready: () => grpcServing(addr(port)),
+    });
+  const extraSchedulers: ServiceProcess[] = [];
   const services: Record<ServiceName, ServiceProcess> = {
     account: new ServiceProcess({
       name: 'account',
@@ -141,16 +155,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ready: async () => (await grpcServing(addr(ports.deviceHub))) && httpsHealthy(`${hubUrl}/healthz`, certs.caPem),
     }),
     gateway: gatewayProcess(ports.gateway, 1),
+    scheduler: schedulerProcess(ports.scheduler, 1),
   };
 
-  const order: ServiceName[] = ['account', 'message', 'device-hub', 'gateway'];
+  const order: ServiceName[] = ['account', 'scheduler', 'message', 'device-hub', 'gateway'];
   const stopAll = async () => {
-    await Promise.all(extraGateways.map((g) => g.stop()));
+    await Promise.all([...extraGateways, ...extraSchedulers].map((g) => g.stop()));
     for (const name of [...order].reverse()) await services[name].stop();
   };
   try {
-    // Account and message have no dependency on each other: start them together.
-    await Promise.all([services.account.start(), services.message.start()]);
+    // Account, message and scheduler have no dependency on each other: start them together.
+    await Promise.all([services.account.start(), services.message.start(), services.scheduler.start()]);
     await services['device-hub'].start();
     await services.gateway.start();
   } catch (err) {
@@ -167,6 +182,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     accountAddress: addr(ports.account),
     messageAddress: addr(ports.message),
     deviceHubAddress: addr(ports.deviceHub),
+    schedulerAddress: addr(ports.scheduler),
     databaseUrl,
     natsUrl: infra.natsUrl,
     natsPrefix,
@@ -180,6 +196,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       extraGateways.push(gateway);
       await gateway.start();
       return `https://127.0.0.1:${port}`;
+    },
+    async addScheduler() {
+      const scheduler = schedulerProcess(await freePort(), extraSchedulers.length + 2);
+      extraSchedulers.push(scheduler);
+      await scheduler.start();
+      return scheduler;
     },
     async restart(name) {
       await services[name].stop();
