@@ -11,3 +11,4 @@ export * from './redis';
 export * from './secrets';
 export * from './service-config';
 export * from './tracing';
+export * from './periodic-jobs';

@@ -33,6 +33,12 @@ export function natsNames(prefix: string) {
     events: `${p}events.>`,
     reportsStream: `${s}AGENT_REPORTS`,
     eventsStream: `${s}EVENTS`,
+    /** Where the scheduler publishes a fired timer: `timer('message.due')`. */
+    timer: (name: string) => `${p}timers.${name}`,
+    timers: `${p}timers.>`,
+    timersStream: `${s}TIMERS`,
+    /** Core NATS hint to the scheduler replicas that a timer due soon was created. */
+    schedulerWake: `${p}scheduler.wake`,
   };
 }
 export type NatsNames = ReturnType<typeof natsNames>;
@@ -84,8 +90,16 @@ export async function ensureStream(jsm: JetStreamManager, config: Partial<Stream
 
 const DAY_NS = 24 * 60 * 60 * 1e9;
 
-/** The two streams of the platform; each service that touches one ensures it. */
+/**
+ * How long the timers stream remembers a `Nats-Msg-Id`: a fire repeated within
+ * it is dropped. It must cover the scheduler's claim lease plus retries (the
+ * scheduler refuses a lease over a fifth of it).
+ */
+export const TIMERS_DUPLICATE_WINDOW_MS = 15 * 60 * 1000;
+
+/** The streams of the platform; each service that touches one ensures it. */
 export const streamConfigs = (names: NatsNames) => ({
   reports: { name: names.reportsStream, subjects: [names.agentReports], max_age: 7 * DAY_NS, duplicate_window: 10 * 60 * 1e9 },
   events: { name: names.eventsStream, subjects: [names.events], max_age: 7 * DAY_NS, duplicate_window: 10 * 60 * 1e9 },
+  timers: { name: names.timersStream, subjects: [names.timers], max_age: 7 * DAY_NS, duplicate_window: TIMERS_DUPLICATE_WINDOW_MS * 1e6 },
 });

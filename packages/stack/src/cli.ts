@@ -45,6 +45,7 @@ async function dev(): Promise<void> {
       message: port('MESSAGE_GRPC_PORT', 50052),
       deviceHub: port('DEVICE_HUB_GRPC_PORT', 50053),
       otp: port('OTP_GRPC_PORT', 50054),
+      scheduler: port('SCHEDULER_GRPC_PORT', 50055),
     },
     log: say,
   });
@@ -106,7 +107,7 @@ SMS gateway is running (ready in ${((Date.now() - started) / 1000).toFixed(1)} s
 
   API (gateway)     ${stack.gatewayUrl}
   Device hub        ${stack.hubUrl}   (phones pair and connect here)
-  gRPC              account ${stack.accountAddress}, message ${stack.messageAddress}, device-hub ${stack.deviceHubAddress}, otp ${stack.otpAddress}
+  gRPC              account ${stack.accountAddress}, message ${stack.messageAddress}, device-hub ${stack.deviceHubAddress}, otp ${stack.otpAddress}, scheduler ${stack.schedulerAddress}
   CA certificate    ${stack.certs.caCertFile}
   Logs              ${stack.logDir}/*.log (the simulated phone's SMS are in agent.log)
 

@@ -24,7 +24,7 @@ export interface StackOptions {
    */
   isolated: boolean;
   /** Fixed ports (make dev); 0 or absent picks free ones. */
-  ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp', number>>;
+  ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler', number>>;
   /** Postgres, Redis or NATS to use instead of the default ones (e.g. private servers of an outage test). */
   infra?: { postgresUrl?: string; redisUrl?: string; natsUrl?: string };
   /** Extra environment for every service (pacing, log level, ...). */
@@ -40,6 +40,7 @@ export interface Stack {
   messageAddress: string;
   deviceHubAddress: string;
   otpAddress: string;
+  schedulerAddress: string;
   databaseUrl: string;
   natsUrl: string;
   natsPrefix: string;
@@ -49,6 +50,8 @@ export interface Stack {
   logDir: string;
   /** Starts one more gateway replica on a free port (stopped with the stack); returns its URL. */
   addGateway(): Promise<string>;
+  /** Starts one more scheduler replica on a free port (stopped with the stack); returns it. */
+  addScheduler(): Promise<ServiceProcess>;
   /** Restarts one service (same ports and settings). */
   restart(name: ServiceName): Promise<void>;
   stop(): Promise<void>;
@@ -115,6 +118,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     otp: await port('otp'),
     agents: await port('agents'),
     gateway: await port('gateway'),
+    scheduler: await port('scheduler'),
   };
   const logDir = path.join(options.dataDir, options.isolated ? `logs-${runId}` : 'logs');
   const addr = (p: number) => `127.0.0.1:${p}`;
@@ -130,6 +134,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     OTP_GRPC_ADDR: addr(ports.otp),
     // OTP secrets: made once per data folder (make dev keeps them across restarts, so sealed texts still open).
     ...otpSecrets(options.dataDir, options.isolated),
+    SCHEDULER_GRPC_ADDR: addr(ports.scheduler),
     TLS_CERT_FILE: certs.certFile,
     TLS_KEY_FILE: certs.keyFile,
     GRPC_HOST: '127.0.0.1',
@@ -149,6 +154,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ready: () => httpsHealthy(`https://127.0.0.1:${port}/readyz`, certs.caPem),
     });
   const extraGateways: ServiceProcess[] = [];
+  const schedulerProcess = (port: number, n: number) =>
+    new ServiceProcess({
+      name: 'scheduler',
+      args: entry('services/scheduler'),
+      env: { ...common, GRPC_PORT: String(port) },
+      logFile: path.join(logDir, n === 1 ? 'scheduler.log' : `scheduler-${n}.log`),
+      ready: () => grpcServing(addr(port)),
+    });
+  const extraSchedulers: ServiceProcess[] = [];
   const services: Record<ServiceName, ServiceProcess> = {
     account: new ServiceProcess({
       name: 'account',
@@ -179,16 +193,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ready: async () => (await grpcServing(addr(ports.deviceHub))) && httpsHealthy(`${hubUrl}/readyz`, certs.caPem),
     }),
     gateway: gatewayProcess(ports.gateway, 1),
+    scheduler: schedulerProcess(ports.scheduler, 1),
   };
 
-  const order: ServiceName[] = ['account', 'message', 'otp', 'device-hub', 'gateway'];
+  const order: ServiceName[] = ['account', 'scheduler', 'message', 'otp', 'device-hub', 'gateway'];
   const stopAll = async () => {
-    await Promise.all(extraGateways.map((g) => g.stop()));
+    await Promise.all([...extraGateways, ...extraSchedulers].map((g) => g.stop()));
     for (const name of [...order].reverse()) await services[name].stop();
   };
   try {
-    // Account and message have no dependency on each other: start them together.
-    await Promise.all([services.account.start(), services.message.start()]);
+    // Account, message and scheduler have no dependency on each other: start them together.
+    await Promise.all([services.account.start(), services.message.start(), services.scheduler.start()]);
     await Promise.all([services.otp.start(), services['device-hub'].start()]);
     await services.gateway.start();
   } catch (err) {
@@ -206,6 +221,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     messageAddress: addr(ports.message),
     deviceHubAddress: addr(ports.deviceHub),
     otpAddress: addr(ports.otp),
+    schedulerAddress: addr(ports.scheduler),
     databaseUrl,
     natsUrl: infra.natsUrl,
     natsPrefix,
@@ -219,6 +235,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       extraGateways.push(gateway);
       await gateway.start();
       return `https://127.0.0.1:${port}`;
+    },
+    async addScheduler() {
+      const scheduler = schedulerProcess(await freePort(), extraSchedulers.length + 2);
+      extraSchedulers.push(scheduler);
+      await scheduler.start();
+      return scheduler;
     },
     async restart(name) {
       await services[name].stop();

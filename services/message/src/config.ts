@@ -18,8 +18,11 @@ export function loadMessageConfig(source: NodeJS.ProcessEnv = process.env) {
       /** Full history is kept this long; older messages survive only as daily rollups. */
       retention: {
         days: env.int('RETENTION_DAYS', 90, { min: 1, max: 36_500 }),
-        /** How often the retention job runs; 0 turns the periodic run off (RunRetention still works). */
-        intervalMs: env.int('RETENTION_INTERVAL_MS', 3_600_000, { min: 0 }),
+      },
+      /** Timers of scheduled sends; the periodic jobs (retention) come from the scheduler too. */
+      scheduler: {
+        address: commonConfig.grpcAddress(env, 'SCHEDULER_GRPC_ADDR', '127.0.0.1:50055'),
+        deadlineMs: env.int('SCHEDULER_DEADLINE_MS', 2000, { min: 100 }),
       },
       /** A message the phone accepted but never reported ends `failed` (`EXPIRED`) after this long. */
       reportTimeout: {

@@ -2,6 +2,7 @@ import './instrumentation';
 import path from 'node:path';
 import {
   connectNats,
+  createClient,
   createLogger,
   createPool,
   ensureStream,
@@ -13,13 +14,15 @@ import {
   type Logger,
 } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
-import { messageProto } from '@smsgw/proto';
+import { messageProto, schedulerProto } from '@smsgw/proto';
 import { loadMessageConfig, type MessageConfig } from './config';
 import { HistoryRepository } from './data/history.repository';
 import { MessageRepository } from './data/message.repository';
 import { ReportTimeoutRepository } from './data/report-timeout.repository';
 import { ReportConsumer } from './events/report.consumer';
+import { ScheduledSends } from './events/scheduled-sends';
 import { SmsEventPublisher } from './events/sms-event.publisher';
+import { TimerConsumer } from './events/timer.consumer';
 import { messageHandlers } from './grpc/message.handlers';
 import { ReportTimeoutJob } from './jobs/report-timeout.job';
 import { OtpExpiryJob } from './jobs/otp-expiry.job';
@@ -32,6 +35,8 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'message', log });
   const repo = new MessageRepository(pool);
   const history = new HistoryRepository(pool);
+  const scheduler = createClient(schedulerProto().SchedulerService, config.scheduler.address, { deadlineMs: config.scheduler.deadlineMs });
+  const scheduledSends = new ScheduledSends(scheduler, nats, log);
   const server = await startGrpcServer({
     host: config.grpc.host,
     port: config.grpc.port,
@@ -39,7 +44,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
       {
         name: 'smsgw.message.v1.MessageService',
         definition: messageProto().MessageService.service,
-        implementation: unaryHandlers(messageHandlers(repo, nats, config, history, log), log),
+        implementation: unaryHandlers(messageHandlers(repo, nats, config, history, log, scheduledSends), log),
       },
     ],
   });
@@ -48,11 +53,14 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   await ensureStream(nats.jsm, streams.reports);
   await ensureStream(nats.jsm, streams.events);
   const publisher = new SmsEventPublisher(nats);
+  await ensureStream(nats.jsm, streams.timers);
   const consumer = new ReportConsumer(nats, repo, publisher, log);
   await consumer.start();
-  const retention = new RetentionJob(history, config.retention, log);
-  retention.start();
-  const reportTimeout = new ReportTimeoutJob(new ReportTimeoutRepository(pool), new SmsEventPublisher(nats), config.reportTimeout, log);
+  const retention = new RetentionJob(history, config.retention);
+  // Timers of scheduled messages, and the periodic jobs the scheduler declares for this service.
+  const timers = new TimerConsumer(nats, { 'message.retention': () => retention.run() }, log);
+  await timers.start();
+  const reportTimeout = new ReportTimeoutJob(new ReportTimeoutRepository(pool), publisher, config.reportTimeout, log);
   reportTimeout.start();
   const otpExpiry = new OtpExpiryJob(repo, publisher, config.otp.expirySweepMs, log);
   otpExpiry.start();
@@ -64,10 +72,11 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     port: server.port,
     async stop() {
       await server.stop();
-      await retention.stop();
+      await timers.stop();
       await reportTimeout.stop();
       await otpExpiry.stop();
       await consumer.stop();
+      scheduler.close();
       await nats.nc.drain();
       await pool.end();
       await stopTelemetry();

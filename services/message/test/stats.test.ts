@@ -1,6 +1,6 @@
 import { AppError } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
-import { eventually, randomHex } from './support/database';
+import { randomHex } from './support/database';
 import { seed, startMessageService, type RunningService, type SeedRow } from './support/service';
 
 const HOUR = 3_600_000;
@@ -337,36 +337,5 @@ describe('GetStats and RunRetention, through gRPC', () => {
       expect(rows).toEqual([]);
       expect((await svc.pool.query('SELECT count(*)::int AS n FROM message_counts')).rows[0].n).toBeGreaterThan(0);
     });
-  });
-});
-
-describe('the periodic retention run', () => {
-  let svc: RunningService;
-
-  beforeAll(async () => {
-    svc = await startMessageService({ RETENTION_INTERVAL_MS: '100', RETENTION_DAYS: '7' });
-  });
-
-  afterAll(async () => {
-    await svc?.stop();
-  });
-
-  it('when messages grow older than RETENTION_DAYS, then the service folds them into the rollups on its own', async () => {
-    const client = `client_${Date.now()}5`;
-    const [old, recent] = await seed(svc, [
-      { clientId: client, deviceId: 'device_p1', status: 'delivered', createdAt: day(8) },
-      { clientId: client, deviceId: 'device_p1', status: 'failed', createdAt: day(6) },
-    ]);
-
-    await eventually(
-      async () => (await svc.pool.query('SELECT 1 FROM messages WHERE message_id = $1', [old!.messageId])).rowCount === 0,
-      5000,
-      'the periodic retention run',
-    );
-
-    const res = await svc.client.getStats({ clientId: client, mode: 'MODE_LIVE', fromDate: date(10), toDate: date(0) });
-    expect(res).toMatchObject({ totalSent: 2, delivered: 1, failed: 1, deliveryRate: 50 });
-    const left = await svc.client.listMessages({ clientId: client, mode: 'MODE_LIVE', page: 1, limit: 50 });
-    expect(left.messages.map((m) => m.messageId)).toEqual([recent!.messageId]);
   });
 });

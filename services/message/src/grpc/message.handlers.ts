@@ -4,6 +4,7 @@ import type { MessageConfig } from '../config';
 import type { HistoryRepository } from '../data/history.repository';
 import type { Idempotency, MessageRepository, MessageRow, Mode, NewMessage, PlacedMessage } from '../data/message.repository';
 import { historyFilter, pageOf, totalPages } from '../domain/history';
+import type { ScheduledSends } from '../events/scheduled-sends';
 import { statsPeriod } from '../domain/period';
 import { openText, sealText } from '../domain/otp-seal';
 import { measureSms } from '../domain/sms-encoding';
@@ -121,6 +122,7 @@ export function messageHandlers(
   config: Pick<MessageConfig, 'pacing' | 'retention' | 'idempotencyTtlSeconds' | 'otp'>,
   history: HistoryRepository,
   log: Logger,
+  scheduledSends?: ScheduledSends,
 ): AsyncHandlers<message.MessageServiceHandlers> {
   const averagePacingMs = (config.pacing.minMs + config.pacing.maxMs) / 2;
   const keyTtl = config.idempotencyTtlSeconds;
@@ -276,6 +278,8 @@ export function messageHandlers(
           if (outcome instanceof AppError && outcome.code === 'INTERNAL_ERROR') log.error({ err: outcome.cause, device_id: m.deviceId }, 'send refused by the database');
         });
         wake(placed);
+        // After the commit: a scheduled message is answered once its timer exists.
+        await scheduledSends?.schedule(placed.map((p) => p.row));
         await replays(taken, results);
       }
     } catch (err) {
@@ -396,7 +400,10 @@ export function messageHandlers(
     async CancelMessage(req) {
       const mode = modeOf(req.mode);
       const cancelled = await repo.cancel(req.clientId, req.messageId, mode);
-      if (cancelled) return toProto(cancelled);
+      if (cancelled) {
+        await scheduledSends?.cancel(cancelled);
+        return toProto(cancelled);
+      }
       const row = await repo.find(req.clientId, req.messageId, mode);
       if (!row) throw new AppError('MESSAGE_NOT_FOUND');
       throw new AppError('MESSAGE_NOT_CANCELLABLE', {

@@ -32,9 +32,9 @@ export async function startMessageService(env: Record<string, string> = {}): Pro
       GRPC_HOST: '127.0.0.1',
       NATS_URL,
       NATS_PREFIX: prefix,
-      // Tests run the retention themselves, when they choose to.
-      RETENTION_INTERVAL_MS: '0',
       OTP_SEAL_KEY: TEST_SEAL_KEY,
+      // No scheduler here: timers of scheduled messages fail to be created (and are logged); tests fire timers themselves.
+      SCHEDULER_GRPC_ADDR: '127.0.0.1:1',
       ...env,
     }),
     log,
@@ -50,7 +50,7 @@ export async function startMessageService(env: Record<string, string> = {}): Pro
       client.close();
       await app.stop();
       const nats = await connectNats({ url: NATS_URL, prefix, name: 'message-test-cleanup', log });
-      for (const stream of [nats.names.reportsStream, nats.names.eventsStream]) await nats.jsm.streams.delete(stream).catch(() => undefined);
+      for (const stream of [nats.names.reportsStream, nats.names.eventsStream, nats.names.timersStream]) await nats.jsm.streams.delete(stream).catch(() => undefined);
       await nats.nc.drain();
       await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
       await pool.end();

@@ -49,6 +49,7 @@ function historyItem(m: message.Message__Output): Record<string, unknown> {
     sent_at: m.sentAt || null,
     delivered_at: m.deliveredAt || null,
     failed_at: m.failedAt || null,
+    scheduled_at: m.scheduledAt || null,
   };
 }
 

@@ -1,0 +1,48 @@
+import { metrics } from '@opentelemetry/api';
+import type { Logger } from './logger';
+
+const meter = metrics.getMeter('smsgw-jobs');
+const runs = meter.createCounter('smsgw.jobs.runs', { description: 'Periodic job runs, by job and outcome (ok, failed)' });
+const duration = meter.createHistogram('smsgw.jobs.duration', { description: 'Periodic job run time, by job', unit: 'ms' });
+const lastRun = meter.createGauge('smsgw.jobs.last_run', { description: 'End of the last run of each job (Unix seconds), by job and outcome', unit: 's' });
+
+/** The payload of a periodic job's timer, as the scheduler publishes it. */
+export interface JobFire {
+  job: string;
+  period_start: string;
+  period_ms: number;
+}
+
+export function parseJobFire(bytes: Uint8Array): JobFire | undefined {
+  try {
+    const body = JSON.parse(new TextDecoder().decode(bytes)) as Partial<JobFire> | null;
+    if (body && typeof body.job === 'string' && typeof body.period_start === 'string') return body as JobFire;
+  } catch {
+    // not a job fire
+  }
+  return undefined;
+}
+
+/**
+ * Runs one period of a periodic job in the service that owns it, and makes
+ * its outcome visible: one log line (`periodic job run`, with `job`,
+ * `outcome`, `duration_ms` and what `run` returned) and the `smsgw.jobs.*`
+ * metrics. Rethrows a failure, for the caller to retry.
+ */
+export async function runPeriodicJob(fire: JobFire, run: () => Promise<Record<string, unknown>>, log: Logger): Promise<void> {
+  const started = performance.now();
+  const context = { job: fire.job, period_start: fire.period_start };
+  try {
+    const result = await run();
+    const ms = Math.round(performance.now() - started);
+    runs.add(1, { job: fire.job, outcome: 'ok' });
+    duration.record(ms, { job: fire.job });
+    lastRun.record(Date.now() / 1000, { job: fire.job, outcome: 'ok' });
+    log.info({ ...context, outcome: 'ok', duration_ms: ms, ...result }, 'periodic job run');
+  } catch (err) {
+    runs.add(1, { job: fire.job, outcome: 'failed' });
+    lastRun.record(Date.now() / 1000, { job: fire.job, outcome: 'failed' });
+    log.error({ ...context, err, outcome: 'failed', duration_ms: Math.round(performance.now() - started) }, 'periodic job run failed');
+    throw err;
+  }
+}

@@ -1,0 +1,70 @@
+import './instrumentation';
+import path from 'node:path';
+import {
+  connectNats,
+  createLogger,
+  createPool,
+  ensureStream,
+  migrate,
+  runMain,
+  startGrpcServer,
+  streamConfigs,
+  unaryHandlers,
+  type Logger,
+} from '@smsgw/platform';
+import { stopTelemetry } from '@smsgw/platform/telemetry';
+import { schedulerProto } from '@smsgw/proto';
+import { loadSchedulerConfig, type SchedulerConfig } from './config';
+import { TimerRepository } from './data/timer.repository';
+import { jobsWithPeriods } from './domain/periodic-jobs';
+import { JobConsumer } from './events/job.consumer';
+import { TimerFirer } from './events/timer-firer';
+import { schedulerHandlers } from './grpc/scheduler.handlers';
+import { JobTimers } from './jobs/job-timers';
+
+const MIGRATIONS = path.resolve(__dirname, '../migrations');
+
+export async function start(config: SchedulerConfig = loadSchedulerConfig(), log: Logger = createLogger('scheduler')) {
+  const jobs = config.jobs.enabled ? jobsWithPeriods(config.jobs.periodsMs) : [];
+  const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'scheduler' });
+  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'scheduler', log });
+  const repo = new TimerRepository(pool);
+  const server = await startGrpcServer({
+    host: config.grpc.host,
+    port: config.grpc.port,
+    services: [
+      {
+        name: 'smsgw.scheduler.v1.SchedulerService',
+        definition: schedulerProto().SchedulerService.service,
+        implementation: unaryHandlers(schedulerHandlers(repo, nats, jobs, config.timers), log),
+      },
+    ],
+  });
+  await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
+  await ensureStream(nats.jsm, streamConfigs(nats.names).timers);
+  const jobConsumer = new JobConsumer(nats, { 'scheduler.cleanup': async () => ({ deleted: await repo.deleteDone(config.timers.keepDays) }) }, log);
+  await jobConsumer.start();
+  const jobTimers = new JobTimers(repo, jobs, nats.names, log);
+  const firer = new TimerFirer(repo, nats, config.timers, () => jobTimers.ensure(), log);
+  firer.start();
+  server.setServing(true);
+  // From now on, readiness follows the NATS connection.
+  nats.onConnectionChange((up) => server.setServing(up));
+  log.info({ port: server.port, jobs: jobs.map((j) => ({ name: j.name, period_ms: j.periodMs })) }, 'scheduler ready');
+  return {
+    port: server.port,
+    async stop() {
+      await server.stop();
+      await firer.stop();
+      await jobConsumer.stop();
+      await nats.nc.drain();
+      await pool.end();
+      await stopTelemetry();
+    },
+  };
+}
+
+if (require.main === module) {
+  const log = createLogger('scheduler');
+  runMain(log, () => start(loadSchedulerConfig(), log));
+}
