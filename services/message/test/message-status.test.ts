@@ -14,9 +14,9 @@ describe('reportOutcome', () => {
     ['failed', 'sent', 'stale'],
     ['failed', 'delivered', 'stale'],
     ['failed', 'failed', 'duplicate'],
-    ['cancelled', 'sent', 'stale'],
-    ['cancelled', 'delivered', 'stale'],
-    ['cancelled', 'failed', 'stale'],
+    ['cancelled', 'sent', 'apply'],
+    ['cancelled', 'delivered', 'apply'],
+    ['cancelled', 'failed', 'apply'],
   ];
 
   it.each(table)('when a %s message gets a %s report, then the outcome is %s', (current, reported, outcome) => {

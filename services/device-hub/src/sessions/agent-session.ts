@@ -172,9 +172,11 @@ export class AgentSession {
     if (typeof frame.message_id !== 'string' || !frame.message_id.startsWith('msg_')) return;
     const messageId = frame.message_id;
     if (frame.type === 'ack') {
-      if (this.ackWaiter?.messageId === messageId) this.ackWaiter.resolve(true);
       // Even a late ack matters: the phone has the message and will send it.
-      this.publishReport({ message_id: messageId, device_id: this.deviceId, status: 'accepted', at: new Date().toISOString() }, false);
+      // It is recorded before the dispatch loop moves on (under the lease), so
+      // that a cancel is refused from then on.
+      const waiter = this.ackWaiter?.messageId === messageId ? this.ackWaiter : undefined;
+      void this.accept(messageId).finally(() => waiter?.resolve(true));
       return;
     }
     if (frame.type === 'report') {
@@ -187,6 +189,22 @@ export class AgentSession {
         report.error = { code, message: typeof frame.error?.message === 'string' ? frame.error.message.slice(0, 200) : '' };
       }
       this.publishReport(report, true);
+    }
+  }
+
+  /**
+   * Records the phone's acknowledgement at the message service at once; when
+   * that call fails, through JetStream like a report, so that it is still
+   * applied once the message service is back.
+   */
+  private async accept(messageId: string): Promise<void> {
+    const at = new Date().toISOString();
+    try {
+      const outcome = await this.deps.messages.acceptMessage({ deviceId: this.deviceId, messageId, at });
+      if (!outcome.accepted) this.log.warn({ message_id: messageId, status: outcome.status }, 'the phone acknowledged a message that had left the queue');
+    } catch (err) {
+      this.log.warn({ err, message_id: messageId }, 'recording the acknowledgement failed; it goes through JetStream');
+      this.publishReport({ message_id: messageId, device_id: this.deviceId, status: 'accepted', at }, false);
     }
   }
 

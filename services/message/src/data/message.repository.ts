@@ -398,13 +398,25 @@ export class MessageRepository {
     return rows[0];
   }
 
-  /** The phone has the message in its outbox: stop offering it. */
-  async markAccepted(messageId: string, deviceId: string, at: Date): Promise<void> {
-    await this.pool.query(
-      `UPDATE messages SET accepted_at = coalesce(accepted_at, $3), lease_until = NULL
-       WHERE message_id = $1 AND device_id = $2 AND status = 'queued'`,
+  /**
+   * The phone has the message in its outbox: stop offering it, and from now on
+   * refuse to cancel it. Returns the message's status afterwards (undefined for
+   * an unknown message or another device's).
+   */
+  async markAccepted(messageId: string, deviceId: string, at: Date): Promise<{ status: MessageRow['status']; accepted: boolean } | undefined> {
+    const { rows } = await this.pool.query<{ status: MessageRow['status']; accepted: boolean }>(
+      `WITH moved AS (
+         UPDATE messages SET accepted_at = coalesce(accepted_at, $3), lease_until = NULL
+         WHERE message_id = $1 AND device_id = $2 AND status = 'queued'
+         RETURNING status, true AS accepted
+       )
+       SELECT status, accepted FROM moved
+       UNION ALL
+       SELECT status, accepted_at IS NOT NULL AS accepted FROM messages
+       WHERE message_id = $1 AND device_id = $2 AND NOT EXISTS (SELECT 1 FROM moved)`,
       [messageId, deviceId, at],
     );
+    return rows[0];
   }
 
   /**

@@ -7,12 +7,14 @@ export type ReportedStatus = 'sent' | 'delivered' | 'failed';
  * The statuses from which a phone's report may move a message. `delivered`
  * may arrive before `sent` (reports can overtake each other), and `failed`
  * may come straight from `queued` when the phone refuses a message before
- * the network sees it.
+ * the network sees it. What the phone did wins over a cancel: a message
+ * cancelled while a phone already had it (its acknowledgement arrived after
+ * the lease ran out) moves on to what the phone reports.
  */
 export const ALLOWED_FROM: Record<ReportedStatus, readonly MessageStatus[]> = {
-  sent: ['queued'],
-  delivered: ['queued', 'sent'],
-  failed: ['queued', 'sent'],
+  sent: ['queued', 'cancelled'],
+  delivered: ['queued', 'sent', 'cancelled'],
+  failed: ['queued', 'sent', 'cancelled'],
 };
 
 export type ReportOutcome = 'apply' | 'duplicate' | 'stale';

@@ -421,6 +421,13 @@ export function messageHandlers(
       return { message: { ...toProto(row), text }, attempt: row.claim_count };
     },
 
+    async AcceptMessage(req) {
+      const at = req.at && !Number.isNaN(Date.parse(req.at)) ? new Date(req.at) : new Date();
+      const outcome = await repo.markAccepted(req.messageId, req.deviceId, at);
+      if (!outcome) throw new AppError('MESSAGE_NOT_FOUND');
+      return outcome;
+    },
+
     async QueueDepths(req) {
       const depths = await repo.queueDepths(req.deviceIds);
       return { depths: Object.fromEntries(req.deviceIds.map((id) => [id, depths.get(id) ?? 0])) };
