@@ -48,13 +48,13 @@ export class HubCluster {
     readonly redis: Redis,
   ) {}
 
-  static async start(replicas: number, env: Record<string, string> = {}, schema = `t_${randomHex()}`): Promise<HubCluster> {
+  static async start(replicas: number, env: Record<string, string> = {}, schema = `t_${randomHex()}`, natsPrefix = `t${randomHex(5)}`): Promise<HubCluster> {
     const certs = await ensureCerts(path.join(os.tmpdir(), 'smsgw-device-hub-test-certs'));
     const pool = createPool({ url: DATABASE_URL, schema, max: 10 });
     const redisPrefix = `smsgw:t${randomHex(5)}:`;
     const redis = createRedis({ url: REDIS_URL, keyPrefix: redisPrefix, name: 'device-hub-test' });
     await redis.connect();
-    const cluster = new HubCluster(schema, redisPrefix, `t${randomHex(5)}`, certs, pool, redis);
+    const cluster = new HubCluster(schema, redisPrefix, natsPrefix, certs, pool, redis);
     // One after the other: the first one runs the migrations.
     for (let i = 0; i < replicas; i++) await cluster.addReplica(env);
     return cluster;

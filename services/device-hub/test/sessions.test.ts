@@ -1,0 +1,231 @@
+import path from 'node:path';
+import { createClient, createPool, type Pool, type PromiseClient } from '@smsgw/platform';
+import { messageProto, type message } from '@smsgw/proto';
+import { freePort, grpcServing, REPO_ROOT, ServiceProcess } from '@smsgw/stack';
+import WebSocket from 'ws';
+import { DATABASE_URL, HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
+
+/**
+ * The hub's dispatch loop and its sessions against real servers: the real
+ * message service (its build, as a process), real hub replicas on port 0,
+ * Postgres, Redis and NATS; the phone is a WebSocket client speaking
+ * PROTOCOL.md by hand.
+ */
+
+interface Frame {
+  type: string;
+  message_id?: string;
+  text?: string;
+  status?: string;
+  [field: string]: unknown;
+}
+
+/** A phone connection that records what the hub sends it. */
+class Phone {
+  readonly frames: Frame[] = [];
+  closeCode?: number;
+  private readonly waiters: (() => void)[] = [];
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (data: Buffer) => {
+      this.frames.push(JSON.parse(data.toString('utf8')) as Frame);
+      this.waiters.splice(0).forEach((w) => w());
+    });
+    ws.on('close', (code) => {
+      this.closeCode = code;
+      this.waiters.splice(0).forEach((w) => w());
+    });
+  }
+
+  static connect(hubUrl: string, caPem: string, token: string, options: { answerPings?: boolean } = {}): Promise<Phone> {
+    const ws = new WebSocket(`${hubUrl.replace('https', 'wss')}/v1/agent`, 'smsgw.agent.v1', {
+      ca: caPem,
+      headers: { authorization: `Bearer ${token}` },
+      autoPong: options.answerPings ?? true,
+    });
+    const phone = new Phone(ws);
+    return new Promise((resolve, reject) => {
+      ws.once('open', () => resolve(phone));
+      ws.once('error', reject);
+      ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused with ${res.statusCode}`)));
+    });
+  }
+
+  send(frame: Frame): void {
+    this.ws.send(JSON.stringify(frame));
+  }
+
+  async next(type: string, timeoutMs = 10_000): Promise<Frame> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.frames.find((f) => f.type === type);
+      if (found) {
+        this.frames.splice(this.frames.indexOf(found), 1);
+        return found;
+      }
+      if (Date.now() > deadline) throw new Error(`no ${type} frame within ${timeoutMs} ms (got ${this.frames.map((f) => f.type).join(', ')})`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 100);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  async closed(timeoutMs = 10_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.closeCode === undefined) {
+      if (Date.now() > deadline) throw new Error('the connection stayed open');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return this.closeCode;
+  }
+}
+
+async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and revocation', () => {
+  const run = randomHex(5);
+  const natsPrefix = `t${run}`;
+  const messageSchema = `t_msg_${run}`;
+  let messageService: ServiceProcess;
+  let messages: PromiseClient<message.MessageServiceClient>;
+  let messagePool: Pool;
+  let hub: HubCluster;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    messageService = new ServiceProcess({
+      name: 'message',
+      args: [path.join(REPO_ROOT, 'services/message/dist/main.js')],
+      env: {
+        DATABASE_URL,
+        DATABASE_SCHEMA: messageSchema,
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: String(port),
+        NATS_URL,
+        NATS_PREFIX: natsPrefix,
+        OTP_SEAL_KEY: randomHex(32),
+        SCHEDULER_GRPC_ADDR: '127.0.0.1:1',
+        LOG_LEVEL: 'warn',
+      },
+      logFile: path.join(REPO_ROOT, `.stack/device-hub-tests/message-${run}.log`),
+      ready: () => grpcServing(`127.0.0.1:${port}`),
+    });
+    await messageService.start();
+    messages = createClient<message.MessageServiceClient>(messageProto().MessageService, `127.0.0.1:${port}`);
+    messagePool = createPool({ url: DATABASE_URL, schema: messageSchema, max: 2 });
+    hub = await HubCluster.start(
+      2,
+      {
+        MESSAGE_GRPC_ADDR: `127.0.0.1:${port}`,
+        DISPATCH_INTERVAL_MIN_MS: '100',
+        DISPATCH_INTERVAL_MAX_MS: '200',
+        DISPATCH_LEASE_MS: '4000',
+        PRESENCE_TTL_MS: '1500',
+        // Pings every 500 ms refresh the presence (TTL 1.5 s); two missed pongs drop a connection.
+        AGENT_PING_INTERVAL_MS: '500',
+      },
+      undefined,
+      natsPrefix,
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await hub?.stop();
+    messages?.close();
+    await messagePool?.query(`DROP SCHEMA IF EXISTS "${messageSchema}" CASCADE`);
+    await messagePool?.end();
+    await messageService?.stop();
+  });
+
+  async function pairedDevice(): Promise<{ clientId: string; deviceId: string; token: string }> {
+    const clientId = `client_${Date.now()}${Math.floor(Math.random() * 1000)}`;
+    const created = await hub.first.client.createDevice({ clientId, name: 'test phone' });
+    const paired = await postPair(hub.first.agentUrl, hub.certs.caPem, { client_id: clientId, device_password: created.devicePassword });
+    expect(paired.status).toBe(200);
+    return { clientId, deviceId: created.deviceId, token: paired.body.device_token as string };
+  }
+
+  const status = async (clientId: string, messageId: string) => (await messages.getMessage({ clientId, messageId, mode: 'MODE_LIVE' })).status;
+
+  it('when a queued SMS waits for a connected phone, then the phone gets it, acknowledges, reports, and the message ends delivered; a cancel after the acknowledgement is refused', async () => {
+    const { clientId, deviceId, token } = await pairedDevice();
+    const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
+    expect(await phone.next('hello')).toMatchObject({ device_id: deviceId });
+
+    const sent = await messages.sendBatch({ clientId, mode: 'MODE_LIVE', priority: 3, deviceIds: [deviceId, deviceId], messages: [{ to: '+33612345678', text: 'Premier' }, { to: '+33612345679', text: 'Second' }] });
+    const [first, second] = sent.messages.map((m) => m.messageId);
+    const sms = await phone.next('sms');
+    expect(sms).toMatchObject({ message_id: first, to: '+33612345678', text: 'Premier' });
+    // The second is not handed out before the first is acknowledged.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(phone.frames.filter((f) => f.type === 'sms')).toEqual([]);
+
+    phone.send({ type: 'ack', message_id: first });
+    // Recorded synchronously: a cancel is refused even though no report was made.
+    await eventually(async () => (await messagePool.query('SELECT accepted_at FROM messages WHERE message_id = $1', [first])).rows[0]?.accepted_at, 5000, 'the acknowledgement');
+    await expect(messages.cancelMessage({ clientId, messageId: first!, mode: 'MODE_LIVE' })).rejects.toMatchObject({ code: 'MESSAGE_NOT_CANCELLABLE' });
+
+    phone.send({ type: 'report', message_id: first, status: 'sent', at: new Date().toISOString() });
+    expect(await phone.next('report_ack')).toMatchObject({ message_id: first, status: 'sent' });
+    phone.send({ type: 'report', message_id: first, status: 'delivered', at: new Date().toISOString() });
+    expect(await phone.next('report_ack')).toMatchObject({ message_id: first, status: 'delivered' });
+    await eventually(async () => (await status(clientId, first!)) === 'delivered', 10_000, 'delivered');
+
+    expect(await phone.next('sms')).toMatchObject({ message_id: second });
+    phone.ws.close();
+  });
+
+  it('when a second connection of the same device arrives, then the first is closed with 4002 and the new one receives the work', async () => {
+    const { clientId, deviceId, token } = await pairedDevice();
+    const older = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
+    await older.next('hello');
+    // The newer one connects to the other replica: the takeover crosses replicas.
+    const newer = await Phone.connect(hub.replicas[1]!.agentUrl, hub.certs.caPem, token);
+    await newer.next('hello');
+    expect(await older.closed()).toBe(4002);
+
+    const sent = await messages.sendBatch({ clientId, mode: 'MODE_LIVE', priority: 3, deviceIds: [deviceId], messages: [{ to: '+33612345678', text: 'Pour le nouveau' }] });
+    expect(await newer.next('sms')).toMatchObject({ message_id: sent.messages[0]!.messageId });
+    expect(older.frames.filter((f) => f.type === 'sms')).toEqual([]);
+    newer.ws.close();
+  });
+
+  it('when a phone keeps its connection but stops answering pings, then its presence expires, the device reads offline and the hub drops it', async () => {
+    const { clientId, deviceId, token } = await pairedDevice();
+    const answering = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
+    await answering.next('hello');
+    // A phone that answers stays online past several TTLs.
+    await new Promise((resolve) => setTimeout(resolve, 3500));
+    expect((await hub.first.client.getDevice({ clientId, deviceId })).status).toBe('online');
+    answering.ws.close();
+    await answering.closed();
+
+    const silent = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token, { answerPings: false });
+    await silent.next('hello');
+    expect((await hub.first.client.getDevice({ clientId, deviceId })).status).toBe('online');
+    await eventually(async () => (await hub.first.client.getDevice({ clientId, deviceId })).status === 'offline', 5000, 'offline');
+    await silent.closed(5000);
+  });
+
+  it('when a device token is revoked, then the open connection is closed with 4001 and the token is refused at the next connect', async () => {
+    const { clientId, deviceId, token } = await pairedDevice();
+    const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
+    await phone.next('hello');
+
+    expect((await hub.first.client.revokeDeviceTokens({ clientId, deviceId })).revoked).toBeGreaterThan(0);
+    expect(await phone.closed()).toBe(4001);
+    await expect(Phone.connect(hub.replicas[1]!.agentUrl, hub.certs.caPem, token)).rejects.toThrow(/401/);
+  });
+});
