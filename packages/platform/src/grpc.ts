@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, service as healthService } from 'grpc-health-check';
 import { AppError, fromServiceError, toServiceError } from './errors';
+import { isRedisUnavailable } from './redis';
 import type { Logger } from './logger';
 
 type AsyncUnary<H> = H extends grpc.handleUnaryCall<infer Req, infer Res>
@@ -25,8 +26,11 @@ export function unaryHandlers<H extends grpc.UntypedServiceImplementation>(impl:
           log.debug({ method: name, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
           callback(null, response);
         },
-        (err: unknown) => {
+        (thrown: unknown) => {
+          // A dependency that cannot be reached now (Redis, a refused connection) is UNAVAILABLE, not a bug.
+          const err = !(thrown instanceof AppError) && isRedisUnavailable(thrown) ? new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: 1, cause: thrown }) : thrown;
           if (!(err instanceof AppError) || err.code === 'INTERNAL_ERROR') log.error({ err, method: name }, 'gRPC handler failed');
+          else if (err.code === 'SERVICE_UNAVAILABLE') log.warn({ err: err.cause, method: name }, 'a dependency is unavailable');
           else log.debug({ method: name, code: err.code, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
           callback(toServiceError(err));
         },

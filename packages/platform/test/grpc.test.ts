@@ -34,6 +34,9 @@ const handlers: AsyncHandlers<account.AccountServiceHandlers> = {
         throw new AppError('RATE_LIMIT_EXCEEDED', { retryAfterSeconds: 42 });
       case 'bug':
         throw new Error('connection to db-primary.internal:5432 refused for user admin');
+      case 'redis-down':
+        // What ioredis throws for a command while its connection is down.
+        throw new Error('Connection is closed.');
       case 'slow':
         await new Promise((resolve) => setTimeout(resolve, 600));
         return { clientId: 'slow' };
@@ -182,6 +185,14 @@ describe('gRPC server and client', () => {
     expect((err.cause as grpc.ServiceError).code).toBe(grpc.status.INTERNAL);
     expect(err.message).toBe(ERROR_CATALOG.INTERNAL_ERROR.message);
     expect(JSON.stringify({ message: err.message, details: err.details, cause: String(err.cause) })).not.toMatch(/db-primary|admin|refused/);
+  });
+
+  it('when a handler fails because Redis cannot be reached, then the client sees SERVICE_UNAVAILABLE with a retry delay, not INTERNAL_ERROR', async () => {
+    const err = await rejection(client.getClient({ clientId: 'redis-down' }));
+
+    expect(err.code).toBe('SERVICE_UNAVAILABLE');
+    expect((err.cause as grpc.ServiceError).code).toBe(grpc.status.UNAVAILABLE);
+    expect(err.retryAfterSeconds).toBe(1);
   });
 
   it('when a call takes longer than its deadline, then the client sees SERVICE_UNAVAILABLE', async () => {
