@@ -27,8 +27,11 @@ export function loadMessageConfig(source: NodeJS.ProcessEnv = process.env) {
       /** A message the phone accepted but never reported ends `failed` (`EXPIRED`) after this long. */
       reportTimeout: {
         timeoutMs: env.int('ACCEPTED_REPORT_TIMEOUT_MS', 86_400_000, { min: 1 }),
-        /** How often the job looks for them; 0 turns it off. */
-        intervalMs: env.int('ACCEPTED_REPORT_SWEEP_INTERVAL_MS', 300_000, { min: 0 }),
+        /**
+         * A local timer for the job, for a deployment without the scheduler; 0 (the
+         * default) leaves it to the scheduler's `message.report-timeout` job.
+         */
+        intervalMs: env.int('ACCEPTED_REPORT_SWEEP_INTERVAL_MS', 0, { min: 0 }),
       },
       otp: {
         /** Seals the full text of OTP messages until a phone has it (AES-256-GCM): 32 bytes, hex or base64. */

@@ -57,10 +57,18 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const consumer = new ReportConsumer(nats, repo, publisher, log);
   await consumer.start();
   const retention = new RetentionJob(history, config.retention);
-  // Timers of scheduled messages, and the periodic jobs the scheduler declares for this service.
-  const timers = new TimerConsumer(nats, { 'message.retention': () => retention.run() }, log);
-  await timers.start();
   const reportTimeout = new ReportTimeoutJob(new ReportTimeoutRepository(pool), publisher, config.reportTimeout, log);
+  // Timers of scheduled messages, and the periodic jobs the scheduler declares for this service.
+  const timers = new TimerConsumer(
+    nats,
+    {
+      'message.retention': () => retention.run(),
+      'message.report-timeout': async () => ({ expired: await reportTimeout.runOnce(), timeout_ms: config.reportTimeout.timeoutMs }),
+    },
+    log,
+  );
+  await timers.start();
+  // Only when set: the scheduler's `message.report-timeout` job runs it otherwise.
   reportTimeout.start();
   const otpExpiry = new OtpExpiryJob(repo, publisher, config.otp.expirySweepMs, log);
   otpExpiry.start();

@@ -15,7 +15,7 @@ describe('timers fired by the scheduler, consumed by the message service', () =>
   let nats: Nats;
 
   beforeAll(async () => {
-    svc = await startMessageService({ RETENTION_DAYS: '7' });
+    svc = await startMessageService({ RETENTION_DAYS: '7', ACCEPTED_REPORT_TIMEOUT_MS: '1000' });
     nats = await connectNats({ url: NATS_URL, prefix: svc.natsPrefix, name: 'message-test', log: createLogger('message-test', 'silent') });
   });
 
@@ -53,6 +53,24 @@ describe('timers fired by the scheduler, consumed by the message service', () =>
       toDate: new Date().toISOString().slice(0, 10),
     });
     expect(stats).toMatchObject({ totalSent: 2, delivered: 1, failed: 1 });
+  });
+
+  it('when the report-timeout job of a period fires, then a message the phone accepted and never reported ends failed with EXPIRED', async () => {
+    const client = `client_${Date.now()}8`;
+    const [lost] = await seed(svc, [{ clientId: client, deviceId: 'device_p2', createdAt: new Date() }]);
+    await svc.client.acceptMessage({ deviceId: 'device_p2', messageId: lost!.messageId, at: new Date(Date.now() - 5000).toISOString() });
+    // Nothing runs it on a timer of its own (ACCEPTED_REPORT_SWEEP_INTERVAL_MS is 0 by default).
+    await sleep(500);
+    expect((await svc.client.getMessage({ clientId: client, messageId: lost!.messageId, mode: 'MODE_LIVE' })).status).toBe('queued');
+
+    const periodStart = new Date(Math.floor(Date.now() / 300_000) * 300_000).toISOString();
+    await fire('message.jobs.report-timeout', { job: 'message.report-timeout', period_start: periodStart, period_ms: 300_000 }, `job:message.report-timeout:${periodStart}:${periodStart}`);
+
+    const ended = await eventually(async () => {
+      const row = await svc.client.getMessage({ clientId: client, messageId: lost!.messageId, mode: 'MODE_LIVE' });
+      return row.status === 'failed' ? row : undefined;
+    }, 5000, 'the report-timeout run');
+    expect(ended.errorCode).toBe('EXPIRED');
   });
 
   it('when the timer of a scheduled message fires, then its device hub is woken (or the test-mode simulator, for a test message)', async () => {

@@ -24,6 +24,12 @@ export const PERIODIC_JOBS: readonly PeriodicJob[] = Object.freeze([
     description: 'message service: folds messages past RETENTION_DAYS into daily rollups and deletes them',
   },
   {
+    name: 'message.report-timeout',
+    periodMs: 5 * 60_000,
+    subject: 'message.jobs.report-timeout',
+    description: 'message service: ends messages a phone accepted but never reported within ACCEPTED_REPORT_TIMEOUT_MS as failed (EXPIRED)',
+  },
+  {
     name: 'scheduler.cleanup',
     periodMs: DAY_MS,
     subject: 'scheduler.jobs.cleanup',
