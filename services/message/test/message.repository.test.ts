@@ -252,13 +252,13 @@ describe('MessageRepository against Postgres', () => {
       expect(await repo.findById(queued.message_id)).toMatchObject({ status: 'queued', sent_at: null });
     });
 
-    it('when a report arrives for a cancelled message, then it stays cancelled', async () => {
+    it('when a phone reports sending a message that was cancelled meanwhile, then what the phone did wins: it is sent', async () => {
       const deviceId = device();
       const queued = await queue(deviceId);
       await repo.cancel(queued.client_id, queued.message_id, 'live');
 
-      expect(await repo.applyReport(queued.message_id, deviceId, 'sent', t(1))).toBeUndefined();
-      expect((await repo.findById(queued.message_id))?.status).toBe('cancelled');
+      expect(await repo.applyReport(queued.message_id, deviceId, 'sent', t(1))).toMatchObject({ status: 'sent', sent_at: t(1) });
+      expect((await repo.findById(queued.message_id))?.status).toBe('sent');
     });
 
     it('when a claimed message is reported sent, then it is no longer in the queue', async () => {
