@@ -156,7 +156,8 @@ function startService(schema, prefix) {
         GRPC_PORT: '0',
         NATS_URL,
         NATS_PREFIX: prefix,
-        RETENTION_INTERVAL_MS: '0',
+        OTP_SEAL_KEY: randomBytes(32).toString('hex'),
+        OTP_EXPIRY_SWEEP_MS: '0',
         LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -210,7 +211,7 @@ async function main() {
   try {
     log(`schema ${schema}, ${ROWS.toLocaleString('en')} messages, ${os.cpus().length} CPUs`);
     await migrate(pool, { schema, dir: MIGRATIONS });
-    const trigram = (await pool.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'messages_body_trgm'`, [schema])).rowCount > 0;
+    const trigram = (await pool.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('messages_search', 'messages_body_trgm')`, [schema])).rowCount > 0;
     if (!trigram) log('pg_trgm unavailable: search runs without its index');
     await load(pool);
 
