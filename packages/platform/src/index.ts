@@ -12,3 +12,5 @@ export * from './secrets';
 export * from './service-config';
 export * from './tracing';
 export * from './periodic-jobs';
+export * from './net/address-policy';
+export * from './net/safe-post';

@@ -4,11 +4,12 @@ import path from 'node:path';
 import { Admin } from '@smsgw/admin';
 import { createClient } from '@smsgw/platform';
 import { deviceHubProto, type devicehub } from '@smsgw/proto';
-import { REPO_ROOT, ServiceProcess, simulatedPhoneArgs, startStack } from './index';
+import { REPO_ROOT, ServiceProcess, simulatedPhoneArgs, startMailCatcher, startStack } from './index';
 
 const DATA_DIR = path.join(REPO_ROOT, '.stack');
 const DEV_FILE = path.join(DATA_DIR, 'dev.json');
 const DEMO_FILE = path.join(DATA_DIR, 'demo.json');
+const MAIL_DIR = path.join(DATA_DIR, 'mail');
 
 interface Demo {
   client_id: string;
@@ -35,6 +36,12 @@ const port = (name: string, fallback: number) => Number(process.env[name] ?? fal
 async function dev(): Promise<void> {
   const started = Date.now();
   const say = (line: string) => console.log(`[stack] ${line}`);
+  // Alert e-mails (dropped webhook deliveries) land here instead of a real mailbox.
+  const mail = await startMailCatcher({
+    port: port('SMTP_CATCHER_PORT', 2525),
+    dir: MAIL_DIR,
+    onMail: (m) => say(`mail to ${m.to.join(', ')}: "${m.subject}" (${path.relative(process.cwd(), m.file!)})`),
+  });
   const stack = await startStack({
     dataDir: DATA_DIR,
     isolated: false,
@@ -46,7 +53,9 @@ async function dev(): Promise<void> {
       deviceHub: port('DEVICE_HUB_GRPC_PORT', 50053),
       otp: port('OTP_GRPC_PORT', 50054),
       scheduler: port('SCHEDULER_GRPC_PORT', 50055),
+      webhook: port('WEBHOOK_GRPC_PORT', 50056),
     },
+    env: { SMTP_URL: process.env.SMTP_URL ?? mail.url },
     log: say,
   });
   fs.writeFileSync(
@@ -59,13 +68,14 @@ async function dev(): Promise<void> {
         accountAddress: stack.accountAddress,
         messageAddress: stack.messageAddress,
         deviceHubAddress: stack.deviceHubAddress,
+        webhookAddress: stack.webhookAddress,
       },
       null,
       2,
     ),
   );
 
-  const admin = new Admin({ accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress });
+  const admin = new Admin({ accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress, webhookAddress: stack.webhookAddress });
   const devices = createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, stack.deviceHubAddress);
   let saved: Demo | undefined;
   if (fs.existsSync(DEMO_FILE)) {
@@ -107,8 +117,10 @@ SMS gateway is running (ready in ${((Date.now() - started) / 1000).toFixed(1)} s
 
   API (gateway)     ${stack.gatewayUrl}
   Device hub        ${stack.hubUrl}   (phones pair and connect here)
-  gRPC              account ${stack.accountAddress}, message ${stack.messageAddress}, device-hub ${stack.deviceHubAddress}, otp ${stack.otpAddress}, scheduler ${stack.schedulerAddress}
+  gRPC              account ${stack.accountAddress}, message ${stack.messageAddress}, device-hub ${stack.deviceHubAddress}, otp ${stack.otpAddress}, scheduler ${stack.schedulerAddress}, webhook ${stack.webhookAddress}
   CA certificate    ${stack.certs.caCertFile}
+  Alert e-mails     ${mail.url} (a local catcher: mails are saved in ${MAIL_DIR} and announced here)
+  Webhooks          private and loopback receivers are ALLOWED here (WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true, development only)
   Logs              ${stack.logDir}/*.log (the simulated phone's SMS are in agent.log)
 
 Demo credentials (also in ${DEMO_FILE}):
@@ -143,6 +155,14 @@ curl --cacert ${ca} ${stack.gatewayUrl}/v1/sms/verify-otp \\
   -H 'X-API-Key: ${demo.live_api_key}' \\
   -H 'X-Client-ID: ${demo.client_id}' \\
   -d '{"otp_id": "<otp_id>", "code": "<code>"}'
+
+Webhooks: run the example receiver (examples/webhook-receiver.mjs, it checks signatures), then subscribe it:
+
+node examples/webhook-receiver.mjs --port 9443 --secret-file .stack/webhook-secret &
+npm run -s admin -- create-webhook --client ${demo.client_id} --url https://127.0.0.1:9443/webhooks \
+  --events sms.sent,sms.delivered,sms.failed | tee .stack/webhook-secret.json
+(see the README's Webhooks section for the whole walk-through)
+
 Press Ctrl-C to stop everything.
 `);
 
@@ -153,6 +173,7 @@ Press Ctrl-C to stop everything.
     say('stopping...');
     await agent.stop();
     await stack.stop();
+    await mail.stop();
     fs.rmSync(DEV_FILE, { force: true });
     say('stopped');
     process.exit(0);

@@ -7,11 +7,12 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { ensureCerts, type Certs } from './certs';
 import { ensureInfra, startPrivateServer, type InfraHandle, type PrivateServer } from './infra';
+import { startMailCatcher, type CaughtMail, type MailCatcher } from './mail-catcher';
 import { freePort } from './ports';
 import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhoneArgs, type ServiceName } from './services';
 
-export { ensureCerts, ensureInfra, freePort, ServiceProcess, grpcServing, httpsHealthy, simulatedPhoneArgs, startPrivateServer };
-export type { Certs, InfraHandle, PrivateServer, ServiceName };
+export { ensureCerts, ensureInfra, freePort, ServiceProcess, grpcServing, httpsHealthy, simulatedPhoneArgs, startMailCatcher, startPrivateServer };
+export type { CaughtMail, Certs, InfraHandle, MailCatcher, PrivateServer, ServiceName };
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 
@@ -24,7 +25,7 @@ export interface StackOptions {
    */
   isolated: boolean;
   /** Fixed ports (make dev); 0 or absent picks free ones. */
-  ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler', number>>;
+  ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook', number>>;
   /** Postgres, Redis or NATS to use instead of the default ones (e.g. private servers of an outage test). */
   infra?: { postgresUrl?: string; redisUrl?: string; natsUrl?: string };
   /** Extra environment for every service (pacing, log level, ...). */
@@ -41,6 +42,7 @@ export interface Stack {
   deviceHubAddress: string;
   otpAddress: string;
   schedulerAddress: string;
+  webhookAddress: string;
   databaseUrl: string;
   natsUrl: string;
   natsPrefix: string;
@@ -119,6 +121,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     agents: await port('agents'),
     gateway: await port('gateway'),
     scheduler: await port('scheduler'),
+    webhook: await port('webhook'),
   };
   const logDir = path.join(options.dataDir, options.isolated ? `logs-${runId}` : 'logs');
   const addr = (p: number) => `127.0.0.1:${p}`;
@@ -135,6 +138,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     // OTP secrets: made once per data folder (make dev keeps them across restarts, so sealed texts still open).
     ...otpSecrets(options.dataDir, options.isolated),
     SCHEDULER_GRPC_ADDR: addr(ports.scheduler),
+    WEBHOOK_GRPC_ADDR: addr(ports.webhook),
+    // Local receivers (tests, a developer's own) live on private addresses with the local CA's certificates.
+    WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+    WEBHOOK_EXTRA_CA_FILE: certs.caCertFile,
     TLS_CERT_FILE: certs.certFile,
     TLS_KEY_FILE: certs.keyFile,
     GRPC_HOST: '127.0.0.1',
@@ -194,9 +201,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     }),
     gateway: gatewayProcess(ports.gateway, 1),
     scheduler: schedulerProcess(ports.scheduler, 1),
+    webhook: new ServiceProcess({
+      name: 'webhook',
+      args: entry('services/webhook'),
+      env: { ...common, GRPC_PORT: String(ports.webhook) },
+      logFile: path.join(logDir, 'webhook.log'),
+      ready: () => grpcServing(addr(ports.webhook)),
+    }),
   };
 
-  const order: ServiceName[] = ['account', 'scheduler', 'message', 'otp', 'device-hub', 'gateway'];
+  const order: ServiceName[] = ['account', 'scheduler', 'message', 'webhook', 'otp', 'device-hub', 'gateway'];
   const stopAll = async () => {
     await Promise.all([...extraGateways, ...extraSchedulers].map((g) => g.stop()));
     for (const name of [...order].reverse()) await services[name].stop();
@@ -204,7 +218,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   try {
     // Account, message and scheduler have no dependency on each other: start them together.
     await Promise.all([services.account.start(), services.message.start(), services.scheduler.start()]);
-    await Promise.all([services.otp.start(), services['device-hub'].start()]);
+    await Promise.all([services.otp.start(), services['device-hub'].start(), services.webhook.start()]);
     await services.gateway.start();
   } catch (err) {
     await stopAll();
@@ -222,6 +236,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     deviceHubAddress: addr(ports.deviceHub),
     otpAddress: addr(ports.otp),
     schedulerAddress: addr(ports.scheduler),
+    webhookAddress: addr(ports.webhook),
     databaseUrl,
     natsUrl: infra.natsUrl,
     natsPrefix,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { healthService } from '@smsgw/platform';
 
-export type ServiceName = 'account' | 'message' | 'otp' | 'device-hub' | 'gateway' | 'scheduler';
+export type ServiceName = 'account' | 'message' | 'otp' | 'device-hub' | 'gateway' | 'scheduler' | 'webhook';
 
 const HealthClient = grpc.makeGenericClientConstructor(healthService, 'Health');
 

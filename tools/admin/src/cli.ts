@@ -11,22 +11,44 @@ const USAGE = `Operator command line of the SMS gateway.
       prints {device_id, device_password, pairing_url, pairing_expires_at}
   npm run admin -- revoke-key --key K
       prints {key_id, revoked_at}
+  npm run admin -- create-webhook --client C --url U --events sms.sent,sms.failed [--test] [--name D]
+      prints {endpoint_id, secret}; the secret signs its deliveries and is shown only here
+  npm run admin -- list-webhooks --client C
+  npm run admin -- delete-webhook --client C --endpoint E
+  npm run admin -- send-test-event --client C --endpoint E --event sms.delivered
+      prints {event_id, delivery_id}
+  npm run admin -- list-deliveries --client C [--event EVT] [--endpoint E] [--limit N]
+      the delivery log, newest first, each delivery with its attempts
+  npm run admin -- replay-event --client C --event-id EVT [--endpoint E]
 
 Service addresses come from ACCOUNT_GRPC_ADDR and DEVICE_HUB_GRPC_ADDR, else from the
-local stack started by 'make dev' (.stack/dev.json).`;
+local stack started by 'make dev' (.stack/dev.json); WEBHOOK_GRPC_ADDR for the webhook commands.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const { values } = parseArgs({
     args: rest,
-    options: { email: { type: 'string' }, name: { type: 'string' }, client: { type: 'string' }, key: { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      client: { type: 'string' },
+      key: { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'string' },
+      event: { type: 'string' },
+      'event-id': { type: 'string' },
+      endpoint: { type: 'string' },
+      limit: { type: 'string' },
+      test: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
     strict: true,
   });
   if (!command || values.help || command === 'help') {
     console.log(USAGE);
     return command ? 0 : 2;
   }
-  const need = (name: 'email' | 'client' | 'key'): string => {
+  const need = (name: 'email' | 'client' | 'key' | 'url' | 'events' | 'event' | 'event-id' | 'endpoint'): string => {
     const value = values[name];
     if (!value) throw new UsageError(`${command} needs --${name}`);
     return value;
@@ -37,6 +59,14 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'create-client') result = await admin.createClient(need('email'), values.name);
     else if (command === 'create-device') result = await admin.createDevice(need('client'), values.name);
     else if (command === 'revoke-key') result = await admin.revokeKey(need('key'));
+    else if (command === 'create-webhook')
+      result = await admin.createWebhook(need('client'), need('url'), need('events').split(','), { test: values.test, description: values.name });
+    else if (command === 'list-webhooks') result = await admin.listWebhooks(need('client'));
+    else if (command === 'delete-webhook') result = await admin.deleteWebhook(need('client'), need('endpoint'));
+    else if (command === 'send-test-event') result = await admin.sendTestEvent(need('client'), need('endpoint'), need('event'));
+    else if (command === 'replay-event') result = await admin.replayEvent(need('client'), need('event-id'), values.endpoint);
+    else if (command === 'list-deliveries')
+      result = await admin.listDeliveries(need('client'), { eventId: values.event, endpointId: values.endpoint, limit: values.limit ? Number(values.limit) : undefined });
     else throw new UsageError(`unknown command "${command}"`);
     console.log(JSON.stringify(result, null, 2));
     return 0;

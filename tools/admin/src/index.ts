@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createClient } from '@smsgw/platform';
-import { accountProto, deviceHubProto, type account, type devicehub } from '@smsgw/proto';
+import { accountProto, deviceHubProto, webhookProto, type account, type devicehub, type webhook } from '@smsgw/proto';
 
 export interface AdminAddresses {
   accountAddress: string;
   deviceHubAddress: string;
+  webhookAddress: string;
 }
 
 /** The local stack's file, written by `make dev`. */
@@ -18,18 +19,21 @@ export function resolveAddresses(env: NodeJS.ProcessEnv = process.env): AdminAdd
   return {
     accountAddress: env.ACCOUNT_GRPC_ADDR ?? dev.accountAddress ?? '127.0.0.1:50051',
     deviceHubAddress: env.DEVICE_HUB_GRPC_ADDR ?? dev.deviceHubAddress ?? '127.0.0.1:50053',
+    webhookAddress: env.WEBHOOK_GRPC_ADDR ?? dev.webhookAddress ?? '127.0.0.1:50056',
   };
 }
 
 export class Admin {
   private readonly accounts;
   private readonly devices;
+  private readonly webhooks;
 
   constructor(addresses: AdminAddresses) {
     this.accounts = createClient<account.AccountServiceClient>(accountProto().AccountService, addresses.accountAddress, { deadlineMs: 10_000 });
     this.devices = createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, addresses.deviceHubAddress, {
       deadlineMs: 10_000,
     });
+    this.webhooks = createClient<webhook.WebhookServiceClient>(webhookProto().WebhookService, addresses.webhookAddress, { deadlineMs: 15_000 });
   }
 
   async createClient(email: string, name = '') {
@@ -49,9 +53,62 @@ export class Admin {
     return { key_id: r.keyId, revoked_at: r.revokedAt };
   }
 
+  /** A global webhook endpoint; the secret is printed here only. */
+  async createWebhook(clientId: string, url: string, events: string[], options: { test?: boolean; description?: string } = {}) {
+    const e = await this.webhooks.createEndpoint({ clientId, url, events, mode: options.test ? 'MODE_TEST' : 'MODE_LIVE', description: options.description ?? '' });
+    return { endpoint_id: e.endpointId, secret: e.secret, url: e.url, events: e.events, mode: options.test ? 'test' : 'live' };
+  }
+
+  async listWebhooks(clientId: string) {
+    const { endpoints } = await this.webhooks.listEndpoints({ clientId });
+    return endpoints.map((e) => ({
+      endpoint_id: e.endpointId,
+      url: e.url,
+      events: e.events,
+      mode: e.mode === 'MODE_TEST' ? 'test' : 'live',
+      enabled: e.enabled,
+      description: e.description,
+      created_at: e.createdAt,
+    }));
+  }
+
+  async deleteWebhook(clientId: string, endpointId: string) {
+    return this.webhooks.deleteEndpoint({ clientId, endpointId });
+  }
+
+  async sendTestEvent(clientId: string, endpointId: string, event: string) {
+    const r = await this.webhooks.sendTestEvent({ clientId, endpointId, event });
+    return { event_id: r.eventId, delivery_id: r.deliveryId };
+  }
+
+  async replayEvent(clientId: string, eventId: string, endpointId = '') {
+    const r = await this.webhooks.replayEvent({ clientId, eventId, endpointId });
+    return r.deliveries.map(deliveryJson);
+  }
+
+  async listDeliveries(clientId: string, filter: { eventId?: string; endpointId?: string; limit?: number }) {
+    const r = await this.webhooks.listDeliveries({ clientId, eventId: filter.eventId ?? '', endpointId: filter.endpointId ?? '', limit: filter.limit ?? 20, before: '' });
+    return r.deliveries.map(deliveryJson);
+  }
+
   close(): void {
     this.accounts.close();
     this.devices.close();
+    this.webhooks.close();
   }
 }
 
+
+function deliveryJson(d: webhook.Delivery__Output) {
+  return {
+    delivery_id: d.deliveryId,
+    event_id: d.eventId,
+    event: d.event,
+    endpoint_id: d.endpointId || null,
+    url: d.url,
+    state: d.state,
+    attempts: d.attempts.map((a) => ({ attempt: a.attempt, at: a.attemptedAt, http_status: a.httpStatus || null, latency_ms: a.latencyMs, error: a.error || null })),
+    next_attempt_at: d.nextAttemptAt || null,
+    replay_of: d.replayOf || null,
+  };
+}

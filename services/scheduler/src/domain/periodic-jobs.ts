@@ -30,6 +30,12 @@ export const PERIODIC_JOBS: readonly PeriodicJob[] = Object.freeze([
     description: 'message service: ends messages a phone accepted but never reported within ACCEPTED_REPORT_TIMEOUT_MS as failed (EXPIRED)',
   },
   {
+    name: 'webhook.cleanup',
+    periodMs: DAY_MS,
+    subject: 'webhook.jobs.cleanup',
+    description: 'webhook service: deletes events, deliveries and attempts older than WEBHOOK_LOG_DAYS (30) from the delivery log',
+  },
+  {
     name: 'scheduler.cleanup',
     periodMs: DAY_MS,
     subject: 'scheduler.jobs.cleanup',

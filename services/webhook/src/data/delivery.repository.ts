@@ -1,0 +1,357 @@
+import { inTransaction, type Pool } from '@smsgw/platform';
+import type { Mode } from './endpoint.repository';
+
+/** One attempt about to be made: everything needed to send it without another query. */
+export interface DeliveryJob {
+  deliveryId: string;
+  eventId: string;
+  kind: string;
+  clientId: string;
+  endpointId: string | null;
+  url: string;
+  body: string;
+  /** The number of the attempt to make (1 for the first). */
+  attempt: number;
+  /** The endpoint's secret; null for a message's own URL (signed with the client's signing secret). */
+  secret: string | null;
+}
+
+export interface NewEvent {
+  eventId: string;
+  clientId: string;
+  mode: Mode;
+  kind: string;
+  body: string;
+  destinations: { deliveryId: string; key: string; url: string; endpointId: string | null; secret: string | null }[];
+}
+
+/** What an attempt ended with, as the delivery log and the delivery's state record it. */
+export interface AttemptOutcome {
+  deliveryId: string;
+  attempt: number;
+  attemptedAt: Date;
+  httpStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+  state: 'pending' | 'succeeded' | 'failed';
+  /** When `pending`: when the next attempt is due. */
+  nextAttemptAt: Date | null;
+}
+
+export interface AttemptRow {
+  attempt: number;
+  attempted_at: Date;
+  http_status: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+export interface DeliveryRow {
+  delivery_id: string;
+  event_id: string;
+  kind: string;
+  client_id: string;
+  endpoint_id: string | null;
+  url: string;
+  replay_of: string | null;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_status: number | null;
+  last_error: string | null;
+  last_attempt_at: Date | null;
+  created_at: Date;
+  attempt_log: AttemptRow[];
+}
+
+export interface DroppedDelivery {
+  delivery_id: string;
+  event_id: string;
+  kind: string;
+  client_id: string;
+  endpoint_id: string | null;
+  url: string;
+  attempts: number;
+  last_error: string | null;
+  last_status: number | null;
+}
+
+/** The columns of a `DeliveryJob`, selected from `deliveries d JOIN events e`. */
+const JOB_COLUMNS = `d.delivery_id, d.event_id, e.kind, d.client_id, d.endpoint_id, d.url, e.body, d.attempts + 1 AS attempt,
+  (SELECT secret FROM endpoints WHERE endpoint_id = d.endpoint_id AND deleted_at IS NULL) AS secret`;
+
+interface JobRow {
+  delivery_id: string;
+  event_id: string;
+  kind: string;
+  client_id: string;
+  endpoint_id: string | null;
+  url: string;
+  body: string;
+  attempt: number;
+  secret: string | null;
+}
+
+const toJob = (r: JobRow): DeliveryJob => ({
+  deliveryId: r.delivery_id,
+  eventId: r.event_id,
+  kind: r.kind,
+  clientId: r.client_id,
+  endpointId: r.endpoint_id,
+  url: r.url,
+  body: r.body,
+  attempt: r.attempt,
+  secret: r.secret,
+});
+
+export class DeliveryRepository {
+  constructor(
+    private readonly pool: Pool,
+    private readonly leaseMs: number,
+  ) {}
+
+  /**
+   * Stores a batch of events with their deliveries, leased to the caller for
+   * their first attempt, in one transaction. An event seen before (JetStream
+   * redelivered it) keeps its deliveries: those still waiting for a first
+   * attempt whose lease ran out are leased again and returned with the new.
+   */
+  async recordEvents(events: readonly NewEvent[]): Promise<DeliveryJob[]> {
+    if (events.length === 0) return [];
+    const d = events.flatMap((e) => e.destinations.map((dest) => ({ e, dest })));
+    return inTransaction(this.pool, async (tx) => {
+      await tx.query(
+        `INSERT INTO events (event_id, client_id, mode, kind, body)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) ON CONFLICT (event_id) DO NOTHING`,
+        [events.map((e) => e.eventId), events.map((e) => e.clientId), events.map((e) => e.mode), events.map((e) => e.kind), events.map((e) => e.body)],
+      );
+      const inserted = await tx.query<{ delivery_id: string }>(
+        `INSERT INTO deliveries (delivery_id, event_id, client_id, endpoint_id, url, destination, lease_until, next_attempt_at)
+         SELECT id, ev, cl, ep, url, dest, now() + $7 * interval '1 millisecond', now()
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(id, ev, cl, ep, url, dest)
+         ON CONFLICT (event_id, destination) WHERE replay_of IS NULL DO NOTHING
+         RETURNING delivery_id`,
+        [
+          d.map((x) => x.dest.deliveryId),
+          d.map((x) => x.e.eventId),
+          d.map((x) => x.e.clientId),
+          d.map((x) => x.dest.endpointId),
+          d.map((x) => x.dest.url),
+          d.map((x) => x.dest.key),
+          this.leaseMs,
+        ],
+      );
+      const fresh = new Set(inserted.rows.map((r) => r.delivery_id));
+      const jobs: DeliveryJob[] = d
+        .filter((x) => fresh.has(x.dest.deliveryId))
+        .map(({ e, dest }) => ({
+          deliveryId: dest.deliveryId,
+          eventId: e.eventId,
+          kind: e.kind,
+          clientId: e.clientId,
+          endpointId: dest.endpointId,
+          url: dest.url,
+          body: e.body,
+          attempt: 1,
+          secret: dest.secret,
+        }));
+      if (fresh.size < d.length) {
+        const again = await tx.query<JobRow>(
+          `UPDATE deliveries d SET lease_until = now() + $2 * interval '1 millisecond'
+           FROM events e
+           WHERE e.event_id = d.event_id AND d.event_id = ANY($1) AND d.replay_of IS NULL AND d.state = 'pending' AND d.attempts = 0
+             AND d.lease_until < now()
+           RETURNING ${JOB_COLUMNS}`,
+          [[...new Set(d.filter((x) => !fresh.has(x.dest.deliveryId)).map((x) => x.e.eventId))], this.leaseMs],
+        );
+        jobs.push(...again.rows.map(toJob));
+      }
+      return jobs;
+    });
+  }
+
+  /**
+   * A delivery of an event stored now for one destination, leased for its
+   * first attempt: a test event, or a replay of `replayOf`.
+   */
+  async addDelivery(
+    event: { eventId: string; clientId: string; mode: Mode; kind: string; body: string },
+    dest: { deliveryId: string; key: string; url: string; endpointId: string | null; secret: string | null },
+    replayOf: string | null,
+  ): Promise<DeliveryJob> {
+    await inTransaction(this.pool, async (tx) => {
+      await tx.query(
+        `INSERT INTO events (event_id, client_id, mode, kind, body) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO NOTHING`,
+        [event.eventId, event.clientId, event.mode, event.kind, event.body],
+      );
+      await tx.query(
+        `INSERT INTO deliveries (delivery_id, event_id, client_id, endpoint_id, url, destination, replay_of, lease_until, next_attempt_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + $8 * interval '1 millisecond', now())`,
+        [dest.deliveryId, event.eventId, event.clientId, dest.endpointId, dest.url, dest.key, replayOf, this.leaseMs],
+      );
+    });
+    return { deliveryId: dest.deliveryId, eventId: event.eventId, kind: event.kind, clientId: event.clientId, endpointId: dest.endpointId, url: dest.url, body: event.body, attempt: 1, secret: dest.secret };
+  }
+
+  /** A stored event of a client (for a replay), with the destinations it was first delivered to. */
+  async event(clientId: string, eventId: string): Promise<{ mode: Mode; kind: string; body: string; destinations: { delivery_id: string; destination: string; url: string; endpoint_id: string | null }[] } | undefined> {
+    const { rows } = await this.pool.query<{ mode: Mode; kind: string; body: string }>(
+      `SELECT mode, kind, body FROM events WHERE client_id = $1 AND event_id = $2`,
+      [clientId, eventId],
+    );
+    if (!rows[0]) return undefined;
+    const dests = await this.pool.query<{ delivery_id: string; destination: string; url: string; endpoint_id: string | null }>(
+      `SELECT delivery_id, destination, url, endpoint_id FROM deliveries WHERE event_id = $1 AND replay_of IS NULL ORDER BY delivery_id`,
+      [eventId],
+    );
+    return { ...rows[0], destinations: dests.rows };
+  }
+
+  /**
+   * Leases a pending delivery for attempt `attempt` (a retry timer fired).
+   * Nothing when that attempt was made already, the delivery ended, or another
+   * replica holds it.
+   */
+  async claim(deliveryId: string, attempt: number): Promise<DeliveryJob | undefined> {
+    const { rows } = await this.pool.query<JobRow>(
+      `UPDATE deliveries d SET lease_until = now() + $3 * interval '1 millisecond'
+       FROM events e
+       WHERE d.delivery_id = $1 AND e.event_id = d.event_id AND d.state = 'pending' AND d.attempts = $2 - 1
+         AND (d.lease_until IS NULL OR d.lease_until < now())
+       RETURNING ${JOB_COLUMNS}`,
+      [deliveryId, attempt, this.leaseMs],
+    );
+    return rows[0] && toJob(rows[0]);
+  }
+
+  /**
+   * Leases pending deliveries whose attempt is overdue by more than `graceMs`
+   * and that nobody holds: the safety net for a replica that died mid-attempt
+   * and for a retry timer that could not be created.
+   */
+  async claimOverdue(graceMs: number, limit: number): Promise<DeliveryJob[]> {
+    const { rows } = await this.pool.query<JobRow>(
+      `WITH due AS (
+         SELECT delivery_id FROM deliveries
+         WHERE state = 'pending' AND next_attempt_at < now() - $1 * interval '1 millisecond'
+           AND (lease_until IS NULL OR lease_until < now())
+         ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       UPDATE deliveries d SET lease_until = now() + $3 * interval '1 millisecond'
+       FROM due, events e
+       WHERE d.delivery_id = due.delivery_id AND e.event_id = d.event_id
+       RETURNING ${JOB_COLUMNS}`,
+      [graceMs, limit, this.leaseMs],
+    );
+    return rows.map(toJob).sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : 1));
+  }
+
+  /** Extends the leases of deliveries this replica holds (waiting in its queues or in flight). */
+  async renewLeases(deliveryIds: readonly string[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    await this.pool.query(
+      `UPDATE deliveries SET lease_until = now() + $2 * interval '1 millisecond' WHERE delivery_id = ANY($1) AND state = 'pending'`,
+      [deliveryIds, this.leaseMs],
+    );
+  }
+
+  /** Gives a delivery back without an attempt (its secret could not be read): the sweep tries it later. */
+  async postpone(deliveryId: string, until: Date): Promise<void> {
+    await this.pool.query(`UPDATE deliveries SET lease_until = NULL, next_attempt_at = $2 WHERE delivery_id = $1 AND state = 'pending'`, [deliveryId, until]);
+  }
+
+  /**
+   * Writes attempts and the states they lead to, in one transaction. An
+   * outcome for an attempt already recorded (made twice after a lost lease)
+   * replaces the log line and leaves the state to the first.
+   */
+  async recordOutcomes(outcomes: readonly AttemptOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const col = <T>(f: (o: AttemptOutcome) => T) => outcomes.map(f);
+    await inTransaction(this.pool, async (tx) => {
+      await tx.query(
+        `INSERT INTO attempts (delivery_id, attempt, attempted_at, http_status, latency_ms, error)
+         SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[])
+         ON CONFLICT (delivery_id, attempt) DO UPDATE SET attempted_at = excluded.attempted_at, http_status = excluded.http_status,
+           latency_ms = excluded.latency_ms, error = excluded.error`,
+        [col((o) => o.deliveryId), col((o) => o.attempt), col((o) => o.attemptedAt), col((o) => o.httpStatus), col((o) => Math.round(o.latencyMs)), col((o) => o.error)],
+      );
+      await tx.query(
+        `UPDATE deliveries d SET attempts = t.attempt, state = t.state, next_attempt_at = t.next_at, lease_until = NULL,
+           last_status = t.status, last_error = t.error, last_attempt_at = t.at,
+           alert_state = CASE WHEN t.state = 'failed' THEN 'due' ELSE d.alert_state END
+         FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[], $7::timestamptz[])
+           AS t(id, attempt, state, next_at, status, error, at)
+         WHERE d.delivery_id = t.id AND d.attempts = t.attempt - 1 AND d.state = 'pending'`,
+        [
+          col((o) => o.deliveryId),
+          col((o) => o.attempt),
+          col((o) => o.state),
+          col((o) => o.nextAttemptAt),
+          col((o) => o.httpStatus),
+          col((o) => o.error),
+          col((o) => o.attemptedAt),
+        ],
+      );
+    });
+  }
+
+  /** Dropped deliveries whose alert e-mail is still to send, the oldest first. */
+  async alertsDue(olderThanMs: number, limit: number): Promise<DroppedDelivery[]> {
+    const { rows } = await this.pool.query<DroppedDelivery>(
+      `SELECT d.delivery_id, d.event_id, e.kind, d.client_id, d.endpoint_id, d.url, d.attempts, d.last_error, d.last_status
+       FROM deliveries d JOIN events e USING (event_id)
+       WHERE d.alert_state = 'due' AND d.last_attempt_at < now() - $1 * interval '1 millisecond'
+       ORDER BY d.last_attempt_at LIMIT $2`,
+      [olderThanMs, limit],
+    );
+    return rows;
+  }
+
+  async dropped(deliveryId: string): Promise<DroppedDelivery | undefined> {
+    const { rows } = await this.pool.query<DroppedDelivery>(
+      `SELECT d.delivery_id, d.event_id, e.kind, d.client_id, d.endpoint_id, d.url, d.attempts, d.last_error, d.last_status
+       FROM deliveries d JOIN events e USING (event_id) WHERE d.delivery_id = $1 AND d.alert_state = 'due'`,
+      [deliveryId],
+    );
+    return rows[0];
+  }
+
+  /** Marks an alert sent; false when another replica (or the sweep) sent it first. */
+  async markAlertSent(deliveryId: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(`UPDATE deliveries SET alert_state = 'sent' WHERE delivery_id = $1 AND alert_state = 'due'`, [deliveryId]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  /** The delivery log of a client, newest first, each delivery with its attempts. */
+  async list(filter: { clientId: string; eventId?: string; endpointId?: string; before?: string; limit: number }): Promise<DeliveryRow[]> {
+    const { rows } = await this.pool.query<DeliveryRow>(
+      `SELECT d.delivery_id, d.event_id, e.kind, d.client_id, d.endpoint_id, d.url, d.replay_of, d.state, d.attempts,
+              d.next_attempt_at, d.last_status, d.last_error, d.last_attempt_at, d.created_at,
+              COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'attempted_at', a.attempted_at, 'http_status', a.http_status,
+                                                          'latency_ms', a.latency_ms, 'error', a.error) ORDER BY a.attempt)
+                        FROM attempts a WHERE a.delivery_id = d.delivery_id), '[]') AS attempt_log
+       FROM deliveries d JOIN events e USING (event_id)
+       WHERE d.client_id = $1
+         AND ($2::text IS NULL OR d.event_id = $2)
+         AND ($3::text IS NULL OR d.endpoint_id = $3)
+         AND ($4::text IS NULL OR d.delivery_id < $4)
+       ORDER BY d.delivery_id DESC LIMIT $5`,
+      [filter.clientId, filter.eventId ?? null, filter.endpointId ?? null, filter.before ?? null, filter.limit],
+    );
+    return rows.map((r) => ({ ...r, attempt_log: r.attempt_log.map((a) => ({ ...a, attempted_at: new Date(a.attempted_at) })) }));
+  }
+
+  /** Deletes events older than `days` with their deliveries and attempts (the delivery log's retention). */
+  async deleteOlderThan(days: number): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const { rowCount } = await this.pool.query(
+        `DELETE FROM events WHERE event_id IN (
+           SELECT event_id FROM events WHERE created_at < now() - $1 * interval '1 day' LIMIT 5000)`,
+        [days],
+      );
+      deleted += rowCount ?? 0;
+      if (!rowCount || rowCount < 5000) return deleted;
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import { inTransaction, type Pool } from '@smsgw/platform';
+
+export type Mode = 'live' | 'test';
+
+export interface EndpointRow {
+  endpoint_id: string;
+  client_id: string;
+  mode: Mode;
+  url: string;
+  events: string[];
+  secret: string;
+  enabled: boolean;
+  description: string;
+  created_at: Date;
+}
+
+export interface NewEndpoint {
+  endpointId: string;
+  clientId: string;
+  mode: Mode;
+  url: string;
+  events: string[];
+  secret: string;
+  description: string;
+}
+
+const COLUMNS = 'endpoint_id, client_id, mode, url, events, secret, enabled, description, created_at';
+
+export class EndpointRepository {
+  constructor(private readonly pool: Pool) {}
+
+  async insert(e: NewEndpoint): Promise<EndpointRow> {
+    const { rows } = await this.pool.query<EndpointRow>(
+      `INSERT INTO endpoints (endpoint_id, client_id, mode, url, events, secret, description)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+      [e.endpointId, e.clientId, e.mode, e.url, e.events, e.secret, e.description],
+    );
+    return rows[0]!;
+  }
+
+  async list(clientId: string): Promise<EndpointRow[]> {
+    const { rows } = await this.pool.query<EndpointRow>(
+      `SELECT ${COLUMNS} FROM endpoints WHERE client_id = $1 AND deleted_at IS NULL ORDER BY created_at, endpoint_id`,
+      [clientId],
+    );
+    return rows;
+  }
+
+  async get(clientId: string, endpointId: string): Promise<EndpointRow | undefined> {
+    const { rows } = await this.pool.query<EndpointRow>(
+      `SELECT ${COLUMNS} FROM endpoints WHERE client_id = $1 AND endpoint_id = $2 AND deleted_at IS NULL`,
+      [clientId, endpointId],
+    );
+    return rows[0];
+  }
+
+  /** The live endpoints of these clients, in one query (a batch of events). */
+  async forClients(clientIds: readonly string[]): Promise<EndpointRow[]> {
+    if (clientIds.length === 0) return [];
+    const { rows } = await this.pool.query<EndpointRow>(
+      `SELECT ${COLUMNS} FROM endpoints WHERE client_id = ANY($1) AND deleted_at IS NULL AND enabled`,
+      [clientIds],
+    );
+    return rows;
+  }
+
+  async update(
+    clientId: string,
+    endpointId: string,
+    change: { url?: string; events?: string[]; enabled?: boolean; description?: string },
+  ): Promise<EndpointRow | undefined> {
+    const { rows } = await this.pool.query<EndpointRow>(
+      `UPDATE endpoints SET url = COALESCE($3, url), events = COALESCE($4, events),
+              enabled = COALESCE($5, enabled), description = COALESCE($6, description)
+       WHERE client_id = $1 AND endpoint_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+      [clientId, endpointId, change.url ?? null, change.events ?? null, change.enabled ?? null, change.description ?? null],
+    );
+    return rows[0];
+  }
+
+  /** Soft delete (the delivery log keeps naming it); its pending deliveries end without an alert. */
+  async delete(clientId: string, endpointId: string): Promise<boolean> {
+    return inTransaction(this.pool, async (tx) => {
+      const { rowCount } = await tx.query(
+        `UPDATE endpoints SET deleted_at = now(), enabled = false WHERE client_id = $1 AND endpoint_id = $2 AND deleted_at IS NULL`,
+        [clientId, endpointId],
+      );
+      if (!rowCount) return false;
+      await tx.query(
+        `UPDATE deliveries SET state = 'failed', last_error = 'endpoint deleted', next_attempt_at = NULL, alert_state = 'none'
+         WHERE endpoint_id = $1 AND state = 'pending'`,
+        [endpointId],
+      );
+      return true;
+    });
+  }
+}

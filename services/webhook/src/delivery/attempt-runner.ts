@@ -1,0 +1,100 @@
+import type { Logger } from '@smsgw/platform';
+import type { DeliveryJob, DeliveryRepository } from '../data/delivery.repository';
+import type { RetryPolicy } from '../domain/retry-policy';
+import { signBody } from '../domain/signature';
+import type { OutcomeWriter } from './outcome-writer';
+
+/** One HTTPS POST with the platform's network rules (see `safePost`); never throws for a network outcome. */
+export type Poster = (request: { url: string; body: string; headers: Record<string, string> }) => Promise<{
+  ok: boolean;
+  status?: number;
+  latencyMs: number;
+  error?: string;
+}>;
+
+export interface AttemptRunnerDeps {
+  post: Poster;
+  signingSecret: (clientId: string) => Promise<string>;
+  outcomes: OutcomeWriter;
+  repo: DeliveryRepository;
+  policy: RetryPolicy;
+  /** Creates the durable timer of the next attempt (the scheduler's). */
+  scheduleRetry: (deliveryId: string, attempt: number, at: Date) => Promise<void>;
+  /** Sends the alert of a dropped delivery. */
+  alertDropped: (deliveryId: string) => Promise<void>;
+  userAgent: string;
+  log: Logger;
+}
+
+/** How long a delivery whose secret could not be read waits before the sweep tries it. */
+const POSTPONE_MS = 30_000;
+
+/**
+ * Makes one attempt of one delivery and records what came of it: success;
+ * a failure with the next attempt's timer created first (so a crash right
+ * after still retries on time); or, after the last attempt, the drop and its
+ * alert.
+ */
+export class AttemptRunner {
+  constructor(private readonly deps: AttemptRunnerDeps) {}
+
+  readonly run = async (job: DeliveryJob): Promise<void> => {
+    const { deps } = this;
+    let secret = job.secret;
+    if (secret === null && job.endpointId === null) {
+      try {
+        secret = await deps.signingSecret(job.clientId);
+      } catch (err) {
+        // Not an attempt: nothing left here, and the receiver must not pay for our outage.
+        deps.log.warn({ err, delivery_id: job.deliveryId }, 'signing secret unavailable; delivery postponed');
+        await deps.repo.postpone(job.deliveryId, new Date(Date.now() + POSTPONE_MS));
+        return;
+      }
+    }
+    if (secret === null) return; // its endpoint was deleted: DeleteEndpoint ended the delivery
+    const attemptedAt = new Date();
+    const result = await deps.post({
+      url: job.url,
+      body: job.body,
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': deps.userAgent,
+        'X-Webhook-Signature': signBody(secret, job.body),
+        'X-Webhook-Event': job.kind,
+        'X-Webhook-Event-Id': job.eventId,
+        'X-Webhook-Delivery-Id': job.deliveryId,
+        'X-Webhook-Attempt': String(job.attempt),
+      },
+    });
+    const error = result.ok ? null : (result.error ?? `HTTP ${result.status}`);
+    let state: 'succeeded' | 'pending' | 'failed' = 'succeeded';
+    let nextAttemptAt: Date | null = null;
+    if (!result.ok) {
+      nextAttemptAt = deps.policy.nextAttemptAt(job.attempt, new Date()) ?? null;
+      state = nextAttemptAt ? 'pending' : 'failed';
+      if (nextAttemptAt) {
+        await deps.scheduleRetry(job.deliveryId, job.attempt + 1, nextAttemptAt).catch((err: unknown) => {
+          // The sweep takes overdue deliveries: the retry is late, not lost.
+          deps.log.warn({ err, delivery_id: job.deliveryId }, 'retry timer not created; the sweep will retry');
+        });
+      }
+    }
+    await deps.outcomes.record({
+      deliveryId: job.deliveryId,
+      attempt: job.attempt,
+      attemptedAt,
+      httpStatus: result.status ?? null,
+      latencyMs: result.latencyMs,
+      error,
+      state,
+      nextAttemptAt,
+    });
+    deps.log.debug(
+      { delivery_id: job.deliveryId, event_id: job.eventId, attempt: job.attempt, status: result.status, latency_ms: Math.round(result.latencyMs), state },
+      'webhook attempt',
+    );
+    if (state === 'failed') {
+      await deps.alertDropped(job.deliveryId).catch((err: unknown) => deps.log.warn({ err, delivery_id: job.deliveryId }, 'alert not sent; the sweep will try again'));
+    }
+  };
+}

@@ -1,0 +1,15 @@
+import type { PublicEventKind } from '@smsgw/platform';
+
+export const EVENT_KINDS: readonly PublicEventKind[] = Object.freeze(['sms.sent', 'sms.delivered', 'sms.failed', 'device.connected', 'device.disconnected']);
+
+/** The kinds a message's own `webhook_url` receives (the specification's per-message callbacks). */
+export const MESSAGE_KINDS: readonly PublicEventKind[] = Object.freeze(['sms.sent', 'sms.delivered', 'sms.failed']);
+
+export const isEventKind = (value: string): value is PublicEventKind => (EVENT_KINDS as readonly string[]).includes(value);
+
+/** The kinds of a request, de-duplicated in the canonical order; undefined if one is unknown or none is given. */
+export function parseKinds(values: readonly string[]): PublicEventKind[] | undefined {
+  const wanted = new Set(values.map((v) => v.trim()).filter(Boolean));
+  if (wanted.size === 0 || [...wanted].some((v) => !isEventKind(v))) return undefined;
+  return EVENT_KINDS.filter((k) => wanted.has(k));
+}

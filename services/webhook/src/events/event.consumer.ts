@@ -1,0 +1,125 @@
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { newId, type Logger, type Nats, type PublicEvent } from '@smsgw/platform';
+import type { DeliveryJob, DeliveryRepository, NewEvent } from '../data/delivery.repository';
+import type { EndpointRepository } from '../data/endpoint.repository';
+import { isEventKind } from '../domain/event-kinds';
+import { destinationsOf, envelopeBody } from '../domain/routing';
+
+const DURABLE = 'webhook-events';
+/** Events taken into one transaction at most. */
+const MAX_BATCH = 200;
+
+function parseEvent(bytes: Uint8Array): PublicEvent | undefined {
+  try {
+    const e = JSON.parse(new TextDecoder().decode(bytes)) as Partial<PublicEvent> | null;
+    if (!e || typeof e.event !== 'string' || !isEventKind(e.event) || typeof e.event_id !== 'string' || typeof e.timestamp !== 'string') return undefined;
+    if (!e.data || typeof e.data !== 'object' || !e.routing || typeof e.routing.client_id !== 'string') return undefined;
+    if (e.routing.mode !== 'live' && e.routing.mode !== 'test') return undefined;
+    return e as PublicEvent;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Turns the public events (`events.>`) into deliveries. Events are taken in
+ * batches, in stream order: their destinations are stored in one transaction,
+ * the events acknowledged, and each delivery's first attempt queued at once,
+ * in event order. A crash before the acknowledgement means the batch comes
+ * again; its deliveries are found, not doubled.
+ */
+export class EventConsumer {
+  private messages?: ConsumerMessages;
+  private loop?: Promise<void>;
+
+  constructor(
+    private readonly nats: Nats,
+    private readonly endpoints: EndpointRepository,
+    private readonly deliveries: DeliveryRepository,
+    private readonly enqueue: (job: DeliveryJob) => boolean,
+    private readonly log: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    const { jsm, js, names } = this.nats;
+    await jsm.consumers.add(names.eventsStream, {
+      durable_name: DURABLE,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: 30_000_000_000,
+      max_deliver: -1,
+      max_ack_pending: 20_000,
+      filter_subject: names.events,
+    });
+    const consumer = await js.consumers.get(names.eventsStream, DURABLE);
+    this.messages = await consumer.consume({ max_messages: 1000 });
+    const messages = this.messages;
+    this.loop = (async () => {
+      let batch: JsMsg[] = [];
+      for await (const msg of messages) {
+        batch.push(msg);
+        // Flush when nothing else is waiting on the server, or the batch is full.
+        if (msg.info.pending > 0 && batch.length < MAX_BATCH) continue;
+        const taken = batch;
+        batch = [];
+        await this.handle(taken);
+      }
+    })();
+  }
+
+  private async handle(batch: JsMsg[]): Promise<void> {
+    const events: { msg: JsMsg; event: PublicEvent }[] = [];
+    for (const msg of batch) {
+      const event = parseEvent(msg.data);
+      if (event) events.push({ msg, event });
+      else {
+        this.log.warn({ subject: msg.subject }, 'malformed event dropped');
+        msg.term();
+      }
+    }
+    for (;;) {
+      try {
+        const jobs = await this.store(events.map((e) => e.event));
+        for (const { msg } of events) msg.ack();
+        for (const job of jobs) this.enqueue(job);
+        return;
+      } catch (err) {
+        // Postgres is away: keep the batch (and its order) and try again.
+        this.log.error({ err, events: events.length }, 'storing deliveries failed; retrying');
+        for (const { msg } of events) msg.working();
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  }
+
+  private async store(events: PublicEvent[]): Promise<DeliveryJob[]> {
+    const clients = [...new Set(events.map((e) => e.routing.client_id))];
+    const endpoints = await this.endpoints.forClients(clients);
+    const secrets = new Map(endpoints.map((e) => [e.endpoint_id, e.secret]));
+    const toStore: NewEvent[] = [];
+    for (const event of events) {
+      const destinations = destinationsOf(event, endpoints);
+      if (destinations.length === 0) continue;
+      toStore.push({
+        eventId: event.event_id,
+        clientId: event.routing.client_id,
+        mode: event.routing.mode,
+        kind: event.event,
+        body: envelopeBody(event),
+        destinations: destinations.map((d) => ({
+          deliveryId: newId('dlv'),
+          key: d.key,
+          url: d.url,
+          endpointId: d.kind === 'endpoint' ? d.endpointId : null,
+          secret: d.kind === 'endpoint' ? secrets.get(d.endpointId)! : null,
+        })),
+      });
+    }
+    return this.deliveries.recordEvents(toStore);
+  }
+
+  async stop(): Promise<void> {
+    await this.messages?.close();
+    await this.loop;
+  }
+}

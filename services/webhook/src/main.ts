@@ -1,0 +1,131 @@
+import './instrumentation';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  connectNats,
+  createClient,
+  createLogger,
+  createPool,
+  ensureStream,
+  migrate,
+  runMain,
+  startGrpcServer,
+  streamConfigs,
+  unaryHandlers,
+  type Logger,
+} from '@smsgw/platform';
+import { stopTelemetry } from '@smsgw/platform/telemetry';
+import { accountProto, schedulerProto, webhookProto, type account, type scheduler } from '@smsgw/proto';
+import nodemailer from 'nodemailer';
+import { loadWebhookConfig, type WebhookConfig } from './config';
+import { DeliveryRepository } from './data/delivery.repository';
+import { EndpointRepository } from './data/endpoint.repository';
+import { AlertMailer } from './delivery/alerts';
+import { AttemptRunner } from './delivery/attempt-runner';
+import { Dispatcher } from './delivery/dispatcher';
+import { receiverClient } from './delivery/receiver-client';
+import { OutcomeWriter } from './delivery/outcome-writer';
+import { SigningSecrets } from './delivery/signing-secrets';
+import { Sweeper } from './delivery/sweeper';
+import { RetryPolicy } from './domain/retry-policy';
+import { EventConsumer } from './events/event.consumer';
+import { RETRY_SUBJECT, retryTimerKey, TimerConsumer } from './events/timer.consumer';
+import { webhookHandlers } from './grpc/webhook.handlers';
+
+const MIGRATIONS = path.resolve(__dirname, '../migrations');
+
+export async function start(config: WebhookConfig = loadWebhookConfig(), log: Logger = createLogger('webhook')) {
+  const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'webhook' });
+  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'webhook', log });
+  const accounts = createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress);
+  const timers = createClient<scheduler.SchedulerServiceClient>(schedulerProto().SchedulerService, config.scheduler.address, {
+    deadlineMs: config.scheduler.deadlineMs,
+  });
+  const endpoints = new EndpointRepository(pool);
+  const deliveries = new DeliveryRepository(pool, config.delivery.leaseMs);
+  const receivers = receiverClient({
+    timeoutMs: config.delivery.timeoutMs,
+    maxResponseBytes: config.delivery.maxResponseBytes,
+    allowPrivateAddresses: config.delivery.allowPrivateAddresses,
+    extraCa: config.delivery.extraCaFile ? fs.readFileSync(config.delivery.extraCaFile, 'utf8') : undefined,
+  });
+  const transport = config.alerts.smtpUrl ? nodemailer.createTransport(config.alerts.smtpUrl) : undefined;
+  if (!transport) log.warn('SMTP_URL is not set: dropped webhook deliveries are logged, no alert e-mail is sent');
+  if (config.delivery.allowPrivateAddresses) log.warn('WEBHOOK_ALLOW_PRIVATE_ADDRESSES is on: webhooks may reach private networks (development only)');
+  const alerts = new AlertMailer(deliveries, accounts, transport, config.alerts.from, log);
+  const outcomes = new OutcomeWriter(deliveries);
+  const secrets = new SigningSecrets(accounts);
+  const runner = new AttemptRunner({
+    post: receivers.post,
+    signingSecret: (clientId) => secrets.of(clientId),
+    outcomes,
+    repo: deliveries,
+    policy: new RetryPolicy(config.delivery.retryDelaysMs),
+    scheduleRetry: async (deliveryId, attempt, at) => {
+      await timers.createTimer({
+        key: retryTimerKey(deliveryId, attempt),
+        fireAt: at.toISOString(),
+        subject: nats.names.timer(RETRY_SUBJECT),
+        payload: Buffer.from(JSON.stringify({ delivery_id: deliveryId, attempt })),
+      });
+    },
+    alertDropped: alerts.alertDropped,
+    userAgent: `${config.delivery.userAgentName}-Webhook/1.0`,
+    log,
+  });
+  const dispatcher = new Dispatcher(runner.run, config.delivery, log);
+  const enqueue = (job: Parameters<Dispatcher['enqueue']>[0]) => dispatcher.enqueue(job);
+
+  const server = await startGrpcServer({
+    host: config.grpc.host,
+    port: config.grpc.port,
+    services: [
+      {
+        name: 'smsgw.webhook.v1.WebhookService',
+        definition: webhookProto().WebhookService.service,
+        implementation: unaryHandlers(webhookHandlers({ endpoints, deliveries, accounts, checkUrl: receivers.checkUrl, enqueue }), log),
+      },
+    ],
+  });
+  await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
+  await Promise.all([ensureStream(nats.jsm, streamConfigs(nats.names).events), ensureStream(nats.jsm, streamConfigs(nats.names).timers)]);
+  const eventConsumer = new EventConsumer(nats, endpoints, deliveries, enqueue, log);
+  const timerConsumer = new TimerConsumer(
+    nats,
+    deliveries,
+    enqueue,
+    { 'webhook.cleanup': async () => ({ deleted_events: await deliveries.deleteOlderThan(config.keepDays) }) },
+    log,
+  );
+  const sweeper = new Sweeper(deliveries, dispatcher, alerts, { intervalMs: config.delivery.sweepIntervalMs, maxInFlight: config.delivery.maxInFlight, leaseMs: config.delivery.leaseMs }, log);
+  await eventConsumer.start();
+  await timerConsumer.start();
+  sweeper.start();
+  server.setServing(true);
+  nats.onConnectionChange((up) => server.setServing(up));
+  log.info({ port: server.port, retry_delays_ms: config.delivery.retryDelaysMs }, 'webhook service ready');
+  return {
+    port: server.port,
+    async stop() {
+      await server.stop();
+      await eventConsumer.stop();
+      await timerConsumer.stop();
+      await sweeper.stop();
+      // Attempts in flight finish (each is bounded by the receiver timeout); their outcomes are written.
+      await dispatcher.stop();
+      await outcomes.drain();
+      receivers.close();
+      transport?.close();
+      await nats.nc.drain();
+      await pool.end();
+      accounts.close();
+      timers.close();
+      await stopTelemetry();
+    },
+  };
+}
+
+if (require.main === module) {
+  const log = createLogger('webhook');
+  runMain(log, () => start(loadWebhookConfig(), log));
+}
