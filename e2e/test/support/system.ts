@@ -50,15 +50,23 @@ export class TestSystem {
         ...env,
       },
     });
-    return new TestSystem(stack, new Admin({ accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress }));
+    return new TestSystem(
+      stack,
+      new Admin({ accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress, webhookAddress: stack.webhookAddress }),
+    );
   }
 
   /** Runs the operator command line (`npm run admin -- ...`) against this system. */
-  async cli(...args: string[]): Promise<Record<string, string>> {
+  async cli(...args: string[]): Promise<Record<string, unknown>> {
     const { stdout } = await run(process.execPath, [path.join(REPO_ROOT, 'tools/admin/dist/cli.js'), ...args], {
-      env: { ...process.env, ACCOUNT_GRPC_ADDR: this.stack.accountAddress, DEVICE_HUB_GRPC_ADDR: this.stack.deviceHubAddress },
+      env: {
+        ...process.env,
+        ACCOUNT_GRPC_ADDR: this.stack.accountAddress,
+        DEVICE_HUB_GRPC_ADDR: this.stack.deviceHubAddress,
+        WEBHOOK_GRPC_ADDR: this.stack.webhookAddress,
+      },
     });
-    return JSON.parse(stdout) as Record<string, string>;
+    return JSON.parse(stdout) as Record<string, unknown>;
   }
 
   async createClient(): Promise<DemoClient> {

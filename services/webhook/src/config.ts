@@ -33,8 +33,10 @@ export function loadWebhookConfig(source: NodeJS.ProcessEnv = process.env) {
         retryDelaysMs: parseDelays(env.str('WEBHOOK_RETRY_DELAYS_MS', '60000,300000')),
         /** Attempts in flight across every destination. */
         maxInFlight: env.int('WEBHOOK_MAX_IN_FLIGHT', 256, { min: 1, max: 10_000 }),
-        /** Attempts in flight to one destination (scheme, host and port): a slow receiver holds no more. */
+        /** Attempts in flight to one destination (an endpoint, or a message's URL): a slow receiver holds no more. */
         perDestination: env.int('WEBHOOK_PER_DESTINATION', 8, { min: 1, max: 1000 }),
+        /** Attempts in flight for one client, whatever its destinations: many slow URLs of one client hold no more. */
+        perClient: env.int('WEBHOOK_PER_CLIENT', 64, { min: 1, max: 10_000 }),
         /** Attempts waiting in memory for one destination; beyond, they wait in Postgres for the sweep. */
         maxQueuedPerDestination: env.int('WEBHOOK_MAX_QUEUED_PER_DESTINATION', 2000, { min: 1 }),
         /** Bytes of a receiver's answer that are read (the rest is discarded). */
