@@ -29,6 +29,8 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
         windowMs: env.int('RATE_LIMIT_WINDOW_MS', 60_000, { min: 1000 }),
       },
       idempotencyTtlSeconds: env.int('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, { min: 60 }),
+      /** A message's `webhook_url` with a private, loopback or link-local IP is refused unless this is on (as in the webhook service). */
+      allowPrivateWebhooks: env.bool('WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),
       authCacheTtlMs: env.int('AUTH_CACHE_TTL_MS', 5000, { min: 0, max: 5000 }),
       /** How long a refused key is refused without asking again (so a key created just now works within this delay). */
       authNegativeCacheTtlMs: env.int('AUTH_NEGATIVE_CACHE_TTL_MS', 2000, { min: 0, max: 5000 }),

@@ -183,7 +183,7 @@ describe('the OpenAPI document', () => {
     const noop: GatewayMiddleware = (_ctx, next) => next();
     const up = {} as Upstreams;
     const registered = new Set(
-      [smsRoutes(up, noop, noop, noop), otpRoutes(up, noop, noop, noop), authRoutes(up, noop, noop)].flatMap((router) =>
+      [smsRoutes(up, noop, noop, noop, { allowPrivate: false }), otpRoutes(up, noop, noop, noop), authRoutes(up, noop, noop)].flatMap((router) =>
         router.stack.flatMap((layer) =>
           layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
         ),
@@ -400,7 +400,7 @@ describe('the gateway routes answering through real HTTP', () => {
     const app = new Koa<GatewayState>();
     app.use(requestId);
     app.use(errorEnvelope(createLogger('gateway-test', 'silent')));
-    for (const router of [smsRoutes(up, auth, guard, idempotent), authRoutes(up, auth, guard)]) {
+    for (const router of [smsRoutes(up, auth, guard, idempotent, { allowPrivate: false }), authRoutes(up, auth, guard)]) {
       app.use(router.routes());
       app.use(router.allowedMethods());
     }

@@ -128,8 +128,21 @@ describe('parseSendRequest', () => {
     ['not a URL', 'hooks.example.com'],
     ['another scheme', 'ftp://hooks.example.com/sms'],
     ['not a string', 42],
+    ['with credentials', 'https://user:secret@hooks.example.com/sms'],
+    ['a loopback address', 'https://127.0.0.1/sms'],
+    ['a loopback address in decimal', 'https://2130706433/sms'],
+    ['a private address in hex', 'https://0xa000001/sms'],
+    ['the metadata address', 'https://169.254.169.254/latest'],
+    ['an IPv6 loopback', 'https://[::1]/sms'],
+    ['an IPv4-mapped IPv6 address', 'https://[::ffff:10.0.0.1]/sms'],
   ])('when the webhook URL is %s, then it is INVALID_WEBHOOK_URL', (_label, webhook_url) => {
     expectSingle({ ...valid, webhook_url }, 'webhook_url', 'INVALID_WEBHOOK_URL');
+  });
+
+  it('when private webhook addresses are allowed (development), then a loopback URL is accepted', () => {
+    expect(parseSendRequest({ ...valid, webhook_url: 'https://127.0.0.1:9443/hooks' }, NOW, { allowPrivate: true })).toMatchObject({
+      webhookUrl: 'https://127.0.0.1:9443/hooks',
+    });
   });
 
   it('when the scheduled time is 30 days ahead or less, then it is accepted, with an offset or in UTC', () => {

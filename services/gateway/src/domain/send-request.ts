@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { AppError, type ErrorCode, type ErrorDetail } from '@smsgw/platform';
+import { AppError, parseWebhookUrl, type ErrorCode, type ErrorDetail } from '@smsgw/platform';
 
 export const MAX_MESSAGE_CHARACTERS = 1600;
 export const MAX_METADATA_BYTES = 1024;
@@ -75,19 +75,25 @@ export function checkPriority(value: unknown, errors: FieldErrors): number {
   return value;
 }
 
-export function checkWebhookUrl(value: unknown, errors: FieldErrors): string | undefined {
+/** Whether a message's `webhook_url` may name a private, loopback or link-local address (development only). */
+export interface WebhookUrlPolicy {
+  allowPrivate: boolean;
+}
+
+const PUBLIC_ONLY: WebhookUrlPolicy = Object.freeze({ allowPrivate: false });
+
+/**
+ * HTTPS, no credentials, and, when the host is an IP address, a public one.
+ * A host name is resolved and checked by the webhook service at each delivery.
+ */
+export function checkWebhookUrl(value: unknown, errors: FieldErrors, policy: WebhookUrlPolicy = PUBLIC_ONLY): string | undefined {
   if (value === undefined || value === null) return undefined;
-  let url: URL | undefined;
-  try {
-    url = typeof value === 'string' ? new URL(value) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (!url || url.protocol !== 'https:' || !url.hostname) {
+  const parsed = typeof value === 'string' ? parseWebhookUrl(value, policy) : undefined;
+  if (!parsed?.ok) {
     errors.add('webhook_url', 'INVALID_WEBHOOK_URL');
     return undefined;
   }
-  return url.toString();
+  return parsed.target.url.toString();
 }
 
 export function checkMetadata(value: unknown, field: string, errors: FieldErrors): Record<string, unknown> | undefined {
@@ -122,13 +128,13 @@ export function checkScheduledAt(value: unknown, errors: FieldErrors, now = Date
 }
 
 /** Validates the body of POST /v1/sms/send, reporting every failing field at once. */
-export function parseSendRequest(body: Record<string, unknown>, now = Date.now()): SendRequest {
+export function parseSendRequest(body: Record<string, unknown>, now = Date.now(), policy: WebhookUrlPolicy = PUBLIC_ONLY): SendRequest {
   const errors = new FieldErrors();
   const to = normalizePhoneNumber(body.to);
   if (!to) errors.add('to', 'INVALID_PHONE_NUMBER');
   const message = checkMessage(body.message, 'message', errors);
   const priority = checkPriority(body.priority, errors);
-  const webhookUrl = checkWebhookUrl(body.webhook_url, errors);
+  const webhookUrl = checkWebhookUrl(body.webhook_url, errors, policy);
   const metadata = checkMetadata(body.metadata, 'metadata', errors);
   const scheduledAt = checkScheduledAt(body.scheduled_at, errors, now);
   errors.throwIfAny();
@@ -153,7 +159,7 @@ export interface BatchRequest {
  * POST /v1/sms/send-bulk: one text to up to 100 recipients. All or nothing:
  * one bad recipient rejects the request, named by its index.
  */
-export function parseBulkRequest(body: Record<string, unknown>): BatchRequest {
+export function parseBulkRequest(body: Record<string, unknown>, policy: WebhookUrlPolicy = PUBLIC_ONLY): BatchRequest {
   const errors = new FieldErrors();
   const recipients = body.recipients;
   const numbers: string[] = [];
@@ -170,14 +176,14 @@ export function parseBulkRequest(body: Record<string, unknown>): BatchRequest {
   }
   const message = checkMessage(body.message, 'message', errors);
   const priority = checkPriority(body.priority, errors);
-  const webhookUrl = checkWebhookUrl(body.webhook_url, errors);
+  const webhookUrl = checkWebhookUrl(body.webhook_url, errors, policy);
   const metadata = checkMetadata(body.metadata, 'metadata', errors);
   errors.throwIfAny();
   return { items: numbers.map((to) => ({ to, message, metadata })), priority, webhookUrl };
 }
 
 /** POST /v1/sms/send-bulk-personalized: up to 100 messages, each with its own text and metadata. */
-export function parsePersonalizedRequest(body: Record<string, unknown>): BatchRequest {
+export function parsePersonalizedRequest(body: Record<string, unknown>, policy: WebhookUrlPolicy = PUBLIC_ONLY): BatchRequest {
   const errors = new FieldErrors();
   const messages = body.messages;
   const items: BatchItem[] = [];
@@ -196,7 +202,7 @@ export function parsePersonalizedRequest(body: Record<string, unknown>): BatchRe
     });
   }
   const priority = checkPriority(body.priority, errors);
-  const webhookUrl = checkWebhookUrl(body.webhook_url, errors);
+  const webhookUrl = checkWebhookUrl(body.webhook_url, errors, policy);
   errors.throwIfAny();
   return { items, priority, webhookUrl };
 }

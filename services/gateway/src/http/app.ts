@@ -30,6 +30,8 @@ export interface AppOptions {
   idempotencyInProgressSeconds: number;
   /** Behind a TLS-terminating proxy: refuse requests it did not receive over HTTPS. */
   requireForwardedHttps: boolean;
+  /** Whether a message's `webhook_url` may be a private address (development only; the webhook service has the same setting). */
+  allowPrivateWebhooks: boolean;
 }
 
 export function createApp(options: AppOptions): Koa<GatewayState> {
@@ -39,7 +41,7 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   const guard = rateLimit(options.redis, options.pipeline, options.rateLimit);
   const idempotent = idempotency(options.redis, { ttlSeconds: options.idempotencyTtlSeconds, inProgressSeconds: options.idempotencyInProgressSeconds });
   const routers = [
-    smsRoutes(options.upstreams, auth, guard, idempotent),
+    smsRoutes(options.upstreams, auth, guard, idempotent, { allowPrivate: options.allowPrivateWebhooks }),
     otpRoutes(options.upstreams, auth, guard, idempotent),
     authRoutes(options.upstreams, auth, guard),
   ];

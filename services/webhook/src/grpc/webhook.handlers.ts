@@ -62,7 +62,12 @@ function deliveryOut(d: DeliveryRow): webhook.Delivery {
 }
 
 const urlError = (reason: string) => new AppError('INVALID_WEBHOOK_URL', { details: [{ field: 'url', code: 'INVALID_WEBHOOK_URL', message: reason }] });
-const kindsError = () => new AppError('INVALID_WEBHOOK_EVENTS', { details: [{ field: 'events', code: 'INVALID_WEBHOOK_EVENTS' }] });
+// The public API has no webhook routes: these use the catalogue's generic codes, with the precise one in `details`.
+const kindsError = () =>
+  new AppError('VALIDATION_ERROR', {
+    details: [{ field: 'events', code: 'INVALID_WEBHOOK_EVENTS', message: 'one or more of sms.sent, sms.delivered, sms.failed, device.connected, device.disconnected' }],
+  });
+const notFound = (what: 'WEBHOOK_NOT_FOUND' | 'EVENT_NOT_FOUND') => new AppError('NOT_FOUND', { details: [{ code: what }] });
 
 /** Endpoints, test events, replays and the delivery log over gRPC (the dashboard and the operator command line). */
 export function webhookHandlers({ endpoints, deliveries, accounts, checkUrl, enqueue }: WebhookDeps): AsyncHandlers<webhook.WebhookServiceHandlers> {
@@ -73,7 +78,7 @@ export function webhookHandlers({ endpoints, deliveries, accounts, checkUrl, enq
 
   async function endpointOf(clientId: string, endpointId: string): Promise<EndpointRow> {
     const found = endpointId ? await endpoints.get(clientId, endpointId) : undefined;
-    if (!found) throw new AppError('WEBHOOK_NOT_FOUND');
+    if (!found) throw notFound('WEBHOOK_NOT_FOUND');
     return found;
   }
 
@@ -120,13 +125,13 @@ export function webhookHandlers({ endpoints, deliveries, accounts, checkUrl, enq
         enabled: req.setEnabled ? req.enabled : undefined,
         description: req.setDescription ? req.description.slice(0, 500) : undefined,
       });
-      if (!updated) throw new AppError('WEBHOOK_NOT_FOUND');
+      if (!updated) throw notFound('WEBHOOK_NOT_FOUND');
       return endpointOut(updated);
     },
 
     async DeleteEndpoint(req) {
       const deleted = await endpoints.delete(req.clientId, req.endpointId);
-      if (!deleted) throw new AppError('WEBHOOK_NOT_FOUND');
+      if (!deleted) throw notFound('WEBHOOK_NOT_FOUND');
       return { deleted };
     },
 
@@ -145,7 +150,7 @@ export function webhookHandlers({ endpoints, deliveries, accounts, checkUrl, enq
 
     async ReplayEvent(req) {
       const stored = req.eventId ? await deliveries.event(req.clientId, req.eventId) : undefined;
-      if (!stored) throw new AppError('EVENT_NOT_FOUND');
+      if (!stored) throw notFound('EVENT_NOT_FOUND');
       const event = { eventId: req.eventId, clientId: req.clientId, mode: stored.mode, kind: stored.kind, body: stored.body };
       const targets: { key: string; url: string; endpointId: string | null; secret: string | null; replayOf: string | null }[] = [];
       if (req.endpointId) {

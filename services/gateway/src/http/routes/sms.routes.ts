@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { message } from '@smsgw/proto';
 import { AppError } from '@smsgw/platform';
-import { isStorableText, normalizePhoneNumber, parseBulkRequest, parsePersonalizedRequest, parseSendRequest, type BatchRequest } from '../../domain/send-request';
+import { isStorableText, normalizePhoneNumber, parseBulkRequest, parsePersonalizedRequest, parseSendRequest, type BatchRequest, type WebhookUrlPolicy } from '../../domain/send-request';
 import { chooseDevice, spreadOverDevices, type Upstreams } from '../../use-cases';
 import type { GatewayContext, GatewayMiddleware, GatewayState } from '../context';
 import { jsonBody } from '../middleware/json-body';
@@ -90,6 +90,7 @@ export function smsRoutes(
   auth: GatewayMiddleware,
   guard: GatewayMiddleware,
   idempotent: GatewayMiddleware,
+  webhookPolicy: WebhookUrlPolicy,
 ): Router<GatewayState> {
   const router = new Router<GatewayState>();
 
@@ -117,11 +118,11 @@ export function smsRoutes(
   }
 
   router.post('/v1/sms/send-bulk', auth, guard, jsonBody, idempotent, async (ctx) => {
-    await sendBatch(ctx, parseBulkRequest(ctx.state.body!));
+    await sendBatch(ctx, parseBulkRequest(ctx.state.body!, webhookPolicy));
   });
 
   router.post('/v1/sms/send-bulk-personalized', auth, guard, jsonBody, idempotent, async (ctx) => {
-    await sendBatch(ctx, parsePersonalizedRequest(ctx.state.body!));
+    await sendBatch(ctx, parsePersonalizedRequest(ctx.state.body!, webhookPolicy));
   });
 
   router.get('/v1/sms/history', auth, guard, async (ctx) => {
@@ -201,7 +202,7 @@ export function smsRoutes(
 
   router.post('/v1/sms/send', auth, askPresence, guard, jsonBody, idempotent, async (ctx) => {
     const session = ctx.state.auth!;
-    const request = parseSendRequest(ctx.state.body!);
+    const request = parseSendRequest(ctx.state.body!, Date.now(), webhookPolicy);
     const device = await chooseDevice(up, session, ctx.get('x-device-id') || undefined, {
       allowOffline: request.scheduledAt !== undefined,
       presence: ctx.state.presence,
