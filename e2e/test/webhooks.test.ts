@@ -2,7 +2,6 @@ import { createHmac } from 'node:crypto';
 import { createClient, type PromiseClient } from '@smsgw/platform';
 import { webhookProto, type webhook } from '@smsgw/proto';
 import { startMailCatcher, type MailCatcher } from '@smsgw/stack';
-import type { AgentProcess } from './support/agent';
 import { Receiver, type ReceivedWebhook } from './support/receiver';
 import { TestSystem, type DemoClient, type DemoDevice } from './support/system';
 
@@ -19,7 +18,6 @@ describe('webhooks, the whole system', () => {
   let webhooks: PromiseClient<webhook.WebhookServiceClient>;
   let client: DemoClient;
   let device: DemoDevice;
-  let agent: AgentProcess;
 
   beforeAll(async () => {
     mail = await startMailCatcher();
@@ -34,7 +32,7 @@ describe('webhooks, the whole system', () => {
     webhooks = createClient(webhookProto().WebhookService, system.stack.webhookAddress);
     client = await system.createClient();
     device = await system.createDevice(client.client_id, 'webhooks');
-    agent = await system.startAgent(client, device);
+    await system.startAgent(client, device);
   });
 
   afterAll(async () => {

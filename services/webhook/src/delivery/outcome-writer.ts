@@ -6,7 +6,7 @@ import type { AttemptOutcome, DeliveryRepository } from '../data/delivery.reposi
  * `record` resolves once its outcome is committed.
  */
 export class OutcomeWriter {
-  private pending: { outcome: AttemptOutcome; done: (err?: unknown) => void }[] = [];
+  private pending: { outcome: AttemptOutcome; done: (err?: Error) => void }[] = [];
   private flushing?: Promise<void>;
 
   constructor(
@@ -30,7 +30,7 @@ export class OutcomeWriter {
         await this.repo.recordOutcomes(batch.map((b) => b.outcome));
         for (const b of batch) b.done();
       } catch (err) {
-        for (const b of batch) b.done(err);
+        for (const b of batch) b.done(err instanceof Error ? err : new Error(String(err)));
       }
     }
     this.flushing = undefined;

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { createPool, migrate, newId, quoteIdent, type Pool } from '@smsgw/platform';
+import { DeliveryRepository, type NewEvent } from '../src/data/delivery.repository';
+import { EndpointRepository } from '../src/data/endpoint.repository';
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('delivery repository against Postgres', () => {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  let pool: Pool;
+  let repo: DeliveryRepository;
+  let endpoints: EndpointRepository;
+
+  beforeAll(async () => {
+    pool = createPool({ url: DATABASE_URL, schema, max: 4 });
+    await migrate(pool, { schema, dir: path.resolve(__dirname, '../migrations') });
+    repo = new DeliveryRepository(pool, 300);
+    endpoints = new EndpointRepository(pool);
+  });
+
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+    await pool.end();
+  });
+
+  const newEvent = (destinations = 1): NewEvent => ({
+    eventId: newId('evt'),
+    clientId: 'client_1',
+    mode: 'live',
+    kind: 'sms.sent',
+    body: '{"event":"sms.sent"}',
+    destinations: Array.from({ length: destinations }, (_, i) => ({ deliveryId: newId('dlv'), key: `url:https://h${i}.example/`, url: `https://h${i}.example/`, endpointId: null, secret: null })),
+  });
+
+  it('when the same events are recorded again (JetStream redelivered them), then no delivery is doubled and a held one is not handed out twice', async () => {
+    const events = [newEvent(2), newEvent(1)];
+    const first = await repo.recordEvents(events);
+    expect(first.map((j) => j.attempt)).toEqual([1, 1, 1]);
+    const again = await repo.recordEvents(events.map((e) => ({ ...e, destinations: e.destinations.map((d) => ({ ...d, deliveryId: newId('dlv') })) })));
+    expect(again).toEqual([]);
+    const { rows } = await pool.query('SELECT count(*)::int AS n FROM deliveries WHERE event_id = ANY($1)', [events.map((e) => e.eventId)]);
+    expect(rows[0].n).toBe(3);
+    // Once the lease has run out with no attempt made, a redelivery hands them out again.
+    await sleep(400);
+    const taken = await repo.recordEvents(events);
+    expect(taken.map((j) => j.deliveryId).sort()).toEqual(first.map((j) => j.deliveryId).sort());
+  });
+
+  it('when an attempt fails and its retry is claimed, then only one claimer gets it and only for the right attempt number', async () => {
+    const [job] = await repo.recordEvents([newEvent()]);
+    await repo.recordOutcomes([
+      { deliveryId: job!.deliveryId, attempt: 1, attemptedAt: new Date(), httpStatus: 500, latencyMs: 12, error: 'HTTP 500', state: 'pending', nextAttemptAt: new Date() },
+    ]);
+    expect(await repo.claim(job!.deliveryId, 3)).toBeUndefined();
+    const claims = await Promise.all([repo.claim(job!.deliveryId, 2), repo.claim(job!.deliveryId, 2)]);
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(claims.find(Boolean)).toMatchObject({ attempt: 2, body: '{"event":"sms.sent"}' });
+    // A stale outcome of attempt 1 (made twice after a lost lease) does not move the state back.
+    await repo.recordOutcomes([
+      { deliveryId: job!.deliveryId, attempt: 2, attemptedAt: new Date(), httpStatus: 200, latencyMs: 5, error: null, state: 'succeeded', nextAttemptAt: null },
+      { deliveryId: job!.deliveryId, attempt: 1, attemptedAt: new Date(), httpStatus: 500, latencyMs: 9, error: 'HTTP 500', state: 'pending', nextAttemptAt: new Date() },
+    ]);
+    const [listed] = await repo.list({ clientId: 'client_1', eventId: job!.eventId, limit: 5 });
+    expect(listed).toMatchObject({ state: 'succeeded', attempts: 2, last_status: 200 });
+    expect(listed!.attempt_log.map((a) => [a.attempt, a.http_status])).toEqual([
+      [1, 500],
+      [2, 200],
+    ]);
+  });
+
+  it('when an attempt is overdue and nobody holds it, then the sweep takes it once; the last failure makes its alert due', async () => {
+    const [job] = await repo.recordEvents([newEvent()]);
+    await repo.recordOutcomes([
+      { deliveryId: job!.deliveryId, attempt: 1, attemptedAt: new Date(), httpStatus: null, latencyMs: 5000, error: 'timeout', state: 'pending', nextAttemptAt: new Date(Date.now() - 60_000) },
+    ]);
+    const swept = await repo.claimOverdue(10_000, 100);
+    expect(swept.map((j) => j.deliveryId)).toContain(job!.deliveryId);
+    expect((await repo.claimOverdue(10_000, 100)).map((j) => j.deliveryId)).not.toContain(job!.deliveryId);
+    await repo.recordOutcomes([
+      { deliveryId: job!.deliveryId, attempt: 2, attemptedAt: new Date(Date.now() - 120_000), httpStatus: 503, latencyMs: 3, error: 'HTTP 503', state: 'failed', nextAttemptAt: null },
+    ]);
+    expect((await repo.alertsDue(60_000, 100)).map((d) => d.delivery_id)).toContain(job!.deliveryId);
+    expect(await repo.markAlertSent(job!.deliveryId)).toBe(true);
+    expect(await repo.markAlertSent(job!.deliveryId)).toBe(false);
+  });
+
+  it('when an endpoint is deleted, then its pending deliveries end without an alert', async () => {
+    const e = await endpoints.insert({ endpointId: newId('whe'), clientId: 'client_2', mode: 'live', url: 'https://x.example/', events: ['sms.sent'], secret: 's', description: '' });
+    const ev = newEvent();
+    ev.clientId = 'client_2';
+    ev.destinations = [{ deliveryId: newId('dlv'), key: `endpoint:${e.endpoint_id}`, url: e.url, endpointId: e.endpoint_id, secret: 's' }];
+    await repo.recordEvents([ev]);
+    expect(await endpoints.delete('client_2', e.endpoint_id)).toBe(true);
+    expect(await endpoints.delete('client_2', e.endpoint_id)).toBe(false);
+    const [d] = await repo.list({ clientId: 'client_2', limit: 5 });
+    expect(d).toMatchObject({ state: 'failed', last_error: 'endpoint deleted' });
+    expect((await repo.alertsDue(0, 100)).map((x) => x.delivery_id)).not.toContain(d!.delivery_id);
+  });
+
+  it('when events are older than the log keeps them, then the cleanup deletes them with their deliveries and attempts', async () => {
+    const [job] = await repo.recordEvents([newEvent()]);
+    await pool.query(`UPDATE events SET created_at = now() - interval '31 days' WHERE event_id = $1`, [job!.eventId]);
+    expect(await repo.deleteOlderThan(30)).toBeGreaterThanOrEqual(1);
+    expect(await repo.list({ clientId: 'client_1', eventId: job!.eventId, limit: 5 })).toEqual([]);
+  });
+});
