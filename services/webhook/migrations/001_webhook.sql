@@ -14,14 +14,15 @@ CREATE TABLE endpoints (
 );
 CREATE INDEX endpoints_client ON endpoints (client_id, mode) WHERE deleted_at IS NULL;
 
--- One row per event that had at least one destination: the exact body that is
--- signed and sent, the same bytes on every attempt and replay.
+-- One row per event that had at least one destination. `data` is the event's
+-- data as JSON text, the same on every attempt and replay; each attempt wraps
+-- it in the envelope with its own `timestamp` (when it was signed) and signs that.
 CREATE TABLE events (
   event_id text PRIMARY KEY,
   client_id text NOT NULL,
   mode text NOT NULL CHECK (mode IN ('live', 'test')),
   kind text NOT NULL,
-  body text NOT NULL,
+  data text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX events_created ON events (created_at);

@@ -30,7 +30,7 @@ describe('delivery repository against Postgres', () => {
     clientId: 'client_1',
     mode: 'live',
     kind: 'sms.sent',
-    body: '{"event":"sms.sent"}',
+    data: '{"message_id":"msg_1"}',
     destinations: Array.from({ length: destinations }, (_, i) => ({ deliveryId: newId('dlv'), key: `url:https://h${i}.example/`, url: `https://h${i}.example/`, endpointId: null, secret: null })),
   });
 
@@ -56,7 +56,7 @@ describe('delivery repository against Postgres', () => {
     expect(await repo.claim(job!.deliveryId, 3)).toBeUndefined();
     const claims = await Promise.all([repo.claim(job!.deliveryId, 2), repo.claim(job!.deliveryId, 2)]);
     expect(claims.filter(Boolean)).toHaveLength(1);
-    expect(claims.find(Boolean)).toMatchObject({ attempt: 2, body: '{"event":"sms.sent"}' });
+    expect(claims.find(Boolean)).toMatchObject({ attempt: 2, data: '{"message_id":"msg_1"}' });
     // A stale outcome of attempt 1 (made twice after a lost lease) does not move the state back.
     await repo.recordOutcomes([
       { deliveryId: job!.deliveryId, attempt: 2, attemptedAt: new Date(), httpStatus: 200, latencyMs: 5, error: null, state: 'succeeded', nextAttemptAt: null },

@@ -51,11 +51,12 @@ describe('routing', () => {
     expect(destinationsOf(e, endpoints).map((d) => d.key)).toEqual(['endpoint:whe_all']);
   });
 
-  it('when the envelope is built, then it has exactly event, event_id, timestamp and data, and no routing', () => {
-    expect(JSON.parse(envelopeBody(event()))).toEqual({
+  it('when the envelope of an attempt is built, then it has exactly event, event_id, the attempt time as timestamp, and data', () => {
+    const e = event();
+    expect(JSON.parse(envelopeBody(e.event, e.event_id, new Date('2026-11-23T10:05:00Z'), JSON.stringify(e.data)))).toEqual({
       event: 'sms.delivered',
       event_id: 'evt_1',
-      timestamp: '2026-11-23T10:00:00.000Z',
+      timestamp: '2026-11-23T10:05:00.000Z',
       data: { message_id: 'msg_1', status: 'delivered' },
     });
   });

@@ -9,7 +9,8 @@ export interface DeliveryJob {
   clientId: string;
   endpointId: string | null;
   url: string;
-  body: string;
+  /** The event's `data`, as JSON text. */
+  data: string;
   /** The number of the attempt to make (1 for the first). */
   attempt: number;
   /** The endpoint's secret; null for a message's own URL (signed with the client's signing secret). */
@@ -21,7 +22,8 @@ export interface NewEvent {
   clientId: string;
   mode: Mode;
   kind: string;
-  body: string;
+  /** The event's `data`, as JSON text: the envelope is built at each attempt, with the attempt's `timestamp`. */
+  data: string;
   destinations: { deliveryId: string; key: string; url: string; endpointId: string | null; secret: string | null }[];
 }
 
@@ -77,7 +79,7 @@ export interface DroppedDelivery {
 }
 
 /** The columns of a `DeliveryJob`, selected from `deliveries d JOIN events e`. */
-const JOB_COLUMNS = `d.delivery_id, d.event_id, e.kind, d.client_id, d.endpoint_id, d.url, e.body, d.attempts + 1 AS attempt,
+const JOB_COLUMNS = `d.delivery_id, d.event_id, e.kind, d.client_id, d.endpoint_id, d.url, e.data, d.attempts + 1 AS attempt,
   (SELECT secret FROM endpoints WHERE endpoint_id = d.endpoint_id AND deleted_at IS NULL) AS secret`;
 
 interface JobRow {
@@ -87,7 +89,7 @@ interface JobRow {
   client_id: string;
   endpoint_id: string | null;
   url: string;
-  body: string;
+  data: string;
   attempt: number;
   secret: string | null;
 }
@@ -99,7 +101,7 @@ const toJob = (r: JobRow): DeliveryJob => ({
   clientId: r.client_id,
   endpointId: r.endpoint_id,
   url: r.url,
-  body: r.body,
+  data: r.data,
   attempt: r.attempt,
   secret: r.secret,
 });
@@ -121,9 +123,9 @@ export class DeliveryRepository {
     const d = events.flatMap((e) => e.destinations.map((dest) => ({ e, dest })));
     return inTransaction(this.pool, async (tx) => {
       await tx.query(
-        `INSERT INTO events (event_id, client_id, mode, kind, body)
+        `INSERT INTO events (event_id, client_id, mode, kind, data)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) ON CONFLICT (event_id) DO NOTHING`,
-        [events.map((e) => e.eventId), events.map((e) => e.clientId), events.map((e) => e.mode), events.map((e) => e.kind), events.map((e) => e.body)],
+        [events.map((e) => e.eventId), events.map((e) => e.clientId), events.map((e) => e.mode), events.map((e) => e.kind), events.map((e) => e.data)],
       );
       const inserted = await tx.query<{ delivery_id: string }>(
         `INSERT INTO deliveries (delivery_id, event_id, client_id, endpoint_id, url, destination, lease_until, next_attempt_at)
@@ -151,7 +153,7 @@ export class DeliveryRepository {
           clientId: e.clientId,
           endpointId: dest.endpointId,
           url: dest.url,
-          body: e.body,
+          data: e.data,
           attempt: 1,
           secret: dest.secret,
         }));
@@ -175,14 +177,14 @@ export class DeliveryRepository {
    * first attempt: a test event, or a replay of `replayOf`.
    */
   async addDelivery(
-    event: { eventId: string; clientId: string; mode: Mode; kind: string; body: string },
+    event: { eventId: string; clientId: string; mode: Mode; kind: string; data: string },
     dest: { deliveryId: string; key: string; url: string; endpointId: string | null; secret: string | null },
     replayOf: string | null,
   ): Promise<DeliveryJob> {
     await inTransaction(this.pool, async (tx) => {
       await tx.query(
-        `INSERT INTO events (event_id, client_id, mode, kind, body) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO NOTHING`,
-        [event.eventId, event.clientId, event.mode, event.kind, event.body],
+        `INSERT INTO events (event_id, client_id, mode, kind, data) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO NOTHING`,
+        [event.eventId, event.clientId, event.mode, event.kind, event.data],
       );
       await tx.query(
         `INSERT INTO deliveries (delivery_id, event_id, client_id, endpoint_id, url, destination, replay_of, lease_until, next_attempt_at)
@@ -190,13 +192,13 @@ export class DeliveryRepository {
         [dest.deliveryId, event.eventId, event.clientId, dest.endpointId, dest.url, dest.key, replayOf, this.leaseMs],
       );
     });
-    return { deliveryId: dest.deliveryId, eventId: event.eventId, kind: event.kind, clientId: event.clientId, endpointId: dest.endpointId, url: dest.url, body: event.body, attempt: 1, secret: dest.secret };
+    return { deliveryId: dest.deliveryId, eventId: event.eventId, kind: event.kind, clientId: event.clientId, endpointId: dest.endpointId, url: dest.url, data: event.data, attempt: 1, secret: dest.secret };
   }
 
   /** A stored event of a client (for a replay), with the destinations it was first delivered to. */
-  async event(clientId: string, eventId: string): Promise<{ mode: Mode; kind: string; body: string; destinations: { delivery_id: string; destination: string; url: string; endpoint_id: string | null }[] } | undefined> {
-    const { rows } = await this.pool.query<{ mode: Mode; kind: string; body: string }>(
-      `SELECT mode, kind, body FROM events WHERE client_id = $1 AND event_id = $2`,
+  async event(clientId: string, eventId: string): Promise<{ mode: Mode; kind: string; data: string; destinations: { delivery_id: string; destination: string; url: string; endpoint_id: string | null }[] } | undefined> {
+    const { rows } = await this.pool.query<{ mode: Mode; kind: string; data: string }>(
+      `SELECT mode, kind, data FROM events WHERE client_id = $1 AND event_id = $2`,
       [clientId, eventId],
     );
     if (!rows[0]) return undefined;

@@ -1,6 +1,7 @@
 import type { Logger } from '@smsgw/platform';
 import type { DeliveryJob, DeliveryRepository } from '../data/delivery.repository';
 import type { RetryPolicy } from '../domain/retry-policy';
+import { envelopeBody } from '../domain/routing';
 import { signBody } from '../domain/signature';
 import type { OutcomeWriter } from './outcome-writer';
 
@@ -53,13 +54,14 @@ export class AttemptRunner {
     }
     if (secret === null) return; // its endpoint was deleted: DeleteEndpoint ended the delivery
     const attemptedAt = new Date();
+    const body = envelopeBody(job.kind, job.eventId, attemptedAt, job.data);
     const result = await deps.post({
       url: job.url,
-      body: job.body,
+      body,
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': deps.userAgent,
-        'X-Webhook-Signature': signBody(secret, job.body),
+        'X-Webhook-Signature': signBody(secret, body),
         'X-Webhook-Event': job.kind,
         'X-Webhook-Event-Id': job.eventId,
         'X-Webhook-Delivery-Id': job.deliveryId,

@@ -30,7 +30,13 @@ export function destinationsOf(event: PublicEvent, endpoints: readonly EndpointT
     .map((e) => ({ kind: 'endpoint', key: `endpoint:${e.endpoint_id}`, url: e.url, endpointId: e.endpoint_id }));
 }
 
-/** The public envelope, exactly as it is signed and sent: the routing fields stay inside the platform. */
-export function envelopeBody(event: PublicEvent): string {
-  return JSON.stringify({ event: event.event, event_id: event.event_id, timestamp: event.timestamp, data: event.data });
+/**
+ * The body of one attempt, exactly as it is signed and sent: the event's kind,
+ * id and data (the same on every attempt and replay) and the `timestamp` of
+ * this attempt, so that a receiver can refuse an old delivery (a replayed
+ * capture) without refusing a late retry. The routing fields stay inside the
+ * platform; the time of the event itself is in `data` (`sent_at`, `at`...).
+ */
+export function envelopeBody(kind: string, eventId: string, signedAt: Date, dataJson: string): string {
+  return `{"event":${JSON.stringify(kind)},"event_id":${JSON.stringify(eventId)},"timestamp":"${signedAt.toISOString()}","data":${dataJson}}`;
 }

@@ -3,7 +3,7 @@ import { newId, type Logger, type Nats, type PublicEvent } from '@smsgw/platform
 import type { DeliveryJob, DeliveryRepository, NewEvent } from '../data/delivery.repository';
 import type { EndpointRepository } from '../data/endpoint.repository';
 import { isEventKind } from '../domain/event-kinds';
-import { destinationsOf, envelopeBody } from '../domain/routing';
+import { destinationsOf } from '../domain/routing';
 
 const DURABLE = 'webhook-events';
 /** Events taken into one transaction at most. */
@@ -105,7 +105,7 @@ export class EventConsumer {
         clientId: event.routing.client_id,
         mode: event.routing.mode,
         kind: event.event,
-        body: envelopeBody(event),
+        data: JSON.stringify(event.data),
         destinations: destinations.map((d) => ({
           deliveryId: newId('dlv'),
           key: d.key,
