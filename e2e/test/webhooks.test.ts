@@ -1,7 +1,11 @@
+import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import https from 'node:https';
+import path from 'node:path';
+import readline from 'node:readline';
 import { createClient, type PromiseClient } from '@smsgw/platform';
 import { webhookProto, type webhook } from '@smsgw/proto';
-import { startMailCatcher, type MailCatcher } from '@smsgw/stack';
+import { freePort, REPO_ROOT, startMailCatcher, type MailCatcher } from '@smsgw/stack';
 import { Receiver, type ReceivedWebhook } from './support/receiver';
 import { TestSystem, type DemoClient, type DemoDevice } from './support/system';
 
@@ -289,5 +293,56 @@ describe('webhooks, the whole system', () => {
     const httpUrl = await system.api('/v1/sms/send', c, { body: { to: '+33612345678', message: 'x', webhook_url: 'http://example.com/hook' } });
     expect(httpUrl.status).toBe(400);
     expect(httpUrl.body).toMatchObject({ success: false, error: { code: 'INVALID_WEBHOOK_URL' } });
+  });
+
+  it("when the README's example receiver is used, then it handles a signed event once, drops the replay as a duplicate, and refuses a bad signature and a stale timestamp", async () => {
+    const c = await system.createClient();
+    const port = await freePort();
+    const e = await system.cli('create-webhook', '--client', c.client_id, '--url', `https://127.0.0.1:${port}/webhooks`, '--events', 'sms.delivered');
+    const secret = String(e.secret);
+    const child = spawn(
+      process.execPath,
+      [path.join(REPO_ROOT, 'examples/webhook-receiver.mjs'), '--port', String(port), '--secret', secret, '--cert', system.stack.certs.certFile, '--key', system.stack.certs.keyFile],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const lines: Record<string, unknown>[] = [];
+    readline.createInterface({ input: child.stdout }).on('line', (l) => lines.push(JSON.parse(l) as Record<string, unknown>));
+    const waitLine = async (match: (l: Record<string, unknown>) => boolean) => {
+      for (let i = 0; i < 200; i++) {
+        const found = lines.find(match);
+        if (found) return found;
+        await sleep(50);
+      }
+      throw new Error(`no such line in ${JSON.stringify(lines)}`);
+    };
+    try {
+      await waitLine((l) => 'listening' in l);
+      const test = (await system.cli('send-test-event', '--client', c.client_id, '--endpoint', String(e.endpoint_id), '--event', 'sms.delivered')) as { event_id: string };
+      await waitLine((l) => l.event_id === test.event_id && l.handled === 'sms.delivered');
+      await webhooks.replayEvent({ clientId: c.client_id, eventId: test.event_id, endpointId: '' });
+      await waitLine((l) => l.duplicate === test.event_id);
+      expect(lines.filter((l) => l.event_id === test.event_id)).toHaveLength(1);
+
+      const post = (body: string, signature: string) =>
+        new Promise<{ status: number }>((resolve, reject) => {
+          const r = https.request(
+            `https://127.0.0.1:${port}/webhooks`,
+            { method: 'POST', ca: system.stack.certs.caPem, headers: { 'X-Webhook-Signature': signature, 'Content-Type': 'application/json' } },
+            (res) => {
+              res.resume();
+              resolve({ status: res.statusCode ?? 0 });
+            },
+          );
+          r.on('error', reject);
+          r.end(body);
+        });
+      const stale = JSON.stringify({ event: 'sms.delivered', event_id: 'evt_old', timestamp: new Date(Date.now() - 6 * 60_000).toISOString(), data: {} });
+      expect((await post(stale, sign(secret, stale))).status).toBe(400);
+      const fresh = JSON.stringify({ event: 'sms.delivered', event_id: 'evt_forged', timestamp: new Date().toISOString(), data: {} });
+      expect((await post(fresh, sign('whsec_wrong', fresh))).status).toBe(401);
+      expect(lines.some((l) => l.event_id === 'evt_old' || l.event_id === 'evt_forged')).toBe(false);
+    } finally {
+      child.kill();
+    }
   });
 });
