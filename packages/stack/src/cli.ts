@@ -156,12 +156,10 @@ curl --cacert ${ca} ${stack.gatewayUrl}/v1/sms/verify-otp \\
   -H 'X-Client-ID: ${demo.client_id}' \\
   -d '{"otp_id": "<otp_id>", "code": "<code>"}'
 
-Webhooks: run the example receiver (examples/webhook-receiver.mjs, it checks signatures), then subscribe it:
+Webhooks: subscribe an endpoint (the secret is printed once), then run the example receiver with it:
 
-node examples/webhook-receiver.mjs --port 9443 --secret-file .stack/webhook-secret &
-npm run -s admin -- create-webhook --client ${demo.client_id} --url https://127.0.0.1:9443/webhooks \
-  --events sms.sent,sms.delivered,sms.failed | tee .stack/webhook-secret.json
-(see the README's Webhooks section for the whole walk-through)
+npm run -s admin -- create-webhook --client ${demo.client_id} --url https://127.0.0.1:9443/webhooks --events sms.sent,sms.delivered,sms.failed
+node examples/webhook-receiver.mjs --port 9443 --secret <secret> --cert ${path.relative(process.cwd(), stack.certs.certFile)} --key ${path.relative(process.cwd(), stack.certs.keyFile)}
 
 Press Ctrl-C to stop everything.
 `);
