@@ -5,7 +5,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { createClient, type PromiseClient } from '@smsgw/platform';
 import { webhookProto, type webhook } from '@smsgw/proto';
-import { freePort, REPO_ROOT, startMailCatcher, type MailCatcher } from '@smsgw/stack';
+import pg from 'pg';
+import { freePort, grpcServing, REPO_ROOT, ServiceProcess, startMailCatcher, type MailCatcher } from '@smsgw/stack';
 import { Receiver, type ReceivedWebhook } from './support/receiver';
 import { TestSystem, type DemoClient, type DemoDevice } from './support/system';
 
@@ -343,6 +344,95 @@ describe('webhooks, the whole system', () => {
       expect(lines.some((l) => l.event_id === 'evt_old' || l.event_id === 'evt_forged')).toBe(false);
     } finally {
       child.kill();
+    }
+  });
+
+  it('when a replica runs with the production address rules, then 30 private forms are refused at creation and a private address is refused again at delivery time', async () => {
+    const port = await freePort();
+    const schema = 'webhook_guarded';
+    const guarded = new ServiceProcess({
+      name: 'webhook',
+      args: [path.join(REPO_ROOT, 'services/webhook/dist/main.js')],
+      env: {
+        DATABASE_URL: system.stack.databaseUrl,
+        DATABASE_SCHEMA: schema,
+        NATS_URL: system.stack.natsUrl,
+        NATS_PREFIX: `${system.stack.natsPrefix}g`,
+        ACCOUNT_GRPC_ADDR: system.stack.accountAddress,
+        SCHEDULER_GRPC_ADDR: system.stack.schedulerAddress,
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: String(port),
+        WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'false',
+        WEBHOOK_EXTRA_CA_FILE: system.stack.certs.caCertFile,
+      },
+      logFile: path.join(system.stack.logDir, 'webhook-guarded.log'),
+      ready: () => grpcServing(`127.0.0.1:${port}`),
+    });
+    await guarded.start();
+    const guard = createClient(webhookProto().WebhookService, `127.0.0.1:${port}`);
+    const db = new pg.Client({ connectionString: system.stack.databaseUrl });
+    await db.connect();
+    try {
+      const c = await system.createClient();
+      const p = receiver.port;
+      const refused = [
+        `https://127.0.0.1:${p}/`,
+        `https://localhost:${p}/`,
+        'https://10.1.2.3/',
+        'https://172.20.0.1/',
+        'https://192.168.0.1/',
+        'https://169.254.169.254/latest/meta-data/',
+        'https://100.100.100.200/',
+        'https://0.0.0.0/',
+        'https://224.0.0.1/',
+        'https://255.255.255.255/',
+        'https://2130706433/',
+        'https://0x7f000001/',
+        'https://0177.0.0.1/',
+        'https://0x7f.0.0.1/',
+        'https://127.1/',
+        'https://017700000001/',
+        'https://0xa9.0xfe.0xa9.0xfe/',
+        'https://[::1]/',
+        'https://[::]/',
+        'https://[fe80::1]/',
+        'https://[fd00::1]/',
+        'https://[::ffff:127.0.0.1]/',
+        'https://[::ffff:a9fe:a9fe]/',
+        'https://[64:ff9b::a00:1]/',
+        'https://[2002:a00:1::]/',
+        'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/',
+        'https://[ff02::1]/',
+        'https://user:secret@hooks.example.com/',
+        'http://hooks.example.com/',
+        `https://localhost./`,
+      ];
+      expect(refused.length).toBeGreaterThanOrEqual(30);
+      for (const url of refused) {
+        await expect(guard.createEndpoint({ clientId: c.client_id, url, events: ['sms.sent'], mode: 'MODE_LIVE', description: '' })).rejects.toMatchObject({
+          code: 'INVALID_WEBHOOK_URL',
+        });
+      }
+      expect((await guard.listEndpoints({ clientId: c.client_id })).endpoints).toEqual([]);
+
+      // A public address at creation that now leads to a private one (as a DNS change would) is refused when delivering.
+      const e = await guard.createEndpoint({ clientId: c.client_id, url: 'https://93.184.216.34/hook', events: ['sms.sent'], mode: 'MODE_LIVE', description: '' });
+      await db.query(`UPDATE ${schema}.endpoints SET url = $1 WHERE endpoint_id = $2`, [receiver.url('/guarded'), e.endpointId]);
+      const test = await guard.sendTestEvent({ clientId: c.client_id, endpointId: e.endpointId, event: 'sms.sent' });
+      const deadline = Date.now() + 10_000;
+      let log: webhook.Delivery__Output[] = [];
+      while (Date.now() < deadline) {
+        log = (await guard.listDeliveries({ clientId: c.client_id, eventId: test.eventId, endpointId: '', limit: 5, before: '' })).deliveries;
+        if (log[0]?.attempts.length) break;
+        await sleep(100);
+      }
+      expect(log[0]!.attempts[0]).toMatchObject({ attempt: 1, httpStatus: 0, error: 'blocked address 127.0.0.1 (loopback)' });
+      expect(receiver.at('/guarded')).toEqual([]);
+    } finally {
+      guard.close();
+      await guarded.stop();
+      await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await db.end();
     }
   });
 });
