@@ -99,6 +99,22 @@ describe('delivery repository against Postgres', () => {
     expect((await repo.alertsDue(0, 100)).map((x) => x.delivery_id)).not.toContain(d!.delivery_id);
   });
 
+  it('when an endpoint changes its URL or is disabled, then its retries go to the new URL, and disabling ends what is pending', async () => {
+    const e = await endpoints.insert({ endpointId: newId('whe'), clientId: 'client_3', mode: 'live', url: 'https://old.example/', events: ['sms.sent'], secret: 's3', description: '' });
+    const ev = { ...newEvent(), clientId: 'client_3' };
+    ev.destinations = [{ deliveryId: newId('dlv'), key: `endpoint:${e.endpoint_id}`, url: e.url, endpointId: e.endpoint_id, secret: 's3' }];
+    const [job] = await repo.recordEvents([ev]);
+    await repo.recordOutcomes([
+      { deliveryId: job!.deliveryId, attempt: 1, attemptedAt: new Date(), httpStatus: 500, latencyMs: 3, error: 'HTTP 500', state: 'pending', nextAttemptAt: new Date() },
+    ]);
+    await endpoints.update('client_3', e.endpoint_id, { url: 'https://new.example/' });
+    const retry = await repo.claim(job!.deliveryId, 2);
+    expect(retry).toMatchObject({ url: 'https://new.example/', secret: 's3' });
+    await endpoints.update('client_3', e.endpoint_id, { enabled: false });
+    const [d] = await repo.list({ clientId: 'client_3', limit: 5 });
+    expect(d).toMatchObject({ state: 'failed', last_error: 'endpoint disabled' });
+  });
+
   it('when events are older than the log keeps them, then the cleanup deletes them with their deliveries and attempts', async () => {
     const [job] = await repo.recordEvents([newEvent()]);
     await pool.query(`UPDATE events SET created_at = now() - interval '31 days' WHERE event_id = $1`, [job!.eventId]);

@@ -79,8 +79,10 @@ export interface DroppedDelivery {
 }
 
 /** The columns of a `DeliveryJob`, selected from `deliveries d JOIN events e`. */
-const JOB_COLUMNS = `d.delivery_id, d.event_id, e.kind, d.client_id, d.endpoint_id, d.url, e.data, d.attempts + 1 AS attempt,
-  (SELECT secret FROM endpoints WHERE endpoint_id = d.endpoint_id AND deleted_at IS NULL) AS secret`;
+/** An endpoint's delivery goes to the endpoint's URL as it is now (it may have changed since the first attempt). */
+const JOB_COLUMNS = `d.delivery_id, d.event_id, e.kind, d.client_id, d.endpoint_id,
+  COALESCE((SELECT url FROM endpoints WHERE endpoint_id = d.endpoint_id), d.url) AS url, e.data, d.attempts + 1 AS attempt,
+  (SELECT secret FROM endpoints WHERE endpoint_id = d.endpoint_id AND deleted_at IS NULL AND enabled) AS secret`;
 
 interface JobRow {
   delivery_id: string;

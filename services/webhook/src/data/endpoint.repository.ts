@@ -1,4 +1,4 @@
-import { inTransaction, type Pool } from '@smsgw/platform';
+import { inTransaction, type Pool, type PoolClient } from '@smsgw/platform';
 
 export type Mode = 'live' | 'test';
 
@@ -25,6 +25,15 @@ export interface NewEndpoint {
 }
 
 const COLUMNS = 'endpoint_id, client_id, mode, url, events, secret, enabled, description, created_at';
+
+/** Ends an endpoint's pending deliveries, without an alert: the client chose it. */
+async function endPending(tx: PoolClient, endpointId: string, reason: string): Promise<void> {
+  await tx.query(
+    `UPDATE deliveries SET state = 'failed', last_error = $2, next_attempt_at = NULL, lease_until = NULL, alert_state = 'none'
+     WHERE endpoint_id = $1 AND state = 'pending'`,
+    [endpointId, reason],
+  );
+}
 
 export class EndpointRepository {
   constructor(private readonly pool: Pool) {}
@@ -64,18 +73,22 @@ export class EndpointRepository {
     return rows;
   }
 
+  /** Changes an endpoint; disabling it ends its pending deliveries without an alert (as deleting does). */
   async update(
     clientId: string,
     endpointId: string,
     change: { url?: string; events?: string[]; enabled?: boolean; description?: string },
   ): Promise<EndpointRow | undefined> {
-    const { rows } = await this.pool.query<EndpointRow>(
-      `UPDATE endpoints SET url = COALESCE($3, url), events = COALESCE($4, events),
-              enabled = COALESCE($5, enabled), description = COALESCE($6, description)
-       WHERE client_id = $1 AND endpoint_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
-      [clientId, endpointId, change.url ?? null, change.events ?? null, change.enabled ?? null, change.description ?? null],
-    );
-    return rows[0];
+    return inTransaction(this.pool, async (tx) => {
+      const { rows } = await tx.query<EndpointRow>(
+        `UPDATE endpoints SET url = COALESCE($3, url), events = COALESCE($4, events),
+                enabled = COALESCE($5, enabled), description = COALESCE($6, description)
+         WHERE client_id = $1 AND endpoint_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+        [clientId, endpointId, change.url ?? null, change.events ?? null, change.enabled ?? null, change.description ?? null],
+      );
+      if (rows[0] && change.enabled === false) await endPending(tx, endpointId, 'endpoint disabled');
+      return rows[0];
+    });
   }
 
   /** Soft delete (the delivery log keeps naming it); its pending deliveries end without an alert. */
@@ -86,11 +99,7 @@ export class EndpointRepository {
         [clientId, endpointId],
       );
       if (!rowCount) return false;
-      await tx.query(
-        `UPDATE deliveries SET state = 'failed', last_error = 'endpoint deleted', next_attempt_at = NULL, alert_state = 'none'
-         WHERE endpoint_id = $1 AND state = 'pending'`,
-        [endpointId],
-      );
+      await endPending(tx, endpointId, 'endpoint deleted');
       return true;
     });
   }

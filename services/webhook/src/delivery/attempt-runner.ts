@@ -52,7 +52,7 @@ export class AttemptRunner {
         return;
       }
     }
-    if (secret === null) return; // its endpoint was deleted: DeleteEndpoint ended the delivery
+    if (secret === null) return; // its endpoint was deleted or disabled, which ended the delivery
     const attemptedAt = new Date();
     const body = envelopeBody(job.kind, job.eventId, attemptedAt, job.data);
     const result = await deps.post({
