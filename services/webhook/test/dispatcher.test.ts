@@ -10,7 +10,7 @@ const job = (over: Partial<DeliveryJob>): DeliveryJob => ({
   clientId: 'client_a',
   endpointId: 'whe_a',
   url: 'https://a.example/hook',
-  body: '{}',
+  data: '{}',
   attempt: 1,
   secret: 's',
   ...over,
