@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { connect } from '@nats-io/transport-node';
+import { Redis } from 'ioredis';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { AgentProcess, SentSms } from './support/agent';
 import { eventually, request, type ApiResponse } from './support/http';
@@ -166,6 +167,32 @@ describe('one-time passwords, end to end over HTTPS with a simulated phone', () 
     expect(a.body.otp_id).not.toBe(first.body.otp_id);
     const { code } = await smsOf(String(a.body.message_id));
     await smsOf(String(first.body.message_id));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(agent.sentCount(String(a.body.message_id))).toBe(1);
+    expect((await verifyOtp({ otp_id: a.body.otp_id, code })).body.valid).toBe(true);
+  });
+
+  it("when send-otp is retried with its Idempotency-Key after the gateway's record of it is gone, then the otp service answers the same OTP and no second SMS is sent", async () => {
+    const body = { to: number() };
+    const key = `otp-durable-${Date.now()}`;
+    const a = await sendOtp(body, { headers: { 'Idempotency-Key': key } });
+    expect(a.status).toBe(200);
+    // The gateway's fast path (Redis) forgets the key, as after a flush or a lost gateway: only the otp service remembers.
+    const redis = new Redis(system.stack.redisUrl);
+    try {
+      const keys = await redis.keys(`${system.stack.redisPrefix}idempotency:*`);
+      expect(keys.length).toBeGreaterThan(0);
+      await redis.del(...keys);
+    } finally {
+      redis.disconnect();
+    }
+    const b = await sendOtp(body, { headers: { 'Idempotency-Key': key } });
+    expect(b.status).toBe(200);
+    expect(b.body).toEqual(a.body);
+    expect(b.headers['idempotent-replayed']).toBe('true');
+    const other = await sendOtp({ ...body, length: 8 }, { headers: { 'Idempotency-Key': key } });
+    expect([other.status, (other.body.error as { code: string }).code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
+    const { code } = await smsOf(String(a.body.message_id));
     await new Promise((r) => setTimeout(r, 500));
     expect(agent.sentCount(String(a.body.message_id))).toBe(1);
     expect((await verifyOtp({ otp_id: a.body.otp_id, code })).body.valid).toBe(true);

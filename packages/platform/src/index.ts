@@ -14,3 +14,4 @@ export * from './tracing';
 export * from './periodic-jobs';
 export * from './net/address-policy';
 export * from './net/safe-post';
+export * from './sealed-text';

@@ -15,6 +15,10 @@ export function loadOtpConfig(source: NodeJS.ProcessEnv = process.env) {
        * phone numbers in rate-limit keys: 32 bytes or more, hex or base64.
        */
       hashKey: env.key('OTP_HASH_KEY', 32),
+      /** Seals an OTP's SMS text until its SMS is stored (AES-256-GCM), as the message service does: 32 bytes, hex or base64. */
+      sealKey: env.key('OTP_SEAL_KEY', 32),
+      /** How long a send-otp Idempotency-Key answers the OTP it made (as the gateway's and the message service's keys). */
+      idempotencyTtlSeconds: env.int('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, { min: 60 }),
       /** OTPs whose expiry passed this long ago are deleted (hourly). */
       keepExpiredHours: env.int('OTP_KEEP_EXPIRED_HOURS', 24, { min: 1 }),
     }),

@@ -27,7 +27,15 @@ export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = c
         name: 'smsgw.otp.v1.OtpService',
         definition: otpProto().OtpService.service,
         implementation: unaryHandlers(
-          otpHandlers({ repo, rateLimit: new OtpRateLimit(redis, PER_NUMBER), messages, hashKey: config.hashKey, log }),
+          otpHandlers({
+            repo,
+            rateLimit: new OtpRateLimit(redis, PER_NUMBER),
+            messages,
+            hashKey: config.hashKey,
+            sealKey: config.sealKey,
+            idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+            log,
+          }),
           log,
         ),
       },

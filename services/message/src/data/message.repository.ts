@@ -290,13 +290,20 @@ export class MessageRepository {
    * full one, sealed. Tells how many messages of its device the claim takes
    * before it (priority 1: only priority-1 messages due no later, up to 100).
    */
-  async insertOtp(message: NewMessage, sealedText: Buffer, expiresAt: Date): Promise<{ row: MessageRow; ahead: number }> {
+  /**
+   * Stores an OTP's SMS. Its id is the caller's: the same id again (the otp
+   * service completing an OTP after a lost answer) stores nothing and gives
+   * the message stored the first time (`created` false), if it is this
+   * client's; undefined if the id belongs to someone else.
+   */
+  async insertOtp(message: NewMessage, sealedText: Buffer, expiresAt: Date): Promise<{ row: MessageRow; ahead: number; created: boolean } | undefined> {
     const m = message;
     const { rows } = await this.pool.query<MessageRow & { ahead: number }>(
       `WITH inserted AS (
          INSERT INTO messages (message_id, client_id, mode, device_id, to_number, body, priority, metadata, parts, encoding,
                                due_at, status, otp_sealed_text, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), 'queued', $11, $12)
+         ON CONFLICT (message_id) DO NOTHING
          RETURNING *
        )
        SELECT i.*, (
@@ -310,8 +317,12 @@ export class MessageRepository {
        FROM inserted i`,
       [m.messageId, m.clientId, m.mode, m.deviceId, m.to, m.text, m.priority, m.metadata ? JSON.stringify(m.metadata) : null, m.parts, m.encoding, sealedText, expiresAt],
     );
-    const { ahead, ...row } = rows[0]!;
-    return { row, ahead };
+    if (rows[0]) {
+      const { ahead, ...row } = rows[0];
+      return { row, ahead, created: true };
+    }
+    const existing = await this.find(m.clientId, m.messageId, m.mode);
+    return existing && { row: existing, ahead: 0, created: false };
   }
 
   /**

@@ -371,8 +371,11 @@ export function messageHandlers(
       if (Number.isNaN(expiresAt.getTime())) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'expires_at', code: 'VALIDATION_ERROR' }] });
       // Parts and encoding are the phone's: those of the full text.
       const size = measureSms(req.text);
+      if (req.messageId && !/^msg_[0-9A-HJKMNP-TV-Z]{26}$/.test(req.messageId)) {
+        throw new AppError('VALIDATION_ERROR', { details: [{ field: 'message_id', code: 'VALIDATION_ERROR' }] });
+      }
       const message: NewMessage = {
-        messageId: newId('msg'),
+        messageId: req.messageId || newId('msg'),
         clientId: req.clientId,
         mode: modeOf(req.mode),
         deviceId: req.deviceId,
@@ -386,9 +389,12 @@ export function messageHandlers(
         encoding: size.encoding,
         scheduledAt: null,
       };
-      const { row, ahead } = await repo.insertOtp(message, sealText(config.otp.sealKey, message.messageId, req.text), expiresAt);
-      wake([{ row, ahead, deviceWasIdle: true }]);
-      return { message: toProto(row), estimatedDelivery: new Date(Date.now() + ahead * averagePacingMs).toISOString() };
+      const stored = await repo.insertOtp(message, sealText(config.otp.sealKey, message.messageId, req.text), expiresAt);
+      // The id is another client's (or another mode's): nothing of theirs is shown.
+      if (!stored) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'message_id', code: 'VALIDATION_ERROR' }] });
+      const { row, ahead, created } = stored;
+      if (created) wake([{ row, ahead, deviceWasIdle: true }]);
+      return { message: toProto(row), estimatedDelivery: new Date(Date.now() + ahead * averagePacingMs).toISOString(), replayed: !created };
     },
 
     async GetMessage(req) {

@@ -12,6 +12,21 @@ export interface OtpRow {
   attempts: number;
   verified_at: Date | null;
   created_at: Date;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  /** The SMS text, sealed, while its SMS is not known to be stored. */
+  sealed_text: Buffer | null;
+}
+
+export interface NewOtp {
+  otpId: string;
+  clientId: string;
+  mode: Mode;
+  codeHash: Buffer;
+  expiresAt: Date;
+  messageId: string;
+  sealedText: Buffer;
+  idempotency: { key: string; requestHash: string } | null;
 }
 
 /** What the caller decided about a locked OTP: mark it verified, count a wrong code, or change nothing (it throws). */
@@ -20,18 +35,40 @@ export type VerifyDecision = 'verify' | 'wrong';
 export class OtpRepository {
   constructor(private readonly pool: Pool) {}
 
-  async insert(otp: { otpId: string; clientId: string; mode: Mode; codeHash: Buffer; expiresAt: Date }): Promise<void> {
-    await this.pool.query('INSERT INTO otps (otp_id, client_id, mode, code_hash, expires_at) VALUES ($1, $2, $3, $4, $5)', [
-      otp.otpId,
-      otp.clientId,
-      otp.mode,
-      otp.codeHash,
-      otp.expiresAt,
-    ]);
+  /**
+   * Stores a new OTP with the id of its SMS-to-be and its sealed text. False
+   * when another OTP of the client already holds the Idempotency-Key (a
+   * concurrent request with the same key).
+   */
+  async insert(otp: NewOtp): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO otps (otp_id, client_id, mode, code_hash, expires_at, message_id, sealed_text, idempotency_key, request_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (client_id, mode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
+      [otp.otpId, otp.clientId, otp.mode, otp.codeHash, otp.expiresAt, otp.messageId, otp.sealedText, otp.idempotency?.key ?? null, otp.idempotency?.requestHash ?? null],
+    );
+    return (rowCount ?? 0) > 0;
   }
 
-  async setMessage(otpId: string, messageId: string): Promise<void> {
-    await this.pool.query('UPDATE otps SET message_id = $2 WHERE otp_id = $1', [otpId, messageId]);
+  /**
+   * The OTP made by an earlier request with this Idempotency-Key, if it is
+   * younger than `ttlSeconds`; an older one lets the key go (it is free again).
+   */
+  async byIdempotencyKey(clientId: string, mode: Mode, key: string, ttlSeconds: number): Promise<(OtpRow & { expired: boolean }) | undefined> {
+    await this.pool.query(
+      `UPDATE otps SET idempotency_key = NULL WHERE client_id = $1 AND mode = $2 AND idempotency_key = $3 AND created_at < now() - make_interval(secs => $4)`,
+      [clientId, mode, key, ttlSeconds],
+    );
+    const { rows } = await this.pool.query<OtpRow & { expired: boolean }>(
+      'SELECT *, expires_at <= now() AS expired FROM otps WHERE client_id = $1 AND mode = $2 AND idempotency_key = $3',
+      [clientId, mode, key],
+    );
+    return rows[0];
+  }
+
+  /** The SMS is stored: its sealed text is erased. */
+  async smsStored(otpId: string): Promise<void> {
+    await this.pool.query('UPDATE otps SET sealed_text = NULL WHERE otp_id = $1', [otpId]);
   }
 
   /** Forgets an OTP whose SMS could not be queued: it was never given to anyone. */
@@ -72,8 +109,13 @@ export class OtpRepository {
     });
   }
 
-  /** Deletes OTPs that expired more than `hours` ago; returns how many. */
+  /**
+   * Deletes OTPs that expired more than `hours` ago, and erases the sealed
+   * text of those that expired (their SMS can no longer be sent); returns
+   * how many were deleted.
+   */
   async purgeExpired(hours: number): Promise<number> {
+    await this.pool.query('UPDATE otps SET sealed_text = NULL WHERE sealed_text IS NOT NULL AND expires_at <= now()');
     const { rowCount } = await this.pool.query("DELETE FROM otps WHERE expires_at < now() - make_interval(hours => $1)", [hours]);
     return rowCount ?? 0;
   }

@@ -1,9 +1,10 @@
-import { AppError, newId, type AsyncHandlers, type Logger, type PromiseClient } from '@smsgw/platform';
+import { status as grpcStatus } from '@grpc/grpc-js';
+import { AppError, ERROR_CATALOG, newId, openText, sealText, type AsyncHandlers, type Logger, type PromiseClient } from '@smsgw/platform';
 import type { message, otp } from '@smsgw/proto';
-import type { Mode, OtpRepository } from '../data/otp.repository';
+import type { Mode, OtpRepository, OtpRow } from '../data/otp.repository';
 import type { OtpRateLimit } from '../data/rate-limit.store';
 import { codeMatches, hashCode, numberKey, randomCode, testCode } from '../domain/otp-code';
-import { otpOptions, renderText } from '../domain/otp-text';
+import { otpOptions, renderText, type OtpOptions } from '../domain/otp-text';
 import { verifyOutcome, type VerifyOutcome } from '../domain/otp-verify';
 
 function modeOf(mode: string): Mode {
@@ -15,45 +16,126 @@ export interface OtpDeps {
   rateLimit: OtpRateLimit;
   messages: PromiseClient<message.MessageServiceClient>;
   hashKey: Buffer;
+  /** Seals an OTP's SMS text while its SMS is not known to be stored. */
+  sealKey: Buffer;
+  /** How long a send-otp Idempotency-Key answers the OTP it made. */
+  idempotencyTtlSeconds: number;
   log: Logger;
 }
 
-export function otpHandlers({ repo, rateLimit, messages, hashKey, log }: OtpDeps): AsyncHandlers<otp.OtpServiceHandlers> {
+/**
+ * A refusal after which the message service stored nothing: the OTP can be
+ * forgotten. Anything else (a deadline, an unavailable service) may have
+ * stored the SMS.
+ */
+function storedNothing(err: unknown): boolean {
+  if (!(err instanceof AppError)) return false;
+  const status = ERROR_CATALOG[err.code].grpc;
+  return status === grpcStatus.INVALID_ARGUMENT || status === grpcStatus.NOT_FOUND || status === grpcStatus.FAILED_PRECONDITION || status === grpcStatus.RESOURCE_EXHAUSTED;
+}
+
+function outcomeUnknown(cause: unknown): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', {
+    message:
+      "Délai dépassé : le code a peut-être été envoyé. Réessayez avec le même en-tête Idempotency-Key : la réponse rendra le même OTP sans envoyer de second SMS.",
+    retryAfterSeconds: 1,
+    cause,
+  });
+}
+
+export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idempotencyTtlSeconds, log }: OtpDeps): AsyncHandlers<otp.OtpServiceHandlers> {
+  /** Queues the OTP's SMS under its chosen id, then erases the sealed text; the same id again stores nothing new. */
+  async function sendSms(
+    req: otp.SendOtpRequest__Output,
+    o: { otpId: string; messageId: string; expiresAt: Date; text: string; masked: string },
+  ): Promise<{ status: string }> {
+    const sent = await messages.sendOtpMessage({
+      clientId: req.clientId,
+      mode: req.mode,
+      deviceId: req.deviceId,
+      to: req.to,
+      text: o.text,
+      maskedText: o.masked,
+      metadataJson: req.metadataJson,
+      expiresAt: o.expiresAt.toISOString(),
+      messageId: o.messageId,
+    });
+    await repo.smsStored(o.otpId);
+    log.debug({ otp_id: o.otpId, message_id: o.messageId }, 'OTP sent');
+    return { status: sent.message!.status };
+  }
+
+  /** The answer to a retry with an Idempotency-Key already used: the same OTP, completed if its SMS was not stored yet. */
+  async function replay(
+    req: otp.SendOtpRequest__Output,
+    options: OtpOptions,
+    earlier: OtpRow & { expired: boolean },
+    requestHash: string,
+  ): Promise<otp.SendOtpResponse> {
+    if (earlier.request_hash !== requestHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
+    const answer = { otpId: earlier.otp_id, to: req.to, expiresAt: earlier.expires_at.toISOString(), messageId: earlier.message_id!, replayed: true };
+    if (!earlier.sealed_text) return { ...answer, status: 'queued' };
+    if (earlier.expired) throw new AppError('OTP_EXPIRED');
+    const text = openText(sealKey, earlier.otp_id, earlier.sealed_text);
+    // The same request, so the same template and length: the masked text is the first one's.
+    const { masked } = renderText(options.template, '0'.repeat(options.length));
+    const sent = await sendSms(req, { otpId: earlier.otp_id, messageId: earlier.message_id!, expiresAt: earlier.expires_at, text, masked });
+    return { ...answer, status: sent.status };
+  }
+
   return {
     async SendOtp(req) {
       const mode = modeOf(req.mode);
       if (!req.deviceId) throw new AppError('INVALID_DEVICE_ID');
       if (!req.to) throw new AppError('INVALID_PHONE_NUMBER', { details: [{ field: 'to', code: 'INVALID_PHONE_NUMBER' }] });
       const options = otpOptions({ length: req.length, expirySeconds: req.expirySeconds, template: req.template });
+      const idempotency = req.idempotencyKey ? { key: req.idempotencyKey, requestHash: req.requestHash } : null;
+      if (idempotency) {
+        const earlier = await repo.byIdempotencyKey(req.clientId, mode, idempotency.key, idempotencyTtlSeconds);
+        if (earlier) return replay(req, options, earlier, idempotency.requestHash);
+      }
       const slot = await rateLimit.take(req.clientId, mode, numberKey(hashKey, req.to));
       if (!slot.allowed) throw new AppError('OTP_RATE_LIMITED', { retryAfterSeconds: slot.retryAfterSeconds });
 
       const otpId = newId('otp');
+      const messageId = newId('msg');
       const code = mode === 'test' ? testCode(options.length) : randomCode(options.length);
       const expiresAt = new Date(Date.now() + options.expirySeconds * 1000);
       const { text, masked } = renderText(options.template, code);
-      let stored = false;
+      let stored: boolean;
       try {
-        // Stored before the SMS leaves, so that a code read at once can be verified.
-        await repo.insert({ otpId, clientId: req.clientId, mode, codeHash: hashCode(hashKey, otpId, code), expiresAt });
-        stored = true;
-        const sent = await messages.sendOtpMessage({
+        // Stored before the SMS leaves, so that a code read at once can be verified, with what a retry needs to send the same SMS.
+        stored = await repo.insert({
+          otpId,
           clientId: req.clientId,
-          mode: req.mode,
-          deviceId: req.deviceId,
-          to: req.to,
-          text,
-          maskedText: masked,
-          metadataJson: req.metadataJson,
-          expiresAt: expiresAt.toISOString(),
+          mode,
+          codeHash: hashCode(hashKey, otpId, code),
+          expiresAt,
+          messageId,
+          sealedText: sealText(sealKey, otpId, text),
+          idempotency,
         });
-        const messageId = sent.message!.messageId;
-        await repo.setMessage(otpId, messageId);
-        log.debug({ otp_id: otpId, message_id: messageId }, 'OTP sent');
-        return { otpId, to: req.to, expiresAt: expiresAt.toISOString(), messageId, status: sent.message!.status };
       } catch (err) {
-        // Nothing was given to the caller: the OTP does not count against the number.
-        await Promise.all([slot.release(), stored ? repo.delete(otpId) : undefined]).catch((cleanup: unknown) =>
+        await slot.release().catch(() => undefined);
+        throw err;
+      }
+      if (!stored) {
+        // Another request with the same key got there first.
+        await slot.release().catch(() => undefined);
+        throw new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 });
+      }
+      try {
+        const sent = await sendSms(req, { otpId, messageId, expiresAt, text, masked });
+        return { otpId, to: req.to, expiresAt: expiresAt.toISOString(), messageId, status: sent.status, replayed: false };
+      } catch (err) {
+        if (!storedNothing(err)) {
+          // The SMS may be stored: the OTP stays (its code can be verified if the phone gets it),
+          // and a retry with the same Idempotency-Key completes it with the same code.
+          log.warn({ err, otp_id: otpId }, 'OTP SMS outcome unknown; kept for a retry');
+          throw outcomeUnknown(err);
+        }
+        // Nothing was given to anyone: the OTP does not count against the number.
+        await Promise.all([slot.release(), repo.delete(otpId)]).catch((cleanup: unknown) =>
           log.warn({ err: cleanup, otp_id: otpId }, 'cleaning up a failed OTP failed'),
         );
         throw err;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import path from 'node:path';
 import { connectNats, createClient, createLogger, createPool, createRedis, quoteIdent, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
 import { messageProto, otpProto, type message, type otp } from '@smsgw/proto';
@@ -19,8 +20,14 @@ export interface OtpSystem {
   messagePool: Pool;
   redis: Redis;
   hashKey: Buffer;
-  /** Starts one more otp replica on the same database and Redis. */
-  addReplica(): Promise<PromiseClient<otp.OtpServiceClient>>;
+  /** Starts one more otp replica on the same database and Redis (`env` overrides its settings). */
+  addReplica(env?: Record<string, string>): Promise<PromiseClient<otp.OtpServiceClient>>;
+  /**
+   * A TCP proxy in front of the message service. While `holdAnswers` is on it
+   * passes requests through but keeps the answers: the message service does
+   * the work and the caller times out (a lost answer).
+   */
+  proxy: { address: string; holdAnswers: boolean };
   stop(): Promise<void>;
 }
 
@@ -64,7 +71,35 @@ export async function startOtpSystem(): Promise<OtpSystem> {
     REDIS_PREFIX: redisPrefix,
     MESSAGE_GRPC_ADDR: `127.0.0.1:${messagePort}`,
     OTP_HASH_KEY: hashKey.toString('base64'),
+    OTP_SEAL_KEY: hex(32),
   };
+  const held: { socket: net.Socket; data: Buffer }[] = [];
+  const proxy = {
+    address: '',
+    get holdAnswers() {
+      return holding;
+    },
+    set holdAnswers(on: boolean) {
+      holding = on;
+      if (!on) for (const { socket, data } of held.splice(0)) if (!socket.destroyed) socket.write(data);
+    },
+  };
+  let holding = false;
+  const sockets = new Set<net.Socket>();
+  const proxyServer = net.createServer((downstream) => {
+    const upstream = net.connect(messagePort, '127.0.0.1');
+    sockets.add(downstream).add(upstream);
+    downstream.pipe(upstream);
+    upstream.on('data', (data: Buffer) => (holding ? held.push({ socket: downstream, data }) : downstream.write(data)));
+    const close = () => {
+      downstream.destroy();
+      upstream.destroy();
+    };
+    upstream.on('error', close).on('close', close);
+    downstream.on('error', close).on('close', close);
+  });
+  await new Promise<void>((resolve) => proxyServer.listen(0, '127.0.0.1', resolve));
+  proxy.address = `127.0.0.1:${(proxyServer.address() as net.AddressInfo).port}`;
   const log = createLogger('otp-test', 'silent');
   const apps = [await start(loadOtpConfig(env), log)];
   const clients = [createClient<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${apps[0]!.port}`)];
@@ -80,8 +115,9 @@ export async function startOtpSystem(): Promise<OtpSystem> {
     messagePool,
     redis,
     hashKey,
-    async addReplica() {
-      const app = await start(loadOtpConfig(env), log);
+    proxy,
+    async addReplica(overrides = {}) {
+      const app = await start(loadOtpConfig({ ...env, ...overrides }), log);
       apps.push(app);
       const client = createClient<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${app.port}`);
       clients.push(client);
@@ -91,6 +127,9 @@ export async function startOtpSystem(): Promise<OtpSystem> {
       for (const c of clients) c.close();
       messages.close();
       for (const app of apps) await app.stop();
+      proxy.holdAnswers = false;
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => proxyServer.close(() => resolve()));
       await messageService.stop();
       await otpPool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(otpSchema)} CASCADE`);
       await messagePool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(messageSchema)} CASCADE`);

@@ -26,7 +26,11 @@ export function otpRoutes(up: Upstreams, auth: GatewayMiddleware, guard: Gateway
       expirySeconds: request.expirySeconds,
       template: request.template ?? '',
       metadataJson: request.metadata ? JSON.stringify(request.metadata) : '',
+      idempotencyKey: ctx.state.idempotency?.key ?? '',
+      requestHash: ctx.state.idempotency?.requestHash ?? '',
     });
+    // Made by an earlier request with this Idempotency-Key (its answer was lost): that OTP.
+    if (sent.replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.body = { success: true, otp_id: sent.otpId, to: sent.to, expires_at: sent.expiresAt, message_id: sent.messageId, status: sent.status };
   });
 
