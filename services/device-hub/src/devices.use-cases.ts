@@ -139,6 +139,17 @@ export class DeviceUseCases {
     return devices.map((device) => ({ device, online: online.has(device.device_id) })).filter((v) => !onlineOnly || v.online);
   }
 
+  async rename(clientId: string, deviceId: string, name: string): Promise<DeviceView> {
+    await this.get(clientId, deviceId);
+    await this.repo.rename(deviceId, name.trim().slice(0, 100));
+    return this.get(clientId, deviceId);
+  }
+
+  async remove(clientId: string, deviceId: string): Promise<void> {
+    await this.get(clientId, deviceId);
+    await this.repo.remove(deviceId);
+  }
+
   async revokeTokens(clientId: string, deviceId: string): Promise<number> {
     await this.get(clientId, deviceId);
     return this.repo.revokeTokens(deviceId);

@@ -27,10 +27,37 @@ export interface NewApiKey {
   label: string;
 }
 
+export interface UserRow {
+  user_id: string;
+  email: string;
+  password_hash: string;
+  client_id: string;
+  created_at: Date;
+}
+
+export interface KeyListRow {
+  key_id: string;
+  mode: KeyMode;
+  label: string;
+  lookup: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** A sign-up with an e-mail that already has a user. */
+export class EmailTakenError extends Error {
+  override readonly name = 'EmailTakenError';
+}
+
 export class AccountRepository {
   constructor(private readonly pool: Pool) {}
 
-  async createClient(client: { clientId: string; email: string; name: string; signingSecret: string }, keys: NewApiKey[]): Promise<void> {
+  async createClient(
+    client: { clientId: string; email: string; name: string; signingSecret: string },
+    keys: NewApiKey[],
+    user?: { userId: string; passwordHash: string },
+  ): Promise<void> {
     await inTransaction(this.pool, async (db) => {
       await db.query('INSERT INTO clients (client_id, email, name, signing_secret) VALUES ($1, $2, $3, $4)', [
         client.clientId,
@@ -39,7 +66,66 @@ export class AccountRepository {
         client.signingSecret,
       ]);
       for (const key of keys) await this.insertKey(db, key);
+      if (!user) return;
+      const inserted = await db.query(
+        'INSERT INTO users (user_id, email, password_hash, client_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+        [user.userId, client.email, user.passwordHash, client.clientId],
+      );
+      // The e-mail has a user already: the transaction is undone, nothing of this sign-up stays.
+      if (!inserted.rowCount) throw new EmailTakenError();
     });
+  }
+
+  async findUserByEmail(email: string): Promise<UserRow | undefined> {
+    const { rows } = await this.pool.query<UserRow>('SELECT * FROM users WHERE lower(email) = lower($1)', [email]);
+    return rows[0];
+  }
+
+  async findUser(userId: string): Promise<UserRow | undefined> {
+    const { rows } = await this.pool.query<UserRow>('SELECT * FROM users WHERE user_id = $1', [userId]);
+    return rows[0];
+  }
+
+  async setPassword(userId: string, passwordHash: string): Promise<void> {
+    await this.pool.query('UPDATE users SET password_hash = $2 WHERE user_id = $1', [userId, passwordHash]);
+  }
+
+  async updateClient(clientId: string, change: { email?: string; name?: string }): Promise<ClientRow | undefined> {
+    const { rows } = await this.pool.query<ClientRow>(
+      'UPDATE clients SET email = COALESCE($2, email), name = COALESCE($3, name) WHERE client_id = $1 RETURNING *',
+      [clientId, change.email ?? null, change.name ?? null],
+    );
+    return rows[0];
+  }
+
+  async listKeys(clientId: string): Promise<KeyListRow[]> {
+    const { rows } = await this.pool.query<KeyListRow>(
+      'SELECT key_id, mode, label, lookup, created_at, last_used_at, revoked_at FROM api_keys WHERE client_id = $1 ORDER BY created_at DESC, key_id DESC',
+      [clientId],
+    );
+    return rows;
+  }
+
+  /** Revokes a key of this client; the revocation time, or undefined when the key is not the client's. */
+  async revokeClientKey(clientId: string, keyId: string): Promise<Date | undefined> {
+    const { rows } = await this.pool.query<{ revoked_at: Date }>(
+      'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE key_id = $1 AND client_id = $2 RETURNING revoked_at',
+      [keyId, clientId],
+    );
+    return rows[0]?.revoked_at;
+  }
+
+  /** Records a use of the key, at most once a minute (the dashboard shows it to the minute). */
+  async touchKey(keyId: string): Promise<void> {
+    await this.pool.query(
+      "UPDATE api_keys SET last_used_at = now() WHERE key_id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')",
+      [keyId],
+    );
+  }
+
+  async setSigningSecret(clientId: string, secret: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('UPDATE clients SET signing_secret = $2 WHERE client_id = $1', [clientId, secret]);
+    return (rowCount ?? 0) > 0;
   }
 
   async createKey(key: NewApiKey): Promise<void> {

@@ -46,17 +46,17 @@ export class DeviceRepository {
   }
 
   async find(deviceId: string): Promise<DeviceRow | undefined> {
-    const { rows } = await this.pool.query<DeviceRow>(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_id = $1`, [deviceId]);
+    const { rows } = await this.pool.query<DeviceRow>(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_id = $1 AND removed_at IS NULL`, [deviceId]);
     return rows[0];
   }
 
   async listByClient(clientId: string): Promise<DeviceRow[]> {
-    const { rows } = await this.pool.query<DeviceRow>(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE client_id = $1 ORDER BY created_at`, [clientId]);
+    const { rows } = await this.pool.query<DeviceRow>(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE client_id = $1 AND removed_at IS NULL ORDER BY created_at`, [clientId]);
     return rows;
   }
 
   async findByPasswordLookup(clientId: string, lookup: string): Promise<DeviceRow | undefined> {
-    const { rows } = await this.pool.query<DeviceRow>(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE client_id = $1 AND password_lookup = $2`, [
+    const { rows } = await this.pool.query<DeviceRow>(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE client_id = $1 AND password_lookup = $2 AND removed_at IS NULL`, [
       clientId,
       lookup,
     ]);
@@ -67,7 +67,7 @@ export class DeviceRepository {
   async consumePairingCode(lookup: string, codeHash: Buffer): Promise<DeviceRow | undefined> {
     const { rows } = await this.pool.query<DeviceRow>(
       `UPDATE devices SET pairing_code_lookup = NULL, pairing_code_hash = NULL, pairing_expires_at = NULL
-       WHERE pairing_code_lookup = $1 AND pairing_code_hash = $2 AND pairing_expires_at > now()
+       WHERE pairing_code_lookup = $1 AND pairing_code_hash = $2 AND pairing_expires_at > now() AND removed_at IS NULL
        RETURNING ${DEVICE_COLUMNS}`,
       [lookup, codeHash],
     );
@@ -86,11 +86,25 @@ export class DeviceRepository {
   async findToken(lookup: string): Promise<{ token_hash: Buffer; revoked_at: Date | null; device: DeviceRow } | undefined> {
     const { rows } = await this.pool.query<DeviceRow & { token_hash: Buffer; revoked_at: Date | null }>(
       `SELECT t.token_hash, t.revoked_at, d.device_id, d.client_id, d.name, d.password_hash, d.created_at, d.last_seen_at
-       FROM device_tokens t JOIN devices d USING (device_id) WHERE t.lookup = $1`,
+       FROM device_tokens t JOIN devices d USING (device_id) WHERE t.lookup = $1 AND d.removed_at IS NULL`,
       [lookup],
     );
     const row = rows[0];
     return row && { token_hash: row.token_hash, revoked_at: row.revoked_at, device: row };
+  }
+
+  async rename(deviceId: string, name: string): Promise<void> {
+    await this.pool.query('UPDATE devices SET name = $2 WHERE device_id = $1 AND removed_at IS NULL', [deviceId, name]);
+  }
+
+  /** Removes the device: its tokens are revoked and its pairing code voided in the same statement's transaction. */
+  async remove(deviceId: string): Promise<void> {
+    await this.pool.query(
+      `WITH d AS (UPDATE devices SET removed_at = now(), pairing_code_lookup = NULL, pairing_code_hash = NULL, pairing_expires_at = NULL
+                  WHERE device_id = $1 AND removed_at IS NULL RETURNING device_id)
+       UPDATE device_tokens SET revoked_at = now() WHERE device_id IN (SELECT device_id FROM d) AND revoked_at IS NULL`,
+      [deviceId],
+    );
   }
 
   async revokeTokens(deviceId: string): Promise<number> {

@@ -32,6 +32,14 @@ export function deviceHubHandlers(devices: DeviceUseCases, sessions: SessionRegi
     async GetDevice(req) {
       return toProto(await devices.get(req.clientId, req.deviceId));
     },
+    async RenameDevice(req) {
+      return toProto(await devices.rename(req.clientId, req.deviceId, req.name));
+    },
+    async RemoveDevice(req) {
+      await devices.remove(req.clientId, req.deviceId);
+      sessions.revoke(req.deviceId);
+      return { removed: true };
+    },
     async RevokeDeviceTokens(req) {
       const revoked = await devices.revokeTokens(req.clientId, req.deviceId);
       sessions.revoke(req.deviceId);
