@@ -34,6 +34,7 @@ lint: install
 	$(TURBO) run lint
 
 test: build
+	@scripts/ensure-chromium.sh
 	@rm -rf .jest-results
 	$(TURBO) run typecheck lint
 	$(TURBO) run test --concurrency=1 --continue

@@ -12,6 +12,9 @@ const DEMO_FILE = path.join(DATA_DIR, 'demo.json');
 const MAIL_DIR = path.join(DATA_DIR, 'mail');
 
 interface Demo {
+  /** The demo user's sign-in on the dashboard. */
+  dashboard_email: string;
+  dashboard_password: string;
   client_id: string;
   live_api_key: string;
   test_api_key: string;
@@ -21,11 +24,14 @@ interface Demo {
   pairing_url: string;
 }
 
-/** A demo client with one device; the simulated phone's old credentials no longer apply. */
+const DEMO_PASSWORD = 'demo-password';
+
+/** A demo user owning a demo client with one device; the simulated phone's old credentials no longer apply. */
 async function createDemo(admin: Admin): Promise<Demo> {
-  const client = await admin.createClient('demo@example.com', 'Demo');
+  const email = `demo+${Date.now()}@example.com`;
+  const { user_id: _userId, ...client } = await admin.createUser(email, DEMO_PASSWORD, 'Demo');
   const device = await admin.createDevice(client.client_id, 'Simulated phone');
-  const demo = { ...client, device_id: device.device_id, device_password: device.device_password, pairing_url: device.pairing_url };
+  const demo = { dashboard_email: email, dashboard_password: DEMO_PASSWORD, ...client, device_id: device.device_id, device_password: device.device_password, pairing_url: device.pairing_url };
   fs.rmSync(path.join(DATA_DIR, 'agent'), { recursive: true, force: true });
   fs.writeFileSync(DEMO_FILE, JSON.stringify(demo, null, 2), { mode: 0o600 });
   return demo;
@@ -54,6 +60,7 @@ async function dev(): Promise<void> {
       otp: port('OTP_GRPC_PORT', 50054),
       scheduler: port('SCHEDULER_GRPC_PORT', 50055),
       webhook: port('WEBHOOK_GRPC_PORT', 50056),
+      dashboard: port('DASHBOARD_PORT', 8445),
     },
     env: { SMTP_URL: process.env.SMTP_URL ?? mail.url },
     log: say,
@@ -84,7 +91,8 @@ async function dev(): Promise<void> {
       () => true,
       () => false,
     );
-    if (stillThere) saved = previous;
+    // A demo from before the dashboard has no user: a new one is made.
+    if (stillThere && previous.dashboard_email) saved = previous;
   }
   const demo = saved ?? (await createDemo(admin));
   admin.close();
@@ -115,6 +123,7 @@ async function dev(): Promise<void> {
   console.log(`
 SMS gateway is running (ready in ${((Date.now() - started) / 1000).toFixed(1)} s).
 
+  Dashboard         ${stack.dashboardUrl}   (sign in as ${demo.dashboard_email} / ${demo.dashboard_password})
   API (gateway)     ${stack.gatewayUrl}
   Device hub        ${stack.hubUrl}   (phones pair and connect here)
   gRPC              account ${stack.accountAddress}, message ${stack.messageAddress}, device-hub ${stack.deviceHubAddress}, otp ${stack.otpAddress}, scheduler ${stack.schedulerAddress}, webhook ${stack.webhookAddress}

@@ -25,7 +25,7 @@ export interface StackOptions {
    */
   isolated: boolean;
   /** Fixed ports (make dev); 0 or absent picks free ones. */
-  ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook', number>>;
+  ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook' | 'dashboard', number>>;
   /** Postgres, Redis or NATS to use instead of the default ones (e.g. private servers of an outage test). */
   infra?: { postgresUrl?: string; redisUrl?: string; natsUrl?: string };
   /** Extra environment for every service (pacing, log level, ...). */
@@ -43,6 +43,7 @@ export interface Stack {
   otpAddress: string;
   schedulerAddress: string;
   webhookAddress: string;
+  dashboardUrl: string;
   databaseUrl: string;
   natsUrl: string;
   natsPrefix: string;
@@ -122,6 +123,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     gateway: await port('gateway'),
     scheduler: await port('scheduler'),
     webhook: await port('webhook'),
+    dashboard: await port('dashboard'),
   };
   const logDir = path.join(options.dataDir, options.isolated ? `logs-${runId}` : 'logs');
   const addr = (p: number) => `127.0.0.1:${p}`;
@@ -152,6 +154,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const entry = (dir: string) => [path.join(REPO_ROOT, dir, 'dist/main.js')];
   const hubUrl = `https://127.0.0.1:${ports.agents}`;
   const gatewayUrl = `https://127.0.0.1:${ports.gateway}`;
+  const dashboardUrl = `https://127.0.0.1:${ports.dashboard}`;
   const gatewayProcess = (port: number, n: number) =>
     new ServiceProcess({
       name: 'gateway',
@@ -208,9 +211,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logFile: path.join(logDir, 'webhook.log'),
       ready: () => grpcServing(addr(ports.webhook)),
     }),
+    dashboard: new ServiceProcess({
+      name: 'dashboard',
+      args: entry('services/dashboard'),
+      env: { ...common, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(ports.dashboard) },
+      logFile: path.join(logDir, 'dashboard.log'),
+      ready: () => httpsHealthy(`${dashboardUrl}/signin`, certs.caPem),
+    }),
   };
 
-  const order: ServiceName[] = ['account', 'scheduler', 'message', 'webhook', 'otp', 'device-hub', 'gateway'];
+  const order: ServiceName[] = ['account', 'scheduler', 'message', 'webhook', 'otp', 'device-hub', 'gateway', 'dashboard'];
   const stopAll = async () => {
     await Promise.all([...extraGateways, ...extraSchedulers].map((g) => g.stop()));
     for (const name of [...order].reverse()) await services[name].stop();
@@ -219,7 +229,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     // Account, message and scheduler have no dependency on each other: start them together.
     await Promise.all([services.account.start(), services.message.start(), services.scheduler.start()]);
     await Promise.all([services.otp.start(), services['device-hub'].start(), services.webhook.start()]);
-    await services.gateway.start();
+    await Promise.all([services.gateway.start(), services.dashboard.start()]);
   } catch (err) {
     await stopAll();
     await infra.stop();
@@ -237,6 +247,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     otpAddress: addr(ports.otp),
     schedulerAddress: addr(ports.scheduler),
     webhookAddress: addr(ports.webhook),
+    dashboardUrl,
     databaseUrl,
     natsUrl: infra.natsUrl,
     natsPrefix,

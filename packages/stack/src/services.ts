@@ -5,7 +5,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { healthService } from '@smsgw/platform';
 
-export type ServiceName = 'account' | 'message' | 'otp' | 'device-hub' | 'gateway' | 'scheduler' | 'webhook';
+export type ServiceName = 'account' | 'message' | 'otp' | 'device-hub' | 'gateway' | 'scheduler' | 'webhook' | 'dashboard';
 
 const HealthClient = grpc.makeGenericClientConstructor(healthService, 'Health');
 

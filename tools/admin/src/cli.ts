@@ -7,6 +7,8 @@ const USAGE = `Operator command line of the SMS gateway.
 
   npm run admin -- create-client --email E [--name N]
       prints {client_id, live_api_key, test_api_key, signing_secret}
+  npm run admin -- create-user --email E --password P [--name N]
+      a dashboard user and the client it owns; prints {user_id, client_id, live_api_key, test_api_key, signing_secret}
   npm run admin -- create-device --client C [--name N]
       prints {device_id, device_password, pairing_url, pairing_expires_at}
   npm run admin -- revoke-key --key K
@@ -39,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
       'event-id': { type: 'string' },
       endpoint: { type: 'string' },
       limit: { type: 'string' },
+      password: { type: 'string' },
       test: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -48,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command ? 0 : 2;
   }
-  const need = (name: 'email' | 'client' | 'key' | 'url' | 'events' | 'event' | 'event-id' | 'endpoint'): string => {
+  const need = (name: 'email' | 'client' | 'key' | 'url' | 'events' | 'event' | 'event-id' | 'endpoint' | 'password'): string => {
     const value = values[name];
     if (!value) throw new UsageError(`${command} needs --${name}`);
     return value;
@@ -57,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     let result: unknown;
     if (command === 'create-client') result = await admin.createClient(need('email'), values.name);
+    else if (command === 'create-user') result = await admin.createUser(need('email'), need('password'), values.name);
     else if (command === 'create-device') result = await admin.createDevice(need('client'), values.name);
     else if (command === 'revoke-key') result = await admin.revokeKey(need('key'));
     else if (command === 'create-webhook')

@@ -41,6 +41,13 @@ export class Admin {
     return { client_id: c.clientId, live_api_key: c.liveApiKey, test_api_key: c.testApiKey, signing_secret: c.signingSecret };
   }
 
+  /** A dashboard user and the client it owns (what the dashboard's sign-up does). */
+  async createUser(email: string, password: string, name = '') {
+    const r = await this.accounts.signUp({ email, password, name });
+    const { secret } = await this.accounts.getSigningSecret({ clientId: r.user!.clientId });
+    return { user_id: r.user!.userId, client_id: r.user!.clientId, live_api_key: r.liveApiKey, test_api_key: r.testApiKey, signing_secret: secret };
+  }
+
   /** Creates a device of an existing client. */
   async createDevice(clientId: string, name = '') {
     await this.accounts.getClient({ clientId });

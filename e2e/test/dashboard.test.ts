@@ -1,0 +1,222 @@
+import { createHash, X509Certificate } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { REPO_ROOT } from '@smsgw/stack';
+import { AgentProcess } from './support/agent';
+import { eventually } from './support/http';
+import { Receiver } from './support/receiver';
+import { TestSystem, type DemoClient } from './support/system';
+
+/** Where the screenshots of every page go (named in the README). */
+const SHOTS = path.join(REPO_ROOT, '.stack/screenshots');
+const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
+
+describe('the dashboard in a real browser', () => {
+  let system: TestSystem;
+  let browser: Browser;
+  let receiver: Receiver;
+  const agents: AgentProcess[] = [];
+
+  beforeAll(async () => {
+    fs.rmSync(SHOTS, { recursive: true, force: true });
+    fs.mkdirSync(SHOTS, { recursive: true });
+    system = await TestSystem.start();
+    receiver = await Receiver.start(system.stack.certs);
+    // The stack's certificate is made by a local CA the browser does not know: trust that one certificate (its key's SPKI hash), nothing else.
+    const spki = new X509Certificate(system.stack.certs.certPem).publicKey.export({ type: 'spki', format: 'der' });
+    const pin = createHash('sha256').update(spki).digest('base64');
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', `--ignore-certificate-errors-spki-list=${pin}`] });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all(agents.map((a) => a.kill()));
+    await receiver?.stop();
+    await system?.stop();
+  });
+
+  async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport: WIDTHS.desktop, baseURL: system.stack.dashboardUrl });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    return { context, page };
+  }
+
+  /** Screenshots of the current page at desktop and phone widths. */
+  async function shoot(page: Page, name: string): Promise<void> {
+    for (const [label, size] of Object.entries(WIDTHS)) {
+      await page.setViewportSize(size);
+      await page.screenshot({ path: path.join(SHOTS, `${name}-${label}.png`), fullPage: true });
+    }
+    await page.setViewportSize(WIDTHS.desktop);
+  }
+
+  async function signUp(page: Page, email: string, password: string): Promise<string> {
+    await page.goto('/signup');
+    await shoot(page, '01-signup');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Company or project name').fill('Acme');
+    await page.getByLabel(/^Password/).fill(password);
+    await page.getByRole('button', { name: 'Create my account' }).click();
+    await page.waitForURL('**/keys?welcome=1');
+    const clientId = (await page.locator('header .who code').textContent())!.trim();
+    expect(clientId).toMatch(/^client_\d+$/);
+    return clientId;
+  }
+
+  it('when a new user signs up, makes a key, adds and pairs a phone, sends an SMS and sets up a webhook, then every step shows in the pages; a revoked key is refused', async () => {
+    const { page } = await newPage();
+    const email = `owner${Date.now()}@example.com`;
+    const clientId = await signUp(page, email, 'correct horse battery');
+
+    // An API key, shown once, that the public API accepts.
+    await page.getByLabel('Name').fill('Server');
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    const apiKey = await page.getByLabel('API key').inputValue();
+    expect(apiKey).toMatch(/^sgw_live_/);
+    await shoot(page, '02-keys');
+    const client: DemoClient = { client_id: clientId, live_api_key: apiKey, test_api_key: '', signing_secret: '' };
+
+    // A phone: the QR code's payload is the pairing URL, which the agent takes as is.
+    await page.getByRole('link', { name: 'Phones' }).click();
+    await page.getByLabel('Name').fill('Pixel 8');
+    await page.getByRole('button', { name: 'Add a phone' }).click();
+    const pairingUrl = (await page.locator('figure.qr').getAttribute('data-qr-payload'))!;
+    expect(pairingUrl).toContain('/v1/agent/pair?code=');
+    expect(await page.locator('figure.qr svg').count()).toBe(1);
+    expect(await page.getByLabel('Device password').inputValue()).toMatch(/^[A-Z0-9]{4}-/);
+    await shoot(page, '03-phone-added');
+    await page.goto('/phones');
+    const row = page.locator('tr[data-device]');
+    await expect(row.locator('[data-state]').textContent()).resolves.toBe('offline');
+    const deviceId = (await row.getAttribute('data-device'))!;
+
+    const agent = new AgentProcess(
+      [
+        path.join(REPO_ROOT, 'android-agent/dist/cli.js'),
+        ...['--driver', 'simulator', '--hub', system.stack.hubUrl, '--ca', system.stack.certs.caCertFile, '--pairing-url', pairingUrl],
+        ...['--data-dir', path.join(system.stack.logDir, 'dashboard-agent'), '--log-json', '--sim-delivery-delay-ms', '100'],
+      ],
+      path.join(system.stack.logDir, 'dashboard-agent.log'),
+    ).start();
+    agents.push(agent);
+    // The state turns online without a reload (server push).
+    await page.locator(`tr[data-device="${deviceId}"] [data-state]`).filter({ hasText: 'online' }).waitFor({ timeout: 20_000 });
+    await shoot(page, '04-phones');
+
+    // An SMS through the public API with the new key, found delivered in the history, the timeline and the chart.
+    const sent = await system.api('/v1/sms/send', client, { headers: { 'X-Device-ID': deviceId }, body: { to: '+33612345678', message: 'Bonjour depuis le tableau de bord' } });
+    expect(sent.status).toBe(200);
+    const messageId = String(sent.body.message_id);
+    await system.waitForStatus(client, messageId, 'delivered');
+    await page.getByRole('link', { name: 'Messages' }).click();
+    await page.getByRole('link', { name: 'Bonjour depuis le tableau de bord' }).waitFor();
+    expect(await page.locator('tbody tr').first().locator('.status').textContent()).toBe('delivered');
+    await shoot(page, '05-messages');
+    await page.getByRole('link', { name: 'Bonjour depuis le tableau de bord' }).click();
+    await page.waitForURL(`**/messages/${messageId}`);
+    const steps = await page.locator('.timeline li strong').allTextContents();
+    expect(steps).toEqual(['Queued', 'Sent', 'Delivered']);
+    await shoot(page, '06-message');
+    await page.getByRole('link', { name: 'Statistics' }).click();
+    expect(await page.locator('[data-stat="sent"]').textContent()).toBe('1');
+    expect(await page.locator('[data-stat="delivered"]').textContent()).toBe('1');
+    expect(await page.locator('[data-stat="rate"]').textContent()).toBe('100.00 %');
+    expect(await page.locator('svg.chart rect.bar.delivered title').allTextContents()).toContain(`${new Date().toISOString().slice(0, 10)}: 1 delivered`);
+    await shoot(page, '07-stats');
+
+    // A global webhook; its test event reaches a receiver started by this test.
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('HTTPS URL').fill(receiver.url('/dashboard-hook'));
+    await page.getByRole('button', { name: 'Add the endpoint' }).click();
+    const secret = await page.getByLabel('Endpoint secret').inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    await shoot(page, '08-webhooks');
+    await page.getByLabel('Kind of test event').selectOption('sms.delivered');
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    const [hook] = await receiver.waitFor('/dashboard-hook', 1);
+    expect(hook!.body.event).toBe('sms.delivered');
+    await page.waitForURL('**/webhooks/whe_*');
+    await eventually(async () => {
+      await page.reload();
+      return (await page.locator('.attempts li').count()) > 0 ? true : undefined;
+    }, 10_000, 'the delivery in the log');
+    expect(await page.locator('.attempts li').first().textContent()).toContain('HTTP 200');
+    await shoot(page, '09-delivery-log');
+    await page.getByRole('button', { name: 'Replay' }).first().click();
+    await receiver.waitFor('/dashboard-hook', 2);
+
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Show the signing secret' }).click();
+    expect(await page.getByLabel('Signing secret').inputValue()).toMatch(/^whsec_/);
+    await shoot(page, '10-settings');
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await shoot(page, '11-overview');
+
+    // Revoking the key: the API refuses it within 5 s.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    page.once('dialog', (d) => void d.accept());
+    await page.locator('tr', { hasText: 'Server' }).getByRole('button', { name: 'Revoke' }).click();
+    await page.locator('tr', { hasText: 'Server' }).getByText('revoked').waitFor();
+    const revokedAt = Date.now();
+    await eventually(async () => {
+      const res = await system.api('/v1/auth/test', client, { headers: { 'X-Device-ID': deviceId } });
+      return res.status === 401 ? true : undefined;
+    }, 8000, 'the revoked key refused');
+    expect(Date.now() - revokedAt).toBeLessThan(5500);
+  });
+
+  it("when a second account changes ids in URLs or forms, then it never sees or changes the first account's data", async () => {
+    const first = await newPage();
+    await signUp(first.page, `first${Date.now()}@example.com`, 'first account password');
+    await first.page.goto('/phones');
+    await first.page.getByLabel('Name').fill('Private phone');
+    await first.page.getByRole('button', { name: 'Add a phone' }).click();
+    await first.page.goto('/phones');
+    const deviceId = (await first.page.locator('tr[data-device]').getAttribute('data-device'))!;
+    await first.page.goto('/webhooks');
+    await first.page.getByLabel('HTTPS URL').fill(receiver.url('/private-hook'));
+    await first.page.getByRole('button', { name: 'Add the endpoint' }).click();
+    await first.page.goto('/webhooks');
+    const endpointId = (await first.page.locator('tr[data-endpoint]').getAttribute('data-endpoint'))!;
+    await first.page.goto('/keys');
+    const keyForm = first.page.locator('form[action$="/revoke"]').first();
+    const keyAction = (await keyForm.getAttribute('action'))!;
+
+    const second = await newPage();
+    await signUp(second.page, `second${Date.now()}@example.com`, 'second account password');
+    for (const url of [`/webhooks/${endpointId}`, `/messages/msg_01K0000000000000000000000`]) {
+      const res = await second.page.goto(url);
+      expect(res!.status()).toBe(404);
+      expect(await second.page.content()).not.toContain('private-hook');
+    }
+    await second.page.goto('/phones');
+    expect(await second.page.locator('tr[data-device]').count()).toBe(0);
+    // Forms aimed at the first account's things, with the second account's valid CSRF token.
+    const csrf = (await second.page.locator('input[name=_csrf]').first().inputValue())!;
+    /** A form posted from the second account's page (its cookies); a followed redirect would mean it worked (status 0 here). */
+    const post = (action: string, form: Record<string, string>) =>
+      second.page.evaluate(
+        async ({ action, form }) => (await fetch(action, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' })).status,
+        { action, form },
+      );
+    for (const action of [`/phones/${deviceId}/remove`, `/phones/${deviceId}/rename`, `/webhooks/${endpointId}/delete`, `/webhooks/${endpointId}/test`, keyAction]) {
+      expect([action, await post(action, { _csrf: csrf, name: 'stolen', event: 'sms.sent' })]).toEqual([action, 404]);
+    }
+    // A form without the session's token is refused.
+    expect(await post('/keys', { name: 'x', mode: 'live' })).toBe(403);
+    // Nothing of the first account changed.
+    await first.page.goto('/phones');
+    expect(await first.page.locator(`tr[data-device="${deviceId}"] input[name=name]`).inputValue()).toBe('Private phone');
+    await first.page.goto('/webhooks');
+    expect(await first.page.locator('tr[data-endpoint]').count()).toBe(1);
+    await first.page.goto('/keys');
+    expect(await first.page.getByText('revoked').count()).toBe(0);
+    expect(receiver.at('/private-hook')).toEqual([]);
+    // Signed out, the pages send to the sign-in.
+    await second.page.getByRole('button', { name: 'Sign out' }).click();
+    await second.page.goto('/phones');
+    expect(second.page.url()).toContain('/signin');
+  });
+});

@@ -1,0 +1,34 @@
+import { commonConfig, loadConfig } from '@smsgw/platform';
+
+export type DashboardConfig = ReturnType<typeof loadDashboardConfig>;
+
+export function loadDashboardConfig(source: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(
+    (env) => ({
+      http: {
+        host: env.str('HTTP_HOST', '0.0.0.0'),
+        port: env.int('HTTP_PORT', 8445, { min: 0, max: 65535 }),
+        /** The dashboard serves HTTPS itself (session cookies are `Secure`). */
+        tlsCertFile: env.str('TLS_CERT_FILE'),
+        tlsKeyFile: env.str('TLS_KEY_FILE'),
+      },
+      redis: commonConfig.redis(env),
+      nats: commonConfig.nats(env),
+      accountAddress: commonConfig.grpcAddress(env, 'ACCOUNT_GRPC_ADDR', '127.0.0.1:50051'),
+      deviceHubAddress: commonConfig.grpcAddress(env, 'DEVICE_HUB_GRPC_ADDR', '127.0.0.1:50053'),
+      messageAddress: commonConfig.grpcAddress(env, 'MESSAGE_GRPC_ADDR', '127.0.0.1:50052'),
+      webhookAddress: commonConfig.grpcAddress(env, 'WEBHOOK_GRPC_ADDR', '127.0.0.1:50056'),
+      grpcDeadlineMs: env.int('GRPC_DEADLINE_MS', 5000, { min: 100 }),
+      sessions: {
+        /** A session ends this long after its last request. */
+        idleMs: env.int('DASHBOARD_SESSION_IDLE_MS', 12 * 3600_000, { min: 60_000 }),
+      },
+      signIn: {
+        /** Failed sign-ins allowed per address (and per e-mail) in the window; then 429. */
+        maxFailures: env.int('DASHBOARD_SIGNIN_MAX_FAILURES', 10, { min: 1 }),
+        windowMs: env.int('DASHBOARD_SIGNIN_WINDOW_MS', 15 * 60_000, { min: 1000 }),
+      },
+    }),
+    source,
+  );
+}

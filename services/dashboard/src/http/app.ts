@@ -1,0 +1,186 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { AppError, ERROR_CATALOG, type Logger, type PromiseClient, type Redis } from '@smsgw/platform';
+import type { account, devicehub, message, webhook } from '@smsgw/proto';
+import type { DeviceEvents } from '../live/device-events';
+import { layout, notice, type PageContext } from '../views/layout';
+import { html, type SafeHtml } from './html';
+import { accountRoutes } from './routes/account.routes';
+import { messageRoutes } from './routes/message.routes';
+import { phoneRoutes } from './routes/phone.routes';
+import { webhookRoutes } from './routes/webhook.routes';
+import type { Session, SessionStore } from './session';
+
+export interface Upstreams {
+  accounts: PromiseClient<account.AccountServiceClient>;
+  devices: PromiseClient<devicehub.DeviceHubServiceClient>;
+  messages: PromiseClient<message.MessageServiceClient>;
+  webhooks: PromiseClient<webhook.WebhookServiceClient>;
+}
+
+export interface DashState {
+  session?: Session;
+  token?: string;
+  form?: URLSearchParams;
+  /** The anonymous forms' token (its cookie may be set by this very response). */
+  formToken?: string;
+}
+
+export type DashContext = Koa.ParameterizedContext<DashState>;
+export type DashRouter = Router<DashState>;
+
+export interface AppDeps {
+  up: Upstreams;
+  sessions: SessionStore;
+  redis: Redis;
+  deviceEvents: DeviceEvents;
+  signIn: { maxFailures: number; windowMs: number };
+  log: Logger;
+}
+
+export const SESSION_COOKIE = '__Host-smsgw_session';
+const FORM_CSRF_COOKIE = '__Host-smsgw_form';
+const PUBLIC_DIR = path.resolve(__dirname, '../../public');
+
+/** The strict policy: only this origin's own script and style, no inline code, no framing. */
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+export const cookieOptions = (maxAgeMs?: number) => ({ httpOnly: true, secure: true, sameSite: 'strict' as const, path: '/', overwrite: true, maxAge: maxAgeMs });
+
+/** The page for the signed-in user, with the navigation and the session's CSRF token. */
+export function page(ctx: DashContext, title: string, section: string, body: SafeHtml): void {
+  const s = ctx.state.session;
+  const pc: PageContext = { user: s && { email: s.email, clientId: s.clientId }, csrf: s?.csrf, section };
+  ctx.type = 'html';
+  ctx.body = layout(title, pc, body);
+}
+
+export const pageContext = (ctx: DashContext): PageContext => ({ csrf: ctx.state.session?.csrf ?? ctx.state.formToken ?? '' });
+
+/** A form field, trimmed ('' when absent). */
+export const field = (ctx: DashContext, name: string) => (ctx.state.form?.get(name) ?? '').trim();
+
+/** What a failed call says to a person: the service's message, and the fields' own when it has them. */
+export function explain(err: unknown): string {
+  if (!(err instanceof AppError)) return 'Something went wrong on our side. Please try again.';
+  const details = (err.details ?? []).map((d) => d.message).filter(Boolean);
+  return details.length > 0 ? details.join(' ') : err.message;
+}
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
+}
+
+async function readForm(ctx: DashContext): Promise<URLSearchParams> {
+  if (!ctx.is('application/x-www-form-urlencoded')) return new URLSearchParams();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > 64 * 1024) ctx.throw(413, 'Form too large');
+    chunks.push(chunk);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+export function createApp(deps: AppDeps): Koa<DashState> {
+  const app = new Koa<DashState>();
+  const statics = {
+    '/static/app.js': { type: 'application/javascript; charset=utf-8', body: fs.readFileSync(path.join(PUBLIC_DIR, 'app.js')) },
+    '/static/app.css': { type: 'text/css; charset=utf-8', body: fs.readFileSync(path.join(PUBLIC_DIR, 'app.css')) },
+  } as Record<string, { type: string; body: Buffer }>;
+
+  // Errors become a page in words; the details go to the log only.
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && !ctx.body) throw new AppError('NOT_FOUND');
+    } catch (err) {
+      const status = err instanceof AppError ? ERROR_CATALOG[err.code].http : ((err as { status?: number }).status ?? 500);
+      if (status >= 500) deps.log.error({ err, path: ctx.path }, 'dashboard request failed');
+      ctx.status = status;
+      page(ctx, status === 404 ? 'Not found' : 'Something went wrong', '', html`${notice('error', status === 404 ? 'This page does not exist, or it is not yours.' : explain(err))}<p><a href="/">Back to the overview</a></p>`);
+    }
+  });
+
+  app.use(async (ctx, next) => {
+    ctx.set('Content-Security-Policy', CSP);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('X-Frame-Options', 'DENY');
+    ctx.set('Strict-Transport-Security', 'max-age=31536000');
+    ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
+    const asset = statics[ctx.path];
+    if (asset && ctx.method === 'GET') {
+      ctx.type = asset.type;
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = asset.body;
+      return;
+    }
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  });
+
+  // The session, from its cookie; forms are read and their CSRF token checked.
+  app.use(async (ctx, next) => {
+    const token = ctx.cookies.get(SESSION_COOKIE);
+    if (token) {
+      ctx.state.session = await deps.sessions.get(token);
+      if (ctx.state.session) ctx.state.token = token;
+    }
+    if (ctx.method === 'POST') {
+      ctx.state.form = await readForm(ctx);
+      const expected = ctx.state.session?.csrf ?? ctx.cookies.get(FORM_CSRF_COOKIE) ?? '';
+      if (!sameToken(ctx.state.form.get('_csrf') ?? '', expected)) {
+        ctx.status = 403;
+        page(ctx, 'Form expired', '', html`${notice('error', 'This form expired or did not come from this site. Please go back, reload the page and try again.')}`);
+        return;
+      }
+    }
+    if (!ctx.state.session) {
+      // Anonymous forms (sign-in, sign-up) carry a token of their own, double-submitted.
+      ctx.state.formToken = ctx.cookies.get(FORM_CSRF_COOKIE);
+      if (!ctx.state.formToken) {
+        ctx.state.formToken = randomBytes(24).toString('base64url');
+        ctx.cookies.set(FORM_CSRF_COOKIE, ctx.state.formToken, cookieOptions());
+      }
+    }
+    await next();
+  });
+
+  const open = new Router<DashState>();
+  accountRoutes(open, deps, 'public');
+  app.use(open.routes());
+
+  // Everything else needs a session: the pages of the signed-in account only.
+  app.use(async (ctx, next) => {
+    if (!ctx.state.session) {
+      if (ctx.method === 'GET' && !ctx.path.endsWith('/events')) return ctx.redirect(`/signin?next=${encodeURIComponent(ctx.path)}`);
+      ctx.status = 401;
+      return;
+    }
+    await next();
+  });
+  const router = new Router<DashState>();
+  accountRoutes(router, deps, 'private');
+  phoneRoutes(router, deps);
+  messageRoutes(router, deps);
+  webhookRoutes(router, deps);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

@@ -1,0 +1,51 @@
+import './instrumentation';
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { connectNats, createClient, createLogger, createRedis, runMain, type Logger } from '@smsgw/platform';
+import { stopTelemetry } from '@smsgw/platform/telemetry';
+import { accountProto, deviceHubProto, messageProto, webhookProto, type account, type devicehub, type message, type webhook } from '@smsgw/proto';
+import { loadDashboardConfig, type DashboardConfig } from './config';
+import { createApp } from './http/app';
+import { SessionStore } from './http/session';
+import { DeviceEvents } from './live/device-events';
+
+export async function start(config: DashboardConfig = loadDashboardConfig(), log: Logger = createLogger('dashboard')) {
+  const options = { deadlineMs: config.grpcDeadlineMs };
+  const up = {
+    accounts: createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress, options),
+    devices: createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, config.deviceHubAddress, options),
+    messages: createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, options),
+    webhooks: createClient<webhook.WebhookServiceClient>(webhookProto().WebhookService, config.webhookAddress, options),
+  };
+  const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'dashboard' });
+  await redis.connect();
+  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'dashboard', log });
+  const deviceEvents = new DeviceEvents(nats, log);
+  deviceEvents.start();
+  const app = createApp({ up, sessions: new SessionStore(redis, config.sessions.idleMs), redis, deviceEvents, signIn: config.signIn, log });
+  const server = https.createServer({ cert: fs.readFileSync(config.http.tlsCertFile), key: fs.readFileSync(config.http.tlsKeyFile) }, app.callback());
+  await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
+  const port = (server.address() as AddressInfo).port;
+  log.info({ port }, 'dashboard ready');
+  return {
+    port,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Live pages (server-sent events) hold their connections open: end them.
+        server.closeAllConnections();
+      });
+      deviceEvents.stop();
+      await nats.nc.drain();
+      redis.disconnect();
+      for (const client of Object.values(up)) client.close();
+      await stopTelemetry();
+    },
+  };
+}
+
+if (require.main === module) {
+  const log = createLogger('dashboard');
+  runMain(log, () => start(loadDashboardConfig(), log));
+}
