@@ -23,7 +23,7 @@ export function dayChart(days: DayBar[]): string {
   const slot = (width - left - 8) / Math.max(1, days.length);
   const bar = Math.max(2, Math.min(14, (slot - 4) / 3));
   const y = (v: number) => top + plotH - (v / max) * plotH;
-  const ticks = [0, Math.round(max / 2), max];
+  const ticks = [...new Set([0, Math.round(max / 2), max])];
   const parts: string[] = [];
   for (const t of ticks) {
     parts.push(`<line x1="${left}" x2="${width}" y1="${y(t)}" y2="${y(t)}" class="grid"/>`);

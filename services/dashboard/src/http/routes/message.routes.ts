@@ -6,7 +6,7 @@ import { explain, page, type AppDeps, type DashContext, type DashRouter } from '
 import { html, trusted } from '../html';
 
 const STATUSES = ['queued', 'sent', 'delivered', 'failed', 'cancelled'];
-const q = (ctx: DashContext, name: string) => (typeof ctx.query[name] === 'string' ? (ctx.query[name] as string).trim() : '');
+const q = (ctx: DashContext, name: string) => (typeof ctx.query[name] === 'string' ? (ctx.query[name]).trim() : '');
 const modeOf = (ctx: DashContext) => (q(ctx, 'mode') === 'test' ? 'test' : 'live');
 const protoMode = (mode: 'live' | 'test') => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');
 

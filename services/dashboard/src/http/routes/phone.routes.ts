@@ -14,7 +14,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     const { devices } = await up.devices.listDevices({ clientId: s.clientId, onlineOnly: false });
     const ids = devices.map((d) => d.deviceId);
     const [depths, today] = await Promise.all([
-      ids.length ? up.messages.queueDepths({ deviceIds: ids }) : { depths: {} as Record<string, number> },
+      ids.length ? up.messages.queueDepths({ deviceIds: ids }) : { depths: {} },
       Promise.all(devices.map((d) => up.messages.getStats({ clientId: s.clientId, mode: 'MODE_LIVE', fromDate: startOfTodayUtc(), toDate: '', deviceId: d.deviceId }))),
     ]);
     const csrf = csrfField({ csrf: s.csrf });

@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { createRedis, type Redis } from '@smsgw/platform';
+import { html, trusted } from '../src/http/html';
+import { SessionStore } from '../src/http/session';
+import { dayChart } from '../src/views/chart';
+import { copyable, layout } from '../src/views/layout';
+
+describe('pages', () => {
+  it('when text from a user or a service is put in a page, then it is escaped, and only markup the server made is not', () => {
+    const hostile = `<script>alert("x")</script>' onload='`;
+    expect(html`<p title="${hostile}">${hostile}</p>`.value).toBe(
+      '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onload=&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onload=&#39;</p>',
+    );
+    expect(html`<div>${trusted('<svg></svg>')}${[html`<b>${'<i>'}</b>`, 'a&b']}</div>`.value).toBe('<div><svg></svg><b>&lt;i&gt;</b>a&amp;b</div>');
+    expect(copyable('Key', '"><img src=x>', 'k').value).toContain('value="&quot;&gt;&lt;img src=x&gt;"');
+  });
+
+  it('when a page is laid out, then it has a language, a viewport, one script and one stylesheet of this origin, and no inline script', () => {
+    const page = layout('Phones', { user: { email: 'a@example.com', clientId: 'client_1' }, csrf: 't', section: 'phones' }, html`<p>x</p>`);
+    expect(page).toMatch(/<html lang="en">/);
+    expect(page).toContain('name="viewport"');
+    expect(page.match(/<script/g)).toHaveLength(1);
+    expect(page).toContain('<script src="/static/app.js" defer></script>');
+    expect(page).toContain('href="/phones" aria-current="page"');
+    expect(page).toContain('name="_csrf" value="t"');
+  });
+
+  it('when days are charted, then each day has a titled bar per series scaled to the largest value', () => {
+    const svg = dayChart([
+      { date: '2026-11-22', sent: 4, delivered: 3, failed: 1 },
+      { date: '2026-11-23', sent: 2, delivered: 2, failed: 0 },
+    ]);
+    expect(svg.match(/<rect /g)).toHaveLength(6);
+    expect(svg).toContain('<title>2026-11-22: 3 delivered</title>');
+    expect(svg).toContain('6 sent over 2 days');
+  });
+});
+
+describe('sessions in Redis', () => {
+  let redis: Redis;
+  const prefix = `smsgw:t${randomBytes(4).toString('hex')}:`;
+
+  beforeAll(async () => {
+    redis = createRedis({ url: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', keyPrefix: prefix, name: 'dashboard-test' });
+    await redis.connect();
+  });
+  afterAll(async () => {
+    const keys = await redis.keys('*');
+    if (keys.length) await redis.del(...keys.map((k) => k.slice(prefix.length)));
+    redis.disconnect();
+  });
+
+  it('when a session is made, found, and the user changes the password elsewhere, then only the current session survives; a signed-out one is gone', async () => {
+    const store = new SessionStore(redis, 60_000);
+    const user = { userId: 'usr_1', clientId: 'client_1', email: 'a@example.com' };
+    const a = await store.create(user);
+    const b = await store.create(user);
+    expect(await store.get(a.token)).toMatchObject({ ...user, csrf: a.session.csrf });
+    expect(a.session.csrf).not.toBe(b.session.csrf);
+    await store.endOthers(user.userId, b.token);
+    expect(await store.get(a.token)).toBeUndefined();
+    expect(await store.get(b.token)).toBeDefined();
+    await store.end(b.token);
+    expect(await store.get(b.token)).toBeUndefined();
+    expect(await store.get('x'.repeat(200))).toBeUndefined();
+  });
+
+  it('when a session is idle longer than its limit, then it is gone', async () => {
+    const store = new SessionStore(redis, 200);
+    const { token } = await store.create({ userId: 'usr_2', clientId: 'client_2', email: 'b@example.com' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await store.get(token)).toBeUndefined();
+  });
+});
