@@ -13,8 +13,8 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     const s = ctx.state.session!;
     const { devices } = await up.devices.listDevices({ clientId: s.clientId, onlineOnly: false });
     const ids = devices.map((d) => d.deviceId);
-    const [depths, today] = await Promise.all([
-      ids.length ? up.messages.queueDepths({ deviceIds: ids }) : { depths: {} },
+    const [queued, today] = await Promise.all([
+      ids.length ? up.messages.queueDepths({ deviceIds: ids }).then((r) => r.depths) : Promise.resolve<Record<string, number>>({}),
       Promise.all(devices.map((d) => up.messages.getStats({ clientId: s.clientId, mode: 'MODE_LIVE', fromDate: startOfTodayUtc(), toDate: '', deviceId: d.deviceId }))),
     ]);
     const csrf = csrfField({ csrf: s.csrf });
@@ -47,7 +47,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   <td><form method="post" action="/phones/${d.deviceId}/rename" class="rename">${csrf}<label class="sr" for="name-${d.deviceId}">Name of ${d.deviceId}</label><input id="name-${d.deviceId}" name="name" value="${d.name}" maxlength="100"><button type="submit" class="link">Rename</button></form><code class="small">${d.deviceId}</code></td>
   <td><span class="state ${d.status}" data-state>${d.status}</span></td>
   <td data-seen>${when(d.lastSeenAt)}</td>
-  <td>${depths.depths[d.deviceId] ?? 0}</td>
+  <td>${queued[d.deviceId] ?? 0}</td>
   <td>${today[i]!.totalSent}</td>
   <td><form method="post" action="/phones/${d.deviceId}/remove" data-confirm="Remove this phone? It will be disconnected and will have to be added again.">${csrf}<button type="submit" class="danger">Remove</button></form></td>
 </tr>`,
