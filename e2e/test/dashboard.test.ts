@@ -219,4 +219,21 @@ describe('the dashboard in a real browser', () => {
     await second.page.goto('/phones');
     expect(second.page.url()).toContain('/signin');
   });
+
+  it('when someone keeps guessing a password, then sign-in is refused with a clear message after 10 failures, even with the right password', async () => {
+    const { page } = await newPage();
+    const email = `guessed${Date.now()}@example.com`;
+    await signUp(page, email, 'the right password');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    const attempt = async (password: string) => {
+      await page.goto('/signin');
+      await page.getByLabel('E-mail').fill(email);
+      await page.getByLabel(/^Password/).fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      return (await page.locator('.notice.error').textContent().catch(() => null)) ?? 'signed in';
+    };
+    for (let i = 0; i < 10; i++) expect(await attempt(`wrong guess ${i}`)).toBe('Wrong e-mail or password.');
+    expect(await attempt('the right password')).toContain('Too many failed sign-ins');
+    expect(page.url()).toContain('/signin');
+  });
 });

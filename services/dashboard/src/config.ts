@@ -24,7 +24,7 @@ export function loadDashboardConfig(source: NodeJS.ProcessEnv = process.env) {
         idleMs: env.int('DASHBOARD_SESSION_IDLE_MS', 12 * 3600_000, { min: 60_000 }),
       },
       signIn: {
-        /** Failed sign-ins allowed per address (and per e-mail) in the window; then 429. */
+        /** Failed sign-ins allowed per address (and per e-mail) in the window; past them every sign-in is 429. */
         maxFailures: env.int('DASHBOARD_SIGNIN_MAX_FAILURES', 10, { min: 1 }),
         windowMs: env.int('DASHBOARD_SIGNIN_WINDOW_MS', 15 * 60_000, { min: 1000 }),
       },

@@ -47,7 +47,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
         return n;
       }),
     );
-    return counts.some((n) => n > deps.signIn.maxFailures);
+    return counts.some((n) => n >= deps.signIn.maxFailures);
   }
 
   if (part === 'public') {
