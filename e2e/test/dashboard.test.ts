@@ -233,6 +233,7 @@ describe('the dashboard in a real browser', () => {
       return (await page.locator('.notice.error').textContent().catch(() => null)) ?? 'signed in';
     };
     for (let i = 0; i < 10; i++) expect(await attempt(`wrong guess ${i}`)).toBe('Wrong e-mail or password.');
+    await shoot(page, '12-signin');
     expect(await attempt('the right password')).toContain('Too many failed sign-ins');
     expect(page.url()).toContain('/signin');
   });

@@ -46,3 +46,43 @@ export async function runPeriodicJob(fire: JobFire, run: () => Promise<Record<st
     throw err;
   }
 }
+
+/** A job's work: what it did, for the log line. */
+export type JobHandler = () => Promise<Record<string, unknown>>;
+
+/** The part of a JetStream message a job fire needs. */
+interface FireMessage {
+  data: Uint8Array;
+  subject: string;
+  info: { deliveryCount: number };
+  ack(): void;
+  nak(millis?: number): void;
+  term(): void;
+  working(): void;
+}
+
+/**
+ * Handles one job fire taken from the timers stream, in any service's
+ * consumer: an unknown job is dropped (term); the run keeps the fire from
+ * going to another replica while it lasts; a failed run is tried again in
+ * 30 s, up to `maxAttempts` deliveries in all, then left to the next period.
+ */
+export async function handleJobFire(msg: FireMessage, jobs: Readonly<Record<string, JobHandler>>, log: Logger, maxAttempts = 5): Promise<void> {
+  const fire = parseJobFire(msg.data);
+  const run = fire && jobs[fire.job];
+  if (!fire || !run) {
+    log.warn({ subject: msg.subject }, 'unknown periodic job dropped');
+    msg.term();
+    return;
+  }
+  const heartbeat = setInterval(() => msg.working(), 20_000);
+  try {
+    await runPeriodicJob(fire, run, log);
+    msg.ack();
+  } catch {
+    if (msg.info.deliveryCount >= maxAttempts) msg.term();
+    else msg.nak(30_000);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}

@@ -59,6 +59,30 @@ const handlers: AsyncHandlers<account.AccountServiceHandlers> = {
   async GetSigningSecret() {
     throw new AppError('INTERNAL_ERROR');
   },
+  async SignUp() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async SignIn() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async GetUser() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async ChangePassword() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async UpdateClient() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async ListApiKeys() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async RevokeApiKeyById() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async RotateSigningSecret() {
+    throw new AppError('INTERNAL_ERROR');
+  },
 };
 
 interface HealthClient extends grpc.Client {

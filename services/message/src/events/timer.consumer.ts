@@ -1,5 +1,5 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { parseJobFire, runPeriodicJob, type Logger, type Nats } from '@smsgw/platform';
+import { handleJobFire, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
 import type { DueTimerPayload } from './scheduled-sends';
 
 const DURABLE = 'message-timers';
@@ -30,7 +30,7 @@ export class TimerConsumer {
 
   constructor(
     private readonly nats: Nats,
-    private readonly jobs: Record<string, () => Promise<Record<string, unknown>>>,
+    private readonly jobs: Record<string, JobHandler>,
     private readonly log: Logger,
   ) {}
 
@@ -54,7 +54,7 @@ export class TimerConsumer {
           continue;
         }
         // A job may run for minutes: due messages must not wait behind it.
-        const run = this.job(msg).finally(() => this.running.delete(run));
+        const run = handleJobFire(msg, this.jobs, this.log, MAX_ATTEMPTS).finally(() => this.running.delete(run));
         this.running.add(run);
       }
     })();
@@ -71,26 +71,6 @@ export class TimerConsumer {
     else this.nats.nc.publish(this.nats.names.testWake);
     this.log.debug({ message_id: due.message_id, device_id: due.device_id }, 'scheduled message due; hub woken');
     msg.ack();
-  }
-
-  private async job(msg: JsMsg): Promise<void> {
-    const fire = parseJobFire(msg.data);
-    const run = fire && this.jobs[fire.job];
-    if (!fire || !run) {
-      this.log.warn({ subject: msg.subject }, 'unknown periodic job dropped');
-      msg.term();
-      return;
-    }
-    // A long run keeps its fire from being redelivered to another replica.
-    const heartbeat = setInterval(() => msg.working(), 20_000);
-    try {
-      await runPeriodicJob(fire, run, this.log);
-      msg.ack();
-    } catch {
-      msg.nak(30_000);
-    } finally {
-      clearInterval(heartbeat);
-    }
   }
 
   async stop(): Promise<void> {

@@ -1,12 +1,10 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
-import { parseJobFire, runPeriodicJob, type Logger, type Nats } from '@smsgw/platform';
+import { handleJobFire, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
 
 const DURABLE = 'scheduler-jobs';
 /** A failed run is tried this many times in all, then left to the next period. */
 const MAX_ATTEMPTS = 5;
 
-/** What a job did, logged with its outcome. */
-export type JobHandler = () => Promise<Record<string, unknown>>;
 
 /**
  * Runs the scheduler's own periodic jobs when their timers fire
@@ -38,22 +36,7 @@ export class JobConsumer {
     const messages = this.messages;
     this.loop = (async () => {
       for await (const msg of messages) {
-        const fire = parseJobFire(msg.data);
-        const handler = fire && this.handlers[fire.job];
-        if (!fire || !handler) {
-          this.log.warn({ subject: msg.subject }, 'unknown periodic job dropped');
-          msg.term();
-          continue;
-        }
-        const heartbeat = setInterval(() => msg.working(), 20_000);
-        try {
-          await runPeriodicJob(fire, handler, this.log);
-          msg.ack();
-        } catch {
-          msg.nak(30_000);
-        } finally {
-          clearInterval(heartbeat);
-        }
+        await handleJobFire(msg, this.handlers, this.log, MAX_ATTEMPTS);
       }
     })();
   }

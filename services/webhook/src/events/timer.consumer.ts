@@ -1,12 +1,10 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { parseJobFire, runPeriodicJob, type Logger, type Nats } from '@smsgw/platform';
+import { handleJobFire, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
 import type { DeliveryJob, DeliveryRepository } from '../data/delivery.repository';
 
 const DURABLE = 'webhook-timers';
 /** The subject of retry timers, under the platform's `timers.`. */
 export const RETRY_SUBJECT = 'webhook.retry';
-/** A failed job run is tried this many times in all, then left to the next period. */
-const MAX_ATTEMPTS = 5;
 
 export interface RetryPayload {
   delivery_id: string;
@@ -40,7 +38,7 @@ export class TimerConsumer {
     private readonly nats: Nats,
     private readonly repo: DeliveryRepository,
     private readonly enqueue: (job: DeliveryJob) => boolean,
-    private readonly jobs: Record<string, () => Promise<Record<string, unknown>>>,
+    private readonly jobs: Record<string, JobHandler>,
     private readonly log: Logger,
   ) {}
 
@@ -59,7 +57,7 @@ export class TimerConsumer {
     const messages = this.messages;
     this.loop = (async () => {
       for await (const msg of messages) {
-        const task = (msg.subject === names.timer(RETRY_SUBJECT) ? this.retry(msg) : this.job(msg)).finally(() => this.running.delete(task));
+        const task = (msg.subject === names.timer(RETRY_SUBJECT) ? this.retry(msg) : handleJobFire(msg, this.jobs, this.log)).finally(() => this.running.delete(task));
         this.running.add(task);
       }
     })();
@@ -80,26 +78,6 @@ export class TimerConsumer {
     } catch (err) {
       this.log.warn({ err, delivery_id: due.delivery_id }, 'claiming a retry failed; it will come again');
       msg.nak(2000);
-    }
-  }
-
-  private async job(msg: JsMsg): Promise<void> {
-    const fire = parseJobFire(msg.data);
-    const run = fire && this.jobs[fire.job];
-    if (!fire || !run) {
-      this.log.warn({ subject: msg.subject }, 'unknown periodic job dropped');
-      msg.term();
-      return;
-    }
-    const heartbeat = setInterval(() => msg.working(), 20_000);
-    try {
-      await runPeriodicJob(fire, run, this.log);
-      msg.ack();
-    } catch {
-      if (msg.info.deliveryCount >= MAX_ATTEMPTS) msg.term();
-      else msg.nak(30_000);
-    } finally {
-      clearInterval(heartbeat);
     }
   }
 
