@@ -194,7 +194,7 @@ describe('the dashboard in a real browser', () => {
     await second.page.goto('/phones');
     expect(await second.page.locator('tr[data-device]').count()).toBe(0);
     // Forms aimed at the first account's things, with the second account's valid CSRF token.
-    const csrf = (await second.page.locator('input[name=_csrf]').first().inputValue())!;
+    const csrf = await second.page.locator('input[name=_csrf]').first().inputValue();
     /** A form posted from the second account's page (its cookies); a followed redirect would mean it worked (status 0 here). */
     const post = (action: string, form: Record<string, string>) =>
       second.page.evaluate(
