@@ -1,4 +1,7 @@
-import { AppError } from '@smsgw/platform';
+import { AppError, type PromiseClient } from '@smsgw/platform';
+import type { otp } from '@smsgw/proto';
+import { freePort } from '@smsgw/stack';
+import { OtpRepository } from '../src/data/otp.repository';
 import { startOtpSystem, type OtpSystem } from './support/system';
 
 const CLIENT = 'client_1700000000000000017';
@@ -32,8 +35,22 @@ describe('send-otp Idempotency-Key and lost answers, with the real message servi
   });
   const smsTo = async (to: string) => (await sys.messagePool.query('SELECT message_id FROM messages WHERE to_number = $1', [to])).rows.map((r: { message_id: string }) => r.message_id);
 
+  interface StoredOtp {
+    otp_id: string;
+    message_id: string;
+    idempotency_key: string | null;
+    sealed_text: Buffer | null;
+    sms_stored_at: Date | null;
+  }
+  const latestOtp = async () => (await sys.otpPool.query<StoredOtp>('SELECT * FROM otps ORDER BY created_at DESC LIMIT 1')).rows[0]!;
+  const otpById = async (otpId: string) => (await sys.otpPool.query<StoredOtp>('SELECT * FROM otps WHERE otp_id = $1', [otpId])).rows[0];
+  const expire = (otpId: string) => sys.otpPool.query("UPDATE otps SET expires_at = now() - interval '1 second' WHERE otp_id = $1", [otpId]);
+  /** A replica whose message service is not there: every call fails without an answer. */
+  let unreachable: PromiseClient<otp.OtpServiceClient>;
+
   beforeAll(async () => {
     sys = await startOtpSystem();
+    unreachable = await sys.addReplica({ MESSAGE_GRPC_ADDR: `127.0.0.1:${await freePort()}`, GRPC_DEADLINE_MS: '400' });
   });
   afterAll(async () => {
     await sys?.stop();
@@ -94,5 +111,57 @@ describe('send-otp Idempotency-Key and lost answers, with the real message servi
     // The same key with a good request is a new OTP, not a replay of the refused one.
     const ok = await sys.otp.sendOtp({ ...req, metadataJson: '' });
     expect(ok.replayed).toBe(false);
+  });
+
+  it('when the answer is lost and the request had no Idempotency-Key, then the OTP is kept but its text is not: nothing could ever use it', async () => {
+    const req = request();
+    const lost = await errorOf(unreachable.sendOtp(req));
+    expect(lost.code).toBe('SERVICE_UNAVAILABLE');
+    const kept = await latestOtp();
+    expect(kept).toMatchObject({ idempotency_key: null, sealed_text: null, sms_stored_at: null });
+    expect(await smsTo(req.to)).toEqual([]);
+  });
+
+  it('when the message service could not be reached, then the retry with the key stores the SMS of that same OTP, once', async () => {
+    const req = request({ idempotencyKey: 'key-unreachable', requestHash: 'hash-unreachable' });
+    expect((await errorOf(unreachable.sendOtp(req))).code).toBe('SERVICE_UNAVAILABLE');
+    const kept = await latestOtp();
+    expect(kept).toMatchObject({ idempotency_key: 'key-unreachable', sms_stored_at: null });
+    expect(kept.sealed_text).not.toBeNull();
+    expect(await smsTo(req.to)).toEqual([]);
+
+    const retry = await sys.otp.sendOtp(req);
+    expect(retry).toMatchObject({ otpId: kept.otp_id, messageId: kept.message_id, status: 'queued', replayed: true });
+    expect(await smsTo(req.to)).toEqual([kept.message_id]);
+    expect(await otpById(kept.otp_id)).toMatchObject({ sealed_text: null, sms_stored_at: expect.any(Date) });
+    expect(await sys.otp.sendOtp(req)).toMatchObject({ otpId: kept.otp_id, replayed: true });
+    expect(await smsTo(req.to)).toEqual([kept.message_id]);
+    expect((await sys.otp.verifyOtp({ clientId: CLIENT, mode: 'MODE_TEST', otpId: kept.otp_id, code: '123456' })).valid).toBe(true);
+  });
+
+  it('when an OTP whose answer was lost expires before the retry, then the retry answers it if its SMS was stored, and OTP_EXPIRED if it never was', async () => {
+    const repo = new OtpRepository(sys.otpPool);
+    const held = await sys.addReplica({ MESSAGE_GRPC_ADDR: sys.proxy.address, GRPC_DEADLINE_MS: '400' });
+    await held.sendOtp(request()); // the proxied connection is up before answers are held
+    const stored = request({ idempotencyKey: 'key-expired-stored', requestHash: 'hash-expired-stored' });
+    sys.proxy.holdAnswers = true;
+    expect((await errorOf(held.sendOtp(stored))).code).toBe('SERVICE_UNAVAILABLE');
+    sys.proxy.holdAnswers = false;
+    const first = await latestOtp();
+    const never = request({ idempotencyKey: 'key-expired-never', requestHash: 'hash-expired-never' });
+    expect((await errorOf(unreachable.sendOtp(never))).code).toBe('SERVICE_UNAVAILABLE');
+    const second = await latestOtp();
+    await expire(first.otp_id);
+    await expire(second.otp_id);
+    await repo.purgeExpired(24);
+    expect(await otpById(first.otp_id)).toMatchObject({ sealed_text: null });
+
+    // The second one's never was, and it can no longer be sent: no answer names a message that does not exist.
+    expect((await errorOf(sys.otp.sendOtp(never))).code).toBe('OTP_EXPIRED');
+    expect(await smsTo(never.to)).toEqual([]);
+    // The first one's SMS was stored: the same answer, and now it is known.
+    expect(await sys.otp.sendOtp(stored)).toMatchObject({ otpId: first.otp_id, messageId: first.message_id, replayed: true, status: 'queued' });
+    expect(await smsTo(stored.to)).toEqual([first.message_id]);
+    expect((await otpById(first.otp_id))!.sms_stored_at).not.toBeNull();
   });
 });
