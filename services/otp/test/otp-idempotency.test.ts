@@ -139,7 +139,7 @@ describe('send-otp Idempotency-Key and lost answers, with the real message servi
     expect((await sys.otp.verifyOtp({ clientId: CLIENT, mode: 'MODE_TEST', otpId: kept.otp_id, code: '123456' })).valid).toBe(true);
   });
 
-  it('when an OTP whose answer was lost expires before the retry, then the retry answers it if its SMS was stored, and OTP_EXPIRED if it never was', async () => {
+  it('when an OTP whose answer was lost expires before the retry, then the retry answers it if its SMS was stored; if it never was, that OTP is forgotten and the retry makes a new one', async () => {
     const repo = new OtpRepository(sys.otpPool);
     const held = await sys.addReplica({ MESSAGE_GRPC_ADDR: sys.proxy.address, GRPC_DEADLINE_MS: '400' });
     await held.sendOtp(request()); // the proxied connection is up before answers are held
@@ -148,17 +148,23 @@ describe('send-otp Idempotency-Key and lost answers, with the real message servi
     expect((await errorOf(held.sendOtp(stored))).code).toBe('SERVICE_UNAVAILABLE');
     sys.proxy.holdAnswers = false;
     const first = await latestOtp();
+    await expire(first.otp_id);
+    await repo.purgeExpired(24);
+    expect(await otpById(first.otp_id)).toMatchObject({ sealed_text: null });
+    // Expired before the sweep erased its sealed text: it cannot be sent either.
     const never = request({ idempotencyKey: 'key-expired-never', requestHash: 'hash-expired-never' });
     expect((await errorOf(unreachable.sendOtp(never))).code).toBe('SERVICE_UNAVAILABLE');
     const second = await latestOtp();
-    await expire(first.otp_id);
     await expire(second.otp_id);
-    await repo.purgeExpired(24);
-    expect(await otpById(first.otp_id)).toMatchObject({ sealed_text: null });
 
-    // The second one's never was, and it can no longer be sent: no answer names a message that does not exist.
-    expect((await errorOf(sys.otp.sendOtp(never))).code).toBe('OTP_EXPIRED');
-    expect(await smsTo(never.to)).toEqual([]);
+    // The second one's SMS never was stored: no answer may name a message that does not exist. Nothing was given
+    // to anyone, so the retry is served like a first request.
+    const fresh = await sys.otp.sendOtp(never);
+    expect(fresh).toMatchObject({ replayed: false, status: 'queued' });
+    expect(fresh.otpId).not.toBe(second.otp_id);
+    expect(await otpById(second.otp_id)).toBeUndefined();
+    expect(await smsTo(never.to)).toEqual([fresh.messageId]);
+    expect(await sys.otp.sendOtp(never)).toMatchObject({ otpId: fresh.otpId, replayed: true });
     // The first one's SMS was stored: the same answer, and now it is known.
     expect(await sys.otp.sendOtp(stored)).toMatchObject({ otpId: first.otp_id, messageId: first.message_id, replayed: true, status: 'queued' });
     expect(await smsTo(stored.to)).toEqual([first.message_id]);

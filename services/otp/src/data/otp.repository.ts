@@ -74,6 +74,14 @@ export class OtpRepository {
     await this.pool.query('UPDATE otps SET sealed_text = NULL, sms_stored_at = coalesce(sms_stored_at, now()) WHERE otp_id = $1', [otpId]);
   }
 
+  /**
+   * Forgets an OTP whose SMS was never stored and can no longer be (expired,
+   * or its text gone), unless a concurrent retry meanwhile stored it.
+   */
+  async forgetUnsent(otpId: string): Promise<void> {
+    await this.pool.query('DELETE FROM otps WHERE otp_id = $1 AND sms_stored_at IS NULL AND (sealed_text IS NULL OR expires_at <= now())', [otpId]);
+  }
+
   /** Forgets an OTP whose SMS could not be queued: it was never given to anyone. */
   async delete(otpId: string): Promise<void> {
     await this.pool.query('DELETE FROM otps WHERE otp_id = $1', [otpId]);

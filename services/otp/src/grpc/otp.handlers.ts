@@ -76,13 +76,17 @@ export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idemp
    * The answer to a retry with an Idempotency-Key already used: the same OTP,
    * completed if its SMS is not known to be stored. The answer is always the
    * first one's (`status: queued`), whatever became of the SMS since.
+   * Undefined when the first request provably stored no SMS and its OTP can
+   * no longer be completed (expired, its sealed text erased): that OTP was
+   * never given to anyone, so it is forgotten and the retry makes a new one,
+   * as a retry of a send whose message was never stored stores it.
    */
   async function replay(
     req: otp.SendOtpRequest__Output,
     options: OtpOptions,
     earlier: OtpRow & { expired: boolean },
     requestHash: string,
-  ): Promise<otp.SendOtpResponse> {
+  ): Promise<otp.SendOtpResponse | undefined> {
     if (earlier.request_hash !== requestHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
     const answer = { otpId: earlier.otp_id, to: req.to, expiresAt: earlier.expires_at.toISOString(), messageId: earlier.message_id!, status: 'queued', replayed: true };
     if (earlier.sms_stored_at) return answer;
@@ -93,13 +97,14 @@ export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idemp
       await sendSms(req, { otpId: earlier.otp_id, messageId: earlier.message_id!, expiresAt: earlier.expires_at, text, masked });
       return answer;
     }
-    // Too late to send it (expired, its sealed text erased): only the message service knows whether the first call stored it.
+    // It can no longer be sent: only the message service knows whether the first call stored it.
     if (await smsExists(req, earlier.message_id!)) {
       await repo.smsStored(earlier.otp_id);
       return answer;
     }
-    if (earlier.expired) throw new AppError('OTP_EXPIRED');
-    throw new AppError('INTERNAL_ERROR', { cause: new Error(`OTP ${earlier.otp_id} has neither its SMS nor its sealed text`) });
+    // Should the first call still store its SMS late, the message service never hands out an SMS past its OTP's expiry.
+    await repo.forgetUnsent(earlier.otp_id);
+    return undefined;
   }
 
   return {
@@ -111,7 +116,8 @@ export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idemp
       const idempotency = req.idempotencyKey ? { key: req.idempotencyKey, requestHash: req.requestHash } : null;
       if (idempotency) {
         const earlier = await repo.byIdempotencyKey(req.clientId, mode, idempotency.key, idempotencyTtlSeconds);
-        if (earlier) return replay(req, options, earlier, idempotency.requestHash);
+        const answer = earlier && (await replay(req, options, earlier, idempotency.requestHash));
+        if (answer) return answer;
       }
       const slot = await rateLimit.take(req.clientId, mode, numberKey(hashKey, req.to));
       if (!slot.allowed) throw new AppError('OTP_RATE_LIMITED', { retryAfterSeconds: slot.retryAfterSeconds });
