@@ -70,6 +70,21 @@ describe('send-otp Idempotency-Key and lost answers, with the real message servi
     expect((await errorOf(sys.otp.sendOtp({ ...req, idempotencyKey: 'key-1-last', requestHash: 'h-last' }))).code).toBe('OTP_RATE_LIMITED');
   });
 
+  it('when 8 requests with the same Idempotency-Key arrive at once, then each answers the same OTP or IDEMPOTENCY_IN_PROGRESS, one SMS is stored and one place is taken', async () => {
+    const req = request({ idempotencyKey: 'key-concurrent', requestHash: 'hash-concurrent' });
+    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => sys.otp.sendOtp(req)));
+    const answered = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as AppError).code] : []));
+    expect(answered.length).toBeGreaterThan(0);
+    expect(new Set(answered.map((a) => a.otpId)).size).toBe(1);
+    expect(answered.filter((a) => !a.replayed)).toHaveLength(1);
+    expect(new Set(refused)).toEqual(new Set(refused.length > 0 ? ['IDEMPOTENCY_IN_PROGRESS'] : []));
+    expect(await smsTo(req.to)).toEqual([answered[0]!.messageId]);
+    // Nine more for the number fit in the hour.
+    for (let i = 0; i < 9; i++) await sys.otp.sendOtp({ ...req, idempotencyKey: `key-concurrent-${i}`, requestHash: `hc-${i}` });
+    expect((await errorOf(sys.otp.sendOtp({ ...req, idempotencyKey: 'key-concurrent-last', requestHash: 'hc-last' }))).code).toBe('OTP_RATE_LIMITED');
+  });
+
   it('when the message service stores the SMS but its answer is lost, then the OTP is kept, the caller is told to retry with the key, and the retry completes the same OTP with the same code', async () => {
     const replica = await sys.addReplica({ MESSAGE_GRPC_ADDR: sys.proxy.address, GRPC_DEADLINE_MS: '400' });
     await replica.sendOtp(request()); // the proxied connection is up before answers are held
