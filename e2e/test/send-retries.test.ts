@@ -97,6 +97,39 @@ describe('retries after a lost answer, and input that cannot be stored', () => {
     expect(agent.sent.filter((s) => s.text === text)).toHaveLength(1);
   });
 
+  it('when send-otp times out after its SMS reached the database and is retried with its Idempotency-Key, then the retry answers the same OTP, the phone gets one SMS, and its code verifies', async () => {
+    const to = '+33612345699';
+    const req = { headers: { 'X-Device-ID': device.device_id, 'Idempotency-Key': 'otp-timeout-1' }, body: { to } };
+    const held = await holdWrites();
+    const first = await system.api('/v1/sms/send-otp', client, req);
+    await writeWaiting();
+    await held.release();
+
+    // The outcome was unknown: the send endpoint's 503, saying to retry with the same key.
+    expect(first.status).toBe(503);
+    expect(first.headers['retry-after']).toBe('1');
+    expect(first.body).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(String((first.body.error as { message: string }).message)).toContain('Idempotency-Key');
+    const smsTo = async () => (await db.query<{ message_id: string }>('SELECT message_id FROM message.messages WHERE to_number = $1', [to])).rows;
+    const stored = await eventually(async () => ((await smsTo()).length > 0 ? smsTo() : undefined), 5000, 'the held OTP SMS');
+    const { rows: otps } = await db.query<{ otp_id: string }>('SELECT otp_id FROM otp.otps WHERE message_id = $1', [stored[0]!.message_id]);
+    expect(otps).toHaveLength(1);
+
+    const retry = await system.api('/v1/sms/send-otp', client, req);
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toMatchObject({ success: true, otp_id: otps[0]!.otp_id, message_id: stored[0]!.message_id, to, status: 'queued' });
+
+    await system.waitForStatus(client, stored[0]!.message_id, 'delivered');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await smsTo()).toHaveLength(1);
+    const sent = agent.sent.filter((s) => s.message_id === stored[0]!.message_id);
+    expect(sent).toHaveLength(1);
+    const code = /(\d+)\D*$/.exec(sent[0]!.text)![1]!;
+    const verified = await system.api('/v1/sms/verify-otp', client, { body: { otp_id: otps[0]!.otp_id, code } });
+    expect(verified.body).toMatchObject({ success: true, valid: true });
+  });
+
   it('when the gateway is killed after the message service stored the send, then the key answers 409 only for a few deadlines, and the retry answers the stored message', async () => {
     const text = 'Passerelle tuée en plein envoi';
     const req = { headers: { 'X-Device-ID': device.device_id, 'Idempotency-Key': 'killed-1' }, body: { to: '+33612345678', message: text } };

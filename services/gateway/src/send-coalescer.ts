@@ -141,9 +141,10 @@ export class SendCoalescer {
 
 /**
  * A call that ran out of time may have stored its messages: the answer says
- * so, and that a retry with the same Idempotency-Key will find them.
+ * so, and that a retry with the same Idempotency-Key will find them. Other
+ * failures are returned as they are.
  */
-function outcomeUnknown(err: unknown): unknown {
+export function outcomeUnknown(err: unknown): unknown {
   if (!(err instanceof AppError) || err.code !== 'SERVICE_UNAVAILABLE' || (err.cause as { code?: unknown } | undefined)?.code !== grpcStatus.DEADLINE_EXCEEDED) {
     return err;
   }

@@ -1,4 +1,4 @@
-import { connectNats, createLogger, type Nats, type PublicEvent } from '@smsgw/platform';
+import { AppError, connectNats, createLogger, newId, type Nats, type PublicEvent } from '@smsgw/platform';
 import { eventually, sleep } from './support/database';
 import { startMessageService, TEST_SEAL_KEY, type RunningService } from './support/service';
 import { openText } from '../src/domain/otp-seal';
@@ -20,9 +20,10 @@ describe('OTP messages: masked at rest, sealed until a phone has them, failed on
   });
 
   const device = () => `device_${Math.random().toString(36).slice(2)}`;
-  const sendOtp = (deviceId: string, code: string, expiresInMs = 60_000, mode: 'MODE_LIVE' | 'MODE_TEST' = 'MODE_LIVE') =>
+  const sendOtp = (deviceId: string, code: string, expiresInMs = 60_000, mode: 'MODE_LIVE' | 'MODE_TEST' = 'MODE_LIVE', messageId = '', clientId = CLIENT) =>
     svc.client.sendOtpMessage({
-      clientId: CLIENT,
+      clientId,
+      messageId,
       mode,
       deviceId,
       to: '+33612345678',
@@ -55,6 +56,27 @@ describe('OTP messages: masked at rest, sealed until a phone has them, failed on
 
     const claimed = await svc.client.claimNext({ deviceId, leaseMs: 5000 });
     expect(claimed.message).toMatchObject({ messageId: message!.messageId, text: 'Votre code de vérification est : 482913', priority: 1 });
+  });
+
+  it("when the otp service sends an OTP message again under the id it chose (its answer was lost), then the message stored the first time is answered and no second one is stored; another client's id is refused", async () => {
+    const deviceId = device();
+    const messageId = newId('msg');
+    const first = await sendOtp(deviceId, '731904', 60_000, 'MODE_LIVE', messageId);
+    expect(first).toMatchObject({ message: { messageId, status: 'queued' }, replayed: false });
+    const again = await Promise.all([sendOtp(deviceId, '731904', 60_000, 'MODE_LIVE', messageId), sendOtp(deviceId, '731904', 60_000, 'MODE_LIVE', messageId)]);
+    expect(again.map((a) => [a.message!.messageId, a.replayed])).toEqual([
+      [messageId, true],
+      [messageId, true],
+    ]);
+    const { rows } = await svc.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM messages WHERE message_id = $1', [messageId]);
+    expect(rows[0]!.n).toBe(1);
+    expect((await svc.client.claimNext({ deviceId, leaseMs: 5000 })).message?.messageId).toBe(messageId);
+    expect((await svc.client.claimNext({ deviceId, leaseMs: 5000 })).message?.messageId).toBeFalsy();
+
+    const refused = await sendOtp(device(), '731904', 60_000, 'MODE_LIVE', messageId, 'client_1700000000000000043').catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).code).toBe('VALIDATION_ERROR');
+    expect(((await sendOtp(device(), '731904', 60_000, 'MODE_LIVE', 'msg_not-an-id').catch((err: unknown) => err)) as AppError).code).toBe('VALIDATION_ERROR');
   });
 
   it('when an OTP message waits behind ordinary messages, then the claim takes it first', async () => {

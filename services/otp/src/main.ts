@@ -12,6 +12,8 @@ const MIGRATIONS = path.resolve(__dirname, '../migrations');
 /** The specification's limit: 10 OTPs an hour for one number. */
 const PER_NUMBER = { limit: 10, windowMs: 3_600_000 };
 const PURGE_INTERVAL_MS = 3_600_000;
+/** The sealed text of an OTP whose answer was lost outlives its expiry by at most this long. */
+const SEAL_SWEEP_INTERVAL_MS = 60_000;
 
 export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = createLogger('otp')) {
   const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'otp' });
@@ -48,6 +50,9 @@ export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = c
       (err: unknown) => log.error({ err }, 'purging old OTPs failed'),
     );
   }, PURGE_INTERVAL_MS).unref();
+  const sealSweep = setInterval(() => {
+    repo.eraseExpiredSeals().catch((err: unknown) => log.error({ err }, 'erasing the sealed texts of expired OTPs failed'));
+  }, SEAL_SWEEP_INTERVAL_MS).unref();
   server.setServing(redis.status === 'ready');
   // From now on, readiness follows the Redis connection.
   redis.on('ready', () => server.setServing(true));
@@ -58,6 +63,7 @@ export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = c
     port: server.port,
     async stop() {
       clearInterval(purge);
+      clearInterval(sealSweep);
       await server.stop();
       messages.close();
       await pool.end();

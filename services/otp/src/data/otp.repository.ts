@@ -14,8 +14,10 @@ export interface OtpRow {
   created_at: Date;
   idempotency_key: string | null;
   request_hash: string | null;
-  /** The SMS text, sealed, while its SMS is not known to be stored. */
+  /** The SMS text, sealed, while its SMS is not known to be stored (only for a request with an Idempotency-Key). */
   sealed_text: Buffer | null;
+  /** When the message service confirmed the SMS stored. */
+  sms_stored_at: Date | null;
 }
 
 export interface NewOtp {
@@ -25,7 +27,8 @@ export interface NewOtp {
   codeHash: Buffer;
   expiresAt: Date;
   messageId: string;
-  sealedText: Buffer;
+  /** Null without an Idempotency-Key: no retry could ever complete the OTP, so its text is not kept. */
+  sealedText: Buffer | null;
   idempotency: { key: string; requestHash: string } | null;
 }
 
@@ -68,7 +71,15 @@ export class OtpRepository {
 
   /** The SMS is stored: its sealed text is erased. */
   async smsStored(otpId: string): Promise<void> {
-    await this.pool.query('UPDATE otps SET sealed_text = NULL WHERE otp_id = $1', [otpId]);
+    await this.pool.query('UPDATE otps SET sealed_text = NULL, sms_stored_at = coalesce(sms_stored_at, now()) WHERE otp_id = $1', [otpId]);
+  }
+
+  /**
+   * Forgets an OTP whose SMS was never stored and can no longer be (expired,
+   * or its text gone), unless a concurrent retry meanwhile stored it.
+   */
+  async forgetUnsent(otpId: string): Promise<void> {
+    await this.pool.query('DELETE FROM otps WHERE otp_id = $1 AND sms_stored_at IS NULL AND (sealed_text IS NULL OR expires_at <= now())', [otpId]);
   }
 
   /** Forgets an OTP whose SMS could not be queued: it was never given to anyone. */
@@ -110,12 +121,20 @@ export class OtpRepository {
   }
 
   /**
+   * Erases the sealed texts of expired OTPs: their SMS can no longer be
+   * sent, so nothing needs them. Returns how many were erased.
+   */
+  async eraseExpiredSeals(): Promise<number> {
+    const { rowCount } = await this.pool.query('UPDATE otps SET sealed_text = NULL WHERE sealed_text IS NOT NULL AND expires_at <= now()');
+    return rowCount ?? 0;
+  }
+
+  /**
    * Deletes OTPs that expired more than `hours` ago, and erases the sealed
-   * text of those that expired (their SMS can no longer be sent); returns
-   * how many were deleted.
+   * text of those that expired; returns how many were deleted.
    */
   async purgeExpired(hours: number): Promise<number> {
-    await this.pool.query('UPDATE otps SET sealed_text = NULL WHERE sealed_text IS NOT NULL AND expires_at <= now()');
+    await this.eraseExpiredSeals();
     const { rowCount } = await this.pool.query("DELETE FROM otps WHERE expires_at < now() - make_interval(hours => $1)", [hours]);
     return rowCount ?? 0;
   }

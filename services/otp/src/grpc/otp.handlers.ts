@@ -45,11 +45,8 @@ function outcomeUnknown(cause: unknown): AppError {
 
 export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idempotencyTtlSeconds, log }: OtpDeps): AsyncHandlers<otp.OtpServiceHandlers> {
   /** Queues the OTP's SMS under its chosen id, then erases the sealed text; the same id again stores nothing new. */
-  async function sendSms(
-    req: otp.SendOtpRequest__Output,
-    o: { otpId: string; messageId: string; expiresAt: Date; text: string; masked: string },
-  ): Promise<{ status: string }> {
-    const sent = await messages.sendOtpMessage({
+  async function sendSms(req: otp.SendOtpRequest__Output, o: { otpId: string; messageId: string; expiresAt: Date; text: string; masked: string }): Promise<void> {
+    await messages.sendOtpMessage({
       clientId: req.clientId,
       mode: req.mode,
       deviceId: req.deviceId,
@@ -62,25 +59,52 @@ export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idemp
     });
     await repo.smsStored(o.otpId);
     log.debug({ otp_id: o.otpId, message_id: o.messageId }, 'OTP sent');
-    return { status: sent.message!.status };
   }
 
-  /** The answer to a retry with an Idempotency-Key already used: the same OTP, completed if its SMS was not stored yet. */
+  /** Whether the message service holds the OTP's SMS. */
+  async function smsExists(req: otp.SendOtpRequest__Output, messageId: string): Promise<boolean> {
+    try {
+      await messages.getMessage({ clientId: req.clientId, messageId, mode: req.mode });
+      return true;
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'MESSAGE_NOT_FOUND') return false;
+      throw err;
+    }
+  }
+
+  /**
+   * The answer to a retry with an Idempotency-Key already used: the same OTP,
+   * completed if its SMS is not known to be stored. The answer is always the
+   * first one's (`status: queued`), whatever became of the SMS since.
+   * Undefined when the first request provably stored no SMS and its OTP can
+   * no longer be completed (expired, its sealed text erased): that OTP was
+   * never given to anyone, so it is forgotten and the retry makes a new one,
+   * as a retry of a send whose message was never stored stores it.
+   */
   async function replay(
     req: otp.SendOtpRequest__Output,
     options: OtpOptions,
     earlier: OtpRow & { expired: boolean },
     requestHash: string,
-  ): Promise<otp.SendOtpResponse> {
+  ): Promise<otp.SendOtpResponse | undefined> {
     if (earlier.request_hash !== requestHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
-    const answer = { otpId: earlier.otp_id, to: req.to, expiresAt: earlier.expires_at.toISOString(), messageId: earlier.message_id!, replayed: true };
-    if (!earlier.sealed_text) return { ...answer, status: 'queued' };
-    if (earlier.expired) throw new AppError('OTP_EXPIRED');
-    const text = openText(sealKey, earlier.otp_id, earlier.sealed_text);
-    // The same request, so the same template and length: the masked text is the first one's.
-    const { masked } = renderText(options.template, '0'.repeat(options.length));
-    const sent = await sendSms(req, { otpId: earlier.otp_id, messageId: earlier.message_id!, expiresAt: earlier.expires_at, text, masked });
-    return { ...answer, status: sent.status };
+    const answer = { otpId: earlier.otp_id, to: req.to, expiresAt: earlier.expires_at.toISOString(), messageId: earlier.message_id!, status: 'queued', replayed: true };
+    if (earlier.sms_stored_at) return answer;
+    if (earlier.sealed_text && !earlier.expired) {
+      const text = openText(sealKey, earlier.otp_id, earlier.sealed_text);
+      // The same request, so the same template and length: the masked text is the first one's.
+      const { masked } = renderText(options.template, '0'.repeat(options.length));
+      await sendSms(req, { otpId: earlier.otp_id, messageId: earlier.message_id!, expiresAt: earlier.expires_at, text, masked });
+      return answer;
+    }
+    // It can no longer be sent: only the message service knows whether the first call stored it.
+    if (await smsExists(req, earlier.message_id!)) {
+      await repo.smsStored(earlier.otp_id);
+      return answer;
+    }
+    // Should the first call still store its SMS late, the message service never hands out an SMS past its OTP's expiry.
+    await repo.forgetUnsent(earlier.otp_id);
+    return undefined;
   }
 
   return {
@@ -92,7 +116,8 @@ export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idemp
       const idempotency = req.idempotencyKey ? { key: req.idempotencyKey, requestHash: req.requestHash } : null;
       if (idempotency) {
         const earlier = await repo.byIdempotencyKey(req.clientId, mode, idempotency.key, idempotencyTtlSeconds);
-        if (earlier) return replay(req, options, earlier, idempotency.requestHash);
+        const answer = earlier && (await replay(req, options, earlier, idempotency.requestHash));
+        if (answer) return answer;
       }
       const slot = await rateLimit.take(req.clientId, mode, numberKey(hashKey, req.to));
       if (!slot.allowed) throw new AppError('OTP_RATE_LIMITED', { retryAfterSeconds: slot.retryAfterSeconds });
@@ -112,7 +137,8 @@ export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idemp
           codeHash: hashCode(hashKey, otpId, code),
           expiresAt,
           messageId,
-          sealedText: sealText(sealKey, otpId, text),
+          // Only a retry with the same key can complete the OTP after a lost answer: without a key its text is not kept.
+          sealedText: idempotency ? sealText(sealKey, otpId, text) : null,
           idempotency,
         });
       } catch (err) {
@@ -125,8 +151,8 @@ export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idemp
         throw new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 });
       }
       try {
-        const sent = await sendSms(req, { otpId, messageId, expiresAt, text, masked });
-        return { otpId, to: req.to, expiresAt: expiresAt.toISOString(), messageId, status: sent.status, replayed: false };
+        await sendSms(req, { otpId, messageId, expiresAt, text, masked });
+        return { otpId, to: req.to, expiresAt: expiresAt.toISOString(), messageId, status: 'queued', replayed: false };
       } catch (err) {
         if (!storedNothing(err)) {
           // The SMS may be stored: the OTP stays (its code can be verified if the phone gets it),

@@ -1,8 +1,10 @@
 import Router from '@koa/router';
+import type { otp } from '@smsgw/proto';
 import { chooseDevice, type Upstreams } from '../../use-cases';
 import { parseSendOtpRequest, parseVerifyOtpRequest } from '../../domain/otp-request';
 import type { GatewayMiddleware, GatewayState } from '../context';
 import { jsonBody } from '../middleware/json-body';
+import { outcomeUnknown } from '../../send-coalescer';
 
 const modeOf = (mode: 'live' | 'test') => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');
 
@@ -17,18 +19,24 @@ export function otpRoutes(up: Upstreams, auth: GatewayMiddleware, guard: Gateway
     const session = ctx.state.auth!;
     const request = parseSendOtpRequest(ctx.state.body!);
     const device = await chooseDevice(up, session, ctx.get('x-device-id') || undefined);
-    const sent = await up.otp.sendOtp({
-      clientId: session.clientId,
-      mode: modeOf(session.mode),
-      deviceId: device.deviceId,
-      to: request.to,
-      length: request.length,
-      expirySeconds: request.expirySeconds,
-      template: request.template ?? '',
-      metadataJson: request.metadata ? JSON.stringify(request.metadata) : '',
-      idempotencyKey: ctx.state.idempotency?.key ?? '',
-      requestHash: ctx.state.idempotency?.requestHash ?? '',
-    });
+    let sent: otp.SendOtpResponse__Output;
+    try {
+      sent = await up.otp.sendOtp({
+        clientId: session.clientId,
+        mode: modeOf(session.mode),
+        deviceId: device.deviceId,
+        to: request.to,
+        length: request.length,
+        expirySeconds: request.expirySeconds,
+        template: request.template ?? '',
+        metadataJson: request.metadata ? JSON.stringify(request.metadata) : '',
+        idempotencyKey: ctx.state.idempotency?.key ?? '',
+        requestHash: ctx.state.idempotency?.requestHash ?? '',
+      });
+    } catch (err) {
+      // Out of time: the otp service may have made the OTP and stored its SMS; it keeps them for a retry with the same key.
+      throw outcomeUnknown(err);
+    }
     // Made by an earlier request with this Idempotency-Key (its answer was lost): that OTP.
     if (sent.replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.body = { success: true, otp_id: sent.otpId, to: sent.to, expires_at: sent.expiresAt, message_id: sent.messageId, status: sent.status };
