@@ -215,13 +215,13 @@ export class HubConnection {
   private async onSms(ws: WebSocket, sms: SmsFrame): Promise<void> {
     let created: boolean;
     try {
-      created = await this.options.outbox.accept({ message_id: sms.message_id, to: sms.to, text: sms.text });
+      created = await this.options.outbox.accept({ message_id: sms.message_id, to: sms.to, text: sms.text, ...(sms.traceparent ? { traceparent: sms.traceparent } : {}) });
     } catch (error) {
       // No ack: the lease expires and the hub offers the SMS again.
       this.logger.error({ err: error, message_id: sms.message_id }, 'could not write an SMS to the outbox');
       return;
     }
-    this.send(ws, { type: 'ack', message_id: sms.message_id });
+    this.send(ws, { type: 'ack', message_id: sms.message_id, ...(sms.traceparent ? { traceparent: sms.traceparent } : {}) });
     if (created) {
       this.logger.info({ message_id: sms.message_id, attempt: sms.attempt }, 'SMS accepted');
       this.options.onAccepted(sms);

@@ -112,6 +112,7 @@ export class Outbox {
         message_id: sms.message_id,
         to: sms.to,
         text: sms.text,
+        ...(sms.traceparent ? { traceparent: sms.traceparent } : {}),
         state: 'accepted',
         pending_reports: [],
         updated_at: this.now().toISOString(),
@@ -164,7 +165,7 @@ export class Outbox {
   /** Every report the hub has not acknowledged, in acceptance order then in order of events. */
   pendingReports(): Report[] {
     return this.list().flatMap((entry) =>
-      entry.pending_reports.map((report) => ({ message_id: entry.message_id, ...report })),
+      entry.pending_reports.map((report) => ({ message_id: entry.message_id, ...report, ...(entry.traceparent ? { traceparent: entry.traceparent } : {}) })),
     );
   }
 
@@ -177,7 +178,7 @@ export class Outbox {
       const recovery: Recovery = { toSend: [], failed: [] };
       for (const entry of [...this.entries.values()].sort((a, b) => a.seq - b.seq)) {
         if (entry.state === 'accepted') {
-          recovery.toSend.push({ message_id: entry.message_id, to: entry.to, text: entry.text });
+          recovery.toSend.push({ message_id: entry.message_id, to: entry.to, text: entry.text, ...(entry.traceparent ? { traceparent: entry.traceparent } : {}) });
         } else if (entry.state === 'sending') {
           await this.transition(entry.message_id, 'failed', {
             status: 'failed',
@@ -213,7 +214,8 @@ export class Outbox {
   private record(messageId: string, state: OutboxState, report: PendingReport): Promise<Report> {
     return this.serialize(async () => {
       await this.transition(messageId, state, report);
-      return { message_id: messageId, ...report };
+      const traceparent = this.entries.get(messageId)?.traceparent;
+      return { message_id: messageId, ...report, ...(traceparent ? { traceparent } : {}) };
     });
   }
 

@@ -24,6 +24,8 @@ export interface Sms {
   message_id: string;
   to: string;
   text: string;
+  /** The hub's W3C trace context for this SMS, echoed on its ack and reports (PROTOCOL.md §2). */
+  traceparent?: string;
 }
 
 export interface Report {
@@ -32,6 +34,8 @@ export interface Report {
   /** RFC 3339, UTC. */
   at: string;
   error?: SmsError;
+  /** The SMS's trace context, as the hub sent it. */
+  traceparent?: string;
 }
 
 export interface HelloFrame {
@@ -60,7 +64,12 @@ export interface ReconnectFrame {
 
 export type HubFrame = HelloFrame | SmsFrame | ReportAckFrame | ReconnectFrame;
 
-export type AgentFrame = { type: 'ack'; message_id: string } | ({ type: 'report' } & Report);
+export type AgentFrame = { type: 'ack'; message_id: string; traceparent?: string } | ({ type: 'report' } & Report);
+
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** A well-formed W3C traceparent, or nothing: the agent only echoes it. */
+export const traceparentOf = (value: unknown): { traceparent?: string } => (typeof value === 'string' && TRACEPARENT.test(value) ? { traceparent: value } : {});
 
 const REPORT_STATUSES: readonly string[] = ['sent', 'delivered', 'failed'];
 
@@ -115,6 +124,7 @@ export function parseHubFrame(data: string): ParsedFrame {
           text: frame.text,
           priority: frame.priority,
           ...(typeof frame.attempt === 'number' ? { attempt: frame.attempt } : {}),
+          ...traceparentOf(frame.traceparent),
         },
       };
     case 'report_ack':

@@ -15,3 +15,4 @@ export * from './periodic-jobs';
 export * from './net/address-policy';
 export * from './net/safe-post';
 export * from './sealed-text';
+export * from './messaging-trace';

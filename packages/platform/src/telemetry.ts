@@ -1,5 +1,6 @@
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { OTLPTraceExporter as OTLPGrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { OTLPTraceExporter as OTLPHttpTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
@@ -27,6 +28,16 @@ export interface TelemetryOptions {
   http?: boolean;
 }
 
+/**
+ * OTLP over gRPC by default (a collector's port 4317); with
+ * OTEL_EXPORTER_OTLP_PROTOCOL (or ..._TRACES_PROTOCOL) `http/json`, OTLP over
+ * HTTP with JSON bodies (port 4318), which any HTTP server can read.
+ */
+function traceExporter() {
+  const protocol = process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'grpc';
+  return protocol === 'http/json' ? new OTLPHttpTraceExporter() : new OTLPGrpcTraceExporter();
+}
+
 export function startTelemetry(serviceName: string, options: TelemetryOptions = {}): void {
   if (sdk) return;
   const exporting = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
@@ -36,7 +47,7 @@ export function startTelemetry(serviceName: string, options: TelemetryOptions = 
       'service.namespace': 'smsgw',
       'service.version': process.env.SMSGW_VERSION ?? '0.1.0',
     }),
-    spanProcessors: exporting ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [],
+    spanProcessors: exporting ? [new BatchSpanProcessor(traceExporter())] : [],
     // Without an endpoint, nothing is exported: left to its defaults the SDK
     // would start OTLP metric and log exporters that retry a collector that
     // is not there (and hold up shutdown for seconds). Logs go to stdout.

@@ -17,6 +17,13 @@ export function currentTraceparent(): string {
   return carrier.traceparent ?? '';
 }
 
+/** The W3C traceparent of `span` ('' for a span that is not recording a real trace). */
+export function traceparentOf(span: Span): string {
+  const carrier: { traceparent?: string } = {};
+  propagation.inject(trace.setSpan(ROOT_CONTEXT, span), carrier);
+  return carrier.traceparent ?? '';
+}
+
 /** The active span, if any. */
 export function activeSpan(): Span | undefined {
   return trace.getActiveSpan();

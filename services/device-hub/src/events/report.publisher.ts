@@ -1,4 +1,4 @@
-import type { AgentReport, Nats } from '@smsgw/platform';
+import { publishTraced, type AgentReport, type Nats } from '@smsgw/platform';
 
 /**
  * Stores what a phone (or the test-mode simulator) said about a message in
@@ -10,6 +10,10 @@ export class ReportPublisher {
 
   async publish(report: AgentReport): Promise<void> {
     const { js, names } = this.nats;
-    await js.publish(names.agentReport(report.device_id), JSON.stringify(report), { msgID: `${report.message_id}:${report.status}` });
+    // In the active trace (the SMS's, when the phone echoed it): the message service continues it.
+    await publishTraced(js, names.agentReport(report.device_id), JSON.stringify(report), { msgID: `${report.message_id}:${report.status}` }, {
+      'smsgw.message_id': report.message_id,
+      'smsgw.report.status': report.status,
+    });
   }
 }

@@ -1,7 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@nats-io/transport-node';
 import type WebSocket from 'ws';
-import { AGENT_REPORT_STATUSES, FAILURE_CODES, type AgentReport, type FailureCode, type Logger, type Nats, type PromiseClient } from '@smsgw/platform';
+import {
+  AGENT_REPORT_STATUSES,
+  endSpan,
+  FAILURE_CODES,
+  inTrace,
+  startSpanInTrace,
+  traceparentOf,
+  withSpan,
+  type AgentReport,
+  type FailureCode,
+  type Logger,
+  type Nats,
+  type PromiseClient,
+} from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { DeviceHubConfig } from '../config';
 import type { DeviceRow } from '../data/device.repository';
@@ -29,7 +42,11 @@ interface AgentFrame {
   status?: unknown;
   at?: unknown;
   error?: { code?: unknown; message?: unknown };
+  traceparent?: unknown;
 }
+
+/** The trace context an agent echoed, if it is well formed (else the hub's spans start a trace of their own). */
+const echoedTrace = (value: unknown) => (typeof value === 'string' && /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(value) ? value : '');
 
 /**
  * One phone's connection: hands it SMS one at a time at the configured pace,
@@ -152,8 +169,15 @@ export class AgentSession {
           },
         };
       });
-      this.send({ type: 'sms', message_id: sms.messageId, to: sms.to, text: sms.text, priority: sms.priority, attempt: claimed.attempt });
-      if (!(await acked)) {
+      // The SMS's own trace (its API request's) goes on: to the phone, and back with its ack and reports.
+      const span = startSpanInTrace('device-hub deliver', claimed.traceparent, []);
+      span.setAttributes({ 'smsgw.message_id': sms.messageId, 'smsgw.device_id': this.deviceId, 'smsgw.attempt': claimed.attempt });
+      withSpan(span, () =>
+        this.send({ type: 'sms', message_id: sms.messageId, to: sms.to, text: sms.text, priority: sms.priority, attempt: claimed.attempt, traceparent: traceparentOf(span) }),
+      );
+      const wasAcked = await acked;
+      endSpan(span, wasAcked ? undefined : 'NOT_ACKNOWLEDGED');
+      if (!wasAcked) {
         this.log.warn({ message_id: sms.messageId }, 'agent did not acknowledge in time; the lease will return the message to the queue');
       }
       this.ackWaiter = undefined;
@@ -176,7 +200,8 @@ export class AgentSession {
       // It is recorded before the dispatch loop moves on (under the lease), so
       // that a cancel is refused from then on.
       const waiter = this.ackWaiter?.messageId === messageId ? this.ackWaiter : undefined;
-      void this.accept(messageId).finally(() => waiter?.resolve(true));
+      const attributes = { 'smsgw.message_id': messageId, 'smsgw.device_id': this.deviceId };
+      void inTrace('device-hub ack', echoedTrace(frame.traceparent), attributes, () => this.accept(messageId)).finally(() => waiter?.resolve(true));
       return;
     }
     if (frame.type === 'report') {
@@ -188,7 +213,8 @@ export class AgentSession {
         const code = FAILURE_CODES.includes(frame.error?.code as never) ? (frame.error!.code as FailureCode) : 'DEVICE_ERROR';
         report.error = { code, message: typeof frame.error?.message === 'string' ? frame.error.message.slice(0, 200) : '' };
       }
-      this.publishReport(report, true);
+      const attributes = { 'smsgw.message_id': messageId, 'smsgw.device_id': this.deviceId, 'smsgw.report.status': report.status };
+      void inTrace('device-hub report', echoedTrace(frame.traceparent), attributes, async () => this.publishReport(report, true));
     }
   }
 

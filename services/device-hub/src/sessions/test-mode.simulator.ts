@@ -1,5 +1,5 @@
 import type { Subscription } from '@nats-io/transport-node';
-import { FAILURE_MESSAGES, MAGIC_NUMBERS, type AgentReport, type Logger, type Nats, type PromiseClient } from '@smsgw/platform';
+import { FAILURE_MESSAGES, inTrace, MAGIC_NUMBERS, type AgentReport, type Logger, type Nats, type PromiseClient } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { ReportPublisher } from '../events/report.publisher';
 
@@ -61,7 +61,7 @@ export class TestModeSimulator {
         this.wakeUp = undefined;
         continue;
       }
-      const run = this.simulate(sms).catch((err: unknown) => this.log.error({ err, message_id: sms.messageId }, 'test-mode simulation failed'));
+      const run = inTrace('device-hub simulate', claimed.traceparent, { 'smsgw.message_id': sms.messageId, 'smsgw.mode': 'test' }, () => this.simulate(sms)).catch((err: unknown) => this.log.error({ err, message_id: sms.messageId }, 'test-mode simulation failed'));
       this.inFlight.add(run);
       void run.finally(() => this.inFlight.delete(run));
     }

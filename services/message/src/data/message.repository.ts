@@ -33,6 +33,8 @@ export interface MessageRow {
   otp_sealed_text: Buffer | null;
   /** An OTP's expiry: not handed out after it. */
   expires_at: Date | null;
+  /** The trace of the request that queued it. */
+  traceparent: string | null;
 }
 
 export interface NewMessage {
@@ -51,6 +53,8 @@ export interface NewMessage {
   scheduledAt: Date | null;
   /** The request's Idempotency-Key, for a single send (a batch's key goes with the batch). */
   idempotency?: Idempotency | null;
+  /** The trace context of the request that queued it (W3C traceparent), continued by the hub. */
+  traceparent?: string | null;
 }
 
 /** An Idempotency-Key and the hash of the request that came with it. */
@@ -155,9 +159,9 @@ export class MessageRepository {
       name: 'messages-insert',
       text: `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::smallint[], $8::jsonb[],
-                              $9::text[], $10::smallint[], $11::text[], $12::timestamptz[], $17::text[], $18::text[])
+                              $9::text[], $10::smallint[], $11::text[], $12::timestamptz[], $17::text[], $18::text[], $22::text[])
               WITH ORDINALITY AS m(message_id, client_id, mode, device_id, to_number, body, priority, metadata, webhook_url,
-                                   parts, encoding, scheduled_at, idempotency_key, request_hash, ord)
+                                   parts, encoding, scheduled_at, idempotency_key, request_hash, traceparent, ord)
        ), claimed AS (
          INSERT INTO idempotency_keys AS k (client_id, mode, idempotency_key, request_hash, message_id, batch_id)
          SELECT client_id, mode, idempotency_key, request_hash, message_id, NULL FROM input WHERE idempotency_key IS NOT NULL
@@ -174,9 +178,9 @@ export class MessageRepository {
          RETURNING batch_id
        ), inserted AS (
          INSERT INTO messages (message_id, client_id, mode, device_id, batch_id, to_number, body, priority, metadata,
-                               webhook_url, parts, encoding, scheduled_at, due_at, status)
+                               webhook_url, parts, encoding, scheduled_at, due_at, status, traceparent)
          SELECT m.message_id, m.client_id, m.mode, m.device_id, (SELECT batch_id FROM batch), m.to_number, m.body, m.priority,
-                m.metadata, m.webhook_url, m.parts, m.encoding, m.scheduled_at, coalesce(m.scheduled_at, now()), 'queued'
+                m.metadata, m.webhook_url, m.parts, m.encoding, m.scheduled_at, coalesce(m.scheduled_at, now()), 'queued', m.traceparent
          FROM input m
          WHERE (m.idempotency_key IS NULL OR m.message_id IN (SELECT message_id FROM claimed WHERE message_id IS NOT NULL))
            AND ($19::text IS NULL OR EXISTS (SELECT 1 FROM claimed WHERE batch_id IS NOT NULL))
@@ -234,6 +238,7 @@ export class MessageRepository {
         batch?.idempotency?.key ?? null,
         batch?.idempotency?.requestHash ?? null,
         keyTtlSeconds,
+        messages.map((m) => m.traceparent || null),
       ],
     });
     const byId = new Map(rows.map((r) => [r.message_id, r]));
@@ -301,8 +306,8 @@ export class MessageRepository {
     const { rows } = await this.pool.query<MessageRow & { ahead: number }>(
       `WITH inserted AS (
          INSERT INTO messages (message_id, client_id, mode, device_id, to_number, body, priority, metadata, parts, encoding,
-                               due_at, status, otp_sealed_text, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), 'queued', $11, $12)
+                               due_at, status, otp_sealed_text, expires_at, traceparent)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), 'queued', $11, $12, $13)
          ON CONFLICT (message_id) DO NOTHING
          RETURNING *
        )
@@ -315,7 +320,7 @@ export class MessageRepository {
          ) a
        ) AS ahead
        FROM inserted i`,
-      [m.messageId, m.clientId, m.mode, m.deviceId, m.to, m.text, m.priority, m.metadata ? JSON.stringify(m.metadata) : null, m.parts, m.encoding, sealedText, expiresAt],
+      [m.messageId, m.clientId, m.mode, m.deviceId, m.to, m.text, m.priority, m.metadata ? JSON.stringify(m.metadata) : null, m.parts, m.encoding, sealedText, expiresAt, m.traceparent || null],
     );
     if (rows[0]) {
       const { ahead, ...row } = rows[0];

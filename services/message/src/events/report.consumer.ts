@@ -1,5 +1,5 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
-import { AGENT_REPORT_STATUSES, FAILURE_CODES, FAILURE_MESSAGES, type AgentReport, type Logger, type Nats } from '@smsgw/platform';
+import { AGENT_REPORT_STATUSES, consumeTraced, inTrace, FAILURE_CODES, FAILURE_MESSAGES, type AgentReport, type Logger, type Nats } from '@smsgw/platform';
 import type { MessageRepository } from '../data/message.repository';
 import { reportOutcome } from '../domain/message-status';
 import type { SmsEventPublisher } from './sms-event.publisher';
@@ -60,7 +60,8 @@ export class ReportConsumer {
           continue;
         }
         try {
-          await this.apply(report);
+          // In the SMS's trace, carried by the report's headers from the hub.
+          await consumeTraced(msg, { 'smsgw.message_id': report.message_id, 'smsgw.report.status': report.status }, () => this.apply(report));
           msg.ack();
         } catch (err) {
           this.log.error({ err, message_id: report.message_id }, 'applying a report failed; it will be retried');
@@ -78,7 +79,10 @@ export class ReportConsumer {
     }
     const code = report.status === 'failed' && FAILURE_CODES.includes(report.error?.code as never) ? report.error!.code : 'DEVICE_ERROR';
     const error = report.status === 'failed' ? { code, message: FAILURE_MESSAGES[code] } : undefined;
-    const moved = await this.repo.applyReport(report.message_id, report.device_id, report.status, at, error);
+    const status = report.status;
+    const moved = await inTrace('message.state_change', '', { 'smsgw.message_id': report.message_id, 'smsgw.status': status }, () =>
+      this.repo.applyReport(report.message_id, report.device_id, status, at, error),
+    );
     if (moved) {
       await this.publisher.publish(moved);
       return;

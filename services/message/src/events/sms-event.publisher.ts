@@ -1,4 +1,4 @@
-import { deterministicId, type Nats, type PublicEvent, type PublicEventKind } from '@smsgw/platform';
+import { deterministicId, publishTraced, type Nats, type PublicEvent, type PublicEventKind } from '@smsgw/platform';
 import type { MessageRow } from '../data/message.repository';
 
 const KIND_OF = { sent: 'sms.sent', delivered: 'sms.delivered', failed: 'sms.failed' } as const;
@@ -38,6 +38,9 @@ export class SmsEventPublisher {
   async publish(row: MessageRow): Promise<void> {
     const event = smsEvent(row);
     if (!event) return;
-    await this.nats.js.publish(this.nats.names.event(event.event), JSON.stringify(event), { msgID: event.event_id });
+    await publishTraced(this.nats.js, this.nats.names.event(event.event), JSON.stringify(event), { msgID: event.event_id }, {
+      'smsgw.message_id': row.message_id,
+      'smsgw.event_id': event.event_id,
+    });
   }
 }

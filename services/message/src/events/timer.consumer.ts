@@ -1,5 +1,5 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { handleJobFire, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
+import { consumeTraced, handleJobFire, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
 import type { DueTimerPayload } from './scheduled-sends';
 
 const DURABLE = 'message-timers';
@@ -50,7 +50,8 @@ export class TimerConsumer {
     this.loop = (async () => {
       for await (const msg of messages) {
         if (msg.subject === names.timer('message.due')) {
-          this.due(msg);
+          // In the trace of the send that scheduled it (the scheduler carries it on the fire).
+          void consumeTraced(msg, {}, async () => this.due(msg));
           continue;
         }
         // A job may run for minutes: due messages must not wait behind it.

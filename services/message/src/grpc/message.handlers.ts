@@ -1,4 +1,4 @@
-import { AppError, activeSpan, endSpan, newId, startSpanInTrace, withSpan, type AsyncHandlers, type Logger, type Nats } from '@smsgw/platform';
+import { AppError, activeSpan, currentTraceparent, endSpan, newId, startSpanInTrace, traceparentOf, withSpan, type AsyncHandlers, type Logger, type Nats } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { MessageConfig } from '../config';
 import type { HistoryRepository } from '../data/history.repository';
@@ -245,7 +245,11 @@ export function messageHandlers(
       try {
         if (!request?.message) throw new AppError('MESSAGE_REQUIRED');
         const scheduledAt = request.scheduledAt ? new Date(request.scheduledAt) : null;
-        const m = { ...outgoing(request, request.deviceId, request.message, scheduledAt, null), idempotency: idempotencyOf(request) };
+        const m = {
+          ...outgoing(request, request.deviceId, request.message, scheduledAt, null),
+          idempotency: idempotencyOf(request),
+          traceparent: traceparentOf(spans[index]!),
+        };
         if (m.idempotency) {
           const key = `${m.clientId}\u0000${m.mode}\u0000${m.idempotency.key}`;
           const first = keyed.get(key);
@@ -334,9 +338,10 @@ export function messageHandlers(
       if (req.deviceIds.length !== req.messages.length) throw new AppError('INVALID_DEVICE_ID');
       const batchId = newId('batch');
       const batch = { batchId, clientId: storable(req.clientId, 'client_id'), mode: modeOf(req.mode), idempotency: idempotencyOf(req) };
+      const traceparent = currentTraceparent();
       const messages = req.messages.map((m, i) => {
         try {
-          return outgoing(req, req.deviceIds[i]!, m, null, batchId);
+          return { ...outgoing(req, req.deviceIds[i]!, m, null, batchId), traceparent };
         } catch (err) {
           // Name the message that failed, as the API does.
           if (err instanceof AppError && err.details?.length === 1) {
@@ -388,6 +393,7 @@ export function messageHandlers(
         parts: size.parts,
         encoding: size.encoding,
         scheduledAt: null,
+        traceparent: currentTraceparent(),
       };
       const stored = await repo.insertOtp(message, sealText(config.otp.sealKey, message.messageId, req.text), expiresAt);
       // The id is another client's (or another mode's): nothing of theirs is shown.
@@ -424,7 +430,7 @@ export function messageHandlers(
       if (!row) return { attempt: 0 };
       // An OTP's SMS goes to the phone in full; everywhere else its code stays masked.
       const text = row.otp_sealed_text ? openText(config.otp.sealKey, row.message_id, row.otp_sealed_text) : row.body;
-      return { message: { ...toProto(row), text }, attempt: row.claim_count };
+      return { message: { ...toProto(row), text }, attempt: row.claim_count, traceparent: row.traceparent ?? '' };
     },
 
     async AcceptMessage(req) {

@@ -14,6 +14,7 @@ export interface TimerRow {
   created_at: Date;
   fired_at: Date | null;
   cancelled_at: Date | null;
+  traceparent: string | null;
 }
 
 export interface NewTimer {
@@ -22,6 +23,8 @@ export interface NewTimer {
   fireAt: Date;
   subject: string;
   payload: Buffer;
+  /** The creating call's trace context, continued when the timer fires. */
+  traceparent?: string;
 }
 
 export class TimerRepository {
@@ -31,11 +34,11 @@ export class TimerRepository {
   async create(t: NewTimer): Promise<{ timer: TimerRow; created: boolean }> {
     const inserted = await this.pool.query<TimerRow>({
       name: 'timers-create',
-      text: `INSERT INTO timers (timer_id, key, fire_at, subject, payload, run_at)
-             VALUES ($1, $2, $3, $4, $5, $3)
+      text: `INSERT INTO timers (timer_id, key, fire_at, subject, payload, run_at, traceparent)
+             VALUES ($1, $2, $3, $4, $5, $3, $6)
              ON CONFLICT (key) DO NOTHING
              RETURNING *`,
-      values: [t.timerId, t.key, t.fireAt, t.subject, t.payload],
+      values: [t.timerId, t.key, t.fireAt, t.subject, t.payload, t.traceparent || null],
     });
     if (inserted.rows[0]) return { timer: inserted.rows[0], created: true };
     const { rows } = await this.pool.query<TimerRow>('SELECT * FROM timers WHERE key = $1', [t.key]);

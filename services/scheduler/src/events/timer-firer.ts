@@ -114,6 +114,8 @@ export class TimerFirer {
         const h = headers();
         h.set('Smsgw-Timer-Key', t.key);
         h.set('Smsgw-Timer-Fire-At', t.fire_at.toISOString());
+        // The fire continues the trace of the call that created the timer.
+        if (t.traceparent) h.set('traceparent', t.traceparent);
         return this.nats.js.publish(t.subject, t.payload, { msgID: fireMessageId(t.key, t.fire_at), headers: h });
       }),
     );

@@ -1,4 +1,4 @@
-import { newId, type AsyncHandlers, type Nats } from '@smsgw/platform';
+import { currentTraceparent, newId, type AsyncHandlers, type Nats } from '@smsgw/platform';
 import type { scheduler } from '@smsgw/proto';
 import type { TimerRepository, TimerRow } from '../data/timer.repository';
 import { jobTimerKey, periodStart, type PeriodicJob } from '../domain/periodic-jobs';
@@ -27,7 +27,7 @@ export function schedulerHandlers(
   return {
     async CreateTimer(req) {
       const t = parseTimerRequest(req, nats.names.timer(''));
-      const { timer, created } = await repo.create({ timerId: newId('tmr'), ...t });
+      const { timer, created } = await repo.create({ timerId: newId('tmr'), ...t, traceparent: currentTraceparent() });
       // Replicas asleep past this timer's time must wake up for it; one due
       // later than their longest sleep will be found by their next look.
       if (created && timer.fire_at.getTime() - Date.now() < settings.maxSleepMs) {

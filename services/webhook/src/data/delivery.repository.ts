@@ -15,6 +15,8 @@ export interface DeliveryJob {
   attempt: number;
   /** The endpoint's secret; null for a message's own URL (signed with the client's signing secret). */
   secret: string | null;
+  /** The event's trace: each attempt is a span of it. */
+  traceparent: string | null;
 }
 
 export interface NewEvent {
@@ -24,6 +26,7 @@ export interface NewEvent {
   kind: string;
   /** The event's `data`, as JSON text: the envelope is built at each attempt, with the attempt's `timestamp`. */
   data: string;
+  traceparent: string | null;
   destinations: { deliveryId: string; key: string; url: string; endpointId: string | null; secret: string | null }[];
 }
 
@@ -81,7 +84,7 @@ export interface DroppedDelivery {
 /** The columns of a `DeliveryJob`, selected from `deliveries d JOIN events e`. */
 /** An endpoint's delivery goes to the endpoint's URL as it is now (it may have changed since the first attempt). */
 const JOB_COLUMNS = `d.delivery_id, d.event_id, e.kind, d.client_id, d.endpoint_id,
-  COALESCE((SELECT url FROM endpoints WHERE endpoint_id = d.endpoint_id), d.url) AS url, e.data, d.attempts + 1 AS attempt,
+  COALESCE((SELECT url FROM endpoints WHERE endpoint_id = d.endpoint_id), d.url) AS url, e.data, e.traceparent, d.attempts + 1 AS attempt,
   (SELECT secret FROM endpoints WHERE endpoint_id = d.endpoint_id AND deleted_at IS NULL AND enabled) AS secret`;
 
 interface JobRow {
@@ -92,6 +95,7 @@ interface JobRow {
   endpoint_id: string | null;
   url: string;
   data: string;
+  traceparent: string | null;
   attempt: number;
   secret: string | null;
 }
@@ -104,6 +108,7 @@ const toJob = (r: JobRow): DeliveryJob => ({
   endpointId: r.endpoint_id,
   url: r.url,
   data: r.data,
+  traceparent: r.traceparent,
   attempt: r.attempt,
   secret: r.secret,
 });
@@ -125,9 +130,16 @@ export class DeliveryRepository {
     const d = events.flatMap((e) => e.destinations.map((dest) => ({ e, dest })));
     return inTransaction(this.pool, async (tx) => {
       await tx.query(
-        `INSERT INTO events (event_id, client_id, mode, kind, data)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) ON CONFLICT (event_id) DO NOTHING`,
-        [events.map((e) => e.eventId), events.map((e) => e.clientId), events.map((e) => e.mode), events.map((e) => e.kind), events.map((e) => e.data)],
+        `INSERT INTO events (event_id, client_id, mode, kind, data, traceparent)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) ON CONFLICT (event_id) DO NOTHING`,
+        [
+          events.map((e) => e.eventId),
+          events.map((e) => e.clientId),
+          events.map((e) => e.mode),
+          events.map((e) => e.kind),
+          events.map((e) => e.data),
+          events.map((e) => e.traceparent),
+        ],
       );
       const inserted = await tx.query<{ delivery_id: string }>(
         `INSERT INTO deliveries (delivery_id, event_id, client_id, endpoint_id, url, destination, lease_until, next_attempt_at)
@@ -156,6 +168,7 @@ export class DeliveryRepository {
           endpointId: dest.endpointId,
           url: dest.url,
           data: e.data,
+          traceparent: e.traceparent,
           attempt: 1,
           secret: dest.secret,
         }));
@@ -179,14 +192,14 @@ export class DeliveryRepository {
    * first attempt: a test event, or a replay of `replayOf`.
    */
   async addDelivery(
-    event: { eventId: string; clientId: string; mode: Mode; kind: string; data: string },
+    event: { eventId: string; clientId: string; mode: Mode; kind: string; data: string; traceparent: string | null },
     dest: { deliveryId: string; key: string; url: string; endpointId: string | null; secret: string | null },
     replayOf: string | null,
   ): Promise<DeliveryJob> {
     await inTransaction(this.pool, async (tx) => {
       await tx.query(
-        `INSERT INTO events (event_id, client_id, mode, kind, data) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO NOTHING`,
-        [event.eventId, event.clientId, event.mode, event.kind, event.data],
+        `INSERT INTO events (event_id, client_id, mode, kind, data, traceparent) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING`,
+        [event.eventId, event.clientId, event.mode, event.kind, event.data, event.traceparent],
       );
       await tx.query(
         `INSERT INTO deliveries (delivery_id, event_id, client_id, endpoint_id, url, destination, replay_of, lease_until, next_attempt_at)
@@ -194,13 +207,13 @@ export class DeliveryRepository {
         [dest.deliveryId, event.eventId, event.clientId, dest.endpointId, dest.url, dest.key, replayOf, this.leaseMs],
       );
     });
-    return { deliveryId: dest.deliveryId, eventId: event.eventId, kind: event.kind, clientId: event.clientId, endpointId: dest.endpointId, url: dest.url, data: event.data, attempt: 1, secret: dest.secret };
+    return { deliveryId: dest.deliveryId, eventId: event.eventId, kind: event.kind, clientId: event.clientId, endpointId: dest.endpointId, url: dest.url, data: event.data, traceparent: event.traceparent, attempt: 1, secret: dest.secret };
   }
 
   /** A stored event of a client (for a replay), with the destinations it was first delivered to. */
-  async event(clientId: string, eventId: string): Promise<{ mode: Mode; kind: string; data: string; destinations: { delivery_id: string; destination: string; url: string; endpoint_id: string | null }[] } | undefined> {
-    const { rows } = await this.pool.query<{ mode: Mode; kind: string; data: string }>(
-      `SELECT mode, kind, data FROM events WHERE client_id = $1 AND event_id = $2`,
+  async event(clientId: string, eventId: string): Promise<{ mode: Mode; kind: string; data: string; traceparent: string | null; destinations: { delivery_id: string; destination: string; url: string; endpoint_id: string | null }[] } | undefined> {
+    const { rows } = await this.pool.query<{ mode: Mode; kind: string; data: string; traceparent: string | null }>(
+      `SELECT mode, kind, data, traceparent FROM events WHERE client_id = $1 AND event_id = $2`,
       [clientId, eventId],
     );
     if (!rows[0]) return undefined;

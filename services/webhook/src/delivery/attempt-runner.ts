@@ -1,4 +1,12 @@
-import type { Logger } from '@smsgw/platform';
+import { endSpan, startClientSpan, traceparentOf, withSpan, type Logger } from '@smsgw/platform';
+
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
+};
 import type { DeliveryJob, DeliveryRepository } from '../data/delivery.repository';
 import type { RetryPolicy } from '../domain/retry-policy';
 import { envelopeBody } from '../domain/routing';
@@ -55,10 +63,21 @@ export class AttemptRunner {
     if (secret === null) return; // its endpoint was deleted or disabled, which ended the delivery
     const attemptedAt = new Date();
     const body = envelopeBody(job.kind, job.eventId, attemptedAt, job.data);
-    const result = await deps.post({
+    // A span of the event's trace; the receiver gets its context (`traceparent`) to go on with it.
+    const span = startClientSpan('webhook deliver', job.traceparent ?? '', {
+      'http.request.method': 'POST',
+      'server.address': hostOf(job.url),
+      'smsgw.delivery_id': job.deliveryId,
+      'smsgw.event_id': job.eventId,
+      'smsgw.event': job.kind,
+      'smsgw.webhook.attempt': job.attempt,
+    });
+    // Active while posting: the HTTP client span (and the `traceparent` the receiver gets) hangs under it.
+    const result = await withSpan(span, () => deps.post({
       url: job.url,
       body,
       headers: {
+        traceparent: traceparentOf(span),
         'Content-Type': 'application/json',
         'User-Agent': deps.userAgent,
         'X-Webhook-Signature': signBody(secret, body),
@@ -67,8 +86,10 @@ export class AttemptRunner {
         'X-Webhook-Delivery-Id': job.deliveryId,
         'X-Webhook-Attempt': String(job.attempt),
       },
-    });
+    }));
     const error = result.ok ? null : (result.error ?? `HTTP ${result.status}`);
+    if (result.status) span.setAttribute('http.response.status_code', result.status);
+    endSpan(span, result.ok ? undefined : 'WEBHOOK_ATTEMPT_FAILED');
     let state: 'succeeded' | 'pending' | 'failed' = 'succeeded';
     let nextAttemptAt: Date | null = null;
     if (!result.ok) {

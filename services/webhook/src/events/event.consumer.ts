@@ -1,5 +1,5 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { newId, type Logger, type Nats, type PublicEvent } from '@smsgw/platform';
+import { endSpan, newId, startConsumerSpan, traceparentOf, type Logger, type Nats, type PublicEvent, type Span } from '@smsgw/platform';
 import type { DeliveryJob, DeliveryRepository, NewEvent } from '../data/delivery.repository';
 import type { EndpointRepository } from '../data/endpoint.repository';
 import { isEventKind } from '../domain/event-kinds';
@@ -68,10 +68,11 @@ export class EventConsumer {
   }
 
   private async handle(batch: JsMsg[]): Promise<void> {
-    const events: { msg: JsMsg; event: PublicEvent }[] = [];
+    const events: { msg: JsMsg; event: PublicEvent; span: Span }[] = [];
     for (const msg of batch) {
       const event = parseEvent(msg.data);
-      if (event) events.push({ msg, event });
+      // Each event continues its own trace (the SMS's), whatever batch it is stored with.
+      if (event) events.push({ msg, event, span: startConsumerSpan(msg, { 'smsgw.event_id': event.event_id, 'smsgw.event': event.event }) });
       else {
         this.log.warn({ subject: msg.subject }, 'malformed event dropped');
         msg.term();
@@ -79,8 +80,11 @@ export class EventConsumer {
     }
     for (;;) {
       try {
-        const jobs = await this.store(events.map((e) => e.event));
-        for (const { msg } of events) msg.ack();
+        const jobs = await this.store(events);
+        for (const { msg, span } of events) {
+          msg.ack();
+          endSpan(span);
+        }
         for (const job of jobs) this.enqueue(job);
         return;
       } catch (err) {
@@ -92,13 +96,14 @@ export class EventConsumer {
     }
   }
 
-  private async store(events: PublicEvent[]): Promise<DeliveryJob[]> {
-    const clients = [...new Set(events.map((e) => e.routing.client_id))];
+  private async store(batch: { event: PublicEvent; span: Span }[]): Promise<DeliveryJob[]> {
+    const clients = [...new Set(batch.map((e) => e.event.routing.client_id))];
     const endpoints = await this.endpoints.forClients(clients);
     const secrets = new Map(endpoints.map((e) => [e.endpoint_id, e.secret]));
     const toStore: NewEvent[] = [];
-    for (const event of events) {
+    for (const { event, span } of batch) {
       const destinations = destinationsOf(event, endpoints);
+      span.setAttribute('smsgw.webhook.destinations', destinations.length);
       if (destinations.length === 0) continue;
       toStore.push({
         eventId: event.event_id,
@@ -106,6 +111,7 @@ export class EventConsumer {
         mode: event.routing.mode,
         kind: event.event,
         data: JSON.stringify(event.data),
+        traceparent: traceparentOf(span) || null,
         destinations: destinations.map((d) => ({
           deliveryId: newId('dlv'),
           key: d.key,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, newId, type AsyncHandlers, type PromiseClient } from '@smsgw/platform';
+import { AppError, currentTraceparent, newId, type AsyncHandlers, type PromiseClient } from '@smsgw/platform';
 import type { account, webhook } from '@smsgw/proto';
 import type { DeliveryJob, DeliveryRepository, DeliveryRow } from '../data/delivery.repository';
 import type { EndpointRepository, EndpointRow, Mode } from '../data/endpoint.repository';
@@ -139,7 +139,7 @@ export function webhookHandlers({ endpoints, deliveries, accounts, checkUrl, enq
       if (!isEventKind(req.event)) throw kindsError();
       const event = testEvent(req.event, { eventId: newId('evt'), clientId: req.clientId, mode: endpoint.mode }, new Date());
       const job = await deliveries.addDelivery(
-        { eventId: event.event_id, clientId: req.clientId, mode: endpoint.mode, kind: event.event, data: JSON.stringify(event.data) },
+        { eventId: event.event_id, clientId: req.clientId, mode: endpoint.mode, kind: event.event, data: JSON.stringify(event.data), traceparent: currentTraceparent() || null },
         { deliveryId: newId('dlv'), key: `endpoint:${endpoint.endpoint_id}`, url: endpoint.url, endpointId: endpoint.endpoint_id, secret: endpoint.secret },
         null,
       );
@@ -150,7 +150,7 @@ export function webhookHandlers({ endpoints, deliveries, accounts, checkUrl, enq
     async ReplayEvent(req) {
       const stored = req.eventId ? await deliveries.event(req.clientId, req.eventId) : undefined;
       if (!stored) throw notFound('EVENT_NOT_FOUND');
-      const event = { eventId: req.eventId, clientId: req.clientId, mode: stored.mode, kind: stored.kind, data: stored.data };
+      const event = { eventId: req.eventId, clientId: req.clientId, mode: stored.mode, kind: stored.kind, data: stored.data, traceparent: stored.traceparent };
       const targets: { key: string; url: string; endpointId: string | null; secret: string | null; replayOf: string | null }[] = [];
       if (req.endpointId) {
         const endpoint = await endpointOf(req.clientId, req.endpointId);

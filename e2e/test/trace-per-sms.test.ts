@@ -1,0 +1,136 @@
+import http from 'node:http';
+import { createClient } from '@smsgw/platform';
+import { deviceHubProto } from '@smsgw/proto';
+import type { AddressInfo } from 'node:net';
+import { eventually } from './support/http';
+import { Receiver } from './support/receiver';
+import { TestSystem } from './support/system';
+
+interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  attributes: Record<string, unknown>;
+}
+
+interface OtlpJson {
+  resourceSpans?: {
+    resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
+    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes?: { key: string; value: Record<string, unknown> }[] }[] }[];
+  }[];
+}
+
+/** A real OTLP/HTTP receiver (JSON encoding, as the services export with OTEL_EXPORTER_OTLP_PROTOCOL=http/json). */
+async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; close(): Promise<void> }> {
+  const spans: ReceivedSpan[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpJson;
+        for (const rs of body.resourceSpans ?? []) {
+          const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
+          for (const ss of rs.scopeSpans ?? []) {
+            for (const s of ss.spans ?? []) {
+              const attributes = Object.fromEntries((s.attributes ?? []).map((a) => [a.key, Object.values(a.value)[0]]));
+              spans.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, attributes });
+            }
+          }
+        }
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    spans,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('one trace per SMS, exported over OTLP', () => {
+  let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
+  let system: TestSystem;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    otlp = await startOtlpReceiver();
+    system = await TestSystem.start({
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+    });
+    receiver = await Receiver.start(system.stack.certs);
+  });
+
+  afterAll(async () => {
+    await receiver?.stop();
+    await system?.stop();
+    await otlp?.close();
+  });
+
+  it('when an SMS with a webhook goes through the phone, then one trace holds the gateway, account, message, JetStream, hub, report, state change and webhook spans, each under its parent', async () => {
+    const client = await system.createClient();
+    const device = await system.createDevice(client.client_id, 'traced');
+    // Online is checked over gRPC, not with the API key: the send below is then the key's first use, which the account service checks.
+    await system.startAgent(client, device, { waitOnline: false });
+    const hub = createClient(deviceHubProto().DeviceHubService, system.stack.deviceHubAddress);
+    await eventually(async () => ((await hub.getDevice({ clientId: client.client_id, deviceId: device.device_id })).status === 'online' ? true : undefined), 20_000, 'the phone online');
+    hub.close();
+    const res = await system.api('/v1/sms/send', client, {
+      headers: { 'X-Device-ID': device.device_id },
+      body: { to: '+33612345678', message: 'Suivi de bout en bout', webhook_url: receiver.url('/traced') },
+    });
+    expect(res.status).toBe(200);
+    const messageId = String(res.body.message_id);
+    const hooks = await receiver.waitFor('/traced', 2);
+
+    // The receiver gets the trace too: its traceparent names the SMS's trace.
+    const traceIds = hooks.map((h) => String(h.headers.traceparent).split('-')[1]);
+    expect(traceIds[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(traceIds[1]).toBe(traceIds[0]);
+    const traceId = traceIds[0]!;
+
+    // Messaging span names carry the deployment's subject prefix (a test run's own here).
+    const wanted: [string, RegExp][] = [
+      ['gateway', /^POST \/v1\/sms\/send$/],
+      ['account', /VerifyApiKey$/],
+      ['message', /^message\.queue$/],
+      ['device-hub', /^device-hub deliver$/],
+      ['device-hub', /^device-hub ack$/],
+      ['message', /AcceptMessage$/],
+      ['device-hub', /^device-hub report$/],
+      ['device-hub', /^publish (\w+\.)?agent\.report\.\*$/],
+      ['message', /^process (\w+\.)?agent\.report\.\*$/],
+      ['message', /^message\.state_change$/],
+      ['message', /^publish (\w+\.)?events\.sms\.sent$/],
+      ['message', /^publish (\w+\.)?events\.sms\.delivered$/],
+      ['webhook', /^process (\w+\.)?events\.sms\.sent$/],
+      ['webhook', /^process (\w+\.)?events\.sms\.delivered$/],
+      ['webhook', /^webhook deliver$/],
+    ];
+    const trace = await eventually(
+      async () => {
+        const spans = otlp.spans.filter((s) => s.traceId === traceId);
+        return wanted.every(([service, name]) => spans.some((s) => s.service === service && name.test(s.name))) ? spans : undefined;
+      },
+      20_000,
+      `the spans of trace ${traceId}`,
+    );
+    // Every span but the root hangs under a span of the same trace.
+    const ids = new Set(trace.map((s) => s.spanId));
+    const roots = trace.filter((s) => !s.parentSpanId);
+    expect(roots.map((s) => s.name)).toEqual(['POST /v1/sms/send']);
+    expect(trace.filter((s) => s.parentSpanId && !ids.has(s.parentSpanId)).map((s) => `${s.service} ${s.name}`)).toEqual([]);
+    // The hub's delivery and the webhook's attempt name the SMS by its id, never by its number or text.
+    expect(trace.find((s) => s.name === 'device-hub deliver')!.attributes['smsgw.message_id']).toBe(messageId);
+    const flat = JSON.stringify(trace);
+    expect(flat).not.toContain('+33612345678');
+    expect(flat).not.toContain('Suivi de bout en bout');
+    expect(flat).not.toContain(client.live_api_key);
+  });
+});
