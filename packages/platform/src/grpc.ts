@@ -3,6 +3,7 @@ import { HealthImplementation, service as healthService } from 'grpc-health-chec
 import { AppError, fromServiceError, toServiceError } from './errors';
 import { isRedisUnavailable } from './redis';
 import type { Logger } from './logger';
+import { recordRpc } from './metrics';
 
 type AsyncUnary<H> = H extends grpc.handleUnaryCall<infer Req, infer Res>
   ? (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>
@@ -24,6 +25,7 @@ export function unaryHandlers<H extends grpc.UntypedServiceImplementation>(impl:
       fn(call.request, call).then(
         (response) => {
           log.debug({ method: name, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
+          recordRpc(name, 'OK', (performance.now() - started) / 1000);
           callback(null, response);
         },
         (thrown: unknown) => {
@@ -32,6 +34,7 @@ export function unaryHandlers<H extends grpc.UntypedServiceImplementation>(impl:
           if (!(err instanceof AppError) || err.code === 'INTERNAL_ERROR') log.error({ err, method: name }, 'gRPC handler failed');
           else if (err.code === 'SERVICE_UNAVAILABLE') log.warn({ err: err.cause, method: name }, 'a dependency is unavailable');
           else log.debug({ method: name, code: err.code, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
+          recordRpc(name, err instanceof AppError ? err.code : 'INTERNAL_ERROR', (performance.now() - started) / 1000);
           callback(toServiceError(err));
         },
       );

@@ -16,3 +16,4 @@ export * from './net/address-policy';
 export * from './net/safe-post';
 export * from './sealed-text';
 export * from './messaging-trace';
+export * from './metrics';

@@ -3,8 +3,8 @@ import type { Logger } from './logger';
 
 const meter = metrics.getMeter('smsgw-jobs');
 const runs = meter.createCounter('smsgw.jobs.runs', { description: 'Periodic job runs, by job and outcome (ok, failed)' });
-const duration = meter.createHistogram('smsgw.jobs.duration', { description: 'Periodic job run time, by job', unit: 'ms' });
-const lastRun = meter.createGauge('smsgw.jobs.last_run', { description: 'End of the last run of each job (Unix seconds), by job and outcome', unit: 's' });
+const duration = meter.createHistogram('smsgw.jobs.duration.milliseconds', { description: 'Periodic job run time, by job', unit: 'ms' });
+const lastRun = meter.createGauge('smsgw.jobs.last_run.seconds', { description: 'End of the last run of each job (Unix seconds), by job and outcome', unit: 's' });
 
 /** The payload of a periodic job's timer, as the scheduler publishes it. */
 export interface JobFire {

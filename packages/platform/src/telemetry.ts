@@ -1,6 +1,7 @@
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter as OTLPGrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as OTLPHttpTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
@@ -29,6 +30,19 @@ export interface TelemetryOptions {
 }
 
 /**
+ * `/metrics` in Prometheus' text format on METRICS_PORT, on METRICS_HOST (all
+ * interfaces by default); no metrics server when METRICS_PORT is unset (the
+ * chart and the local stack set it: 9460 gateway, 9461 account, 9462
+ * message, 9463 device-hub, 9464 otp, 9465 scheduler, 9466 webhook, 9467
+ * dashboard).
+ */
+function metricsReader(): PrometheusExporter[] {
+  const port = process.env.METRICS_PORT;
+  if (!port) return [];
+  return [new PrometheusExporter({ port: Number(port), host: process.env.METRICS_HOST ?? '0.0.0.0', endpoint: '/metrics', withoutScopeInfo: true })];
+}
+
+/**
  * OTLP over gRPC by default (a collector's port 4317); with
  * OTEL_EXPORTER_OTLP_PROTOCOL (or ..._TRACES_PROTOCOL) `http/json`, OTLP over
  * HTTP with JSON bodies (port 4318), which any HTTP server can read.
@@ -48,10 +62,10 @@ export function startTelemetry(serviceName: string, options: TelemetryOptions = 
       'service.version': process.env.SMSGW_VERSION ?? '0.1.0',
     }),
     spanProcessors: exporting ? [new BatchSpanProcessor(traceExporter())] : [],
-    // Without an endpoint, nothing is exported: left to its defaults the SDK
-    // would start OTLP metric and log exporters that retry a collector that
-    // is not there (and hold up shutdown for seconds). Logs go to stdout.
-    ...(exporting ? {} : { metricReaders: [] }),
+    // Metrics are scraped from /metrics (never pushed over OTLP: left to its
+    // defaults the SDK would start OTLP metric and log exporters that retry a
+    // collector that may not be there). Logs go to stdout.
+    metricReaders: metricsReader(),
     logRecordProcessors: [],
     instrumentations: [
       ...(options.http === false

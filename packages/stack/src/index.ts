@@ -44,6 +44,8 @@ export interface Stack {
   schedulerAddress: string;
   webhookAddress: string;
   dashboardUrl: string;
+  /** Each service's Prometheus endpoint (`/metrics`). */
+  metricsUrls: Record<ServiceName, string>;
   databaseUrl: string;
   natsUrl: string;
   natsPrefix: string;
@@ -125,6 +127,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     webhook: await port('webhook'),
     dashboard: await port('dashboard'),
   };
+  // `/metrics` of each service: fixed ports for make dev (9460 onwards, as the README lists), free ones for tests.
+  const METRICS_ORDER: ServiceName[] = ['gateway', 'account', 'message', 'device-hub', 'otp', 'scheduler', 'webhook', 'dashboard'];
+  const metricsPorts = Object.fromEntries(
+    await Promise.all(METRICS_ORDER.map(async (name, i) => [name, options.isolated ? await freePort() : 9460 + i] as const)),
+  ) as Record<ServiceName, number>;
+  const metricsEnv = (name: ServiceName) => ({ METRICS_PORT: String(metricsPorts[name]), METRICS_HOST: '127.0.0.1' });
   const logDir = path.join(options.dataDir, options.isolated ? `logs-${runId}` : 'logs');
   const addr = (p: number) => `127.0.0.1:${p}`;
   const common = {
@@ -159,7 +167,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     new ServiceProcess({
       name: 'gateway',
       args: entry('services/gateway'),
-      env: { ...common, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port) },
+      env: { ...common, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), ...(n === 1 ? metricsEnv('gateway') : {}) },
       logFile: path.join(logDir, n === 1 ? 'gateway.log' : `gateway-${n}.log`),
       ready: () => httpsHealthy(`https://127.0.0.1:${port}/readyz`, certs.caPem),
     });
@@ -168,7 +176,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     new ServiceProcess({
       name: 'scheduler',
       args: entry('services/scheduler'),
-      env: { ...common, GRPC_PORT: String(port) },
+      env: { ...common, GRPC_PORT: String(port), ...(n === 1 ? metricsEnv('scheduler') : {}) },
       logFile: path.join(logDir, n === 1 ? 'scheduler.log' : `scheduler-${n}.log`),
       ready: () => grpcServing(addr(port)),
     });
@@ -177,28 +185,35 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     account: new ServiceProcess({
       name: 'account',
       args: entry('services/account'),
-      env: { ...common, GRPC_PORT: String(ports.account) },
+      env: { ...common, GRPC_PORT: String(ports.account), ...metricsEnv('account') },
       logFile: path.join(logDir, 'account.log'),
       ready: () => grpcServing(addr(ports.account)),
     }),
     message: new ServiceProcess({
       name: 'message',
       args: entry('services/message'),
-      env: { ...common, GRPC_PORT: String(ports.message) },
+      env: { ...common, GRPC_PORT: String(ports.message), ...metricsEnv('message') },
       logFile: path.join(logDir, 'message.log'),
       ready: () => grpcServing(addr(ports.message)),
     }),
     otp: new ServiceProcess({
       name: 'otp',
       args: entry('services/otp'),
-      env: { ...common, GRPC_PORT: String(ports.otp) },
+      env: { ...common, GRPC_PORT: String(ports.otp), ...metricsEnv('otp') },
       logFile: path.join(logDir, 'otp.log'),
       ready: () => grpcServing(addr(ports.otp)),
     }),
     'device-hub': new ServiceProcess({
       name: 'device-hub',
       args: entry('services/device-hub'),
-      env: { ...common, GRPC_PORT: String(ports.deviceHub), AGENT_HOST: '127.0.0.1', AGENT_PORT: String(ports.agents), HUB_PUBLIC_URL: hubUrl },
+      env: {
+        ...common,
+        GRPC_PORT: String(ports.deviceHub),
+        AGENT_HOST: '127.0.0.1',
+        AGENT_PORT: String(ports.agents),
+        HUB_PUBLIC_URL: hubUrl,
+        ...metricsEnv('device-hub'),
+      },
       logFile: path.join(logDir, 'device-hub.log'),
       ready: async () => (await grpcServing(addr(ports.deviceHub))) && httpsHealthy(`${hubUrl}/readyz`, certs.caPem),
     }),
@@ -207,14 +222,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     webhook: new ServiceProcess({
       name: 'webhook',
       args: entry('services/webhook'),
-      env: { ...common, GRPC_PORT: String(ports.webhook) },
+      env: { ...common, GRPC_PORT: String(ports.webhook), ...metricsEnv('webhook') },
       logFile: path.join(logDir, 'webhook.log'),
       ready: () => grpcServing(addr(ports.webhook)),
     }),
     dashboard: new ServiceProcess({
       name: 'dashboard',
       args: entry('services/dashboard'),
-      env: { ...common, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(ports.dashboard) },
+      env: { ...common, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(ports.dashboard), ...metricsEnv('dashboard') },
       logFile: path.join(logDir, 'dashboard.log'),
       ready: () => httpsHealthy(`${dashboardUrl}/signin`, certs.caPem),
     }),
@@ -248,6 +263,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     schedulerAddress: addr(ports.scheduler),
     webhookAddress: addr(ports.webhook),
     dashboardUrl,
+    metricsUrls: Object.fromEntries(METRICS_ORDER.map((name) => [name, `http://127.0.0.1:${metricsPorts[name]}/metrics`])) as Record<ServiceName, string>,
     databaseUrl,
     natsUrl: infra.natsUrl,
     natsPrefix,

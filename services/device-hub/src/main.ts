@@ -7,6 +7,7 @@ import {
   createLogger,
   createPool,
   createRedis,
+  gauge,
   ensureStream,
   migrate,
   newId,
@@ -42,6 +43,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   const repo = new DeviceRepository(pool);
   const presence = new PresenceStore(redis, config.presenceTtlMs);
   const sessions = new SessionRegistry(nats, log);
+  gauge('hub.connected_phones', 'Phones connected to this hub replica (sum over replicas: phones online)', (r) => r.observe(sessions.size));
   const reports = new ReportPublisher(nats);
   const testMode = new TestModeSimulator(messages, nats, reports, { ...config.testMode, leaseMs: config.dispatch.leaseMs }, log);
 

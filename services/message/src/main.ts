@@ -12,6 +12,8 @@ import {
   streamConfigs,
   unaryHandlers,
   type Logger,
+  gauge,
+  observeConsumerLag,
 } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { messageProto, schedulerProto } from '@smsgw/proto';
@@ -55,6 +57,23 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const publisher = new SmsEventPublisher(nats);
   await ensureStream(nats.jsm, streams.timers);
   const consumer = new ReportConsumer(nats, repo, publisher, log);
+  // What an SRE watches: the queue waiting for phones, and the consumers' lag.
+  const queueStats = () => repo.queueStats();
+  const byMode = async () => {
+    const rows = await queueStats();
+    // Both modes always: an empty queue is a 0, not a missing series.
+    return (['live', 'test'] as const).map((mode) => rows.find((q) => q.mode === mode) ?? { mode, depth: 0, oldest_seconds: 0 });
+  };
+  gauge('queue.depth', 'Messages due and waiting for a phone, by mode', async (r) => {
+    for (const q of await byMode()) r.observe(q.depth, { mode: q.mode });
+  });
+  gauge('queue.oldest_age.seconds', 'How long the oldest message due has waited for a phone, by mode', async (r) => {
+    for (const q of await byMode()) r.observe(q.oldest_seconds, { mode: q.mode });
+  });
+  observeConsumerLag(nats, [
+    { stream: nats.names.reportsStream, durable: 'message-reports' },
+    { stream: nats.names.timersStream, durable: 'message-timers' },
+  ]);
   await consumer.start();
   const retention = new RetentionJob(history, config.retention);
   const reportTimeout = new ReportTimeoutJob(new ReportTimeoutRepository(pool), publisher, config.reportTimeout, log);

@@ -6,6 +6,7 @@ import {
   createPool,
   ensureStream,
   migrate,
+  observeConsumerLag,
   runMain,
   startGrpcServer,
   streamConfigs,
@@ -44,6 +45,7 @@ export async function start(config: SchedulerConfig = loadSchedulerConfig(), log
   await ensureStream(nats.jsm, streamConfigs(nats.names).timers);
   const jobConsumer = new JobConsumer(nats, { 'scheduler.cleanup': async () => ({ deleted: await repo.deleteDone(config.timers.keepDays) }) }, log);
   await jobConsumer.start();
+  observeConsumerLag(nats, [{ stream: nats.names.timersStream, durable: 'scheduler-jobs' }]);
   const jobTimers = new JobTimers(repo, jobs, nats.names, log);
   const firer = new TimerFirer(repo, nats, config.timers, () => jobTimers.ensure(), log);
   firer.start();

@@ -7,7 +7,9 @@ import {
   createLogger,
   createPool,
   ensureStream,
+  gauge,
   migrate,
+  observeConsumerLag,
   runMain,
   startGrpcServer,
   streamConfigs,
@@ -74,6 +76,11 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     log,
   });
   const dispatcher = new Dispatcher(runner.run, config.delivery, log);
+  gauge('webhook.held', 'Webhook attempts queued or in flight on this replica', (r) => r.observe(dispatcher.size));
+  observeConsumerLag(nats, [
+    { stream: nats.names.eventsStream, durable: 'webhook-events' },
+    { stream: nats.names.timersStream, durable: 'webhook-timers' },
+  ]);
   const enqueue = (job: Parameters<Dispatcher['enqueue']>[0]) => dispatcher.enqueue(job);
 
   const server = await startGrpcServer({

@@ -31,6 +31,7 @@ describe('delivery repository against Postgres', () => {
     mode: 'live',
     kind: 'sms.sent',
     data: '{"message_id":"msg_1"}',
+    traceparent: null,
     destinations: Array.from({ length: destinations }, (_, i) => ({ deliveryId: newId('dlv'), key: `url:https://h${i}.example/`, url: `https://h${i}.example/`, endpointId: null, secret: null })),
   });
 

@@ -11,6 +11,7 @@ const job = (over: Partial<DeliveryJob>): DeliveryJob => ({
   endpointId: 'whe_a',
   url: 'https://a.example/hook',
   data: '{}',
+  traceparent: null,
   attempt: 1,
   secret: 's',
   ...over,

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { AppError, ERROR_CATALOG, type Logger, type PromiseClient, type Redis } from '@smsgw/platform';
+import { AppError, ERROR_CATALOG, recordHttp, type Logger, type PromiseClient, type Redis } from '@smsgw/platform';
 import type { account, devicehub, message, webhook } from '@smsgw/proto';
 import type { DeviceEvents } from '../live/device-events';
 import { layout, notice, type PageContext } from '../views/layout';
@@ -103,6 +103,17 @@ export function createApp(deps: AppDeps): Koa<DashState> {
     '/static/app.js': { type: 'application/javascript; charset=utf-8', body: fs.readFileSync(path.join(PUBLIC_DIR, 'app.js')) },
     '/static/app.css': { type: 'text/css; charset=utf-8', body: fs.readFileSync(path.join(PUBLIC_DIR, 'app.css')) },
   } as Record<string, { type: string; body: Buffer }>;
+
+  // RED per page: the route pattern, never the path (it holds ids).
+  app.use(async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? (ctx.path.startsWith('/static/') ? ctx.path : 'unmatched');
+      recordHttp(route, ctx.method, ctx.status, (performance.now() - started) / 1000);
+    }
+  });
 
   // Errors become a page in words; the details go to the log only.
   app.use(async (ctx, next) => {

@@ -3,6 +3,7 @@ import type { Subscription } from '@nats-io/transport-node';
 import type WebSocket from 'ws';
 import {
   AGENT_REPORT_STATUSES,
+  counter,
   endSpan,
   FAILURE_CODES,
   inTrace,
@@ -23,6 +24,8 @@ import { pacingDelay } from '../domain/pairing';
 import type { ReportPublisher } from '../events/report.publisher';
 
 export const CLOSE_REVOKED = 4001;
+
+const handedOut = counter('hub.sms_handed_out', 'SMS handed to phones, by whether the phone acknowledged in time');
 export const CLOSE_REPLACED = 4002;
 export const CLOSE_RESTART = 1012;
 
@@ -177,6 +180,7 @@ export class AgentSession {
       );
       const wasAcked = await acked;
       endSpan(span, wasAcked ? undefined : 'NOT_ACKNOWLEDGED');
+      handedOut.add(1, { outcome: wasAcked ? 'acknowledged' : 'not_acknowledged' });
       if (!wasAcked) {
         this.log.warn({ message_id: sms.messageId }, 'agent did not acknowledge in time; the lease will return the message to the queue');
       }

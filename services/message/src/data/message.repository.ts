@@ -251,6 +251,15 @@ export class MessageRepository {
     }));
   }
 
+  /** Messages waiting for a phone now (due, not taken), and how long the oldest has waited, by mode. */
+  async queueStats(): Promise<{ mode: Mode; depth: number; oldest_seconds: number }[]> {
+    const { rows } = await this.pool.query<{ mode: Mode; depth: number; oldest_seconds: number }>(
+      `SELECT mode, count(*)::int AS depth, coalesce(extract(epoch FROM now() - min(due_at)), 0)::float8 AS oldest_seconds
+       FROM messages WHERE status = 'queued' AND accepted_at IS NULL AND due_at <= now() GROUP BY mode`,
+    );
+    return rows;
+  }
+
   /** What each of these keys (of a client and mode) points to, when stored. */
   async findKeys(keys: { clientId: string; mode: Mode; key: string }[]): Promise<StoredKey[]> {
     if (keys.length === 0) return [];

@@ -1,10 +1,11 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
-import { AGENT_REPORT_STATUSES, consumeTraced, inTrace, FAILURE_CODES, FAILURE_MESSAGES, type AgentReport, type Logger, type Nats } from '@smsgw/platform';
+import { AGENT_REPORT_STATUSES, consumeTraced, counter, inTrace, FAILURE_CODES, FAILURE_MESSAGES, type AgentReport, type Logger, type Nats } from '@smsgw/platform';
 import type { MessageRepository } from '../data/message.repository';
 import { reportOutcome } from '../domain/message-status';
 import type { SmsEventPublisher } from './sms-event.publisher';
 
 const DURABLE = 'message-reports';
+const reportsSeen = counter('message.reports', 'Phone reports applied (a redelivered one counts again), by status and failure code');
 
 function parseReport(bytes: Uint8Array): AgentReport | undefined {
   let data: unknown;
@@ -72,6 +73,7 @@ export class ReportConsumer {
   }
 
   async apply(report: AgentReport): Promise<void> {
+    reportsSeen.add(1, { status: report.status, ...(report.error ? { 'error.code': report.error.code } : {}) });
     const at = new Date(report.at);
     if (report.status === 'accepted') {
       await this.repo.markAccepted(report.message_id, report.device_id, at);

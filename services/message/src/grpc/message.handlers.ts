@@ -1,4 +1,4 @@
-import { AppError, activeSpan, currentTraceparent, endSpan, newId, startSpanInTrace, traceparentOf, withSpan, type AsyncHandlers, type Logger, type Nats } from '@smsgw/platform';
+import { AppError, activeSpan, counter, currentTraceparent, endSpan, newId, startSpanInTrace, traceparentOf, withSpan, type AsyncHandlers, type Logger, type Nats } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { MessageConfig } from '../config';
 import type { HistoryRepository } from '../data/history.repository';
@@ -10,6 +10,8 @@ import { openText, sealText } from '../domain/otp-seal';
 import { measureSms } from '../domain/sms-encoding';
 import { isStorableJson, isStorableText } from '../domain/storable-text';
 import { summarize } from '../domain/stats';
+
+const claims = counter('message.claims', 'Messages handed to a phone (or the test-mode simulator), first claims and claims after a lease expired');
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : '');
 
@@ -428,6 +430,8 @@ export function messageHandlers(
       if (mode === 'live' && !req.deviceId) throw new AppError('INVALID_DEVICE_ID', { details: [{ field: 'device_id', code: 'INVALID_DEVICE_ID' }] });
       const row = await repo.claimNext(req.deviceId, req.leaseMs || 30_000, mode);
       if (!row) return { attempt: 0 };
+      // A claim after the first is a lease that ran out before the phone acknowledged.
+      claims.add(1, { mode, claim: row.claim_count > 1 ? 'after_lease_expiry' : 'first' });
       // An OTP's SMS goes to the phone in full; everywhere else its code stays masked.
       const text = row.otp_sealed_text ? openText(config.otp.sealKey, row.message_id, row.otp_sealed_text) : row.body;
       return { message: { ...toProto(row), text }, attempt: row.claim_count, traceparent: row.traceparent ?? '' };

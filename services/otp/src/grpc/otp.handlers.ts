@@ -1,5 +1,5 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
-import { AppError, ERROR_CATALOG, newId, openText, sealText, type AsyncHandlers, type Logger, type PromiseClient } from '@smsgw/platform';
+import { AppError, counter, ERROR_CATALOG, newId, openText, sealText, type AsyncHandlers, type Logger, type PromiseClient } from '@smsgw/platform';
 import type { message, otp } from '@smsgw/proto';
 import type { Mode, OtpRepository, OtpRow } from '../data/otp.repository';
 import type { OtpRateLimit } from '../data/rate-limit.store';
@@ -28,6 +28,9 @@ export interface OtpDeps {
  * forgotten. Anything else (a deadline, an unavailable service) may have
  * stored the SMS.
  */
+const verifications = counter('otp.verifications', 'OTP verifications, by outcome (valid, wrong_code, or the error code)');
+const sent = counter('otp.sent', 'OTPs made and their SMS queued, by mode');
+
 function storedNothing(err: unknown): boolean {
   if (!(err instanceof AppError)) return false;
   const status = ERROR_CATALOG[err.code].grpc;
@@ -107,6 +110,25 @@ export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idemp
     return undefined;
   }
 
+  /** One verify, all its rules in one atomic step of the repository. */
+  async function verify(req: otp.VerifyOtpRequest__Output): Promise<otp.VerifyOtpResponse> {
+    if (!req.otpId) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'otp_id', code: 'VALIDATION_ERROR' }] });
+    if (!req.code) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'code', code: 'VALIDATION_ERROR' }] });
+    const verified = await repo.verify<VerifyOutcome>(req.clientId, modeOf(req.mode), req.otpId, (row) => {
+      const outcome = verifyOutcome(
+        { attempts: row.attempts, verified: row.verified_at !== null, expired: row.expired },
+        codeMatches(hashKey, row.otp_id, req.code, row.code_hash),
+      );
+      return { decision: outcome.valid ? 'verify' : 'wrong', result: outcome };
+    });
+    if (!verified) throw new AppError('OTP_NOT_FOUND');
+    const { result, row } = verified;
+    log.debug({ otp_id: row.otp_id, valid: result.valid, attempts: row.attempts }, 'OTP verify');
+    return result.valid
+      ? { valid: true, verifiedAt: row.verified_at!.toISOString(), attemptsRemaining: 0 }
+      : { valid: false, verifiedAt: '', attemptsRemaining: result.attemptsRemaining };
+  }
+
   return {
     async SendOtp(req) {
       const mode = modeOf(req.mode);
@@ -152,6 +174,7 @@ export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idemp
       }
       try {
         await sendSms(req, { otpId, messageId, expiresAt, text, masked });
+        sent.add(1, { mode });
         return { otpId, to: req.to, expiresAt: expiresAt.toISOString(), messageId, status: 'queued', replayed: false };
       } catch (err) {
         if (!storedNothing(err)) {
@@ -169,21 +192,14 @@ export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idemp
     },
 
     async VerifyOtp(req) {
-      if (!req.otpId) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'otp_id', code: 'VALIDATION_ERROR' }] });
-      if (!req.code) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'code', code: 'VALIDATION_ERROR' }] });
-      const verified = await repo.verify<VerifyOutcome>(req.clientId, modeOf(req.mode), req.otpId, (row) => {
-        const outcome = verifyOutcome(
-          { attempts: row.attempts, verified: row.verified_at !== null, expired: row.expired },
-          codeMatches(hashKey, row.otp_id, req.code, row.code_hash),
-        );
-        return { decision: outcome.valid ? 'verify' : 'wrong', result: outcome };
-      });
-      if (!verified) throw new AppError('OTP_NOT_FOUND');
-      const { result, row } = verified;
-      log.debug({ otp_id: row.otp_id, valid: result.valid, attempts: row.attempts }, 'OTP verify');
-      return result.valid
-        ? { valid: true, verifiedAt: row.verified_at!.toISOString(), attemptsRemaining: 0 }
-        : { valid: false, verifiedAt: '', attemptsRemaining: result.attemptsRemaining };
+      try {
+        const answer = await verify(req);
+        verifications.add(1, { outcome: answer.valid ? 'valid' : 'wrong_code' });
+        return answer;
+      } catch (err) {
+        verifications.add(1, { outcome: err instanceof AppError ? err.code : 'INTERNAL_ERROR' });
+        throw err;
+      }
     },
   };
 }

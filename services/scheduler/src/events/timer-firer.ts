@@ -14,7 +14,7 @@ export interface FiringSettings {
 const meter = metrics.getMeter('smsgw-scheduler');
 const firedCounter = meter.createCounter('smsgw.scheduler.timers.fired', { description: 'Timers published to JetStream' });
 const failedCounter = meter.createCounter('smsgw.scheduler.timers.publish_failed', { description: 'Timer publishes that failed and will be retried' });
-const lateness = meter.createHistogram('smsgw.scheduler.timer.lateness', {
+const lateness = meter.createHistogram('smsgw.scheduler.timer.lateness.milliseconds', {
   description: 'Publish acknowledged minus fire_at, first attempts only',
   unit: 'ms',
 });

@@ -1,4 +1,4 @@
-import { endSpan, startClientSpan, traceparentOf, withSpan, type Logger } from '@smsgw/platform';
+import { counter, endSpan, secondsHistogram, startClientSpan, traceparentOf, withSpan, type Logger } from '@smsgw/platform';
 
 const hostOf = (url: string) => {
   try {
@@ -34,6 +34,12 @@ export interface AttemptRunnerDeps {
   userAgent: string;
   log: Logger;
 }
+
+const attempts = counter('webhook.attempts', 'Webhook delivery attempts, by outcome (success, http_error, no_answer) and attempt number');
+const attemptSeconds = secondsHistogram('webhook.attempt.duration', 'How long webhook attempts took, by outcome');
+const dropped = counter('webhook.dropped', 'Webhook deliveries dropped after their last attempt (each sends an alert e-mail)');
+// Exported from the start (as 0), so that rates and alerts see the series before the first drop.
+dropped.add(0);
 
 /** How long a delivery whose secret could not be read waits before the sweep tries it. */
 const POSTPONE_MS = 30_000;
@@ -88,6 +94,9 @@ export class AttemptRunner {
       },
     }));
     const error = result.ok ? null : (result.error ?? `HTTP ${result.status}`);
+    const outcome = result.ok ? 'success' : result.status ? 'http_error' : 'no_answer';
+    attempts.add(1, { outcome, attempt: job.attempt });
+    attemptSeconds.record(result.latencyMs / 1000, { outcome });
     if (result.status) span.setAttribute('http.response.status_code', result.status);
     endSpan(span, result.ok ? undefined : 'WEBHOOK_ATTEMPT_FAILED');
     let state: 'succeeded' | 'pending' | 'failed' = 'succeeded';
@@ -117,6 +126,7 @@ export class AttemptRunner {
       'webhook attempt',
     );
     if (state === 'failed') {
+      dropped.add(1);
       await deps.alertDropped(job.deliveryId).catch((err: unknown) => deps.log.warn({ err, delivery_id: job.deliveryId }, 'alert not sent; the sweep will try again'));
     }
   };

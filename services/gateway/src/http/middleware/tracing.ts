@@ -1,4 +1,4 @@
-import { endSpan, startServerSpan, withSpan } from '@smsgw/platform';
+import { endSpan, recordHttp, startServerSpan, withSpan } from '@smsgw/platform';
 import { PROBES, type GatewayMiddleware } from '../context';
 
 /**
@@ -9,6 +9,7 @@ import { PROBES, type GatewayMiddleware } from '../context';
  */
 export const traceRequest: GatewayMiddleware = async (ctx, next) => {
   if (PROBES.has(ctx.path)) return next();
+  const started = performance.now();
   const span = startServerSpan(ctx.method, ctx.headers, { 'http.request.method': ctx.method, 'url.scheme': ctx.protocol });
   try {
     await withSpan(span, next);
@@ -20,5 +21,7 @@ export const traceRequest: GatewayMiddleware = async (ctx, next) => {
     }
     span.setAttribute('http.response.status_code', ctx.status);
     endSpan(span, ctx.status >= 500 ? String(ctx.status) : undefined);
+    // RED per endpoint: the route pattern, or `unmatched` (never a path: paths hold ids).
+    recordHttp(route ?? 'unmatched', ctx.method, ctx.status, (performance.now() - started) / 1000);
   }
 };
