@@ -5,11 +5,13 @@ import { Admin } from '@smsgw/admin';
 import { createClient } from '@smsgw/platform';
 import { deviceHubProto, type devicehub } from '@smsgw/proto';
 import { REPO_ROOT, ServiceProcess, simulatedPhoneArgs, startMailCatcher, startStack } from './index';
+import { printTrace, startTraceReceiver } from './trace-receiver';
 
 const DATA_DIR = path.join(REPO_ROOT, '.stack');
 const DEV_FILE = path.join(DATA_DIR, 'dev.json');
 const DEMO_FILE = path.join(DATA_DIR, 'demo.json');
 const MAIL_DIR = path.join(DATA_DIR, 'mail');
+const TRACES_FILE = path.join(DATA_DIR, 'traces.jsonl');
 
 interface Demo {
   /** The demo user's sign-in on the dashboard. */
@@ -39,6 +41,19 @@ async function createDemo(admin: Admin): Promise<Demo> {
 
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
+/** `trace <trace_id>`: one trace of `make dev` (started with SMSGW_TRACES=1) as a tree. */
+function trace(traceId: string | undefined): void {
+  if (!traceId || !/^[0-9a-f]{32}$/.test(traceId)) {
+    console.error('usage: npm run trace -- <trace_id>   (32 hex digits: the trace_id of a log line, or the middle of a traceparent)');
+    process.exit(2);
+  }
+  if (!fs.existsSync(TRACES_FILE)) {
+    console.error(`${TRACES_FILE} does not exist: start the stack with SMSGW_TRACES=1 make dev`);
+    process.exit(1);
+  }
+  console.log(printTrace(TRACES_FILE, traceId));
+}
+
 async function dev(): Promise<void> {
   const started = Date.now();
   const say = (line: string) => console.log(`[stack] ${line}`);
@@ -48,6 +63,11 @@ async function dev(): Promise<void> {
     dir: MAIL_DIR,
     onMail: (m) => say(`mail to ${m.to.join(', ')}: "${m.subject}" (${path.relative(process.cwd(), m.file!)})`),
   });
+  // SMSGW_TRACES=1: every service exports its spans to a local receiver (.stack/traces.jsonl).
+  const traces = process.env.SMSGW_TRACES === '1' ? await startTraceReceiver(TRACES_FILE) : undefined;
+  const tracingEnv: Record<string, string> = traces
+    ? { OTEL_EXPORTER_OTLP_ENDPOINT: traces.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '500' }
+    : {};
   const stack = await startStack({
     dataDir: DATA_DIR,
     isolated: false,
@@ -62,7 +82,7 @@ async function dev(): Promise<void> {
       webhook: port('WEBHOOK_GRPC_PORT', 50056),
       dashboard: port('DASHBOARD_PORT', 8445),
     },
-    env: { SMTP_URL: process.env.SMTP_URL ?? mail.url },
+    env: { SMTP_URL: process.env.SMTP_URL ?? mail.url, ...tracingEnv },
     log: say,
   });
   fs.writeFileSync(
@@ -131,6 +151,8 @@ SMS gateway is running (ready in ${((Date.now() - started) / 1000).toFixed(1)} s
   Alert e-mails     ${mail.url} (a local catcher: mails are saved in ${MAIL_DIR} and announced here)
   Webhooks          private and loopback receivers are ALLOWED here (WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true, development only)
   Logs              ${stack.logDir}/*.log (the simulated phone's SMS are in agent.log)
+  Metrics           ${Object.entries(stack.metricsUrls).map(([name, url]) => `${name} ${url.replace('http://127.0.0.1', '')}`).join(', ')} (http://127.0.0.1:<port>/metrics)
+  Traces            ${traces ? `exported to ${path.relative(process.cwd(), TRACES_FILE)}; see one with: npm run trace -- <trace_id> (trace_id is in every log line, and in a webhook's traceparent)` : 'not exported; start with SMSGW_TRACES=1 make dev to follow each SMS as one trace'}
 
 Demo credentials (also in ${DEMO_FILE}):
   client id         ${demo.client_id}
@@ -181,6 +203,7 @@ Press Ctrl-C to stop everything.
     await agent.stop();
     await stack.stop();
     await mail.stop();
+    await traces?.stop();
     fs.rmSync(DEV_FILE, { force: true });
     say('stopped');
     process.exit(0);
@@ -190,8 +213,12 @@ Press Ctrl-C to stop everything.
 }
 
 const command = process.argv[2] ?? 'dev';
+if (command === 'trace') {
+  trace(process.argv[3]);
+  process.exit(0);
+}
 if (command !== 'dev') {
-  console.error('usage: smsgw-stack dev');
+  console.error('usage: smsgw-stack dev | trace <trace_id>');
   process.exit(2);
 }
 dev().catch((err: unknown) => {
