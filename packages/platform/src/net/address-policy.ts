@@ -92,6 +92,20 @@ export function classifyAddress(address: string): { public: true } | { public: f
   return { public: false, reason: 'not an IP address' };
 }
 
+/**
+ * Names that lead inside without any DNS answer to check: `localhost` and
+ * `*.localhost` (RFC 6761) are answered by the machine itself, and a name
+ * without a dot is completed with the local search domains (`https://metadata/`,
+ * `https://redis/`). Refusing them here also lets a check without DNS (the
+ * gateway's) catch them.
+ */
+function localName(hostname: string): 'loopback' | 'single-label name' | undefined {
+  const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  if (name === 'localhost' || name.endsWith('.localhost')) return 'loopback';
+  if (!name.includes('.')) return 'single-label name';
+  return undefined;
+}
+
 export interface WebhookTarget {
   url: URL;
   /** The host name without IPv6 brackets. */
@@ -104,8 +118,9 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /**
  * Checks what can be checked of a webhook URL without the network: HTTPS,
- * no credentials, a host, and, for an IP host, a public address (unless
- * `allowPrivate`). A host name still needs `resolvePublic` before use.
+ * no credentials, a host, and (unless `allowPrivate`) a public address for
+ * an IP host and no local name. A host name still needs `resolvePublic`
+ * before use.
  */
 export function parseWebhookUrl(text: string, options: { allowPrivate: boolean }): { ok: true; target: WebhookTarget } | { ok: false; reason: string } {
   if (typeof text !== 'string' || text.length === 0) return { ok: false, reason: 'missing URL' };
@@ -123,6 +138,8 @@ export function parseWebhookUrl(text: string, options: { allowPrivate: boolean }
   if (isIP(hostname) === 0) {
     // A name that is all digits, dots and hex markers would be an IP in another parser's eyes.
     if (/^[0-9.]+$/.test(hostname) || /^0x/i.test(hostname)) return { ok: false, reason: 'ambiguous numeric host' };
+    const local = options.allowPrivate ? undefined : localName(hostname);
+    if (local) return { ok: false, reason: `blocked host ${hostname} (${local})` };
     return { ok: true, target: { url, hostname } };
   }
   if (!options.allowPrivate) {

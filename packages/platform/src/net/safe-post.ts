@@ -1,3 +1,4 @@
+import { ADDRCONFIG } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import https from 'node:https';
 import tls from 'node:tls';
@@ -6,7 +7,9 @@ import { classifyAddress, parseWebhookUrl, type WebhookTarget } from './address-
 /** Resolves a host name to its addresses (all of them). */
 export type Resolver = (hostname: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+// ADDRCONFIG as net.connect does by default: no IPv6 answers on a host without IPv6, where the first one would fail.
+export const systemResolver: Resolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true, hints: ADDRCONFIG })).map((a) => a.address);
 
 /**
  * The address to connect to for a checked target: its literal IP, or the
@@ -35,11 +38,21 @@ export async function resolvePublic(
   return { ok: true, address: addresses[0]! };
 }
 
-/** Checks a webhook URL as it would be at delivery time: parse, resolve, classify. Undefined when allowed. */
-export async function checkWebhookUrl(url: string, options: { allowPrivate: boolean; resolver?: Resolver }): Promise<string | undefined> {
+export const SAFE_POST_TIMEOUT_MS = 5000;
+export const SAFE_POST_MAX_RESPONSE_BYTES = 64 * 1024;
+
+/**
+ * Checks a webhook URL as it would be at delivery time: parse, resolve (within
+ * `timeoutMs`), classify. Undefined when allowed.
+ */
+export async function checkWebhookUrl(
+  url: string,
+  options: { allowPrivate: boolean; resolver?: Resolver; timeoutMs?: number },
+): Promise<string | undefined> {
   const parsed = parseWebhookUrl(url, options);
   if (!parsed.ok) return parsed.reason;
-  const resolved = await resolvePublic(parsed.target, options);
+  const resolved = await within(resolvePublic(parsed.target, options), options.timeoutMs ?? SAFE_POST_TIMEOUT_MS);
+  if (!resolved) return 'DNS: timeout';
   return resolved.ok ? undefined : resolved.reason;
 }
 
@@ -47,11 +60,18 @@ export interface SafePostRequest {
   url: string;
   body: string;
   headers: Record<string, string>;
-  timeoutMs: number;
-  maxResponseBytes: number;
+  /** The whole attempt: DNS, connect, TLS, request and response. */
+  timeoutMs?: number;
+  /** How much of the answer is read before the connection is cut. */
+  maxResponseBytes?: number;
   allowPrivate: boolean;
   resolver?: Resolver;
-  /** Keep-alive connections; connections are pooled by the checked address, never by name. */
+  /**
+   * Keep-alive connections. One agent may serve every receiver: the request
+   * names the checked address as its host, so the agent pools connections by
+   * address, port and TLS server name, never by a name that may now resolve
+   * elsewhere.
+   */
   agent?: https.Agent;
   /** The trusted CAs, when not only the system's (see `trustingAlso`). */
   secureContext?: tls.SecureContext;
@@ -62,9 +82,11 @@ export interface SafePostResult {
   ok: boolean;
   status?: number;
   latencyMs: number;
-  /** A short English reason when not ok: `timeout`, `connection refused`, `redirect not followed`, `blocked address ...`. */
+  /** A short English reason when not ok: `timeout`, `connection refused`, `TLS: ...`, `redirect not followed`, `blocked address ...`. */
   error?: string;
 }
+
+type Outcome = Omit<SafePostResult, 'latencyMs'>;
 
 /**
  * A TLS context that trusts the system's CAs and `extraCaPem` too (a local
@@ -74,8 +96,24 @@ export function trustingAlso(extraCaPem: string): tls.SecureContext {
   return tls.createSecureContext({ ca: [...tls.rootCertificates, extraCaPem] });
 }
 
+const TLS_REASONS: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed certificate',
+  SELF_SIGNED_CERT_IN_CHAIN: 'self-signed certificate in the chain',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'certificate not trusted',
+  UNABLE_TO_GET_ISSUER_CERT: 'certificate not trusted',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'certificate not trusted',
+  CERT_UNTRUSTED: 'certificate not trusted',
+  CERT_HAS_EXPIRED: 'certificate expired',
+  CERT_NOT_YET_VALID: 'certificate not yet valid',
+  CERT_REVOKED: 'certificate revoked',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'certificate does not name the host',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the server does not speak TLS',
+};
+
+/** Node's error in a few English words; messages that could quote the request are never passed on. */
 function describe(err: NodeJS.ErrnoException): string {
-  switch (err.code) {
+  const code = err.code ?? '';
+  switch (code) {
     case 'ECONNREFUSED':
       return 'connection refused';
     case 'ECONNRESET':
@@ -83,9 +121,26 @@ function describe(err: NodeJS.ErrnoException): string {
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
       return 'host unreachable';
-    default:
-      if (err.code?.startsWith('ERR_TLS') || err.code?.includes('CERT') || err.code === 'DEPTH_ZERO_SELF_SIGNED_CERT') return `TLS: ${err.code}`;
-      return err.code ? `network error ${err.code}` : err.message;
+    case 'ETIMEDOUT':
+      return 'timeout';
+    case 'EPROTO':
+      return 'TLS: protocol error';
+  }
+  if (TLS_REASONS[code]) return `TLS: ${TLS_REASONS[code]}`;
+  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code.includes('CERT')) return `TLS: ${code}`;
+  return code ? `network error ${code}` : 'network error';
+}
+
+/** `promise`, or undefined once `ms` have passed. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, ms), undefined);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -94,29 +149,30 @@ function describe(err: NodeJS.ErrnoException): string {
  * resolved and every address checked (unless `allowPrivate`), the connection
  * goes to the very address that was checked (no second lookup, so no DNS
  * rebinding between check and connect), redirects are not followed, at most
- * `maxResponseBytes` of the answer are read, and the whole exchange is
- * bounded by `timeoutMs`. Network outcomes are results, never exceptions.
+ * `maxResponseBytes` of the answer are read, and the whole attempt, DNS
+ * included, is bounded by `timeoutMs`. Network outcomes are results, never
+ * exceptions.
  */
 export async function safePost(req: SafePostRequest): Promise<SafePostResult> {
   const started = performance.now();
-  const done = (r: Omit<SafePostResult, 'latencyMs'>): SafePostResult => ({ ...r, latencyMs: performance.now() - started });
+  const timeoutMs = req.timeoutMs ?? SAFE_POST_TIMEOUT_MS;
+  const done = (r: Outcome): SafePostResult => ({ ...r, latencyMs: performance.now() - started });
   const parsed = parseWebhookUrl(req.url, { allowPrivate: req.allowPrivate });
   if (!parsed.ok) return done({ ok: false, error: parsed.reason });
-  const { target } = parsed;
-  const resolved = await resolvePublic(target, req);
+  const resolved = await within(resolvePublic(parsed.target, req), timeoutMs);
+  if (!resolved) return done({ ok: false, error: 'timeout' });
   if (!resolved.ok) return done({ ok: false, error: resolved.reason });
-  const body = Buffer.from(req.body, 'utf8');
+  return done(await exchange(req, parsed.target, resolved.address, timeoutMs - (performance.now() - started)));
+}
 
-  return new Promise<SafePostResult>((resolve) => {
-    let settled = false;
-    const finish = (r: Omit<SafePostResult, 'latencyMs'>) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(done(r));
-    };
-    const request = https.request({
-      host: resolved.address,
+function exchange(req: SafePostRequest, target: WebhookTarget, address: string, msLeft: number): Promise<Outcome> {
+  const body = Buffer.from(req.body, 'utf8');
+  const maxResponseBytes = req.maxResponseBytes ?? SAFE_POST_MAX_RESPONSE_BYTES;
+  let request: ReturnType<typeof https.request>;
+  try {
+    request = https.request({
+      // The checked address itself, not the name with a `lookup` that answers it: Node then makes no lookup at all.
+      host: address,
       port: target.url.port || 443,
       path: `${target.url.pathname}${target.url.search}`,
       method: 'POST',
@@ -126,29 +182,42 @@ export async function safePost(req: SafePostRequest): Promise<SafePostResult> {
       agent: req.agent ?? false,
       ...(req.secureContext ? { secureContext: req.secureContext } : {}),
     });
+  } catch (err) {
+    // A header name or value Node refuses (a line break in it): the message would quote it.
+    return Promise.resolve({ ok: false, error: `invalid request ${(err as NodeJS.ErrnoException).code ?? ''}`.trim() });
+  }
+
+  return new Promise<Outcome>((resolve) => {
+    let settled = false;
+    const finish = (r: Outcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(r);
+    };
     const timer = setTimeout(() => {
       finish({ ok: false, error: 'timeout' });
       request.destroy();
-    }, req.timeoutMs);
+    }, Math.max(0, msLeft));
     request.on('error', (err: NodeJS.ErrnoException) => finish({ ok: false, error: describe(err) }));
     request.on('response', (res) => {
       const status = res.statusCode ?? 0;
-      let read = 0;
-      res.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        // Enough: the rest of a large answer is not read.
-        if (read > req.maxResponseBytes) {
-          res.destroy();
-          settle();
-        }
-      });
       const settle = () => {
         if (status >= 200 && status < 300) finish({ ok: true, status });
         else if (status >= 300 && status < 400) finish({ ok: false, status, error: 'redirect not followed' });
         else finish({ ok: false, status, error: `HTTP ${status}` });
       };
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        // Enough: the rest of a large answer is not read, and its connection is not reused.
+        if (read > maxResponseBytes) {
+          res.destroy();
+          settle();
+        }
+      });
       res.on('end', settle);
-      res.on('error', () => settle());
+      res.on('error', settle);
     });
     request.end(body);
   });
