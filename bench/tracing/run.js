@@ -12,7 +12,7 @@
 const http = require('node:http');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { startStack, simulatedPhoneArgs, ServiceProcess, REPO_ROOT } = require('@smsgw/stack');
+const { startStack, simulatedPhone, REPO_ROOT } = require('@smsgw/stack');
 const { Admin } = require('@smsgw/admin');
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -49,19 +49,7 @@ async function measure(label, env) {
   try {
     const client = await admin.createClient('bench@example.com', 'bench');
     const device = await admin.createDevice(client.client_id, 'bench phone');
-    agent = new ServiceProcess({
-      name: 'agent',
-      args: simulatedPhoneArgs({
-        repoRoot: REPO_ROOT,
-        hubUrl: stack.hubUrl,
-        caFile: stack.certs.caCertFile,
-        clientId: client.client_id,
-        devicePassword: device.device_password,
-        dataDir: path.join(stack.logDir, 'agent'),
-      }),
-      env: {},
-      logFile: path.join(stack.logDir, 'agent.log'),
-    });
+    agent = simulatedPhone(stack, { clientId: client.client_id, devicePassword: device.device_password }, { repoRoot: REPO_ROOT });
     await agent.start();
     await new Promise((r) => setTimeout(r, 2000));
     const options = {

@@ -25,7 +25,7 @@ const https = require('node:https');
 const os = require('node:os');
 const path = require('node:path');
 const { connectNats, createLogger, createPool, ensureStream, migrate, newId, quoteIdent, streamConfigs } = require('@smsgw/platform');
-const { ensureCerts, REPO_ROOT, simulatedPhoneArgs, startStack, ServiceProcess } = require('@smsgw/stack');
+const { ensureCerts, REPO_ROOT, simulatedPhone, startStack } = require('@smsgw/stack');
 const { Admin } = require('@smsgw/admin');
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -196,20 +196,7 @@ async function partTwo() {
   try {
     const client = await admin.createClient('bench@example.com', 'bench');
     const device = await admin.createDevice(client.client_id, 'bench phone');
-    agent = new ServiceProcess({
-      name: 'agent',
-      args: simulatedPhoneArgs({
-        repoRoot: REPO_ROOT,
-        hubUrl: stack.hubUrl,
-        caFile: stack.certs.caCertFile,
-        clientId: client.client_id,
-        devicePassword: device.device_password,
-        dataDir: path.join(stack.logDir, 'agent'),
-        extra: ['--sim-delivery-delay-ms', '200'],
-      }),
-      env: {},
-      logFile: path.join(stack.logDir, 'agent.log'),
-    });
+    agent = simulatedPhone(stack, { clientId: client.client_id, devicePassword: device.device_password }, { repoRoot: REPO_ROOT, extra: ['--sim-delivery-delay-ms', '200'] });
     await agent.start();
     await sleep(2000);
     const webhookUrl = `https://127.0.0.1:${receiver.port}/per-message`;

@@ -9,9 +9,9 @@ import { ensureCerts, type Certs } from './certs';
 import { ensureInfra, startPrivateServer, type InfraHandle, type PrivateServer } from './infra';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from './mail-catcher';
 import { freePort } from './ports';
-import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhoneArgs, type ServiceName } from './services';
+import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhone, simulatedPhoneArgs, type ServiceName } from './services';
 
-export { ensureCerts, ensureInfra, freePort, ServiceProcess, grpcServing, httpsHealthy, simulatedPhoneArgs, startMailCatcher, startPrivateServer };
+export { ensureCerts, ensureInfra, freePort, ServiceProcess, grpcServing, httpsHealthy, simulatedPhone, simulatedPhoneArgs, startMailCatcher, startPrivateServer };
 export type { CaughtMail, Certs, InfraHandle, MailCatcher, PrivateServer, ServiceName };
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');

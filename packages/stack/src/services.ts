@@ -130,3 +130,30 @@ export function simulatedPhoneArgs(options: {
     ...(options.extra ?? []),
   ];
 }
+
+/**
+ * A simulated phone for a device of this stack, as a process (not started):
+ * its data folder is `<logDir>/<name>`, its log `<logDir>/<name>.log`.
+ */
+export function simulatedPhone(
+  stack: { hubUrl: string; certs: { caCertFile: string }; logDir: string },
+  device: { clientId: string; devicePassword: string },
+  options: { repoRoot: string; name?: string; extra?: string[]; ready?: () => Promise<boolean> },
+): ServiceProcess {
+  const name = options.name ?? 'agent';
+  return new ServiceProcess({
+    name: 'agent',
+    args: simulatedPhoneArgs({
+      repoRoot: options.repoRoot,
+      hubUrl: stack.hubUrl,
+      caFile: stack.certs.caCertFile,
+      clientId: device.clientId,
+      devicePassword: device.devicePassword,
+      dataDir: path.join(stack.logDir, name),
+      extra: options.extra,
+    }),
+    env: {},
+    logFile: path.join(stack.logDir, `${name}.log`),
+    ready: options.ready,
+  });
+}

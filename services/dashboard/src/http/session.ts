@@ -40,10 +40,9 @@ export class SessionStore {
   /** The session of a token, its idle time restarted; undefined when unknown or ended. */
   async get(token: string): Promise<Session | undefined> {
     if (!token || token.length > 100) return undefined;
-    const text = await this.redis.get(key(token));
-    if (!text) return undefined;
-    await this.redis.pexpire(key(token), this.idleMs);
-    return JSON.parse(text) as Session;
+    // One round trip: read it and restart its idle time (GETEX, Redis 6.2+).
+    const text = await this.redis.getex(key(token), 'PX', this.idleMs);
+    return text ? (JSON.parse(text) as Session) : undefined;
   }
 
   async end(token: string): Promise<void> {
