@@ -77,15 +77,30 @@ function refusedUntilReady(implementation: grpc.UntypedServiceImplementation, is
   return out;
 }
 
+/** The health service name a liveness probe asks for (the Helm chart's probes use it). */
+export const LIVENESS_SERVICE = 'liveness';
+const MAX_CONNECTION_AGE_MS = 5 * 60_000;
+
 /**
  * Starts a gRPC server that also serves `grpc.health.v1.Health`. Every
  * service answers NOT_SERVING until `setServing(true)` is called, once its
  * dependencies are ready, and refuses calls with UNAVAILABLE until then.
  */
 export async function startGrpcServer(options: { host?: string; port: number; services: ServiceRegistration[] }): Promise<GrpcServerHandle> {
-  const server = new grpc.Server({ 'grpc.keepalive_permit_without_calls': 1 });
+  const server = new grpc.Server({
+    'grpc.keepalive_permit_without_calls': 1,
+    // Clients reconnect (and so re-resolve the service's addresses) at least
+    // this often, so replicas added by a scale-up get their share of calls.
+    'grpc.max_connection_age_ms': MAX_CONNECTION_AGE_MS,
+    'grpc.max_connection_age_grace_ms': 30_000,
+  });
   const names = ['', ...options.services.map((s) => s.name)];
-  const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, 'NOT_SERVING' as const])));
+  const health = new HealthImplementation({
+    ...Object.fromEntries(names.map((n) => [n, 'NOT_SERVING' as const])),
+    // The liveness probe's service: SERVING while the process answers at all,
+    // so that a dependency outage (NOT_SERVING for '') never restarts the pod.
+    [LIVENESS_SERVICE]: 'SERVING',
+  });
   health.addToServer(server);
   let started = false;
   for (const s of options.services) server.addService(s.definition, refusedUntilReady(s.implementation, () => started));
@@ -157,7 +172,15 @@ export function createClient<C extends grpc.Client>(
   const client = new (Ctor as new (a: string, c: grpc.ChannelCredentials, o?: grpc.ClientOptions) => C)(
     address,
     grpc.credentials.createInsecure(),
-    { 'grpc.keepalive_time_ms': 30_000, 'grpc.keepalive_timeout_ms': 10_000, 'grpc.enable_retries': 1 },
+    {
+      'grpc.keepalive_time_ms': 30_000,
+      'grpc.keepalive_timeout_ms': 10_000,
+      'grpc.enable_retries': 1,
+      // With an address that resolves to several replicas (`dns:///` of a
+      // headless Service, as the Helm chart sets), calls spread over all of them
+      // instead of all going down the first connection.
+      'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+    },
   );
   const service = (Ctor as grpc.ServiceClientConstructor).service;
   const wrapped: Record<string, unknown> = {

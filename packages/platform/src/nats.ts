@@ -48,9 +48,12 @@ export async function connectNats(options: {
   prefix: string;
   name: string;
   log: Logger;
+  user?: string;
+  password?: string;
 }): Promise<Nats> {
   const nc = await connect({
     servers: options.url.split(','),
+    ...(options.user === undefined ? {} : { user: options.user, pass: options.password ?? '' }),
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
@@ -65,10 +68,18 @@ export async function connectNats(options: {
       if (status.type === 'reconnect') listeners.forEach((l) => l(true));
     }
   })();
+  let jsm: Awaited<ReturnType<typeof jetstreamManager>>;
+  try {
+    jsm = await jetstreamManager(nc);
+  } catch (err) {
+    // A server without JetStream: close the connection, or its reconnection loop keeps the process alive.
+    await nc.close();
+    throw err;
+  }
   return {
     nc,
     js: jetstream(nc),
-    jsm: await jetstreamManager(nc),
+    jsm,
     names: natsNames(options.prefix),
     onConnectionChange: (listener) => listeners.push(listener),
   };
@@ -97,9 +108,9 @@ const DAY_NS = 24 * 60 * 60 * 1e9;
  */
 export const TIMERS_DUPLICATE_WINDOW_MS = 15 * 60 * 1000;
 
-/** The streams of the platform; each service that touches one ensures it. */
-export const streamConfigs = (names: NatsNames) => ({
-  reports: { name: names.reportsStream, subjects: [names.agentReports], max_age: 7 * DAY_NS, duplicate_window: 10 * 60 * 1e9 },
-  events: { name: names.eventsStream, subjects: [names.events], max_age: 7 * DAY_NS, duplicate_window: 10 * 60 * 1e9 },
-  timers: { name: names.timersStream, subjects: [names.timers], max_age: 7 * DAY_NS, duplicate_window: TIMERS_DUPLICATE_WINDOW_MS * 1e6 },
+/** The streams of the platform; each service that touches one ensures it, with `replicas` (NATS_STREAM_REPLICAS). */
+export const streamConfigs = (names: NatsNames, replicas = 1) => ({
+  reports: { name: names.reportsStream, subjects: [names.agentReports], max_age: 7 * DAY_NS, duplicate_window: 10 * 60 * 1e9, num_replicas: replicas },
+  events: { name: names.eventsStream, subjects: [names.events], max_age: 7 * DAY_NS, duplicate_window: 10 * 60 * 1e9, num_replicas: replicas },
+  timers: { name: names.timersStream, subjects: [names.timers], max_age: 7 * DAY_NS, duplicate_window: TIMERS_DUPLICATE_WINDOW_MS * 1e6, num_replicas: replicas },
 });

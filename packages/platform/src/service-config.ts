@@ -1,5 +1,18 @@
 import type { EnvReader } from './config';
 
+/**
+ * The URL with the user name and password put in, each percent-encoded. The
+ * Helm chart gives passwords in their own variables (from Secrets), apart from
+ * the URLs, so that a password may hold any character.
+ */
+export function withCredentials(url: string | undefined, username: string | undefined, password: string | undefined): string | undefined {
+  if (url === undefined || (username === undefined && password === undefined)) return url;
+  const parsed = new URL(url);
+  if (username !== undefined) parsed.username = encodeURIComponent(username);
+  if (password !== undefined) parsed.password = encodeURIComponent(password);
+  return parsed.toString();
+}
+
 /** Settings every backend service reads the same way. */
 export const commonConfig = {
   grpc: (env: EnvReader, defaultPort: number) => ({
@@ -7,7 +20,8 @@ export const commonConfig = {
     port: env.int('GRPC_PORT', defaultPort, { min: 0, max: 65535 }),
   }),
   database: (env: EnvReader, defaultSchema: string) => ({
-    url: env.url('DATABASE_URL', undefined, ['postgres', 'postgresql']),
+    /** DATABASE_URL, with DATABASE_PASSWORD (when set) as its password. */
+    url: withCredentials(env.url('DATABASE_URL', undefined, ['postgres', 'postgresql']), undefined, env.optional('DATABASE_PASSWORD')) as string,
     schema: env.str('DATABASE_SCHEMA', defaultSchema),
     poolMax: env.int('DATABASE_POOL_MAX', 10, { min: 1, max: 200 }),
   }),
@@ -15,9 +29,15 @@ export const commonConfig = {
     url: env.str('NATS_URL', 'nats://127.0.0.1:4222'),
     /** Subject and stream prefix; empty in production, set per test run. */
     prefix: env.str('NATS_PREFIX', ''),
+    /** Replicas of the platform's JetStream streams: 3 on a NATS cluster, so that a lost node loses nothing. */
+    streamReplicas: env.int('NATS_STREAM_REPLICAS', 1, { min: 1, max: 5 }),
+    /** User and password, when the NATS server asks for them. */
+    user: env.optional('NATS_USER'),
+    password: env.optional('NATS_PASSWORD'),
   }),
   redis: (env: EnvReader) => ({
-    url: env.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis', 'rediss']),
+    /** REDIS_URL, with REDIS_USERNAME (an ACL user) and REDIS_PASSWORD when set. */
+    url: withCredentials(env.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis', 'rediss']), env.optional('REDIS_USERNAME'), env.optional('REDIS_PASSWORD')) as string,
     keyPrefix: env.str('REDIS_PREFIX', 'smsgw:'),
   }),
   grpcAddress: (env: EnvReader, name: string, fallback: string) => env.str(name, fallback),

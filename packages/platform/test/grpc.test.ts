@@ -8,6 +8,7 @@ import {
   createLogger,
   ERROR_CATALOG,
   healthService,
+  LIVENESS_SERVICE,
   startGrpcServer,
   unaryHandlers,
   type AsyncHandlers,
@@ -160,6 +161,48 @@ describe('gRPC server and client', () => {
     expect(await checker.serving(SERVICE_NAME)).toBe(true);
     checker.close();
     await expect(client.getClient({ clientId: 'client_1' })).resolves.toMatchObject({ clientId: 'client_1' });
+  });
+
+  it('when the server is not ready yet, then the liveness service already answers SERVING (a probe restarts only a dead process)', async () => {
+    const fresh = await startGrpcServer({ host: '127.0.0.1', port: 0, services: [] });
+    const probe = new HealthClientCtor(`127.0.0.1:${fresh.port}`, grpc.credentials.createInsecure());
+    try {
+      expect(await healthStatus(probe, '')).toBe('NOT_SERVING');
+      expect(await healthStatus(probe, LIVENESS_SERVICE)).toBe('SERVING');
+    } finally {
+      probe.close();
+      await fresh.stop(1000);
+    }
+  });
+
+  it('when the address names two replicas, then the client spreads its calls over both', async () => {
+    const served: string[] = [];
+    const replicas = await Promise.all(
+      ['a', 'b'].map(async (name) => {
+        const replica = await startGrpcServer({
+          host: '127.0.0.1',
+          port: 0,
+          services: [
+            {
+              name: SERVICE_NAME,
+              definition: accountProto().AccountService.service,
+              implementation: unaryHandlers({ ...handlers, GetClient: async (req) => (served.push(name), { clientId: req.clientId }) }, createLogger('test', 'silent')),
+            },
+          ],
+        });
+        replica.setServing(true);
+        return replica;
+      }),
+    );
+    const spread = createClient(accountProto().AccountService, `ipv4:${replicas.map((r) => `127.0.0.1:${r.port}`).join(',')}`);
+    try {
+      for (let i = 0; i < 20; i++) await spread.getClient({ clientId: `client_${i}` });
+      expect(served.filter((n) => n === 'a').length).toBeGreaterThanOrEqual(5);
+      expect(served.filter((n) => n === 'b').length).toBeGreaterThanOrEqual(5);
+    } finally {
+      spread.close();
+      await Promise.all(replicas.map((r) => r.stop(1000)));
+    }
   });
 
   it('when health is asked about a service that is not served, then it answers NOT_FOUND', async () => {

@@ -74,4 +74,15 @@ describe('ensureStream', () => {
 
     expect((await nats.jsm.streams.info(reports.name)).config.max_age).toBe(3600 * 1e9);
   });
+
+  it('when three replicas are asked of a single NATS server, then the server is asked for them and refuses (a cluster is needed), and one replica is the default', async () => {
+    const { timers } = streamConfigs(nats.names, 3);
+    expect(timers.num_replicas).toBe(3);
+
+    await expect(ensureStream(nats.jsm, timers)).rejects.toThrow(/replicas|resources|cluster/i);
+
+    await ensureStream(nats.jsm, streamConfigs(nats.names).timers);
+    expect((await nats.jsm.streams.info(timers.name)).config.num_replicas).toBe(1);
+    await nats.jsm.streams.delete(timers.name);
+  });
 });

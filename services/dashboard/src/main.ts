@@ -1,8 +1,9 @@
 import './instrumentation';
 import fs from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { connectNats, createClient, createLogger, createRedis, runMain, type Logger } from '@smsgw/platform';
+import { ConfigError, connectNats, createClient, createLogger, createRedis, runMain, type Logger, type Redis } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { accountProto, deviceHubProto, messageProto, webhookProto, type account, type devicehub, type message, type webhook } from '@smsgw/proto';
 import { loadDashboardConfig, type DashboardConfig } from './config';
@@ -20,11 +21,19 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
   };
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'dashboard' });
   await redis.connect();
-  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'dashboard', log });
+  const nats = await connectNats({ ...config.nats, name: 'dashboard', log });
   const deviceEvents = new DeviceEvents(nats, log);
   deviceEvents.start();
-  const app = createApp({ up, sessions: new SessionStore(redis, config.sessions.idleMs), redis, deviceEvents, signIn: config.signIn, log });
-  const server = https.createServer({ cert: fs.readFileSync(config.http.tlsCertFile), key: fs.readFileSync(config.http.tlsKeyFile) }, app.callback());
+  const behindProxy = config.http.tlsMode === 'proxy';
+  const unready = async () => ((await redisAnswers(redis)) ? [] : ['redis']);
+  const app = createApp({ up, sessions: new SessionStore(redis, config.sessions.idleMs), redis, deviceEvents, signIn: config.signIn, log, behindProxy, unready });
+  let server: http.Server;
+  if (behindProxy) {
+    server = http.createServer(app.callback());
+  } else {
+    if (!config.http.tlsCertFile || !config.http.tlsKeyFile) throw new ConfigError(['TLS_CERT_FILE and TLS_KEY_FILE are required when TLS_MODE=native (the default)']);
+    server = https.createServer({ cert: fs.readFileSync(config.http.tlsCertFile), key: fs.readFileSync(config.http.tlsKeyFile) }, app.callback());
+  }
   await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
   const port = (server.address() as AddressInfo).port;
   log.info({ port }, 'dashboard ready');
@@ -43,6 +52,19 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
       await stopTelemetry();
     },
   };
+}
+
+/** Whether Redis answers a PING within a second. */
+async function redisAnswers(redis: Redis): Promise<boolean> {
+  if (redis.status !== 'ready') return false;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000)));
+  const answer = redis.ping().then((reply) => reply === 'PONG', () => false);
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 if (require.main === module) {

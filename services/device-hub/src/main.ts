@@ -2,6 +2,7 @@ import './instrumentation';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import {
+  ConfigError,
   connectNats,
   createClient,
   createLogger,
@@ -26,7 +27,7 @@ import { PairingAttemptStore } from './data/pairing-attempts.store';
 import { PresenceStore } from './data/presence.store';
 import { DeviceUseCases } from './devices.use-cases';
 import { deviceHubHandlers } from './grpc/device-hub.handlers';
-import { createAgentServer } from './http/agent-server';
+import { createAgentServer, type AgentServerDeps } from './http/agent-server';
 import { ReportPublisher } from './events/report.publisher';
 import { AgentSession } from './sessions/agent-session';
 import { TestModeSimulator } from './sessions/test-mode.simulator';
@@ -38,7 +39,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'device-hub' });
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'device-hub' });
   await redis.connect();
-  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'device-hub', log });
+  const nats = await connectNats({ ...config.nats, name: 'device-hub', log });
   const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress);
   const repo = new DeviceRepository(pool);
   const presence = new PresenceStore(redis, config.presenceTtlMs);
@@ -80,8 +81,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
 
   const agentServer = createAgentServer({
     unready,
-    tlsCertFile: config.agents.tlsCertFile,
-    tlsKeyFile: config.agents.tlsKeyFile,
+    tls: agentTls(config),
     log,
     pair: (body, clientAddress) => devices.pair(body, clientAddress),
     authenticate: (token) => devices.authenticate(token),
@@ -108,7 +108,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
     ],
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
-  const streams = streamConfigs(nats.names);
+  const streams = streamConfigs(nats.names, config.nats.streamReplicas);
   await ensureStream(nats.jsm, streams.reports);
   await ensureStream(nats.jsm, streams.events);
   await new Promise<void>((resolve) => agentServer.listen(config.agents.port, config.agents.host, resolve));
@@ -134,6 +134,13 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
       await stopTelemetry();
     },
   };
+}
+
+function agentTls(config: DeviceHubConfig): AgentServerDeps['tls'] {
+  const { tlsMode, tlsCertFile, tlsKeyFile } = config.agents;
+  if (tlsMode === 'proxy') return { mode: 'proxy' };
+  if (!tlsCertFile || !tlsKeyFile) throw new ConfigError(['TLS_CERT_FILE and TLS_KEY_FILE are required when TLS_MODE=native (the default)']);
+  return { mode: 'native', certFile: tlsCertFile, keyFile: tlsKeyFile };
 }
 
 /** Whether `check` succeeds within `ms` (a failure or a late answer is false). */

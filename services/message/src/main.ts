@@ -34,7 +34,7 @@ const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
 export async function start(config: MessageConfig = loadMessageConfig(), log: Logger = createLogger('message')) {
   const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'message' });
-  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'message', log });
+  const nats = await connectNats({ ...config.nats, name: 'message', log });
   const repo = new MessageRepository(pool);
   const history = new HistoryRepository(pool);
   const scheduler = createClient(schedulerProto().SchedulerService, config.scheduler.address, { deadlineMs: config.scheduler.deadlineMs });
@@ -51,7 +51,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     ],
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
-  const streams = streamConfigs(nats.names);
+  const streams = streamConfigs(nats.names, config.nats.streamReplicas);
   await ensureStream(nats.jsm, streams.reports);
   await ensureStream(nats.jsm, streams.events);
   const publisher = new SmsEventPublisher(nats);

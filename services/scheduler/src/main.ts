@@ -28,7 +28,7 @@ const MIGRATIONS = path.resolve(__dirname, '../migrations');
 export async function start(config: SchedulerConfig = loadSchedulerConfig(), log: Logger = createLogger('scheduler')) {
   const jobs = config.jobs.enabled ? jobsWithPeriods(config.jobs.periodsMs) : [];
   const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'scheduler' });
-  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'scheduler', log });
+  const nats = await connectNats({ ...config.nats, name: 'scheduler', log });
   const repo = new TimerRepository(pool);
   const server = await startGrpcServer({
     host: config.grpc.host,
@@ -42,7 +42,7 @@ export async function start(config: SchedulerConfig = loadSchedulerConfig(), log
     ],
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
-  await ensureStream(nats.jsm, streamConfigs(nats.names).timers);
+  await ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).timers);
   const jobConsumer = new JobConsumer(nats, { 'scheduler.cleanup': async () => ({ deleted: await repo.deleteDone(config.timers.keepDays) }) }, log);
   await jobConsumer.start();
   observeConsumerLag(nats, [{ stream: nats.names.timersStream, durable: 'scheduler-jobs' }]);

@@ -38,7 +38,7 @@ const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
 export async function start(config: WebhookConfig = loadWebhookConfig(), log: Logger = createLogger('webhook')) {
   const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'webhook' });
-  const nats = await connectNats({ url: config.nats.url, prefix: config.nats.prefix, name: 'webhook', log });
+  const nats = await connectNats({ ...config.nats, name: 'webhook', log });
   const accounts = createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress);
   const timers = createClient<scheduler.SchedulerServiceClient>(schedulerProto().SchedulerService, config.scheduler.address, {
     deadlineMs: config.scheduler.deadlineMs,
@@ -95,7 +95,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     ],
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
-  await Promise.all([ensureStream(nats.jsm, streamConfigs(nats.names).events), ensureStream(nats.jsm, streamConfigs(nats.names).timers)]);
+  await Promise.all([ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).events), ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).timers)]);
   const eventConsumer = new EventConsumer(nats, endpoints, deliveries, enqueue, log);
   const timerConsumer = new TimerConsumer(
     nats,

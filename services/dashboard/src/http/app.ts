@@ -39,6 +39,10 @@ export interface AppDeps {
   deviceEvents: DeviceEvents;
   signIn: { maxFailures: number; windowMs: number };
   log: Logger;
+  /** Behind a TLS-terminating proxy: trust its `X-Forwarded-*` headers and refuse what it did not receive over HTTPS. */
+  behindProxy?: boolean;
+  /** The dependencies that are down (none: ready), for GET /readyz. */
+  unready(): Promise<string[]>;
 }
 
 export const SESSION_COOKIE = '__Host-smsgw_session';
@@ -99,6 +103,12 @@ async function readForm(ctx: DashContext): Promise<URLSearchParams> {
 
 export function createApp(deps: AppDeps): Koa<DashState> {
   const app = new Koa<DashState>();
+  if (deps.behindProxy) {
+    app.proxy = true;
+    // The client's address is the last one of X-Forwarded-For, the one the trusted proxy appended:
+    // the earlier ones come from the client and would let it escape the sign-in throttle.
+    app.maxIpsCount = 1;
+  }
   const statics = {
     '/static/app.js': { type: 'application/javascript; charset=utf-8', body: fs.readFileSync(path.join(PUBLIC_DIR, 'app.js')) },
     '/static/app.css': { type: 'text/css; charset=utf-8', body: fs.readFileSync(path.join(PUBLIC_DIR, 'app.css')) },
@@ -115,6 +125,15 @@ export function createApp(deps: AppDeps): Koa<DashState> {
     }
   });
 
+  // Probes: liveness is the process answering; readiness is Redis (the sessions) answering too.
+  app.use(async (ctx, next) => {
+    if (ctx.method !== 'GET' || (ctx.path !== '/healthz' && ctx.path !== '/readyz')) return next();
+    const down = ctx.path === '/readyz' ? await deps.unready() : [];
+    ctx.status = down.length === 0 ? 200 : 503;
+    ctx.body = down.length === 0 ? { success: true } : { success: false, error: { code: 'SERVICE_UNAVAILABLE', message: ERROR_CATALOG.SERVICE_UNAVAILABLE.message, details: down.map((field) => ({ field, code: 'SERVICE_UNAVAILABLE' })) } };
+    if (down.length > 0) ctx.set('Retry-After', '5');
+  });
+
   // Errors become a page in words; the details go to the log only.
   app.use(async (ctx, next) => {
     try {
@@ -129,6 +148,12 @@ export function createApp(deps: AppDeps): Koa<DashState> {
   });
 
   app.use(async (ctx, next) => {
+    if (!ctx.secure) {
+      // Only behind a proxy that received this request over plain HTTP: its cookies would leak.
+      ctx.status = 403;
+      page(ctx, 'HTTPS required', '', html`${notice('error', 'The dashboard is served over HTTPS only.')}`);
+      return;
+    }
     ctx.set('Content-Security-Policy', CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');

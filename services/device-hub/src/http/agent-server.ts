@@ -1,6 +1,6 @@
 import fs from 'node:fs';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { AppError, ERROR_CATALOG, type ErrorCode, type Logger } from '@smsgw/platform';
@@ -10,10 +10,15 @@ export const AGENT_SUBPROTOCOL = 'smsgw.agent.v1';
 const MAX_BODY = 16 * 1024;
 
 export interface AgentServerDeps {
-  tlsCertFile: string;
-  tlsKeyFile: string;
+  /**
+   * `native`: this server speaks HTTPS with the certificate files. `proxy`: a
+   * trusted proxy (an Ingress) terminates TLS and forwards plain HTTP; requests
+   * it did not receive over HTTPS (`X-Forwarded-Proto`) are refused, and the
+   * client's address is the one the proxy appended to `X-Forwarded-For`.
+   */
+  tls: { mode: 'native'; certFile: string; keyFile: string } | { mode: 'proxy' };
   log: Logger;
-  /** `clientAddress` is the TCP peer's: pairing attempts are limited per address. */
+  /** `clientAddress` is the phone's: pairing attempts are limited per address. */
   pair(body: Record<string, unknown>, clientAddress: string | undefined): Promise<{ device_id: string; device_token: string }>;
   authenticate(token: string): Promise<DeviceRow>;
   onConnection(ws: import('ws').WebSocket, device: DeviceRow): void;
@@ -60,14 +65,24 @@ function rejectUpgrade(socket: Duplex, code: ErrorCode): void {
   );
 }
 
+/** The last value of a header a proxy may have appended to (`a, b, c` → `c`): the one the trusted proxy set. */
+function lastForwarded(value: string | string[] | undefined): string | undefined {
+  const joined = Array.isArray(value) ? value.join(',') : value;
+  const last = joined?.split(',').pop()?.trim();
+  return last ? last : undefined;
+}
+
 /** The HTTPS endpoint phones talk to: pairing, then the WebSocket of PROTOCOL.md. */
-export function createAgentServer(deps: AgentServerDeps): https.Server {
+export function createAgentServer(deps: AgentServerDeps): http.Server {
+  const proxied = deps.tls.mode === 'proxy';
+  const forwardedOverHttps = (req: IncomingMessage) => !proxied || lastForwarded(req.headers['x-forwarded-proto'])?.toLowerCase() === 'https';
+  const clientAddress = (req: IncomingMessage) => (proxied ? (lastForwarded(req.headers['x-forwarded-for']) ?? req.socket.remoteAddress) : req.socket.remoteAddress);
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: 64 * 1024,
     handleProtocols: (protocols) => (protocols.has(AGENT_SUBPROTOCOL) ? AGENT_SUBPROTOCOL : false),
   });
-  const server = https.createServer({ cert: fs.readFileSync(deps.tlsCertFile), key: fs.readFileSync(deps.tlsKeyFile) }, (req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'https://hub');
     // Liveness: the process answers. Readiness: Postgres, Redis and NATS answer too.
     if (req.method === 'GET' && url.pathname === '/healthz') return sendJson(res, 200, { success: true });
@@ -83,10 +98,11 @@ export function createAgentServer(deps: AgentServerDeps): https.Server {
       );
       return;
     }
+    if (!forwardedOverHttps(req)) return sendError(res, new AppError('HTTPS_REQUIRED'), deps.log);
     if (url.pathname === '/v1/agent/pair') {
       if (req.method !== 'POST') return sendError(res, new AppError('METHOD_NOT_ALLOWED'), deps.log);
       readJson(req)
-        .then((body) => deps.pair(body, req.socket.remoteAddress))
+        .then((body) => deps.pair(body, clientAddress(req)))
         .then(
           (paired) => sendJson(res, 200, { success: true, ...paired, ws_url: deps.wsUrl(), protocol: 1 }),
           (err: unknown) => sendError(res, err, deps.log),
@@ -94,9 +110,11 @@ export function createAgentServer(deps: AgentServerDeps): https.Server {
       return;
     }
     sendError(res, new AppError('NOT_FOUND'), deps.log);
-  });
+  };
+  const server = deps.tls.mode === 'native' ? https.createServer({ cert: fs.readFileSync(deps.tls.certFile), key: fs.readFileSync(deps.tls.keyFile) }, handle) : http.createServer(handle);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'https://hub');
+    if (!forwardedOverHttps(req)) return rejectUpgrade(socket, 'HTTPS_REQUIRED');
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (url.pathname !== '/v1/agent') return rejectUpgrade(socket, 'NOT_FOUND');
     if (!token) return rejectUpgrade(socket, 'INVALID_DEVICE_TOKEN');

@@ -37,6 +37,9 @@ export interface AppOptions {
 export function createApp(options: AppOptions): Koa<GatewayState> {
   const app = new Koa<GatewayState>();
   app.proxy = options.requireForwardedHttps;
+  // ctx.ip is the last address of X-Forwarded-For, the one the trusted proxy appended: the earlier
+  // ones come from the client, which could otherwise pick a new one to escape the auth-failure limit.
+  app.maxIpsCount = 1;
   const auth = authenticate(options.upstreams.accounts, options.pipeline, options.auth);
   const guard = rateLimit(options.redis, options.pipeline, options.rateLimit);
   const idempotent = idempotency(options.redis, { ttlSeconds: options.idempotencyTtlSeconds, inProgressSeconds: options.idempotencyInProgressSeconds });
