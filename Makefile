@@ -8,7 +8,7 @@ TURBO := npx turbo
 export TURBO_TELEMETRY_DISABLED := 1
 export DO_NOT_TRACK := 1
 
-.PHONY: help install build dev test lint typecheck clean bench
+.PHONY: help install build dev test lint typecheck clean bench chart-test
 
 help:
 	@echo "make dev    install, build, start every service with a demo client, key and simulated phone"
@@ -38,7 +38,15 @@ test: build
 	@rm -rf .jest-results
 	$(TURBO) run typecheck lint
 	$(TURBO) run test --concurrency=1 --continue
+	-@$(MAKE) --no-print-directory chart-test
 	@node scripts/test-summary.js
+
+# The Helm chart: helm lint --strict, and every rendering decoded strictly into the Kubernetes API
+# types with its probes, security contexts, network policies, HPA/PDB, secrets and schema asserted
+# (charts/sms-gateway/test/k8s). Its totals join `make test`'s closing line.
+chart-test:
+	@set -o pipefail; HELM="$$(scripts/ensure-helm.sh)" && cd charts/sms-gateway/test/k8s && \
+	  HELM="$$HELM" go test -json -count=1 ./... 2>&1 | node ../../../../scripts/go-test-summary.js chart-k8s
 
 # Throughput and latency of the send path against a bare Koa HTTPS hello-world (bench/README.md).
 bench: build

@@ -1,0 +1,307 @@
+{{/*
+Names, labels and the facts about each service that every template shares.
+*/}}
+
+{{- define "smsgw.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "smsgw.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "smsgw.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Labels of every object of the release. */}}
+{{- define "smsgw.labels" -}}
+helm.sh/chart: {{ include "smsgw.chart" . }}
+app.kubernetes.io/name: {{ include "smsgw.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: sms-gateway
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* Selector labels of one service: (dict "root" $ "name" "device-hub"). */}}
+{{- define "smsgw.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "smsgw.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "smsgw.componentLabels" -}}
+{{ include "smsgw.labels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{/*
+The services: their values key, ports, what they use and whom they call, as in DESIGN.md's table
+of parts. The env, the probes and the NetworkPolicies are all derived from this one table.
+  kind: grpc (gRPC probes) or http (HTTP probes on /healthz and /readyz)
+  public: the port an Ingress routes to
+*/}}
+{{- define "smsgw.components" -}}
+account:
+  key: account
+  kind: grpc
+  port: 50051
+  uses: [postgres]
+  calls: []
+message:
+  key: message
+  kind: grpc
+  port: 50052
+  uses: [postgres, nats]
+  calls: [scheduler]
+device-hub:
+  key: deviceHub
+  kind: grpc
+  port: 50053
+  public: 8444
+  uses: [postgres, redis, nats]
+  calls: [message]
+otp:
+  key: otp
+  kind: grpc
+  port: 50054
+  uses: [postgres, redis]
+  calls: [message]
+scheduler:
+  key: scheduler
+  kind: grpc
+  port: 50055
+  uses: [postgres, nats]
+  calls: []
+webhook:
+  key: webhook
+  kind: grpc
+  port: 50056
+  uses: [postgres, nats, smtp, internet]
+  calls: [account, scheduler]
+gateway:
+  key: gateway
+  kind: http
+  port: 8443
+  public: 8443
+  uses: [redis]
+  calls: [account, message, device-hub, otp]
+dashboard:
+  key: dashboard
+  kind: http
+  port: 8445
+  public: 8445
+  uses: [redis, nats]
+  calls: [account, device-hub, message, webhook]
+{{- end -}}
+
+{{/* The table above for one service, with its name: (dict "root" $ "name" "otp"). */}}
+{{- define "smsgw.component" -}}
+{{- $c := get (fromYaml (include "smsgw.components" .root)) .name -}}
+{{- if not $c -}}{{- fail (printf "unknown service %q" .name) -}}{{- end -}}
+{{- toYaml (merge (dict "name" .name "values" (get .root.Values $c.key)) $c) -}}
+{{- end -}}
+
+{{- define "smsgw.componentFullname" -}}
+{{- printf "%s-%s" (include "smsgw.fullname" .root) .name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The address a client dials: dns:/// of the headless Service, so calls spread over every replica. */}}
+{{- define "smsgw.grpcAddress" -}}
+{{- $c := fromYaml (include "smsgw.component" .) -}}
+{{- $host := printf "%s.%s.svc.%s" (include "smsgw.componentFullname" .) .root.Release.Namespace .root.Values.clusterDomain -}}
+{{- if .root.Values.grpc.clientSideBalancing -}}
+{{- printf "dns:///%s:%v" $host $c.port -}}
+{{- else -}}
+{{- printf "%s:%v" $host $c.port -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "smsgw.serviceAccountName" -}}
+{{- $v := (fromYaml (include "smsgw.component" .)).values -}}
+{{- if $v.serviceAccount.create -}}
+{{- default (include "smsgw.componentFullname" .) $v.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" $v.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "smsgw.image" -}}
+{{- $registry := default .Values.image.registry .Values.global.imageRegistry -}}
+{{- $repo := ternary (printf "%s/%s" $registry .Values.image.repository) .Values.image.repository (ne $registry "") -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" $repo .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $repo (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "smsgw.imagePullSecrets" -}}
+{{- $secrets := concat .Values.global.imagePullSecrets .Values.imagePullSecrets | uniq -}}
+{{- if $secrets }}
+imagePullSecrets:
+{{- range $secrets }}
+  - name: {{ . }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* ---- Dependencies: where they are and where their credentials are. ---- */}}
+
+{{- define "smsgw.postgresql.fullname" -}}
+{{- default (printf "%s-postgresql" .Release.Name) .Values.postgresql.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- define "smsgw.redis.fullname" -}}
+{{- default (printf "%s-redis" .Release.Name) .Values.redis.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- define "smsgw.nats.fullname" -}}
+{{- default (printf "%s-nats" .Release.Name) .Values.nats.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* DATABASE_URL without its password (DATABASE_PASSWORD carries it, from a Secret). */}}
+{{- define "smsgw.databaseUrl" -}}
+{{- if .Values.postgresql.enabled -}}
+{{- $auth := default dict .Values.postgresql.auth -}}
+{{- printf "postgresql://%s@%s:5432/%s" (default "smsgw" $auth.username) (include "smsgw.postgresql.fullname" .) (default "smsgw" $auth.database) -}}
+{{- else -}}
+{{- $db := .Values.externalDatabase -}}
+{{- printf "postgresql://%s@%s:%v/%s" (urlquery $db.user) $db.host $db.port $db.database -}}
+{{- if $db.sslMode }}?sslmode={{ $db.sslMode }}{{ end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Secret name and key of the database password: "<name> <key>". */}}
+{{- define "smsgw.databaseSecret" -}}
+{{- if .Values.postgresql.enabled -}}
+{{- $auth := default dict .Values.postgresql.auth -}}
+{{- $keys := default dict $auth.secretKeys -}}
+{{- printf "%s %s" (default (include "smsgw.postgresql.fullname" .) $auth.existingSecret) (default "password" $keys.userPasswordKey) -}}
+{{- else -}}
+{{- printf "%s %s" (default (printf "%s-external-db" (include "smsgw.fullname" .)) .Values.externalDatabase.existingSecret) .Values.externalDatabase.existingSecretPasswordKey -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "smsgw.redisUrl" -}}
+{{- if .Values.redis.enabled -}}
+{{- printf "redis://%s:6379" (include "smsgw.redis.fullname" .) -}}
+{{- else -}}
+{{- printf "%s://%s:%v" (ternary "rediss" "redis" .Values.externalRedis.tls) .Values.externalRedis.host .Values.externalRedis.port -}}
+{{- end -}}
+{{- end -}}
+
+{{/* "<name> <key>" of the Redis password, or nothing when Redis asks for none. */}}
+{{- define "smsgw.redisSecret" -}}
+{{- if .Values.redis.enabled -}}
+{{- $auth := default dict .Values.redis.auth -}}
+{{- if ne (toString $auth.enabled) "false" -}}
+{{- printf "%s %s" (default (include "smsgw.redis.fullname" .) $auth.existingSecret) (default "redis-password" $auth.existingSecretPasswordKey) -}}
+{{- end -}}
+{{- else if or .Values.externalRedis.password .Values.externalRedis.existingSecret -}}
+{{- printf "%s %s" (default (printf "%s-external-redis" (include "smsgw.fullname" .)) .Values.externalRedis.existingSecret) .Values.externalRedis.existingSecretPasswordKey -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "smsgw.natsUrl" -}}
+{{- if .Values.nats.enabled -}}
+{{- printf "nats://%s:4222" (include "smsgw.nats.fullname" .) -}}
+{{- else -}}
+{{- printf "nats://%s:%v" .Values.externalNats.host .Values.externalNats.port -}}
+{{- end -}}
+{{- end -}}
+
+{{/* "<user> <secret name> <key>" of the NATS credentials, or nothing without authentication. */}}
+{{- define "smsgw.natsCredentials" -}}
+{{- if .Values.nats.enabled -}}
+{{- $auth := default dict .Values.nats.auth -}}
+{{- if ne (toString $auth.enabled) "false" -}}
+{{- printf "%s %s %s" (default "smsgw" $auth.user) (default (include "smsgw.nats.fullname" .) $auth.existingSecret) (default "nats-password" $auth.existingSecretPasswordKey) -}}
+{{- end -}}
+{{- else if .Values.externalNats.user -}}
+{{- printf "%s %s %s" .Values.externalNats.user (default (printf "%s-external-nats" (include "smsgw.fullname" .)) .Values.externalNats.existingSecret) .Values.externalNats.existingSecretPasswordKey -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "smsgw.secretsName" -}}
+{{- default (printf "%s-secrets" (include "smsgw.fullname" .)) .Values.secrets.existingSecret -}}
+{{- end -}}
+
+{{/* The public URL phones reach the hub at. */}}
+{{- define "smsgw.hubPublicUrl" -}}
+{{- if .Values.deviceHub.publicUrl -}}
+{{- .Values.deviceHub.publicUrl -}}
+{{- else if .Values.ingress.enabled -}}
+{{- printf "https://%s" .Values.ingress.agent.host -}}
+{{- end -}}
+{{- end -}}
+
+{{/* A value kept across upgrades: the existing Secret's, else the given one, else a random one. */}}
+{{- define "smsgw.keptSecretValue" -}}
+{{- $existing := lookup "v1" "Secret" .root.Release.Namespace .secret -}}
+{{- if .value -}}
+{{- .value | b64enc -}}
+{{- else if and $existing (hasKey $existing.data .key) -}}
+{{- index $existing.data .key -}}
+{{- else -}}
+{{- /* randBytes answers the base64 of the bytes; Secret data is base64 again. */ -}}
+{{- randBytes 32 | b64enc -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Refuses contradictory values with one message that names each problem (Bitnami's habit).
+*/}}
+{{- define "smsgw.validateValues" -}}
+{{- $problems := list -}}
+{{- if and .Values.postgresql.enabled .Values.externalDatabase.host -}}
+{{- $problems = append $problems "postgresql.enabled and externalDatabase.host are both set: choose the bundled PostgreSQL or an external one" -}}
+{{- else if and (not .Values.postgresql.enabled) (not .Values.externalDatabase.host) -}}
+{{- $problems = append $problems "no database: set postgresql.enabled=true or externalDatabase.host" -}}
+{{- end -}}
+{{- if and (not .Values.postgresql.enabled) .Values.externalDatabase.host (not .Values.externalDatabase.password) (not .Values.externalDatabase.existingSecret) -}}
+{{- $problems = append $problems "externalDatabase needs a password: set externalDatabase.existingSecret (or externalDatabase.password)" -}}
+{{- end -}}
+{{- if and .Values.redis.enabled .Values.externalRedis.host -}}
+{{- $problems = append $problems "redis.enabled and externalRedis.host are both set: choose the bundled Redis or an external one" -}}
+{{- else if and (not .Values.redis.enabled) (not .Values.externalRedis.host) -}}
+{{- $problems = append $problems "no Redis: set redis.enabled=true or externalRedis.host" -}}
+{{- end -}}
+{{- if and .Values.nats.enabled .Values.externalNats.host -}}
+{{- $problems = append $problems "nats.enabled and externalNats.host are both set: choose the bundled NATS or an external one" -}}
+{{- else if and (not .Values.nats.enabled) (not .Values.externalNats.host) -}}
+{{- $problems = append $problems "no NATS: set nats.enabled=true or externalNats.host" -}}
+{{- end -}}
+{{- if and (not .Values.nats.enabled) .Values.externalNats.user (not .Values.externalNats.password) (not .Values.externalNats.existingSecret) -}}
+{{- $problems = append $problems "externalNats.user is set without a password: set externalNats.existingSecret (or externalNats.password)" -}}
+{{- end -}}
+{{- if and (eq .Values.tls.mode "native") (not .Values.tls.existingSecret) -}}
+{{- $problems = append $problems "tls.mode=native needs tls.existingSecret (a kubernetes.io/tls Secret)" -}}
+{{- end -}}
+{{- if and .Values.ingress.certManager.clusterIssuer .Values.ingress.certManager.issuer -}}
+{{- $problems = append $problems "ingress.certManager.clusterIssuer and ingress.certManager.issuer are both set: choose one" -}}
+{{- end -}}
+{{- range $name, $c := fromYaml (include "smsgw.components" .) -}}
+{{- $v := get $.Values $c.key -}}
+{{- if and $v.autoscaling.enabled (gt (int $v.autoscaling.minReplicas) (int $v.autoscaling.maxReplicas)) -}}
+{{- $problems = append $problems (printf "%s.autoscaling.minReplicas is above maxReplicas" $c.key) -}}
+{{- end -}}
+{{- if gt (add (int $v.preStopSleepSeconds) 15) (int $v.terminationGracePeriodSeconds) -}}
+{{- $problems = append $problems (printf "%s.terminationGracePeriodSeconds must cover preStopSleepSeconds plus the 15 s a service takes to drain" $c.key) -}}
+{{- end -}}
+{{- end -}}
+{{- if $problems -}}
+{{- fail (printf "\n\nVALUES VALIDATION:\n- %s" (join "\n- " $problems)) -}}
+{{- end -}}
+{{- end -}}

@@ -1,0 +1,134 @@
+{{/*
+One NetworkPolicy per service, derived from the table of "smsgw.components": a service accepts
+gRPC only from the services that call it, and reaches only the services it calls, its own
+dependencies, DNS and (when set) the trace collector. The public ports accept
+`networkPolicy.ingressFrom`; only the webhook service reaches the internet, never private ranges.
+*/}}
+{{- define "smsgw.networkPolicy" -}}
+{{- $root := .root -}}
+{{- $name := .name -}}
+{{- $c := fromYaml (include "smsgw.component" .) -}}
+{{- $all := fromYaml (include "smsgw.components" $root) -}}
+{{- $np := $root.Values.networkPolicy -}}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: {{ include "smsgw.componentFullname" . }}
+  labels:
+    {{- include "smsgw.componentLabels" . | nindent 4 }}
+spec:
+  podSelector:
+    matchLabels:
+      {{- include "smsgw.selectorLabels" . | nindent 6 }}
+  policyTypes: [Ingress, Egress]
+  ingress:
+    {{- $callers := list -}}
+    {{- range $caller, $cc := $all -}}
+    {{- if has $name $cc.calls -}}{{- $callers = append $callers $caller -}}{{- end -}}
+    {{- end }}
+    {{- if $callers }}
+    - from:
+        {{- range $callers }}
+        - podSelector:
+            matchLabels:
+              {{- include "smsgw.selectorLabels" (dict "root" $root "name" .) | nindent 14 }}
+        {{- end }}
+      ports:
+        - port: {{ $c.port }}
+          protocol: TCP
+    {{- end }}
+    {{- if $c.public }}
+    - ports:
+        - port: {{ $c.public }}
+          protocol: TCP
+      {{- with $np.ingressFrom }}
+      from:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    {{- end }}
+    {{- if $root.Values.metrics.enabled }}
+    - ports:
+        - port: 9464
+          protocol: TCP
+      {{- with $np.metricsFrom }}
+      from:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    {{- end }}
+  egress:
+    - to:
+        {{- toYaml $np.dnsTo | nindent 8 }}
+      ports:
+        - port: 53
+          protocol: UDP
+        - port: 53
+          protocol: TCP
+    {{- range $c.calls }}
+    - to:
+        - podSelector:
+            matchLabels:
+              {{- include "smsgw.selectorLabels" (dict "root" $root "name" .) | nindent 14 }}
+      ports:
+        - port: {{ (get $all .).port }}
+          protocol: TCP
+    {{- end }}
+    {{- range $dep := list (list "postgres" "postgresql" 5432 $root.Values.externalDatabase.port) (list "redis" "redis" 6379 $root.Values.externalRedis.port) (list "nats" "nats" 4222 $root.Values.externalNats.port) }}
+    {{- if has (index $dep 0) $c.uses }}
+    {{- $bundled := get $root.Values (index $dep 1) }}
+    {{- if $bundled.enabled }}
+    - to:
+        - podSelector:
+            matchLabels:
+              app.kubernetes.io/name: {{ index $dep 1 }}
+              app.kubernetes.io/instance: {{ $root.Release.Name }}
+      ports:
+        - port: {{ index $dep 2 }}
+          protocol: TCP
+    {{- else }}
+    - ports:
+        - port: {{ index $dep 3 }}
+          protocol: TCP
+      {{- with $np.externalTo }}
+      to:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    {{- end }}
+    {{- end }}
+    {{- end }}
+    {{- if has "smtp" $c.uses }}
+    - ports:
+        {{- range $np.smtpPorts }}
+        - port: {{ . }}
+          protocol: TCP
+        {{- end }}
+    {{- end }}
+    {{- if has "internet" $c.uses }}
+    # Webhook deliveries: any public address, on any port, never a private range.
+    - to:
+        - ipBlock:
+            cidr: 0.0.0.0/0
+            except:
+              {{- toYaml $np.webhookEgressExcept | nindent 14 }}
+    {{- end }}
+    {{- with $root.Values.telemetry.otlp.endpoint }}
+    - ports:
+        - port: {{ include "smsgw.endpointPort" . }}
+          protocol: TCP
+      {{- with $np.telemetryTo }}
+      to:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    {{- end }}
+{{- end -}}
+
+{{/* The port of a URL, or its scheme's default. */}}
+{{- define "smsgw.endpointPort" -}}
+{{- $u := urlParse . -}}
+{{- $hostPort := splitList ":" $u.host -}}
+{{- if gt (len $hostPort) 1 -}}
+{{- last $hostPort -}}
+{{- else -}}
+{{- ternary 443 80 (eq $u.scheme "https") -}}
+{{- end -}}
+{{- end -}}
