@@ -61,7 +61,7 @@ export function request(url: string, ca: string, req: ApiRequest = {}): Promise<
 }
 
 /** Polls `probe` until it returns a value that is not undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition', intervalMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -72,6 +72,6 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
       last = err;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

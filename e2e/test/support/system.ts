@@ -108,6 +108,9 @@ export class TestSystem {
       async () => ((await this.deviceStatus(client, device)) === want ? true : undefined),
       timeoutMs,
       `device ${device.device_id} ${want}`,
+      // Each probe is an API call, counted by the client's 100 a minute: a phone that takes its
+      // time to come back (a hub restart: up to 11 s, then backoff) must not use them all up.
+      500,
     );
   }
 

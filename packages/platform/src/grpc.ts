@@ -160,6 +160,15 @@ export interface ClientOptions {
 }
 
 /**
+ * Whether an address names several replicas: `dns:///` (a headless Service, as the Helm chart
+ * sets) or a list. A plain host:port keeps gRPC's pick_first, which connects again only when a
+ * call comes, at once; round_robin would keep retrying a restarting server and back off.
+ */
+export function spreadsOverReplicas(address: string): boolean {
+  return address.startsWith('dns:') || address.includes(',');
+}
+
+/**
  * Builds a client once (at start-up) for a generated service constructor.
  * Every call gets a deadline; failures become AppError through the catalog.
  */
@@ -176,10 +185,18 @@ export function createClient<C extends grpc.Client>(
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
       'grpc.enable_retries': 1,
-      // With an address that resolves to several replicas (`dns:///` of a
-      // headless Service, as the Helm chart sets), calls spread over all of them
-      // instead of all going down the first connection.
-      'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+      // A server that went away is tried again at least every 2 s, so that one back from a
+      // restart gets calls within 2 s (the default backoff grows to two minutes).
+      'grpc.initial_reconnect_backoff_ms': 500,
+      'grpc.max_reconnect_backoff_ms': 2000,
+      ...(spreadsOverReplicas(address)
+        ? {
+            // Calls spread over every replica instead of all going down the first
+            // connection; replicas added or gone are seen within 5 s of a change.
+            'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+            'grpc.dns_min_time_between_resolutions_ms': 5000,
+          }
+        : {}),
     },
   );
   const service = (Ctor as grpc.ServiceClientConstructor).service;

@@ -175,6 +175,29 @@ describe('gRPC server and client', () => {
     }
   });
 
+  it('when the one server of a plain address is down a while and comes back on its port, then the very next call reaches it', async () => {
+    const registration = () => [{ name: SERVICE_NAME, definition: accountProto().AccountService.service, implementation: unaryHandlers(handlers, createLogger('test', 'silent')) }];
+    const first = await startGrpcServer({ host: '127.0.0.1', port: 0, services: registration() });
+    first.setServing(true);
+    const port = first.port;
+    const single = createClient(accountProto().AccountService, `127.0.0.1:${port}`);
+    try {
+      await single.getClient({ clientId: 'client_1' });
+      await first.stop(1000);
+      // Down for longer than a reconnection backoff: a client that kept retrying would be waiting now.
+      await new Promise((r) => setTimeout(r, 3000));
+      const back = await startGrpcServer({ host: '127.0.0.1', port, services: registration() });
+      back.setServing(true);
+      try {
+        await expect(single.getClient({ clientId: 'client_1' })).resolves.toMatchObject({ clientId: 'client_1' });
+      } finally {
+        await back.stop(1000);
+      }
+    } finally {
+      single.close();
+    }
+  });
+
   it('when the address names two replicas, then the client spreads its calls over both', async () => {
     const served: string[] = [];
     const replicas = await Promise.all(
