@@ -7,10 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { Redis } from 'ioredis';
-import { connect } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { ensureCerts, ensureInfra, freePort, grpcServing, httpsHealthy, REPO_ROOT, type Certs, type InfraHandle } from '@smsgw/stack';
+import { ensureCerts, ensureInfra, freePort, grpcServing, httpsHealthy, removeRunData, REPO_ROOT, type Certs, type InfraHandle } from '@smsgw/stack';
 import { eventually } from './support/http';
 
 /**
@@ -325,27 +322,7 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
     for (const p of processes.values()) if (p.running) p.child.kill('SIGKILL');
     await Promise.all([...processes.values()].map((p) => p.exited));
     if (infra) {
-      const admin = new pg.Client({ connectionString: infra.postgresUrl });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).finally(() => admin.end());
-      const nc = await connect({ servers: infra.natsUrl });
-      try {
-        const jsm = await jetstreamManager(nc);
-        for await (const stream of jsm.streams.names()) if (stream.startsWith(`${natsPrefix.toUpperCase()}_`)) await jsm.streams.delete(stream);
-      } finally {
-        await nc.close();
-      }
-      const redis = new Redis(infra.redisUrl);
-      try {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 500);
-          if (keys.length > 0) await redis.del(...keys);
-          cursor = next;
-        } while (cursor !== '0');
-      } finally {
-        redis.disconnect();
-      }
+      await removeRunData(infra, database, natsPrefix, redisPrefix);
       await infra.stop();
     }
     if (work) {

@@ -297,7 +297,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 }
 
 /** Drops what an isolated run made: its database, its NATS streams and its Redis keys. */
-async function removeRunData(infra: InfraHandle, database: string, natsPrefix: string, redisPrefix: string): Promise<void> {
+export async function removeRunData(infra: InfraHandle, database: string, natsPrefix: string, redisPrefix: string): Promise<void> {
   const client = new pg.Client({ connectionString: infra.postgresUrl });
   await client.connect();
   await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).finally(() => client.end());
