@@ -30,6 +30,25 @@ export function createRedis(options: {
   });
 }
 
+/**
+ * Whether Redis answers a PING within `ms` (readiness probes): false at once while the
+ * connection is down, and false for a late or failed answer.
+ */
+export async function redisAnswers(redis: Redis, ms = 1000): Promise<boolean> {
+  if (redis.status !== 'ready') return false;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const answer = redis.ping().then(
+    (reply) => reply === 'PONG',
+    () => false,
+  );
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const UNAVAILABLE_REPLIES = /^(LOADING|READONLY|MASTERDOWN|BUSY|CLUSTERDOWN|TRYAGAIN)\b/;
 
 /**

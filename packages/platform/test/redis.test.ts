@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis as IORedis } from 'ioredis';
-import { createRedis, TickPipeline, type Redis } from '../src';
+import { createRedis, redisAnswers, TickPipeline, type Redis } from '../src';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -74,5 +74,24 @@ describe('createRedis', () => {
         down.disconnect();
       }
     });
+  });
+});
+
+describe('redisAnswers', () => {
+  it('when Redis answers, then it is true; when nothing listens, then it is false at once', async () => {
+    const up = createRedis({ url: REDIS_URL, keyPrefix: '', name: 'platform-test-ready' });
+    const down = createRedis({ url: 'redis://127.0.0.1:9', keyPrefix: '', name: 'platform-test-down', failFastMs: 200 });
+    down.on('error', () => undefined);
+    try {
+      await up.connect();
+      expect(await redisAnswers(up, 1000)).toBe(true);
+      await down.connect().catch(() => undefined);
+      const started = Date.now();
+      expect(await redisAnswers(down, 1000)).toBe(false);
+      expect(Date.now() - started).toBeLessThan(500);
+    } finally {
+      up.disconnect();
+      down.disconnect();
+    }
   });
 });

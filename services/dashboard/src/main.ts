@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, connectNats, createClient, createLogger, createRedis, runMain, type Logger, type Redis } from '@smsgw/platform';
+import { ConfigError, connectNats, createClient, createLogger, createRedis, redisAnswers, runMain, type Logger } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { accountProto, deviceHubProto, messageProto, webhookProto, type account, type devicehub, type message, type webhook } from '@smsgw/proto';
 import { loadDashboardConfig, type DashboardConfig } from './config';
@@ -25,7 +25,7 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
   const deviceEvents = new DeviceEvents(nats, log);
   deviceEvents.start();
   const behindProxy = config.http.tlsMode === 'proxy';
-  const unready = async () => ((await redisAnswers(redis)) ? [] : ['redis']);
+  const unready = async () => ((await redisAnswers(redis, 1000)) ? [] : ['redis']);
   const app = createApp({ up, sessions: new SessionStore(redis, config.sessions.idleMs), redis, deviceEvents, signIn: config.signIn, log, behindProxy, unready });
   let server: http.Server;
   if (behindProxy) {
@@ -52,19 +52,6 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
       await stopTelemetry();
     },
   };
-}
-
-/** Whether Redis answers a PING within a second. */
-async function redisAnswers(redis: Redis): Promise<boolean> {
-  if (redis.status !== 'ready') return false;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000)));
-  const answer = redis.ping().then((reply) => reply === 'PONG', () => false);
-  try {
-    return await Promise.race([answer, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 if (require.main === module) {

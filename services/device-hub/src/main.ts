@@ -12,6 +12,7 @@ import {
   ensureStream,
   migrate,
   newId,
+  redisAnswers,
   runMain,
   startGrpcServer,
   streamConfigs,
@@ -70,7 +71,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   const unready = reusedFor(1000, async () => {
     const [postgres, redisUp] = await Promise.all([
       within(1000, pool.query('SELECT 1').then(() => true)),
-      redis.status === 'ready' ? within(1000, redis.ping().then((answer) => answer === 'PONG')) : false,
+      redisAnswers(redis, 1000),
     ]);
     const down: string[] = [];
     if (!postgres) down.push('postgres');

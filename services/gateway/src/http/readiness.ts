@@ -1,4 +1,4 @@
-import type { HealthChecker, Redis } from '@smsgw/platform';
+import { redisAnswers, type HealthChecker, type Redis } from '@smsgw/platform';
 
 export interface ReadinessReport {
   ready: boolean;
@@ -17,24 +17,9 @@ const CHECK_DEADLINE_MS = 1000;
 export function readiness(redis: Redis, upstreams: Record<string, HealthChecker>, reuseMs = 1000): () => Promise<ReadinessReport> {
   let last: { at: number; report: Promise<ReadinessReport> } | undefined;
 
-  async function redisUp(): Promise<boolean> {
-    if (redis.status !== 'ready') return false;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CHECK_DEADLINE_MS)));
-    const ping = redis.ping().then(
-      (answer) => answer === 'PONG',
-      () => false,
-    );
-    try {
-      return await Promise.race([ping, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   async function run(): Promise<ReadinessReport> {
     const names = ['redis', ...Object.keys(upstreams)];
-    const results = await Promise.all([redisUp(), ...Object.values(upstreams).map((h) => h.serving('', CHECK_DEADLINE_MS))]);
+    const results = await Promise.all([redisAnswers(redis, CHECK_DEADLINE_MS), ...Object.values(upstreams).map((h) => h.serving('', CHECK_DEADLINE_MS))]);
     const checks = Object.fromEntries(names.map((name, i) => [name, results[i] ? 'up' : 'down'])) as ReadinessReport['checks'];
     return { ready: results.every(Boolean), checks };
   }
