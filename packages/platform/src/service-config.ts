@@ -13,6 +13,13 @@ export function withCredentials(url: string | undefined, username: string | unde
   return parsed.toString();
 }
 
+/**
+ * How a public endpoint (gateway, dashboard, the hub's phones) speaks TLS. `native`: the process
+ * serves HTTPS with TLS_CERT_FILE and TLS_KEY_FILE (both then required). `proxy`: a trusted proxy
+ * (an Ingress) terminates TLS and forwards plain HTTP, saying `X-Forwarded-Proto: https`.
+ */
+export type TlsSettings = { mode: 'native'; certFile: string; keyFile: string } | { mode: 'proxy' };
+
 /** Settings every backend service reads the same way. */
 export const commonConfig = {
   grpc: (env: EnvReader, defaultPort: number) => ({
@@ -41,4 +48,8 @@ export const commonConfig = {
     keyPrefix: env.str('REDIS_PREFIX', 'smsgw:'),
   }),
   grpcAddress: (env: EnvReader, name: string, fallback: string) => env.str(name, fallback),
+  tls: (env: EnvReader): TlsSettings =>
+    env.oneOf('TLS_MODE', ['native', 'proxy'] as const, 'native') === 'proxy'
+      ? { mode: 'proxy' }
+      : { mode: 'native', certFile: env.str('TLS_CERT_FILE'), keyFile: env.str('TLS_KEY_FILE') },
 };

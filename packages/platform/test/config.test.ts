@@ -110,3 +110,17 @@ describe('loadConfig', () => {
     expect(problems.join('\n')).not.toMatch(/abcd|not a key/);
   });
 });
+
+describe('commonConfig.tls', () => {
+  const tls = (env: Record<string, string>) => loadConfig((e) => ({ tls: commonConfig.tls(e) }), env).tls;
+
+  it('when TLS_MODE is native (the default) without certificate files, then start-up is refused naming both', () => {
+    expect(() => tls({})).toThrow(/TLS_CERT_FILE is required[\s\S]*TLS_KEY_FILE is required/);
+    expect(tls({ TLS_CERT_FILE: '/c.pem', TLS_KEY_FILE: '/k.pem' })).toEqual({ mode: 'native', certFile: '/c.pem', keyFile: '/k.pem' });
+  });
+
+  it('when TLS_MODE is proxy, then no certificate file is needed', () => {
+    expect(tls({ TLS_MODE: 'proxy' })).toEqual({ mode: 'proxy' });
+    expect(() => tls({ TLS_MODE: 'passthrough' })).toThrow(/TLS_MODE.*must be one of native, proxy/);
+  });
+});

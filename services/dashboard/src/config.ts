@@ -8,14 +8,8 @@ export function loadDashboardConfig(source: NodeJS.ProcessEnv = process.env) {
       http: {
         host: env.str('HTTP_HOST', '0.0.0.0'),
         port: env.int('HTTP_PORT', 8445, { min: 0, max: 65535 }),
-        /**
-         * Session cookies are `Secure`: pages are served over HTTPS only. `native`: this
-         * process serves HTTPS with TLS_CERT_FILE and TLS_KEY_FILE. `proxy`: a trusted
-         * proxy terminates TLS and must say so with `X-Forwarded-Proto: https`.
-         */
-        tlsMode: env.oneOf('TLS_MODE', ['native', 'proxy'] as const, 'native'),
-        tlsCertFile: env.optional('TLS_CERT_FILE'),
-        tlsKeyFile: env.optional('TLS_KEY_FILE'),
+        /** Session cookies are `Secure`: pages are served over HTTPS only, by this process or its proxy. */
+        tls: commonConfig.tls(env),
       },
       redis: commonConfig.redis(env),
       nats: commonConfig.nats(env),

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, connectNats, createClient, createLogger, createRedis, redisAnswers, runMain, type Logger } from '@smsgw/platform';
+import { connectNats, createClient, createLogger, createRedis, redisAnswers, runMain, type Logger } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { accountProto, deviceHubProto, messageProto, webhookProto, type account, type devicehub, type message, type webhook } from '@smsgw/proto';
 import { loadDashboardConfig, type DashboardConfig } from './config';
@@ -24,16 +24,12 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
   const nats = await connectNats({ ...config.nats, name: 'dashboard', log });
   const deviceEvents = new DeviceEvents(nats, log);
   deviceEvents.start();
-  const behindProxy = config.http.tlsMode === 'proxy';
+  const { tls } = config.http;
+  const behindProxy = tls.mode === 'proxy';
   const unready = async () => ((await redisAnswers(redis, 1000)) ? [] : ['redis']);
   const app = createApp({ up, sessions: new SessionStore(redis, config.sessions.idleMs), redis, deviceEvents, signIn: config.signIn, log, behindProxy, unready });
-  let server: http.Server;
-  if (behindProxy) {
-    server = http.createServer(app.callback());
-  } else {
-    if (!config.http.tlsCertFile || !config.http.tlsKeyFile) throw new ConfigError(['TLS_CERT_FILE and TLS_KEY_FILE are required when TLS_MODE=native (the default)']);
-    server = https.createServer({ cert: fs.readFileSync(config.http.tlsCertFile), key: fs.readFileSync(config.http.tlsKeyFile) }, app.callback());
-  }
+  const server =
+    tls.mode === 'proxy' ? http.createServer(app.callback()) : https.createServer({ cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) }, app.callback());
   await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
   const port = (server.address() as AddressInfo).port;
   log.info({ port }, 'dashboard ready');

@@ -15,13 +15,7 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
         port: env.int('AGENT_PORT', 8444, { min: 0, max: 65535 }),
         /** Address phones use to reach this hub (pairing URLs); defaults to https://127.0.0.1:<port>. */
         publicUrl: env.optional('HUB_PUBLIC_URL'),
-        /**
-         * `native`: the hub serves HTTPS with TLS_CERT_FILE and TLS_KEY_FILE. `proxy`: a
-         * trusted proxy terminates TLS and must say so with `X-Forwarded-Proto: https`.
-         */
-        tlsMode: env.oneOf('TLS_MODE', ['native', 'proxy'] as const, 'native'),
-        tlsCertFile: env.optional('TLS_CERT_FILE'),
-        tlsKeyFile: env.optional('TLS_KEY_FILE'),
+        tls: commonConfig.tls(env),
       },
       dispatch: {
         minIntervalMs: env.int('DISPATCH_INTERVAL_MIN_MS', 2000, { min: 0 }),

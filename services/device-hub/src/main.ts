@@ -2,7 +2,6 @@ import './instrumentation';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import {
-  ConfigError,
   connectNats,
   createClient,
   createLogger,
@@ -28,7 +27,7 @@ import { PairingAttemptStore } from './data/pairing-attempts.store';
 import { PresenceStore } from './data/presence.store';
 import { DeviceUseCases } from './devices.use-cases';
 import { deviceHubHandlers } from './grpc/device-hub.handlers';
-import { createAgentServer, type AgentServerDeps } from './http/agent-server';
+import { createAgentServer } from './http/agent-server';
 import { ReportPublisher } from './events/report.publisher';
 import { AgentSession } from './sessions/agent-session';
 import { TestModeSimulator } from './sessions/test-mode.simulator';
@@ -82,7 +81,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
 
   const agentServer = createAgentServer({
     unready,
-    tls: agentTls(config),
+    tls: config.agents.tls,
     log,
     pair: (body, clientAddress) => devices.pair(body, clientAddress),
     authenticate: (token) => devices.authenticate(token),
@@ -135,13 +134,6 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
       await stopTelemetry();
     },
   };
-}
-
-function agentTls(config: DeviceHubConfig): AgentServerDeps['tls'] {
-  const { tlsMode, tlsCertFile, tlsKeyFile } = config.agents;
-  if (tlsMode === 'proxy') return { mode: 'proxy' };
-  if (!tlsCertFile || !tlsKeyFile) throw new ConfigError(['TLS_CERT_FILE and TLS_KEY_FILE are required when TLS_MODE=native (the default)']);
-  return { mode: 'native', certFile: tlsCertFile, keyFile: tlsKeyFile };
 }
 
 /** Whether `check` succeeds within `ms` (a failure or a late answer is false). */

@@ -8,14 +8,8 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       http: {
         host: env.str('HTTP_HOST', '0.0.0.0'),
         port: env.int('HTTP_PORT', 8443, { min: 0, max: 65535 }),
-        /**
-         * `native`: this process terminates TLS, and a plain HTTP request on the
-         * same port gets 403 HTTPS_REQUIRED. `proxy`: a trusted proxy terminates
-         * TLS and must say so with `X-Forwarded-Proto: https`.
-         */
-        tlsMode: env.oneOf('TLS_MODE', ['native', 'proxy'] as const, 'native'),
-        tlsCertFile: env.optional('TLS_CERT_FILE'),
-        tlsKeyFile: env.optional('TLS_KEY_FILE'),
+        /** In `native` mode a plain HTTP request on the same port gets 403 HTTPS_REQUIRED. */
+        tls: commonConfig.tls(env),
       },
       accountAddress: env.str('ACCOUNT_GRPC_ADDR', '127.0.0.1:50051'),
       messageAddress: env.str('MESSAGE_GRPC_ADDR', '127.0.0.1:50052'),

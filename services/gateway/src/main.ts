@@ -2,7 +2,7 @@ import './instrumentation';
 import http from 'node:http';
 import type net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, createLogger, createRedis, runMain, TickPipeline, type Logger, type Redis } from '@smsgw/platform';
+import { createLogger, createRedis, runMain, TickPipeline, type Logger, type Redis } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { createUpstreams } from './clients';
 import { loadGatewayConfig, type GatewayConfig } from './config';
@@ -32,7 +32,8 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
   await redis.connect();
   const pipeline = new TickPipeline(redis);
   const upstreams = createUpstreams(config, pipeline);
-  const proxied = config.http.tlsMode === 'proxy';
+  const { tls } = config.http;
+  const proxied = tls.mode === 'proxy';
   const app = createApp({
     upstreams,
     redis,
@@ -48,14 +49,11 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
     requireForwardedHttps: proxied,
   });
   let server: net.Server;
-  if (proxied) {
+  if (tls.mode === 'proxy') {
     server = http.createServer(app.callback());
     server.on('clientError', answerClientError);
   } else {
-    if (!config.http.tlsCertFile || !config.http.tlsKeyFile) {
-      throw new ConfigError(['TLS_CERT_FILE and TLS_KEY_FILE are required when TLS_MODE=native (the default)']);
-    }
-    server = createHttpsOnlyServer(app.callback(), { certFile: config.http.tlsCertFile, keyFile: config.http.tlsKeyFile });
+    server = createHttpsOnlyServer(app.callback(), { certFile: tls.certFile, keyFile: tls.keyFile });
   }
   const sockets = new Set<net.Socket>();
   server.on('connection', (socket: net.Socket) => {
@@ -64,7 +62,7 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
   });
   await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
   const port = (server.address() as AddressInfo).port;
-  log.info({ port, tls_mode: config.http.tlsMode }, 'gateway ready');
+  log.info({ port, tls_mode: tls.mode }, 'gateway ready');
   return {
     port,
     async stop() {

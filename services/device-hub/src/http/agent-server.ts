@@ -3,7 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { AppError, ERROR_CATALOG, type ErrorCode, type Logger } from '@smsgw/platform';
+import { AppError, ERROR_CATALOG, type ErrorCode, type Logger, type TlsSettings } from '@smsgw/platform';
 import type { DeviceRow } from '../data/device.repository';
 
 export const AGENT_SUBPROTOCOL = 'smsgw.agent.v1';
@@ -11,12 +11,10 @@ const MAX_BODY = 16 * 1024;
 
 export interface AgentServerDeps {
   /**
-   * `native`: this server speaks HTTPS with the certificate files. `proxy`: a
-   * trusted proxy (an Ingress) terminates TLS and forwards plain HTTP; requests
-   * it did not receive over HTTPS (`X-Forwarded-Proto`) are refused, and the
-   * client's address is the one the proxy appended to `X-Forwarded-For`.
+   * Behind a proxy, requests it did not receive over HTTPS (`X-Forwarded-Proto`) are refused,
+   * and the client's address is the one the proxy appended to `X-Forwarded-For`.
    */
-  tls: { mode: 'native'; certFile: string; keyFile: string } | { mode: 'proxy' };
+  tls: TlsSettings;
   log: Logger;
   /** `clientAddress` is the phone's: pairing attempts are limited per address. */
   pair(body: Record<string, unknown>, clientAddress: string | undefined): Promise<{ device_id: string; device_token: string }>;
