@@ -204,3 +204,17 @@ func (r *Rendered) PodTemplates() map[string]corev1.PodTemplateSpec {
 	}
 	return out
 }
+
+// schemaRefuses renders the defaults with each `--set` of cases (a subtest each) and expects
+// the values schema to refuse it.
+func schemaRefuses(t *testing.T, cases map[string]string) {
+	t.Helper()
+	for name, set := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := helm(t, templateArgs("default", "--set", set)...)
+			if err == nil || !strings.Contains(err.Error(), "schema") {
+				t.Fatalf("--set %s was accepted (or refused for another reason): %v", set, err)
+			}
+		})
+	}
+}
