@@ -17,7 +17,7 @@ export interface StatsSummary {
   byDay: { date: string; sent: number; delivered: number; failed: number }[];
 }
 
-/** Every message that was not cancelled counts as sent (DESIGN.md, statistics). */
+/** Every message that was not cancelled counts as sent (docs/contributors/design.md, statistics). */
 const totalSentOf = (c: Omit<DayCounts, 'day'>) => c.queued + c.sent + c.delivered + c.failed;
 
 /** delivered / total_sent in percent, two decimals; 0 when nothing was sent. */
