@@ -4,10 +4,13 @@ import path from 'node:path';
 import { Admin } from '@smsgw/admin';
 import { createClient } from '@smsgw/platform';
 import { deviceHubProto, type devicehub } from '@smsgw/proto';
-import { REPO_ROOT, ServiceProcess, simulatedPhoneArgs, startMailCatcher, startStack } from './index';
+import { describePort, DevPortError, resolveDevPorts, takeDevLock, type DevPortKey } from './dev-ports';
+import { REPO_ROOT, ServiceProcess, simulatedPhoneArgs, startMailCatcher, startStack, type ServiceName } from './index';
 import { printTrace, startTraceReceiver } from './trace-receiver';
 
-const DATA_DIR = path.join(REPO_ROOT, '.stack');
+// SMSGW_STACK_DIR moves everything make dev keeps (a test runs a second make dev beside a developer's).
+const DATA_DIR = path.resolve(process.env.SMSGW_STACK_DIR ?? path.join(REPO_ROOT, '.stack'));
+const LOCK_FILE = path.join(DATA_DIR, 'dev.lock');
 const DEV_FILE = path.join(DATA_DIR, 'dev.json');
 const DEMO_FILE = path.join(DATA_DIR, 'demo.json');
 const MAIL_DIR = path.join(DATA_DIR, 'mail');
@@ -39,8 +42,6 @@ async function createDemo(admin: Admin): Promise<Demo> {
   return demo;
 }
 
-const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-
 /** `trace <trace_id>`: one trace of `make dev` (started with SMSGW_TRACES=1) as a tree. */
 function trace(traceId: string | undefined): void {
   if (!traceId || !/^[0-9a-f]{32}$/.test(traceId)) {
@@ -54,37 +55,67 @@ function trace(traceId: string | undefined): void {
   console.log(printTrace(TRACES_FILE, traceId));
 }
 
+/** What has been started so far, stopped in reverse order when start-up fails or on Ctrl-C. */
+const started: { name: string; stop: () => Promise<void> | void }[] = [];
+async function stopStarted(): Promise<void> {
+  for (const { stop } of started.splice(0).reverse()) {
+    try {
+      await stop();
+    } catch {
+      // Best effort: the rest still has to stop.
+    }
+  }
+}
+
+/** Ports chosen by resolveDevPorts, kept to explain an EADDRINUSE that raced the check. */
+let devPorts: Record<DevPortKey, number> | undefined;
+
 async function dev(): Promise<void> {
-  const started = Date.now();
+  const startedAt = Date.now();
   const say = (line: string) => console.log(`[stack] ${line}`);
+  fs.mkdirSync(DATA_DIR, { recursive: true });
+  started.push({ name: 'lock', stop: takeDevLock(LOCK_FILE) });
+  const { ports, moved } = await resolveDevPorts(process.env);
+  devPorts = ports;
+  for (const line of moved) say(line);
+  const metricsPorts = Object.fromEntries(
+    Object.entries(ports)
+      .filter(([key]) => key.startsWith('metrics:'))
+      .map(([key, p]) => [key.slice('metrics:'.length), p]),
+  ) as Partial<Record<ServiceName, number>>;
   // Alert e-mails (dropped webhook deliveries) land here instead of a real mailbox.
   const mail = await startMailCatcher({
-    port: port('SMTP_CATCHER_PORT', 2525),
+    port: ports.smtp,
     dir: MAIL_DIR,
     onMail: (m) => say(`mail to ${m.to.join(', ')}: "${m.subject}" (${path.relative(process.cwd(), m.file!)})`),
   });
   // SMSGW_TRACES=1: every service exports its spans to a local receiver (.stack/traces.jsonl).
+  started.push({ name: 'mail catcher', stop: () => mail.stop() });
   const traces = process.env.SMSGW_TRACES === '1' ? await startTraceReceiver(TRACES_FILE) : undefined;
+  if (traces) started.push({ name: 'trace receiver', stop: () => traces.stop() });
   const tracingEnv: Record<string, string> = traces
     ? { OTEL_EXPORTER_OTLP_ENDPOINT: traces.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '500' }
     : {};
   const stack = await startStack({
     dataDir: DATA_DIR,
-    isolated: false,
+    // SMSGW_DEV_ISOLATED=1: a database and prefixes of its own, removed at the end (the tests of make dev itself).
+    isolated: process.env.SMSGW_DEV_ISOLATED === '1',
     ports: {
-      gateway: port('GATEWAY_PORT', 8443),
-      agents: port('HUB_AGENT_PORT', 8444),
-      account: port('ACCOUNT_GRPC_PORT', 50051),
-      message: port('MESSAGE_GRPC_PORT', 50052),
-      deviceHub: port('DEVICE_HUB_GRPC_PORT', 50053),
-      otp: port('OTP_GRPC_PORT', 50054),
-      scheduler: port('SCHEDULER_GRPC_PORT', 50055),
-      webhook: port('WEBHOOK_GRPC_PORT', 50056),
-      dashboard: port('DASHBOARD_PORT', 8445),
+      gateway: ports.gateway,
+      agents: ports.agents,
+      account: ports.account,
+      message: ports.message,
+      deviceHub: ports.deviceHub,
+      otp: ports.otp,
+      scheduler: ports.scheduler,
+      webhook: ports.webhook,
+      dashboard: ports.dashboard,
     },
+    metricsPorts,
     env: { SMTP_URL: process.env.SMTP_URL ?? mail.url, ...tracingEnv },
     log: say,
   });
+  started.push({ name: 'stack', stop: () => stack.stop() });
   fs.writeFileSync(
     DEV_FILE,
     JSON.stringify(
@@ -136,12 +167,16 @@ async function dev(): Promise<void> {
         () => false,
       ),
   });
-  await agent.start();
-  devices.close();
+  started.push({ name: 'simulated phone', stop: () => agent.stop() });
+  try {
+    await agent.start();
+  } finally {
+    devices.close();
+  }
 
   const ca = path.relative(process.cwd(), stack.certs.caCertFile) || stack.certs.caCertFile;
   console.log(`
-SMS gateway is running (ready in ${((Date.now() - started) / 1000).toFixed(1)} s).
+SMS gateway is running (ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s).${moved.length ? `\n  Moved ports       ${moved.join('\n                    ')}` : ''}
 
   Dashboard         ${stack.dashboardUrl}   (sign in as ${demo.dashboard_email} / ${demo.dashboard_password})
   API (gateway)     ${stack.gatewayUrl}
@@ -200,10 +235,7 @@ Press Ctrl-C to stop everything.
     if (stopping) return;
     stopping = true;
     say('stopping...');
-    await agent.stop();
-    await stack.stop();
-    await mail.stop();
-    await traces?.stop();
+    await stopStarted();
     fs.rmSync(DEV_FILE, { force: true });
     say('stopped');
     process.exit(0);
@@ -221,7 +253,21 @@ if (command !== 'dev') {
   console.error('usage: smsgw-stack dev | trace <trace_id>');
   process.exit(2);
 }
-dev().catch((err: unknown) => {
-  console.error(`[stack] start-up failed: ${err instanceof Error ? err.message : String(err)}`);
+dev().catch(async (err: unknown) => {
+  console.error(`[stack] ${startupFailure(err)}`);
+  await stopStarted();
   process.exit(1);
 });
+
+/** One line for the failures a developer meets, the whole story for the others. */
+function startupFailure(err: unknown): string {
+  if (err instanceof DevPortError) return err.message;
+  const text = err instanceof Error ? err.message : String(err);
+  // A port taken between the check and the bind: the service died with EADDRINUSE and a stack trace.
+  const busy = /EADDRINUSE[^\n]*?:(\d+)/.exec(text);
+  const port = busy ? describePort(Number(busy[1]), devPorts ?? ({} as Record<DevPortKey, number>)) : undefined;
+  if (busy && port) {
+    return `port ${busy[1]} was taken while make dev started: ${port.listener} cannot listen on it. Free it, or set ${port.variable} to another port.`;
+  }
+  return `start-up failed: ${text}`;
+}

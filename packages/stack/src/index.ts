@@ -26,6 +26,8 @@ export interface StackOptions {
   isolated: boolean;
   /** Fixed ports (make dev); 0 or absent picks free ones. */
   ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook' | 'dashboard', number>>;
+  /** Each service's `/metrics` port; absent: 9460 onwards for make dev, free ones for an isolated run. */
+  metricsPorts?: Partial<Record<ServiceName, number>>;
   /** Postgres, Redis or NATS to use instead of the default ones (e.g. private servers of an outage test). */
   infra?: { postgresUrl?: string; redisUrl?: string; natsUrl?: string };
   /** Extra environment for every service (pacing, log level, ...). */
@@ -130,7 +132,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   // `/metrics` of each service: fixed ports for make dev (9460 onwards, as the README lists), free ones for tests.
   const METRICS_ORDER: ServiceName[] = ['gateway', 'account', 'message', 'device-hub', 'otp', 'scheduler', 'webhook', 'dashboard'];
   const metricsPorts = Object.fromEntries(
-    await Promise.all(METRICS_ORDER.map(async (name, i) => [name, options.isolated ? await freePort() : 9460 + i] as const)),
+    await Promise.all(METRICS_ORDER.map(async (name, i) => [name, options.metricsPorts?.[name] ?? (options.isolated ? await freePort() : 9460 + i)] as const)),
   ) as Record<ServiceName, number>;
   const metricsEnv = (name: ServiceName) => ({ METRICS_PORT: String(metricsPorts[name]), METRICS_HOST: '127.0.0.1' });
   const logDir = path.join(options.dataDir, options.isolated ? `logs-${runId}` : 'logs');
