@@ -11,6 +11,7 @@
  * the load) and the CPU each process used during each measured phase.
  * Prints a table and writes bench/results/latest.json.
  *
+ * BENCH_SMOKE=1: a smoke run (1 s phases, 2 connections; see knobs.js).
  * Knobs (environment): BENCH_CONNECTIONS (50), BENCH_DURATION (15 s), BENCH_WARMUP (3 s),
  * BENCH_GATEWAYS (1; more starts more gateway replicas and spreads the connections over them),
  * BENCH_CPU_PROF=1 (each service writes a V8 CPU profile of the send and bulk phases to
@@ -25,10 +26,11 @@ const readline = require('node:readline');
 const autocannon = require('autocannon');
 const { startStack, simulatedPhoneArgs, REPO_ROOT } = require('@smsgw/stack');
 const { Admin } = require('@smsgw/admin');
+const { SMOKE, intEnv } = require('./knobs');
 
-const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50);
-const DURATION_S = intEnv('BENCH_DURATION', 15);
-const WARMUP_S = intEnv('BENCH_WARMUP', 3);
+const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50, 2);
+const DURATION_S = intEnv('BENCH_DURATION', 15, 1);
+const WARMUP_S = intEnv('BENCH_WARMUP', 3, 1);
 const PIPELINING = 1;
 const RATE_LIMIT_PER_MINUTE = '1000000000';
 const BULK_SIZE = 100;
@@ -36,7 +38,7 @@ const TO = '+33612345678';
 const TEXT = 'Benchmark: bonjour depuis la passerelle SMS';
 const GOAL_RATIO = 0.3;
 /** OTPs made (test key, code 123456) before the verify phase; each serves three verifies. */
-const OTP_POOL = intEnv('BENCH_OTP_POOL', 5000);
+const OTP_POOL = intEnv('BENCH_OTP_POOL', 5000, 20);
 
 const BENCH_DIR = __dirname;
 const DATA_DIR = path.join(BENCH_DIR, '.data');
@@ -46,14 +48,6 @@ const CPU_PROF_DIR = process.env.BENCH_CPU_PROF === '1' ? path.join(RESULTS_DIR,
 const CLK_TCK = clockTicks();
 const EXTRA_STACK_ENV = process.env.BENCH_STACK_ENV ? JSON.parse(process.env.BENCH_STACK_ENV) : {};
 const GATEWAYS = intEnv('BENCH_GATEWAYS', 1);
-
-function intEnv(name, fallback) {
-  const v = process.env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${v}`);
-  return n;
-}
 
 function clockTicks() {
   try {
@@ -426,7 +420,7 @@ async function main() {
   if (GATEWAYS > 1) say(`  EXPERIMENT — ${GATEWAYS} gateway replicas (not comparable with a default run; the CPU table's gateway is the first one)`);
   const atGateways = (route) => (GATEWAYS > 1 ? gatewayUrls.map((u) => `${u}${route}`) : `${stack.gatewayUrl}${route}`);
 
-  const admin = new Admin({ accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress });
+  const admin = new Admin({ accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress, webhookAddress: stack.webhookAddress });
   cleanups.push({ name: 'admin client', fn: async () => admin.close() });
   const client = await admin.createClient(`bench-${Date.now()}@example.com`, 'bench');
   const device = await admin.createDevice(client.client_id, 'bench phone');
@@ -666,7 +660,8 @@ async function main() {
     cpu_profiles: CPU_PROF_DIR,
     elapsed_s: round((Date.now() - started) / 1000, 1),
   };
-  const file = path.join(RESULTS_DIR, 'latest.json');
+  // A smoke run's figures mean nothing: they never replace the last real run's.
+  const file = path.join(RESULTS_DIR, SMOKE ? 'smoke.json' : 'latest.json');
   fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   say(`\nwritten: ${path.relative(REPO_ROOT, file)}`);
   return report;

@@ -26,15 +26,16 @@ const readline = require('node:readline');
 const { randomBytes } = require('node:crypto');
 const { connectNats, createClient, createLogger, createPool, migrate, quoteIdent } = require('@smsgw/platform');
 const { messageProto } = require('@smsgw/proto');
+const { intEnv } = require('../knobs');
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 const MIGRATIONS = path.join(REPO_ROOT, 'services/message/migrations');
 const SERVICE_MAIN = path.join(REPO_ROOT, 'services/message/dist/main.js');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const ROWS = intEnv('BENCH_ROWS', 1_000_000);
-const RUNS = intEnv('BENCH_RUNS', 50);
-const WARMUP = intEnv('BENCH_WARMUP', 5);
+const ROWS = intEnv('BENCH_ROWS', 1_000_000, 2_000);
+const RUNS = intEnv('BENCH_RUNS', 50, 2);
+const WARMUP = intEnv('BENCH_WARMUP', 5, 1);
 const LOAD_CHUNK = 250_000;
 const GOAL_MS = 50;
 
@@ -47,13 +48,6 @@ const CLIENTS = [
   { id: 'client_9000000000005', share: 0.1 },
 ];
 
-function intEnv(name, fallback) {
-  const value = process.env[name];
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
-  return n;
-}
 
 const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
 

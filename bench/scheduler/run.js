@@ -26,26 +26,20 @@ const path = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { connectNats, createClient, createLogger, createPool, quoteIdent } = require('@smsgw/platform');
 const { schedulerProto } = require('@smsgw/proto');
+const { intEnv } = require('../knobs');
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 const SERVICE_MAIN = path.join(REPO_ROOT, 'services/scheduler/dist/main.js');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const FAR = intEnv('BENCH_FAR', 95_000);
-const DUE = intEnv('BENCH_DUE', 4_000);
-const BURST = intEnv('BENCH_BURST', 1_000);
-const WINDOW_S = intEnv('BENCH_WINDOW_S', 60);
-const IDLE_S = intEnv('BENCH_IDLE_S', 30);
+const FAR = intEnv('BENCH_FAR', 95_000, 200, 0);
+const DUE = intEnv('BENCH_DUE', 4_000, 40, 0);
+const BURST = intEnv('BENCH_BURST', 1_000, 20, 0);
+const WINDOW_S = intEnv('BENCH_WINDOW_S', 60, 2, 0);
+const IDLE_S = intEnv('BENCH_IDLE_S', 30, 1, 0);
 const CONCURRENCY = 64;
 const DAY_MS = 86_400_000;
 
-function intEnv(name, fallback) {
-  const value = process.env[name];
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
-  return n;
-}
 
 const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -129,7 +123,8 @@ async function main() {
       },
     });
     const t0 = Date.now() + 10_000;
-    const burstAt = Date.now() + 40_000;
+    // Half-way through the window (40 s from now in a full run), so that the wait below covers it.
+    const burstAt = t0 + (WINDOW_S * 1000) / 2;
     const due = [
       ...Array.from({ length: DUE }, (_, i) => ({ i, at: Math.round(t0 + Math.random() * WINDOW_S * 1000), burst: false })),
       ...Array.from({ length: BURST }, (_, i) => ({ i: DUE + i, at: burstAt, burst: true })),

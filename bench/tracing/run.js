@@ -14,9 +14,11 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { startStack, simulatedPhone, REPO_ROOT } = require('@smsgw/stack');
 const { Admin } = require('@smsgw/admin');
+const { intEnv } = require('../knobs');
 
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 15);
+const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50, 2);
+const DURATION_S = intEnv('BENCH_DURATION', 15, 1);
+const WARMUP_S = intEnv('BENCH_WARMUP', 3, 1);
 const log = (...a) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
 
 /** A receiver that reads every OTLP/HTTP export (parses it, as a collector would) and counts the spans. */
@@ -60,7 +62,7 @@ async function measure(label, env) {
       body: JSON.stringify({ to: '+33612345678', message: 'Benchmark tracing' }),
       tls: { ca: stack.certs.caPem },
     };
-    await autocannon({ ...options, duration: 3 });
+    await autocannon({ ...options, duration: WARMUP_S });
     const result = await autocannon({ ...options, duration: DURATION_S });
     const ok = result['2xx'];
     const out = { label, perSecond: ok / DURATION_S, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };

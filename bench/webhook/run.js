@@ -27,22 +27,16 @@ const path = require('node:path');
 const { connectNats, createLogger, createPool, ensureStream, migrate, newId, quoteIdent, streamConfigs } = require('@smsgw/platform');
 const { ensureCerts, REPO_ROOT, simulatedPhone, startStack } = require('@smsgw/stack');
 const { Admin } = require('@smsgw/admin');
+const { intEnv } = require('../knobs');
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const EVENTS = intEnv('BENCH_EVENTS', 20_000);
-const CLIENTS = intEnv('BENCH_CLIENTS', 20);
-const RATE = intEnv('BENCH_RATE', 500);
-const STEADY_S = intEnv('BENCH_STEADY_S', 10);
-const SMS = intEnv('BENCH_SMS', 200);
+const EVENTS = intEnv('BENCH_EVENTS', 20_000, 100, 0);
+const CLIENTS = intEnv('BENCH_CLIENTS', 20, 2, 0);
+const RATE = intEnv('BENCH_RATE', 500, 50, 0);
+const STEADY_S = intEnv('BENCH_STEADY_S', 10, 1, 0);
+const SMS = intEnv('BENCH_SMS', 200, 5, 0);
 
-function intEnv(name, fallback) {
-  const value = process.env[name];
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
-  return n;
-}
 
 const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
