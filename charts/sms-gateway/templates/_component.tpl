@@ -54,7 +54,7 @@ spec:
     {{- end }}
     {{- if $root.Values.metrics.enabled }}
     - name: metrics
-      port: 9464
+      port: {{ $root.Values.metrics.port }}
       targetPort: metrics
     {{- end }}
 ---
@@ -88,7 +88,7 @@ spec:
       annotations:
         {{- if $root.Values.metrics.enabled }}
         prometheus.io/scrape: "true"
-        prometheus.io/port: "9464"
+        prometheus.io/port: {{ $root.Values.metrics.port | quote }}
         prometheus.io/path: /metrics
         {{- end }}
         {{- with $v.podAnnotations }}
@@ -167,7 +167,7 @@ spec:
             {{- end }}
             {{- if $root.Values.metrics.enabled }}
             - name: metrics
-              containerPort: 9464
+              containerPort: {{ $root.Values.metrics.port }}
               protocol: TCP
             {{- end }}
           env:
@@ -371,7 +371,7 @@ const open = (host, port) => new Promise((done) => {
 {{- end }}
 {{- if $root.Values.metrics.enabled }}
 - name: METRICS_PORT
-  value: "9464"
+  value: {{ $root.Values.metrics.port | quote }}
 {{- end }}
 {{- if eq $c.kind "grpc" }}
 - name: GRPC_PORT

@@ -293,6 +293,9 @@ Refuses contradictory values with one message that names each problem (Bitnami's
 {{- $problems = append $problems "ingress.certManager.clusterIssuer and ingress.certManager.issuer are both set: choose one" -}}
 {{- end -}}
 {{- range $name, $c := fromYaml (include "smsgw.components" .) -}}
+{{- if and $.Values.metrics.enabled (or (eq (int $.Values.metrics.port) (int $c.port)) (eq (int $.Values.metrics.port) (int $c.public))) -}}
+{{- $problems = append $problems (printf "metrics.port %v is the %s service's own port: choose another" $.Values.metrics.port $name) -}}
+{{- end -}}
 {{- $v := get $.Values $c.key -}}
 {{- if and $v.autoscaling.enabled (gt (int $v.autoscaling.minReplicas) (int $v.autoscaling.maxReplicas)) -}}
 {{- $problems = append $problems (printf "%s.autoscaling.minReplicas is above maxReplicas" $c.key) -}}

@@ -49,7 +49,7 @@ spec:
     {{- end }}
     {{- if $root.Values.metrics.enabled }}
     - ports:
-        - port: 9464
+        - port: {{ $root.Values.metrics.port }}
           protocol: TCP
       {{- with $np.metricsFrom }}
       from:
