@@ -314,13 +314,13 @@ spec:
 {{- $root := .root -}}
 {{- $out := list -}}
 {{- if has "postgres" $c.uses -}}
-{{- $out = append $out (ternary (printf "%s:5432" (include "smsgw.postgresql.fullname" $root)) (printf "%s:%v" $root.Values.externalDatabase.host $root.Values.externalDatabase.port) $root.Values.postgresql.enabled) -}}
+{{- $out = append $out (include "smsgw.database.address" $root) -}}
 {{- end -}}
 {{- if has "redis" $c.uses -}}
-{{- $out = append $out (ternary (printf "%s:6379" (include "smsgw.redis.fullname" $root)) (printf "%s:%v" $root.Values.externalRedis.host $root.Values.externalRedis.port) $root.Values.redis.enabled) -}}
+{{- $out = append $out (include "smsgw.redis.address" $root) -}}
 {{- end -}}
 {{- if has "nats" $c.uses -}}
-{{- $out = append $out (ternary (printf "%s:4222" (include "smsgw.nats.fullname" $root)) (printf "%s:%v" $root.Values.externalNats.host $root.Values.externalNats.port) $root.Values.nats.enabled) -}}
+{{- $out = append $out (include "smsgw.nats.address" $root) -}}
 {{- end -}}
 {{- toYaml $out -}}
 {{- end -}}
@@ -391,29 +391,27 @@ const open = (host, port) => new Promise((done) => {
 {{- end }}
 {{- end }}
 {{- if has "postgres" $c.uses }}
-{{- $secret := splitList " " (include "smsgw.databaseSecret" $root) }}
 - name: DATABASE_URL
-  value: {{ include "smsgw.databaseUrl" $root | quote }}
+  value: {{ include "smsgw.database.url" $root | quote }}
 - name: DATABASE_PASSWORD
   valueFrom:
     secretKeyRef:
-      name: {{ index $secret 0 }}
-      key: {{ index $secret 1 }}
+      name: {{ include "smsgw.database.secretName" $root }}
+      key: {{ include "smsgw.database.secretPasswordKey" $root }}
 - name: DATABASE_POOL_MAX
   value: {{ $root.Values.database.poolMax | quote }}
 {{- end }}
 {{- if has "redis" $c.uses }}
 - name: REDIS_URL
-  value: {{ include "smsgw.redisUrl" $root | quote }}
+  value: {{ include "smsgw.redis.url" $root | quote }}
 - name: REDIS_PREFIX
   value: {{ $root.Values.redisKeyPrefix | quote }}
-{{- with include "smsgw.redisSecret" $root }}
-{{- $secret := splitList " " . }}
+{{- if include "smsgw.redis.authEnabled" $root }}
 - name: REDIS_PASSWORD
   valueFrom:
     secretKeyRef:
-      name: {{ index $secret 0 }}
-      key: {{ index $secret 1 }}
+      name: {{ include "smsgw.redis.secretName" $root }}
+      key: {{ include "smsgw.redis.secretPasswordKey" $root }}
 {{- end }}
 {{- if and (not $root.Values.redis.enabled) $root.Values.externalRedis.username }}
 - name: REDIS_USERNAME
@@ -422,18 +420,17 @@ const open = (host, port) => new Promise((done) => {
 {{- end }}
 {{- if has "nats" $c.uses }}
 - name: NATS_URL
-  value: {{ include "smsgw.natsUrl" $root | quote }}
+  value: {{ include "smsgw.nats.url" $root | quote }}
 - name: NATS_STREAM_REPLICAS
   value: {{ ternary 1 $root.Values.externalNats.streamReplicas $root.Values.nats.enabled | quote }}
-{{- with include "smsgw.natsCredentials" $root }}
-{{- $cred := splitList " " . }}
+{{- with include "smsgw.nats.user" $root }}
 - name: NATS_USER
-  value: {{ index $cred 0 | quote }}
+  value: {{ . | quote }}
 - name: NATS_PASSWORD
   valueFrom:
     secretKeyRef:
-      name: {{ index $cred 1 }}
-      key: {{ index $cred 2 }}
+      name: {{ include "smsgw.nats.secretName" $root }}
+      key: {{ include "smsgw.nats.secretPasswordKey" $root }}
 {{- end }}
 {{- end }}
 {{- range $c.calls }}

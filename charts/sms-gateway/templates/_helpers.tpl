@@ -161,18 +161,31 @@ imagePullSecrets:
 
 {{/* ---- Dependencies: where they are and where their credentials are. ---- */}}
 
+{{/*
+The bundled Postgres's Service: `<release>-postgresql`, as the bundled chart names it.
+Usage: {{ include "smsgw.postgresql.fullname" $ }}
+*/}}
 {{- define "smsgw.postgresql.fullname" -}}
 {{- default (printf "%s-postgresql" .Release.Name) .Values.postgresql.fullnameOverride | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
-{{- define "smsgw.redis.fullname" -}}
-{{- default (printf "%s-redis" .Release.Name) .Values.redis.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+
+{{/*
+host:port of the services' Postgres.
+Usage: {{ include "smsgw.database.address" $ }}
+*/}}
+{{- define "smsgw.database.address" -}}
+{{- if .Values.postgresql.enabled -}}
+{{- printf "%s:5432" (include "smsgw.postgresql.fullname" .) -}}
+{{- else -}}
+{{- printf "%s:%v" .Values.externalDatabase.host .Values.externalDatabase.port -}}
 {{- end -}}
-{{- define "smsgw.nats.fullname" -}}
-{{- default (printf "%s-nats" .Release.Name) .Values.nats.fullnameOverride | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
-{{/* DATABASE_URL without its password (DATABASE_PASSWORD carries it, from a Secret). */}}
-{{- define "smsgw.databaseUrl" -}}
+{{/*
+DATABASE_URL without its password (DATABASE_PASSWORD carries it, from a Secret).
+Usage: {{ include "smsgw.database.url" $ }}
+*/}}
+{{- define "smsgw.database.url" -}}
 {{- if .Values.postgresql.enabled -}}
 {{- $auth := default dict .Values.postgresql.auth -}}
 {{- printf "postgresql://%s@%s:5432/%s" (default "smsgw" $auth.username) (include "smsgw.postgresql.fullname" .) (default "smsgw" $auth.database) -}}
@@ -183,18 +196,59 @@ imagePullSecrets:
 {{- end -}}
 {{- end -}}
 
-{{/* Secret name and key of the database password: "<name> <key>". */}}
-{{- define "smsgw.databaseSecret" -}}
+{{/*
+The Secret that holds the services' database password: the bundled chart's, its
+`auth.existingSecret`, `externalDatabase.existingSecret`, or the one this chart creates from
+`externalDatabase.password` (`<fullname>-external-db`).
+Usage: {{ include "smsgw.database.secretName" $ }}
+*/}}
+{{- define "smsgw.database.secretName" -}}
 {{- if .Values.postgresql.enabled -}}
 {{- $auth := default dict .Values.postgresql.auth -}}
-{{- $keys := default dict $auth.secretKeys -}}
-{{- printf "%s %s" (default (include "smsgw.postgresql.fullname" .) $auth.existingSecret) (default "password" $keys.userPasswordKey) -}}
+{{- default (include "smsgw.postgresql.fullname" .) $auth.existingSecret -}}
 {{- else -}}
-{{- printf "%s %s" (default (printf "%s-external-db" (include "smsgw.fullname" .)) .Values.externalDatabase.existingSecret) .Values.externalDatabase.existingSecretPasswordKey -}}
+{{- default (printf "%s-external-db" (include "smsgw.fullname" .)) .Values.externalDatabase.existingSecret -}}
 {{- end -}}
 {{- end -}}
 
-{{- define "smsgw.redisUrl" -}}
+{{/*
+The key of the services' database password in "smsgw.database.secretName".
+Usage: {{ include "smsgw.database.secretPasswordKey" $ }}
+*/}}
+{{- define "smsgw.database.secretPasswordKey" -}}
+{{- if .Values.postgresql.enabled -}}
+{{- $keys := default dict (default dict .Values.postgresql.auth).secretKeys -}}
+{{- default "password" $keys.userPasswordKey -}}
+{{- else -}}
+{{- .Values.externalDatabase.existingSecretPasswordKey -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The bundled Redis's Service: `<release>-redis`, as the bundled chart names it.
+Usage: {{ include "smsgw.redis.fullname" $ }}
+*/}}
+{{- define "smsgw.redis.fullname" -}}
+{{- default (printf "%s-redis" .Release.Name) .Values.redis.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/*
+host:port of the services' Redis.
+Usage: {{ include "smsgw.redis.address" $ }}
+*/}}
+{{- define "smsgw.redis.address" -}}
+{{- if .Values.redis.enabled -}}
+{{- printf "%s:6379" (include "smsgw.redis.fullname" .) -}}
+{{- else -}}
+{{- printf "%s:%v" .Values.externalRedis.host .Values.externalRedis.port -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+REDIS_URL, without credentials.
+Usage: {{ include "smsgw.redis.url" $ }}
+*/}}
+{{- define "smsgw.redis.url" -}}
 {{- if .Values.redis.enabled -}}
 {{- printf "redis://%s:6379" (include "smsgw.redis.fullname" .) -}}
 {{- else -}}
@@ -202,35 +256,112 @@ imagePullSecrets:
 {{- end -}}
 {{- end -}}
 
-{{/* "<name> <key>" of the Redis password, or nothing when Redis asks for none. */}}
-{{- define "smsgw.redisSecret" -}}
+{{/*
+"true" when the services' Redis asks for a password, else nothing: the bundled one unless its
+`auth.enabled` is false, an external one when it has a password or an existing Secret.
+Usage: {{ if include "smsgw.redis.authEnabled" $ }}...{{ end }}
+*/}}
+{{- define "smsgw.redis.authEnabled" -}}
 {{- if .Values.redis.enabled -}}
-{{- $auth := default dict .Values.redis.auth -}}
-{{- if ne (toString $auth.enabled) "false" -}}
-{{- printf "%s %s" (default (include "smsgw.redis.fullname" .) $auth.existingSecret) (default "redis-password" $auth.existingSecretPasswordKey) -}}
-{{- end -}}
+{{- if ne (toString (default dict .Values.redis.auth).enabled) "false" -}}true{{- end -}}
 {{- else if or .Values.externalRedis.password .Values.externalRedis.existingSecret -}}
-{{- printf "%s %s" (default (printf "%s-external-redis" (include "smsgw.fullname" .)) .Values.externalRedis.existingSecret) .Values.externalRedis.existingSecretPasswordKey -}}
+true
 {{- end -}}
 {{- end -}}
 
-{{- define "smsgw.natsUrl" -}}
-{{- if .Values.nats.enabled -}}
-{{- printf "nats://%s:4222" (include "smsgw.nats.fullname" .) -}}
+{{/*
+The Secret that holds the Redis password (when "smsgw.redis.authEnabled"): the bundled chart's,
+its `auth.existingSecret`, `externalRedis.existingSecret`, or the one this chart creates from
+`externalRedis.password` (`<fullname>-external-redis`).
+Usage: {{ include "smsgw.redis.secretName" $ }}
+*/}}
+{{- define "smsgw.redis.secretName" -}}
+{{- if .Values.redis.enabled -}}
+{{- default (include "smsgw.redis.fullname" .) (default dict .Values.redis.auth).existingSecret -}}
 {{- else -}}
-{{- printf "nats://%s:%v" .Values.externalNats.host .Values.externalNats.port -}}
+{{- default (printf "%s-external-redis" (include "smsgw.fullname" .)) .Values.externalRedis.existingSecret -}}
 {{- end -}}
 {{- end -}}
 
-{{/* "<user> <secret name> <key>" of the NATS credentials, or nothing without authentication. */}}
-{{- define "smsgw.natsCredentials" -}}
+{{/*
+The key of the Redis password in "smsgw.redis.secretName".
+Usage: {{ include "smsgw.redis.secretPasswordKey" $ }}
+*/}}
+{{- define "smsgw.redis.secretPasswordKey" -}}
+{{- if .Values.redis.enabled -}}
+{{- default "redis-password" (default dict .Values.redis.auth).existingSecretPasswordKey -}}
+{{- else -}}
+{{- .Values.externalRedis.existingSecretPasswordKey -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The bundled NATS's Service: `<release>-nats`, as the bundled chart names it.
+Usage: {{ include "smsgw.nats.fullname" $ }}
+*/}}
+{{- define "smsgw.nats.fullname" -}}
+{{- default (printf "%s-nats" .Release.Name) .Values.nats.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/*
+host:port of the services' NATS.
+Usage: {{ include "smsgw.nats.address" $ }}
+*/}}
+{{- define "smsgw.nats.address" -}}
+{{- if .Values.nats.enabled -}}
+{{- printf "%s:4222" (include "smsgw.nats.fullname" .) -}}
+{{- else -}}
+{{- printf "%s:%v" .Values.externalNats.host .Values.externalNats.port -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+NATS_URL, without credentials.
+Usage: {{ include "smsgw.nats.url" $ }}
+*/}}
+{{- define "smsgw.nats.url" -}}
+{{- printf "nats://%s" (include "smsgw.nats.address" .) -}}
+{{- end -}}
+
+{{/*
+The user the services connect to NATS as, or nothing when NATS asks for no password: the bundled
+one unless its `auth.enabled` is false, an external one when `externalNats.user` is set.
+Usage: {{ with include "smsgw.nats.user" $ }}...{{ end }}
+*/}}
+{{- define "smsgw.nats.user" -}}
 {{- if .Values.nats.enabled -}}
 {{- $auth := default dict .Values.nats.auth -}}
 {{- if ne (toString $auth.enabled) "false" -}}
-{{- printf "%s %s %s" (default "smsgw" $auth.user) (default (include "smsgw.nats.fullname" .) $auth.existingSecret) (default "nats-password" $auth.existingSecretPasswordKey) -}}
+{{- default "smsgw" $auth.user -}}
 {{- end -}}
-{{- else if .Values.externalNats.user -}}
-{{- printf "%s %s %s" .Values.externalNats.user (default (printf "%s-external-nats" (include "smsgw.fullname" .)) .Values.externalNats.existingSecret) .Values.externalNats.existingSecretPasswordKey -}}
+{{- else -}}
+{{- .Values.externalNats.user -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The Secret that holds the NATS password (when "smsgw.nats.user" is set): the bundled chart's,
+its `auth.existingSecret`, `externalNats.existingSecret`, or the one this chart creates from
+`externalNats.password` (`<fullname>-external-nats`).
+Usage: {{ include "smsgw.nats.secretName" $ }}
+*/}}
+{{- define "smsgw.nats.secretName" -}}
+{{- if .Values.nats.enabled -}}
+{{- default (include "smsgw.nats.fullname" .) (default dict .Values.nats.auth).existingSecret -}}
+{{- else -}}
+{{- default (printf "%s-external-nats" (include "smsgw.fullname" .)) .Values.externalNats.existingSecret -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The key of the NATS password in "smsgw.nats.secretName".
+Usage: {{ include "smsgw.nats.secretPasswordKey" $ }}
+*/}}
+{{- define "smsgw.nats.secretPasswordKey" -}}
+{{- if .Values.nats.enabled -}}
+{{- default "nats-password" (default dict .Values.nats.auth).existingSecretPasswordKey -}}
+{{- else -}}
+{{- .Values.externalNats.existingSecretPasswordKey -}}
 {{- end -}}
 {{- end -}}
 
