@@ -422,7 +422,7 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
   }, 60_000);
 
   it("when the chart's init container script waits for a port that is closed, then it says so and exits 0 once the port accepts connections", async () => {
-    const template = fs.readFileSync(path.join(REPO_ROOT, 'charts/sms-gateway/templates/_component.tpl'), 'utf8');
+    const template = fs.readFileSync(path.join(REPO_ROOT, 'charts/sms-gateway/templates/_initcontainers.tpl'), 'utf8');
     const script = /\{\{-? define "smsgw\.waitScript" -?\}\}\n([\s\S]*?)\{\{-? end -?\}\}/.exec(template)?.[1];
     expect(script).toContain('process.argv');
     const closed = await freePort();

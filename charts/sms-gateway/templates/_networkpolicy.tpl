@@ -1,26 +1,26 @@
 {{/*
-One NetworkPolicy per service, derived from the table of "smsgw.components": a service accepts
+One service's NetworkPolicy, derived from the table of "smsgw.components": the service accepts
 gRPC only from the services that call it, and reaches only the services it calls, its own
 dependencies, DNS and (when set) the trace collector. The public ports accept
 `networkPolicy.ingressFrom`; only the webhook service reaches the internet, never private ranges.
+Usage: {{ include "smsgw.networkPolicy" (dict "context" $ "component" "otp") }}
 */}}
 {{- define "smsgw.networkPolicy" -}}
-{{- $root := .root -}}
-{{- $name := .name -}}
-{{- $c := fromYaml (include "smsgw.component" .) -}}
+{{- $root := .context -}}
+{{- $name := .component -}}
+{{- $c := fromYaml (include "smsgw.component.facts" .) -}}
 {{- $all := fromYaml (include "smsgw.components" $root) -}}
 {{- $np := $root.Values.networkPolicy -}}
----
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
 metadata:
-  name: {{ include "smsgw.componentFullname" . }}
+  name: {{ include "smsgw.component.fullname" . }}
   labels:
-    {{- include "smsgw.componentLabels" . | nindent 4 }}
+    {{- include "smsgw.labels.component" . | nindent 4 }}
 spec:
   podSelector:
     matchLabels:
-      {{- include "smsgw.selectorLabels" . | nindent 6 }}
+      {{- include "smsgw.labels.matchLabels" . | nindent 6 }}
   policyTypes: [Ingress, Egress]
   ingress:
     {{- $callers := list -}}
@@ -32,7 +32,7 @@ spec:
         {{- range $callers }}
         - podSelector:
             matchLabels:
-              {{- include "smsgw.selectorLabels" (dict "root" $root "name" .) | nindent 14 }}
+              {{- include "smsgw.labels.matchLabels" (dict "context" $root "component" .) | nindent 14 }}
         {{- end }}
       ports:
         - port: {{ $c.port }}
@@ -49,7 +49,7 @@ spec:
     {{- end }}
     {{- if $root.Values.metrics.enabled }}
     - ports:
-        - port: 9464
+        - port: {{ $root.Values.metrics.port }}
           protocol: TCP
       {{- with $np.metricsFrom }}
       from:
@@ -68,7 +68,7 @@ spec:
     - to:
         - podSelector:
             matchLabels:
-              {{- include "smsgw.selectorLabels" (dict "root" $root "name" .) | nindent 14 }}
+              {{- include "smsgw.labels.matchLabels" (dict "context" $root "component" .) | nindent 14 }}
       ports:
         - port: {{ (get $all .).port }}
           protocol: TCP
@@ -113,22 +113,11 @@ spec:
     {{- end }}
     {{- with $root.Values.telemetry.otlp.endpoint }}
     - ports:
-        - port: {{ include "smsgw.endpointPort" . }}
+        - port: {{ include "smsgw.urlPort" . }}
           protocol: TCP
       {{- with $np.telemetryTo }}
       to:
         {{- toYaml . | nindent 8 }}
       {{- end }}
     {{- end }}
-{{- end -}}
-
-{{/* The port of a URL, or its scheme's default. */}}
-{{- define "smsgw.endpointPort" -}}
-{{- $u := urlParse . -}}
-{{- $hostPort := splitList ":" $u.host -}}
-{{- if gt (len $hostPort) 1 -}}
-{{- last $hostPort -}}
-{{- else -}}
-{{- ternary 443 80 (eq $u.scheme "https") -}}
-{{- end -}}
 {{- end -}}

@@ -3,16 +3,27 @@ Names and labels. Defines share one namespace with the parent chart and the othe
 charts, hence the `nats.` prefix on each.
 */}}
 
-{{/* `<release>-nats`, as the parent chart's NATS_URL expects (no nameOverride: its NetworkPolicies select `app.kubernetes.io/name: nats`). */}}
+{{/*
+`<release>-nats`, as the parent chart's NATS_URL expects (no nameOverride: its NetworkPolicies select `app.kubernetes.io/name: nats`).
+Usage: {{ include "nats.fullname" $ }}
+*/}}
 {{- define "nats.fullname" -}}
 {{- default (printf "%s-%s" .Release.Name .Chart.Name) .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
+{{/*
+The labels that select the pod (a StatefulSet's selector never changes after an install).
+Usage: {{ include "nats.selectorLabels" $ | nindent 6 }}
+*/}}
 {{- define "nats.selectorLabels" -}}
 app.kubernetes.io/name: {{ .Chart.Name }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
+{{/*
+Labels of every object of the chart.
+Usage: {{ include "nats.labels" $ | nindent 4 }}
+*/}}
 {{- define "nats.labels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{ include "nats.selectorLabels" . }}
@@ -22,6 +33,11 @@ app.kubernetes.io/part-of: sms-gateway
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 
+{{/*
+The image: `[registry/]repository@digest`, or `:tag`. `global.imageRegistry` wins over
+`image.registry`.
+Usage: {{ include "nats.image" $ }}
+*/}}
 {{- define "nats.image" -}}
 {{- $registry := default .Values.image.registry .Values.global.imageRegistry -}}
 {{- $repo := ternary (printf "%s/%s" $registry .Values.image.repository) .Values.image.repository (ne $registry "") -}}
@@ -32,7 +48,10 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 {{- end -}}
 
-{{/* The pod's imagePullSecrets, or nothing. */}}
+{{/*
+The pod's imagePullSecrets, or nothing.
+Usage: {{- with include "nats.imagePullSecrets" $ }}{{ . | nindent 6 }}{{ end }}
+*/}}
 {{- define "nats.imagePullSecrets" -}}
 {{- $secrets := concat .Values.global.imagePullSecrets .Values.imagePullSecrets | uniq -}}
 {{- if $secrets -}}
@@ -43,6 +62,11 @@ imagePullSecrets:
 {{- end -}}
 {{- end -}}
 
+{{/*
+The pod's ServiceAccount: the chart's own (the fullname unless named), or the namespace's
+`default` when the chart creates none.
+Usage: {{ include "nats.serviceAccountName" $ }}
+*/}}
 {{- define "nats.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create -}}
 {{- default (include "nats.fullname" .) .Values.serviceAccount.name -}}
@@ -51,6 +75,11 @@ imagePullSecrets:
 {{- end -}}
 {{- end -}}
 
+{{/*
+The Secret that holds the password: `auth.existingSecret`, or the one the chart creates (the
+fullname).
+Usage: {{ include "nats.secretName" $ }}
+*/}}
 {{- define "nats.secretName" -}}
 {{- default (include "nats.fullname" .) .Values.auth.existingSecret -}}
 {{- end -}}
@@ -58,7 +87,7 @@ imagePullSecrets:
 {{/*
 A password kept across upgrades: the existing Secret's (read back with lookup), else 32 random
 letters and digits (no character that needs quoting in a URL, a shell or a config file).
-(dict "root" $ "key" "nats-password")
+Usage: {{ include "nats.keptPassword" (dict "root" $ "key" "nats-password") }}
 */}}
 {{- define "nats.keptPassword" -}}
 {{- $existing := lookup "v1" "Secret" .root.Release.Namespace (include "nats.fullname" .root) -}}
@@ -69,7 +98,10 @@ letters and digits (no character that needs quoting in a URL, a shell or a confi
 {{- end -}}
 {{- end -}}
 
-{{/* Bytes of a size as nats-server and Kubernetes write it: 8Gi, 512M, 1GB, 1024. */}}
+{{/*
+Bytes of a size as nats-server and Kubernetes write it: 8Gi, 512M, 1GB, 1024.
+Usage: {{ include "nats.bytes" "8Gi" }}
+*/}}
 {{- define "nats.bytes" -}}
 {{- $m := regexFind "^[0-9]+" (toString .) -}}
 {{- $unit := trimPrefix $m (toString .) | upper | trimSuffix "B" | trimSuffix "I" -}}
@@ -81,6 +113,10 @@ letters and digits (no character that needs quoting in a URL, a shell or a confi
 {{- $n -}}
 {{- end -}}
 
+{{/*
+Refuses contradictory values with one message that names each problem.
+Usage: {{- include "nats.validateValues" $ -}}
+*/}}
 {{- define "nats.validateValues" -}}
 {{- $problems := list -}}
 {{- if and .Values.persistence.enabled (ge (int64 (include "nats.bytes" .Values.jetstream.maxFileStore)) (int64 (include "nats.bytes" .Values.persistence.size))) -}}

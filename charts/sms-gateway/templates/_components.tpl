@@ -1,0 +1,71 @@
+{{/*
+The services: their values key, ports, what they use and whom they call, as in DESIGN.md's table
+of parts. The env, the probes and the NetworkPolicies are all derived from this one table.
+  kind: grpc (gRPC probes) or http (HTTP probes on /healthz and /readyz)
+  public: the port an Ingress routes to
+Usage: {{ $all := fromYaml (include "smsgw.components" $) }}
+*/}}
+{{- define "smsgw.components" -}}
+account:
+  key: account
+  kind: grpc
+  port: 50051
+  uses: [postgres]
+  calls: []
+message:
+  key: message
+  kind: grpc
+  port: 50052
+  uses: [postgres, nats]
+  calls: [scheduler]
+device-hub:
+  key: deviceHub
+  kind: grpc
+  port: 50053
+  public: 8444
+  uses: [postgres, redis, nats]
+  calls: [message]
+otp:
+  key: otp
+  kind: grpc
+  port: 50054
+  uses: [postgres, redis]
+  calls: [message]
+scheduler:
+  key: scheduler
+  kind: grpc
+  port: 50055
+  uses: [postgres, nats]
+  calls: []
+webhook:
+  key: webhook
+  kind: grpc
+  port: 50056
+  uses: [postgres, nats, smtp, internet]
+  calls: [account, scheduler]
+gateway:
+  key: gateway
+  kind: http
+  port: 8443
+  public: 8443
+  uses: [redis]
+  calls: [account, message, device-hub, otp]
+dashboard:
+  key: dashboard
+  kind: http
+  port: 8445
+  public: 8445
+  uses: [redis, nats]
+  calls: [account, device-hub, message, webhook]
+{{- end -}}
+
+{{/*
+One service's row of the table, with its `name` and its `values` (the service's block of
+values.yaml). Fails on a service the table does not hold.
+Usage: {{ $c := fromYaml (include "smsgw.component.facts" (dict "context" $ "component" "otp")) }}
+*/}}
+{{- define "smsgw.component.facts" -}}
+{{- $c := get (fromYaml (include "smsgw.components" .context)) .component -}}
+{{- if not $c -}}{{- fail (printf "unknown service %q" .component) -}}{{- end -}}
+{{- toYaml (merge (dict "name" .component "values" (get .context.Values $c.key)) $c) -}}
+{{- end -}}

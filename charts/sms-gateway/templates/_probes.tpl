@@ -1,0 +1,42 @@
+{{/*
+The startup, liveness and readiness probes of one service's container: gRPC health checks, or
+/healthz and /readyz for the gateway and the dashboard (HTTPS in native TLS mode).
+Usage: {{- include "smsgw.probes" (dict "context" $ "component" "gateway") | nindent 10 }}
+*/}}
+{{- define "smsgw.probes" -}}
+{{- $c := fromYaml (include "smsgw.component.facts" .) -}}
+{{- if eq $c.kind "grpc" -}}
+# The 'liveness' health service answers SERVING while the process does; '' (readiness)
+# answers NOT_SERVING until the migrations ran and while a dependency is down.
+startupProbe:
+  grpc: { port: {{ $c.port }}, service: liveness }
+  periodSeconds: 2
+  failureThreshold: 60
+livenessProbe:
+  grpc: { port: {{ $c.port }}, service: liveness }
+  periodSeconds: 10
+  timeoutSeconds: 3
+  failureThreshold: 3
+readinessProbe:
+  grpc: { port: {{ $c.port }} }
+  periodSeconds: 5
+  timeoutSeconds: 3
+  failureThreshold: 2
+{{- else -}}
+{{- $scheme := ternary "HTTPS" "HTTP" (eq .context.Values.tls.mode "native") -}}
+startupProbe:
+  httpGet: { path: /healthz, port: http, scheme: {{ $scheme }} }
+  periodSeconds: 2
+  failureThreshold: 60
+livenessProbe:
+  httpGet: { path: /healthz, port: http, scheme: {{ $scheme }} }
+  periodSeconds: 10
+  timeoutSeconds: 3
+  failureThreshold: 3
+readinessProbe:
+  httpGet: { path: /readyz, port: http, scheme: {{ $scheme }} }
+  periodSeconds: 5
+  timeoutSeconds: 3
+  failureThreshold: 2
+{{- end -}}
+{{- end -}}
