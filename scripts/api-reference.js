@@ -139,6 +139,8 @@ function render(doc) {
     '',
     'The machine-readable form of this page is the OpenAPI 3.1 document: [`openapi.json`](../../services/gateway/src/openapi/openapi.json), also served by every gateway at `GET /v1/openapi.json`.',
     '',
+    'This page lists what each endpoint takes and answers. How to use them (a first request, sending, one-time passwords, webhooks, test mode, errors) is in the [guides for API users](README.md).',
+    '',
     '## Authentication',
     '',
     '| header | notes |',
