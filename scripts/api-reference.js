@@ -39,6 +39,27 @@ function flatten(doc, schema) {
   return merged;
 }
 
+/**
+ * The status of a shared response that no operation names (the server answers it before routing:
+ * 405, 408, 431), from the HTTP reason phrase its name spells.
+ */
+const STATUS_OF_NAME = {
+  BadRequest: '400',
+  Unauthorized: '401',
+  Forbidden: '403',
+  NotFound: '404',
+  MethodNotAllowed: '405',
+  RequestTimeout: '408',
+  Conflict: '409',
+  Gone: '410',
+  PayloadTooLarge: '413',
+  UnprocessableContent: '422',
+  TooManyRequests: '429',
+  HeadersTooLarge: '431',
+  InternalError: '500',
+  ServiceUnavailable: '503',
+};
+
 const cell = (text) => String(text ?? '').replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 
 /** A short type label: "string (date-time)", "integer 1–5", "array of object", "one of a, b". */
@@ -118,6 +139,8 @@ function render(doc) {
     '',
     'The machine-readable form of this page is the OpenAPI 3.1 document: [`openapi.json`](../../services/gateway/src/openapi/openapi.json), also served by every gateway at `GET /v1/openapi.json`.',
     '',
+    'This page lists what each endpoint takes and answers. How to use them (a first request, sending, one-time passwords, webhooks, test mode, errors) is in the [guides for API users](README.md).',
+    '',
     '## Authentication',
     '',
     '| header | notes |',
@@ -141,14 +164,16 @@ function render(doc) {
   for (const o of ops) out.push(operation(doc, o.route, o.method, o.op));
   out.push('## Errors', '', 'Every failure answers the error envelope:', '', fieldsTable(doc, doc.components.schemas.Error));
   out.push('| status | codes |', '|---|---|');
-  for (const [name, raw] of Object.entries(doc.components.responses)) {
-    const r = deref(doc, raw);
-    const status = Object.entries(doc.paths)
-      .flatMap(([, item]) => Object.values(item))
-      .flatMap((op) => Object.entries(op.responses ?? {}))
-      .find(([, resp]) => resp.$ref === `#/components/responses/${name}`)?.[0];
-    out.push(`| ${status ?? name} | ${cell(r.description)} |`);
-  }
+  const rows = Object.entries(doc.components.responses).map(([name, raw]) => {
+    const status =
+      Object.entries(doc.paths)
+        .flatMap(([, item]) => Object.values(item))
+        .flatMap((op) => Object.entries(op.responses ?? {}))
+        .find(([, resp]) => resp.$ref === `#/components/responses/${name}`)?.[0] ?? STATUS_OF_NAME[name];
+    return { status: status ?? name, description: deref(doc, raw).description };
+  });
+  rows.sort((a, b) => String(a.status).localeCompare(String(b.status), 'en', { numeric: true }));
+  for (const row of rows) out.push(`| ${row.status} | ${cell(row.description)} |`);
   out.push('');
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
 }

@@ -8,7 +8,7 @@ import { eventually } from './support/http';
 import { Receiver } from './support/receiver';
 import { TestSystem, type DemoClient } from './support/system';
 
-/** Where the screenshots of every page go (named in the README). */
+/** Where the screenshots of every page go (named in docs/contributors/testing.md). */
 const SHOTS = path.join(REPO_ROOT, '.stack/screenshots');
 const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 

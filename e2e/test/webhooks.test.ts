@@ -296,7 +296,7 @@ describe('webhooks, the whole system', () => {
     expect(httpUrl.body).toMatchObject({ success: false, error: { code: 'INVALID_WEBHOOK_URL' } });
   });
 
-  it("when the README's example receiver is used, then it handles a signed event once, drops the replay as a duplicate, and refuses a bad signature and a stale timestamp", async () => {
+  it("when the documented example receiver is used, then it handles a signed event once, drops the replay as a duplicate, and refuses a bad signature and a stale timestamp", async () => {
     const c = await system.createClient();
     const port = await freePort();
     const e = await system.cli('create-webhook', '--client', c.client_id, '--url', `https://127.0.0.1:${port}/webhooks`, '--events', 'sms.delivered');

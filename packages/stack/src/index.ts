@@ -129,7 +129,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     webhook: await port('webhook'),
     dashboard: await port('dashboard'),
   };
-  // `/metrics` of each service: fixed ports for make dev (9460 onwards, as the README lists), free ones for tests.
+  // `/metrics` of each service: fixed ports for make dev (9460 onwards, as docs/operators/running-locally.md lists), free ones for tests.
   const METRICS_ORDER: ServiceName[] = ['gateway', 'account', 'message', 'device-hub', 'otp', 'scheduler', 'webhook', 'dashboard'];
   const metricsPorts = Object.fromEntries(
     await Promise.all(METRICS_ORDER.map(async (name, i) => [name, options.metricsPorts?.[name] ?? (options.isolated ? await freePort() : 9460 + i)] as const)),
