@@ -34,6 +34,7 @@ BOOKWORM_PACKAGES=(
   "junit4=4.13.2-3"
   "libhamcrest-java=2.2-1"
   "libxerial-sqlite-jdbc-java=3.40.1.0+dfsg-1+deb12u1"
+  "libxerial-sqlite-jdbc-jni=3.40.1.0+dfsg-1+deb12u1"
 )
 # Files the build reads from those packages, with the sha256 they had when the build was made
 # reproducible; a different file means a different APK, so it is refused.
