@@ -114,7 +114,7 @@ public final class Pairing {
             http.setRequestProperty("Content-Type", "application/json");
             http.setRequestProperty("Accept", "application/json");
             byte[] bytes = body.toString().getBytes(UTF8);
-            http.setFixedLengthStreamingMode(bytes.length);
+            // No streaming mode: with it the JDK's client hides the body of a 401, which holds the hub's reason.
             OutputStream out = http.getOutputStream();
             out.write(bytes);
             out.close();

@@ -280,7 +280,4 @@ public class AgentTest {
         assertTrue(c.sentOfType("ack").isEmpty());
     }
 
-    static Random unused() {
-        return new Random();
-    }
 }
