@@ -1,5 +1,6 @@
 package org.smsgw.agent.core;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -22,16 +23,31 @@ public final class ExecutorEventLoop implements EventLoop {
         });
         // Cancelled timers (report resends, watchdogs) would otherwise stay queued until due.
         executor.setRemoveOnCancelPolicy(true);
+        // After shutdown, a reconnection timer must not bring the connection back.
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
     @Override
     public void post(Runnable task) {
-        executor.execute(guarded(task));
+        try {
+            executor.execute(guarded(task));
+        } catch (RejectedExecutionException e) {
+            // Shut down: the socket's last callbacks have nobody left to tell.
+        }
     }
 
     @Override
     public Timer schedule(Runnable task, long delayMs) {
-        final ScheduledFuture<?> future = executor.schedule(guarded(task), Math.max(0, delayMs), TimeUnit.MILLISECONDS);
+        final ScheduledFuture<?> future;
+        try {
+            future = executor.schedule(guarded(task), Math.max(0, delayMs), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            return new Timer() {
+                @Override
+                public void cancel() {
+                }
+            };
+        }
         return new Timer() {
             @Override
             public void cancel() {
