@@ -77,7 +77,7 @@ javac -source 8 -target 8 -Xlint:-options -encoding UTF-8 -bootclasspath "$ANDRO
 
 log "dexing (dx) with ZXing's QR reader"
 # Only the QR decoder of ZXing: the other formats would add half a megabyte of dex.
-(cd "$WORK/zxing" && unzip -q "$ZXING_JAR" 'com/google/zxing/*.class' 'com/google/zxing/common/*' 'com/google/zxing/qrcode/*')
+(cd "$WORK/zxing" && unzip -q -W "$ZXING_JAR" 'com/google/zxing/*.class' 'com/google/zxing/common/**' 'com/google/zxing/qrcode/**')
 java -jar "$DX_JAR" --dex --min-sdk-version=23 --output="$WORK/dex/classes.dex" "$WORK/classes" "$WORK/zxing" >&2
 
 log "packaging (aapt, zipalign, apksigner)"
