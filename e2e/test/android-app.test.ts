@@ -1,4 +1,10 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import https from 'node:https';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from '@smsgw/stack';
 import { eventually } from './support/http';
 import { JavaAgent } from './support/java-agent';
 import { TestSystem, type DemoClient, type DemoDevice } from './support/system';
@@ -48,6 +54,24 @@ describe('the Android app against the device-hub', () => {
   }
 
   const handedOver = (agent: JavaAgent, messageId: string) => agent.waitFor((e) => e.event === 'send' && e.message_id === messageId, 20_000, 0, `${messageId} handed to SmsManager`);
+
+  it("when a phone's browser opens the dashboard's download link, then it gets the APK built from this repository, without signing in", async () => {
+    const { stdout } = await promisify(execFile)(path.join(REPO_ROOT, 'android-agent/android/build.sh'), [], { maxBuffer: 16 << 20 });
+    const apk = stdout.trim().split('\n').pop()!;
+    const res = await new Promise<{ status: number; type: string; body: Buffer }>((resolve, reject) => {
+      https
+        .get(`${system.stack.dashboardUrl}/downloads/smsgw-agent.apk`, { ca: system.stack.certs.caPem }, (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, type: String(r.headers['content-type']), body: Buffer.concat(chunks) }));
+        })
+        .on('error', reject);
+    });
+    expect(res.status).toBe(200);
+    expect(res.type).toBe('application/vnd.android.package-archive');
+    const digest = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    expect(digest(res.body)).toBe(digest(fs.readFileSync(apk)));
+  }, 240_000);
 
   it('when the QR code is scanned, then the app pairs, and an SMS is acknowledged, reported sent and delivered with their times', async () => {
     const device = await system.createDevice(client.client_id, 'qr');
