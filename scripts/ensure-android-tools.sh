@@ -35,6 +35,7 @@ BOOKWORM_PACKAGES=(
   "libhamcrest-java=2.2-1"
   "libxerial-sqlite-jdbc-java=3.40.1.0+dfsg-1+deb12u1"
   "libxerial-sqlite-jdbc-jni=3.40.1.0+dfsg-1+deb12u1"
+  "unzip=6.0-28"
 )
 # Files the build reads from those packages, with the sha256 they had when the build was made
 # reproducible; a different file means a different APK, so it is refused.
