@@ -21,6 +21,26 @@ COPY . .
 RUN --mount=type=cache,target=/root/.npm,sharing=locked \
     bash scripts/image/build-app.sh /src /app
 
+# The phone app's APK (android-agent/android/README.md), built from its sources with Debian's
+# Android tools as `make apk` builds it. Sign it with the release key, passed as BuildKit secrets
+# so that it never enters a layer:
+#   docker build --secret id=apk_keystore,src=release.p12 --secret id=apk_env,src=apk.env ...
+# where apk.env sets SMSGW_APK_KEYSTORE_PASSWORD, SMSGW_APK_KEY_ALIAS (and SMSGW_APK_KEY_PASSWORD).
+# Without them the stage makes a throwaway development key: phones cannot update such an APK with
+# the next image's (another key), so release images need the secrets.
+FROM debian:bookworm-slim AS apk
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates openjdk-17-jdk-headless \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY scripts/ensure-android-tools.sh scripts/
+COPY android-agent/android android-agent/android
+RUN --mount=type=secret,id=apk_keystore --mount=type=secret,id=apk_env \
+    set -e; \
+    if [ -s /run/secrets/apk_env ]; then set -a; . /run/secrets/apk_env; set +a; export SMSGW_APK_KEYSTORE=/run/secrets/apk_keystore; fi; \
+    apt-get update; \
+    apk="$(android-agent/android/build.sh | tail -n 1)"; \
+    mkdir -p /out && cp "$apk" /out/smsgw-agent.apk
+
 # Distroless rather than node:*-slim or Alpine: no shell, no package manager, nothing but Node and
 # glibc (the prebuilt argon2 binary is built for glibc, as in the build stage), so fewer CVEs to
 # triage and nothing for an intruder to use. Its entrypoint is node and the :nonroot variant runs
@@ -36,11 +56,14 @@ LABEL org.opencontainers.image.title="sms-gateway" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}"
 ENV NODE_ENV=production \
-    PATH=/nodejs/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+    PATH=/nodejs/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    AGENT_APK_FILE=/app/downloads/smsgw-agent.apk
 WORKDIR /app
 # Owned by root and not writable by 65532: a service cannot change its own code even where the
 # root filesystem is left writable. Services write nowhere but stdout (and /tmp in the chart).
 COPY --link --from=build --chown=0:0 /app /app
+# The dashboard offers it on the Phones page (GET /downloads/smsgw-agent.apk).
+COPY --link --from=apk --chown=0:0 /out/smsgw-agent.apk /app/downloads/smsgw-agent.apk
 USER 65532:65532
 # gateway, device-hub's phones, dashboard; the gRPC services; /metrics.
 EXPOSE 8443 8444 8445 50051-50056 9464

@@ -8,11 +8,12 @@ TURBO := npx turbo
 export TURBO_TELEMETRY_DISABLED := 1
 export DO_NOT_TRACK := 1
 
-.PHONY: help install build dev test lint typecheck clean bench chart-test
+.PHONY: help install build dev test lint typecheck clean bench chart-test apk android-test
 
 help:
 	@echo "make dev    install, build, start every service with a demo client, key and simulated phone"
 	@echo "make test   install, build, and run every test (unit, integration, end to end)"
+	@echo "make apk    build the phone app's signed APK (android-agent/android); prints its path last"
 	@echo "make build | lint | typecheck | clean"
 
 node_modules/.package-lock.json: package.json package-lock.json $(wildcard */package.json */*/package.json)
@@ -40,6 +41,7 @@ test: build
 	$(TURBO) run test --concurrency=1 --continue
 	@# A chart-test that fails before its tests report (helm not installed, Go missing) still counts as a failure.
 	@$(MAKE) --no-print-directory chart-test || [ -f .jest-results/chart-k8s.json ] || echo '{"passed":0,"failed":1,"skipped":0}' > .jest-results/chart-k8s.json
+	@$(MAKE) --no-print-directory android-test || [ -f .jest-results/android-junit.json ] || echo '{"passed":0,"failed":1,"skipped":0}' > .jest-results/android-junit.json
 	@node scripts/test-summary.js
 
 # The Helm chart: helm lint --strict, and every rendering decoded strictly into the Kubernetes API
@@ -49,9 +51,22 @@ chart-test:
 	@set -o pipefail; HELM="$$(scripts/ensure-helm.sh)" && cd charts/sms-gateway/test/k8s && \
 	  HELM="$$HELM" go test -json -count=1 ./... 2>&1 | node ../../../../scripts/go-test-summary.js chart-k8s
 
+# The phone app (android-agent/android/README.md): a signed APK from Debian's Android tools, which
+# scripts/ensure-android-tools.sh installs or fetches. A release key comes from SMSGW_APK_KEYSTORE,
+# SMSGW_APK_KEYSTORE_PASSWORD, SMSGW_APK_KEY_ALIAS (and SMSGW_APK_KEY_PASSWORD); without them a
+# development key is made once in android-agent/android/.keys/. The last line is the APK's path.
+apk:
+	@android-agent/android/build.sh
+
+# The app's Android-free core on the JVM (JUnit); its totals join `make test`'s closing line. The
+# APK's checks and the end-to-end test against the real device-hub are jest tests
+# (android-agent/test/android-apk.test.ts, e2e/test/android-app.test.ts).
+android-test:
+	@set -o pipefail; android-agent/android/jvm.sh test 2>&1 | node scripts/junit-summary.js android-junit
+
 # Throughput and latency of the send path against a bare Koa HTTPS hello-world (bench/README.md).
 bench: build
 	node bench/run.js
 
 clean:
-	rm -rf node_modules */node_modules */*/node_modules */*/dist */dist .turbo */.turbo */*/.turbo packages/proto/src/gen .stack .jest-results
+	rm -rf node_modules */node_modules */*/node_modules */*/dist */dist .turbo */.turbo */*/.turbo packages/proto/src/gen .stack .jest-results android-agent/android/build

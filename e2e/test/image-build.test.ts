@@ -332,8 +332,27 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
   }, 60_000);
 
   it('when the build context is copied as Docker sends it, then it holds the sources and the build script and nothing the working tree ignores', () => {
-    expect(copied).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'turbo.json', 'scripts/image/build-app.sh', 'services/gateway/src/main.ts', 'proto/smsgw/message/v1/message.proto']));
-    const unwanted = copied.filter((f) => /(^|\/)(node_modules|dist|\.turbo|test|coverage)\//.test(f) || /^(\.git|\.stack|\.tools|e2e|bench|charts|android-agent)\//.test(f));
+    expect(copied).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'package-lock.json',
+        'turbo.json',
+        'scripts/image/build-app.sh',
+        'services/gateway/src/main.ts',
+        'proto/smsgw/message/v1/message.proto',
+        'scripts/ensure-android-tools.sh',
+        'android-agent/android/build.sh',
+        'android-agent/android/AndroidManifest.xml',
+      ]),
+    );
+    // The Android app's sources are the Dockerfile's apk stage's; the Node agent and the app's build output and key are not.
+    const unwanted = copied.filter(
+      (f) =>
+        /(^|\/)(node_modules|dist|\.turbo|test|coverage)\//.test(f) ||
+        /^(\.git|\.stack|\.tools|e2e|bench|charts)\//.test(f) ||
+        (/^android-agent\//.test(f) && !/^android-agent\/android\//.test(f)) ||
+        /^android-agent\/android\/(build|\.keys)\//.test(f),
+    );
     expect(unwanted).toEqual([]);
     // Docker does not read .gitignore: whatever git ignores (installs, builds, local state) must be in .dockerignore too.
     const rules = readDockerignore(path.join(REPO_ROOT, '.dockerignore'));

@@ -1,4 +1,8 @@
+import path from 'node:path';
 import { commonConfig, loadConfig } from '@smsgw/platform';
+
+/** Where `make apk` writes the phone app, from this file's dist/ in the repository. */
+const REPO_APK = path.resolve(__dirname, '../../../android-agent/android/build/smsgw-agent.apk');
 
 export type DashboardConfig = ReturnType<typeof loadDashboardConfig>;
 
@@ -22,6 +26,8 @@ export function loadDashboardConfig(source: NodeJS.ProcessEnv = process.env) {
         /** A session ends this long after its last request. */
         idleMs: env.int('DASHBOARD_SESSION_IDLE_MS', 12 * 3600_000, { min: 60_000 }),
       },
+      /** The phone app's APK that the Phones page offers; the image sets it to the APK it holds. */
+      apkFile: env.str('AGENT_APK_FILE', REPO_APK),
       signIn: {
         /** Failed sign-ins allowed per address (and per e-mail) in the window; past them every sign-in is 429. */
         maxFailures: env.int('DASHBOARD_SIGNIN_MAX_FAILURES', 10, { min: 1 }),

@@ -1,6 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createRedis, type Redis } from '@smsgw/platform';
 import { html, trusted } from '../src/http/html';
+import { APK_PATH, apkInfo, installSection } from '../src/http/routes/phone.routes';
 import { SessionStore } from '../src/http/session';
 import { dayChart } from '../src/views/chart';
 import { copyable, layout } from '../src/views/layout';
@@ -33,6 +37,37 @@ describe('pages', () => {
     expect(svg.match(/<rect /g)).toHaveLength(6);
     expect(svg).toContain('<title>2026-11-22: 3 delivered</title>');
     expect(svg).toContain('6 sent over 2 days');
+  });
+});
+
+describe("the Phones page's app download", () => {
+  it('when the APK is built, then the page links it with its size and digest, a QR code of its address, and the install steps', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'apk-'));
+    try {
+      const file = path.join(dir, 'smsgw-agent.apk');
+      const bytes = randomBytes(150 * 1024);
+      fs.writeFileSync(file, bytes);
+      const info = apkInfo(file)!;
+      expect(info).toEqual({ size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+      const section = (await installSection(info, `https://dash.example.com${APK_PATH}`)).value;
+      expect(section).toContain(`<a href="${APK_PATH}" download>`);
+      expect(section).toContain('150 KB');
+      expect(section).toContain(info.sha256);
+      expect(section).toContain('data-qr-payload="https://dash.example.com/downloads/smsgw-agent.apk"');
+      expect(section).toMatch(/<svg[^>]*>/);
+      expect(section).toContain('Install anyway');
+      expect(section).toContain('Scan the QR code');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('when no APK is built, then the page says how to get one and links nothing', async () => {
+    expect(apkInfo(undefined)).toBeUndefined();
+    expect(apkInfo('/nonexistent/smsgw-agent.apk')).toBeUndefined();
+    const section = (await installSection(undefined, 'https://x')).value;
+    expect(section).toContain('make apk');
+    expect(section).not.toContain(APK_PATH);
   });
 });
 

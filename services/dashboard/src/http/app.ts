@@ -10,7 +10,7 @@ import { layout, notice, type PageContext } from '../views/layout';
 import { html, type SafeHtml } from './html';
 import { accountRoutes } from './routes/account.routes';
 import { messageRoutes } from './routes/message.routes';
-import { phoneRoutes } from './routes/phone.routes';
+import { downloadRoutes, phoneRoutes } from './routes/phone.routes';
 import { webhookRoutes } from './routes/webhook.routes';
 import type { Session, SessionStore } from './session';
 
@@ -43,6 +43,8 @@ export interface AppDeps {
   behindProxy?: boolean;
   /** The dependencies that are down (none: ready), for GET /readyz. */
   unready(): Promise<string[]>;
+  /** The phone app's APK offered on the Phones page (absent: not built here). */
+  apkFile?: string;
 }
 
 export const SESSION_COOKIE = '__Host-smsgw_session';
@@ -200,6 +202,7 @@ export function createApp(deps: AppDeps): Koa<DashState> {
 
   const open = new Router<DashState>();
   accountRoutes(open, deps, 'public');
+  downloadRoutes(open, deps);
   app.use(open.routes());
 
   // Everything else needs a session: the pages of the signed-in account only.

@@ -1,8 +1,66 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
 import QRCode from 'qrcode';
+import { AppError } from '@smsgw/platform';
 import { copyable, csrfField, notice, when } from '../../views/layout';
 import { field, page, type AppDeps, type DashContext, type DashRouter } from '../app';
-import { html, trusted } from '../html';
+import { html, trusted, type SafeHtml } from '../html';
+
+/** Where phones download the app (android-agent/android, built by `make apk`). */
+export const APK_PATH = '/downloads/smsgw-agent.apk';
+
+export interface ApkInfo {
+  size: number;
+  sha256: string;
+}
+
+let apkCache: { key: string; info: ApkInfo } | undefined;
+
+/** The APK's size and digest, read again only when the file changes; undefined when it is not built. */
+export function apkInfo(file: string | undefined): ApkInfo | undefined {
+  if (!file) return undefined;
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    return undefined;
+  }
+  const key = `${file}:${stat.size}:${stat.mtimeMs}`;
+  if (apkCache?.key !== key) apkCache = { key, info: { size: stat.size, sha256: createHash('sha256').update(fs.readFileSync(file)).digest('hex') } };
+  return apkCache.info;
+}
+
+/** How to put the app on a phone: the download (a link and a QR code for the phone's camera) and the steps. */
+export async function installSection(apk: ApkInfo | undefined, downloadUrl: string): Promise<SafeHtml> {
+  if (!apk) {
+    return html`<section class="card" aria-labelledby="install-title"><h2 id="install-title">The phone app</h2>
+<p>This server has no APK of the app to offer: build it with <code>make apk</code> (android-agent/android/README.md) and set <code>AGENT_APK_FILE</code>, or use the image, which holds it.</p></section>`;
+  }
+  const svg = await QRCode.toString(downloadUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  return html`<section class="card" aria-labelledby="install-title"><h2 id="install-title">Install the app on a phone</h2>
+<figure class="apk-qr" data-qr-payload="${downloadUrl}">${trusted(svg)}<figcaption>Scan with the phone's camera to download the app</figcaption></figure>
+<ol>
+  <li>On the Android phone (Android 6 or newer), download <a href="${APK_PATH}" download>the SMS gateway app</a> (${Math.round(apk.size / 1024)} KB, SHA-256 <code class="small">${apk.sha256}</code>), or scan this code with its camera.</li>
+  <li>Open the downloaded file. Android asks to allow your browser to install unknown apps: allow it. If Play Protect warns about an unknown app, choose <em>More details</em>, then <em>Install anyway</em>: the app comes from this server, not from the Play Store.</li>
+  <li>Open <strong>SMS gateway</strong>, grant <em>Send SMS</em> and notifications, and tap <em>Exempt from battery optimisation</em>.</li>
+  <li>Add the phone below, then tap <em>Scan the QR code</em> in the app and point it at the code this page shows.</li>
+</ol></section>`;
+}
+
+/** Public: a phone downloads the app before anyone signs in on it. */
+export function downloadRoutes(router: DashRouter, deps: AppDeps): void {
+  router.get(APK_PATH, (ctx) => {
+    const info = apkInfo(deps.apkFile);
+    if (!info || !deps.apkFile) throw new AppError('NOT_FOUND');
+    ctx.type = 'application/vnd.android.package-archive';
+    ctx.set('Content-Disposition', 'attachment; filename="smsgw-agent.apk"');
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.set('ETag', `"${info.sha256}"`);
+    ctx.length = info.size;
+    ctx.body = fs.createReadStream(deps.apkFile);
+  });
+}
 
 const startOfTodayUtc = () => new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00.000Z').toISOString();
 
@@ -27,14 +85,16 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   <figure class="qr" data-qr-payload="${added.pairingUrl}">${trusted(svg)}<figcaption>Pairing QR code</figcaption></figure>
   ${copyable('Pairing URL', added.pairingUrl, 'pairing-url')}
   ${copyable('Device password', added.password, 'device-password')}
-  <p class="muted">On the phone: <code>npm run agent -- --pairing-url '…'</code>, or <code>--client ${s.clientId} --device-password …</code>.</p>
+  <p>In the phone app: tap <em>Scan the QR code</em>. Or type the hub <code>${new URL(added.pairingUrl).host}</code>, the client id <code>${s.clientId}</code> and the device password.</p>
+  <p class="muted">A simulated phone on a computer: <code>npm run agent -- --pairing-url '…'</code>.</p>
 </div>`;
     }
+    const install = await installSection(apkInfo(deps.apkFile), `${ctx.origin}${APK_PATH}`);
     page(
       ctx,
       'Phones',
       'phones',
-      html`${notice('error', error)}${pairing}
+      html`${notice('error', error)}${pairing}${install}
 <form method="post" action="/phones" class="card inline">${csrf}
   <label for="phone-name">Name</label><input id="phone-name" name="name" required maxlength="100" placeholder="Pixel 8, shop">
   <button type="submit">Add a phone</button>

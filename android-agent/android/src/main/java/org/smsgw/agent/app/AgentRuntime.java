@@ -1,0 +1,72 @@
+package org.smsgw.agent.app;
+
+import android.content.Context;
+import android.os.Build;
+import android.os.SystemClock;
+import android.provider.Settings;
+import java.io.BufferedReader;
+import java.io.FileReader;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import org.smsgw.agent.core.Clock;
+import org.smsgw.agent.core.Outbox;
+import org.smsgw.agent.core.SqlOutboxStore;
+
+/**
+ * What the process shares between the service and the receivers: the credentials and one open
+ * outbox per device. Android may start the process for a sent or delivery report alone, with
+ * no service running: the report is still written to the outbox, and sent with the next hello.
+ */
+final class AgentRuntime {
+    private static AgentRuntime instance;
+
+    final Context context;
+    final CredentialsStore credentials;
+    /** Identifies this boot of the phone: Android's SMS callbacks do not outlive it. */
+    final String bootId;
+    private final Map<String, Outbox> outboxes = new HashMap<String, Outbox>();
+
+    private AgentRuntime(Context context) {
+        this.context = context;
+        this.credentials = new CredentialsStore(context);
+        this.bootId = readBootId(context);
+    }
+
+    static synchronized AgentRuntime get(Context context) {
+        if (instance == null) instance = new AgentRuntime(context.getApplicationContext());
+        return instance;
+    }
+
+    /** The device's outbox, opened (and the restart rules applied) once per process. */
+    synchronized Outbox outbox(String deviceId) {
+        Outbox outbox = outboxes.get(deviceId);
+        if (outbox == null) {
+            SqlOutboxStore store = new SqlOutboxStore(new AndroidSqlDb(context, deviceId));
+            outbox = Outbox.open(store, Clock.SYSTEM, bootId);
+            outboxes.put(deviceId, outbox);
+        }
+        return outbox;
+    }
+
+    private static String readBootId(Context context) {
+        if (Build.VERSION.SDK_INT >= 24) {
+            // Settings.Global.BOOT_COUNT, API 24.
+            int count = Settings.Global.getInt(context.getContentResolver(), "boot_count", -1);
+            if (count >= 0) return "count:" + count;
+        }
+        try {
+            BufferedReader reader = new BufferedReader(new FileReader("/proc/sys/kernel/random/boot_id"));
+            try {
+                String id = reader.readLine();
+                if (id != null && !id.isEmpty()) return "id:" + id.trim();
+            } finally {
+                reader.close();
+            }
+        } catch (IOException | SecurityException e) {
+            // Some builds hide it from apps: fall back on the boot time, to the minute.
+        }
+        long bootedAt = System.currentTimeMillis() - SystemClock.elapsedRealtime();
+        return "time:" + Math.round(bootedAt / 60000.0);
+    }
+}

@@ -1,0 +1,43 @@
+package org.smsgw.agent.core;
+
+import org.json.JSONException;
+import org.json.JSONObject;
+
+/** What a pairing gave: kept in the app's private storage so that the phone never pairs twice. */
+public final class Credentials {
+    public final String hubUrl;
+    public final String deviceId;
+    public final String deviceToken;
+    public final String wsUrl;
+
+    public Credentials(String hubUrl, String deviceId, String deviceToken, String wsUrl) {
+        this.hubUrl = hubUrl;
+        this.deviceId = deviceId;
+        this.deviceToken = deviceToken;
+        this.wsUrl = wsUrl;
+    }
+
+    public String toJson() {
+        try {
+            return new JSONObject().put("hub_url", hubUrl).put("device_id", deviceId).put("device_token", deviceToken)
+                    .put("ws_url", wsUrl).toString();
+        } catch (JSONException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Null when the text is not stored credentials. */
+    public static Credentials fromJson(String text) {
+        try {
+            JSONObject o = new JSONObject(text);
+            String hub = o.optString("hub_url", "");
+            String id = o.optString("device_id", "");
+            String token = o.optString("device_token", "");
+            String ws = o.optString("ws_url", "");
+            if (hub.isEmpty() || id.isEmpty() || token.isEmpty() || !ws.startsWith("wss://")) return null;
+            return new Credentials(hub, id, token, ws);
+        } catch (JSONException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,347 @@
+package org.smsgw.agent.core;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * The WebSocket link to the hub (PROTOCOL.md §2), as the Node agent's HubConnection does it:
+ * connects, writes each offered SMS to the outbox before acknowledging it, sends reports until the
+ * hub acknowledges them (again after each hello, and every 10 s on the same connection), honours
+ * {@code reconnect}, reconnects with backoff and full jitter, and drops a connection whose pings
+ * stopped. Every method runs on the event loop; the transport's callbacks are posted to it.
+ */
+public final class HubClient {
+    public enum State { CONNECTING, CONNECTED, WAITING, STOPPED }
+
+    /** Why the client stopped by itself: the user must act. */
+    public enum Fatal { UNAUTHORIZED, REPLACED }
+
+    public interface Listener {
+        /** {@code detail}: the last error, or when the next attempt is due. */
+        void onState(State state, String detail);
+
+        /** A new SMS is in the outbox and acknowledged: send it. */
+        void onAccepted(Sms sms);
+
+        void onFatal(Fatal fatal, String message);
+    }
+
+    public static final long REPORT_RESEND_MS = 10000;
+    static final long DEFAULT_PING_INTERVAL_MS = 25000;
+    // The hub drops a connection after two missed pongs; the client waits as long for pings
+    // (plus a margin) before it deems a silent connection dead.
+    static final int MISSED_PINGS = 2;
+    static final long PING_MARGIN_MS = 5000;
+    /** After a network change, a connection that does not answer a ping within this is dropped. */
+    static final long PROBE_TIMEOUT_MS = 10000;
+
+    private final String wsUrl;
+    private final String token;
+    private final Transport transport;
+    private final Outbox outbox;
+    private final EventLoop loop;
+    private final Clock clock;
+    private final Random random;
+    private final Logger log;
+    private final Listener listener;
+    private final long reportResendMs;
+
+    private Transport.Connection conn;
+    private boolean ready;
+    private boolean stopped = true;
+    private int attempt;
+    private long pingIntervalMs = DEFAULT_PING_INTERVAL_MS;
+    private long hubDelayMs = -1;
+    private final Map<String, Long> lastSent = new HashMap<String, Long>();
+    private EventLoop.Timer reconnectTimer;
+    private EventLoop.Timer stableTimer;
+    private EventLoop.Timer watchdogTimer;
+    private EventLoop.Timer resendTimer;
+    private EventLoop.Timer probeTimer;
+
+    public HubClient(String wsUrl, String token, Transport transport, Outbox outbox, EventLoop loop, Clock clock,
+            Random random, Logger log, Listener listener, long reportResendMs) {
+        this.wsUrl = wsUrl;
+        this.token = token;
+        this.transport = transport;
+        this.outbox = outbox;
+        this.loop = loop;
+        this.clock = clock;
+        this.random = random;
+        this.log = log;
+        this.listener = listener;
+        this.reportResendMs = reportResendMs;
+    }
+
+    public void start() {
+        stopped = false;
+        attempt = 0;
+        connect();
+    }
+
+    /** Closes the connection (1000) and stops reconnecting. */
+    public void stop() {
+        if (stopped) return;
+        stopped = true;
+        cancel(reconnectTimer);
+        if (conn != null) {
+            conn.close(1000, "agent stopping");
+        } else {
+            listener.onState(State.STOPPED, "");
+        }
+    }
+
+    public boolean isConnected() {
+        return ready && conn != null;
+    }
+
+    /** Sends a report now if the hub is listening; otherwise it goes after the next hello. */
+    public void sendReport(Report report) {
+        if (!ready || conn == null) return;
+        conn.send(Protocol.report(report));
+        lastSent.put(key(report.messageId, report.status), clock.now());
+    }
+
+    /**
+     * The phone changed network: a client waiting to reconnect tries at once; a connected one
+     * checks with a ping that its socket survived, since the old network's socket often dies
+     * without a word.
+     */
+    public void networkChanged() {
+        if (stopped) return;
+        if (conn == null) {
+            cancel(reconnectTimer);
+            log.info("network changed: reconnecting now");
+            connect();
+        } else if (ready && probeTimer == null) {
+            final Transport.Connection probed = conn;
+            probed.ping();
+            probeTimer = loop.schedule(new Runnable() {
+                @Override
+                public void run() {
+                    probeTimer = null;
+                    if (probed == conn) {
+                        log.info("no answer after a network change; dropping the connection");
+                        probed.abort();
+                    }
+                }
+            }, PROBE_TIMEOUT_MS);
+        }
+    }
+
+    private void connect() {
+        reconnectTimer = null;
+        if (stopped) return;
+        listener.onState(State.CONNECTING, "");
+        conn = transport.connect(wsUrl, token, new Transport.Listener() {
+            @Override
+            public void onOpen(final Transport.Connection c) {
+                post(new Runnable() {
+                    @Override
+                    public void run() {
+                        if (c == conn) onOpened(c);
+                    }
+                });
+            }
+
+            @Override
+            public void onText(final Transport.Connection c, final String text) {
+                post(new Runnable() {
+                    @Override
+                    public void run() {
+                        if (c != conn || stopped) return;
+                        heard(c);
+                        onFrame(c, Protocol.parse(text));
+                    }
+                });
+            }
+
+            @Override
+            public void onPing(final Transport.Connection c) {
+                post(new Runnable() {
+                    @Override
+                    public void run() {
+                        if (c == conn) heard(c);
+                    }
+                });
+            }
+
+            @Override
+            public void onPong(final Transport.Connection c) {
+                onPing(c);
+            }
+
+            @Override
+            public void onClosed(final Transport.Connection c, final int code, final String reason, final int httpStatus) {
+                post(new Runnable() {
+                    @Override
+                    public void run() {
+                        onConnectionClosed(c, code, reason, httpStatus);
+                    }
+                });
+            }
+        });
+    }
+
+    private void post(Runnable task) {
+        loop.post(task);
+    }
+
+    private void onOpened(final Transport.Connection c) {
+        log.info("connected to the hub");
+        stableTimer = loop.schedule(new Runnable() {
+            @Override
+            public void run() {
+                attempt = 0;
+            }
+        }, Backoff.STABLE_CONNECTION_MS);
+        armWatchdog(c);
+    }
+
+    /** Any sign of life from the hub. */
+    private void heard(Transport.Connection c) {
+        armWatchdog(c);
+        if (probeTimer != null) {
+            probeTimer.cancel();
+            probeTimer = null;
+        }
+    }
+
+    private void onFrame(Transport.Connection c, HubFrame frame) {
+        switch (frame.kind) {
+            case HELLO:
+                onHello(c, frame);
+                break;
+            case SMS:
+                onSms(c, frame);
+                break;
+            case REPORT_ACK:
+                outbox.ackReport(frame.messageId, frame.status);
+                lastSent.remove(key(frame.messageId, frame.status));
+                break;
+            case RECONNECT:
+                log.info("the hub asked to reconnect after " + frame.afterMs + " ms");
+                hubDelayMs = frame.afterMs;
+                c.close(1000, "reconnecting as asked");
+                break;
+            case UNKNOWN:
+                // Forward compatibility: a newer hub may send types this agent does not know.
+                break;
+            default:
+                log.warn("ignoring an invalid frame: " + frame.detail, null);
+                break;
+        }
+    }
+
+    private void onHello(Transport.Connection c, HubFrame hello) {
+        ready = true;
+        pingIntervalMs = hello.pingIntervalMs > 0 ? hello.pingIntervalMs : DEFAULT_PING_INTERVAL_MS;
+        armWatchdog(c);
+        if (hello.protocol != Protocol.VERSION) {
+            // Carry on: unknown frames are ignored both ways, so a newer hub can still work with us.
+            log.warn("the hub speaks protocol " + hello.protocol + ", this app " + Protocol.VERSION, null);
+        }
+        listener.onState(State.CONNECTED, "");
+        // Reports not acknowledged on an earlier connection (or before a restart) go again now.
+        lastSent.clear();
+        for (Report r : outbox.pendingReports()) sendReport(r);
+        cancel(resendTimer);
+        scheduleResend(c);
+    }
+
+    private void scheduleResend(final Transport.Connection c) {
+        resendTimer = loop.schedule(new Runnable() {
+            @Override
+            public void run() {
+                if (c != conn || !ready) return;
+                long now = clock.now();
+                for (Report r : outbox.pendingReports()) {
+                    Long last = lastSent.get(key(r.messageId, r.status));
+                    if (last == null || now - last >= reportResendMs) sendReport(r);
+                }
+                scheduleResend(c);
+            }
+        }, Math.max(1, reportResendMs / 2));
+    }
+
+    /** Outbox before ack (PROTOCOL.md §3); an SMS already known is acknowledged, never sent again. */
+    private void onSms(Transport.Connection c, HubFrame frame) {
+        Sms sms = frame.sms;
+        boolean created;
+        try {
+            created = outbox.accept(sms);
+        } catch (RuntimeException e) {
+            // No ack: the lease runs out and the hub offers the SMS again.
+            log.warn("could not write " + sms.messageId + " to the outbox", e);
+            return;
+        }
+        c.send(Protocol.ack(sms.messageId, sms.traceparent));
+        if (created) {
+            log.info(sms.messageId + " accepted (attempt " + frame.attempt + ")");
+            listener.onAccepted(sms);
+        } else {
+            log.info(sms.messageId + " offered again: acknowledged, not sent again");
+        }
+    }
+
+    private void onConnectionClosed(Transport.Connection c, int code, String reason, int httpStatus) {
+        if (c != conn) return;
+        conn = null;
+        ready = false;
+        cancel(stableTimer);
+        cancel(watchdogTimer);
+        cancel(resendTimer);
+        cancel(probeTimer);
+        probeTimer = null;
+        if (stopped) {
+            listener.onState(State.STOPPED, "");
+            return;
+        }
+        if (httpStatus == 401) {
+            stopped = true;
+            listener.onFatal(Fatal.UNAUTHORIZED, "the hub refused this phone's token (401): pair it again");
+            listener.onState(State.STOPPED, "token refused");
+            return;
+        }
+        if (code == Protocol.CLOSE_REPLACED) {
+            // Reconnecting would take the device back from the other connection, which would do
+            // the same: two agents would keep replacing each other.
+            stopped = true;
+            listener.onFatal(Fatal.REPLACED, "another connection of this phone took over (close code 4002)");
+            listener.onState(State.STOPPED, "replaced by another connection");
+            return;
+        }
+        long delay = hubDelayMs >= 0 ? hubDelayMs : Backoff.delayMs(attempt++, random);
+        hubDelayMs = -1;
+        String why = httpStatus != 0 ? "HTTP " + httpStatus + ": " + reason : "closed " + code + (reason.isEmpty() ? "" : ": " + reason);
+        log.info("disconnected from the hub (" + why + "); reconnecting in " + delay + " ms");
+        listener.onState(State.WAITING, why);
+        reconnectTimer = loop.schedule(new Runnable() {
+            @Override
+            public void run() {
+                connect();
+            }
+        }, delay);
+    }
+
+    private void armWatchdog(final Transport.Connection c) {
+        cancel(watchdogTimer);
+        watchdogTimer = loop.schedule(new Runnable() {
+            @Override
+            public void run() {
+                if (c != conn) return;
+                log.info("no ping from the hub; dropping the connection");
+                c.abort();
+            }
+        }, pingIntervalMs * MISSED_PINGS + PING_MARGIN_MS);
+    }
+
+    private static void cancel(EventLoop.Timer timer) {
+        if (timer != null) timer.cancel();
+    }
+
+    private static String key(String messageId, String status) {
+        return messageId + " " + status;
+    }
+}

@@ -1,0 +1,85 @@
+package org.smsgw.agent.core;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** One SMS of the outbox with what is known of its parts and its reports not yet acknowledged. */
+public final class OutboxEntry {
+    public static final String ACCEPTED = "accepted";
+    public static final String SENDING = "sending";
+    public static final String SENT = "sent";
+    public static final String DELIVERED = "delivered";
+    public static final String FAILED = "failed";
+
+    public static final char PART_WAITING = '.';
+    public static final char PART_SENT = 'S';
+    public static final char PART_PENDING = 'P';
+    public static final char PART_DELIVERED = 'D';
+
+    public String messageId;
+    /** Order of acceptance: SMS are sent in this order, also after a restart. */
+    public long seq;
+    public String to;
+    public String text;
+    public String traceparent;
+    public String state;
+    /** How many parts Android sends it in; 0 until {@code sending}. */
+    public int parts;
+    /** One character per part: {@link #PART_WAITING} or {@link #PART_SENT}. */
+    public String partsSent = "";
+    /** One character per part: waiting, {@link #PART_PENDING} (the network still tries) or delivered. */
+    public String partsDelivered = "";
+    /** When the parts were handed to Android's telephony service; 0 while not (yet) handed over. */
+    public long handedAt;
+    /** The boot of the phone during which they were handed over: Android's callbacks do not survive a reboot. */
+    public String handedBoot;
+    /** While {@code sent}: until when a delivery report may still come. */
+    public long deliveryWaitUntil;
+    public long acceptedAt;
+    public long updatedAt;
+    /** Reports the hub has not acknowledged with report_ack, oldest first. */
+    public List<PendingReport> reports = new ArrayList<PendingReport>();
+
+    public static final class PendingReport {
+        public final String status;
+        public final long at;
+        public final SmsError error;
+
+        public PendingReport(String status, long at, SmsError error) {
+            this.status = status;
+            this.at = at;
+            this.error = error;
+        }
+    }
+
+    public OutboxEntry copy() {
+        OutboxEntry c = new OutboxEntry();
+        c.messageId = messageId;
+        c.seq = seq;
+        c.to = to;
+        c.text = text;
+        c.traceparent = traceparent;
+        c.state = state;
+        c.parts = parts;
+        c.partsSent = partsSent;
+        c.partsDelivered = partsDelivered;
+        c.handedAt = handedAt;
+        c.handedBoot = handedBoot;
+        c.deliveryWaitUntil = deliveryWaitUntil;
+        c.acceptedAt = acceptedAt;
+        c.updatedAt = updatedAt;
+        c.reports = new ArrayList<PendingReport>(reports);
+        return c;
+    }
+
+    public Report reportOf(PendingReport pending) {
+        return new Report(messageId, pending.status, pending.at, pending.error, traceparent);
+    }
+
+    public boolean hasReport(String status) {
+        for (PendingReport r : reports) {
+            if (r.status.equals(status)) return true;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,124 @@
+package org.smsgw.agent.core;
+
+import java.util.regex.Pattern;
+import org.json.JSONException;
+import org.json.JSONObject;
+
+/**
+ * Protocol version 1 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
+ * Node agent's (src/protocol.ts), so both agents accept and refuse the same frames.
+ */
+public final class Protocol {
+    public static final int VERSION = 1;
+    public static final String SUBPROTOCOL = "smsgw.agent.v1";
+    public static final String PAIR_PATH = "/v1/agent/pair";
+    public static final String AGENT_PATH = "/v1/agent";
+    /** A token revoked while connected. */
+    public static final int CLOSE_REVOKED = 4001;
+    /** Another connection of the same device took over. */
+    public static final int CLOSE_REPLACED = 4002;
+
+    private static final Pattern TRACEPARENT = Pattern.compile("^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$");
+    // Ids are stored and used as keys; the limit is the Node agent's (file names there).
+    private static final int MAX_MESSAGE_ID_LENGTH = 200;
+
+    private Protocol() {
+    }
+
+    /**
+     * Checks a text frame from the hub. Unknown types come back as UNKNOWN so the caller can
+     * ignore them (forward compatibility); known types with missing or mistyped fields are INVALID.
+     */
+    public static HubFrame parse(String text) {
+        JSONObject frame;
+        try {
+            frame = new JSONObject(text);
+        } catch (JSONException e) {
+            return HubFrame.invalid("not a JSON object");
+        }
+        Object type = frame.opt("type");
+        if (!(type instanceof String)) return HubFrame.invalid("not an object with a string type");
+        if ("hello".equals(type)) {
+            Object protocol = frame.opt("protocol");
+            Object deviceId = frame.opt("device_id");
+            if (!(protocol instanceof Number) || !(deviceId instanceof String)) {
+                return HubFrame.invalid("hello without protocol or device_id");
+            }
+            Object ping = frame.opt("ping_interval_ms");
+            long pingMs = ping instanceof Number && ((Number) ping).doubleValue() > 0 ? ((Number) ping).longValue() : 0;
+            return HubFrame.hello(((Number) protocol).intValue(), (String) deviceId, pingMs);
+        }
+        if ("sms".equals(type)) {
+            Object to = frame.opt("to");
+            Object body = frame.opt("text");
+            String messageId = messageIdOf(frame);
+            if (messageId == null || !(to instanceof String) || !(body instanceof String)) {
+                return HubFrame.invalid("sms without a valid message_id, to or text");
+            }
+            Object attempt = frame.opt("attempt");
+            return HubFrame.sms(new Sms(messageId, (String) to, (String) body, traceparentOf(frame.opt("traceparent"))),
+                    attempt instanceof Number ? ((Number) attempt).intValue() : 0);
+        }
+        if ("report_ack".equals(type)) {
+            String messageId = messageIdOf(frame);
+            Object status = frame.opt("status");
+            if (messageId == null || !isReportStatus(status)) {
+                return HubFrame.invalid("report_ack without a valid message_id or status");
+            }
+            return HubFrame.reportAck(messageId, (String) status);
+        }
+        if ("reconnect".equals(type)) {
+            Object after = frame.opt("after_ms");
+            if (!(after instanceof Number) || Double.isNaN(((Number) after).doubleValue())
+                    || Double.isInfinite(((Number) after).doubleValue()) || ((Number) after).doubleValue() < 0) {
+                return HubFrame.invalid("reconnect without a valid after_ms");
+            }
+            return HubFrame.reconnect(((Number) after).longValue());
+        }
+        return HubFrame.unknown((String) type);
+    }
+
+    /** The {@code ack} frame: the SMS is in the outbox on disk. */
+    public static String ack(String messageId, String traceparent) {
+        try {
+            JSONObject frame = new JSONObject().put("type", "ack").put("message_id", messageId);
+            if (traceparent != null) frame.put("traceparent", traceparent);
+            return frame.toString();
+        } catch (JSONException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static String report(Report report) {
+        try {
+            JSONObject frame = new JSONObject()
+                    .put("type", "report")
+                    .put("message_id", report.messageId)
+                    .put("status", report.status)
+                    .put("at", Times.rfc3339(report.at));
+            if (report.error != null) {
+                frame.put("error", new JSONObject().put("code", report.error.code).put("message", report.error.message));
+            }
+            if (report.traceparent != null) frame.put("traceparent", report.traceparent);
+            return frame.toString();
+        } catch (JSONException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A well-formed W3C traceparent, or null: the agent only echoes it. */
+    public static String traceparentOf(Object value) {
+        return value instanceof String && TRACEPARENT.matcher((String) value).matches() ? (String) value : null;
+    }
+
+    static boolean isReportStatus(Object status) {
+        return Report.SENT.equals(status) || Report.DELIVERED.equals(status) || Report.FAILED.equals(status);
+    }
+
+    private static String messageIdOf(JSONObject frame) {
+        Object id = frame.opt("message_id");
+        if (!(id instanceof String)) return null;
+        String s = (String) id;
+        return s.length() > 0 && s.length() <= MAX_MESSAGE_ID_LENGTH ? s : null;
+    }
+}

@@ -1,0 +1,29 @@
+package org.smsgw.agent.core;
+
+/** Something that happened to an SMS, kept until the hub answers {@code report_ack}. */
+public final class Report {
+    public static final String SENT = "sent";
+    public static final String DELIVERED = "delivered";
+    public static final String FAILED = "failed";
+
+    public final String messageId;
+    public final String status;
+    /** When it happened on the phone, epoch milliseconds. */
+    public final long at;
+    /** Only for {@code failed}. */
+    public final SmsError error;
+    public final String traceparent;
+
+    public Report(String messageId, String status, long at, SmsError error, String traceparent) {
+        this.messageId = messageId;
+        this.status = status;
+        this.at = at;
+        this.error = error;
+        this.traceparent = traceparent;
+    }
+
+    @Override
+    public String toString() {
+        return messageId + " " + status + (error == null ? "" : " " + error.code);
+    }
+}

@@ -1,0 +1,35 @@
+package org.smsgw.agent.core;
+
+/** The {@code error} of a {@code failed} report: one of the protocol's codes and a message. */
+public final class SmsError {
+    public static final String INVALID_NUMBER = "INVALID_NUMBER";
+    public static final String OUT_OF_NETWORK = "OUT_OF_NETWORK";
+    public static final String INSUFFICIENT_CREDIT = "INSUFFICIENT_CREDIT";
+    public static final String BLACKLISTED = "BLACKLISTED";
+    public static final String DEVICE_ERROR = "DEVICE_ERROR";
+
+    public final String code;
+    public final String message;
+
+    public SmsError(String code, String message) {
+        this.code = code;
+        this.message = message;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        if (!(other instanceof SmsError)) return false;
+        SmsError that = (SmsError) other;
+        return code.equals(that.code) && message.equals(that.message);
+    }
+
+    @Override
+    public int hashCode() {
+        return code.hashCode() * 31 + message.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return code + ": " + message;
+    }
+}

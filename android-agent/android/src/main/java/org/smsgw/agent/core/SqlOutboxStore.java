@@ -1,0 +1,146 @@
+package org.smsgw.agent.core;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The outbox in three SQLite tables. The same statements run on the phone and in the JVM tests. */
+public final class SqlOutboxStore implements OutboxStore {
+    public static final String[] SCHEMA = {
+        "CREATE TABLE IF NOT EXISTS outbox_entry ("
+            + " message_id TEXT PRIMARY KEY NOT NULL,"
+            + " seq INTEGER NOT NULL UNIQUE,"
+            + " recipient TEXT NOT NULL,"
+            + " body TEXT NOT NULL,"
+            + " traceparent TEXT,"
+            + " state TEXT NOT NULL CHECK (state IN ('accepted', 'sending', 'sent', 'delivered', 'failed')),"
+            + " parts INTEGER NOT NULL DEFAULT 0,"
+            + " parts_sent TEXT NOT NULL DEFAULT '',"
+            + " parts_delivered TEXT NOT NULL DEFAULT '',"
+            + " handed_at INTEGER NOT NULL DEFAULT 0,"
+            + " handed_boot TEXT,"
+            + " delivery_wait_until INTEGER NOT NULL DEFAULT 0,"
+            + " accepted_at INTEGER NOT NULL,"
+            + " updated_at INTEGER NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS outbox_report ("
+            + " message_id TEXT NOT NULL,"
+            + " position INTEGER NOT NULL,"
+            + " status TEXT NOT NULL CHECK (status IN ('sent', 'delivered', 'failed')),"
+            + " at INTEGER NOT NULL,"
+            + " error_code TEXT,"
+            + " error_message TEXT,"
+            + " PRIMARY KEY (message_id, status))",
+        // rowid orders the done ids for trimming.
+        "CREATE TABLE IF NOT EXISTS outbox_done (message_id TEXT PRIMARY KEY NOT NULL)",
+    };
+
+    private static final String ENTRY_COLUMNS = "message_id, seq, recipient, body, traceparent, state, parts, parts_sent,"
+            + " parts_delivered, handed_at, handed_boot, delivery_wait_until, accepted_at, updated_at";
+
+    private final SqlDb db;
+
+    public SqlOutboxStore(SqlDb db) {
+        this.db = db;
+    }
+
+    public void createSchema() {
+        for (String statement : SCHEMA) db.execute(statement);
+    }
+
+    @Override
+    public List<OutboxEntry> loadEntries() {
+        List<OutboxEntry> entries = new ArrayList<OutboxEntry>();
+        Map<String, OutboxEntry> byId = new HashMap<String, OutboxEntry>();
+        for (Object[] row : db.query("SELECT " + ENTRY_COLUMNS + " FROM outbox_entry ORDER BY seq")) {
+            OutboxEntry e = new OutboxEntry();
+            e.messageId = (String) row[0];
+            e.seq = (Long) row[1];
+            e.to = (String) row[2];
+            e.text = (String) row[3];
+            e.traceparent = (String) row[4];
+            e.state = (String) row[5];
+            e.parts = ((Long) row[6]).intValue();
+            e.partsSent = (String) row[7];
+            e.partsDelivered = (String) row[8];
+            e.handedAt = (Long) row[9];
+            e.handedBoot = (String) row[10];
+            e.deliveryWaitUntil = (Long) row[11];
+            e.acceptedAt = (Long) row[12];
+            e.updatedAt = (Long) row[13];
+            entries.add(e);
+            byId.put(e.messageId, e);
+        }
+        for (Object[] row : db.query(
+                "SELECT message_id, status, at, error_code, error_message FROM outbox_report ORDER BY message_id, position")) {
+            OutboxEntry e = byId.get((String) row[0]);
+            if (e == null) continue;
+            SmsError error = row[3] == null ? null : new SmsError((String) row[3], row[4] == null ? "" : (String) row[4]);
+            e.reports.add(new OutboxEntry.PendingReport((String) row[1], (Long) row[2], error));
+        }
+        return entries;
+    }
+
+    @Override
+    public List<String> loadDone() {
+        List<String> ids = new ArrayList<String>();
+        for (Object[] row : db.query("SELECT message_id FROM outbox_done ORDER BY rowid")) ids.add((String) row[0]);
+        return ids;
+    }
+
+    @Override
+    public void insert(final OutboxEntry e) {
+        db.transaction(new Runnable() {
+            @Override
+            public void run() {
+                db.execute("INSERT INTO outbox_entry (" + ENTRY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        e.messageId, e.seq, e.to, e.text, e.traceparent, e.state, (long) e.parts, e.partsSent,
+                        e.partsDelivered, e.handedAt, e.handedBoot, e.deliveryWaitUntil, e.acceptedAt, e.updatedAt);
+                writeReports(e);
+            }
+        });
+    }
+
+    @Override
+    public void update(final OutboxEntry e) {
+        db.transaction(new Runnable() {
+            @Override
+            public void run() {
+                db.execute("UPDATE outbox_entry SET state = ?, parts = ?, parts_sent = ?, parts_delivered = ?, handed_at = ?,"
+                        + " handed_boot = ?, delivery_wait_until = ?, updated_at = ? WHERE message_id = ?",
+                        e.state, (long) e.parts, e.partsSent, e.partsDelivered, e.handedAt, e.handedBoot,
+                        e.deliveryWaitUntil, e.updatedAt, e.messageId);
+                db.execute("DELETE FROM outbox_report WHERE message_id = ?", e.messageId);
+                writeReports(e);
+            }
+        });
+    }
+
+    @Override
+    public void retire(final String messageId) {
+        db.transaction(new Runnable() {
+            @Override
+            public void run() {
+                db.execute("DELETE FROM outbox_report WHERE message_id = ?", messageId);
+                db.execute("DELETE FROM outbox_entry WHERE message_id = ?", messageId);
+                db.execute("INSERT OR IGNORE INTO outbox_done (message_id) VALUES (?)", messageId);
+            }
+        });
+    }
+
+    @Override
+    public void trimDone(int keep) {
+        db.execute("DELETE FROM outbox_done WHERE rowid NOT IN (SELECT rowid FROM outbox_done ORDER BY rowid DESC LIMIT ?)",
+                (long) keep);
+    }
+
+    private void writeReports(OutboxEntry e) {
+        long position = 0;
+        for (OutboxEntry.PendingReport r : e.reports) {
+            db.execute("INSERT INTO outbox_report (message_id, position, status, at, error_code, error_message)"
+                    + " VALUES (?, ?, ?, ?, ?, ?)",
+                    e.messageId, position++, r.status, r.at, r.error == null ? null : r.error.code,
+                    r.error == null ? null : r.error.message);
+        }
+    }
+}

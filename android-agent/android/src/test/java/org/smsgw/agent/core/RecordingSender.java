@@ -1,0 +1,35 @@
+package org.smsgw.agent.core;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** A stand-in for SmsManager: splits like GSM-7 (160, then 153 a part) and records every hand-over. */
+public final class RecordingSender implements SmsSender {
+    public final List<String> sent = new ArrayList<String>();
+    public SmsError refuseWith;
+
+    @Override
+    public List<String> divide(String text) {
+        List<String> parts = new ArrayList<String>();
+        if (text.length() <= 160) {
+            parts.add(text);
+            return parts;
+        }
+        for (int i = 0; i < text.length(); i += 153) parts.add(text.substring(i, Math.min(text.length(), i + 153)));
+        return parts;
+    }
+
+    @Override
+    public synchronized void send(String messageId, String to, List<String> parts) throws Refused {
+        if (refuseWith != null) throw new Refused(refuseWith);
+        sent.add(messageId);
+    }
+
+    public synchronized int count(String messageId) {
+        int n = 0;
+        for (String id : sent) {
+            if (id.equals(messageId)) n++;
+        }
+        return n;
+    }
+}
