@@ -85,7 +85,13 @@ if [ "${#missing[@]}" -gt 0 ]; then
   if ! apt_install "${missing[@]}" >&2; then
     log "apt-get install failed; updating the package lists and trying again"
     as_root apt-get -o DPkg::Lock::Timeout=300 update >&2 || true
-    apt_install "${missing[@]}" >&2 || fail "could not install ${missing[*]} from the bookworm repositories"
+    if ! apt_install "${missing[@]}" >&2; then
+      # A Debian point release replaces a package's version: the pinned one is gone from the
+      # mirror. The current one still builds the app; the files whose bytes matter are checked
+      # below, so only a change there stops the build.
+      log "warning: the pinned versions are not all available any more; installing the current ones"
+      apt_install "${missing[@]%%=*}" >&2 || fail "could not install ${missing[*]%%=*} from the bookworm repositories"
+    fi
   fi
 fi
 for pinned in "${PINNED_FILES[@]}"; do
