@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { ApiError, ConnectionError, SmsGatewayError, TimeoutError } from './errors';
 import type { ErrorDetail } from './gen/openapi-types';
-import { DEFAULT_BACKOFF, parseRetryAfter, retryDelay, type BackoffSettings, type Outcome, type RetryPolicy } from './retry';
+import { parseRetryAfter, retryDelay, type BackoffSettings, type Outcome, type RetryPolicy } from './retry';
 
 /** Options of one call; every method takes them as its last argument. */
 export interface RequestOptions {
@@ -274,4 +274,3 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-export { DEFAULT_BACKOFF };
