@@ -8,7 +8,7 @@ TURBO := npx turbo
 export TURBO_TELEMETRY_DISABLED := 1
 export DO_NOT_TRACK := 1
 
-.PHONY: help install build dev test lint typecheck clean bench chart-test apk android-test
+.PHONY: help install build dev test lint typecheck clean bench chart-test apk android-test client-test
 
 help:
 	@echo "make dev    install, build, start every service with a demo client, key and simulated phone"
@@ -42,6 +42,7 @@ test: build
 	@# A chart-test that fails before its tests report (helm not installed, Go missing) still counts as a failure.
 	@$(MAKE) --no-print-directory chart-test || [ -f .jest-results/chart-k8s.json ] || echo '{"passed":0,"failed":1,"skipped":0}' > .jest-results/chart-k8s.json
 	@$(MAKE) --no-print-directory android-test || [ -f .jest-results/android-junit.json ] || echo '{"passed":0,"failed":1,"skipped":0}' > .jest-results/android-junit.json
+	@$(MAKE) --no-print-directory client-test || true
 	@node scripts/test-summary.js
 
 # The Helm chart: helm lint --strict, and every rendering decoded strictly into the Kubernetes API
@@ -63,6 +64,16 @@ apk:
 # (android-agent/test/android-apk.test.ts, e2e/test/android-app.test.ts).
 android-test:
 	@set -o pipefail; android-agent/android/jvm.sh test 2>&1 | node scripts/junit-summary.js android-junit
+
+# The Python and Go client libraries' unit tests (clients/python, clients/go: standard library
+# only, nothing is downloaded); their totals join `make test`'s closing line, and a run that cannot
+# report (python3 or go missing) counts as a failure. The TypeScript library's tests are a jest
+# workspace (packages/client); the three libraries' end-to-end scenario is e2e/test/client-libraries.test.ts.
+client-test:
+	@set -o pipefail; status=0; \
+	python3 clients/python/tests/run.py 2>&1 | node scripts/junit-summary.js python-client || status=1; \
+	(cd clients/go && go test -json -count=1 ./... 2>&1 | node ../../scripts/go-test-summary.js go-client) || status=1; \
+	exit $$status
 
 # Throughput and latency of the send path against a bare Koa HTTPS hello-world (bench/README.md).
 bench: build

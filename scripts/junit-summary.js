@@ -1,6 +1,7 @@
 // Records the totals of the Android app's JVM tests (android-agent/android/jvm.sh test, read on
 // stdin) beside the jest workspaces' totals, so that `make test` counts them in its closing line,
-// and prints the failures.
+// and prints the failures. The Python client's runner (clients/python/tests/run.py) ends with the
+// same totals line and is read the same way.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');

@@ -1,0 +1,3 @@
+module github.com/smsgw/smsgw-go
+
+go 1.23

@@ -1,0 +1,206 @@
+package smsgw
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The reasons a webhook delivery is refused, for errors.Is.
+var (
+	// ErrWebhookSignature: X-Webhook-Signature does not match the raw body under the secret. Answer 401.
+	ErrWebhookSignature = errors.New("smsgw: webhook signature does not match")
+	// ErrWebhookPayload: the signed body is not an event (no JSON, no event_id or timestamp). Answer 400.
+	ErrWebhookPayload = errors.New("smsgw: webhook body is not an event")
+	// ErrWebhookTimestamp: the delivery was signed too long ago (a captured request replayed). Answer 400.
+	ErrWebhookTimestamp = errors.New("smsgw: webhook timestamp outside the tolerance")
+	// ErrWebhookDuplicate: the event was received already (delivery is at least once). Answer 2xx
+	// so that it is not retried, and do not handle it again.
+	ErrWebhookDuplicate = errors.New("smsgw: webhook event already received")
+)
+
+// WebhookError is a refused delivery: errors.Is(err, ErrWebhookDuplicate), and so on.
+type WebhookError struct {
+	Reason error
+	Detail string
+	// Event is the verified event of a duplicate; nil otherwise.
+	Event *WebhookEvent
+}
+
+func (e *WebhookError) Error() string {
+	if e.Detail == "" {
+		return e.Reason.Error()
+	}
+	return e.Reason.Error() + ": " + e.Detail
+}
+
+func (e *WebhookError) Unwrap() error { return e.Reason }
+
+// WebhookEvent is a webhook delivery's body (docs/api/webhooks.md).
+type WebhookEvent struct {
+	// Event is sms.sent, sms.delivered, sms.failed, device.connected or device.disconnected.
+	Event string `json:"event"`
+	// EventID is the same on every attempt and replay: de-duplicate on it.
+	EventID string `json:"event_id"`
+	// Timestamp is when this attempt was signed (the event's own time is in Data).
+	Timestamp string `json:"timestamp"`
+	// Data is the event's data: decode it with MessageData or DeviceData.
+	Data json.RawMessage `json:"data"`
+}
+
+// MessageEventData is the data of sms.sent, sms.delivered and sms.failed.
+type MessageEventData struct {
+	MessageID   string         `json:"message_id"`
+	Status      MessageStatus  `json:"status"`
+	To          string         `json:"to"`
+	SentAt      *time.Time     `json:"sent_at,omitempty"`
+	DeliveredAt *time.Time     `json:"delivered_at,omitempty"`
+	FailedAt    *time.Time     `json:"failed_at,omitempty"`
+	Error       *SMSError      `json:"error,omitempty"`
+	BatchID     string         `json:"batch_id,omitempty"`
+	Metadata    map[string]any `json:"metadata"`
+}
+
+// DeviceEventData is the data of device.connected and device.disconnected.
+type DeviceEventData struct {
+	DeviceID string    `json:"device_id"`
+	ClientID string    `json:"client_id"`
+	Name     string    `json:"name"`
+	At       time.Time `json:"at"`
+	Reason   string    `json:"reason"`
+}
+
+// MessageData decodes the data of an sms.* event.
+func (e *WebhookEvent) MessageData() (*MessageEventData, error) {
+	var d MessageEventData
+	if err := json.Unmarshal(e.Data, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// DeviceData decodes the data of a device.* event.
+func (e *WebhookEvent) DeviceData() (*DeviceEventData, error) {
+	var d DeviceEventData
+	if err := json.Unmarshal(e.Data, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// SeenEvents remembers the event ids already handled. Add answers true the first time it sees an
+// id and false afterwards, in one step (with Redis: SET key 1 NX EX 86400), so that two copies
+// arriving at once are not both handled.
+type SeenEvents interface {
+	Add(eventID string) (bool, error)
+}
+
+// MemorySeenEvents keeps event ids in memory, each forgotten after its TTL. Safe for concurrent use.
+type MemorySeenEvents struct {
+	mu      sync.Mutex
+	ttl     time.Duration
+	maxSize int
+	now     func() time.Time
+	at      map[string]time.Time
+	order   []string
+}
+
+// NewMemorySeenEvents remembers ids for ttl (a day when zero), at most maxSize (100,000 when zero).
+func NewMemorySeenEvents(ttl time.Duration, maxSize int) *MemorySeenEvents {
+	if ttl <= 0 {
+		ttl = 24 * time.Hour
+	}
+	if maxSize <= 0 {
+		maxSize = 100_000
+	}
+	return &MemorySeenEvents{ttl: ttl, maxSize: maxSize, now: time.Now, at: map[string]time.Time{}}
+}
+
+// Add records the id; false when it was recorded already.
+func (m *MemorySeenEvents) Add(eventID string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	drop := 0
+	for drop < len(m.order) && (now.Sub(m.at[m.order[drop]]) > m.ttl || len(m.order)-drop >= m.maxSize) {
+		delete(m.at, m.order[drop])
+		drop++
+	}
+	m.order = m.order[drop:]
+	if _, ok := m.at[eventID]; ok {
+		return false, nil
+	}
+	m.at[eventID] = now
+	m.order = append(m.order, eventID)
+	return true, nil
+}
+
+// WebhookOptions tunes VerifyWebhook; the zero value takes the defaults.
+type WebhookOptions struct {
+	// Tolerance refuses a delivery signed further than this from now (5 minutes when zero).
+	Tolerance time.Duration
+	// Seen remembers handled event ids; nil detects no duplicates.
+	Seen SeenEvents
+	// Now is the clock (tests).
+	Now func() time.Time
+}
+
+// SignWebhook is the X-Webhook-Signature of rawBody under secret: hex HMAC-SHA256 (to test a receiver).
+func SignWebhook(rawBody []byte, secret string) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(rawBody)
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// VerifyWebhook checks a delivery and returns its event, or a *WebhookError whose Reason is
+// ErrWebhookSignature, ErrWebhookPayload, ErrWebhookTimestamp or ErrWebhookDuplicate (or the
+// Seen store's own error).
+//
+// Pass the body's bytes as received (io.ReadAll(r.Body)), never JSON decoded and encoded again.
+// secret is the endpoint's whsec_…, or the client's signing secret for messages sent with their
+// own webhook_url.
+func VerifyWebhook(rawBody []byte, signature, secret string, opts WebhookOptions) (*WebhookEvent, error) {
+	if secret == "" {
+		return nil, errors.New("smsgw: the webhook secret is empty")
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(rawBody)
+	given, err := hex.DecodeString(strings.TrimSpace(signature))
+	if err != nil || !hmac.Equal(given, mac.Sum(nil)) {
+		return nil, &WebhookError{Reason: ErrWebhookSignature}
+	}
+	var event WebhookEvent
+	if err := json.Unmarshal(rawBody, &event); err != nil {
+		return nil, &WebhookError{Reason: ErrWebhookPayload, Detail: err.Error()}
+	}
+	if event.EventID == "" || event.Event == "" || event.Timestamp == "" {
+		return nil, &WebhookError{Reason: ErrWebhookPayload, Detail: "event, event_id and timestamp are required"}
+	}
+	signedAt, err := time.Parse(time.RFC3339Nano, event.Timestamp)
+	tolerance := opts.Tolerance
+	if tolerance <= 0 {
+		tolerance = 5 * time.Minute
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	if d := now().Sub(signedAt); err != nil || d > tolerance || d < -tolerance {
+		return nil, &WebhookError{Reason: ErrWebhookTimestamp, Detail: "signed at " + event.Timestamp}
+	}
+	if opts.Seen != nil {
+		first, err := opts.Seen.Add(event.EventID)
+		if err != nil {
+			return nil, err
+		}
+		if !first {
+			return nil, &WebhookError{Reason: ErrWebhookDuplicate, Detail: event.EventID, Event: &event}
+		}
+	}
+	return &event, nil
+}

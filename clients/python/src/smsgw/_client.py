@@ -1,0 +1,289 @@
+"""The client object and its three groups of calls: messages, otp and auth."""
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union, cast
+from urllib.parse import quote
+
+from ._retry import ONCE, SAFE, Backoff
+from ._transport import Call, Response, ResponseInfo, Transport
+from ._types import (
+    OPERATIONS,
+    AuthTestResponse,
+    BatchResponse,
+    CancelResponse,
+    HistoryItem,
+    HistoryResponse,
+    Message,
+    MessageStatus,
+    PersonalizedMessage,
+    SendOtpResponse,
+    SendResponse,
+    StatsResponse,
+    VerifyOtpResponse,
+)
+
+DateLike = Union[str, _dt.date, _dt.datetime]
+
+
+def _call(operation_id: str, *, message_id: Optional[str] = None, **kwargs: Any) -> Call:
+    op = OPERATIONS[operation_id]
+    path = op.path if message_id is None else op.path.replace("{message_id}", quote(message_id, safe=""))
+    return Call(
+        method=op.method,
+        path=path,
+        # Only verify-otp may count twice when repeated (_retry.py).
+        policy=ONCE if operation_id == "verifyOtp" else SAFE,
+        idempotent=op.idempotency_key,
+        device=op.device_id,
+        **kwargs,
+    )
+
+
+def _body(**fields: Any) -> Dict[str, Any]:
+    """The JSON body: the fields given (None is absent), datetimes as ISO 8601."""
+    return {k: _time(v) if isinstance(v, _dt.datetime) else v for k, v in fields.items() if v is not None}
+
+
+def _time(value: _dt.datetime) -> str:
+    if value.tzinfo is None:
+        raise ValueError("give a timezone-aware datetime (datetime.now(timezone.utc), say): a naive one is ambiguous")
+    return value.isoformat()
+
+
+def _date(value: Optional[DateLike]) -> Optional[str]:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, _dt.datetime):
+        return _time(value)
+    return value.isoformat()
+
+
+class Messages:
+    """Sending, following and cancelling messages."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._t = transport
+
+    def send(
+        self,
+        to: str,
+        message: str,
+        *,
+        priority: Optional[int] = None,
+        webhook_url: Optional[str] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
+        scheduled_at: Optional[Union[str, _dt.datetime]] = None,
+        **options: Any,
+    ) -> SendResponse:
+        """Queues one SMS (POST /v1/sms/send); ``scheduled_at`` sends it later."""
+        body = _body(
+            to=to, message=message, priority=priority, webhook_url=webhook_url, metadata=metadata, scheduled_at=scheduled_at
+        )
+        return cast(SendResponse, self._t.request(_call("sendSms", body=body), **options))
+
+    def send_bulk(
+        self,
+        recipients: Sequence[str],
+        message: str,
+        *,
+        priority: Optional[int] = None,
+        webhook_url: Optional[str] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
+        **options: Any,
+    ) -> BatchResponse:
+        """One text to at most 100 recipients, as one batch (POST /v1/sms/send-bulk)."""
+        body = _body(recipients=list(recipients), message=message, priority=priority, webhook_url=webhook_url, metadata=metadata)
+        return cast(BatchResponse, self._t.request(_call("sendBulkSms", body=body), **options))
+
+    def send_personalized(
+        self,
+        messages: Sequence[PersonalizedMessage],
+        *,
+        priority: Optional[int] = None,
+        webhook_url: Optional[str] = None,
+        **options: Any,
+    ) -> BatchResponse:
+        """At most 100 messages ({to, message, metadata?}), as one batch (POST /v1/sms/send-bulk-personalized)."""
+        body = _body(messages=[dict(m) for m in messages], priority=priority, webhook_url=webhook_url)
+        return cast(BatchResponse, self._t.request(_call("sendBulkPersonalizedSms", body=body), **options))
+
+    def get(self, message_id: str, **options: Any) -> Message:
+        """One message's status, text, timestamps, metadata and error (GET /v1/sms/status/:id)."""
+        return cast(Message, self._t.request(_call("getMessageStatus", message_id=message_id), **options))
+
+    def cancel(self, message_id: str, **options: Any) -> CancelResponse:
+        """Cancels a message still queued (DELETE /v1/sms/:id); ConflictError otherwise."""
+        return cast(CancelResponse, self._t.request(_call("cancelMessage", message_id=message_id), **options))
+
+    def history(
+        self,
+        *,
+        page: Optional[int] = None,
+        limit: Optional[int] = None,
+        status: Optional[MessageStatus] = None,
+        to: Optional[str] = None,
+        from_date: Optional[DateLike] = None,
+        to_date: Optional[DateLike] = None,
+        device_id: Optional[str] = None,
+        search: Optional[str] = None,
+        **options: Any,
+    ) -> HistoryResponse:
+        """One page of the history, newest first (GET /v1/sms/history)."""
+        query = {
+            "page": page,
+            "limit": limit,
+            "status": status,
+            "to": to,
+            "from_date": _date(from_date),
+            "to_date": _date(to_date),
+            "device_id": device_id,
+            "search": search,
+        }
+        return cast(HistoryResponse, self._t.request(_call("getHistory", query=query), **options))
+
+    def list(
+        self,
+        *,
+        limit: int = 100,
+        page: int = 1,
+        status: Optional[MessageStatus] = None,
+        to: Optional[str] = None,
+        from_date: Optional[DateLike] = None,
+        to_date: Optional[DateLike] = None,
+        device_id: Optional[str] = None,
+        search: Optional[str] = None,
+        **options: Any,
+    ) -> Iterator[HistoryItem]:
+        """Every matching message of the history, newest first, fetching pages as it goes.
+
+        Messages sent while it runs do not shift the pages under it: after the first page, the
+        period ends at the newest message that page saw.
+        """
+        first = page
+        pinned: Optional[DateLike] = to_date
+        while True:
+            answer = self.history(
+                page=page,
+                limit=limit,
+                status=status,
+                to=to,
+                from_date=from_date,
+                to_date=pinned,
+                device_id=device_id,
+                search=search,
+                **options,
+            )
+            data = answer["data"]
+            yield from data
+            pagination = answer["pagination"]
+            if not data or pagination["current_page"] >= pagination["total_pages"]:
+                return
+            if page == first:
+                pinned = data[0]["created_at"]
+            page += 1
+
+    def stats(
+        self,
+        *,
+        from_date: Optional[DateLike] = None,
+        to_date: Optional[DateLike] = None,
+        device_id: Optional[str] = None,
+        **options: Any,
+    ) -> StatsResponse:
+        """Counts and delivery rate over a period, by day (GET /v1/sms/stats)."""
+        query = {"from_date": _date(from_date), "to_date": _date(to_date), "device_id": device_id}
+        return cast(StatsResponse, self._t.request(_call("getStats", query=query), **options))
+
+
+class Otp:
+    """One-time passwords: the gateway makes the code, sends it, and checks it."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._t = transport
+
+    def send(
+        self,
+        to: str,
+        *,
+        length: Optional[int] = None,
+        expiry: Optional[int] = None,
+        template: Optional[str] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
+        **options: Any,
+    ) -> SendOtpResponse:
+        """Sends a code by SMS (POST /v1/sms/send-otp); keep ``otp_id``, the code is never returned."""
+        body = _body(to=to, length=length, expiry=expiry, template=template, metadata=metadata)
+        return cast(SendOtpResponse, self._t.request(_call("sendOtp", body=body), **options))
+
+    def verify(self, otp_id: str, code: str, **options: Any) -> VerifyOtpResponse:
+        """Checks a code: ``valid`` True, or False with ``attempts_remaining`` (POST /v1/sms/verify-otp).
+
+        Not retried once the gateway may have counted it.
+        """
+        return cast(VerifyOtpResponse, self._t.request(_call("verifyOtp", body={"otp_id": otp_id, "code": code}), **options))
+
+
+class Auth:
+    """The credentials check."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._t = transport
+
+    def test(self, **options: Any) -> AuthTestResponse:
+        """Checks the key, the client and the device (GET /v1/auth/test); answers the key's mode."""
+        return cast(AuthTestResponse, self._t.request(_call("testAuth"), **options))
+
+
+class Client:
+    """The SMS gateway's API. One client holds the credentials; make it once and share it.
+
+    >>> sms = smsgw.Client(api_key="sgw_live_…", client_id="client_…", base_url="https://sms.example.com")
+    >>> sms.messages.send("+33612345678", "Bonjour")["message_id"]
+
+    Every call also takes ``idempotency_key`` (sends), ``device_id`` (sends and auth.test),
+    ``request_id``, ``timeout`` and ``max_retries``.
+    """
+
+    def __init__(
+        self,
+        api_key: str,
+        client_id: str,
+        base_url: str,
+        *,
+        device_id: Optional[str] = None,
+        ca_file: Optional[str] = None,
+        timeout: float = 30.0,
+        max_retries: int = 2,
+        backoff: Optional[Backoff] = None,
+    ) -> None:
+        if not api_key:
+            raise ValueError("api_key is required")
+        if not client_id:
+            raise ValueError("client_id is required")
+        if not base_url:
+            raise ValueError("base_url is required")
+        self._transport = Transport(
+            base_url=base_url,
+            api_key=api_key,
+            client_id=client_id,
+            device_id=device_id,
+            ca_file=ca_file,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff or Backoff(),
+        )
+        self.messages = Messages(self._transport)
+        self.otp = Otp(self._transport)
+        self.auth = Auth(self._transport)
+
+    def __repr__(self) -> str:
+        # The key stays out of logs and tracebacks.
+        return f"smsgw.Client(client_id={self._transport._client_id!r})"
+
+
+def last_response(answer: Union[Mapping[str, Any], List[Any]]) -> ResponseInfo:
+    """The ResponseInfo of an answer (the same as ``answer.last_response``, typed)."""
+    if not isinstance(answer, Response):
+        raise TypeError("not an answer of smsgw.Client")
+    return answer.last_response

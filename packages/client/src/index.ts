@@ -1,0 +1,26 @@
+export { SmsGateway, Messages, Otp, Auth, type ClientOptions, type ListParams } from './client';
+export type { RequestOptions, ResponseInfo, WithResponse } from './transport';
+export {
+  SmsGatewayError,
+  ApiError,
+  AuthenticationError,
+  InvalidRequestError,
+  NotFoundError,
+  ConflictError,
+  RateLimitError,
+  ServiceUnavailableError,
+  ServerError,
+  ConnectionError,
+  TimeoutError,
+  WebhookVerificationError,
+  WebhookSignatureError,
+  WebhookPayloadError,
+  WebhookTimestampError,
+  WebhookDuplicateError,
+  type WebhookFailure,
+} from './errors';
+export { verifyWebhook, signWebhook, MemorySeenEvents, type SeenEvents, type VerifyWebhookOptions } from './webhooks';
+export type { WebhookEvent, MessageEventData, DeviceEventData } from './webhook-events';
+export type { BackoffSettings } from './retry';
+export { VERSION } from './version';
+export * from './gen/openapi-types';

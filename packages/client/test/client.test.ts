@@ -1,0 +1,268 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureCerts } from '@smsgw/stack';
+import {
+  ApiError,
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  InvalidRequestError,
+  NotFoundError,
+  OPERATIONS,
+  RateLimitError,
+  ServerError,
+  ServiceUnavailableError,
+  SmsGateway,
+  SmsGatewayError,
+  TimeoutError,
+  VERSION,
+  type ClientOptions,
+} from '../src';
+import { envelope, FakeGateway } from './support/fake-gateway';
+
+const sent = { success: true, message_id: 'msg_01JD3Z8Q6V5N4W2K9T7R1B0C3E', status: 'queued', to: '+33612345678' };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('the TypeScript client against a scripted gateway', () => {
+  let gw: FakeGateway;
+  const client = (extra: Partial<ClientOptions> = {}) =>
+    new SmsGateway({ apiKey: 'sgw_test_k', clientId: 'client_1', baseUrl: gw.url, backoff: { baseMs: 5, capMs: 20 }, ...extra });
+
+  beforeEach(async () => {
+    gw = await FakeGateway.start();
+  });
+  afterEach(async () => {
+    await gw.stop();
+  });
+
+  it('when a message is sent, then the credentials, a new Idempotency-Key and the JSON body go out, and the answer comes back with its request id', async () => {
+    gw.reply({ status: 200, body: sent, headers: { 'x-request-id': 'abc', 'ratelimit-limit': '100', 'ratelimit-remaining': '99', 'ratelimit-reset': '60' } });
+    const res = await client({ deviceId: 'device_A' }).messages.send({ to: '+33612345678', message: 'Bonjour', metadata: { order: 7 } });
+    expect(res).toEqual(sent);
+    expect(res.lastResponse).toMatchObject({ status: 200, requestId: 'abc', replayed: false, attempts: 1, rateLimit: { limit: 100, remaining: 99, reset: 60 } });
+    expect(JSON.stringify(res)).not.toContain('lastResponse');
+    const [r] = gw.requests;
+    expect(r).toMatchObject({ method: 'POST', path: '/v1/sms/send', body: { to: '+33612345678', message: 'Bonjour', metadata: { order: 7 } } });
+    expect(r!.headers).toMatchObject({ 'x-api-key': 'sgw_test_k', 'x-client-id': 'client_1', 'x-device-id': 'device_A', 'content-type': 'application/json' });
+    expect(r!.headers['idempotency-key']).toMatch(UUID);
+    expect(res.lastResponse.idempotencyKey).toBe(r!.headers['idempotency-key']);
+    expect(r!.headers['user-agent']).toBe(`smsgw-node/${VERSION} node/${process.version}`);
+  });
+
+  it('when two messages are sent, then each gets its own Idempotency-Key, and a caller\'s own key is used as given', async () => {
+    const c = client();
+    await c.messages.send({ to: '+33612345678', message: 'a' });
+    await c.messages.send({ to: '+33612345678', message: 'b' });
+    await c.messages.send({ to: '+33612345678', message: 'c' }, { idempotencyKey: 'order-17' });
+    const keys = gw.requests.map((r) => r.headers['idempotency-key']);
+    expect(new Set(keys).size).toBe(3);
+    expect(keys[2]).toBe('order-17');
+  });
+
+  it('when a send is answered 503 then 200, then it is retried once with the same Idempotency-Key, and the answer says replayed', async () => {
+    gw.reply({ status: 503, body: envelope('SERVICE_UNAVAILABLE'), headers: { 'retry-after': '0' } }, { status: 200, body: sent, headers: { 'idempotent-replayed': 'true' } });
+    const res = await client().messages.sendBulk({ recipients: ['+33612345678'], message: 'x' });
+    expect(gw.requests).toHaveLength(2);
+    expect(gw.requests[0]!.headers['idempotency-key']).toBe(gw.requests[1]!.headers['idempotency-key']);
+    expect(res.lastResponse).toMatchObject({ attempts: 2, replayed: true });
+  });
+
+  it('when the gateway answers 429 with Retry-After: 1, then the client waits that second before trying again', async () => {
+    gw.reply({ status: 429, body: envelope('RATE_LIMIT_EXCEEDED'), headers: { 'retry-after': '1' } }, { status: 200, body: { success: true } });
+    const started = Date.now();
+    await client().messages.get('msg_1');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(gw.requests).toHaveLength(2);
+  });
+
+  it('when Retry-After is longer than a minute (an OTP limit), then nothing is retried and the RateLimitError carries it', async () => {
+    gw.reply({ status: 429, body: envelope('OTP_RATE_LIMITED'), headers: { 'retry-after': '3600' } });
+    const err = (await client().otp.send({ to: '+33612345678' }).catch((e: unknown) => e)) as RateLimitError;
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err).toMatchObject({ status: 429, code: 'OTP_RATE_LIMITED', retryAfter: 3600 });
+    expect(gw.requests).toHaveLength(1);
+  });
+
+  it('when the gateway keeps answering 503, then the call gives up after maxRetries and throws ServiceUnavailableError', async () => {
+    gw.fallback = { status: 503, body: envelope('DEVICE_OFFLINE', 'hors ligne') };
+    const err = await client({ maxRetries: 3 })
+      .messages.send({ to: '+33612345678', message: 'x' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceUnavailableError);
+    expect(err).toMatchObject({ code: 'DEVICE_OFFLINE', status: 503 });
+    expect(gw.requests).toHaveLength(4);
+    expect(new Set(gw.requests.map((r) => r.headers['idempotency-key'])).size).toBe(1);
+  });
+
+  it('when the answer is a 4xx or a 500, then it is thrown at once as its class with code, details and request id', async () => {
+    const cases: [number, string, new (...a: never[]) => ApiError][] = [
+      [400, 'INVALID_PHONE_NUMBER', InvalidRequestError],
+      [401, 'INVALID_API_KEY', AuthenticationError],
+      [404, 'MESSAGE_NOT_FOUND', NotFoundError],
+      [409, 'MESSAGE_NOT_CANCELLABLE', ConflictError],
+      [410, 'OTP_EXPIRED', ConflictError],
+      [422, 'IDEMPOTENCY_KEY_REUSED', InvalidRequestError],
+      [500, 'INTERNAL_ERROR', ServerError],
+    ];
+    const c = client();
+    for (const [status, code, cls] of cases) {
+      gw.reply({ status, body: envelope(code, 'Numéro invalide', [{ field: 'to', code }]), headers: { 'x-request-id': `r-${status}` } });
+      const before = gw.requests.length;
+      const err = (await c.messages.send({ to: 'x', message: 'y' }).catch((e: unknown) => e)) as ApiError;
+      expect(err).toBeInstanceOf(cls);
+      expect(err).toBeInstanceOf(SmsGatewayError);
+      expect(err).toMatchObject({ status, code, requestId: `r-${status}`, details: [{ field: 'to', code }] });
+      expect(err.message).toContain(code);
+      expect(gw.requests.length - before).toBe(1);
+    }
+  });
+
+  it('when a send meets IDEMPOTENCY_IN_PROGRESS (its own lost attempt still running), then it waits and gets the stored answer', async () => {
+    gw.reply('reset', { status: 409, body: envelope('IDEMPOTENCY_IN_PROGRESS'), headers: { 'retry-after': '0' } }, { status: 200, body: sent, headers: { 'idempotent-replayed': 'true' } });
+    const res = await client().messages.send({ to: '+33612345678', message: 'x' });
+    expect(res.message_id).toBe(sent.message_id);
+    expect(gw.requests).toHaveLength(3);
+    expect(new Set(gw.requests.map((r) => r.headers['idempotency-key'])).size).toBe(1);
+  });
+
+  it('when the connection is reset after a send reached the gateway, then it is retried with the same key', async () => {
+    gw.reply('reset', { status: 200, body: sent });
+    const res = await client().messages.send({ to: '+33612345678', message: 'x' });
+    expect(res.lastResponse.attempts).toBe(2);
+    expect(gw.requests[0]!.headers['idempotency-key']).toBe(gw.requests[1]!.headers['idempotency-key']);
+  });
+
+  it('when the connection is reset after verify-otp reached the gateway, or it answers 503, then it is not retried (the code may have been counted)', async () => {
+    gw.reply('reset');
+    const err = await client()
+      .otp.verify({ otp_id: 'otp_1', code: '123456' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(gw.requests).toHaveLength(1);
+    gw.reply({ status: 503, body: envelope('SERVICE_UNAVAILABLE') });
+    await expect(client().otp.verify({ otp_id: 'otp_1', code: '123456' })).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(gw.requests).toHaveLength(2);
+    expect(gw.requests[1]!.headers['idempotency-key']).toBeUndefined();
+  });
+
+  it('when verify-otp is refused with 429, then it is retried: nothing was counted', async () => {
+    gw.reply({ status: 429, body: envelope('RATE_LIMIT_EXCEEDED'), headers: { 'retry-after': '0' } }, { status: 200, body: { success: true, valid: true } });
+    const res = await client().otp.verify({ otp_id: 'otp_1', code: '123456' });
+    expect(res.valid).toBe(true);
+    expect(gw.requests).toHaveLength(2);
+  });
+
+  it('when nothing listens, then the call fails with a ConnectionError after its retries', async () => {
+    const url = gw.url;
+    await gw.stop();
+    const c = new SmsGateway({ apiKey: 'k', clientId: 'c', baseUrl: url, maxRetries: 2, backoff: { baseMs: 1, capMs: 2 } });
+    const err = (await c.otp.verify({ otp_id: 'otp_1', code: '1' }).catch((e: unknown) => e)) as ConnectionError;
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err.connected).toBe(false);
+    expect((err.cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+    gw = await FakeGateway.start();
+  });
+
+  it('when the gateway does not answer in time, then each attempt times out and a read is retried', async () => {
+    gw.fallback = 'hang';
+    const err = await client({ timeoutMs: 150, maxRetries: 1 })
+      .messages.get('msg_1')
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(gw.requests).toHaveLength(2);
+  });
+
+  it('when the caller aborts, then the call stops at once and is not retried', async () => {
+    gw.fallback = 'hang';
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    await expect(client().messages.get('msg_1', { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(gw.requests).toHaveLength(1);
+  });
+
+  it('when an error answer has no envelope (a proxy page), then it is still an ApiError of its status', async () => {
+    gw.reply({ status: 502, body: '<html>Bad gateway</html>', headers: { 'content-type': 'text/html' } });
+    const err = (await client().messages.get('msg_1').catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err.code).toBe('UNEXPECTED_RESPONSE');
+    expect(err.message).toContain('Bad gateway');
+  });
+
+  it('when the history is listed, then every page is fetched in turn, with the period pinned at the first page\'s newest message', async () => {
+    const item = (n: number) => ({ message_id: `msg_${n}`, created_at: `2030-01-01T00:00:0${9 - n}.000Z` });
+    gw.reply(
+      { status: 200, body: { success: true, data: [item(1), item(2)], pagination: { current_page: 1, per_page: 2, total_pages: 3, total_items: 5 } } },
+      { status: 200, body: { success: true, data: [item(3), item(4)], pagination: { current_page: 2, per_page: 2, total_pages: 3, total_items: 5 } } },
+      { status: 200, body: { success: true, data: [item(5)], pagination: { current_page: 3, per_page: 2, total_pages: 3, total_items: 5 } } },
+    );
+    const ids: string[] = [];
+    for await (const m of client().messages.list({ limit: 2, status: 'delivered' })) ids.push(m.message_id);
+    expect(ids).toEqual(['msg_1', 'msg_2', 'msg_3', 'msg_4', 'msg_5']);
+    expect(gw.requests.map((r) => Object.fromEntries(r.query))).toEqual([
+      { limit: '2', page: '1', status: 'delivered' },
+      { limit: '2', page: '2', status: 'delivered', to_date: '2030-01-01T00:00:08.000Z' },
+      { limit: '2', page: '3', status: 'delivered', to_date: '2030-01-01T00:00:08.000Z' },
+    ]);
+  });
+
+  it('when the history is empty, then the iterator ends after one request', async () => {
+    gw.reply({ status: 200, body: { success: true, data: [], pagination: { current_page: 1, per_page: 100, total_pages: 0, total_items: 0 } } });
+    const all = [];
+    for await (const m of client().messages.list()) all.push(m);
+    expect(all).toEqual([]);
+    expect(gw.requests).toHaveLength(1);
+  });
+
+  it('when every method is called, then together they reach every operation of the OpenAPI document, with its method and path', async () => {
+    const c = client();
+    await c.messages.send({ to: '+1', message: 'a' });
+    await c.messages.sendBulk({ recipients: ['+1'], message: 'a' });
+    await c.messages.sendPersonalized({ messages: [{ to: '+1', message: 'a' }] });
+    await c.messages.get('msg_1/../x');
+    await c.messages.cancel('msg_1');
+    await c.messages.history({ page: 2, search: 'bonjour' });
+    await c.messages.stats({ from_date: '2030-01-01' });
+    await c.otp.send({ to: '+1' });
+    await c.otp.verify({ otp_id: 'otp_1', code: '1' });
+    await c.auth.test({ deviceId: 'device_B' });
+    const reached = gw.requests.map((r) => `${r.method} ${r.path}`);
+    const expected = Object.values(OPERATIONS).map((op) => `${op.method} ${op.path.replace('{message_id}', op.method === 'GET' ? 'msg_1%2F..%2Fx' : 'msg_1')}`);
+    expect(reached.sort()).toEqual(expected.sort());
+    const keyed = gw.requests.filter((r) => r.headers['idempotency-key']).map((r) => r.path);
+    expect(keyed.sort()).toEqual(Object.values(OPERATIONS).filter((op) => op.idempotencyKey).map((op) => op.path).sort());
+    expect(gw.requests.at(-1)!.headers['x-device-id']).toBe('device_B');
+  });
+
+  it('when a base URL has a path prefix, then the API paths are appended to it', async () => {
+    await client({ baseUrl: `${gw.url}/sms-api` }).auth.test();
+    expect(gw.requests[0]!.path).toBe('/sms-api/v1/auth/test');
+  });
+
+  it('when the options miss a credential or the URL is not HTTP(S), then the constructor refuses them', () => {
+    expect(() => new SmsGateway({ apiKey: '', clientId: 'c', baseUrl: 'https://x' })).toThrow(/apiKey/);
+    expect(() => new SmsGateway({ apiKey: 'k', clientId: '', baseUrl: 'https://x' })).toThrow(/clientId/);
+    expect(() => new SmsGateway({ apiKey: 'k', clientId: 'c', baseUrl: 'ftp://x' })).toThrow(/https/);
+  });
+});
+
+describe('the TypeScript client over HTTPS with a private certificate authority', () => {
+  it('when the CA file is given, then the gateway\'s certificate is trusted; without it, the connection is refused', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smsgw-client-ca-'));
+    const certs = await ensureCerts(dir, ['127.0.0.1']);
+    const gw = await FakeGateway.start({ cert: certs.certPem, key: certs.keyPem });
+    try {
+      gw.fallback = { status: 200, body: { success: true, mode: 'test' } };
+      const trusted = new SmsGateway({ apiKey: 'k', clientId: 'c', baseUrl: gw.url, caFile: certs.caCertFile });
+      expect((await trusted.auth.test()).mode).toBe('test');
+      trusted.close();
+      const untrusted = new SmsGateway({ apiKey: 'k', clientId: 'c', baseUrl: gw.url, maxRetries: 0 });
+      const err = (await untrusted.auth.test().catch((e: unknown) => e)) as ConnectionError;
+      expect(err).toBeInstanceOf(ConnectionError);
+      expect(String((err.cause as Error).message)).toMatch(/certificate/);
+    } finally {
+      await gw.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import {
+  MemorySeenEvents,
+  signWebhook,
+  verifyWebhook,
+  WebhookDuplicateError,
+  WebhookPayloadError,
+  WebhookSignatureError,
+  WebhookTimestampError,
+  WebhookVerificationError,
+} from '../src';
+
+const SECRET = 'whsec_test';
+const NOW = Date.parse('2030-01-01T12:00:00.000Z');
+const body = (over: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    event: 'sms.delivered',
+    event_id: 'evt_1',
+    timestamp: '2030-01-01T12:00:00.000Z',
+    data: { message_id: 'msg_1', status: 'delivered', to: '+33612345678', metadata: {} },
+    ...over,
+  });
+
+describe('the webhook helper', () => {
+  it('when the body is signed with the secret, then the event comes back parsed', async () => {
+    const raw = body();
+    const event = await verifyWebhook(Buffer.from(raw), signWebhook(raw, SECRET), SECRET, { now: () => NOW });
+    expect(event).toMatchObject({ event: 'sms.delivered', event_id: 'evt_1', data: { message_id: 'msg_1' } });
+    expect(await verifyWebhook(raw, [signWebhook(raw, SECRET).toUpperCase()], SECRET, { now: () => NOW })).toMatchObject({ event_id: 'evt_1' });
+  });
+
+  it('when the signature, the body or the secret differ, or the header is missing, then WebhookSignatureError', async () => {
+    const raw = body();
+    const sig = signWebhook(raw, SECRET);
+    const refusals = [
+      verifyWebhook(raw.replace('msg_1', 'msg_2'), sig, SECRET, { now: () => NOW }),
+      verifyWebhook(raw, sig, 'whsec_other', { now: () => NOW }),
+      verifyWebhook(raw, undefined, SECRET, { now: () => NOW }),
+      verifyWebhook(raw, 'zz', SECRET, { now: () => NOW }),
+      verifyWebhook(raw, sig.slice(0, 32), SECRET, { now: () => NOW }),
+      // The same JSON, serialised again: not the bytes that were signed.
+      verifyWebhook(JSON.stringify(JSON.parse(raw), null, 1), sig, SECRET, { now: () => NOW }),
+    ];
+    for (const r of refusals) {
+      const err = (await r.catch((e: unknown) => e)) as WebhookVerificationError;
+      expect(err).toBeInstanceOf(WebhookSignatureError);
+      expect(err.reason).toBe('signature');
+    }
+  });
+
+  it('when the delivery was signed more than the tolerance away from now, then WebhookTimestampError', async () => {
+    const raw = body();
+    const sig = signWebhook(raw, SECRET);
+    await expect(verifyWebhook(raw, sig, SECRET, { now: () => NOW + 301_000 })).rejects.toBeInstanceOf(WebhookTimestampError);
+    await expect(verifyWebhook(raw, sig, SECRET, { now: () => NOW - 301_000 })).rejects.toBeInstanceOf(WebhookTimestampError);
+    await expect(verifyWebhook(raw, sig, SECRET, { now: () => NOW + 299_000 })).resolves.toMatchObject({ event_id: 'evt_1' });
+    await expect(verifyWebhook(raw, sig, SECRET, { now: () => NOW + 500_000, toleranceSeconds: 600 })).resolves.toMatchObject({ event_id: 'evt_1' });
+  });
+
+  it('when a signed body is not an event, then WebhookPayloadError', async () => {
+    for (const raw of ['not json', '[1]', body({ event_id: undefined }), body({ timestamp: 5 }), body({ event: '' })]) {
+      await expect(verifyWebhook(raw, signWebhook(raw, SECRET), SECRET, { now: () => NOW })).rejects.toBeInstanceOf(WebhookPayloadError);
+    }
+  });
+
+  it('when the same event arrives twice, then the second is a WebhookDuplicateError carrying the event, and a refused delivery is not remembered', async () => {
+    const seen = new MemorySeenEvents();
+    const raw = body();
+    const sig = signWebhook(raw, SECRET);
+    await expect(verifyWebhook(raw, 'bad', SECRET, { now: () => NOW, seen })).rejects.toBeInstanceOf(WebhookSignatureError);
+    await expect(verifyWebhook(raw, sig, SECRET, { now: () => NOW + 400_000, seen })).rejects.toBeInstanceOf(WebhookTimestampError);
+    await verifyWebhook(raw, sig, SECRET, { now: () => NOW, seen });
+    const dup = (await verifyWebhook(raw, sig, SECRET, { now: () => NOW, seen }).catch((e: unknown) => e)) as WebhookDuplicateError;
+    expect(dup).toBeInstanceOf(WebhookDuplicateError);
+    expect(dup.event.event_id).toBe('evt_1');
+    const other = body({ event_id: 'evt_2' });
+    await expect(verifyWebhook(other, signWebhook(other, SECRET), SECRET, { now: () => NOW, seen })).resolves.toMatchObject({ event_id: 'evt_2' });
+  });
+
+  it('when an asynchronous store is given (Redis SET NX), then its answer decides', async () => {
+    const store = new Set<string>();
+    const seen = { add: async (id: string) => (store.has(id) ? false : (store.add(id), true)) };
+    const raw = body();
+    const sig = signWebhook(raw, SECRET);
+    await verifyWebhook(raw, sig, SECRET, { now: () => NOW, seen });
+    await expect(verifyWebhook(raw, sig, SECRET, { now: () => NOW, seen })).rejects.toBeInstanceOf(WebhookDuplicateError);
+  });
+
+  it('when remembered ids are older than the TTL or too many, then the oldest are forgotten', () => {
+    let now = 0;
+    const seen = new MemorySeenEvents(1000, 3, () => now);
+    expect(seen.add('a')).toBe(true);
+    expect(seen.add('a')).toBe(false);
+    now = 1500;
+    expect(seen.add('a')).toBe(true);
+    expect(seen.add('b')).toBe(true);
+    expect(seen.add('c')).toBe(true);
+    expect(seen.add('d')).toBe(true);
+    expect(seen.add('a')).toBe(true);
+    expect(seen.add('d')).toBe(false);
+  });
+
+  it('when the secret is empty, then it refuses to check anything', async () => {
+    await expect(verifyWebhook(body(), 'x', '')).rejects.toThrow(TypeError);
+  });
+});
