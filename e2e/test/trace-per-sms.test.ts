@@ -2,7 +2,7 @@ import http from 'node:http';
 import { createClient } from '@smsgw/platform';
 import { deviceHubProto } from '@smsgw/proto';
 import type { AddressInfo } from 'node:net';
-import { eventually } from './support/http';
+import { eventually, request } from './support/http';
 import { Receiver } from './support/receiver';
 import { TestSystem } from './support/system';
 
@@ -132,5 +132,29 @@ describe('one trace per SMS, exported over OTLP', () => {
     expect(flat).not.toContain('+33612345678');
     expect(flat).not.toContain('Suivi de bout en bout');
     expect(flat).not.toContain(client.live_api_key);
+  });
+
+  it('when URLs carry a phone number or a token in their query, then no exported span holds them', async () => {
+    const client = await system.createClient();
+    const device = await system.createDevice(client.client_id, 'redacted');
+    await system.startAgent(client, device);
+    const hookPath = '/redacted?token=url-token-5551';
+    const res = await system.api('/v1/sms/send', client, {
+      headers: { 'X-Device-ID': device.device_id },
+      body: { to: '+33687654321', message: 'Texte jamais tracé', webhook_url: receiver.url(hookPath) },
+    });
+    expect(res.status).toBe(200);
+    await receiver.waitFor(hookPath, 2);
+    // A dashboard search by number: signed out, it is sent to the sign-in page, but its URL was seen by the HTTP instrumentation.
+    const search = await request(`${system.stack.dashboardUrl}/messages?q=%2B33687654321`, system.stack.certs.caPem, { method: 'GET' });
+    expect(search.status).toBe(302);
+
+    const seen = (service: string, path: string) => otlp.spans.some((s) => s.service === service && Object.values(s.attributes).some((v) => String(v).includes(path)));
+    await eventually(async () => (seen('dashboard', '/messages') && seen('webhook', '/redacted') ? true : undefined), 20_000, 'the dashboard and webhook HTTP spans');
+    const flat = JSON.stringify(otlp.spans);
+    expect(flat).not.toContain('33687654321');
+    expect(flat).not.toContain('url-token-5551');
+    expect(flat).not.toContain('Texte jamais tracé');
+    expect(flat).toContain('/redacted?REDACTED');
   });
 });

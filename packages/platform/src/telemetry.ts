@@ -9,6 +9,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { KoaInstrumentation, KoaLayerType } from '@opentelemetry/instrumentation-koa';
+import { RedactingSpanExporter } from './trace-redaction';
 
 let sdk: NodeSDK | undefined;
 
@@ -61,7 +62,7 @@ export function startTelemetry(serviceName: string, options: TelemetryOptions = 
       'service.namespace': 'smsgw',
       'service.version': process.env.SMSGW_VERSION ?? '0.1.0',
     }),
-    spanProcessors: exporting ? [new BatchSpanProcessor(traceExporter())] : [],
+    spanProcessors: exporting ? [new BatchSpanProcessor(new RedactingSpanExporter(traceExporter()))] : [],
     // Metrics are scraped from /metrics (never pushed over OTLP: left to its
     // defaults the SDK would start OTLP metric and log exporters that retry a
     // collector that may not be there). Logs go to stdout.

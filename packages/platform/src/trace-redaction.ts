@@ -1,0 +1,63 @@
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { Attributes } from '@opentelemetry/api';
+
+/**
+ * What the HTTP instrumentation records of a URL may hold what never leaves a
+ * service: a dashboard search (`/messages?q=+336...`), a token in a webhook
+ * receiver's URL, credentials in its authority. These attributes keep the
+ * scheme, host and path; the query and any user info become `REDACTED`.
+ */
+const URL_ATTRIBUTES = ['url.full', 'http.url', 'http.target'];
+const QUERY_ATTRIBUTES = ['url.query'];
+export const REDACTED = 'REDACTED';
+
+function redactUrl(value: string): string {
+  const query = value.indexOf('?');
+  const withoutQuery = query === -1 ? value : `${value.slice(0, query)}?${REDACTED}`;
+  return withoutQuery.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@?#]*@/i, `$1${REDACTED}@`);
+}
+
+/** The attributes with every URL's query and user info redacted; the same object when nothing needed it. */
+export function redactAttributes(attributes: Attributes): Attributes {
+  let copy: Attributes | undefined;
+  const set = (key: string, value: string) => {
+    copy ??= { ...attributes };
+    copy[key] = value;
+  };
+  for (const key of URL_ATTRIBUTES) {
+    const value = attributes[key];
+    if (typeof value === 'string') {
+      const redacted = redactUrl(value);
+      if (redacted !== value) set(key, redacted);
+    }
+  }
+  for (const key of QUERY_ATTRIBUTES) {
+    if (typeof attributes[key] === 'string' && attributes[key] !== '') set(key, REDACTED);
+  }
+  return copy ?? attributes;
+}
+
+/**
+ * Wraps the OTLP exporter so that no exported span carries a URL's query or
+ * user info, whichever instrumentation recorded it. A span keeps its methods
+ * (`spanContext()`): the copy only shadows its attributes.
+ */
+export class RedactingSpanExporter implements SpanExporter {
+  constructor(private readonly inner: SpanExporter) {}
+
+  export(spans: ReadableSpan[], resultCallback: Parameters<SpanExporter['export']>[1]): void {
+    const redacted = spans.map((span) => {
+      const attributes = redactAttributes(span.attributes);
+      return attributes === span.attributes ? span : (Object.create(span, { attributes: { value: attributes } }) as ReadableSpan);
+    });
+    this.inner.export(redacted, resultCallback);
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
