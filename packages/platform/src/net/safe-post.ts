@@ -32,7 +32,8 @@ export async function resolvePublic(
   if (!options.allowPrivate) {
     for (const address of addresses) {
       const verdict = classifyAddress(address);
-      if (!verdict.public) return { ok: false, reason: `blocked address ${address} (${verdict.reason})` };
+      // The reason names the host, never the address it resolved to: whoever reads it (an account owner in the delivery log) must not learn internal DNS answers.
+      if (!verdict.public) return { ok: false, reason: `blocked host ${target.hostname} (resolves to a ${verdict.reason} address)` };
     }
   }
   return { ok: true, address: addresses[0]! };
@@ -82,7 +83,7 @@ export interface SafePostResult {
   ok: boolean;
   status?: number;
   latencyMs: number;
-  /** A short English reason when not ok: `timeout`, `connection refused`, `TLS: ...`, `redirect not followed`, `blocked address ...`. */
+  /** A short English reason when not ok: `timeout`, `connection refused`, `TLS: ...`, `redirect not followed`, `blocked address ...` (an IP in the URL), `blocked host ...` (a name, without the addresses it resolved to). */
   error?: string;
 }
 
