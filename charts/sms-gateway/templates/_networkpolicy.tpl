@@ -47,14 +47,13 @@ spec:
         {{- toYaml . | nindent 8 }}
       {{- end }}
     {{- end }}
-    {{- if $root.Values.metrics.enabled }}
+    {{- /* Metrics only from the scrapers named in networkPolicy.metricsFrom: an empty `from` would admit any source. */}}
+    {{- if and $root.Values.metrics.enabled $np.metricsFrom }}
     - ports:
         - port: {{ $root.Values.metrics.port }}
           protocol: TCP
-      {{- with $np.metricsFrom }}
       from:
-        {{- toYaml . | nindent 8 }}
-      {{- end }}
+        {{- toYaml $np.metricsFrom | nindent 8 }}
     {{- end }}
   egress:
     - to:

@@ -8,18 +8,27 @@ Usage: {{ include "smsgw.secrets.name" $ }}
 {{- end -}}
 
 {{/*
-One key of a Secret the chart creates, as Secret data (base64), kept across upgrades: the given
-value, else the existing Secret's (read back with lookup), else 32 random bytes.
-Usage: {{ include "smsgw.secrets.keptValue" (dict "context" $ "secret" "smsgw-sms-gateway-secrets" "key" "otp-hash-key" "value" .Values.secrets.otpHashKey) }}
+Whether the OTP keys are generated in the cluster, by the secrets Job (templates/secrets-job.yaml),
+rather than given: no `secrets.existingSecret` and no `secrets.otpHashKey`/`otpSealKey`. Rendering
+random keys instead would change them at every `helm template` (Argo CD, Flux), which voids every
+OTP in flight; the Job makes them once and never changes them. Answers "true" or "".
+Usage: {{ if include "smsgw.secrets.generated" $ }}...{{ end }}
 */}}
-{{- define "smsgw.secrets.keptValue" -}}
-{{- $existing := lookup "v1" "Secret" .context.Release.Namespace .secret -}}
-{{- if .value -}}
-{{- .value | b64enc -}}
-{{- else if and $existing (hasKey $existing.data .key) -}}
-{{- index $existing.data .key -}}
+{{- define "smsgw.secrets.generated" -}}
+{{- if and (not .Values.secrets.existingSecret) (not .Values.secrets.otpHashKey) (not .Values.secrets.otpSealKey) -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+The Secret holding `smtp-url`: `secrets.existingSecret`, else the rendered `<fullname>-secrets`
+when the OTP keys are given, else `<fullname>-smtp` (the generated keys' Secret is the Job's).
+Usage: {{ include "smsgw.secrets.smtpName" $ }}
+*/}}
+{{- define "smsgw.secrets.smtpName" -}}
+{{- if .Values.secrets.existingSecret -}}
+{{- .Values.secrets.existingSecret -}}
+{{- else if include "smsgw.secrets.generated" . -}}
+{{- printf "%s-smtp" (include "smsgw.fullname" .) -}}
 {{- else -}}
-{{- /* randBytes answers the base64 of the bytes; Secret data is base64 again. */ -}}
-{{- randBytes 32 | b64enc -}}
+{{- include "smsgw.secrets.name" . -}}
 {{- end -}}
 {{- end -}}

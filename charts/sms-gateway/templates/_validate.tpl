@@ -5,7 +5,7 @@ Usage: {{ include "smsgw.validateValues" $ }}
 */}}
 {{- define "smsgw.validateValues" -}}
 {{- $problems := list -}}
-{{- range list "database" "redis" "nats" "tls" "ingress" "components" -}}
+{{- range list "database" "redis" "nats" "tls" "ingress" "components" "metrics" "secrets" -}}
 {{- $problems = concat $problems (include (printf "smsgw.validateValues.%s" .) $ | splitList "\n" | compact) -}}
 {{- end -}}
 {{- if $problems -}}
@@ -92,5 +92,25 @@ metrics.port {{ $.Values.metrics.port }} is the {{ $name }} service's own port: 
 {{- if gt (add (int $v.preStopSleepSeconds) 15) (int $v.terminationGracePeriodSeconds) }}
 {{ $c.key }}.terminationGracePeriodSeconds must cover preStopSleepSeconds plus the 15 s a service takes to drain
 {{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Metrics: with NetworkPolicies on, a ServiceMonitor is useless unless the scrapers are named.
+Usage: {{ include "smsgw.validateValues.metrics" $ }}
+*/}}
+{{- define "smsgw.validateValues.metrics" -}}
+{{- if and .Values.metrics.enabled .Values.metrics.serviceMonitor.enabled .Values.networkPolicy.enabled (not .Values.networkPolicy.metricsFrom) }}
+metrics.serviceMonitor.enabled with networkPolicy.enabled: set networkPolicy.metricsFrom to Prometheus' pods or namespace, or nothing may scrape /metrics
+{{- end }}
+{{- end -}}
+
+{{/*
+Secrets: both OTP keys given, or neither (then the secrets Job generates them).
+Usage: {{ include "smsgw.validateValues.secrets" $ }}
+*/}}
+{{- define "smsgw.validateValues.secrets" -}}
+{{- if and (not .Values.secrets.existingSecret) (ne (empty .Values.secrets.otpHashKey) (empty .Values.secrets.otpSealKey)) }}
+secrets.otpHashKey and secrets.otpSealKey: set both or neither (neither: a Job generates them once in the cluster)
 {{- end }}
 {{- end -}}

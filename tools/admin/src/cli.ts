@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { AppError } from '@smsgw/platform';
 import { Admin, resolveAddresses } from './index';
+import { ensureSecret, inClusterSecretsApi } from './k8s-secret';
 
 const USAGE = `Operator command line of the SMS gateway.
 
@@ -22,6 +23,9 @@ const USAGE = `Operator command line of the SMS gateway.
   npm run admin -- list-deliveries --client C [--event EVT] [--endpoint E] [--limit N]
       the delivery log, newest first, each delivery with its attempts
   npm run admin -- replay-event --client C --event-id EVT [--endpoint E]
+  smsgw-admin ensure-secret --name S --keys otp-hash-key,otp-seal-key [--labels k=v,...]
+      inside a Kubernetes pod: creates the Secret S with 32 random bytes (base64) per key, or adds
+      the keys it lacks; never changes a key it has (the chart's secrets Job); prints {secret, action}
 
 Service addresses come from ACCOUNT_GRPC_ADDR and DEVICE_HUB_GRPC_ADDR, else from the
 local stack started by 'make dev' (.stack/dev.json); WEBHOOK_GRPC_ADDR for the webhook commands.`;
@@ -42,6 +46,8 @@ async function main(argv: string[]): Promise<number> {
       endpoint: { type: 'string' },
       limit: { type: 'string' },
       password: { type: 'string' },
+      keys: { type: 'string' },
+      labels: { type: 'string' },
       test: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -56,6 +62,15 @@ async function main(argv: string[]): Promise<number> {
     if (!value) throw new UsageError(`${command} needs --${name}`);
     return value;
   };
+  if (command === 'ensure-secret') {
+    const name = values.name;
+    const keys = (values.keys ?? '').split(',').filter(Boolean);
+    if (!name || keys.length === 0) throw new UsageError('ensure-secret needs --name and --keys');
+    const labels = Object.fromEntries((values.labels ?? '').split(',').filter(Boolean).map((pair) => pair.split('=', 2) as [string, string]));
+    const action = await ensureSecret(inClusterSecretsApi(), name, keys, labels);
+    console.log(JSON.stringify({ secret: name, action }));
+    return 0;
+  }
   const admin = new Admin(resolveAddresses());
   try {
     let result: unknown;

@@ -1,7 +1,6 @@
 package charttest
 
 import (
-	"encoding/base64"
 	"regexp"
 	"sort"
 	"strings"
@@ -10,9 +9,11 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 )
 
 // The three value sets the issue names, each in ci/.
@@ -364,7 +365,7 @@ func TestWhenNetworkPoliciesAreOnThenExactlyTheCallsOfTheDesignAreAllowed(t *tes
 		t.Errorf("allowed connections differ from DESIGN.md's calls\n%s", diff(designCalls, got))
 	}
 	// Without policies everything is open: the check above is not vacuous.
-	if open := connections(render(t, "default")); len(open) <= len(designCalls) {
+	if open := connections(render(t, "default", "--set", "networkPolicy.enabled=false,postgresql.networkPolicy.enabled=false,redis.networkPolicy.enabled=false,nats.networkPolicy.enabled=false")); len(open) <= len(designCalls) {
 		t.Errorf("without NetworkPolicies only %d connections are open", len(open))
 	}
 	for _, np := range All[*networkingv1.NetworkPolicy](r) {
@@ -385,6 +386,46 @@ func TestWhenNetworkPoliciesAreOnThenExactlyTheCallsOfTheDesignAreAllowed(t *tes
 		}
 		if internet != (component == "webhook") {
 			t.Errorf("%s: reaches the internet = %v; only the webhook service delivers outside", component, internet)
+		}
+	}
+}
+
+func TestWhenRenderedWithTheDefaultsThenNetworkPoliciesIsolateEveryPodAndMetricsAreClosedToOutsiders(t *testing.T) {
+	r := render(t, "default")
+	if got := connections(r); strings.Join(got, "\n") != strings.Join(designCalls, "\n") {
+		t.Errorf("with the default values the allowed connections differ from the design's calls\n%s", diff(designCalls, got))
+	}
+	policies := All[*networkingv1.NetworkPolicy](r)
+	covered := map[string]bool{}
+	for _, np := range policies {
+		covered[np.Name] = true
+	}
+	var wanted []string
+	for name := range services {
+		wanted = append(wanted, fullname(name))
+	}
+	for _, dep := range []string{"postgresql", "redis", "nats"} {
+		wanted = append(wanted, release+"-"+dep)
+	}
+	for _, name := range wanted {
+		if !covered[name] {
+			t.Errorf("no NetworkPolicy %s with the default values", name)
+		}
+	}
+	// An outside scraper (or any pod of another release) reaches no service's /metrics by default,
+	// and reaches it once named in networkPolicy.metricsFrom.
+	scraper := pod{name: "prometheus", labels: map[string]string{"app": "prometheus"}}
+	metricsPort := int32(9464)
+	open := render(t, "default", "--set", "networkPolicy.metricsFrom[0].podSelector.matchLabels.app=prometheus")
+	for _, p := range podsOf(r) {
+		if _, ok := p.ports[metricsPort]; !ok {
+			continue
+		}
+		if allowed(policies, scraper, p, metricsPort) {
+			t.Errorf("%s: /metrics is reachable from a pod outside the release by default", p.name)
+		}
+		if !allowed(All[*networkingv1.NetworkPolicy](open), scraper, p, metricsPort) {
+			t.Errorf("%s: /metrics stays closed to the scraper named in networkPolicy.metricsFrom", p.name)
 		}
 	}
 }
@@ -470,21 +511,98 @@ func TestWhenSecretsAreGivenAsValuesThenTheyAppearOnlyInSecretsNeverInConfigMaps
 			}
 		}
 	}
-	// The generated keys: 32 random bytes each, base64, different from each other.
-	d := render(t, "default")
-	s := Find[*corev1.Secret](d, release+"-sms-gateway-secrets")
-	if s == nil {
-		t.Fatal("no Secret of generated keys")
+}
+
+func TestWhenNoOtpKeysAreGivenThenAHookJobMakesThemInTheClusterAndEveryRenderingIsTheSame(t *testing.T) {
+	secret := release + "-sms-gateway-secrets"
+	job := release + "-sms-gateway-secrets-init"
+	first, err := helm(t, templateArgs("default")...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, key := range []string{"otp-hash-key", "otp-seal-key"} {
-		raw, err := base64.StdEncoding.DecodeString(string(s.Data[key]))
-		if err != nil || len(raw) != 32 {
-			t.Errorf("%s is not base64 of 32 bytes: %q", key, s.Data[key])
+	r := render(t, "default")
+	// No key is rendered: nothing random for helm template, Argo CD or Flux to redraw.
+	for _, s := range All[*corev1.Secret](r) {
+		if _, ok := s.Data["otp-hash-key"]; ok {
+			t.Errorf("Secret %s renders the OTP hash key", s.Name)
 		}
 	}
-	if string(s.Data["otp-hash-key"]) == string(s.Data["otp-seal-key"]) {
-		t.Error("the hashing and sealing keys are the same")
+	if strings.Contains(first, "otp-hash-key:") {
+		t.Error("a rendered object holds otp-hash-key data")
 	}
+	// The pods read the keys from the Secret the Job makes.
+	otp := Find[*appsv1.Deployment](r, fullname("otp")).Spec.Template.Spec.Containers[0]
+	for _, name := range []string{"OTP_HASH_KEY", "OTP_SEAL_KEY"} {
+		if v := envVar(otp, name); v == nil || v.ValueFrom == nil || v.ValueFrom.SecretKeyRef == nil || v.ValueFrom.SecretKeyRef.Name != secret {
+			t.Errorf("otp: %s is not read from %s: %+v", name, secret, v)
+		}
+	}
+	j := Find[*batchv1.Job](r, job)
+	if j == nil {
+		t.Fatalf("no Job %s", job)
+	}
+	if j.Annotations["helm.sh/hook"] != "pre-install,pre-upgrade" {
+		t.Errorf("the secrets Job is not a pre-install/pre-upgrade hook: %v", j.Annotations)
+	}
+	c := j.Spec.Template.Spec.Containers[0]
+	if want := []string{"tools/admin/dist/cli.js", "ensure-secret", "--name", secret, "--keys", "otp-hash-key,otp-seal-key"}; strings.Join(c.Args[:6], " ") != strings.Join(want, " ") {
+		t.Errorf("the secrets Job runs %v", c.Args)
+	}
+	if c.SecurityContext == nil || c.SecurityContext.ReadOnlyRootFilesystem == nil || !*c.SecurityContext.ReadOnlyRootFilesystem || c.SecurityContext.AllowPrivilegeEscalation == nil || *c.SecurityContext.AllowPrivilegeEscalation {
+		t.Errorf("the secrets Job's container is not hardened: %+v", c.SecurityContext)
+	}
+	// Its service account may read and patch that one Secret, create Secrets, and nothing else.
+	role := Find[*rbacv1.Role](r, job)
+	if role == nil || len(role.Rules) != 2 {
+		t.Fatalf("the secrets Job's Role: %+v", role)
+	}
+	for _, rule := range role.Rules {
+		if strings.Join(rule.Resources, ",") != "secrets" {
+			t.Errorf("the Role reaches %v", rule.Resources)
+		}
+		if strings.Join(rule.Verbs, ",") == "get,patch" && strings.Join(rule.ResourceNames, ",") != secret {
+			t.Errorf("get and patch are not limited to %s: %v", secret, rule.ResourceNames)
+		}
+		if strings.Join(rule.Verbs, ",") != "get,patch" && strings.Join(rule.Verbs, ",") != "create" {
+			t.Errorf("the Role allows %v", rule.Verbs)
+		}
+	}
+	if b := Find[*rbacv1.RoleBinding](r, job); b == nil || b.Subjects[0].Name != job || b.RoleRef.Name != job {
+		t.Errorf("the secrets Job's RoleBinding: %+v", b)
+	}
+	// Every rendering is the same in what concerns the OTP keys (the bundled databases' generated
+	// passwords aside, which the subcharts still keep with lookup).
+	again, err := helm(t, templateArgs("default")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stripDependencySecrets(first) != stripDependencySecrets(again) {
+		t.Error("two renderings of the defaults differ beyond the bundled dependencies' passwords")
+	}
+	// Given keys are rendered as given, and no Job runs; one key alone is refused.
+	given := render(t, "default", "--set-string", "secrets.otpHashKey=aGFzaA==,secrets.otpSealKey=c2VhbA==")
+	if s := Find[*corev1.Secret](given, secret); s == nil || string(s.Data["otp-hash-key"]) != "aGFzaA==" {
+		t.Errorf("the given keys are not rendered: %+v", s)
+	}
+	if Find[*batchv1.Job](given, job) != nil {
+		t.Error("a secrets Job runs although the keys are given")
+	}
+	if _, err := helm(t, templateArgs("default", "--set-string", "secrets.otpHashKey=aGFzaA==")...); err == nil || !strings.Contains(err.Error(), "set both or neither") {
+		t.Errorf("one OTP key alone: %v", err)
+	}
+}
+
+// stripDependencySecrets drops the data lines of the bundled dependencies' Secrets.
+func stripDependencySecrets(out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "postgres-password:") || strings.HasPrefix(trimmed, "password:") || strings.HasPrefix(trimmed, "redis-password:") || strings.HasPrefix(trimmed, "nats-password:") {
+			continue
+		}
+		keep = append(keep, line)
+	}
+	return strings.Join(keep, "\n")
 }
 
 func TestWhenAValueIsMistypedThenTheSchemaRefusesTheInstall(t *testing.T) {
@@ -508,6 +626,7 @@ func TestWhenDependenciesAreBothOrNeitherBundledAndExternalThenValidationRefuses
 		"nats neither":      {"nats.enabled=false", "no NATS"},
 		"no db password":    {"postgresql.enabled=false,externalDatabase.host=pg", "externalDatabase needs a password"},
 		"native, no cert":   {"tls.mode=native", "tls.mode=native needs tls.existingSecret"},
+		"unscrapable":       {"metrics.serviceMonitor.enabled=true", "set networkPolicy.metricsFrom"},
 		"hpa min above max": {"gateway.autoscaling.enabled=true,gateway.autoscaling.minReplicas=5,gateway.autoscaling.maxReplicas=2", "gateway.autoscaling.minReplicas is above maxReplicas"},
 	}
 	for name, c := range cases {

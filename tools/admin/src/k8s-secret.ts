@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import https from 'node:https';
+
+/**
+ * Keeps a Kubernetes Secret of generated keys: created once with 32 random
+ * bytes (base64) per key, then never changed but to add a key it lacks. The
+ * chart runs this in a hook Job instead of rendering random values, so `helm
+ * template`, Argo CD or Flux render the same manifests every time and never
+ * replace the OTP keys (a changed hash key voids every code in flight).
+ */
+export type SecretPlan =
+  | { action: 'keep' }
+  | { action: 'create'; data: Record<string, string> }
+  | { action: 'add'; data: Record<string, string> };
+
+/** Base64 of 32 random bytes, as the services read their keys; Secret data is base64 again. */
+export function generatedKey(): string {
+  return randomBytes(32).toString('base64');
+}
+
+/** What to do with the Secret as it is (`undefined`: it does not exist); never touches a key that is there. */
+export function planSecret(existing: Record<string, string> | undefined, keys: string[], generate: () => string = generatedKey): SecretPlan {
+  const missing = keys.filter((key) => !existing || !(key in existing));
+  if (missing.length === 0) return { action: 'keep' };
+  const data = Object.fromEntries(missing.map((key) => [key, Buffer.from(generate()).toString('base64')]));
+  return existing ? { action: 'add', data } : { action: 'create', data };
+}
+
+/** The few calls of the Kubernetes API this needs. */
+export interface SecretsApi {
+  /** The Secret's data, or undefined when there is none of that name. */
+  get(name: string): Promise<Record<string, string> | undefined>;
+  /** Creates the Secret; false when one of that name appeared meanwhile (409). */
+  create(name: string, data: Record<string, string>, labels: Record<string, string>): Promise<boolean>;
+  /** Adds keys to the Secret (a merge patch of `data`). */
+  addKeys(name: string, data: Record<string, string>): Promise<void>;
+}
+
+export async function ensureSecret(api: SecretsApi, name: string, keys: string[], labels: Record<string, string>): Promise<SecretPlan['action']> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const plan = planSecret(await api.get(name), keys);
+    if (plan.action === 'keep') return 'keep';
+    if (plan.action === 'add') {
+      await api.addKeys(name, plan.data);
+      return 'add';
+    }
+    // Another run created it between our read and our create: read it again and keep its keys.
+    if (await api.create(name, plan.data, labels)) return 'create';
+  }
+  throw new Error(`secret ${name} was created and changed concurrently; run again`);
+}
+
+const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** The API server from inside a pod: its service account's token, CA and namespace. */
+export function inClusterSecretsApi(): SecretsApi {
+  const host = process.env.KUBERNETES_SERVICE_HOST;
+  const port = process.env.KUBERNETES_SERVICE_PORT ?? '443';
+  if (!host) throw new Error('not in a Kubernetes pod: KUBERNETES_SERVICE_HOST is not set');
+  const token = fs.readFileSync(`${SERVICE_ACCOUNT}/token`, 'utf8').trim();
+  const ca = fs.readFileSync(`${SERVICE_ACCOUNT}/ca.crt`);
+  const namespace = fs.readFileSync(`${SERVICE_ACCOUNT}/namespace`, 'utf8').trim();
+  const base = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
+  const call = (method: string, path: string, body?: unknown, contentType = 'application/json') =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = https.request(
+        { host: host.includes(':') ? `[${host}]` : host, port, path, method, ca, headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(payload ? { 'Content-Type': contentType } : {}) }, timeout: 10_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in 10 s`)));
+      req.on('error', reject);
+      req.end(payload);
+    });
+  const fail = (what: string, res: { status: number; body: string }) => new Error(`${what}: HTTP ${res.status} ${res.body.slice(0, 300)}`);
+  return {
+    async get(name) {
+      const res = await call('GET', `${base}/${encodeURIComponent(name)}`);
+      if (res.status === 404) return undefined;
+      if (res.status !== 200) throw fail(`reading secret ${name}`, res);
+      return (JSON.parse(res.body) as { data?: Record<string, string> }).data ?? {};
+    },
+    async create(name, data, labels) {
+      const res = await call('POST', base, { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name, labels }, data });
+      if (res.status === 409) return false;
+      if (res.status !== 201) throw fail(`creating secret ${name}`, res);
+      return true;
+    },
+    async addKeys(name, data) {
+      const res = await call('PATCH', `${base}/${encodeURIComponent(name)}`, { data }, 'application/merge-patch+json');
+      if (res.status !== 200) throw fail(`adding keys to secret ${name}`, res);
+    },
+  };
+}

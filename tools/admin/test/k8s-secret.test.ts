@@ -1,0 +1,64 @@
+import { ensureSecret, generatedKey, planSecret, type SecretsApi } from '../src/k8s-secret';
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+describe('the secrets Job plan', () => {
+  it('when the Secret does not exist, then it is created with every key, each the base64 of a generated key', () => {
+    let n = 0;
+    const plan = planSecret(undefined, ['otp-hash-key', 'otp-seal-key'], () => `key-${++n}`);
+    expect(plan).toEqual({ action: 'create', data: { 'otp-hash-key': b64('key-1'), 'otp-seal-key': b64('key-2') } });
+  });
+
+  it('when the Secret has every key, then nothing changes, whatever the keys hold', () => {
+    expect(planSecret({ 'otp-hash-key': b64('old'), 'otp-seal-key': b64('old2'), 'smtp-url': b64('x') }, ['otp-hash-key', 'otp-seal-key'])).toEqual({ action: 'keep' });
+  });
+
+  it('when the Secret lacks a key, then only that key is added and the others are untouched', () => {
+    expect(planSecret({ 'otp-hash-key': b64('old') }, ['otp-hash-key', 'otp-seal-key'], () => 'new')).toEqual({ action: 'add', data: { 'otp-seal-key': b64('new') } });
+  });
+
+  it('when a key is generated, then it is 32 random bytes in base64, different each time', () => {
+    const a = generatedKey();
+    expect(Buffer.from(a, 'base64')).toHaveLength(32);
+    expect(generatedKey()).not.toBe(a);
+  });
+});
+
+describe('ensureSecret', () => {
+  /** The API's answers as Kubernetes gives them, held in a map; `racer` creates the Secret between our read and our create once. */
+  function memoryApi(racer?: Record<string, string>): SecretsApi & { secrets: Map<string, Record<string, string>> } {
+    const secrets = new Map<string, Record<string, string>>();
+    let raced = false;
+    return {
+      secrets,
+      get: async (name) => secrets.get(name),
+      create: async (name, data) => {
+        if (racer && !raced) {
+          raced = true;
+          secrets.set(name, racer);
+        }
+        if (secrets.has(name)) return false;
+        secrets.set(name, data);
+        return true;
+      },
+      addKeys: async (name, data) => {
+        secrets.set(name, { ...secrets.get(name), ...data });
+      },
+    };
+  }
+
+  it('when run twice, then the second run keeps the keys of the first', async () => {
+    const api = memoryApi();
+    expect(await ensureSecret(api, 's', ['a', 'b'], {})).toBe('create');
+    const first = { ...api.secrets.get('s') };
+    expect(await ensureSecret(api, 's', ['a', 'b'], {})).toBe('keep');
+    expect(api.secrets.get('s')).toEqual(first);
+  });
+
+  it('when another run creates the Secret meanwhile, then its keys are kept, not replaced', async () => {
+    const theirs = { a: b64('theirs-a'), b: b64('theirs-b') };
+    const api = memoryApi(theirs);
+    expect(await ensureSecret(api, 's', ['a', 'b'], {})).toBe('keep');
+    expect(api.secrets.get('s')).toEqual(theirs);
+  });
+});
