@@ -2,7 +2,7 @@ import { AppError } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import { dayChart } from '../../views/chart';
 import { notice, when } from '../../views/layout';
-import { explain, page, type AppDeps, type DashContext, type DashRouter } from '../app';
+import { explain, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 import { html, trusted } from '../html';
 
 const STATUSES = ['queued', 'sent', 'delivered', 'failed', 'cancelled'];

@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import QRCode from 'qrcode';
 import { AppError } from '@smsgw/platform';
 import { copyable, csrfField, notice, when } from '../../views/layout';
-import { field, page, type AppDeps, type DashContext, type DashRouter } from '../app';
+import { field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 import { html, trusted, type SafeHtml } from '../html';
 
 /** Where phones download the app (android-agent/android, built by `make apk`). */
