@@ -6,7 +6,7 @@ import Koa from 'koa';
 import { AppError, ERROR_CATALOG, recordHttp } from '@smsgw/platform';
 import { notice } from '../views/layout';
 import { cookieOptions, explain, page, SESSION_COOKIE, type AppDeps, type DashContext, type DashState } from './context';
-import { html } from './html';
+import { html } from '../views/html';
 import { accountRoutes } from './routes/account.routes';
 import { messageRoutes } from './routes/message.routes';
 import { downloadRoutes, phoneRoutes } from './routes/phone.routes';

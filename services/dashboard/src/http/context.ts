@@ -4,7 +4,7 @@ import { AppError, type Logger, type PromiseClient, type Redis } from '@smsgw/pl
 import type { account, devicehub, message, webhook } from '@smsgw/proto';
 import type { DeviceEvents } from '../live/device-events';
 import { layout, type PageContext } from '../views/layout';
-import type { SafeHtml } from './html';
+import type { SafeHtml } from '../views/html';
 import type { Session, SessionStore } from './session';
 
 /**

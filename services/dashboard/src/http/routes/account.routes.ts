@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '@smsgw/platform';
 import { copyable, csrfField, layout, notice, when } from '../../views/layout';
 import { cookieOptions, explain, field, page, pageContext, SESSION_COOKIE, type AppDeps, type DashContext, type DashRouter } from '../context';
-import { html, type SafeHtml } from '../html';
+import { html, type SafeHtml } from '../../views/html';
 
 function anonymous(ctx: DashContext, title: string, body: SafeHtml, status = 200): void {
   ctx.status = status;

@@ -3,7 +3,7 @@ import type { message } from '@smsgw/proto';
 import { dayChart } from '../../views/chart';
 import { notice, when } from '../../views/layout';
 import { explain, page, type AppDeps, type DashContext, type DashRouter } from '../context';
-import { html, trusted } from '../html';
+import { html, trusted } from '../../views/html';
 
 const STATUSES = ['queued', 'sent', 'delivered', 'failed', 'cancelled'];
 const q = (ctx: DashContext, name: string) => (typeof ctx.query[name] === 'string' ? (ctx.query[name]).trim() : '');

@@ -5,7 +5,7 @@ import QRCode from 'qrcode';
 import { AppError } from '@smsgw/platform';
 import { copyable, csrfField, notice, when } from '../../views/layout';
 import { field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
-import { html, trusted, type SafeHtml } from '../html';
+import { html, trusted, type SafeHtml } from '../../views/html';
 
 /** Where phones download the app (android-agent/android, built by `make apk`). */
 export const APK_PATH = '/downloads/smsgw-agent.apk';

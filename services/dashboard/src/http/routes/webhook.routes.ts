@@ -1,7 +1,7 @@
 import { AppError } from '@smsgw/platform';
 import { copyable, csrfField, notice, when } from '../../views/layout';
 import { explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
-import { html } from '../html';
+import { html } from '../../views/html';
 
 const KINDS = ['sms.sent', 'sms.delivered', 'sms.failed', 'device.connected', 'device.disconnected'];
 
