@@ -4,9 +4,8 @@ import path from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { AppError, ERROR_CATALOG, recordHttp } from '@smsgw/platform';
-import { notice } from '../views/layout';
+import { problemView } from '../views/error.view';
 import { cookieOptions, explain, page, SESSION_COOKIE, type AppDeps, type DashContext, type DashState } from './context';
-import { html } from '../views/html';
 import { accountRoutes } from './routes/account.routes';
 import { messageRoutes } from './routes/message.routes';
 import { downloadRoutes, phoneRoutes } from './routes/phone.routes';
@@ -87,7 +86,7 @@ export function createApp(deps: AppDeps): Koa<DashState> {
       const status = err instanceof AppError ? ERROR_CATALOG[err.code].http : ((err as { status?: number }).status ?? 500);
       if (status >= 500) deps.log.error({ err, path: ctx.path }, 'dashboard request failed');
       ctx.status = status;
-      page(ctx, status === 404 ? 'Not found' : 'Something went wrong', '', html`${notice('error', status === 404 ? 'This page does not exist, or it is not yours.' : explain(err))}<p><a href="/">Back to the overview</a></p>`);
+      page(ctx, status === 404 ? 'Not found' : 'Something went wrong', '', problemView(status === 404 ? 'This page does not exist, or it is not yours.' : explain(err), true));
     }
   });
 
@@ -95,7 +94,7 @@ export function createApp(deps: AppDeps): Koa<DashState> {
     if (!ctx.secure) {
       // Only behind a proxy that received this request over plain HTTP: its cookies would leak.
       ctx.status = 403;
-      page(ctx, 'HTTPS required', '', html`${notice('error', 'The dashboard is served over HTTPS only.')}`);
+      page(ctx, 'HTTPS required', '', problemView('The dashboard is served over HTTPS only.'));
       return;
     }
     ctx.set('Content-Security-Policy', CSP);
@@ -127,7 +126,7 @@ export function createApp(deps: AppDeps): Koa<DashState> {
       const expected = ctx.state.session?.csrf ?? ctx.cookies.get(FORM_CSRF_COOKIE) ?? '';
       if (!sameToken(ctx.state.form.get('_csrf') ?? '', expected)) {
         ctx.status = 403;
-        page(ctx, 'Form expired', '', html`${notice('error', 'This form expired or did not come from this site. Please go back, reload the page and try again.')}`);
+        page(ctx, 'Form expired', '', problemView('This form expired or did not come from this site. Please go back, reload the page and try again.'));
         return;
       }
     }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '@smsgw/platform';
-import { copyable, csrfField, layout, notice, when } from '../../views/layout';
+import { credentialsForm as credentialsView, keysView, overviewView, settingsView, type SettingsNotes } from '../../views/account.view';
+import { layout } from '../../views/layout';
 import { cookieOptions, explain, field, page, pageContext, SESSION_COOKIE, type AppDeps, type DashContext, type DashRouter } from '../context';
-import { html, type SafeHtml } from '../../views/html';
+import type { SafeHtml } from '../../views/html';
 
 function anonymous(ctx: DashContext, title: string, body: SafeHtml, status = 200): void {
   ctx.status = status;
@@ -14,18 +15,7 @@ function anonymous(ctx: DashContext, title: string, body: SafeHtml, status = 200
 const safeNext = (next: string | undefined) => (next && /^\/[A-Za-z0-9/_-]*$/.test(next) && !next.startsWith('//') ? next : '/');
 
 function credentialsForm(ctx: DashContext, kind: 'signin' | 'signup', error?: string, email = ''): SafeHtml {
-  const signup = kind === 'signup';
-  return html`${notice('error', error)}
-<form method="post" action="/${kind}${signup ? '' : `?next=${encodeURIComponent(safeNext(ctx.query.next as string | undefined))}`}" class="card narrow">
-  ${csrfField(pageContext(ctx))}
-  <label for="email">E-mail</label>
-  <input id="email" name="email" type="email" autocomplete="email" required value="${email}">
-  ${signup ? html`<label for="name">Company or project name</label><input id="name" name="name" type="text" autocomplete="organization">` : ''}
-  <label for="password">Password${signup ? ' (10 characters or more)' : ''}</label>
-  <input id="password" name="password" type="password" autocomplete="${signup ? 'new-password' : 'current-password'}" required minlength="${signup ? 10 : 1}">
-  <button type="submit">${signup ? 'Create my account' : 'Sign in'}</button>
-</form>
-<p>${signup ? html`Already have an account? <a href="/signin">Sign in</a>` : html`New here? <a href="/signup">Create an account</a>`}</p>`;
+  return credentialsView(pageContext(ctx), kind, { next: safeNext(ctx.query.next as string | undefined), error, email });
 }
 
 export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' | 'private'): void {
@@ -93,46 +83,13 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
       up.devices.listDevices({ clientId: s.clientId, onlineOnly: false }),
     ]);
     const online = devices.devices.filter((d) => d.status === 'online').length;
-    page(
-      ctx,
-      'Overview',
-      'overview',
-      html`<section class="tiles">
-  <div class="tile"><span class="label">Client id</span><code class="big">${s.clientId}</code></div>
-  <div class="tile"><span class="label">Sent, last 7 days</span><span class="big">${stats.totalSent}</span></div>
-  <div class="tile"><span class="label">Delivery rate</span><span class="big">${stats.deliveryRate.toFixed(2)} %</span></div>
-  <div class="tile"><span class="label">Phones online</span><span class="big">${online} / ${devices.devices.length}</span></div>
-</section>
-<p>Use your client id and an <a href="/keys">API key</a> in the <code>X-Client-ID</code> and <code>X-API-Key</code> headers. <a href="/phones">Add a phone</a> to send through it.</p>`,
-    );
+    page(ctx, 'Overview', 'overview', overviewView({ clientId: s.clientId, totalSent: stats.totalSent, deliveryRate: stats.deliveryRate, online, phones: devices.devices.length }));
   });
 
   async function keysPage(ctx: DashContext, fresh?: { key: string; mode: string; name: string }, error?: string) {
     const s = ctx.state.session!;
     const { keys } = await up.accounts.listApiKeys({ clientId: s.clientId });
-    const welcome = ctx.query.welcome === '1' ? notice('ok', 'Your account is ready. Create a key below, or use the live and test keys made for you (their values are not shown again: create a new one to copy it).') : '';
-    page(
-      ctx,
-      'API keys',
-      'keys',
-      html`${welcome}${notice('error', error)}
-${fresh ? html`<div class="card reveal" role="status"><p><strong>Your new ${fresh.mode} key "${fresh.name}".</strong> Copy it now: it is shown only once.</p>${copyable('API key', fresh.key, 'new-key')}</div>` : ''}
-<form method="post" action="/keys" class="card inline">
-  ${csrfField({ csrf: s.csrf })}
-  <label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100" placeholder="Production server">
-  <label for="key-mode">Mode</label><select id="key-mode" name="mode"><option value="live">live</option><option value="test">test</option></select>
-  <button type="submit">Create a key</button>
-</form>
-<div class="table-wrap"><table>
-<caption>Your keys, newest first</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Mode</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead>
-<tbody>${keys.map(
-        (k) => html`<tr>
-  <td>${k.label}</td><td><code>${k.prefix}</code></td><td>${k.mode === 'KEY_MODE_TEST' ? 'test' : 'live'}</td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
-  <td>${k.revokedAt ? html`revoked ${when(k.revokedAt)}` : html`<form method="post" action="/keys/${k.keyId}/revoke" data-confirm="Revoke this key? Requests with it will be refused within 5 seconds.">${csrfField({ csrf: s.csrf })}<button type="submit" class="danger">Revoke</button></form>`}</td>
-</tr>`,
-      )}</tbody></table></div>`,
-    );
+    page(ctx, 'API keys', 'keys', keysView({ csrf: s.csrf, keys, welcome: ctx.query.welcome === '1', fresh, error }));
   }
 
   router.get('/keys', (ctx) => keysPage(ctx));
@@ -148,38 +105,10 @@ ${fresh ? html`<div class="card reveal" role="status"><p><strong>Your new ${fres
     ctx.redirect('/keys');
   });
 
-  async function settingsPage(ctx: DashContext, extra: { secret?: string; ok?: string; error?: string } = {}) {
+  async function settingsPage(ctx: DashContext, extra: SettingsNotes = {}) {
     const s = ctx.state.session!;
     const client = await up.accounts.getClient({ clientId: s.clientId });
-    const csrf = csrfField({ csrf: s.csrf });
-    page(
-      ctx,
-      'Settings',
-      'settings',
-      html`${notice('ok', extra.ok)}${notice('error', extra.error)}
-<section class="card">
-  <h2>Signing secret</h2>
-  <p>Signs the webhooks sent to a message's own <code>webhook_url</code> (<code>X-Webhook-Signature</code>). Global endpoints have secrets of their own.</p>
-  ${extra.secret ? copyable('Signing secret', extra.secret, 'signing-secret') : html`<form method="post" action="/settings/secret">${csrf}<button type="submit">Show the signing secret</button></form>`}
-  <form method="post" action="/settings/secret/rotate" data-confirm="Rotate the secret? Webhooks are signed with the new one within a minute; update your receivers.">${csrf}<button type="submit" class="danger">Rotate the secret</button></form>
-</section>
-<section class="card">
-  <h2>Alert e-mails</h2>
-  <form method="post" action="/settings/alerts">${csrf}
-    <label for="alert-email">Address that receives alerts (a webhook dropped after its last attempt)</label>
-    <input id="alert-email" name="email" type="email" required value="${client.email}">
-    <button type="submit">Save</button>
-  </form>
-</section>
-<section class="card">
-  <h2>Password</h2>
-  <form method="post" action="/settings/password">${csrf}
-    <label for="current">Current password</label><input id="current" name="current" type="password" autocomplete="current-password" required>
-    <label for="new">New password (10 characters or more)</label><input id="new" name="new" type="password" autocomplete="new-password" required minlength="10">
-    <button type="submit">Change the password</button>
-  </form>
-</section>`,
-    );
+    page(ctx, 'Settings', 'settings', settingsView(s.csrf, client.email, extra));
   }
 
   router.get('/settings', (ctx) => settingsPage(ctx));
