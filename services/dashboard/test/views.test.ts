@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRedis, type Redis } from '@smsgw/platform';
 import { escapeHtml, html, trusted } from '../src/views/html';
-import { apkInfo } from '../src/http/routes/phone.routes';
+import { apkInfo } from '../src/use-cases/phones.use-case';
 import { APK_PATH, installSection } from '../src/views/phones.view';
 import { SessionStore } from '../src/http/session';
 import { dayChart } from '../src/views/chart';

@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { AppError, type Logger, type PromiseClient, type Redis } from '@smsgw/platform';
-import type { account, devicehub, message, webhook } from '@smsgw/proto';
+import { AppError, type Logger, type Redis } from '@smsgw/platform';
 import type { DeviceEvents } from '../live/device-events';
+import type { Upstreams } from '../use-cases/upstreams';
 import { layout, type PageContext } from '../views/layout';
 import type { SafeHtml } from '../views/html';
 import type { Session, SessionStore } from './session';
@@ -12,13 +12,6 @@ import type { Session, SessionStore } from './session';
  * the session cookie and the helpers that answer a page. Its own module so that
  * the routes need not import app.ts, which imports them.
  */
-export interface Upstreams {
-  accounts: PromiseClient<account.AccountServiceClient>;
-  devices: PromiseClient<devicehub.DeviceHubServiceClient>;
-  messages: PromiseClient<message.MessageServiceClient>;
-  webhooks: PromiseClient<webhook.WebhookServiceClient>;
-}
-
 export interface DashState {
   session?: Session;
   token?: string;

@@ -2,8 +2,8 @@ import type { message } from '@smsgw/proto';
 import { dayChart } from './chart';
 import { html, trusted, type SafeHtml } from './html';
 import { notice, when } from './layout';
-
-export type Mode = 'live' | 'test';
+import type { MessageFilters } from '../use-cases/messages.use-case';
+import type { Mode } from '../use-cases/upstreams';
 
 const STATUSES = ['queued', 'sent', 'delivered', 'failed', 'cancelled'];
 
@@ -24,15 +24,6 @@ function timeline(m: message.Message__Output): SafeHtml {
   return html`<ol class="timeline">${steps
     .filter(([, at]) => at)
     .map(([label, at]) => html`<li class="${label.toLowerCase().split(' ')[0]}"><strong>${label}</strong> ${when(at)}${label === 'Failed' && m.errorCode ? html`: <code>${m.errorCode}</code> ${m.errorMessage}` : ''}</li>`)}</ol>`;
-}
-
-export interface MessageFilters {
-  status: string;
-  to: string;
-  deviceId: string;
-  search: string;
-  fromDate: string;
-  toDate: string;
 }
 
 export interface MessagesPage {

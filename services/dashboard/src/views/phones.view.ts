@@ -1,15 +1,10 @@
 import QRCode from 'qrcode';
-import type { devicehub } from '@smsgw/proto';
+import type { AddedPhone, ApkInfo, PhoneRow } from '../use-cases/phones.use-case';
 import { html, trusted, type SafeHtml } from './html';
 import { copyable, csrfField, notice, when } from './layout';
 
 /** Where phones download the app (android-agent/android, built by `make apk`). */
 export const APK_PATH = '/downloads/smsgw-agent.apk';
-
-export interface ApkInfo {
-  size: number;
-  sha256: string;
-}
 
 /** How to put the app on a phone: the download (a link and a QR code for the phone's camera) and the steps. */
 export async function installSection(apk: ApkInfo | undefined, downloadUrl: string): Promise<SafeHtml> {
@@ -28,15 +23,6 @@ export async function installSection(apk: ApkInfo | undefined, downloadUrl: stri
 </ol></section>`;
 }
 
-/** A phone just added: its pairing secrets, shown only now. */
-export interface AddedPhone {
-  deviceId: string;
-  name: string;
-  password: string;
-  pairingUrl: string;
-  expiresAt: string;
-}
-
 /** The pairing card of a phone just added: the QR code is the pairing URL itself (`npm run agent -- --pairing-url <it>` accepts it as is). */
 async function pairingCard(added: AddedPhone, clientId: string): Promise<SafeHtml> {
   const svg = await QRCode.toString(added.pairingUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
@@ -48,13 +34,6 @@ async function pairingCard(added: AddedPhone, clientId: string): Promise<SafeHtm
   <p>In the phone app: tap <em>Scan the QR code</em>. Or type the hub <code>${new URL(added.pairingUrl).host}</code>, the client id <code>${clientId}</code> and the device password.</p>
   <p class="muted">A simulated phone on a computer: <code>npm run agent -- --pairing-url '…'</code>.</p>
 </div>`;
-}
-
-/** A phone's row: the phone, its queue and what it sent today. */
-export interface PhoneRow {
-  device: devicehub.Device__Output;
-  queued: number;
-  sentToday: number;
 }
 
 export interface PhonesPage {

@@ -1,11 +1,11 @@
 import { AppError } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
+import { getMessage, listMessages, statistics } from '../../use-cases/messages.use-case';
 import { messagesView, messageView, statsView } from '../../views/messages.view';
 import { explain, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
 const q = (ctx: DashContext, name: string) => (typeof ctx.query[name] === 'string' ? (ctx.query[name]).trim() : '');
 const modeOf = (ctx: DashContext) => (q(ctx, 'mode') === 'test' ? 'test' : 'live');
-const protoMode = (mode: 'live' | 'test') => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');
 
 export function messageRoutes(router: DashRouter, deps: AppDeps): void {
   const { up } = deps;
@@ -18,7 +18,7 @@ export function messageRoutes(router: DashRouter, deps: AppDeps): void {
     let list: message.ListMessagesResponse__Output | undefined;
     let error: string | undefined;
     try {
-      list = await up.messages.listMessages({ clientId: s.clientId, mode: protoMode(mode), page: pageNo, limit: 25, ...filters });
+      list = await listMessages(up, s.clientId, mode, pageNo, filters);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       error = explain(err);
@@ -33,19 +33,15 @@ export function messageRoutes(router: DashRouter, deps: AppDeps): void {
   });
 
   router.get('/messages/:messageId', async (ctx) => {
-    const s = ctx.state.session!;
     const mode = modeOf(ctx);
-    const m = await up.messages.getMessage({ clientId: s.clientId, messageId: ctx.params.messageId!, mode: protoMode(mode) });
+    const m = await getMessage(up, ctx.state.session!.clientId, mode, ctx.params.messageId!);
     page(ctx, `Message ${m.messageId}`, 'messages', messageView(m, mode));
   });
 
   router.get('/stats', async (ctx) => {
-    const s = ctx.state.session!;
     const mode = modeOf(ctx);
     const days = Math.min(90, Math.max(1, Number(q(ctx, 'days')) || 30));
-    const to = new Date();
-    const from = new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate()) - (days - 1) * 86_400_000);
-    const stats = await up.messages.getStats({ clientId: s.clientId, mode: protoMode(mode), fromDate: from.toISOString(), toDate: to.toISOString(), deviceId: '' });
+    const stats = await statistics(up, ctx.state.session!.clientId, mode, days);
     page(ctx, 'Statistics', 'statistics', statsView(mode, days, stats));
   });
 }

@@ -1,25 +1,9 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { AppError } from '@smsgw/platform';
-import { APK_PATH, installSection, phonesView, type AddedPhone, type ApkInfo } from '../../views/phones.view';
+import { addPhone, apkInfo, listPhones, removePhone, renamePhone, type AddedPhone } from '../../use-cases/phones.use-case';
+import { APK_PATH, installSection, phonesView } from '../../views/phones.view';
 import { field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
-
-let apkCache: { key: string; info: ApkInfo } | undefined;
-
-/** The APK's size and digest, read again only when the file changes; undefined when it is not built. */
-export function apkInfo(file: string | undefined): ApkInfo | undefined {
-  if (!file) return undefined;
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file);
-  } catch {
-    return undefined;
-  }
-  const key = `${file}:${stat.size}:${stat.mtimeMs}`;
-  if (apkCache?.key !== key) apkCache = { key, info: { size: stat.size, sha256: createHash('sha256').update(fs.readFileSync(file)).digest('hex') } };
-  return apkCache.info;
-}
 
 /** Public: a phone downloads the app before anyone signs in on it. */
 export function downloadRoutes(router: DashRouter, deps: AppDeps): void {
@@ -35,21 +19,13 @@ export function downloadRoutes(router: DashRouter, deps: AppDeps): void {
   });
 }
 
-const startOfTodayUtc = () => new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00.000Z').toISOString();
-
 export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   const { up, deviceEvents } = deps;
 
   async function phonesPage(ctx: DashContext, added?: AddedPhone, error?: string) {
     const s = ctx.state.session!;
-    const { devices } = await up.devices.listDevices({ clientId: s.clientId, onlineOnly: false });
-    const ids = devices.map((d) => d.deviceId);
-    const [queued, today] = await Promise.all([
-      ids.length ? up.messages.queueDepths({ deviceIds: ids }).then((r) => r.depths) : Promise.resolve<Record<string, number>>({}),
-      Promise.all(devices.map((d) => up.messages.getStats({ clientId: s.clientId, mode: 'MODE_LIVE', fromDate: startOfTodayUtc(), toDate: '', deviceId: d.deviceId }))),
-    ]);
+    const phones = await listPhones(up, s.clientId);
     const install = await installSection(apkInfo(deps.apkFile), `${ctx.origin}${APK_PATH}`);
-    const phones = devices.map((device, i) => ({ device, queued: queued[device.deviceId] ?? 0, sentToday: today[i]!.totalSent }));
     page(ctx, 'Phones', 'phones', await phonesView({ csrf: s.csrf, clientId: s.clientId, phones, install, added, error }));
   }
 
@@ -57,8 +33,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   router.post('/phones', async (ctx) => {
     const name = field(ctx, 'name').slice(0, 100);
     if (!name) return phonesPage(ctx, undefined, 'Give the phone a name.');
-    const d = await up.devices.createDevice({ clientId: ctx.state.session!.clientId, name });
-    await phonesPage(ctx, { deviceId: d.deviceId, name, password: d.devicePassword, pairingUrl: d.pairingUrl, expiresAt: d.pairingExpiresAt });
+    await phonesPage(ctx, await addPhone(up, ctx.state.session!.clientId, name));
   });
   router.post('/phones/:deviceId/rename', async (ctx) => {
     const name = field(ctx, 'name');
@@ -66,11 +41,11 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
       ctx.status = 400;
       return phonesPage(ctx, undefined, 'A phone needs a name.');
     }
-    await up.devices.renameDevice({ clientId: ctx.state.session!.clientId, deviceId: ctx.params.deviceId!, name });
+    await renamePhone(up, ctx.state.session!.clientId, ctx.params.deviceId!, name);
     ctx.redirect('/phones');
   });
   router.post('/phones/:deviceId/remove', async (ctx) => {
-    await up.devices.removeDevice({ clientId: ctx.state.session!.clientId, deviceId: ctx.params.deviceId! });
+    await removePhone(up, ctx.state.session!.clientId, ctx.params.deviceId!);
     ctx.redirect('/phones');
   });
 
