@@ -4,7 +4,7 @@ import type net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createLogger, createRedis, runMain, TickPipeline, type Logger, type Redis } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
-import { createUpstreams } from './clients';
+import { createUpstreams } from './clients/create-upstreams';
 import { loadGatewayConfig, type GatewayConfig } from './config';
 import { createApp } from './http/app';
 import { readiness } from './http/readiness';

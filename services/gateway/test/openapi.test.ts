@@ -12,7 +12,7 @@ import { requestId } from '../src/http/middleware/request-id';
 import { authRoutes } from '../src/http/routes/auth.routes';
 import { otpRoutes } from '../src/http/routes/otp.routes';
 import { smsRoutes, statusBody } from '../src/http/routes/sms.routes';
-import type { Upstreams } from '../src/use-cases';
+import type { Upstreams } from '../src/use-cases/upstreams';
 
 type Json = Record<string, unknown>;
 interface HeaderObject {

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { chooseDevice, type Upstreams } from '../../use-cases';
+import { chooseDevice } from '../../use-cases/choose-device.use-case';
+import type { Upstreams } from '../../use-cases/upstreams';
 import type { GatewayMiddleware, GatewayState } from '../context';
 
 export function authRoutes(up: Upstreams, auth: GatewayMiddleware, guard: GatewayMiddleware): Router<GatewayState> {

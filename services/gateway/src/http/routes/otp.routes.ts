@@ -1,10 +1,11 @@
 import Router from '@koa/router';
 import type { otp } from '@smsgw/proto';
-import { chooseDevice, type Upstreams } from '../../use-cases';
+import { chooseDevice } from '../../use-cases/choose-device.use-case';
+import type { Upstreams } from '../../use-cases/upstreams';
 import { parseSendOtpRequest, parseVerifyOtpRequest } from '../../domain/otp-request';
 import type { GatewayMiddleware, GatewayState } from '../context';
 import { jsonBody } from '../middleware/json-body';
-import { outcomeUnknown } from '../../send-coalescer';
+import { outcomeUnknown } from '../../clients/send-coalescer';
 
 const modeOf = (mode: 'live' | 'test') => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');
 

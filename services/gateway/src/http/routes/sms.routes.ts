@@ -2,7 +2,8 @@ import Router from '@koa/router';
 import type { message } from '@smsgw/proto';
 import { AppError } from '@smsgw/platform';
 import { isStorableText, normalizePhoneNumber, parseBulkRequest, parsePersonalizedRequest, parseSendRequest, type BatchRequest, type WebhookUrlPolicy } from '../../domain/send-request';
-import { chooseDevice, spreadOverDevices, type Upstreams } from '../../use-cases';
+import { chooseDevice, spreadOverDevices } from '../../use-cases/choose-device.use-case';
+import type { Upstreams } from '../../use-cases/upstreams';
 import type { GatewayContext, GatewayMiddleware, GatewayState } from '../context';
 import { jsonBody } from '../middleware/json-body';
 
