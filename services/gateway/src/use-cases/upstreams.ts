@@ -13,6 +13,3 @@ export interface Upstreams {
   /** Single sends, gathered into SendMany calls. */
   sends: Pick<SendCoalescer, 'send'>;
 }
-
-/** The key's mode as the services' contracts name it. */
-export const protoMode = (mode: 'live' | 'test') => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');
