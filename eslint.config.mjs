@@ -11,7 +11,15 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver': { node: { extensions: ['.ts', '.js'] } } },
+    settings: {
+      'import-x/resolver': { node: { extensions: ['.ts', '.js'] } },
+      // The resolver finds `./x` as x.ts, but import-x then reads a module only when its extension is
+      // one of `import-x/extensions` (by default .js, .mjs, .cjs): every .ts file was skipped, so
+      // no-cycle never followed an import and let every circle through. It reads .ts files with
+      // typescript-eslint's parser.
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],

@@ -3,8 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRedis, type Redis } from '@smsgw/platform';
-import { html, trusted } from '../src/http/html';
-import { APK_PATH, apkInfo, installSection } from '../src/http/routes/phone.routes';
+import { escapeHtml, html, trusted } from '../src/views/html';
+import { apkInfo } from '../src/use-cases/phones.use-case';
+import { APK_PATH, installSection } from '../src/views/phones.view';
 import { SessionStore } from '../src/http/session';
 import { dayChart } from '../src/views/chart';
 import { copyable, layout } from '../src/views/layout';
@@ -17,6 +18,12 @@ describe('pages', () => {
     );
     expect(html`<div>${trusted('<svg></svg>')}${[html`<b>${'<i>'}</b>`, 'a&b']}</div>`.value).toBe('<div><svg></svg><b>&lt;i&gt;</b>a&amp;b</div>');
     expect(copyable('Key', '"><img src=x>', 'k').value).toContain('value="&quot;&gt;&lt;img src=x&gt;"');
+  });
+
+  it('when text is escaped, then the five characters that open markup or close an attribute become entities, and nothing else changes', () => {
+    expect(escapeHtml(`<a href="x" title='y'>&amp; é ☀️</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp; é ☀️&lt;/a&gt;');
+    expect(escapeHtml('plain text, 2026-11-22')).toBe('plain text, 2026-11-22');
+    expect(escapeHtml('')).toBe('');
   });
 
   it('when a page is laid out, then it has a language, a viewport, one script and one stylesheet of this origin, and no inline script', () => {

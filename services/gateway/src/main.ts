@@ -2,29 +2,14 @@ import './instrumentation';
 import http from 'node:http';
 import type net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { createLogger, createRedis, runMain, TickPipeline, type Logger, type Redis } from '@smsgw/platform';
+import { createLogger, createRedis, runMain, TickPipeline, type Logger } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
-import { createUpstreams } from './clients';
+import { createUpstreams } from './clients/create-upstreams';
+import { watchRedis } from './clients/watch-redis';
 import { loadGatewayConfig, type GatewayConfig } from './config';
 import { createApp } from './http/app';
 import { readiness } from './http/readiness';
 import { answerClientError, createHttpsOnlyServer } from './http/server';
-
-/**
- * Logs when the Redis connection goes and comes back (once per change, not
- * per failed attempt); ioredis reconnects by itself meanwhile.
- */
-function watchRedis(redis: Redis, log: Logger): void {
-  let down = false;
-  redis.on('error', (err: Error) => {
-    if (!down) log.warn({ err: err.message }, 'Redis connection lost, reconnecting');
-    down = true;
-  });
-  redis.on('ready', () => {
-    if (down) log.info('Redis connection back');
-    down = false;
-  });
-}
 
 export async function start(config: GatewayConfig = loadGatewayConfig(), log: Logger = createLogger('gateway')) {
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'gateway', failFastMs: config.redisCommandTimeoutMs });

@@ -11,8 +11,9 @@ import { errorEnvelope } from '../src/http/middleware/errors';
 import { requestId } from '../src/http/middleware/request-id';
 import { authRoutes } from '../src/http/routes/auth.routes';
 import { otpRoutes } from '../src/http/routes/otp.routes';
-import { smsRoutes, statusBody } from '../src/http/routes/sms.routes';
-import type { Upstreams } from '../src/use-cases';
+import { smsRoutes } from '../src/http/routes/sms.routes';
+import { statusBody } from '../src/mappers/sms.mapper';
+import type { Upstreams } from '../src/use-cases/upstreams';
 
 type Json = Record<string, unknown>;
 interface HeaderObject {

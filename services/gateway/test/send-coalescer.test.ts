@@ -1,6 +1,6 @@
 import { AppError } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
-import { SendCoalescer } from '../src/send-coalescer';
+import { SendCoalescer } from '../src/clients/send-coalescer';
 
 const receipt = (messageId: string): message.SendReceipt__Output => ({
   messageId,

@@ -3,51 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { AppError, ERROR_CATALOG, recordHttp, type Logger, type PromiseClient, type Redis } from '@smsgw/platform';
-import type { account, devicehub, message, webhook } from '@smsgw/proto';
-import type { DeviceEvents } from '../live/device-events';
-import { layout, notice, type PageContext } from '../views/layout';
-import { html, type SafeHtml } from './html';
+import { AppError, ERROR_CATALOG, recordHttp } from '@smsgw/platform';
+import { problemView } from '../views/error.view';
+import { cookieOptions, explain, page, SESSION_COOKIE, type AppDeps, type DashContext, type DashState } from './context';
 import { accountRoutes } from './routes/account.routes';
 import { messageRoutes } from './routes/message.routes';
 import { downloadRoutes, phoneRoutes } from './routes/phone.routes';
 import { webhookRoutes } from './routes/webhook.routes';
-import type { Session, SessionStore } from './session';
 
-export interface Upstreams {
-  accounts: PromiseClient<account.AccountServiceClient>;
-  devices: PromiseClient<devicehub.DeviceHubServiceClient>;
-  messages: PromiseClient<message.MessageServiceClient>;
-  webhooks: PromiseClient<webhook.WebhookServiceClient>;
-}
-
-export interface DashState {
-  session?: Session;
-  token?: string;
-  form?: URLSearchParams;
-  /** The anonymous forms' token (its cookie may be set by this very response). */
-  formToken?: string;
-}
-
-export type DashContext = Koa.ParameterizedContext<DashState>;
-export type DashRouter = Router<DashState>;
-
-export interface AppDeps {
-  up: Upstreams;
-  sessions: SessionStore;
-  redis: Redis;
-  deviceEvents: DeviceEvents;
-  signIn: { maxFailures: number; windowMs: number };
-  log: Logger;
-  /** Behind a TLS-terminating proxy: trust its `X-Forwarded-*` headers and refuse what it did not receive over HTTPS. */
-  behindProxy?: boolean;
-  /** The dependencies that are down (none: ready), for GET /readyz. */
-  unready(): Promise<string[]>;
-  /** The phone app's APK offered on the Phones page (absent: not built here). */
-  apkFile?: string;
-}
-
-export const SESSION_COOKIE = '__Host-smsgw_session';
 const FORM_CSRF_COOKIE = '__Host-smsgw_form';
 const PUBLIC_DIR = path.resolve(__dirname, '../../public');
 
@@ -62,28 +25,6 @@ const CSP = [
   "frame-ancestors 'none'",
   "base-uri 'none'",
 ].join('; ');
-
-export const cookieOptions = (maxAgeMs?: number) => ({ httpOnly: true, secure: true, sameSite: 'strict' as const, path: '/', overwrite: true, maxAge: maxAgeMs });
-
-/** The page for the signed-in user, with the navigation and the session's CSRF token. */
-export function page(ctx: DashContext, title: string, section: string, body: SafeHtml): void {
-  const s = ctx.state.session;
-  const pc: PageContext = { user: s && { email: s.email, clientId: s.clientId }, csrf: s?.csrf, section };
-  ctx.type = 'html';
-  ctx.body = layout(title, pc, body);
-}
-
-export const pageContext = (ctx: DashContext): PageContext => ({ csrf: ctx.state.session?.csrf ?? ctx.state.formToken ?? '' });
-
-/** A form field, trimmed ('' when absent). */
-export const field = (ctx: DashContext, name: string) => (ctx.state.form?.get(name) ?? '').trim();
-
-/** What a failed call says to a person: the service's message, and the fields' own when it has them. */
-export function explain(err: unknown): string {
-  if (!(err instanceof AppError)) return 'Something went wrong on our side. Please try again.';
-  const details = (err.details ?? []).map((d) => d.message).filter(Boolean);
-  return details.length > 0 ? details.join(' ') : err.message;
-}
 
 function sameToken(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -145,7 +86,7 @@ export function createApp(deps: AppDeps): Koa<DashState> {
       const status = err instanceof AppError ? ERROR_CATALOG[err.code].http : ((err as { status?: number }).status ?? 500);
       if (status >= 500) deps.log.error({ err, path: ctx.path }, 'dashboard request failed');
       ctx.status = status;
-      page(ctx, status === 404 ? 'Not found' : 'Something went wrong', '', html`${notice('error', status === 404 ? 'This page does not exist, or it is not yours.' : explain(err))}<p><a href="/">Back to the overview</a></p>`);
+      page(ctx, status === 404 ? 'Not found' : 'Something went wrong', '', problemView(status === 404 ? 'This page does not exist, or it is not yours.' : explain(err), true));
     }
   });
 
@@ -153,7 +94,7 @@ export function createApp(deps: AppDeps): Koa<DashState> {
     if (!ctx.secure) {
       // Only behind a proxy that received this request over plain HTTP: its cookies would leak.
       ctx.status = 403;
-      page(ctx, 'HTTPS required', '', html`${notice('error', 'The dashboard is served over HTTPS only.')}`);
+      page(ctx, 'HTTPS required', '', problemView('The dashboard is served over HTTPS only.'));
       return;
     }
     ctx.set('Content-Security-Policy', CSP);
@@ -185,7 +126,7 @@ export function createApp(deps: AppDeps): Koa<DashState> {
       const expected = ctx.state.session?.csrf ?? ctx.cookies.get(FORM_CSRF_COOKIE) ?? '';
       if (!sameToken(ctx.state.form.get('_csrf') ?? '', expected)) {
         ctx.status = 403;
-        page(ctx, 'Form expired', '', html`${notice('error', 'This form expired or did not come from this site. Please go back, reload the page and try again.')}`);
+        page(ctx, 'Form expired', '', problemView('This form expired or did not come from this site. Please go back, reload the page and try again.'));
         return;
       }
     }

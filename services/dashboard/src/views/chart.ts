@@ -1,3 +1,5 @@
+import { escapeHtml } from './html';
+
 export interface DayBar {
   date: string;
   sent: number;
@@ -5,7 +7,6 @@ export interface DayBar {
   failed: number;
 }
 
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /**
  * The by-day chart as an SVG drawn on the server: for each day three bars
@@ -34,11 +35,11 @@ export function dayChart(days: DayBar[]): string {
     (['sent', 'delivered', 'failed'] as const).forEach((k, j) => {
       const v = d[k];
       parts.push(
-        `<rect x="${x0 + j * bar}" y="${y(v)}" width="${bar - 1}" height="${top + plotH - y(v)}" class="bar ${k}"><title>${esc(d.date)}: ${v} ${k}</title></rect>`,
+        `<rect x="${x0 + j * bar}" y="${y(v)}" width="${bar - 1}" height="${top + plotH - y(v)}" class="bar ${k}"><title>${escapeHtml(d.date)}: ${v} ${k}</title></rect>`,
       );
     });
     if (days.length <= 14 || i % Math.ceil(days.length / 10) === 0) {
-      parts.push(`<text x="${left + i * slot + slot / 2}" y="${height - 8}" text-anchor="middle" class="axis">${esc(d.date.slice(5))}</text>`);
+      parts.push(`<text x="${left + i * slot + slot / 2}" y="${height - 8}" text-anchor="middle" class="axis">${escapeHtml(d.date.slice(5))}</text>`);
     }
   });
   const total = days.reduce((a, d) => a + d.sent, 0);

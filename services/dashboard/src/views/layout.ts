@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from '../http/html';
+import { html, type SafeHtml } from './html';
 
 export interface PageContext {
   /** Absent on the sign-in and sign-up pages. */

@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { AppError, isRedisUnavailable, type Logger, type Redis, type TickPipeline } from '@smsgw/platform';
-import type { Upstreams } from '../use-cases';
+import type { Upstreams } from '../use-cases/upstreams';
 import { PROBES, type GatewayState } from './context';
 import { authenticate, type AuthOptions } from './middleware/auth';
 import { errorEnvelope } from './middleware/errors';

@@ -1,18 +1,6 @@
-import { AppError, type PromiseClient } from '@smsgw/platform';
-import type { account, devicehub, message, otp } from '@smsgw/proto';
-import type { DeviceDirectory } from './device-directory';
-import type { SendCoalescer } from './send-coalescer';
-import type { AuthContext } from './http/context';
-
-export interface Upstreams {
-  accounts: PromiseClient<account.AccountServiceClient>;
-  devices: PromiseClient<devicehub.DeviceHubServiceClient>;
-  messages: PromiseClient<message.MessageServiceClient>;
-  otp: PromiseClient<otp.OtpServiceClient>;
-  directory: DeviceDirectory;
-  /** Single sends, gathered into SendMany calls. */
-  sends: Pick<SendCoalescer, 'send'>;
-}
+import { AppError } from '@smsgw/platform';
+import type { AuthContext } from '../http/context';
+import type { Upstreams } from './upstreams';
 
 export interface ChosenDevice {
   deviceId: string;

@@ -1,9 +1,9 @@
 import { createClient, createHealthChecker, type HealthChecker, type TickPipeline } from '@smsgw/platform';
 import { accountProto, deviceHubProto, messageProto, otpProto, type account, type devicehub, type message, type otp } from '@smsgw/proto';
-import type { GatewayConfig } from './config';
+import type { GatewayConfig } from '../config';
 import { DeviceDirectory } from './device-directory';
 import { SendCoalescer } from './send-coalescer';
-import type { Upstreams } from './use-cases';
+import type { Upstreams } from '../use-cases/upstreams';
 
 /** The gRPC channels of the gateway, built once at start-up. */
 export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Upstreams & { health: Record<string, HealthChecker>; close(): void } {

@@ -1,0 +1,63 @@
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import { AppError, type Logger, type Redis } from '@smsgw/platform';
+import type { DeviceEvents } from '../live/device-events';
+import type { Upstreams } from '../use-cases/upstreams';
+import { layout, type PageContext } from '../views/layout';
+import type { SafeHtml } from '../views/html';
+import type { Session, SessionStore } from './session';
+
+/**
+ * What the app and its route files share: the request state, the dependencies,
+ * the session cookie and the helpers that answer a page. Its own module so that
+ * the routes need not import app.ts, which imports them.
+ */
+export interface DashState {
+  session?: Session;
+  token?: string;
+  form?: URLSearchParams;
+  /** The anonymous forms' token (its cookie may be set by this very response). */
+  formToken?: string;
+}
+
+export type DashContext = Koa.ParameterizedContext<DashState>;
+export type DashRouter = Router<DashState>;
+
+export interface AppDeps {
+  up: Upstreams;
+  sessions: SessionStore;
+  redis: Redis;
+  deviceEvents: DeviceEvents;
+  signIn: { maxFailures: number; windowMs: number };
+  log: Logger;
+  /** Behind a TLS-terminating proxy: trust its `X-Forwarded-*` headers and refuse what it did not receive over HTTPS. */
+  behindProxy?: boolean;
+  /** The dependencies that are down (none: ready), for GET /readyz. */
+  unready(): Promise<string[]>;
+  /** The phone app's APK offered on the Phones page (absent: not built here). */
+  apkFile?: string;
+}
+
+export const SESSION_COOKIE = '__Host-smsgw_session';
+
+export const cookieOptions = (maxAgeMs?: number) => ({ httpOnly: true, secure: true, sameSite: 'strict' as const, path: '/', overwrite: true, maxAge: maxAgeMs });
+
+/** The page for the signed-in user, with the navigation and the session's CSRF token. */
+export function page(ctx: DashContext, title: string, section: string, body: SafeHtml): void {
+  const s = ctx.state.session;
+  const pc: PageContext = { user: s && { email: s.email, clientId: s.clientId }, csrf: s?.csrf, section };
+  ctx.type = 'html';
+  ctx.body = layout(title, pc, body);
+}
+
+export const pageContext = (ctx: DashContext): PageContext => ({ csrf: ctx.state.session?.csrf ?? ctx.state.formToken ?? '' });
+
+/** A form field, trimmed ('' when absent). */
+export const field = (ctx: DashContext, name: string) => (ctx.state.form?.get(name) ?? '').trim();
+
+/** What a failed call says to a person: the service's message, and the fields' own when it has them. */
+export function explain(err: unknown): string {
+  if (!(err instanceof AppError)) return 'Something went wrong on our side. Please try again.';
+  const details = (err.details ?? []).map((d) => d.message).filter(Boolean);
+  return details.length > 0 ? details.join(' ') : err.message;
+}

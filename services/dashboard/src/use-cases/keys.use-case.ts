@@ -1,0 +1,15 @@
+import type { Mode, Upstreams } from './upstreams';
+
+export async function listKeys(up: Upstreams, clientId: string) {
+  return (await up.accounts.listApiKeys({ clientId })).keys;
+}
+
+/** A new key: its value, shown once. */
+export async function createKey(up: Upstreams, clientId: string, name: string, mode: Mode): Promise<string> {
+  const created = await up.accounts.createApiKey({ clientId, mode: mode === 'test' ? 'KEY_MODE_TEST' : 'KEY_MODE_LIVE', label: name });
+  return created.apiKey;
+}
+
+export async function revokeKey(up: Upstreams, clientId: string, keyId: string): Promise<void> {
+  await up.accounts.revokeApiKeyById({ clientId, keyId });
+}

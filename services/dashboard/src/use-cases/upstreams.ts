@@ -1,0 +1,14 @@
+import type { PromiseClient } from '@smsgw/platform';
+import type { account, devicehub, message, webhook } from '@smsgw/proto';
+
+/** The gRPC clients the dashboard calls, built once in main.ts. */
+export interface Upstreams {
+  accounts: PromiseClient<account.AccountServiceClient>;
+  devices: PromiseClient<devicehub.DeviceHubServiceClient>;
+  messages: PromiseClient<message.MessageServiceClient>;
+  webhooks: PromiseClient<webhook.WebhookServiceClient>;
+}
+
+export type Mode = 'live' | 'test';
+
+export const protoMode = (mode: Mode) => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');

@@ -1,0 +1,40 @@
+import { AppError } from '@smsgw/platform';
+import { protoMode, type Mode, type Upstreams } from './upstreams';
+
+/** The client's global endpoints, and where its alert e-mails go. */
+export async function listEndpoints(up: Upstreams, clientId: string) {
+  const [{ endpoints }, client] = await Promise.all([up.webhooks.listEndpoints({ clientId }), up.accounts.getClient({ clientId })]);
+  return { endpoints, alertEmail: client.email };
+}
+
+/** A new endpoint: its URL and its secret (shown once). */
+export async function createEndpoint(up: Upstreams, clientId: string, form: { url: string; events: string[]; mode: Mode }) {
+  const e = await up.webhooks.createEndpoint({ clientId, url: form.url, events: form.events, mode: protoMode(form.mode), description: '' });
+  return { url: e.url, secret: e.secret };
+}
+
+/** A sample event sent to the endpoint: its event id. */
+export async function sendTestEvent(up: Upstreams, clientId: string, endpointId: string, event: string): Promise<string> {
+  return (await up.webhooks.sendTestEvent({ clientId, endpointId, event })).eventId;
+}
+
+export async function setEndpointEnabled(up: Upstreams, clientId: string, endpointId: string, enabled: boolean): Promise<void> {
+  await up.webhooks.updateEndpoint({ clientId, endpointId, url: '', events: [], setEnabled: true, enabled, setDescription: false, description: '' });
+}
+
+export async function deleteEndpoint(up: Upstreams, clientId: string, endpointId: string): Promise<void> {
+  await up.webhooks.deleteEndpoint({ clientId, endpointId });
+}
+
+/** One endpoint of the client and its last 50 deliveries; NOT_FOUND when it is not the client's. */
+export async function deliveryLog(up: Upstreams, clientId: string, endpointId: string) {
+  const { endpoints } = await up.webhooks.listEndpoints({ clientId });
+  const endpoint = endpoints.find((e) => e.endpointId === endpointId);
+  if (!endpoint) throw new AppError('NOT_FOUND');
+  const { deliveries } = await up.webhooks.listDeliveries({ clientId, endpointId, eventId: '', limit: 50, before: '' });
+  return { endpoint, deliveries };
+}
+
+export async function replayEvent(up: Upstreams, clientId: string, endpointId: string, eventId: string): Promise<void> {
+  await up.webhooks.replayEvent({ clientId, eventId, endpointId });
+}

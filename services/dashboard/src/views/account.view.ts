@@ -1,0 +1,103 @@
+import type { account } from '@smsgw/proto';
+import { html, type SafeHtml } from './html';
+import { copyable, csrfField, notice, when, type PageContext } from './layout';
+
+/** The sign-in or sign-up form; `next` is the local path to follow after sign-in, already checked. */
+export function credentialsForm(pc: PageContext, kind: 'signin' | 'signup', options: { next: string; error?: string; email?: string }): SafeHtml {
+  const signup = kind === 'signup';
+  const { next, error, email = '' } = options;
+  return html`${notice('error', error)}
+<form method="post" action="/${kind}${signup ? '' : `?next=${encodeURIComponent(next)}`}" class="card narrow">
+  ${csrfField(pc)}
+  <label for="email">E-mail</label>
+  <input id="email" name="email" type="email" autocomplete="email" required value="${email}">
+  ${signup ? html`<label for="name">Company or project name</label><input id="name" name="name" type="text" autocomplete="organization">` : ''}
+  <label for="password">Password${signup ? ' (10 characters or more)' : ''}</label>
+  <input id="password" name="password" type="password" autocomplete="${signup ? 'new-password' : 'current-password'}" required minlength="${signup ? 10 : 1}">
+  <button type="submit">${signup ? 'Create my account' : 'Sign in'}</button>
+</form>
+<p>${signup ? html`Already have an account? <a href="/signin">Sign in</a>` : html`New here? <a href="/signup">Create an account</a>`}</p>`;
+}
+
+export interface OverviewData {
+  clientId: string;
+  totalSent: number;
+  deliveryRate: number;
+  online: number;
+  phones: number;
+}
+
+export function overviewView(o: OverviewData): SafeHtml {
+  return html`<section class="tiles">
+  <div class="tile"><span class="label">Client id</span><code class="big">${o.clientId}</code></div>
+  <div class="tile"><span class="label">Sent, last 7 days</span><span class="big">${o.totalSent}</span></div>
+  <div class="tile"><span class="label">Delivery rate</span><span class="big">${o.deliveryRate.toFixed(2)} %</span></div>
+  <div class="tile"><span class="label">Phones online</span><span class="big">${o.online} / ${o.phones}</span></div>
+</section>
+<p>Use your client id and an <a href="/keys">API key</a> in the <code>X-Client-ID</code> and <code>X-API-Key</code> headers. <a href="/phones">Add a phone</a> to send through it.</p>`;
+}
+
+export interface KeysPage {
+  csrf: string;
+  keys: account.ApiKey__Output[];
+  welcome: boolean;
+  /** A key just made: its value is shown this once. */
+  fresh?: { key: string; mode: string; name: string };
+  error?: string;
+}
+
+export function keysView(p: KeysPage): SafeHtml {
+  const { csrf, keys, fresh, error } = p;
+  const welcome = p.welcome ? notice('ok', 'Your account is ready. Create a key below, or use the live and test keys made for you (their values are not shown again: create a new one to copy it).') : '';
+  return html`${welcome}${notice('error', error)}
+${fresh ? html`<div class="card reveal" role="status"><p><strong>Your new ${fresh.mode} key "${fresh.name}".</strong> Copy it now: it is shown only once.</p>${copyable('API key', fresh.key, 'new-key')}</div>` : ''}
+<form method="post" action="/keys" class="card inline">
+  ${csrfField({ csrf })}
+  <label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100" placeholder="Production server">
+  <label for="key-mode">Mode</label><select id="key-mode" name="mode"><option value="live">live</option><option value="test">test</option></select>
+  <button type="submit">Create a key</button>
+</form>
+<div class="table-wrap"><table>
+<caption>Your keys, newest first</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Mode</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead>
+<tbody>${keys.map(
+    (k) => html`<tr>
+  <td>${k.label}</td><td><code>${k.prefix}</code></td><td>${k.mode === 'KEY_MODE_TEST' ? 'test' : 'live'}</td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+  <td>${k.revokedAt ? html`revoked ${when(k.revokedAt)}` : html`<form method="post" action="/keys/${k.keyId}/revoke" data-confirm="Revoke this key? Requests with it will be refused within 5 seconds.">${csrfField({ csrf })}<button type="submit" class="danger">Revoke</button></form>`}</td>
+</tr>`,
+  )}</tbody></table></div>`;
+}
+
+export interface SettingsNotes {
+  /** The signing secret, when the user asked to see it. */
+  secret?: string;
+  ok?: string;
+  error?: string;
+}
+
+export function settingsView(csrfToken: string, alertEmail: string, extra: SettingsNotes): SafeHtml {
+  const csrf = csrfField({ csrf: csrfToken });
+  return html`${notice('ok', extra.ok)}${notice('error', extra.error)}
+<section class="card">
+  <h2>Signing secret</h2>
+  <p>Signs the webhooks sent to a message's own <code>webhook_url</code> (<code>X-Webhook-Signature</code>). Global endpoints have secrets of their own.</p>
+  ${extra.secret ? copyable('Signing secret', extra.secret, 'signing-secret') : html`<form method="post" action="/settings/secret">${csrf}<button type="submit">Show the signing secret</button></form>`}
+  <form method="post" action="/settings/secret/rotate" data-confirm="Rotate the secret? Webhooks are signed with the new one within a minute; update your receivers.">${csrf}<button type="submit" class="danger">Rotate the secret</button></form>
+</section>
+<section class="card">
+  <h2>Alert e-mails</h2>
+  <form method="post" action="/settings/alerts">${csrf}
+    <label for="alert-email">Address that receives alerts (a webhook dropped after its last attempt)</label>
+    <input id="alert-email" name="email" type="email" required value="${alertEmail}">
+    <button type="submit">Save</button>
+  </form>
+</section>
+<section class="card">
+  <h2>Password</h2>
+  <form method="post" action="/settings/password">${csrf}
+    <label for="current">Current password</label><input id="current" name="current" type="password" autocomplete="current-password" required>
+    <label for="new">New password (10 characters or more)</label><input id="new" name="new" type="password" autocomplete="new-password" required minlength="10">
+    <button type="submit">Change the password</button>
+  </form>
+</section>`;
+}

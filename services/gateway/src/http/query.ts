@@ -1,0 +1,63 @@
+import { AppError } from '@smsgw/platform';
+import { isStorableText, normalizePhoneNumber } from '../domain/send-request';
+import type { HistoryQuery, StatsQuery } from '../use-cases/history.use-case';
+import type { GatewayContext } from './context';
+
+/** A query parameter; text Postgres cannot take (U+0000, a lone surrogate) is refused for every filter. */
+function queryString(ctx: GatewayContext, name: string): string | undefined {
+  const value = ctx.query[name];
+  if (typeof value !== 'string' || value === '') return undefined;
+  if (!isStorableText(value)) throw new AppError('INVALID_CHARACTER', { details: [{ field: name, code: 'INVALID_CHARACTER' }] });
+  return value;
+}
+
+// The shape of every message id (`msg_` and a ULID): anything else cannot exist.
+const MESSAGE_ID = /^msg_[0-9A-Z]{26}$/;
+
+/** The `message_id` path parameter; an id that cannot exist is not looked up. */
+export function messageIdParam(ctx: GatewayContext): string {
+  const id = ctx.params.message_id ?? '';
+  if (!MESSAGE_ID.test(id)) throw new AppError('MESSAGE_NOT_FOUND');
+  return id;
+}
+
+/** A positive integer query parameter, or INVALID_PAGINATION. */
+function pageNumber(ctx: GatewayContext, name: string, fallback: number): number {
+  const text = queryString(ctx, name);
+  if (text === undefined) return fallback;
+  if (!/^[0-9]{1,9}$/.test(text)) {
+    throw new AppError('INVALID_PAGINATION', { details: [{ field: name, code: 'INVALID_PAGINATION' }] });
+  }
+  return Number(text);
+}
+
+const HISTORY_STATUSES = ['queued', 'sent', 'delivered', 'failed', 'cancelled'];
+
+/** GET /v1/sms/history's query, checked in this order: page, limit, status, to, then the other filters. */
+export function historyQuery(ctx: GatewayContext): HistoryQuery {
+  const page = pageNumber(ctx, 'page', 1);
+  const limit = pageNumber(ctx, 'limit', 50);
+  const status = queryString(ctx, 'status');
+  if (status !== undefined && !HISTORY_STATUSES.includes(status)) {
+    throw new AppError('INVALID_STATUS', { details: [{ field: 'status', code: 'INVALID_STATUS' }] });
+  }
+  const toFilter = queryString(ctx, 'to');
+  const to = toFilter === undefined ? '' : normalizePhoneNumber(toFilter);
+  if (to === undefined) throw new AppError('INVALID_PHONE_NUMBER', { details: [{ field: 'to', code: 'INVALID_PHONE_NUMBER' }] });
+  return {
+    page,
+    limit,
+    status: status ?? '',
+    to,
+    fromDate: queryString(ctx, 'from_date') ?? '',
+    toDate: queryString(ctx, 'to_date') ?? '',
+    deviceId: queryString(ctx, 'device_id') ?? '',
+    // 200 characters at most, cut between code points (a cut pair would be a lone surrogate).
+    search: Array.from(queryString(ctx, 'search') ?? '').slice(0, 200).join(''),
+  };
+}
+
+/** GET /v1/sms/stats's query. */
+export function statsQuery(ctx: GatewayContext): StatsQuery {
+  return { fromDate: queryString(ctx, 'from_date') ?? '', toDate: queryString(ctx, 'to_date') ?? '', deviceId: queryString(ctx, 'device_id') ?? '' };
+}

@@ -1,0 +1,41 @@
+import type { otp } from '@smsgw/proto';
+import type { SendOtpRequest, VerifyOtpRequest } from '../domain/otp-request';
+import type { AuthContext } from '../http/context';
+import { protoMode } from './mode';
+import type { IdempotencyFields } from './sms.mapper';
+
+/** The OTP endpoints' translations: checked bodies to the otp service's requests, its answers to the API's bodies. */
+
+export function toSendOtpRequest(auth: AuthContext, deviceId: string, request: SendOtpRequest, idempotency: IdempotencyFields | undefined): otp.SendOtpRequest {
+  return {
+    clientId: auth.clientId,
+    mode: protoMode(auth.mode),
+    deviceId,
+    to: request.to,
+    length: request.length,
+    expirySeconds: request.expirySeconds,
+    template: request.template ?? '',
+    metadataJson: request.metadata ? JSON.stringify(request.metadata) : '',
+    idempotencyKey: idempotency?.key ?? '',
+    requestHash: idempotency?.requestHash ?? '',
+  };
+}
+
+export function toVerifyOtpRequest(auth: AuthContext, request: VerifyOtpRequest): otp.VerifyOtpRequest {
+  return { clientId: auth.clientId, mode: protoMode(auth.mode), otpId: request.otpId, code: request.code };
+}
+
+export function sendOtpBody(sent: otp.SendOtpResponse__Output): Record<string, unknown> {
+  return { success: true, otp_id: sent.otpId, to: sent.to, expires_at: sent.expiresAt, message_id: sent.messageId, status: sent.status };
+}
+
+export function verifyOtpBody(result: otp.VerifyOtpResponse__Output): Record<string, unknown> {
+  return result.valid
+    ? { success: true, valid: true, message: 'Code vérifié avec succès.', verified_at: result.verifiedAt }
+    : {
+        success: true,
+        valid: false,
+        message: `Code incorrect : ${result.attemptsRemaining} tentative${result.attemptsRemaining > 1 ? 's' : ''} restante${result.attemptsRemaining > 1 ? 's' : ''}.`,
+        attempts_remaining: result.attemptsRemaining,
+      };
+}

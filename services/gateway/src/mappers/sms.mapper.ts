@@ -1,0 +1,142 @@
+import type { message } from '@smsgw/proto';
+import type { AuthContext } from '../http/context';
+import type { BatchRequest, SendRequest } from '../domain/send-request';
+import { protoMode } from './mode';
+
+/**
+ * The messaging endpoints' translations, in one place: a checked HTTP body to
+ * the message service's request, and its answers to the API's snake_case
+ * bodies (the OpenAPI document's schemas).
+ */
+
+/** The request's Idempotency-Key and its hash, as the message service takes them ('' when absent). */
+export interface IdempotencyFields {
+  key: string;
+  requestHash: string;
+}
+
+const idempotencyOf = (idempotency: IdempotencyFields | undefined) => ({ idempotencyKey: idempotency?.key ?? '', requestHash: idempotency?.requestHash ?? '' });
+
+const metadataJson = (metadata: Record<string, unknown> | undefined) => (metadata ? JSON.stringify(metadata) : '');
+
+export function toSendRequest(auth: AuthContext, deviceId: string, request: SendRequest, idempotency: IdempotencyFields | undefined): message.SendRequest {
+  return {
+    clientId: auth.clientId,
+    mode: protoMode(auth.mode),
+    deviceId,
+    message: { to: request.to, text: request.message, metadataJson: metadataJson(request.metadata) },
+    priority: request.priority,
+    webhookUrl: request.webhookUrl ?? '',
+    scheduledAt: request.scheduledAt?.toISOString() ?? '',
+    ...idempotencyOf(idempotency),
+  };
+}
+
+export function toSendBatchRequest(auth: AuthContext, deviceIds: string[], request: BatchRequest, idempotency: IdempotencyFields | undefined): message.SendBatchRequest {
+  return {
+    clientId: auth.clientId,
+    mode: protoMode(auth.mode),
+    deviceIds,
+    messages: request.items.map((i) => ({ to: i.to, text: i.message, metadataJson: metadataJson(i.metadata) })),
+    priority: request.priority,
+    webhookUrl: request.webhookUrl ?? '',
+    ...idempotencyOf(idempotency),
+  };
+}
+
+const PRIORITY_LABELS: Record<number, string> = { 1: 'very_high', 2: 'high', 3: 'normal', 4: 'low', 5: 'very_low' };
+
+/** The send answer: `device_id` is the one that took it, or the chosen one. */
+export function sendBody(to: string, chosenDeviceId: string, receipt: message.SendReceipt__Output): Record<string, unknown> {
+  return {
+    success: true,
+    message_id: receipt.messageId,
+    status: receipt.status,
+    to,
+    device_id: receipt.deviceId || chosenDeviceId,
+    parts: receipt.parts,
+    encoding: receipt.encoding,
+    queued_at: receipt.queuedAt,
+    ...(receipt.scheduledAt ? { scheduled_at: receipt.scheduledAt } : {}),
+    estimated_delivery: receipt.estimatedDelivery,
+  };
+}
+
+export function batchBody(batch: message.SendBatchResponse__Output): Record<string, unknown> {
+  return {
+    success: true,
+    batch_id: batch.batchId,
+    total_recipients: batch.messages.length,
+    messages: batch.messages.map((m) => ({ message_id: m.messageId, to: m.to, status: m.status, device_id: m.deviceId, parts: m.parts, encoding: m.encoding })),
+    queued_at: batch.queuedAt,
+  };
+}
+
+/** The status response: timestamps appear once reached. */
+export function statusBody(m: message.Message__Output): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    success: true,
+    message_id: m.messageId,
+    status: m.status,
+    to: m.to,
+    message: m.text,
+    priority: PRIORITY_LABELS[m.priority] ?? 'normal',
+    parts: m.parts,
+    encoding: m.encoding,
+    created_at: m.createdAt,
+    queued_at: m.queuedAt,
+  };
+  if (m.scheduledAt) body.scheduled_at = m.scheduledAt;
+  if (m.sentAt) body.sent_at = m.sentAt;
+  if (m.deliveredAt) body.delivered_at = m.deliveredAt;
+  if (m.failedAt) body.failed_at = m.failedAt;
+  if (m.cancelledAt) body.cancelled_at = m.cancelledAt;
+  if (m.errorCode) body.error = { code: m.errorCode, message: m.errorMessage };
+  body.metadata = m.metadataJson ? (JSON.parse(m.metadataJson) as unknown) : {};
+  return body;
+}
+
+export function cancelBody(m: message.Message__Output): Record<string, unknown> {
+  return { success: true, message: 'Message annulé.', message_id: m.messageId, status: m.status, cancelled_at: m.cancelledAt };
+}
+
+/** A history entry: the specification's fields, unreached timestamps as null. */
+function historyItem(m: message.Message__Output): Record<string, unknown> {
+  return {
+    message_id: m.messageId,
+    status: m.status,
+    to: m.to,
+    message: m.text,
+    priority: PRIORITY_LABELS[m.priority] ?? 'normal',
+    device_id: m.deviceId,
+    batch_id: m.batchId || null,
+    created_at: m.createdAt,
+    sent_at: m.sentAt || null,
+    delivered_at: m.deliveredAt || null,
+    failed_at: m.failedAt || null,
+    scheduled_at: m.scheduledAt || null,
+  };
+}
+
+export function historyBody(list: message.ListMessagesResponse__Output): Record<string, unknown> {
+  return {
+    success: true,
+    data: list.messages.map(historyItem),
+    pagination: { current_page: list.page, per_page: list.perPage, total_pages: list.totalPages, total_items: list.totalItems },
+  };
+}
+
+export function statsBody(stats: message.GetStatsResponse__Output): Record<string, unknown> {
+  return {
+    success: true,
+    period: { from: stats.from, to: stats.to },
+    stats: {
+      total_sent: stats.totalSent,
+      delivered: stats.delivered,
+      failed: stats.failed,
+      pending: stats.pending,
+      delivery_rate: stats.deliveryRate,
+      by_day: stats.byDay.map((d) => ({ date: d.date, sent: d.sent, delivered: d.delivered, failed: d.failed })),
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import type { otp } from '@smsgw/proto';
+import { outcomeUnknown } from '../clients/send-coalescer';
+import type { SendOtpRequest, VerifyOtpRequest } from '../domain/otp-request';
+import type { AuthContext } from '../http/context';
+import type { IdempotencyFields } from '../mappers/sms.mapper';
+import { toSendOtpRequest, toVerifyOtpRequest } from '../mappers/otp.mapper';
+import { chooseDevice } from './choose-device.use-case';
+import type { Upstreams } from './upstreams';
+
+/** A one-time password sent through the requested device or the client's least busy one. */
+export async function sendOtp(up: Upstreams, auth: AuthContext, request: SendOtpRequest, deviceId: string | undefined, idempotency: IdempotencyFields | undefined) {
+  const device = await chooseDevice(up, auth, deviceId);
+  let sent: otp.SendOtpResponse__Output;
+  try {
+    sent = await up.otp.sendOtp(toSendOtpRequest(auth, device.deviceId, request, idempotency));
+  } catch (err) {
+    // Out of time: the otp service may have made the OTP and stored its SMS; it keeps them for a retry with the same key.
+    throw outcomeUnknown(err);
+  }
+  return sent;
+}
+
+export async function verifyOtp(up: Upstreams, auth: AuthContext, request: VerifyOtpRequest) {
+  return up.otp.verifyOtp(toVerifyOtpRequest(auth, request));
+}
