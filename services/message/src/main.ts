@@ -19,7 +19,9 @@ import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { messageProto, schedulerProto } from '@smsgw/proto';
 import { loadMessageConfig, type MessageConfig } from './config';
 import { HistoryRepository } from './data/history.repository';
+import { IdempotencyKeyRepository } from './data/idempotency-key.repository';
 import { MessageRepository } from './data/message.repository';
+import { QueueRepository } from './data/queue.repository';
 import { ReportTimeoutRepository } from './data/report-timeout.repository';
 import { ReportConsumer } from './events/report.consumer';
 import { ScheduledSends } from './events/scheduled-sends';
@@ -46,7 +48,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
       {
         name: 'smsgw.message.v1.MessageService',
         definition: messageProto().MessageService.service,
-        implementation: unaryHandlers(messageHandlers(repo, nats, config, history, log, scheduledSends), log),
+        implementation: unaryHandlers(messageHandlers({ messages: repo, queue: new QueueRepository(pool), keys: new IdempotencyKeyRepository(pool) }, nats, config, history, log, scheduledSends), log),
       },
     ],
   });

@@ -2,7 +2,9 @@ import { AppError, activeSpan, counter, currentTraceparent, endSpan, newId, star
 import type { message } from '@smsgw/proto';
 import type { MessageConfig } from '../config';
 import type { HistoryRepository } from '../data/history.repository';
+import type { IdempotencyKeyRepository } from '../data/idempotency-key.repository';
 import type { Idempotency, MessageRepository, MessageRow, Mode, NewMessage, PlacedMessage } from '../data/message.repository';
+import type { QueueRepository } from '../data/queue.repository';
 import { historyFilter, pageOf, totalPages } from '../domain/history';
 import type { ScheduledSends } from '../events/scheduled-sends';
 import { statsPeriod } from '../domain/period';
@@ -118,8 +120,15 @@ interface SendOutcome {
   error?: AppError;
 }
 
+/** The repositories of the message service's data, one per aggregate. */
+export interface MessageData {
+  messages: MessageRepository;
+  queue: QueueRepository;
+  keys: IdempotencyKeyRepository;
+}
+
 export function messageHandlers(
-  repo: MessageRepository,
+  { messages: repo, queue, keys: keyRepo }: MessageData,
   nats: Nats,
   config: Pick<MessageConfig, 'pacing' | 'retention' | 'idempotencyTtlSeconds' | 'otp'>,
   history: HistoryRepository,
@@ -184,7 +193,7 @@ export function messageHandlers(
       return messages.map((m) => byId.get(m.messageId));
     };
     try {
-      return stored(await repo.insertPlaced(messages, undefined, keyTtl));
+      return stored(await queue.insertPlaced(messages, undefined, keyTtl));
     } catch (err) {
       const state = sqlState(err);
       if (!state || !REFUSED_DATA.test(state)) throw err;
@@ -194,7 +203,7 @@ export function messageHandlers(
     const out: (PlacedMessage | AppError | undefined)[] = [];
     for (const m of messages) {
       try {
-        const [placed] = await repo.insertPlaced([m], undefined, keyTtl);
+        const [placed] = await queue.insertPlaced([m], undefined, keyTtl);
         out.push(placed);
       } catch (err) {
         out.push(refusedError(err));
@@ -211,11 +220,11 @@ export function messageHandlers(
   async function replays(messages: { index: number; message: NewMessage }[], results: SendOutcome[]): Promise<void> {
     if (messages.length === 0) return;
     const keyOf = (clientId: string, mode: string, key: string) => `${clientId}\u0000${mode}\u0000${key}`;
-    const keys = await repo.findKeys(messages.map(({ message: m }) => ({ clientId: m.clientId, mode: m.mode, key: m.idempotency!.key })));
+    const keys = await keyRepo.findKeys(messages.map(({ message: m }) => ({ clientId: m.clientId, mode: m.mode, key: m.idempotency!.key })));
     const byKey = new Map(keys.map((k) => [keyOf(k.client_id, k.mode, k.idempotency_key), k]));
     const wanted = messages.map(({ message: m }) => byKey.get(keyOf(m.clientId, m.mode, m.idempotency!.key)));
     const ids = wanted.flatMap((k, i) => (k?.message_id && k.request_hash === messages[i]!.message.idempotency!.requestHash ? [k.message_id] : []));
-    const rows = new Map((ids.length > 0 ? await repo.findPlaced(ids) : []).map((p) => [p.row.message_id, p]));
+    const rows = new Map((ids.length > 0 ? await queue.findPlaced(ids) : []).map((p) => [p.row.message_id, p]));
     messages.forEach(({ index, message: m }, i) => {
       const key = wanted[i];
       const found = key?.message_id ? rows.get(key.message_id) : undefined;
@@ -354,7 +363,7 @@ export function messageHandlers(
       });
       let placed: PlacedMessage[];
       try {
-        placed = await repo.insertPlaced(messages, batch, keyTtl);
+        placed = await queue.insertPlaced(messages, batch, keyTtl);
       } catch (err) {
         const state = sqlState(err);
         throw state && REFUSED_DATA.test(state) ? refusedError(err) : err;
@@ -364,7 +373,7 @@ export function messageHandlers(
         return { batchId, messages: placed.map((p) => toProto(p.row)), queuedAt: iso(placed[0]!.row.queued_at), replayed: false };
       }
       // The key is stored already: the batch stored then, or another request's key.
-      const [key] = await repo.findKeys([{ clientId: batch.clientId, mode: batch.mode, key: batch.idempotency!.key }]);
+      const [key] = await keyRepo.findKeys([{ clientId: batch.clientId, mode: batch.mode, key: batch.idempotency!.key }]);
       if (key && key.request_hash !== batch.idempotency!.requestHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
       const rows = key?.batch_id ? await repo.findBatch(key.batch_id) : [];
       if (rows.length === 0) throw new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 });
@@ -397,7 +406,10 @@ export function messageHandlers(
         scheduledAt: null,
         traceparent: currentTraceparent(),
       };
-      const stored = await repo.insertOtp(message, sealText(config.otp.sealKey, message.messageId, req.text), expiresAt);
+      const inserted = await queue.insertOtp(message, sealText(config.otp.sealKey, message.messageId, req.text), expiresAt);
+      // The same id again: the message stored the first time, if it is this client's.
+      const existing = inserted ? undefined : await repo.find(message.clientId, message.messageId, message.mode);
+      const stored = inserted ? { ...inserted, created: true } : existing && { row: existing, ahead: 0, created: false };
       // The id is another client's (or another mode's): nothing of theirs is shown.
       if (!stored) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'message_id', code: 'VALIDATION_ERROR' }] });
       const { row, ahead, created } = stored;
@@ -428,7 +440,7 @@ export function messageHandlers(
     async ClaimNext(req) {
       const mode = modeOf(req.mode);
       if (mode === 'live' && !req.deviceId) throw new AppError('INVALID_DEVICE_ID', { details: [{ field: 'device_id', code: 'INVALID_DEVICE_ID' }] });
-      const row = await repo.claimNext(req.deviceId, req.leaseMs || 30_000, mode);
+      const row = await queue.claimNext(req.deviceId, req.leaseMs || 30_000, mode);
       if (!row) return { attempt: 0 };
       // A claim after the first is a lease that ran out before the phone acknowledged.
       claims.add(1, { mode, claim: row.claim_count > 1 ? 'after_lease_expiry' : 'first' });
