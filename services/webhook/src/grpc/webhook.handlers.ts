@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, currentTraceparent, newId, type AsyncHandlers, type PromiseClient } from '@smsgw/platform';
 import type { account, webhook } from '@smsgw/proto';
-import type { DeliveryJob, DeliveryRepository, DeliveryRow } from '../data/delivery.repository';
+import type { DeliveryLogRepository, DeliveryRow } from '../data/delivery-log.repository';
+import type { DeliveryJob, DeliveryRepository } from '../data/delivery.repository';
 import type { EndpointRepository, EndpointRow, Mode } from '../data/endpoint.repository';
 import { isEventKind, parseKinds } from '../domain/event-kinds';
 import { testEvent } from '../domain/test-event';
@@ -12,6 +13,7 @@ export type UrlCheck = (url: string) => Promise<string | undefined>;
 export interface WebhookDeps {
   endpoints: EndpointRepository;
   deliveries: DeliveryRepository;
+  deliveryLog: DeliveryLogRepository;
   accounts: PromiseClient<account.AccountServiceClient>;
   checkUrl: UrlCheck;
   enqueue: (job: DeliveryJob) => boolean;
@@ -69,7 +71,7 @@ const kindsError = () =>
 const notFound = (what: 'WEBHOOK_NOT_FOUND' | 'EVENT_NOT_FOUND') => new AppError('NOT_FOUND', { details: [{ code: what }] });
 
 /** Endpoints, test events, replays and the delivery log over gRPC (the dashboard and the operator command line). */
-export function webhookHandlers({ endpoints, deliveries, accounts, checkUrl, enqueue }: WebhookDeps): AsyncHandlers<webhook.WebhookServiceHandlers> {
+export function webhookHandlers({ endpoints, deliveries, deliveryLog, accounts, checkUrl, enqueue }: WebhookDeps): AsyncHandlers<webhook.WebhookServiceHandlers> {
   async function knownClient(clientId: string): Promise<void> {
     if (!clientId) throw new AppError('INVALID_CLIENT_ID');
     await accounts.getClient({ clientId });
@@ -148,7 +150,7 @@ export function webhookHandlers({ endpoints, deliveries, accounts, checkUrl, enq
     },
 
     async ReplayEvent(req) {
-      const stored = req.eventId ? await deliveries.event(req.clientId, req.eventId) : undefined;
+      const stored = req.eventId ? await deliveryLog.event(req.clientId, req.eventId) : undefined;
       if (!stored) throw notFound('EVENT_NOT_FOUND');
       const event = { eventId: req.eventId, clientId: req.clientId, mode: stored.mode, kind: stored.kind, data: stored.data, traceparent: stored.traceparent };
       const targets: { key: string; url: string; endpointId: string | null; secret: string | null; replayOf: string | null }[] = [];
@@ -173,14 +175,14 @@ export function webhookHandlers({ endpoints, deliveries, accounts, checkUrl, enq
         jobs.push(await deliveries.addDelivery(event, { deliveryId: newId('dlv'), ...t }, t.replayOf ?? req.eventId));
       }
       for (const job of jobs) enqueue(job);
-      const listed = await deliveries.list({ clientId: req.clientId, eventId: req.eventId, limit: 100 });
+      const listed = await deliveryLog.list({ clientId: req.clientId, eventId: req.eventId, limit: 100 });
       const ids = new Set(jobs.map((j) => j.deliveryId));
       return { deliveries: listed.filter((d) => ids.has(d.delivery_id)).map(deliveryOut) };
     },
 
     async ListDeliveries(req) {
       if (req.limit < 0 || req.limit > 100) throw new AppError('INVALID_PAGINATION');
-      const rows = await deliveries.list({
+      const rows = await deliveryLog.list({
         clientId: req.clientId,
         eventId: req.eventId || undefined,
         endpointId: req.endpointId || undefined,
