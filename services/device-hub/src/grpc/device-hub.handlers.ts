@@ -1,6 +1,6 @@
 import type { AsyncHandlers } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
-import type { DeviceUseCases, DeviceView } from '../devices.use-cases';
+import type { DeviceUseCases, DeviceView } from '../use-cases/devices.use-case';
 import type { SessionRegistry } from '../sessions/session-registry';
 
 function toProto(view: DeviceView): devicehub.Device {
