@@ -25,7 +25,7 @@ import { loadDeviceHubConfig, type DeviceHubConfig } from './config';
 import { DeviceRepository, type DeviceRow } from './data/device.repository';
 import { PairingAttemptStore } from './data/pairing-attempts.store';
 import { PresenceStore } from './data/presence.store';
-import { DeviceUseCases } from './devices.use-cases';
+import { DeviceUseCases } from './use-cases/devices.use-case';
 import { deviceHubHandlers } from './grpc/device-hub.handlers';
 import { createAgentServer } from './http/agent-server';
 import { ReportPublisher } from './events/report.publisher';

@@ -5,7 +5,7 @@ import { createPool, hashSecret, migrate, newId } from '@smsgw/platform';
 import { DeviceRepository } from '../src/data/device.repository';
 import { PairingAttemptStore } from '../src/data/pairing-attempts.store';
 import { PresenceStore } from '../src/data/presence.store';
-import { DeviceUseCases } from '../src/devices.use-cases';
+import { DeviceUseCases } from '../src/use-cases/devices.use-case';
 import { DATABASE_URL, HubCluster, postPair, randomHex } from './support/hub';
 
 const UNAMBIGUOUS = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';

@@ -19,12 +19,15 @@ import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { messageProto, schedulerProto } from '@smsgw/proto';
 import { loadMessageConfig, type MessageConfig } from './config';
 import { HistoryRepository } from './data/history.repository';
+import { IdempotencyKeyRepository } from './data/idempotency-key.repository';
 import { MessageRepository } from './data/message.repository';
+import { QueueRepository } from './data/queue.repository';
 import { ReportTimeoutRepository } from './data/report-timeout.repository';
 import { ReportConsumer } from './events/report.consumer';
 import { ScheduledSends } from './events/scheduled-sends';
 import { SmsEventPublisher } from './events/sms-event.publisher';
 import { TimerConsumer } from './events/timer.consumer';
+import { WakeUpPublisher } from './events/wake-up.publisher';
 import { messageHandlers } from './grpc/message.handlers';
 import { ReportTimeoutJob } from './jobs/report-timeout.job';
 import { OtpExpiryJob } from './jobs/otp-expiry.job';
@@ -39,6 +42,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const history = new HistoryRepository(pool);
   const scheduler = createClient(schedulerProto().SchedulerService, config.scheduler.address, { deadlineMs: config.scheduler.deadlineMs });
   const scheduledSends = new ScheduledSends(scheduler, nats, log);
+  const messageService = { messages: repo, queue: new QueueRepository(pool), keys: new IdempotencyKeyRepository(pool), history, wakeUps: new WakeUpPublisher(nats), scheduledSends, config, log };
   const server = await startGrpcServer({
     host: config.grpc.host,
     port: config.grpc.port,
@@ -46,7 +50,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
       {
         name: 'smsgw.message.v1.MessageService',
         definition: messageProto().MessageService.service,
-        implementation: unaryHandlers(messageHandlers(repo, nats, config, history, log, scheduledSends), log),
+        implementation: unaryHandlers(messageHandlers(messageService), log),
       },
     ],
   });

@@ -1,18 +1,21 @@
 import type { Pool } from '@smsgw/platform';
 import { MessageRepository, type NewMessage } from '../src/data/message.repository';
+import { QueueRepository } from '../src/data/queue.repository';
 import { newMessage, randomHex, sleep, testDatabase } from './support/database';
 
 describe('MessageRepository against Postgres', () => {
   let db: Awaited<ReturnType<typeof testDatabase>>;
   let repo: MessageRepository;
-  let otherRepo: MessageRepository;
+  let queueRepo: QueueRepository;
+  let otherQueueRepo: QueueRepository;
   let pool: Pool;
 
   beforeAll(async () => {
     db = await testDatabase(2);
     pool = db.pools[0]!;
     repo = new MessageRepository(pool);
-    otherRepo = new MessageRepository(db.pools[1]!);
+    queueRepo = new QueueRepository(pool);
+    otherQueueRepo = new QueueRepository(db.pools[1]!);
   });
 
   afterAll(async () => {
@@ -22,13 +25,13 @@ describe('MessageRepository against Postgres', () => {
   const device = () => `device_${randomHex()}`;
 
   async function queue(deviceId: string, overrides: Partial<NewMessage> = {}) {
-    const [row] = await repo.insert([newMessage({ deviceId, ...overrides })]);
+    const [row] = await queueRepo.insert([newMessage({ deviceId, ...overrides })]);
     return row!;
   }
 
   async function drain(deviceId: string, leaseMs = 30_000): Promise<string[]> {
     const ids: string[] = [];
-    for (let row = await repo.claimNext(deviceId, leaseMs); row; row = await repo.claimNext(deviceId, leaseMs)) ids.push(row.message_id);
+    for (let row = await queueRepo.claimNext(deviceId, leaseMs); row; row = await queueRepo.claimNext(deviceId, leaseMs)) ids.push(row.message_id);
     return ids;
   }
 
@@ -47,7 +50,7 @@ describe('MessageRepository against Postgres', () => {
       const deviceId = device();
       const queued = await queue(deviceId, { to: '+33698765432', text: 'Votre code est 1234', metadata: { order: 42 } });
 
-      const claimed = await repo.claimNext(deviceId, 30_000);
+      const claimed = await queueRepo.claimNext(deviceId, 30_000);
 
       expect(claimed).toMatchObject({
         message_id: queued.message_id,
@@ -63,13 +66,13 @@ describe('MessageRepository against Postgres', () => {
       const deviceId = device();
       const queued = await queue(deviceId);
 
-      expect((await repo.claimNext(deviceId, 200))?.message_id).toBe(queued.message_id);
-      expect(await repo.claimNext(deviceId, 200)).toBeUndefined();
-      expect(await otherRepo.claimNext(deviceId, 200)).toBeUndefined();
+      expect((await queueRepo.claimNext(deviceId, 200))?.message_id).toBe(queued.message_id);
+      expect(await queueRepo.claimNext(deviceId, 200)).toBeUndefined();
+      expect(await otherQueueRepo.claimNext(deviceId, 200)).toBeUndefined();
 
       await sleep(300);
 
-      const again = await otherRepo.claimNext(deviceId, 200);
+      const again = await otherQueueRepo.claimNext(deviceId, 200);
       expect(again?.message_id).toBe(queued.message_id);
       expect(again?.claim_count).toBe(2);
     });
@@ -77,12 +80,12 @@ describe('MessageRepository against Postgres', () => {
     it('when the phone accepted a claimed message, then it is never offered again, even after the lease', async () => {
       const deviceId = device();
       const queued = await queue(deviceId);
-      await repo.claimNext(deviceId, 100);
+      await queueRepo.claimNext(deviceId, 100);
 
       await repo.markAccepted(queued.message_id, deviceId, new Date());
       await sleep(150);
 
-      expect(await repo.claimNext(deviceId, 100)).toBeUndefined();
+      expect(await queueRepo.claimNext(deviceId, 100)).toBeUndefined();
       expect((await repo.findById(queued.message_id))?.status).toBe('queued');
       expect((await repo.queueDepths([deviceId])).get(deviceId)).toBeUndefined();
     });
@@ -93,7 +96,7 @@ describe('MessageRepository against Postgres', () => {
 
       await repo.markAccepted(queued.message_id, device(), new Date());
 
-      expect((await repo.claimNext(deviceId, 100))?.message_id).toBe(queued.message_id);
+      expect((await queueRepo.claimNext(deviceId, 100))?.message_id).toBe(queued.message_id);
     });
 
     it('when a message is scheduled in the future, then it is not claimed before it is due, and is once due', async () => {
@@ -103,7 +106,7 @@ describe('MessageRepository against Postgres', () => {
       const now = await queue(deviceId, { priority: 5 });
 
       expect(await drain(deviceId)).toEqual([now.message_id]);
-      const [probe] = await repo.insertPlaced([newMessage({ deviceId, priority: 3 })]);
+      const [probe] = await queueRepo.insertPlaced([newMessage({ deviceId, priority: 3 })]);
       expect(probe!.ahead).toBe(0);
       expect(await repo.cancel(probe!.row.client_id, probe!.row.message_id, 'live')).toBeDefined();
 
@@ -143,7 +146,7 @@ describe('MessageRepository against Postgres', () => {
       expect(cancelled).toMatchObject({ message_id: queued.message_id, status: 'cancelled' });
       expect(cancelled?.cancelled_at).toBeInstanceOf(Date);
       expect(await repo.cancel(queued.client_id, queued.message_id, 'live')).toBeUndefined();
-      expect(await repo.claimNext(deviceId, 100)).toBeUndefined();
+      expect(await queueRepo.claimNext(deviceId, 100)).toBeUndefined();
     });
 
     it("when another client or the other mode asks to cancel a message, then it is not cancelled", async () => {
@@ -158,7 +161,7 @@ describe('MessageRepository against Postgres', () => {
     it('when a message is claimed, then it can no longer be cancelled', async () => {
       const deviceId = device();
       const queued = await queue(deviceId);
-      await repo.claimNext(deviceId, 30_000);
+      await queueRepo.claimNext(deviceId, 30_000);
 
       expect(await repo.cancel(queued.client_id, queued.message_id, 'live')).toBeUndefined();
       expect((await repo.findById(queued.message_id))?.status).toBe('queued');
@@ -172,7 +175,7 @@ describe('MessageRepository against Postgres', () => {
         const deviceId = device();
         const queued = await queue(deviceId);
         const cancel = () => repo.cancel(queued.client_id, queued.message_id, 'live');
-        const claim = () => otherRepo.claimNext(deviceId, leaseMs);
+        const claim = () => otherQueueRepo.claimNext(deviceId, leaseMs);
         const [cancelled, claimed] =
           i % 2 === 0 ? await Promise.all([cancel(), claim()]) : await Promise.all([claim(), cancel()]).then(([c, x]) => [x, c] as const);
 
@@ -187,7 +190,7 @@ describe('MessageRepository against Postgres', () => {
 
       await sleep(leaseMs + 100);
       for (const outcome of outcomes) {
-        const later = await repo.claimNext(outcome.deviceId, 30_000);
+        const later = await queueRepo.claimNext(outcome.deviceId, 30_000);
         if (outcome.winner === 'cancel') expect(later).toBeUndefined();
         else expect(later?.message_id).toBe(outcome.messageId);
       }
@@ -239,7 +242,7 @@ describe('MessageRepository against Postgres', () => {
       const failed = await repo.applyReport(queued.message_id, deviceId, 'failed', t(2), { code: 'INVALID_NUMBER', message: 'Numéro invalide.' });
 
       expect(failed).toMatchObject({ status: 'failed', failed_at: t(2), sent_at: null, error_code: 'INVALID_NUMBER', error_message: 'Numéro invalide.' });
-      expect(await repo.claimNext(deviceId, 100)).toBeUndefined();
+      expect(await queueRepo.claimNext(deviceId, 100)).toBeUndefined();
       expect(await repo.applyReport(queued.message_id, deviceId, 'delivered', t(3))).toBeUndefined();
     });
 
@@ -264,12 +267,12 @@ describe('MessageRepository against Postgres', () => {
     it('when a claimed message is reported sent, then it is no longer in the queue', async () => {
       const deviceId = device();
       const queued = await queue(deviceId);
-      await repo.claimNext(deviceId, 50);
+      await queueRepo.claimNext(deviceId, 50);
 
       await repo.applyReport(queued.message_id, deviceId, 'sent', t(1));
       await sleep(80);
 
-      expect(await repo.claimNext(deviceId, 50)).toBeUndefined();
+      expect(await queueRepo.claimNext(deviceId, 50)).toBeUndefined();
       expect((await repo.queueDepths([deviceId])).get(deviceId)).toBeUndefined();
     });
   });
@@ -279,7 +282,7 @@ describe('MessageRepository against Postgres', () => {
       const first = device();
       const second = device();
       const batchId = `batch_${randomHex()}`;
-      const rows = await repo.insert([newMessage({ deviceId: first }), newMessage({ deviceId: second }), newMessage({ deviceId: first })], {
+      const rows = await queueRepo.insert([newMessage({ deviceId: first }), newMessage({ deviceId: second }), newMessage({ deviceId: first })], {
         batchId,
         clientId: 'client_1700000000000000001',
         mode: 'live',
@@ -301,7 +304,7 @@ describe('MessageRepository against Postgres', () => {
       await queue(deviceId, { priority: 5 });
       const other = device();
 
-      const placed = await repo.insertPlaced([
+      const placed = await queueRepo.insertPlaced([
         newMessage({ deviceId, priority: 3 }),
         newMessage({ deviceId, priority: 1 }),
         newMessage({ deviceId, priority: 3 }),
@@ -322,9 +325,9 @@ describe('MessageRepository against Postgres', () => {
 
     it('when a device has more than 100 messages queued, then the position comes from its queued total', async () => {
       const deviceId = device();
-      await repo.insert(Array.from({ length: 120 }, () => newMessage({ deviceId })));
+      await queueRepo.insert(Array.from({ length: 120 }, () => newMessage({ deviceId })));
 
-      const placed = await repo.insertPlaced([newMessage({ deviceId }), newMessage({ deviceId }), newMessage({ deviceId, priority: 1 })]);
+      const placed = await queueRepo.insertPlaced([newMessage({ deviceId }), newMessage({ deviceId }), newMessage({ deviceId, priority: 1 })]);
 
       // 120 older ones and the very high one of the statement.
       expect(placed.map((p) => p.ahead)).toEqual([121, 122, 0]);

@@ -1,5 +1,6 @@
 import { connectNats, createLogger, ensureStream, streamConfigs, type AgentReport, type Nats, type PublicEvent } from '@smsgw/platform';
 import { MessageRepository } from '../src/data/message.repository';
+import { QueueRepository } from '../src/data/queue.repository';
 import { ReportConsumer } from '../src/events/report.consumer';
 import { SmsEventPublisher } from '../src/events/sms-event.publisher';
 import { eventually, NATS_URL, newMessage, randomHex, testDatabase } from './support/database';
@@ -11,11 +12,13 @@ describe('agent reports to public events, through JetStream', () => {
   let db: Awaited<ReturnType<typeof testDatabase>>;
   let nats: Nats;
   let repo: MessageRepository;
+  let queueRepo: QueueRepository;
   let consumer: ReportConsumer;
 
   beforeAll(async () => {
     db = await testDatabase();
     repo = new MessageRepository(db.pools[0]!);
+    queueRepo = new QueueRepository(db.pools[0]!);
     nats = await connectNats({ url: NATS_URL, prefix: `t${randomHex(5)}`, name: 'message-test', log });
     const streams = streamConfigs(nats.names);
     await ensureStream(nats.jsm, streams.reports);
@@ -67,7 +70,7 @@ describe('agent reports to public events, through JetStream', () => {
 
   it('when a phone reports a message sent, then the message is sent and one sms.sent event is published with the webhook envelope', async () => {
     const deviceId = device();
-    const [queued] = await repo.insert([
+    const [queued] = await queueRepo.insert([
       newMessage({ deviceId, to: '+33612345678', metadata: { order: 'A-42' }, webhookUrl: 'https://hooks.example.com/sms' }),
     ]);
     const at = '2030-05-06T07:08:09.123Z';
@@ -92,7 +95,7 @@ describe('agent reports to public events, through JetStream', () => {
 
   it('when the same report is published again, with a new or the same Nats-Msg-Id, then exactly one event stays in the stream', async () => {
     const deviceId = device();
-    const [queued] = await repo.insert([newMessage({ deviceId })]);
+    const [queued] = await queueRepo.insert([newMessage({ deviceId })]);
     const sent: AgentReport = { message_id: queued!.message_id, device_id: deviceId, status: 'sent', at: '2030-05-06T07:08:10.000Z' };
 
     await report(sent, 'hub-attempt-1');
@@ -109,7 +112,7 @@ describe('agent reports to public events, through JetStream', () => {
 
   it('when delivered follows sent, then a second event sms.delivered is published with both times', async () => {
     const deviceId = device();
-    const [queued] = await repo.insert([newMessage({ deviceId })]);
+    const [queued] = await queueRepo.insert([newMessage({ deviceId })]);
     const id = queued!.message_id;
 
     await report({ message_id: id, device_id: deviceId, status: 'sent', at: '2030-05-06T07:00:00.000Z' });
@@ -123,7 +126,7 @@ describe('agent reports to public events, through JetStream', () => {
 
   it('when a phone reports a failure, then sms.failed carries the failure code and its French sentence', async () => {
     const deviceId = device();
-    const [queued] = await repo.insert([newMessage({ deviceId, to: '+33600000001' })]);
+    const [queued] = await queueRepo.insert([newMessage({ deviceId, to: '+33600000001' })]);
 
     await report({
       message_id: queued!.message_id,
@@ -143,7 +146,7 @@ describe('agent reports to public events, through JetStream', () => {
 
   it('when a report comes from another device, then the message does not move and no event is published', async () => {
     const deviceId = device();
-    const [queued] = await repo.insert([newMessage({ deviceId })]);
+    const [queued] = await queueRepo.insert([newMessage({ deviceId })]);
 
     await report({ message_id: queued!.message_id, device_id: device(), status: 'sent', at: '2030-05-06T07:00:00.000Z' });
 
@@ -153,18 +156,18 @@ describe('agent reports to public events, through JetStream', () => {
 
   it('when the phone reports accepted, then the message stays queued, is not offered again, and no event is published', async () => {
     const deviceId = device();
-    const [queued] = await repo.insert([newMessage({ deviceId })]);
+    const [queued] = await queueRepo.insert([newMessage({ deviceId })]);
 
     await report({ message_id: queued!.message_id, device_id: deviceId, status: 'accepted', at: '2030-05-06T07:00:00.000Z' });
 
     expect(await repo.findById(queued!.message_id)).toMatchObject({ status: 'queued', accepted_at: new Date('2030-05-06T07:00:00.000Z') });
-    expect(await repo.claimNext(deviceId, 1000)).toBeUndefined();
+    expect(await queueRepo.claimNext(deviceId, 1000)).toBeUndefined();
     expect(await eventsFor(queued!.message_id)).toEqual([]);
   });
 
   it('when a malformed report arrives, then it is dropped and the next reports are still applied', async () => {
     const deviceId = device();
-    const [queued] = await repo.insert([newMessage({ deviceId })]);
+    const [queued] = await queueRepo.insert([newMessage({ deviceId })]);
 
     await report({ message_id: queued!.message_id, device_id: deviceId, status: 'exploded', at: 'yesterday' });
     await report({ message_id: queued!.message_id, device_id: deviceId, status: 'sent', at: '2030-05-06T07:00:00.000Z' });

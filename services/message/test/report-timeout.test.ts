@@ -1,5 +1,6 @@
 import { connectNats, createLogger, ensureStream, FAILURE_MESSAGES, streamConfigs, type Nats, type PublicEvent } from '@smsgw/platform';
 import { MessageRepository } from '../src/data/message.repository';
+import { QueueRepository } from '../src/data/queue.repository';
 import { ReportTimeoutRepository } from '../src/data/report-timeout.repository';
 import { SmsEventPublisher } from '../src/events/sms-event.publisher';
 import { ReportTimeoutJob } from '../src/jobs/report-timeout.job';
@@ -24,12 +25,14 @@ describe('accepted messages never reported, against Postgres and JetStream', () 
   let db: Awaited<ReturnType<typeof testDatabase>>;
   let nats: Nats;
   let repo: MessageRepository;
+  let queueRepo: QueueRepository;
   /** The job as two message-service replicas run it, each with its own pool. */
   let replicas: ReportTimeoutJob[];
 
   beforeAll(async () => {
     db = await testDatabase(2);
     repo = new MessageRepository(db.pools[0]!);
+    queueRepo = new QueueRepository(db.pools[0]!);
     nats = await connectNats({ url: NATS_URL, prefix: `t${randomHex(5)}`, name: 'message-test', log });
     await ensureStream(nats.jsm, streamConfigs(nats.names).events);
     replicas = db.pools.map(
@@ -54,7 +57,7 @@ describe('accepted messages never reported, against Postgres and JetStream', () 
   /** Messages of one device, accepted by its phone `ago` ms before now. */
   async function accepted(count: number, ago: number): Promise<string[]> {
     const deviceId = device();
-    const rows = await repo.insert(Array.from({ length: count }, () => newMessage({ deviceId })));
+    const rows = await queueRepo.insert(Array.from({ length: count }, () => newMessage({ deviceId })));
     const at = new Date(Date.now() - ago);
     for (const row of rows) await repo.markAccepted(row.message_id, deviceId, at);
     return rows.map((r) => r.message_id);
@@ -94,7 +97,7 @@ describe('accepted messages never reported, against Postgres and JetStream', () 
     await repo.applyReport(sent!, await deviceOf(sent!), 'sent', at);
     await repo.applyReport(delivered!, await deviceOf(delivered!), 'delivered', at);
     await repo.applyReport(failed!, await deviceOf(failed!), 'failed', at, { code: 'OUT_OF_NETWORK', message: FAILURE_MESSAGES.OUT_OF_NETWORK });
-    const [waiting] = await repo.insert([newMessage({ deviceId: device() })]);
+    const [waiting] = await queueRepo.insert([newMessage({ deviceId: device() })]);
     await db.pools[0]!.query(`UPDATE messages SET created_at = now() - interval '3 days' WHERE message_id = $1`, [waiting!.message_id]);
 
     await replicas[0]!.runOnce();

@@ -20,6 +20,8 @@ import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { accountProto, schedulerProto, webhookProto, type account, type scheduler } from '@smsgw/proto';
 import nodemailer from 'nodemailer';
 import { loadWebhookConfig, type WebhookConfig } from './config';
+import { AlertRepository } from './data/alert.repository';
+import { DeliveryLogRepository } from './data/delivery-log.repository';
 import { DeliveryRepository } from './data/delivery.repository';
 import { EndpointRepository } from './data/endpoint.repository';
 import { AlertMailer } from './delivery/alerts';
@@ -45,6 +47,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
   });
   const endpoints = new EndpointRepository(pool);
   const deliveries = new DeliveryRepository(pool, config.delivery.leaseMs);
+  const deliveryLog = new DeliveryLogRepository(pool);
   const receivers = receiverClient({
     timeoutMs: config.delivery.timeoutMs,
     maxResponseBytes: config.delivery.maxResponseBytes,
@@ -54,7 +57,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
   const transport = config.alerts.smtpUrl ? nodemailer.createTransport(config.alerts.smtpUrl) : undefined;
   if (!transport) log.warn('SMTP_URL is not set: dropped webhook deliveries are logged, no alert e-mail is sent');
   if (config.delivery.allowPrivateAddresses) log.warn('WEBHOOK_ALLOW_PRIVATE_ADDRESSES is on: webhooks may reach private networks (development only)');
-  const alerts = new AlertMailer(deliveries, accounts, transport, config.alerts.from, log);
+  const alerts = new AlertMailer(new AlertRepository(pool), accounts, transport, config.alerts.from, log);
   const outcomes = new OutcomeWriter(deliveries);
   const secrets = new SigningSecrets(accounts);
   const runner = new AttemptRunner({
@@ -90,7 +93,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
       {
         name: 'smsgw.webhook.v1.WebhookService',
         definition: webhookProto().WebhookService.service,
-        implementation: unaryHandlers(webhookHandlers({ endpoints, deliveries, accounts, checkUrl: receivers.checkUrl, enqueue }), log),
+        implementation: unaryHandlers(webhookHandlers({ endpoints, deliveries, deliveryLog, accounts, checkUrl: receivers.checkUrl, enqueue }), log),
       },
     ],
   });
@@ -101,7 +104,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     nats,
     deliveries,
     enqueue,
-    { 'webhook.cleanup': async () => ({ deleted_events: await deliveries.deleteOlderThan(config.keepDays) }) },
+    { 'webhook.cleanup': async () => ({ deleted_events: await deliveryLog.deleteOlderThan(config.keepDays) }) },
     log,
   );
   const sweeper = new Sweeper(deliveries, dispatcher, alerts, { intervalMs: config.delivery.sweepIntervalMs, maxInFlight: config.delivery.maxInFlight, leaseMs: config.delivery.leaseMs }, log);

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createPool, migrate, newId, quoteIdent, type Pool } from '@smsgw/platform';
+import { AlertRepository } from '../src/data/alert.repository';
+import { DeliveryLogRepository } from '../src/data/delivery-log.repository';
 import { DeliveryRepository, type NewEvent } from '../src/data/delivery.repository';
 import { EndpointRepository } from '../src/data/endpoint.repository';
 
@@ -11,12 +13,16 @@ describe('delivery repository against Postgres', () => {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   let pool: Pool;
   let repo: DeliveryRepository;
+  let alerts: AlertRepository;
+  let deliveryLog: DeliveryLogRepository;
   let endpoints: EndpointRepository;
 
   beforeAll(async () => {
     pool = createPool({ url: DATABASE_URL, schema, max: 4 });
     await migrate(pool, { schema, dir: path.resolve(__dirname, '../migrations') });
     repo = new DeliveryRepository(pool, 300);
+    alerts = new AlertRepository(pool);
+    deliveryLog = new DeliveryLogRepository(pool);
     endpoints = new EndpointRepository(pool);
   });
 
@@ -63,7 +69,7 @@ describe('delivery repository against Postgres', () => {
       { deliveryId: job!.deliveryId, attempt: 2, attemptedAt: new Date(), httpStatus: 200, latencyMs: 5, error: null, state: 'succeeded', nextAttemptAt: null },
       { deliveryId: job!.deliveryId, attempt: 1, attemptedAt: new Date(), httpStatus: 500, latencyMs: 9, error: 'HTTP 500', state: 'pending', nextAttemptAt: new Date() },
     ]);
-    const [listed] = await repo.list({ clientId: 'client_1', eventId: job!.eventId, limit: 5 });
+    const [listed] = await deliveryLog.list({ clientId: 'client_1', eventId: job!.eventId, limit: 5 });
     expect(listed).toMatchObject({ state: 'succeeded', attempts: 2, last_status: 200 });
     expect(listed!.attempt_log.map((a) => [a.attempt, a.http_status])).toEqual([
       [1, 500],
@@ -82,9 +88,9 @@ describe('delivery repository against Postgres', () => {
     await repo.recordOutcomes([
       { deliveryId: job!.deliveryId, attempt: 2, attemptedAt: new Date(Date.now() - 120_000), httpStatus: 503, latencyMs: 3, error: 'HTTP 503', state: 'failed', nextAttemptAt: null },
     ]);
-    expect((await repo.alertsDue(60_000, 100)).map((d) => d.delivery_id)).toContain(job!.deliveryId);
-    expect(await repo.markAlertSent(job!.deliveryId)).toBe(true);
-    expect(await repo.markAlertSent(job!.deliveryId)).toBe(false);
+    expect((await alerts.alertsDue(60_000, 100)).map((d) => d.delivery_id)).toContain(job!.deliveryId);
+    expect(await alerts.markAlertSent(job!.deliveryId)).toBe(true);
+    expect(await alerts.markAlertSent(job!.deliveryId)).toBe(false);
   });
 
   it('when an endpoint is deleted, then its pending deliveries end without an alert', async () => {
@@ -95,9 +101,9 @@ describe('delivery repository against Postgres', () => {
     await repo.recordEvents([ev]);
     expect(await endpoints.delete('client_2', e.endpoint_id)).toBe(true);
     expect(await endpoints.delete('client_2', e.endpoint_id)).toBe(false);
-    const [d] = await repo.list({ clientId: 'client_2', limit: 5 });
+    const [d] = await deliveryLog.list({ clientId: 'client_2', limit: 5 });
     expect(d).toMatchObject({ state: 'failed', last_error: 'endpoint deleted' });
-    expect((await repo.alertsDue(0, 100)).map((x) => x.delivery_id)).not.toContain(d!.delivery_id);
+    expect((await alerts.alertsDue(0, 100)).map((x) => x.delivery_id)).not.toContain(d!.delivery_id);
   });
 
   it('when an endpoint changes its URL or is disabled, then its retries go to the new URL, and disabling ends what is pending', async () => {
@@ -112,14 +118,14 @@ describe('delivery repository against Postgres', () => {
     const retry = await repo.claim(job!.deliveryId, 2);
     expect(retry).toMatchObject({ url: 'https://new.example/', secret: 's3' });
     await endpoints.update('client_3', e.endpoint_id, { enabled: false });
-    const [d] = await repo.list({ clientId: 'client_3', limit: 5 });
+    const [d] = await deliveryLog.list({ clientId: 'client_3', limit: 5 });
     expect(d).toMatchObject({ state: 'failed', last_error: 'endpoint disabled' });
   });
 
   it('when events are older than the log keeps them, then the cleanup deletes them with their deliveries and attempts', async () => {
     const [job] = await repo.recordEvents([newEvent()]);
     await pool.query(`UPDATE events SET created_at = now() - interval '31 days' WHERE event_id = $1`, [job!.eventId]);
-    expect(await repo.deleteOlderThan(30)).toBeGreaterThanOrEqual(1);
-    expect(await repo.list({ clientId: 'client_1', eventId: job!.eventId, limit: 5 })).toEqual([]);
+    expect(await deliveryLog.deleteOlderThan(30)).toBeGreaterThanOrEqual(1);
+    expect(await deliveryLog.list({ clientId: 'client_1', eventId: job!.eventId, limit: 5 })).toEqual([]);
   });
 });

@@ -1,3 +1,5 @@
+import { AppError, issueSecret, newId, randomAlphanumeric } from '@smsgw/platform';
+
 /** API keys read `sgw_live_<40 alphanumerics>` or `sgw_test_<40 alphanumerics>`. */
 export type KeyMode = 'live' | 'test';
 
@@ -16,3 +18,24 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export function isEmail(value: string): boolean {
   return value.length <= 254 && EMAIL_PATTERN.test(value);
 }
+
+/** An e-mail an account may have, or INVALID_EMAIL. */
+export function checkEmail(email: string): void {
+  if (!isEmail(email)) {
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'email', code: 'INVALID_EMAIL', message: 'Adresse e-mail invalide.' }] });
+  }
+}
+
+/** A new key of a client: what the client is shown once (`plain`), and what is stored (its lookup and hash). */
+export interface IssuedKey {
+  plain: string;
+  row: { keyId: string; clientId: string; mode: KeyMode; lookup: string; hash: Buffer; label: string };
+}
+
+export function issueApiKey(clientId: string, mode: KeyMode, label: string): IssuedKey {
+  const secret = issueSecret(KEY_PREFIX[mode]);
+  return { plain: secret.plain, row: { keyId: newId('key'), clientId, mode, lookup: secret.lookup, hash: secret.hash, label } };
+}
+
+/** A client's secret for signing its webhooks. */
+export const newSigningSecret = () => `whsec_${randomAlphanumeric(40)}`;

@@ -1,6 +1,7 @@
 import type { AsyncHandlers } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
-import type { DeviceUseCases, DeviceView } from '../devices.use-cases';
+import { removeDevice, revokeDeviceTokens } from '../use-cases/device-access.use-case';
+import type { DeviceUseCases, DeviceView } from '../use-cases/devices.use-case';
 import type { SessionRegistry } from '../sessions/session-registry';
 
 function toProto(view: DeviceView): devicehub.Device {
@@ -36,14 +37,11 @@ export function deviceHubHandlers(devices: DeviceUseCases, sessions: SessionRegi
       return toProto(await devices.rename(req.clientId, req.deviceId, req.name));
     },
     async RemoveDevice(req) {
-      await devices.remove(req.clientId, req.deviceId);
-      sessions.revoke(req.deviceId);
+      await removeDevice(devices, sessions, req.clientId, req.deviceId);
       return { removed: true };
     },
     async RevokeDeviceTokens(req) {
-      const revoked = await devices.revokeTokens(req.clientId, req.deviceId);
-      sessions.revoke(req.deviceId);
-      return { revoked };
+      return { revoked: await revokeDeviceTokens(devices, sessions, req.clientId, req.deviceId) };
     },
   };
 }

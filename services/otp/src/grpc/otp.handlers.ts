@@ -1,11 +1,11 @@
-import { status as grpcStatus } from '@grpc/grpc-js';
-import { AppError, counter, ERROR_CATALOG, newId, openText, sealText, type AsyncHandlers, type Logger, type PromiseClient } from '@smsgw/platform';
+import type { AsyncHandlers, Logger, PromiseClient } from '@smsgw/platform';
 import type { message, otp } from '@smsgw/proto';
-import type { Mode, OtpRepository, OtpRow } from '../data/otp.repository';
+import type { Mode, OtpRepository } from '../data/otp.repository';
 import type { OtpRateLimit } from '../data/rate-limit.store';
-import { codeMatches, hashCode, numberKey, randomCode, testCode } from '../domain/otp-code';
-import { otpOptions, renderText, type OtpOptions } from '../domain/otp-text';
-import { verifyOutcome, type VerifyOutcome } from '../domain/otp-verify';
+import type { OtpService } from '../use-cases/otp-service';
+import { sendOtp } from '../use-cases/send-otp.use-case';
+import { verifyOtp } from '../use-cases/verify-otp.use-case';
+import { MessageSms } from './message-sms.client';
 
 function modeOf(mode: string): Mode {
   return mode === 'MODE_TEST' ? 'test' : 'live';
@@ -23,183 +23,19 @@ export interface OtpDeps {
   log: Logger;
 }
 
-/**
- * A refusal after which the message service stored nothing: the OTP can be
- * forgotten. Anything else (a deadline, an unavailable service) may have
- * stored the SMS.
- */
-const verifications = counter('otp.verifications', 'OTP verifications, by outcome (valid, wrong_code, or the error code)');
-const sent = counter('otp.sent', 'OTPs made and their SMS queued, by mode');
-
-function storedNothing(err: unknown): boolean {
-  if (!(err instanceof AppError)) return false;
-  const status = ERROR_CATALOG[err.code].grpc;
-  return status === grpcStatus.INVALID_ARGUMENT || status === grpcStatus.NOT_FOUND || status === grpcStatus.FAILED_PRECONDITION || status === grpcStatus.RESOURCE_EXHAUSTED;
-}
-
-function outcomeUnknown(cause: unknown): AppError {
-  return new AppError('SERVICE_UNAVAILABLE', {
-    message:
-      "Délai dépassé : le code a peut-être été envoyé. Réessayez avec le même en-tête Idempotency-Key : la réponse rendra le même OTP sans envoyer de second SMS.",
-    retryAfterSeconds: 1,
-    cause,
-  });
-}
-
-export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idempotencyTtlSeconds, log }: OtpDeps): AsyncHandlers<otp.OtpServiceHandlers> {
-  /** Queues the OTP's SMS under its chosen id, then erases the sealed text; the same id again stores nothing new. */
-  async function sendSms(req: otp.SendOtpRequest__Output, o: { otpId: string; messageId: string; expiresAt: Date; text: string; masked: string }): Promise<void> {
-    await messages.sendOtpMessage({
-      clientId: req.clientId,
-      mode: req.mode,
-      deviceId: req.deviceId,
-      to: req.to,
-      text: o.text,
-      maskedText: o.masked,
-      metadataJson: req.metadataJson,
-      expiresAt: o.expiresAt.toISOString(),
-      messageId: o.messageId,
-    });
-    await repo.smsStored(o.otpId);
-    log.debug({ otp_id: o.otpId, message_id: o.messageId }, 'OTP sent');
-  }
-
-  /** Whether the message service holds the OTP's SMS. */
-  async function smsExists(req: otp.SendOtpRequest__Output, messageId: string): Promise<boolean> {
-    try {
-      await messages.getMessage({ clientId: req.clientId, messageId, mode: req.mode });
-      return true;
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'MESSAGE_NOT_FOUND') return false;
-      throw err;
-    }
-  }
-
-  /**
-   * The answer to a retry with an Idempotency-Key already used: the same OTP,
-   * completed if its SMS is not known to be stored. The answer is always the
-   * first one's (`status: queued`), whatever became of the SMS since.
-   * Undefined when the first request provably stored no SMS and its OTP can
-   * no longer be completed (expired, its sealed text erased): that OTP was
-   * never given to anyone, so it is forgotten and the retry makes a new one,
-   * as a retry of a send whose message was never stored stores it.
-   */
-  async function replay(
-    req: otp.SendOtpRequest__Output,
-    options: OtpOptions,
-    earlier: OtpRow & { expired: boolean },
-    requestHash: string,
-  ): Promise<otp.SendOtpResponse | undefined> {
-    if (earlier.request_hash !== requestHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
-    const answer = { otpId: earlier.otp_id, to: req.to, expiresAt: earlier.expires_at.toISOString(), messageId: earlier.message_id!, status: 'queued', replayed: true };
-    if (earlier.sms_stored_at) return answer;
-    if (earlier.sealed_text && !earlier.expired) {
-      const text = openText(sealKey, earlier.otp_id, earlier.sealed_text);
-      // The same request, so the same template and length: the masked text is the first one's.
-      const { masked } = renderText(options.template, '0'.repeat(options.length));
-      await sendSms(req, { otpId: earlier.otp_id, messageId: earlier.message_id!, expiresAt: earlier.expires_at, text, masked });
-      return answer;
-    }
-    // It can no longer be sent: only the message service knows whether the first call stored it.
-    if (await smsExists(req, earlier.message_id!)) {
-      await repo.smsStored(earlier.otp_id);
-      return answer;
-    }
-    // Should the first call still store its SMS late, the message service never hands out an SMS past its OTP's expiry.
-    await repo.forgetUnsent(earlier.otp_id);
-    return undefined;
-  }
-
-  /** One verify, all its rules in one atomic step of the repository. */
-  async function verify(req: otp.VerifyOtpRequest__Output): Promise<otp.VerifyOtpResponse> {
-    if (!req.otpId) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'otp_id', code: 'VALIDATION_ERROR' }] });
-    if (!req.code) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'code', code: 'VALIDATION_ERROR' }] });
-    const verified = await repo.verify<VerifyOutcome>(req.clientId, modeOf(req.mode), req.otpId, (row) => {
-      const outcome = verifyOutcome(
-        { attempts: row.attempts, verified: row.verified_at !== null, expired: row.expired },
-        codeMatches(hashKey, row.otp_id, req.code, row.code_hash),
-      );
-      return { decision: outcome.valid ? 'verify' : 'wrong', result: outcome };
-    });
-    if (!verified) throw new AppError('OTP_NOT_FOUND');
-    const { result, row } = verified;
-    log.debug({ otp_id: row.otp_id, valid: result.valid, attempts: row.attempts }, 'OTP verify');
-    return result.valid
-      ? { valid: true, verifiedAt: row.verified_at!.toISOString(), attemptsRemaining: 0 }
-      : { valid: false, verifiedAt: '', attemptsRemaining: result.attemptsRemaining };
-  }
-
+/** The gRPC methods of `smsgw.otp.v1.OtpService`: each reads its request, runs one use case, maps the answer. */
+export function otpHandlers({ messages, ...deps }: OtpDeps): AsyncHandlers<otp.OtpServiceHandlers> {
+  const service: OtpService = { ...deps, sms: new MessageSms(messages) };
   return {
     async SendOtp(req) {
-      const mode = modeOf(req.mode);
-      if (!req.deviceId) throw new AppError('INVALID_DEVICE_ID');
-      if (!req.to) throw new AppError('INVALID_PHONE_NUMBER', { details: [{ field: 'to', code: 'INVALID_PHONE_NUMBER' }] });
-      const options = otpOptions({ length: req.length, expirySeconds: req.expirySeconds, template: req.template });
-      const idempotency = req.idempotencyKey ? { key: req.idempotencyKey, requestHash: req.requestHash } : null;
-      if (idempotency) {
-        const earlier = await repo.byIdempotencyKey(req.clientId, mode, idempotency.key, idempotencyTtlSeconds);
-        const answer = earlier && (await replay(req, options, earlier, idempotency.requestHash));
-        if (answer) return answer;
-      }
-      const slot = await rateLimit.take(req.clientId, mode, numberKey(hashKey, req.to));
-      if (!slot.allowed) throw new AppError('OTP_RATE_LIMITED', { retryAfterSeconds: slot.retryAfterSeconds });
-
-      const otpId = newId('otp');
-      const messageId = newId('msg');
-      const code = mode === 'test' ? testCode(options.length) : randomCode(options.length);
-      const expiresAt = new Date(Date.now() + options.expirySeconds * 1000);
-      const { text, masked } = renderText(options.template, code);
-      let stored: boolean;
-      try {
-        // Stored before the SMS leaves, so that a code read at once can be verified, with what a retry needs to send the same SMS.
-        stored = await repo.insert({
-          otpId,
-          clientId: req.clientId,
-          mode,
-          codeHash: hashCode(hashKey, otpId, code),
-          expiresAt,
-          messageId,
-          // Only a retry with the same key can complete the OTP after a lost answer: without a key its text is not kept.
-          sealedText: idempotency ? sealText(sealKey, otpId, text) : null,
-          idempotency,
-        });
-      } catch (err) {
-        await slot.release().catch(() => undefined);
-        throw err;
-      }
-      if (!stored) {
-        // Another request with the same key got there first.
-        await slot.release().catch(() => undefined);
-        throw new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 });
-      }
-      try {
-        await sendSms(req, { otpId, messageId, expiresAt, text, masked });
-        sent.add(1, { mode });
-        return { otpId, to: req.to, expiresAt: expiresAt.toISOString(), messageId, status: 'queued', replayed: false };
-      } catch (err) {
-        if (!storedNothing(err)) {
-          // The SMS may be stored: the OTP stays (its code can be verified if the phone gets it),
-          // and a retry with the same Idempotency-Key completes it with the same code.
-          log.warn({ err, otp_id: otpId }, 'OTP SMS outcome unknown; kept for a retry');
-          throw outcomeUnknown(err);
-        }
-        // Nothing was given to anyone: the OTP does not count against the number.
-        await Promise.all([slot.release(), repo.delete(otpId)]).catch((cleanup: unknown) =>
-          log.warn({ err: cleanup, otp_id: otpId }, 'cleaning up a failed OTP failed'),
-        );
-        throw err;
-      }
+      return sendOtp(service, { ...req, mode: modeOf(req.mode) });
     },
 
     async VerifyOtp(req) {
-      try {
-        const answer = await verify(req);
-        verifications.add(1, { outcome: answer.valid ? 'valid' : 'wrong_code' });
-        return answer;
-      } catch (err) {
-        verifications.add(1, { outcome: err instanceof AppError ? err.code : 'INTERNAL_ERROR' });
-        throw err;
-      }
+      const answer = await verifyOtp(service, req.clientId, modeOf(req.mode), req.otpId, req.code);
+      return answer.valid
+        ? { valid: true, verifiedAt: answer.verifiedAt.toISOString(), attemptsRemaining: 0 }
+        : { valid: false, verifiedAt: '', attemptsRemaining: answer.attemptsRemaining };
     },
   };
 }

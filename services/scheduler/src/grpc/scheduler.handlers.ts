@@ -1,8 +1,8 @@
-import { currentTraceparent, newId, type AsyncHandlers, type Nats } from '@smsgw/platform';
+import type { AsyncHandlers, Nats } from '@smsgw/platform';
 import type { scheduler } from '@smsgw/proto';
 import type { TimerRepository, TimerRow } from '../data/timer.repository';
-import { jobTimerKey, periodStart, type PeriodicJob } from '../domain/periodic-jobs';
-import { parseTimerRequest } from '../domain/timers';
+import type { PeriodicJob } from '../domain/periodic-jobs';
+import { cancelTimer, createTimer, listJobs, type SchedulerService } from '../use-cases/timers.use-case';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : '');
 
@@ -18,52 +18,34 @@ function toProto(t: TimerRow, created: boolean): scheduler.Timer {
   };
 }
 
+/** The gRPC methods of `smsgw.scheduler.v1.SchedulerService`: each reads its request, runs one use case, maps the answer. */
 export function schedulerHandlers(
   repo: TimerRepository,
   nats: Nats,
   jobs: readonly PeriodicJob[],
   settings: { maxSleepMs: number },
 ): AsyncHandlers<scheduler.SchedulerServiceHandlers> {
+  const service: SchedulerService = { repo, nats, jobs, maxSleepMs: settings.maxSleepMs };
   return {
     async CreateTimer(req) {
-      const t = parseTimerRequest(req, nats.names.timer(''));
-      const { timer, created } = await repo.create({ timerId: newId('tmr'), ...t, traceparent: currentTraceparent() });
-      // Replicas asleep past this timer's time must wake up for it; one due
-      // later than their longest sleep will be found by their next look.
-      if (created && timer.fire_at.getTime() - Date.now() < settings.maxSleepMs) {
-        nats.nc.publish(nats.names.schedulerWake, String(timer.fire_at.getTime()));
-      }
+      const { timer, created } = await createTimer(service, req);
       return toProto(timer, created);
     },
 
     async CancelTimer(req) {
-      const state = await repo.cancel(req.key);
+      const state = await cancelTimer(service, req.key);
       return { cancelled: state === 'cancelled', state };
     },
 
     async ListJobs() {
-      const now = Date.now();
-      const keyed = jobs.map((job) => {
-        const current = periodStart(job.periodMs, now);
-        return { job, current, keys: [current - job.periodMs, current, current + job.periodMs].map((s) => jobTimerKey(job.name, s)) };
-      });
-      const timers = new Map((await repo.findByKeys(keyed.flatMap((k) => k.keys))).map((t) => [t.key, t]));
       return {
-        jobs: keyed.map(({ job, current, keys }) => {
-          const lastFired = keys
-            .map((k) => timers.get(k)?.fired_at)
-            .filter((d): d is Date => d instanceof Date)
-            .sort((a, b) => b.getTime() - a.getTime())[0];
-          const currentTimer = timers.get(keys[1]!);
-          const next = currentTimer?.state === 'pending' ? current : current + job.periodMs;
-          return {
-            name: job.name,
-            periodMs: String(job.periodMs),
-            subject: nats.names.timer(job.subject),
-            lastFiredAt: iso(lastFired),
-            nextFireAt: new Date(next).toISOString(),
-          };
-        }),
+        jobs: (await listJobs(service)).map(({ job, lastFiredAt, nextFireAt }) => ({
+          name: job.name,
+          periodMs: String(job.periodMs),
+          subject: nats.names.timer(job.subject),
+          lastFiredAt: iso(lastFiredAt),
+          nextFireAt: nextFireAt.toISOString(),
+        })),
       };
     },
   };

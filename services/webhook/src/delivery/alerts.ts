@@ -1,7 +1,7 @@
 import type { Logger, PromiseClient } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { Transporter } from 'nodemailer';
-import type { DeliveryRepository, DroppedDelivery } from '../data/delivery.repository';
+import type { AlertRepository, DroppedDelivery } from '../data/alert.repository';
 
 /** The e-mail of a dropped delivery (pure: what the account owner reads). */
 export function alertMail(d: DroppedDelivery, clientName: string): { subject: string; text: string } {
@@ -29,7 +29,7 @@ export function alertMail(d: DroppedDelivery, clientName: string): { subject: st
  */
 export class AlertMailer {
   constructor(
-    private readonly repo: DeliveryRepository,
+    private readonly repo: AlertRepository,
     private readonly accounts: PromiseClient<account.AccountServiceClient>,
     private readonly transport: Transporter | undefined,
     private readonly from: string,

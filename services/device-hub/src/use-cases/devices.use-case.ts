@@ -1,8 +1,8 @@
 import { AppError, hashSecret, issueSecret, newId, secretLookup, secretMatches } from '@smsgw/platform';
-import type { DeviceRepository, DeviceRow } from './data/device.repository';
-import type { PairingAttemptStore } from './data/pairing-attempts.store';
-import type { PresenceStore } from './data/presence.store';
-import { newDevicePassword, newPairingCode, normalizeDevicePassword, normalizePairingCode, pairingAddressKey } from './domain/pairing';
+import type { DeviceRepository, DeviceRow } from '../data/device.repository';
+import type { PairingAttemptStore } from '../data/pairing-attempts.store';
+import type { PresenceStore } from '../data/presence.store';
+import { newDevicePassword, newPairingCode, normalizeDevicePassword, normalizePairingCode, pairingAddressKey } from '../domain/pairing';
 
 const TOKEN_PREFIX = 'dtk_';
 // A draw clashes with one chance in 923,521 per device of the client (password lookup): five

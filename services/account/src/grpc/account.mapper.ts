@@ -1,0 +1,27 @@
+import type { account } from '@smsgw/proto';
+import type { ClientRow, KeyListRow, UserRow } from '../data/account.repository';
+import { KEY_PREFIX, type KeyMode } from '../domain/api-key';
+
+export const MODE_TO_PROTO = { live: 'KEY_MODE_LIVE', test: 'KEY_MODE_TEST' } as const;
+
+export const keyModeOfProto = (mode: string): KeyMode => (mode === 'KEY_MODE_TEST' ? 'test' : 'live');
+
+export const userOut = (u: UserRow) => ({ userId: u.user_id, email: u.email, clientId: u.client_id, createdAt: u.created_at.toISOString() });
+
+/** The answer to a failed sign-in: no user, whatever was wrong. */
+export const NO_USER = { userId: '', email: '', clientId: '', createdAt: '' };
+
+export const clientOut = (c: ClientRow) => ({ clientId: c.client_id, email: c.email, name: c.name, createdAt: c.created_at.toISOString() });
+
+/** A key as the dashboard lists it: its prefix and first characters only. */
+export function keyOut(k: KeyListRow): account.ApiKey {
+  return {
+    keyId: k.key_id,
+    mode: MODE_TO_PROTO[k.mode],
+    label: k.label,
+    prefix: `${KEY_PREFIX[k.mode]}${k.lookup.slice(0, 6)}…`,
+    createdAt: k.created_at.toISOString(),
+    lastUsedAt: k.last_used_at?.toISOString() ?? '',
+    revokedAt: k.revoked_at?.toISOString() ?? '',
+  };
+}

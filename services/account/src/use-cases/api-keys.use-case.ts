@@ -1,0 +1,54 @@
+import { AppError, secretLookup, secretMatches } from '@smsgw/platform';
+import type { AccountRepository, ApiKeyRow, KeyListRow } from '../data/account.repository';
+import { CLIENT_ID_PATTERN, issueApiKey, KEY_PREFIX, keyModeOf, type KeyMode } from '../domain/api-key';
+
+/** The stored key matching `apiKey`, whether usable or not. */
+async function storedKey(repo: AccountRepository, apiKey: string): Promise<ApiKeyRow | undefined> {
+  const mode = keyModeOf(apiKey);
+  const lookup = mode && secretLookup(KEY_PREFIX[mode], apiKey);
+  const row = lookup ? await repo.findKeyByLookup(lookup) : undefined;
+  return row && secretMatches(apiKey, row.key_hash) ? row : undefined;
+}
+
+/** Another key for a client; its plain text is shown once. */
+export async function createApiKey(repo: AccountRepository, clientId: string, mode: KeyMode, label: string): Promise<{ apiKey: string; keyId: string }> {
+  if (!(await repo.findClient(clientId))) throw new AppError('INVALID_CLIENT_ID');
+  const key = issueApiKey(clientId, mode, label);
+  await repo.createKey(key.row);
+  return { apiKey: key.plain, keyId: key.row.keyId };
+}
+
+/**
+ * The key of a request, usable now (neither revoked nor expired) and the
+ * client's. The order of the checks is the specification's: the key first,
+ * then the client.
+ */
+export async function verifyApiKey(repo: AccountRepository, apiKey: string, clientId: string): Promise<ApiKeyRow> {
+  const key = await storedKey(repo, apiKey);
+  if (!key || key.revoked_at || (key.expires_at && key.expires_at.getTime() <= Date.now())) throw new AppError('INVALID_API_KEY');
+  if (key.client_id !== clientId) {
+    const known = CLIENT_ID_PATTERN.test(clientId) && (await repo.findClient(clientId));
+    throw new AppError(known ? 'INVALID_API_KEY' : 'INVALID_CLIENT_ID');
+  }
+  // Last use, for the dashboard; a lost write only makes it older.
+  void repo.touchKey(key.key_id).catch(() => undefined);
+  return key;
+}
+
+/** Revokes the key given in full (revoked already: the first revocation's time). */
+export async function revokeApiKey(repo: AccountRepository, apiKey: string): Promise<{ keyId: string; revokedAt: Date }> {
+  const row = await storedKey(repo, apiKey);
+  if (!row) throw new AppError('INVALID_API_KEY');
+  return { keyId: row.key_id, revokedAt: await repo.revokeKey(row.key_id) };
+}
+
+/** Revokes a client's key by its id (the dashboard). */
+export async function revokeApiKeyById(repo: AccountRepository, clientId: string, keyId: string): Promise<Date> {
+  const revokedAt = await repo.revokeClientKey(clientId, keyId);
+  if (!revokedAt) throw new AppError('NOT_FOUND');
+  return revokedAt;
+}
+
+export function listApiKeys(repo: AccountRepository, clientId: string): Promise<KeyListRow[]> {
+  return repo.listKeys(clientId);
+}

@@ -1,0 +1,74 @@
+import { AppError, newClientId, newId } from '@smsgw/platform';
+import { EmailTakenError, type AccountRepository, type ClientRow, type UserRow } from '../data/account.repository';
+import { checkEmail, issueApiKey, newSigningSecret } from '../domain/api-key';
+import { checkPassword, hashPassword } from '../domain/password';
+
+/** A new client and what it is shown once: its live and test keys, and its signing secret. */
+export interface CreatedClient {
+  clientId: string;
+  liveApiKey: string;
+  testApiKey: string;
+  signingSecret: string;
+}
+
+/** A client (the operator's `admin` command), with a live and a test key. */
+export async function createClient(repo: AccountRepository, email: string, name: string): Promise<CreatedClient> {
+  checkEmail(email);
+  const clientId = newClientId();
+  const live = issueApiKey(clientId, 'live', 'live');
+  const test = issueApiKey(clientId, 'test', 'test');
+  const signingSecret = newSigningSecret();
+  await repo.createClient({ clientId, email, name, signingSecret }, [live.row, test.row]);
+  return { clientId, liveApiKey: live.plain, testApiKey: test.plain, signingSecret };
+}
+
+/**
+ * An account owner signing up in the dashboard: a client, its two keys and
+ * its first user, in one transaction. An e-mail that has a user already:
+ * EMAIL_TAKEN.
+ */
+export async function signUp(
+  repo: AccountRepository,
+  email: string,
+  name: string,
+  password: string,
+): Promise<{ user: UserRow; liveApiKey: string; testApiKey: string }> {
+  checkEmail(email);
+  checkPassword(password);
+  const clientId = newClientId();
+  const live = issueApiKey(clientId, 'live', 'live');
+  const test = issueApiKey(clientId, 'test', 'test');
+  const userId = newId('usr');
+  const passwordHash = await hashPassword(password);
+  try {
+    await repo.createClient({ clientId, email, name, signingSecret: newSigningSecret() }, [live.row, test.row], { userId, passwordHash });
+  } catch (err) {
+    if (err instanceof EmailTakenError) {
+      throw new AppError('VALIDATION_ERROR', { details: [{ field: 'email', code: 'EMAIL_TAKEN', message: 'Un compte existe déjà pour cette adresse.' }] });
+    }
+    throw err;
+  }
+  const user = (await repo.findUser(userId))!;
+  return { user, liveApiKey: live.plain, testApiKey: test.plain };
+}
+
+export async function getClient(repo: AccountRepository, clientId: string): Promise<ClientRow> {
+  const client = await repo.findClient(clientId);
+  if (!client) throw new AppError('INVALID_CLIENT_ID');
+  return client;
+}
+
+/** Changes the e-mail or the name a client gave (each when not empty). */
+export async function updateClient(repo: AccountRepository, clientId: string, change: { email: string; name: string }): Promise<ClientRow> {
+  if (change.email) checkEmail(change.email);
+  const client = await repo.updateClient(clientId, { email: change.email || undefined, name: change.name || undefined });
+  if (!client) throw new AppError('INVALID_CLIENT_ID');
+  return client;
+}
+
+/** A new signing secret; the old one stops signing at once. */
+export async function rotateSigningSecret(repo: AccountRepository, clientId: string): Promise<string> {
+  const secret = newSigningSecret();
+  if (!(await repo.setSigningSecret(clientId, secret))) throw new AppError('INVALID_CLIENT_ID');
+  return secret;
+}

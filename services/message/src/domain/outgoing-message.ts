@@ -1,0 +1,90 @@
+import { AppError, newId } from '@smsgw/platform';
+import type { Idempotency, MessageRow, Mode, NewMessage } from '../data/message.repository';
+import { measureSms } from './sms-encoding';
+import { isStorableJson, isStorableText } from './storable-text';
+
+/** A send's own fields, as the gateway gives them. */
+export interface SendFields {
+  clientId: string;
+  mode: Mode;
+  priority: number;
+  webhookUrl: string;
+}
+
+/** One message of a send: its number, text and metadata (JSON). */
+export interface OutgoingFields {
+  to: string;
+  text: string;
+  metadataJson: string;
+}
+
+/** The metadata of a message: a JSON object Postgres can store, or none. */
+export function parseMetadata(json: string): Record<string, unknown> | null {
+  if (!json) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    value = undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new AppError('METADATA_TOO_LARGE', { details: [{ field: 'metadata', code: 'METADATA_TOO_LARGE' }] });
+  }
+  if (!isStorableJson(value)) throw new AppError('INVALID_CHARACTER', { details: [{ field: 'metadata', code: 'INVALID_CHARACTER' }] });
+  return value as Record<string, unknown>;
+}
+
+/** A text field Postgres can store, or INVALID_CHARACTER naming the field. */
+export function storable(text: string, field: string): string {
+  if (!isStorableText(text)) throw new AppError('INVALID_CHARACTER', { details: [{ field, code: 'INVALID_CHARACTER' }] });
+  return text;
+}
+
+/** A request's Idempotency-Key and request hash, or null without a key. */
+export function idempotencyOf(req: { idempotencyKey: string; requestHash: string }): Idempotency | null {
+  if (!req.idempotencyKey) return null;
+  if (req.idempotencyKey.length > 255) throw new AppError('INVALID_IDEMPOTENCY_KEY');
+  return { key: storable(req.idempotencyKey, 'idempotency_key'), requestHash: storable(req.requestHash, 'request_hash') };
+}
+
+/** A message to queue on `deviceId`, its fields checked, its parts and encoding measured. */
+export function outgoing(req: SendFields, deviceId: string, m: OutgoingFields, scheduledAt: Date | null, batchId: string | null): NewMessage {
+  if (!deviceId) throw new AppError('INVALID_DEVICE_ID');
+  if (!m.text) throw new AppError('MESSAGE_REQUIRED');
+  const size = measureSms(storable(m.text, 'message'));
+  return {
+    messageId: newId('msg'),
+    clientId: storable(req.clientId, 'client_id'),
+    mode: req.mode,
+    deviceId: storable(deviceId, 'device_id'),
+    batchId,
+    to: storable(m.to, 'to'),
+    text: m.text,
+    priority: req.priority || 3,
+    metadata: parseMetadata(m.metadataJson),
+    webhookUrl: req.webhookUrl ? storable(req.webhookUrl, 'webhook_url') : null,
+    parts: size.parts,
+    encoding: size.encoding,
+    scheduledAt,
+  };
+}
+
+/**
+ * A stored message as its send answered it (`queued`), for a send made again
+ * with its Idempotency-Key: the same answer, whatever became of it since
+ * (its status tells that).
+ */
+export function asAnswered(row: MessageRow): MessageRow {
+  return { ...row, status: 'queued' };
+}
+
+/** When a message should be delivered, `ahead` messages of its device going first, each `averagePacingMs` apart. */
+export function estimateDelivery(
+  row: Pick<MessageRow, 'status' | 'due_at' | 'queued_at' | 'sent_at' | 'failed_at' | 'cancelled_at'>,
+  ahead: number,
+  averagePacingMs: number,
+): string {
+  if (row.status !== 'queued') return (row.sent_at ?? row.failed_at ?? row.cancelled_at ?? row.queued_at).toISOString();
+  const start = Math.max(Date.now(), row.due_at.getTime());
+  return new Date(start + ahead * averagePacingMs).toISOString();
+}

@@ -1,0 +1,60 @@
+import type { message } from '@smsgw/proto';
+import type { MessageRow, Mode } from '../data/message.repository';
+import type { SendOutcome } from '../use-cases/send-messages.use-case';
+
+export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : '');
+
+export function modeOf(mode: string): Mode {
+  return mode === 'MODE_TEST' ? 'test' : 'live';
+}
+
+export function toProto(row: MessageRow): message.Message {
+  return {
+    messageId: row.message_id,
+    clientId: row.client_id,
+    deviceId: row.device_id,
+    batchId: row.batch_id ?? '',
+    mode: row.mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE',
+    status: row.status,
+    to: row.to_number,
+    text: row.body,
+    priority: row.priority,
+    metadataJson: row.metadata ? JSON.stringify(row.metadata) : '',
+    webhookUrl: row.webhook_url ?? '',
+    parts: row.parts,
+    encoding: row.encoding,
+    createdAt: iso(row.created_at),
+    queuedAt: iso(row.queued_at),
+    scheduledAt: iso(row.scheduled_at),
+    sentAt: iso(row.sent_at),
+    deliveredAt: iso(row.delivered_at),
+    failedAt: iso(row.failed_at),
+    cancelledAt: iso(row.cancelled_at),
+    errorCode: row.error_code ?? '',
+    errorMessage: row.error_message ?? '',
+  };
+}
+
+/** One send of a SendMany: its receipt, or the error that refused it alone. */
+export function toSendManyResult({ row, estimatedDelivery, replayed, error }: SendOutcome): message.SendManyResult {
+  return error
+    ? { errorCode: error.code, errorMessage: error.message }
+    : {
+        receipt: {
+          messageId: row!.message_id,
+          status: row!.status,
+          parts: row!.parts,
+          encoding: row!.encoding,
+          queuedAt: iso(row!.queued_at),
+          scheduledAt: iso(row!.scheduled_at),
+          estimatedDelivery,
+          replayed: replayed === true,
+          deviceId: row!.device_id,
+        },
+      };
+}
+
+/** The request's own fields of a send, its mode read. */
+export function sendInput(req: message.SendRequest__Output) {
+  return { ...req, mode: modeOf(req.mode) };
+}

@@ -1,0 +1,43 @@
+import { AppError, counter } from '@smsgw/platform';
+import type { MessageRow, Mode } from '../data/message.repository';
+import { openText } from '../domain/otp-seal';
+import type { MessageService } from './message-service';
+
+const claims = counter('message.claims', 'Messages handed to a phone (or the test-mode simulator), first claims and claims after a lease expired');
+
+/**
+ * The next due message of a device (or, in test mode without a device, of
+ * the simulated device) under a lease of `leaseMs` (30 s when 0), with the
+ * text the phone sends: an OTP's in full, opened from its seal.
+ */
+export async function claimNext(
+  service: MessageService,
+  deviceId: string,
+  leaseMs: number,
+  mode: Mode,
+): Promise<{ row: MessageRow; text: string } | undefined> {
+  if (mode === 'live' && !deviceId) throw new AppError('INVALID_DEVICE_ID', { details: [{ field: 'device_id', code: 'INVALID_DEVICE_ID' }] });
+  const row = await service.queue.claimNext(deviceId, leaseMs || 30_000, mode);
+  if (!row) return undefined;
+  // A claim after the first is a lease that ran out before the phone acknowledged.
+  claims.add(1, { mode, claim: row.claim_count > 1 ? 'after_lease_expiry' : 'first' });
+  // An OTP's SMS goes to the phone in full; everywhere else its code stays masked.
+  const text = row.otp_sealed_text ? openText(service.config.otp.sealKey, row.message_id, row.otp_sealed_text) : row.body;
+  return { row, text };
+}
+
+/**
+ * The phone has the message in its outbox (at `at`, now when absent or
+ * unreadable): it is no longer offered nor cancellable.
+ */
+export async function acceptMessage(
+  service: MessageService,
+  messageId: string,
+  deviceId: string,
+  at: string,
+): Promise<{ status: MessageRow['status']; accepted: boolean }> {
+  const when = at && !Number.isNaN(Date.parse(at)) ? new Date(at) : new Date();
+  const outcome = await service.messages.markAccepted(messageId, deviceId, when);
+  if (!outcome) throw new AppError('MESSAGE_NOT_FOUND');
+  return outcome;
+}

@@ -1,0 +1,24 @@
+import type { Logger } from '@smsgw/platform';
+import type { MessageConfig } from '../config';
+import type { HistoryRepository } from '../data/history.repository';
+import type { IdempotencyKeyRepository } from '../data/idempotency-key.repository';
+import type { MessageRepository } from '../data/message.repository';
+import type { QueueRepository } from '../data/queue.repository';
+import type { ScheduledSends } from '../events/scheduled-sends';
+import type { WakeUpPublisher } from '../events/wake-up.publisher';
+
+/** What the message service's use cases work with, built once in `main.ts`. */
+export interface MessageService {
+  messages: MessageRepository;
+  queue: QueueRepository;
+  keys: IdempotencyKeyRepository;
+  history: HistoryRepository;
+  wakeUps: WakeUpPublisher;
+  /** Absent in tests that run no scheduler. */
+  scheduledSends?: ScheduledSends;
+  config: Pick<MessageConfig, 'pacing' | 'retention' | 'idempotencyTtlSeconds' | 'otp'>;
+  log: Logger;
+}
+
+/** The average time between two SMS of one phone, which estimated deliveries count with. */
+export const averagePacingMs = ({ config }: MessageService) => (config.pacing.minMs + config.pacing.maxMs) / 2;

@@ -1,0 +1,41 @@
+import { AppError } from '@smsgw/platform';
+import type { MessageRow, Mode } from '../data/message.repository';
+import { historyFilter, pageOf, totalPages } from '../domain/history';
+import { statsPeriod } from '../domain/period';
+import { summarize, type StatsSummary } from '../domain/stats';
+import type { MessageService } from './message-service';
+
+/** One message of a client, in a mode. */
+export async function getMessage(service: MessageService, clientId: string, messageId: string, mode: Mode): Promise<MessageRow> {
+  const row = await service.messages.find(clientId, messageId, mode);
+  if (!row) throw new AppError('MESSAGE_NOT_FOUND');
+  return row;
+}
+
+/** How many live messages wait for each of these devices (0 for none). */
+export async function queueDepths(service: MessageService, deviceIds: string[]): Promise<Record<string, number>> {
+  const depths = await service.messages.queueDepths(deviceIds);
+  return Object.fromEntries(deviceIds.map((id) => [id, depths.get(id) ?? 0]));
+}
+
+/** The filters and page of a history request, as the gateway passes them on. */
+export type HistoryQuery = Parameters<typeof historyFilter>[0] & { page: number; limit: number };
+
+/** One page of a client's history, newest first, with the page counts. */
+export async function listMessages(service: MessageService, clientId: string, mode: Mode, query: HistoryQuery) {
+  const page = pageOf(query.page, query.limit);
+  const { rows, total } = await service.history.list(clientId, mode, historyFilter(query), page);
+  return { rows, page: page.page, perPage: page.limit, totalPages: totalPages(total, page.limit), totalItems: total };
+}
+
+/** A client's statistics over a period (within the retention), optionally of one device. */
+export async function getStats(
+  service: MessageService,
+  clientId: string,
+  mode: Mode,
+  query: { fromDate: string; toDate: string; deviceId: string },
+): Promise<StatsSummary & { from: string; to: string }> {
+  const period = statsPeriod(query.fromDate, query.toDate, new Date(), service.config.retention.days);
+  const days = await service.history.dayCounts(clientId, mode, period, query.deviceId || undefined);
+  return { from: period.from.toISOString(), to: new Date(period.until.getTime() - 1).toISOString(), ...summarize(days) };
+}

@@ -1,0 +1,59 @@
+import { AppError, currentTraceparent, newId } from '@smsgw/platform';
+import type { MessageRow, PlacedMessage } from '../data/message.repository';
+import { isRefusedData, refusedError } from '../data/sql-errors';
+import { asAnswered, idempotencyOf, outgoing, storable, type OutgoingFields, type SendFields } from '../domain/outgoing-message';
+import type { MessageService } from './message-service';
+
+/** A bulk or personalised send: one message per device id, in order. */
+export interface SendBatchInput extends SendFields {
+  deviceIds: string[];
+  messages: OutgoingFields[];
+  idempotencyKey: string;
+  requestHash: string;
+}
+
+/** The batch stored, or the one its Idempotency-Key stored earlier (`replayed`). */
+export interface SentBatch {
+  batchId: string;
+  rows: MessageRow[];
+  replayed: boolean;
+}
+
+/**
+ * Stores a batch in one statement: all its messages or none. Its
+ * Idempotency-Key stored already gives the batch stored then.
+ */
+export async function sendBatch(service: MessageService, req: SendBatchInput): Promise<SentBatch> {
+  if (req.messages.length === 0) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'messages', code: 'MESSAGE_REQUIRED' }] });
+  if (req.deviceIds.length !== req.messages.length) throw new AppError('INVALID_DEVICE_ID');
+  const batchId = newId('batch');
+  const batch = { batchId, clientId: storable(req.clientId, 'client_id'), mode: req.mode, idempotency: idempotencyOf(req) };
+  const traceparent = currentTraceparent();
+  const messages = req.messages.map((m, i) => {
+    try {
+      return { ...outgoing(req, req.deviceIds[i]!, m, null, batchId), traceparent };
+    } catch (err) {
+      // Name the message that failed, as the API does.
+      if (err instanceof AppError && err.details?.length === 1) {
+        throw new AppError(err.code, { details: [{ ...err.details[0], field: `messages[${i}].${err.details[0]!.field}` }] });
+      }
+      throw err;
+    }
+  });
+  let placed: PlacedMessage[];
+  try {
+    placed = await service.queue.insertPlaced(messages, batch, service.config.idempotencyTtlSeconds);
+  } catch (err) {
+    throw isRefusedData(err) ? refusedError(err) : err;
+  }
+  if (placed.length > 0) {
+    service.wakeUps.wake(placed);
+    return { batchId, rows: placed.map((p) => p.row), replayed: false };
+  }
+  // The key is stored already: the batch stored then, or another request's key.
+  const [key] = await service.keys.findKeys([{ clientId: batch.clientId, mode: batch.mode, key: batch.idempotency!.key }]);
+  if (key && key.request_hash !== batch.idempotency!.requestHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
+  const rows = key?.batch_id ? await service.messages.findBatch(key.batch_id) : [];
+  if (rows.length === 0) throw new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 });
+  return { batchId: key!.batch_id!, rows: rows.map(asAnswered), replayed: true };
+}

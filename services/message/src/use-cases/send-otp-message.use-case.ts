@@ -1,0 +1,67 @@
+import { AppError, currentTraceparent, newId } from '@smsgw/platform';
+import type { MessageRow, Mode, NewMessage } from '../data/message.repository';
+import { parseMetadata } from '../domain/outgoing-message';
+import { sealText } from '../domain/otp-seal';
+import { measureSms } from '../domain/sms-encoding';
+import { averagePacingMs, type MessageService } from './message-service';
+
+/** The SMS of an OTP, as the otp service asks for it. */
+export interface SendOtpMessageInput {
+  clientId: string;
+  mode: Mode;
+  deviceId: string;
+  to: string;
+  /** The full text, code included: sealed, and opened only for the phone. */
+  text: string;
+  /** The text with its code masked: what history, events and webhooks show. */
+  maskedText: string;
+  metadataJson: string;
+  expiresAt: string;
+  /** The otp service's id for it, so that a lost answer is completed with the same message. */
+  messageId: string;
+}
+
+/**
+ * Queues an OTP's SMS first in its device's queue (priority 1), its full text
+ * sealed. The same id again answers the message stored the first time
+ * (`replayed`), if it is this client's.
+ */
+export async function sendOtpMessage(
+  service: MessageService,
+  req: SendOtpMessageInput,
+): Promise<{ row: MessageRow; estimatedDelivery: string; replayed: boolean }> {
+  if (!req.deviceId) throw new AppError('INVALID_DEVICE_ID');
+  if (!req.text || !req.maskedText) throw new AppError('MESSAGE_REQUIRED');
+  const expiresAt = new Date(req.expiresAt);
+  if (Number.isNaN(expiresAt.getTime())) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'expires_at', code: 'VALIDATION_ERROR' }] });
+  // Parts and encoding are the phone's: those of the full text.
+  const size = measureSms(req.text);
+  if (req.messageId && !/^msg_[0-9A-HJKMNP-TV-Z]{26}$/.test(req.messageId)) {
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'message_id', code: 'VALIDATION_ERROR' }] });
+  }
+  const message: NewMessage = {
+    messageId: req.messageId || newId('msg'),
+    clientId: req.clientId,
+    mode: req.mode,
+    deviceId: req.deviceId,
+    batchId: null,
+    to: req.to,
+    text: req.maskedText,
+    priority: 1,
+    metadata: parseMetadata(req.metadataJson),
+    webhookUrl: null,
+    parts: size.parts,
+    encoding: size.encoding,
+    scheduledAt: null,
+    traceparent: currentTraceparent(),
+  };
+  const inserted = await service.queue.insertOtp(message, sealText(service.config.otp.sealKey, message.messageId, req.text), expiresAt);
+  // The same id again: the message stored the first time, if it is this client's.
+  const existing = inserted ? undefined : await service.messages.find(message.clientId, message.messageId, message.mode);
+  const stored = inserted ? { ...inserted, created: true } : existing && { row: existing, ahead: 0, created: false };
+  // The id is another client's (or another mode's): nothing of theirs is shown.
+  if (!stored) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'message_id', code: 'VALIDATION_ERROR' }] });
+  const { row, ahead, created } = stored;
+  if (created) service.wakeUps.wake([{ row, ahead, deviceWasIdle: true }]);
+  return { row, estimatedDelivery: new Date(Date.now() + ahead * averagePacingMs(service)).toISOString(), replayed: !created };
+}

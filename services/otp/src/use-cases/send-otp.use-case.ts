@@ -1,0 +1,177 @@
+import { status as grpcStatus } from '@grpc/grpc-js';
+import { AppError, counter, ERROR_CATALOG, newId, openText, sealText } from '@smsgw/platform';
+import type { Mode, OtpRow } from '../data/otp.repository';
+import { hashCode, numberKey, randomCode, testCode } from '../domain/otp-code';
+import { otpOptions, renderText, type OtpOptions } from '../domain/otp-text';
+import type { OtpService } from './otp-service';
+
+const sent = counter('otp.sent', 'OTPs made and their SMS queued, by mode');
+
+/** A send-otp request as the gateway passes it on. */
+export interface SendOtpInput {
+  clientId: string;
+  mode: Mode;
+  deviceId: string;
+  to: string;
+  length: number;
+  expirySeconds: number;
+  template: string;
+  metadataJson: string;
+  idempotencyKey: string;
+  requestHash: string;
+}
+
+/** The answer to a send-otp: the OTP, its SMS queued. */
+export interface SentOtp {
+  otpId: string;
+  to: string;
+  expiresAt: string;
+  messageId: string;
+  status: 'queued';
+  replayed: boolean;
+}
+
+/**
+ * A refusal after which the message service stored nothing: the OTP can be
+ * forgotten. Anything else (a deadline, an unavailable service) may have
+ * stored the SMS.
+ */
+function storedNothing(err: unknown): boolean {
+  if (!(err instanceof AppError)) return false;
+  const status = ERROR_CATALOG[err.code].grpc;
+  return status === grpcStatus.INVALID_ARGUMENT || status === grpcStatus.NOT_FOUND || status === grpcStatus.FAILED_PRECONDITION || status === grpcStatus.RESOURCE_EXHAUSTED;
+}
+
+function outcomeUnknown(cause: unknown): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', {
+    message:
+      "Délai dépassé : le code a peut-être été envoyé. Réessayez avec le même en-tête Idempotency-Key : la réponse rendra le même OTP sans envoyer de second SMS.",
+    retryAfterSeconds: 1,
+    cause,
+  });
+}
+
+/** Queues the OTP's SMS under its chosen id, then erases the sealed text; the same id again stores nothing new. */
+async function sendSms(
+  { sms, repo, log }: OtpService,
+  req: SendOtpInput,
+  o: { otpId: string; messageId: string; expiresAt: Date; text: string; masked: string },
+): Promise<void> {
+  await sms.queue({
+    clientId: req.clientId,
+    mode: req.mode,
+    deviceId: req.deviceId,
+    to: req.to,
+    text: o.text,
+    maskedText: o.masked,
+    metadataJson: req.metadataJson,
+    expiresAt: o.expiresAt,
+    messageId: o.messageId,
+  });
+  await repo.smsStored(o.otpId);
+  log.debug({ otp_id: o.otpId, message_id: o.messageId }, 'OTP sent');
+}
+
+/**
+ * The answer to a retry with an Idempotency-Key already used: the same OTP,
+ * completed if its SMS is not known to be stored. The answer is always the
+ * first one's (`status: queued`), whatever became of the SMS since.
+ * Undefined when the first request provably stored no SMS and its OTP can
+ * no longer be completed (expired, its sealed text erased): that OTP was
+ * never given to anyone, so it is forgotten and the retry makes a new one,
+ * as a retry of a send whose message was never stored stores it.
+ */
+async function replay(
+  service: OtpService,
+  req: SendOtpInput,
+  options: OtpOptions,
+  earlier: OtpRow & { expired: boolean },
+  requestHash: string,
+): Promise<SentOtp | undefined> {
+  if (earlier.request_hash !== requestHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
+  const answer = { otpId: earlier.otp_id, to: req.to, expiresAt: earlier.expires_at.toISOString(), messageId: earlier.message_id!, status: 'queued', replayed: true } as const;
+  if (earlier.sms_stored_at) return answer;
+  if (earlier.sealed_text && !earlier.expired) {
+    const text = openText(service.sealKey, earlier.otp_id, earlier.sealed_text);
+    // The same request, so the same template and length: the masked text is the first one's.
+    const { masked } = renderText(options.template, '0'.repeat(options.length));
+    await sendSms(service, req, { otpId: earlier.otp_id, messageId: earlier.message_id!, expiresAt: earlier.expires_at, text, masked });
+    return answer;
+  }
+  // It can no longer be sent: only the message service knows whether the first call stored it.
+  if (await service.sms.exists(req.clientId, earlier.message_id!, req.mode)) {
+    await service.repo.smsStored(earlier.otp_id);
+    return answer;
+  }
+  // Should the first call still store its SMS late, the message service never hands out an SMS past its OTP's expiry.
+  await service.repo.forgetUnsent(earlier.otp_id);
+  return undefined;
+}
+
+/**
+ * Makes an OTP and queues its SMS: the number's limit (10 an hour), the code
+ * (fixed for test keys), its keyed hash stored before the SMS leaves. With an
+ * Idempotency-Key, a retry answers the same OTP, completing it after a lost
+ * answer; without one, an SMS that failed for sure leaves nothing behind.
+ */
+export async function sendOtp(service: OtpService, req: SendOtpInput): Promise<SentOtp> {
+  const { repo, rateLimit, hashKey, sealKey, log } = service;
+  const mode = req.mode;
+  if (!req.deviceId) throw new AppError('INVALID_DEVICE_ID');
+  if (!req.to) throw new AppError('INVALID_PHONE_NUMBER', { details: [{ field: 'to', code: 'INVALID_PHONE_NUMBER' }] });
+  const options = otpOptions({ length: req.length, expirySeconds: req.expirySeconds, template: req.template });
+  const idempotency = req.idempotencyKey ? { key: req.idempotencyKey, requestHash: req.requestHash } : null;
+  if (idempotency) {
+    const earlier = await repo.byIdempotencyKey(req.clientId, mode, idempotency.key, service.idempotencyTtlSeconds);
+    const answer = earlier && (await replay(service, req, options, earlier, idempotency.requestHash));
+    if (answer) return answer;
+  }
+  const slot = await rateLimit.take(req.clientId, mode, numberKey(hashKey, req.to));
+  if (!slot.allowed) throw new AppError('OTP_RATE_LIMITED', { retryAfterSeconds: slot.retryAfterSeconds });
+
+  const otpId = newId('otp');
+  const messageId = newId('msg');
+  const code = mode === 'test' ? testCode(options.length) : randomCode(options.length);
+  const expiresAt = new Date(Date.now() + options.expirySeconds * 1000);
+  const { text, masked } = renderText(options.template, code);
+  let stored: boolean;
+  try {
+    // Stored before the SMS leaves, so that a code read at once can be verified, with what a retry needs to send the same SMS.
+    stored = await repo.insert({
+      otpId,
+      clientId: req.clientId,
+      mode,
+      codeHash: hashCode(hashKey, otpId, code),
+      expiresAt,
+      messageId,
+      // Only a retry with the same key can complete the OTP after a lost answer: without a key its text is not kept.
+      sealedText: idempotency ? sealText(sealKey, otpId, text) : null,
+      idempotency,
+    });
+  } catch (err) {
+    await slot.release().catch(() => undefined);
+    throw err;
+  }
+  if (!stored) {
+    // Another request with the same key got there first.
+    await slot.release().catch(() => undefined);
+    throw new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 });
+  }
+  try {
+    await sendSms(service, req, { otpId, messageId, expiresAt, text, masked });
+    sent.add(1, { mode });
+    return { otpId, to: req.to, expiresAt: expiresAt.toISOString(), messageId, status: 'queued', replayed: false };
+  } catch (err) {
+    if (!storedNothing(err)) {
+      // The SMS may be stored: the OTP stays (its code can be verified if the phone gets it),
+      // and a retry with the same Idempotency-Key completes it with the same code.
+      log.warn({ err, otp_id: otpId }, 'OTP SMS outcome unknown; kept for a retry');
+      throw outcomeUnknown(err);
+    }
+    // Nothing was given to anyone: the OTP does not count against the number.
+    await Promise.all([slot.release(), repo.delete(otpId)]).catch((cleanup: unknown) =>
+      log.warn({ err: cleanup, otp_id: otpId }, 'cleaning up a failed OTP failed'),
+    );
+    throw err;
+  }
+}
