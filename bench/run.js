@@ -18,6 +18,7 @@
  * bench/results/cpu-prof-<run>/; summarise with `node bench/profile-summary.js <dir>`).
  */
 const { spawn, fork, execFileSync } = require('node:child_process');
+const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const https = require('node:https');
 const os = require('node:os');
@@ -534,7 +535,15 @@ async function main() {
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (pool.length < OTP_POOL) {
-        const r = await request(`${stack.gatewayUrl}/v1/sms/send-otp`, caPem, { method: 'POST', headers: testHeaders, body: { to: freshNumber() } });
+        // A 503 (a deadline passed on a loaded machine) is retried with the same idempotency key, as the API asks (409: that first try still runs).
+        const key = `bench-otp-${randomUUID()}`;
+        const body = { to: freshNumber() };
+        let r;
+        for (let attempt = 1; ; attempt++) {
+          r = await request(`${stack.gatewayUrl}/v1/sms/send-otp`, caPem, { method: 'POST', headers: { ...testHeaders, 'Idempotency-Key': key }, body });
+          if ((r.status !== 503 && r.status !== 409) || attempt === 5) break;
+          await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+        }
         if (r.status !== 200) throw new Error(`a test OTP was not made: ${r.status} ${JSON.stringify(r.body)}`);
         pool.push(r.body.otp_id);
         lastMessage = r.body.message_id;
