@@ -17,3 +17,4 @@ export * from './net/safe-post';
 export * from './sealed-text';
 export * from './messaging-trace';
 export * from './metrics';
+export * from './durable-consumer';
