@@ -18,3 +18,4 @@ export * from './sealed-text';
 export * from './messaging-trace';
 export * from './metrics';
 export * from './durable-consumer';
+export * from './limiters';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError } from '@smsgw/platform';
+import { AppError, FixedWindowCounter } from '@smsgw/platform';
 import { copyable, csrfField, layout, notice, when } from '../../views/layout';
 import { cookieOptions, explain, field, page, pageContext, SESSION_COOKIE, type AppDeps, type DashContext, type DashRouter } from '../app';
 import { html, type SafeHtml } from '../html';
@@ -36,19 +36,13 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     ctx.cookies.set(SESSION_COOKIE, token, cookieOptions());
   }
 
-  /** Counts a failed sign-in for the address and for the e-mail; true when either is past the limit. */
-  async function throttled(ctx: DashContext, email: string, count: boolean): Promise<boolean> {
-    const keys = [`dashboard:signin:ip:${ctx.ip}`, `dashboard:signin:email:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`];
-    const counts = await Promise.all(
-      keys.map(async (k) => {
-        if (!count) return Number((await redis.get(k)) ?? 0);
-        const n = await redis.incr(k);
-        if (n === 1) await redis.pexpire(k, deps.signIn.windowMs);
-        return n;
-      }),
-    );
-    return counts.some((n) => n >= deps.signIn.maxFailures);
-  }
+  /**
+   * The failed sign-ins of the address and of the e-mail. Each attempt is checked and counted in
+   * one step (refused while either is at the limit), and given back when it turns out right or
+   * the account service could not answer: attempts sent at once cannot all pass.
+   */
+  const signIns = new FixedWindowCounter(redis, { windowMs: deps.signIn.windowMs });
+  const signInKeys = (ctx: DashContext, email: string) => [`dashboard:signin:ip:${ctx.ip}`, `dashboard:signin:email:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`];
 
   if (part === 'public') {
     router.get('/signup', (ctx) => anonymous(ctx, 'Create your account', credentialsForm(ctx, 'signup')));
@@ -66,14 +60,16 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     router.get('/signin', (ctx) => anonymous(ctx, 'Sign in', credentialsForm(ctx, 'signin')));
     router.post('/signin', async (ctx) => {
       const email = field(ctx, 'email');
-      if (await throttled(ctx, email, false)) {
+      const keys = signInKeys(ctx, email);
+      if (!(await signIns.take(keys, deps.signIn.maxFailures)).allowed) {
         return anonymous(ctx, 'Sign in', credentialsForm(ctx, 'signin', 'Too many failed sign-ins. Wait 15 minutes and try again.', email), 429);
       }
-      const user = await up.accounts.signIn({ email, password: ctx.state.form!.get('password') ?? '' });
-      if (!user.userId) {
-        await throttled(ctx, email, true);
-        return anonymous(ctx, 'Sign in', credentialsForm(ctx, 'signin', 'Wrong e-mail or password.', email), 401);
-      }
+      const user = await up.accounts.signIn({ email, password: ctx.state.form!.get('password') ?? '' }).catch(async (err: unknown) => {
+        await signIns.refund(...keys);
+        throw err;
+      });
+      if (!user.userId) return anonymous(ctx, 'Sign in', credentialsForm(ctx, 'signin', 'Wrong e-mail or password.', email), 401);
+      await signIns.refund(...keys);
       await startSession(ctx, { userId: user.userId, clientId: user.clientId, email: user.email });
       ctx.redirect(safeNext(ctx.query.next as string | undefined));
     });

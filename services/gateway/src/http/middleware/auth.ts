@@ -1,21 +1,10 @@
-import { AppError, type PromiseClient, type TickPipeline } from '@smsgw/platform';
+import { AppError, FixedWindowCounter, type PromiseClient, type TickPipeline } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { AuthContext, GatewayContext, GatewayMiddleware } from '../context';
 
 // The account service's key format; anything else cannot be a key.
 const KEY_PATTERN = /^sgw_(live|test)_[A-Za-z0-9]{40}$/;
 const MAX_ENTRIES = 10_000;
-
-// A fixed window per address: the first failure opens it, the window's end clears it.
-const COUNT_FAILURE = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return count
-`;
-// The failures counted so far and the time left in the window.
-const READ_FAILURES = `
-return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}
-`;
 
 export interface AuthOptions {
   /** How long a verified key is trusted without asking the account service (bounds revocation delay). */
@@ -62,9 +51,11 @@ class AnswerCache {
 export function authenticate(accounts: PromiseClient<account.AccountServiceClient>, pipeline: TickPipeline, options: AuthOptions): GatewayMiddleware {
   const cache = new AnswerCache();
   const failureKey = (ctx: GatewayContext) => `authfail:${ctx.ip}`;
+  // A fixed window per address: the first failure opens it, the window's end clears it.
+  const failures = new FixedWindowCounter(pipeline, { windowMs: options.failures.windowMs });
 
   async function refuseFloodingAddress(ctx: GatewayContext): Promise<void> {
-    const [count, ttlMs] = await pipeline.run<[number, number]>((p) => p.eval(READ_FAILURES, 1, failureKey(ctx)));
+    const { count, ttlMs } = await failures.read(failureKey(ctx));
     if (count >= options.failures.limit) {
       const retryAfterSeconds = Math.max(1, Math.ceil((ttlMs > 0 ? ttlMs : options.failures.windowMs) / 1000));
       throw new AppError('RATE_LIMIT_EXCEEDED', {
@@ -75,7 +66,7 @@ export function authenticate(accounts: PromiseClient<account.AccountServiceClien
   }
 
   async function countFailure(ctx: GatewayContext): Promise<void> {
-    await pipeline.run((p) => p.eval(COUNT_FAILURE, 1, failureKey(ctx), options.failures.windowMs));
+    await failures.count(failureKey(ctx));
   }
 
   return async (ctx, next) => {
