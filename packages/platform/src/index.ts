@@ -19,3 +19,4 @@ export * from './messaging-trace';
 export * from './metrics';
 export * from './durable-consumer';
 export * from './limiters';
+export * from './storable-text';

@@ -1,4 +1,4 @@
-import { AppError, activeSpan, counter, currentTraceparent, endSpan, newId, startSpanInTrace, traceparentOf, withSpan, type AsyncHandlers, type Logger, type Nats } from '@smsgw/platform';
+import { AppError, activeSpan, counter, currentTraceparent, endSpan, isStorableJson, isStorableText, newId, startSpanInTrace, traceparentOf, withSpan, type AsyncHandlers, type Logger, type Nats } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { MessageConfig } from '../config';
 import type { HistoryRepository } from '../data/history.repository';
@@ -8,7 +8,6 @@ import type { ScheduledSends } from '../events/scheduled-sends';
 import { statsPeriod } from '../domain/period';
 import { openText, sealText } from '../domain/otp-seal';
 import { measureSms } from '../domain/sms-encoding';
-import { isStorableJson, isStorableText } from '../domain/storable-text';
 import { summarize } from '../domain/stats';
 
 const claims = counter('message.claims', 'Messages handed to a phone (or the test-mode simulator), first claims and claims after a lease expired');

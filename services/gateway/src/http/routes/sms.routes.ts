@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { message } from '@smsgw/proto';
-import { AppError } from '@smsgw/platform';
-import { isStorableText, normalizePhoneNumber, parseBulkRequest, parsePersonalizedRequest, parseSendRequest, type BatchRequest, type WebhookUrlPolicy } from '../../domain/send-request';
+import { AppError, isStorableText } from '@smsgw/platform';
+import { normalizePhoneNumber, parseBulkRequest, parsePersonalizedRequest, parseSendRequest, type BatchRequest, type WebhookUrlPolicy } from '../../domain/send-request';
 import { chooseDevice, spreadOverDevices, type Upstreams } from '../../use-cases';
 import type { GatewayContext, GatewayMiddleware, GatewayState } from '../context';
 import { jsonBody } from '../middleware/json-body';
