@@ -20,3 +20,4 @@ export * from './metrics';
 export * from './durable-consumer';
 export * from './limiters';
 export * from './storable-text';
+export * from './mode';

@@ -1,10 +1,9 @@
-import { AppError, issueSecret, newClientId, newId, randomAlphanumeric, secretLookup, secretMatches, type AsyncHandlers } from '@smsgw/platform';
+import { AppError, issueSecret, keyModeToProto, modeFromProto, newClientId, newId, randomAlphanumeric, secretLookup, secretMatches, type AsyncHandlers } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { EmailTakenError, type AccountRepository, type ApiKeyRow, type NewApiKey, type UserRow } from '../data/account.repository';
 import { CLIENT_ID_PATTERN, isEmail, KEY_PREFIX, keyModeOf, type KeyMode } from '../domain/api-key';
 
-const MODE_TO_PROTO = { live: 'KEY_MODE_LIVE', test: 'KEY_MODE_TEST' } as const;
 
 function newKey(clientId: string, mode: KeyMode, label: string): { plain: string; row: NewApiKey } {
   const secret = issueSecret(KEY_PREFIX[mode]);
@@ -63,7 +62,7 @@ export function accountHandlers(repo: AccountRepository): AsyncHandlers<account.
     },
 
     async CreateApiKey(req) {
-      const mode: KeyMode = req.mode === 'KEY_MODE_TEST' ? 'test' : 'live';
+      const mode: KeyMode = modeFromProto(req.mode);
       if (!(await repo.findClient(req.clientId))) throw new AppError('INVALID_CLIENT_ID');
       const key = newKey(req.clientId, mode, req.label);
       await repo.createKey(key.row);
@@ -80,7 +79,7 @@ export function accountHandlers(repo: AccountRepository): AsyncHandlers<account.
       }
       // Last use, for the dashboard; a lost write only makes it older.
       void repo.touchKey(key.key_id).catch(() => undefined);
-      return { clientId: key.client_id, mode: MODE_TO_PROTO[key.mode], keyId: key.key_id };
+      return { clientId: key.client_id, mode: keyModeToProto(key.mode), keyId: key.key_id };
     },
 
     async RevokeApiKey(req) {
@@ -159,7 +158,7 @@ export function accountHandlers(repo: AccountRepository): AsyncHandlers<account.
       return {
         keys: keys.map((k) => ({
           keyId: k.key_id,
-          mode: MODE_TO_PROTO[k.mode],
+          mode: keyModeToProto(k.mode),
           label: k.label,
           prefix: `${KEY_PREFIX[k.mode]}${k.lookup.slice(0, 6)}…`,
           createdAt: k.created_at.toISOString(),

@@ -1,8 +1,8 @@
-import { AppError, activeSpan, counter, currentTraceparent, endSpan, isStorableJson, isStorableText, newId, startSpanInTrace, traceparentOf, withSpan, type AsyncHandlers, type Logger, type Nats } from '@smsgw/platform';
+import { AppError, activeSpan, counter, currentTraceparent, endSpan, isStorableJson, isStorableText, modeFromProto, modeToProto, newId, startSpanInTrace, traceparentOf, withSpan, type AsyncHandlers, type Logger, type Nats } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { MessageConfig } from '../config';
 import type { HistoryRepository } from '../data/history.repository';
-import type { Idempotency, MessageRepository, MessageRow, Mode, NewMessage, PlacedMessage } from '../data/message.repository';
+import type { Idempotency, MessageRepository, MessageRow, NewMessage, PlacedMessage } from '../data/message.repository';
 import { historyFilter, pageOf, totalPages } from '../domain/history';
 import type { ScheduledSends } from '../events/scheduled-sends';
 import { statsPeriod } from '../domain/period';
@@ -17,17 +17,13 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : '');
 /** About a century: the cutoff stays a date Postgres can compute. */
 const MAX_RETENTION_DAYS = 36_500;
 
-function modeOf(mode: string): Mode {
-  return mode === 'MODE_TEST' ? 'test' : 'live';
-}
-
 export function toProto(row: MessageRow): message.Message {
   return {
     messageId: row.message_id,
     clientId: row.client_id,
     deviceId: row.device_id,
     batchId: row.batch_id ?? '',
-    mode: row.mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE',
+    mode: modeToProto(row.mode),
     status: row.status,
     to: row.to_number,
     text: row.body,
@@ -135,7 +131,7 @@ export function messageHandlers(
     return {
       messageId: newId('msg'),
       clientId: storable(req.clientId, 'client_id'),
-      mode: modeOf(req.mode),
+      mode: modeFromProto(req.mode),
       deviceId: storable(deviceId, 'device_id'),
       batchId,
       to: storable(m.to, 'to'),
@@ -338,7 +334,7 @@ export function messageHandlers(
       if (req.messages.length === 0) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'messages', code: 'MESSAGE_REQUIRED' }] });
       if (req.deviceIds.length !== req.messages.length) throw new AppError('INVALID_DEVICE_ID');
       const batchId = newId('batch');
-      const batch = { batchId, clientId: storable(req.clientId, 'client_id'), mode: modeOf(req.mode), idempotency: idempotencyOf(req) };
+      const batch = { batchId, clientId: storable(req.clientId, 'client_id'), mode: modeFromProto(req.mode), idempotency: idempotencyOf(req) };
       const traceparent = currentTraceparent();
       const messages = req.messages.map((m, i) => {
         try {
@@ -383,7 +379,7 @@ export function messageHandlers(
       const message: NewMessage = {
         messageId: req.messageId || newId('msg'),
         clientId: req.clientId,
-        mode: modeOf(req.mode),
+        mode: modeFromProto(req.mode),
         deviceId: req.deviceId,
         batchId: null,
         to: req.to,
@@ -405,13 +401,13 @@ export function messageHandlers(
     },
 
     async GetMessage(req) {
-      const row = await repo.find(req.clientId, req.messageId, modeOf(req.mode));
+      const row = await repo.find(req.clientId, req.messageId, modeFromProto(req.mode));
       if (!row) throw new AppError('MESSAGE_NOT_FOUND');
       return toProto(row);
     },
 
     async CancelMessage(req) {
-      const mode = modeOf(req.mode);
+      const mode = modeFromProto(req.mode);
       const cancelled = await repo.cancel(req.clientId, req.messageId, mode);
       if (cancelled) {
         await scheduledSends?.cancel(cancelled);
@@ -425,7 +421,7 @@ export function messageHandlers(
     },
 
     async ClaimNext(req) {
-      const mode = modeOf(req.mode);
+      const mode = modeFromProto(req.mode);
       if (mode === 'live' && !req.deviceId) throw new AppError('INVALID_DEVICE_ID', { details: [{ field: 'device_id', code: 'INVALID_DEVICE_ID' }] });
       const row = await repo.claimNext(req.deviceId, req.leaseMs || 30_000, mode);
       if (!row) return { attempt: 0 };
@@ -450,13 +446,13 @@ export function messageHandlers(
 
     async ListMessages(req) {
       const page = pageOf(req.page, req.limit);
-      const { rows, total } = await history.list(req.clientId, modeOf(req.mode), historyFilter(req), page);
+      const { rows, total } = await history.list(req.clientId, modeFromProto(req.mode), historyFilter(req), page);
       return { messages: rows.map(toProto), page: page.page, perPage: page.limit, totalPages: totalPages(total, page.limit), totalItems: total };
     },
 
     async GetStats(req) {
       const period = statsPeriod(req.fromDate, req.toDate, new Date(), config.retention.days);
-      const days = await history.dayCounts(req.clientId, modeOf(req.mode), period, req.deviceId || undefined);
+      const days = await history.dayCounts(req.clientId, modeFromProto(req.mode), period, req.deviceId || undefined);
       return { from: period.from.toISOString(), to: new Date(period.until.getTime() - 1).toISOString(), ...summarize(days) };
     },
 

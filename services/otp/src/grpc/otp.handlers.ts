@@ -1,15 +1,11 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
-import { AppError, counter, ERROR_CATALOG, newId, openText, sealText, type AsyncHandlers, type Logger, type PromiseClient } from '@smsgw/platform';
+import { AppError, counter, ERROR_CATALOG, modeFromProto, newId, openText, sealText, type AsyncHandlers, type Logger, type PromiseClient } from '@smsgw/platform';
 import type { message, otp } from '@smsgw/proto';
-import type { Mode, OtpRepository, OtpRow } from '../data/otp.repository';
+import type { OtpRepository, OtpRow } from '../data/otp.repository';
 import type { OtpRateLimit } from '../data/rate-limit.store';
 import { codeMatches, hashCode, numberKey, randomCode, testCode } from '../domain/otp-code';
 import { otpOptions, renderText, type OtpOptions } from '../domain/otp-text';
 import { verifyOutcome, type VerifyOutcome } from '../domain/otp-verify';
-
-function modeOf(mode: string): Mode {
-  return mode === 'MODE_TEST' ? 'test' : 'live';
-}
 
 export interface OtpDeps {
   repo: OtpRepository;
@@ -114,7 +110,7 @@ export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idemp
   async function verify(req: otp.VerifyOtpRequest__Output): Promise<otp.VerifyOtpResponse> {
     if (!req.otpId) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'otp_id', code: 'VALIDATION_ERROR' }] });
     if (!req.code) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'code', code: 'VALIDATION_ERROR' }] });
-    const verified = await repo.verify<VerifyOutcome>(req.clientId, modeOf(req.mode), req.otpId, (row) => {
+    const verified = await repo.verify<VerifyOutcome>(req.clientId, modeFromProto(req.mode), req.otpId, (row) => {
       const outcome = verifyOutcome(
         { attempts: row.attempts, verified: row.verified_at !== null, expired: row.expired },
         codeMatches(hashKey, row.otp_id, req.code, row.code_hash),
@@ -131,7 +127,7 @@ export function otpHandlers({ repo, rateLimit, messages, hashKey, sealKey, idemp
 
   return {
     async SendOtp(req) {
-      const mode = modeOf(req.mode);
+      const mode = modeFromProto(req.mode);
       if (!req.deviceId) throw new AppError('INVALID_DEVICE_ID');
       if (!req.to) throw new AppError('INVALID_PHONE_NUMBER', { details: [{ field: 'to', code: 'INVALID_PHONE_NUMBER' }] });
       const options = otpOptions({ length: req.length, expirySeconds: req.expirySeconds, template: req.template });

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, currentTraceparent, newId, type AsyncHandlers, type PromiseClient } from '@smsgw/platform';
+import { AppError, currentTraceparent, modeFromProto, modeToProto, newId, type AsyncHandlers, type PromiseClient } from '@smsgw/platform';
 import type { account, webhook } from '@smsgw/proto';
 import type { DeliveryJob, DeliveryRepository, DeliveryRow } from '../data/delivery.repository';
-import type { EndpointRepository, EndpointRow, Mode } from '../data/endpoint.repository';
+import type { EndpointRepository, EndpointRow } from '../data/endpoint.repository';
 import { isEventKind, parseKinds } from '../domain/event-kinds';
 import { testEvent } from '../domain/test-event';
 
@@ -17,8 +17,6 @@ export interface WebhookDeps {
   enqueue: (job: DeliveryJob) => boolean;
 }
 
-const modeOf = (mode: string | number): Mode => (mode === 'MODE_TEST' || mode === 2 ? 'test' : 'live');
-const modeName = (mode: Mode) => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');
 const iso = (d: Date | null) => (d ? d.toISOString() : '');
 
 function endpointOut(e: EndpointRow, secret = ''): webhook.Endpoint {
@@ -29,7 +27,7 @@ function endpointOut(e: EndpointRow, secret = ''): webhook.Endpoint {
     events: e.events,
     secret,
     createdAt: e.created_at.toISOString(),
-    mode: modeName(e.mode),
+    mode: modeToProto(e.mode),
     enabled: e.enabled,
     description: e.description,
   };
@@ -98,7 +96,7 @@ export function webhookHandlers({ endpoints, deliveries, accounts, checkUrl, enq
       const created = await endpoints.insert({
         endpointId: newId('whe'),
         clientId: req.clientId,
-        mode: modeOf(req.mode),
+        mode: modeFromProto(req.mode),
         url,
         events: kinds,
         secret,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError, FixedWindowCounter } from '@smsgw/platform';
+import { AppError, FixedWindowCounter, keyModeToProto, modeFromProto, parseMode } from '@smsgw/platform';
 import { copyable, csrfField, layout, notice, when } from '../../views/layout';
 import { cookieOptions, explain, field, page, pageContext, SESSION_COOKIE, type AppDeps, type DashContext, type DashRouter } from '../app';
 import { html, type SafeHtml } from '../html';
@@ -124,7 +124,7 @@ ${fresh ? html`<div class="card reveal" role="status"><p><strong>Your new ${fres
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Mode</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead>
 <tbody>${keys.map(
         (k) => html`<tr>
-  <td>${k.label}</td><td><code>${k.prefix}</code></td><td>${k.mode === 'KEY_MODE_TEST' ? 'test' : 'live'}</td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+  <td>${k.label}</td><td><code>${k.prefix}</code></td><td>${modeFromProto(k.mode)}</td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
   <td>${k.revokedAt ? html`revoked ${when(k.revokedAt)}` : html`<form method="post" action="/keys/${k.keyId}/revoke" data-confirm="Revoke this key? Requests with it will be refused within 5 seconds.">${csrfField({ csrf: s.csrf })}<button type="submit" class="danger">Revoke</button></form>`}</td>
 </tr>`,
       )}</tbody></table></div>`,
@@ -134,9 +134,9 @@ ${fresh ? html`<div class="card reveal" role="status"><p><strong>Your new ${fres
   router.get('/keys', (ctx) => keysPage(ctx));
   router.post('/keys', async (ctx) => {
     const name = field(ctx, 'name').slice(0, 100);
-    const mode = field(ctx, 'mode') === 'test' ? 'test' : 'live';
+    const mode = parseMode(field(ctx, 'mode'));
     if (!name) return keysPage(ctx, undefined, 'Give the key a name, to recognise it later.');
-    const created = await up.accounts.createApiKey({ clientId: ctx.state.session!.clientId, mode: mode === 'test' ? 'KEY_MODE_TEST' : 'KEY_MODE_LIVE', label: name });
+    const created = await up.accounts.createApiKey({ clientId: ctx.state.session!.clientId, mode: keyModeToProto(mode), label: name });
     await keysPage(ctx, { key: created.apiKey, mode, name });
   });
   router.post('/keys/:keyId/revoke', async (ctx) => {

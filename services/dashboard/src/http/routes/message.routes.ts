@@ -1,4 +1,4 @@
-import { AppError } from '@smsgw/platform';
+import { AppError, modeToProto, parseMode } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import { dayChart } from '../../views/chart';
 import { notice, when } from '../../views/layout';
@@ -7,8 +7,7 @@ import { html, trusted } from '../html';
 
 const STATUSES = ['queued', 'sent', 'delivered', 'failed', 'cancelled'];
 const q = (ctx: DashContext, name: string) => (typeof ctx.query[name] === 'string' ? (ctx.query[name]).trim() : '');
-const modeOf = (ctx: DashContext) => (q(ctx, 'mode') === 'test' ? 'test' : 'live');
-const protoMode = (mode: 'live' | 'test') => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');
+const modeOf = (ctx: DashContext) => parseMode(q(ctx, 'mode'));
 
 function modeSwitch(ctx: DashContext, path: string) {
   const mode = modeOf(ctx);
@@ -41,7 +40,7 @@ export function messageRoutes(router: DashRouter, deps: AppDeps): void {
     let list: message.ListMessagesResponse__Output | undefined;
     let error: string | undefined;
     try {
-      list = await up.messages.listMessages({ clientId: s.clientId, mode: protoMode(mode), page: pageNo, limit: 25, ...filters });
+      list = await up.messages.listMessages({ clientId: s.clientId, mode: modeToProto(mode), page: pageNo, limit: 25, ...filters });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       error = explain(err);
@@ -82,7 +81,7 @@ ${list
   router.get('/messages/:messageId', async (ctx) => {
     const s = ctx.state.session!;
     const mode = modeOf(ctx);
-    const m = await up.messages.getMessage({ clientId: s.clientId, messageId: ctx.params.messageId!, mode: protoMode(mode) });
+    const m = await up.messages.getMessage({ clientId: s.clientId, messageId: ctx.params.messageId!, mode: modeToProto(mode) });
     page(
       ctx,
       `Message ${m.messageId}`,
@@ -110,7 +109,7 @@ ${timeline(m)}
     const days = Math.min(90, Math.max(1, Number(q(ctx, 'days')) || 30));
     const to = new Date();
     const from = new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate()) - (days - 1) * 86_400_000);
-    const stats = await up.messages.getStats({ clientId: s.clientId, mode: protoMode(mode), fromDate: from.toISOString(), toDate: to.toISOString(), deviceId: '' });
+    const stats = await up.messages.getStats({ clientId: s.clientId, mode: modeToProto(mode), fromDate: from.toISOString(), toDate: to.toISOString(), deviceId: '' });
     page(
       ctx,
       'Statistics',

@@ -1,4 +1,4 @@
-import { AppError, FixedWindowCounter, type PromiseClient, type TickPipeline } from '@smsgw/platform';
+import { AppError, FixedWindowCounter, modeFromProto, type PromiseClient, type TickPipeline } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { AuthContext, GatewayContext, GatewayMiddleware } from '../context';
 
@@ -89,7 +89,7 @@ export function authenticate(accounts: PromiseClient<account.AccountServiceClien
     let auth: AuthContext;
     try {
       const verified = await accounts.verifyApiKey({ apiKey, clientId });
-      auth = { clientId: verified.clientId, mode: verified.mode === 'KEY_MODE_TEST' ? 'test' : 'live' };
+      auth = { clientId: verified.clientId, mode: modeFromProto(verified.mode) };
     } catch (err) {
       if (err instanceof AppError && (err.code === 'INVALID_API_KEY' || err.code === 'INVALID_CLIENT_ID')) {
         if (clientId.length <= 64) cache.set(cacheKey, { error: new AppError(err.code) }, options.negativeTtlMs);

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { modeToProto } from '@smsgw/platform';
 import type { otp } from '@smsgw/proto';
 import { chooseDevice, type Upstreams } from '../../use-cases';
 import { parseSendOtpRequest, parseVerifyOtpRequest } from '../../domain/otp-request';
@@ -6,7 +7,6 @@ import type { GatewayMiddleware, GatewayState } from '../context';
 import { jsonBody } from '../middleware/json-body';
 import { outcomeUnknown } from '../../send-coalescer';
 
-const modeOf = (mode: 'live' | 'test') => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');
 
 /**
  * The one-time password endpoints. send-otp is a sending endpoint (device,
@@ -23,7 +23,7 @@ export function otpRoutes(up: Upstreams, auth: GatewayMiddleware, guard: Gateway
     try {
       sent = await up.otp.sendOtp({
         clientId: session.clientId,
-        mode: modeOf(session.mode),
+        mode: modeToProto(session.mode),
         deviceId: device.deviceId,
         to: request.to,
         length: request.length,
@@ -45,7 +45,7 @@ export function otpRoutes(up: Upstreams, auth: GatewayMiddleware, guard: Gateway
   router.post('/v1/sms/verify-otp', auth, guard, jsonBody, async (ctx) => {
     const session = ctx.state.auth!;
     const request = parseVerifyOtpRequest(ctx.state.body!);
-    const result = await up.otp.verifyOtp({ clientId: session.clientId, mode: modeOf(session.mode), otpId: request.otpId, code: request.code });
+    const result = await up.otp.verifyOtp({ clientId: session.clientId, mode: modeToProto(session.mode), otpId: request.otpId, code: request.code });
     ctx.body = result.valid
       ? { success: true, valid: true, message: 'Code vérifié avec succès.', verified_at: result.verifiedAt }
       : {

@@ -1,13 +1,12 @@
 import Router from '@koa/router';
 import type { message } from '@smsgw/proto';
-import { AppError, isStorableText } from '@smsgw/platform';
+import { AppError, isStorableText, modeToProto } from '@smsgw/platform';
 import { normalizePhoneNumber, parseBulkRequest, parsePersonalizedRequest, parseSendRequest, type BatchRequest, type WebhookUrlPolicy } from '../../domain/send-request';
 import { chooseDevice, spreadOverDevices, type Upstreams } from '../../use-cases';
 import type { GatewayContext, GatewayMiddleware, GatewayState } from '../context';
 import { jsonBody } from '../middleware/json-body';
 
 const PRIORITY_LABELS: Record<number, string> = { 1: 'very_high', 2: 'high', 3: 'normal', 4: 'low', 5: 'very_low' };
-const modeOf = (mode: 'live' | 'test') => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');
 
 /** The status response: timestamps appear once reached. */
 export function statusBody(m: message.Message__Output): Record<string, unknown> {
@@ -99,7 +98,7 @@ export function smsRoutes(
     const deviceIds = await spreadOverDevices(up, session, ctx.get('x-device-id') || undefined, request.items.length);
     const batch = await up.messages.sendBatch({
       clientId: session.clientId,
-      mode: modeOf(session.mode),
+      mode: modeToProto(session.mode),
       deviceIds,
       messages: request.items.map((i) => ({ to: i.to, text: i.message, metadataJson: i.metadata ? JSON.stringify(i.metadata) : '' })),
       priority: request.priority,
@@ -138,7 +137,7 @@ export function smsRoutes(
     if (to === undefined) throw new AppError('INVALID_PHONE_NUMBER', { details: [{ field: 'to', code: 'INVALID_PHONE_NUMBER' }] });
     const list = await up.messages.listMessages({
       clientId: session.clientId,
-      mode: modeOf(session.mode),
+      mode: modeToProto(session.mode),
       page,
       limit,
       status: status ?? '',
@@ -160,7 +159,7 @@ export function smsRoutes(
     const session = ctx.state.auth!;
     const stats = await up.messages.getStats({
       clientId: session.clientId,
-      mode: modeOf(session.mode),
+      mode: modeToProto(session.mode),
       fromDate: queryString(ctx, 'from_date') ?? '',
       toDate: queryString(ctx, 'to_date') ?? '',
       deviceId: queryString(ctx, 'device_id') ?? '',
@@ -181,7 +180,7 @@ export function smsRoutes(
 
   router.delete('/v1/sms/:message_id', auth, guard, async (ctx) => {
     const session = ctx.state.auth!;
-    const m = await up.messages.cancelMessage({ clientId: session.clientId, messageId: messageIdParam(ctx), mode: modeOf(session.mode) });
+    const m = await up.messages.cancelMessage({ clientId: session.clientId, messageId: messageIdParam(ctx), mode: modeToProto(session.mode) });
     ctx.body = { success: true, message: 'Message annulé.', message_id: m.messageId, status: m.status, cancelled_at: m.cancelledAt };
   });
 
@@ -209,7 +208,7 @@ export function smsRoutes(
     });
     const receipt = await up.sends.send({
       clientId: session.clientId,
-      mode: modeOf(session.mode),
+      mode: modeToProto(session.mode),
       deviceId: device.deviceId,
       message: { to: request.to, text: request.message, metadataJson: request.metadata ? JSON.stringify(request.metadata) : '' },
       priority: request.priority,
@@ -236,7 +235,7 @@ export function smsRoutes(
 
   router.get('/v1/sms/status/:message_id', auth, guard, async (ctx) => {
     const session = ctx.state.auth!;
-    const m = await up.messages.getMessage({ clientId: session.clientId, messageId: messageIdParam(ctx), mode: modeOf(session.mode) });
+    const m = await up.messages.getMessage({ clientId: session.clientId, messageId: messageIdParam(ctx), mode: modeToProto(session.mode) });
     ctx.body = statusBody(m);
   });
 
