@@ -21,3 +21,4 @@ export * from './durable-consumer';
 export * from './limiters';
 export * from './storable-text';
 export * from './mode';
+export * from './grpc-service';

@@ -13,9 +13,8 @@ import {
   newId,
   redisAnswers,
   runMain,
-  startGrpcServer,
+  startGrpcService,
   streamConfigs,
-  unaryHandlers,
   type Logger,
   type PublicEvent,
 } from '@smsgw/platform';
@@ -96,16 +95,12 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
     },
   });
 
-  const grpcServer = await startGrpcServer({
-    host: config.grpc.host,
-    port: config.grpc.port,
-    services: [
-      {
-        name: 'smsgw.devicehub.v1.DeviceHubService',
-        definition: deviceHubProto().DeviceHubService.service,
-        implementation: unaryHandlers(deviceHubHandlers(devices, sessions), log),
-      },
-    ],
+  const grpcServer = await startGrpcService({
+    listen: config.grpc,
+    name: 'smsgw.devicehub.v1.DeviceHubService',
+    definition: deviceHubProto().DeviceHubService.service,
+    handlers: deviceHubHandlers(devices, sessions),
+    log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
   const streams = streamConfigs(nats.names, config.nats.streamReplicas);
@@ -114,9 +109,8 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   await new Promise<void>((resolve) => agentServer.listen(config.agents.port, config.agents.host, resolve));
   agentPort = (agentServer.address() as AddressInfo).port;
   testMode.start();
-  grpcServer.setServing(true);
   // From now on, readiness follows the NATS connection.
-  nats.onConnectionChange((up) => grpcServer.setServing(up));
+  grpcServer.ready({ nats });
   log.info({ grpc_port: grpcServer.port, agent_port: agentPort, public_url: publicUrl() }, 'device-hub ready');
 
   return {

@@ -8,9 +8,8 @@ import {
   ensureStream,
   migrate,
   runMain,
-  startGrpcServer,
+  startGrpcService,
   streamConfigs,
-  unaryHandlers,
   type Logger,
   gauge,
   observeConsumerLag,
@@ -39,16 +38,12 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const history = new HistoryRepository(pool);
   const scheduler = createClient(schedulerProto().SchedulerService, config.scheduler.address, { deadlineMs: config.scheduler.deadlineMs });
   const scheduledSends = new ScheduledSends(scheduler, nats, log);
-  const server = await startGrpcServer({
-    host: config.grpc.host,
-    port: config.grpc.port,
-    services: [
-      {
-        name: 'smsgw.message.v1.MessageService',
-        definition: messageProto().MessageService.service,
-        implementation: unaryHandlers(messageHandlers(repo, nats, config, history, log, scheduledSends), log),
-      },
-    ],
+  const server = await startGrpcService({
+    listen: config.grpc,
+    name: 'smsgw.message.v1.MessageService',
+    definition: messageProto().MessageService.service,
+    handlers: messageHandlers(repo, nats, config, history, log, scheduledSends),
+    log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
   const streams = streamConfigs(nats.names, config.nats.streamReplicas);
@@ -93,9 +88,8 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   reportTimeout.start();
   const otpExpiry = new OtpExpiryJob(repo, publisher, config.otp.expirySweepMs, log);
   otpExpiry.start();
-  server.setServing(true);
   // From now on, readiness follows the NATS connection.
-  nats.onConnectionChange((up) => server.setServing(up));
+  server.ready({ nats });
   log.info({ port: server.port }, 'message service ready');
   return {
     port: server.port,
