@@ -22,3 +22,4 @@ export * from './limiters';
 export * from './storable-text';
 export * from './mode';
 export * from './grpc-service';
+export * from './timer-loop';

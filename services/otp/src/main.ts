@@ -1,6 +1,6 @@
 import './instrumentation';
 import path from 'node:path';
-import { createClient, createLogger, createPool, createRedis, migrate, runMain, startGrpcService, type Logger } from '@smsgw/platform';
+import { createClient, createLogger, createPool, createRedis, migrate, runMain, startGrpcService, timerLoop, type Logger } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { messageProto, otpProto, type message } from '@smsgw/proto';
 import { loadOtpConfig, type OtpConfig } from './config';
@@ -37,24 +37,32 @@ export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = c
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
-  const purge = setInterval(() => {
-    repo.purgeExpired(config.keepExpiredHours).then(
-      (deleted) => deleted > 0 && log.info({ deleted }, 'old OTPs purged'),
-      (err: unknown) => log.error({ err }, 'purging old OTPs failed'),
-    );
-  }, PURGE_INTERVAL_MS).unref();
-  const sealSweep = setInterval(() => {
-    repo.eraseExpiredSeals().catch((err: unknown) => log.error({ err }, 'erasing the sealed texts of expired OTPs failed'));
-  }, SEAL_SWEEP_INTERVAL_MS).unref();
+  const purge = timerLoop({
+    name: 'otp-purge',
+    intervalMs: PURGE_INTERVAL_MS,
+    tick: () =>
+      repo.purgeExpired(config.keepExpiredHours).then(
+        (deleted) => deleted > 0 && log.info({ deleted }, 'old OTPs purged'),
+        (err: unknown) => log.error({ err }, 'purging old OTPs failed'),
+      ),
+    log,
+  });
+  const sealSweep = timerLoop({
+    name: 'otp-seal-sweep',
+    intervalMs: SEAL_SWEEP_INTERVAL_MS,
+    tick: () => repo.eraseExpiredSeals().catch((err: unknown) => log.error({ err }, 'erasing the sealed texts of expired OTPs failed')),
+    log,
+  });
+  purge.start();
+  sealSweep.start();
   // From now on, readiness follows the Redis connection.
   server.ready({ redis });
   log.info({ port: server.port }, 'otp service ready');
   return {
     port: server.port,
     async stop() {
-      clearInterval(purge);
-      clearInterval(sealSweep);
       await server.stop();
+      await Promise.all([purge.stop(), sealSweep.stop()]);
       messages.close();
       await pool.end();
       redis.disconnect();
