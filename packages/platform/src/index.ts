@@ -23,3 +23,4 @@ export * from './storable-text';
 export * from './mode';
 export * from './grpc-service';
 export * from './timer-loop';
+export * from './ttl-cache';

@@ -1,4 +1,4 @@
-import { AppError, FixedWindowCounter, modeFromProto, type PromiseClient, type TickPipeline } from '@smsgw/platform';
+import { AppError, FixedWindowCounter, modeFromProto, TtlCache, type PromiseClient, type TickPipeline } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { AuthContext, GatewayContext, GatewayMiddleware } from '../context';
 
@@ -17,25 +17,6 @@ export interface AuthOptions {
 
 type Verdict = { auth: AuthContext; error?: undefined } | { error: AppError; auth?: undefined };
 
-/** A small map of answers that expire, forgetting the oldest past MAX_ENTRIES. */
-class AnswerCache {
-  private readonly entries = new Map<string, { verdict: Verdict; until: number }>();
-
-  get(key: string): Verdict | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.until > Date.now()) return entry.verdict;
-    this.entries.delete(key);
-    return undefined;
-  }
-
-  set(key: string, verdict: Verdict, ttlMs: number): void {
-    if (ttlMs <= 0) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { verdict, until: Date.now() + ttlMs });
-  }
-}
-
 /**
  * Authentication rules 3 to 5 of the specification: missing headers, then
  * the key, then the client. Answers of the account service are remembered
@@ -49,7 +30,7 @@ class AnswerCache {
  * here; the per-client limit comes after authentication.
  */
 export function authenticate(accounts: PromiseClient<account.AccountServiceClient>, pipeline: TickPipeline, options: AuthOptions): GatewayMiddleware {
-  const cache = new AnswerCache();
+  const cache = new TtlCache<Verdict>({ maxEntries: MAX_ENTRIES });
   const failureKey = (ctx: GatewayContext) => `authfail:${ctx.ip}`;
   // A fixed window per address: the first failure opens it, the window's end clears it.
   const failures = new FixedWindowCounter(pipeline, { windowMs: options.failures.windowMs });
