@@ -24,3 +24,4 @@ export * from './mode';
 export * from './grpc-service';
 export * from './timer-loop';
 export * from './ttl-cache';
+export * from './reuse';

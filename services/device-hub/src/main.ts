@@ -2,6 +2,7 @@ import './instrumentation';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import {
+  answersWithin,
   connectNats,
   createClient,
   createLogger,
@@ -12,6 +13,7 @@ import {
   migrate,
   newId,
   redisAnswers,
+  reusedFor,
   runMain,
   startGrpcService,
   streamConfigs,
@@ -68,7 +70,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   nats.onConnectionChange((up) => (natsUp = up));
   const unready = reusedFor(1000, async () => {
     const [postgres, redisUp] = await Promise.all([
-      within(1000, pool.query('SELECT 1').then(() => true)),
+      answersWithin(1000, pool.query('SELECT 1').then(() => true)),
       redisAnswers(redis, 1000),
     ]);
     const down: string[] = [];
@@ -131,25 +133,6 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
 }
 
 /** Whether `check` succeeds within `ms` (a failure or a late answer is false). */
-async function within(ms: number, check: Promise<boolean>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([check.catch(() => false), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** `run`'s answer, shared by every caller for `ms`: a flood of probes costs one check per interval. */
-function reusedFor<T>(ms: number, run: () => Promise<T>): () => Promise<T> {
-  let last: { at: number; value: Promise<T> } | undefined;
-  return () => {
-    if (!last || Date.now() - last.at > ms) last = { at: Date.now(), value: run() };
-    return last.value;
-  };
-}
-
 if (require.main === module) {
   const log = createLogger('device-hub');
   runMain(log, () => start(loadDeviceHubConfig(), log));

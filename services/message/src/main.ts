@@ -7,6 +7,7 @@ import {
   createPool,
   ensureStream,
   migrate,
+  reusedFor,
   runMain,
   startGrpcService,
   streamConfigs,
@@ -54,10 +55,9 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const consumer = new ReportConsumer(nats, repo, publisher, log);
   // What an SRE watches: the queue waiting for phones, and the consumers' lag.
   // Both gauges of one scrape share one query (its result is reused for a second).
-  let queueRead: { at: number; rows: Promise<Awaited<ReturnType<MessageRepository['queueStats']>>> } | undefined;
+  const queueRead = reusedFor(1000, () => repo.queueStats());
   const byMode = async () => {
-    if (!queueRead || Date.now() - queueRead.at > 1000) queueRead = { at: Date.now(), rows: repo.queueStats() };
-    const rows = await queueRead.rows;
+    const rows = await queueRead();
     // Both modes always: an empty queue is a 0, not a missing series.
     return (['live', 'test'] as const).map((mode) => rows.find((q) => q.mode === mode) ?? { mode, depth: 0, oldest_seconds: 0 });
   };
