@@ -86,7 +86,7 @@ export class TickPipeline {
   private waiting: { add(pipeline: ChainableCommander): unknown; resolve(reply: unknown): void; reject(err: unknown): void }[] = [];
   private scheduled = false;
 
-  constructor(private readonly redis: Redis) {}
+  constructor(readonly redis: Redis) {}
 
   run<T>(add: (pipeline: ChainableCommander) => unknown): Promise<T> {
     return new Promise<T>((resolve, reject) => {

@@ -1,6 +1,6 @@
 import './instrumentation';
 import path from 'node:path';
-import { createLogger, createPool, migrate, runMain, startGrpcServer, unaryHandlers, type Logger } from '@smsgw/platform';
+import { createLogger, createPool, migrate, runMain, startGrpcService, type Logger } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { accountProto } from '@smsgw/proto';
 import { loadAccountConfig, type AccountConfig } from './config';
@@ -11,19 +11,15 @@ const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
 export async function start(config: AccountConfig = loadAccountConfig(), log: Logger = createLogger('account')) {
   const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'account' });
-  const server = await startGrpcServer({
-    host: config.grpc.host,
-    port: config.grpc.port,
-    services: [
-      {
-        name: 'smsgw.account.v1.AccountService',
-        definition: accountProto().AccountService.service,
-        implementation: unaryHandlers(accountHandlers(new AccountRepository(pool)), log),
-      },
-    ],
+  const server = await startGrpcService({
+    listen: config.grpc,
+    name: 'smsgw.account.v1.AccountService',
+    definition: accountProto().AccountService.service,
+    handlers: accountHandlers(new AccountRepository(pool)),
+    log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
-  server.setServing(true);
+  server.ready();
   log.info({ port: server.port }, 'account service ready');
   return {
     port: server.port,

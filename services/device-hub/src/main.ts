@@ -2,6 +2,7 @@ import './instrumentation';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import {
+  answersWithin,
   connectNats,
   createClient,
   createLogger,
@@ -12,10 +13,10 @@ import {
   migrate,
   newId,
   redisAnswers,
+  reusedFor,
   runMain,
-  startGrpcServer,
+  startGrpcService,
   streamConfigs,
-  unaryHandlers,
   type Logger,
   type PublicEvent,
 } from '@smsgw/platform';
@@ -69,7 +70,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   nats.onConnectionChange((up) => (natsUp = up));
   const unready = reusedFor(1000, async () => {
     const [postgres, redisUp] = await Promise.all([
-      within(1000, pool.query('SELECT 1').then(() => true)),
+      answersWithin(1000, pool.query('SELECT 1').then(() => true)),
       redisAnswers(redis, 1000),
     ]);
     const down: string[] = [];
@@ -96,16 +97,12 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
     },
   });
 
-  const grpcServer = await startGrpcServer({
-    host: config.grpc.host,
-    port: config.grpc.port,
-    services: [
-      {
-        name: 'smsgw.devicehub.v1.DeviceHubService',
-        definition: deviceHubProto().DeviceHubService.service,
-        implementation: unaryHandlers(deviceHubHandlers(devices, sessions), log),
-      },
-    ],
+  const grpcServer = await startGrpcService({
+    listen: config.grpc,
+    name: 'smsgw.devicehub.v1.DeviceHubService',
+    definition: deviceHubProto().DeviceHubService.service,
+    handlers: deviceHubHandlers(devices, sessions),
+    log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
   const streams = streamConfigs(nats.names, config.nats.streamReplicas);
@@ -114,9 +111,8 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   await new Promise<void>((resolve) => agentServer.listen(config.agents.port, config.agents.host, resolve));
   agentPort = (agentServer.address() as AddressInfo).port;
   testMode.start();
-  grpcServer.setServing(true);
   // From now on, readiness follows the NATS connection.
-  nats.onConnectionChange((up) => grpcServer.setServing(up));
+  grpcServer.ready({ nats });
   log.info({ grpc_port: grpcServer.port, agent_port: agentPort, public_url: publicUrl() }, 'device-hub ready');
 
   return {
@@ -137,25 +133,6 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
 }
 
 /** Whether `check` succeeds within `ms` (a failure or a late answer is false). */
-async function within(ms: number, check: Promise<boolean>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([check.catch(() => false), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** `run`'s answer, shared by every caller for `ms`: a flood of probes costs one check per interval. */
-function reusedFor<T>(ms: number, run: () => Promise<T>): () => Promise<T> {
-  let last: { at: number; value: Promise<T> } | undefined;
-  return () => {
-    if (!last || Date.now() - last.at > ms) last = { at: Date.now(), value: run() };
-    return last.value;
-  };
-}
-
 if (require.main === module) {
   const log = createLogger('device-hub');
   runMain(log, () => start(loadDeviceHubConfig(), log));

@@ -7,10 +7,10 @@ import {
   createPool,
   ensureStream,
   migrate,
+  reusedFor,
   runMain,
-  startGrpcServer,
+  startGrpcService,
   streamConfigs,
-  unaryHandlers,
   type Logger,
   gauge,
   observeConsumerLag,
@@ -43,16 +43,12 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const scheduler = createClient(schedulerProto().SchedulerService, config.scheduler.address, { deadlineMs: config.scheduler.deadlineMs });
   const scheduledSends = new ScheduledSends(scheduler, nats, log);
   const messageService = { messages: repo, queue: new QueueRepository(pool), keys: new IdempotencyKeyRepository(pool), history, wakeUps: new WakeUpPublisher(nats), scheduledSends, config, log };
-  const server = await startGrpcServer({
-    host: config.grpc.host,
-    port: config.grpc.port,
-    services: [
-      {
-        name: 'smsgw.message.v1.MessageService',
-        definition: messageProto().MessageService.service,
-        implementation: unaryHandlers(messageHandlers(messageService), log),
-      },
-    ],
+  const server = await startGrpcService({
+    listen: config.grpc,
+    name: 'smsgw.message.v1.MessageService',
+    definition: messageProto().MessageService.service,
+    handlers: messageHandlers(messageService),
+    log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
   const streams = streamConfigs(nats.names, config.nats.streamReplicas);
@@ -63,10 +59,9 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const consumer = new ReportConsumer(nats, repo, publisher, log);
   // What an SRE watches: the queue waiting for phones, and the consumers' lag.
   // Both gauges of one scrape share one query (its result is reused for a second).
-  let queueRead: { at: number; rows: Promise<Awaited<ReturnType<MessageRepository['queueStats']>>> } | undefined;
+  const queueRead = reusedFor(1000, () => repo.queueStats());
   const byMode = async () => {
-    if (!queueRead || Date.now() - queueRead.at > 1000) queueRead = { at: Date.now(), rows: repo.queueStats() };
-    const rows = await queueRead.rows;
+    const rows = await queueRead();
     // Both modes always: an empty queue is a 0, not a missing series.
     return (['live', 'test'] as const).map((mode) => rows.find((q) => q.mode === mode) ?? { mode, depth: 0, oldest_seconds: 0 });
   };
@@ -97,9 +92,8 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   reportTimeout.start();
   const otpExpiry = new OtpExpiryJob(repo, publisher, config.otp.expirySweepMs, log);
   otpExpiry.start();
-  server.setServing(true);
   // From now on, readiness follows the NATS connection.
-  nats.onConnectionChange((up) => server.setServing(up));
+  server.ready({ nats });
   log.info({ port: server.port }, 'message service ready');
   return {
     port: server.port,

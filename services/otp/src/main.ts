@@ -1,6 +1,6 @@
 import './instrumentation';
 import path from 'node:path';
-import { createClient, createLogger, createPool, createRedis, migrate, runMain, startGrpcServer, unaryHandlers, type Logger } from '@smsgw/platform';
+import { createClient, createLogger, createPool, createRedis, migrate, runMain, startGrpcService, timerLoop, type Logger } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { messageProto, otpProto, type message } from '@smsgw/proto';
 import { loadOtpConfig, type OtpConfig } from './config';
@@ -21,50 +21,48 @@ export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = c
   await redis.connect();
   const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, { deadlineMs: config.grpcDeadlineMs });
   const repo = new OtpRepository(pool);
-  const server = await startGrpcServer({
-    host: config.grpc.host,
-    port: config.grpc.port,
-    services: [
-      {
-        name: 'smsgw.otp.v1.OtpService',
-        definition: otpProto().OtpService.service,
-        implementation: unaryHandlers(
-          otpHandlers({
-            repo,
-            rateLimit: new OtpRateLimit(redis, PER_NUMBER),
-            messages,
-            hashKey: config.hashKey,
-            sealKey: config.sealKey,
-            idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-            log,
-          }),
-          log,
-        ),
-      },
-    ],
+  const server = await startGrpcService({
+    listen: config.grpc,
+    name: 'smsgw.otp.v1.OtpService',
+    definition: otpProto().OtpService.service,
+    handlers: otpHandlers({
+      repo,
+      rateLimit: new OtpRateLimit(redis, PER_NUMBER),
+      messages,
+      hashKey: config.hashKey,
+      sealKey: config.sealKey,
+      idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+      log,
+    }),
+    log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
-  const purge = setInterval(() => {
-    repo.purgeExpired(config.keepExpiredHours).then(
-      (deleted) => deleted > 0 && log.info({ deleted }, 'old OTPs purged'),
-      (err: unknown) => log.error({ err }, 'purging old OTPs failed'),
-    );
-  }, PURGE_INTERVAL_MS).unref();
-  const sealSweep = setInterval(() => {
-    repo.eraseExpiredSeals().catch((err: unknown) => log.error({ err }, 'erasing the sealed texts of expired OTPs failed'));
-  }, SEAL_SWEEP_INTERVAL_MS).unref();
-  server.setServing(redis.status === 'ready');
+  const purge = timerLoop({
+    name: 'otp-purge',
+    intervalMs: PURGE_INTERVAL_MS,
+    tick: () =>
+      repo.purgeExpired(config.keepExpiredHours).then(
+        (deleted) => deleted > 0 && log.info({ deleted }, 'old OTPs purged'),
+        (err: unknown) => log.error({ err }, 'purging old OTPs failed'),
+      ),
+    log,
+  });
+  const sealSweep = timerLoop({
+    name: 'otp-seal-sweep',
+    intervalMs: SEAL_SWEEP_INTERVAL_MS,
+    tick: () => repo.eraseExpiredSeals().catch((err: unknown) => log.error({ err }, 'erasing the sealed texts of expired OTPs failed')),
+    log,
+  });
+  purge.start();
+  sealSweep.start();
   // From now on, readiness follows the Redis connection.
-  redis.on('ready', () => server.setServing(true));
-  redis.on('end', () => server.setServing(false));
-  redis.on('close', () => server.setServing(false));
+  server.ready({ redis });
   log.info({ port: server.port }, 'otp service ready');
   return {
     port: server.port,
     async stop() {
-      clearInterval(purge);
-      clearInterval(sealSweep);
       await server.stop();
+      await Promise.all([purge.stop(), sealSweep.stop()]);
       messages.close();
       await pool.end();
       redis.disconnect();

@@ -8,9 +8,8 @@ import {
   migrate,
   observeConsumerLag,
   runMain,
-  startGrpcServer,
+  startGrpcService,
   streamConfigs,
-  unaryHandlers,
   type Logger,
 } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
@@ -30,16 +29,12 @@ export async function start(config: SchedulerConfig = loadSchedulerConfig(), log
   const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'scheduler' });
   const nats = await connectNats({ ...config.nats, name: 'scheduler', log });
   const repo = new TimerRepository(pool);
-  const server = await startGrpcServer({
-    host: config.grpc.host,
-    port: config.grpc.port,
-    services: [
-      {
-        name: 'smsgw.scheduler.v1.SchedulerService',
-        definition: schedulerProto().SchedulerService.service,
-        implementation: unaryHandlers(schedulerHandlers(repo, nats, jobs, config.timers), log),
-      },
-    ],
+  const server = await startGrpcService({
+    listen: config.grpc,
+    name: 'smsgw.scheduler.v1.SchedulerService',
+    definition: schedulerProto().SchedulerService.service,
+    handlers: schedulerHandlers(repo, nats, jobs, config.timers),
+    log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
   await ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).timers);
@@ -49,9 +44,8 @@ export async function start(config: SchedulerConfig = loadSchedulerConfig(), log
   const jobTimers = new JobTimers(repo, jobs, nats.names, log);
   const firer = new TimerFirer(repo, nats, config.timers, () => jobTimers.ensure(), log);
   firer.start();
-  server.setServing(true);
   // From now on, readiness follows the NATS connection.
-  nats.onConnectionChange((up) => server.setServing(up));
+  server.ready({ nats });
   log.info({ port: server.port, jobs: jobs.map((j) => ({ name: j.name, period_ms: j.periodMs })) }, 'scheduler ready');
   return {
     port: server.port,

@@ -11,9 +11,8 @@ import {
   migrate,
   observeConsumerLag,
   runMain,
-  startGrpcServer,
+  startGrpcService,
   streamConfigs,
-  unaryHandlers,
   type Logger,
 } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
@@ -86,16 +85,12 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
   ]);
   const enqueue = (job: Parameters<Dispatcher['enqueue']>[0]) => dispatcher.enqueue(job);
 
-  const server = await startGrpcServer({
-    host: config.grpc.host,
-    port: config.grpc.port,
-    services: [
-      {
-        name: 'smsgw.webhook.v1.WebhookService',
-        definition: webhookProto().WebhookService.service,
-        implementation: unaryHandlers(webhookHandlers({ endpoints, deliveries, deliveryLog, accounts, checkUrl: receivers.checkUrl, enqueue }), log),
-      },
-    ],
+  const server = await startGrpcService({
+    listen: config.grpc,
+    name: 'smsgw.webhook.v1.WebhookService',
+    definition: webhookProto().WebhookService.service,
+    handlers: webhookHandlers({ endpoints, deliveries, deliveryLog, accounts, checkUrl: receivers.checkUrl, enqueue }),
+    log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
   await Promise.all([ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).events), ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).timers)]);
@@ -111,8 +106,8 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
   await eventConsumer.start();
   await timerConsumer.start();
   sweeper.start();
-  server.setServing(true);
-  nats.onConnectionChange((up) => server.setServing(up));
+  // From now on, readiness follows the NATS connection.
+  server.ready({ nats });
   log.info({ port: server.port, retry_delays_ms: config.delivery.retryDelaysMs }, 'webhook service ready');
   return {
     port: server.port,

@@ -1,10 +1,11 @@
+import { keyModeToProto, modeFromProto } from '@smsgw/platform';
 import type { AsyncHandlers } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { AccountRepository } from '../data/account.repository';
 import { createApiKey, listApiKeys, revokeApiKey, revokeApiKeyById, verifyApiKey } from '../use-cases/api-keys.use-case';
 import { createClient, getClient, rotateSigningSecret, signUp, updateClient } from '../use-cases/clients.use-case';
 import { changePassword, getUser, signIn } from '../use-cases/users.use-case';
-import { clientOut, keyModeOfProto, keyOut, MODE_TO_PROTO, NO_USER, userOut } from './account.mapper';
+import { clientOut, keyOut, NO_USER, userOut } from './account.mapper';
 
 /** The gRPC methods of `smsgw.account.v1.AccountService`: each reads its request, runs one use case, maps the answer. */
 export function accountHandlers(repo: AccountRepository): AsyncHandlers<account.AccountServiceHandlers> {
@@ -18,12 +19,12 @@ export function accountHandlers(repo: AccountRepository): AsyncHandlers<account.
     },
 
     async CreateApiKey(req) {
-      return createApiKey(repo, req.clientId, keyModeOfProto(req.mode), req.label);
+      return createApiKey(repo, req.clientId, modeFromProto(req.mode), req.label);
     },
 
     async VerifyApiKey(req) {
       const key = await verifyApiKey(repo, req.apiKey, req.clientId);
-      return { clientId: key.client_id, mode: MODE_TO_PROTO[key.mode], keyId: key.key_id };
+      return { clientId: key.client_id, mode: keyModeToProto(key.mode), keyId: key.key_id };
     },
 
     async RevokeApiKey(req) {

@@ -1,10 +1,7 @@
+import { keyModeToProto } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { ClientRow, KeyListRow, UserRow } from '../data/account.repository';
-import { KEY_PREFIX, type KeyMode } from '../domain/api-key';
-
-export const MODE_TO_PROTO = { live: 'KEY_MODE_LIVE', test: 'KEY_MODE_TEST' } as const;
-
-export const keyModeOfProto = (mode: string): KeyMode => (mode === 'KEY_MODE_TEST' ? 'test' : 'live');
+import { KEY_PREFIX } from '../domain/api-key';
 
 export const userOut = (u: UserRow) => ({ userId: u.user_id, email: u.email, clientId: u.client_id, createdAt: u.created_at.toISOString() });
 
@@ -17,7 +14,7 @@ export const clientOut = (c: ClientRow) => ({ clientId: c.client_id, email: c.em
 export function keyOut(k: KeyListRow): account.ApiKey {
   return {
     keyId: k.key_id,
-    mode: MODE_TO_PROTO[k.mode],
+    mode: keyModeToProto(k.mode),
     label: k.label,
     prefix: `${KEY_PREFIX[k.mode]}${k.lookup.slice(0, 6)}…`,
     createdAt: k.created_at.toISOString(),

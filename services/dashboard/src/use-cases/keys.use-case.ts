@@ -1,3 +1,4 @@
+import { keyModeToProto } from '@smsgw/platform';
 import type { Mode, Upstreams } from './upstreams';
 
 export async function listKeys(up: Upstreams, clientId: string) {
@@ -6,7 +7,7 @@ export async function listKeys(up: Upstreams, clientId: string) {
 
 /** A new key: its value, shown once. */
 export async function createKey(up: Upstreams, clientId: string, name: string, mode: Mode): Promise<string> {
-  const created = await up.accounts.createApiKey({ clientId, mode: mode === 'test' ? 'KEY_MODE_TEST' : 'KEY_MODE_LIVE', label: name });
+  const created = await up.accounts.createApiKey({ clientId, mode: keyModeToProto(mode), label: name });
   return created.apiKey;
 }
 

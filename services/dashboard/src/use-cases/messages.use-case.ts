@@ -1,4 +1,5 @@
-import { protoMode, type Mode, type Upstreams } from './upstreams';
+import { modeToProto } from '@smsgw/platform';
+import { type Mode, type Upstreams } from './upstreams';
 
 export interface MessageFilters {
   status: string;
@@ -11,16 +12,16 @@ export interface MessageFilters {
 
 /** One page of 25 messages of the client in `mode`, filtered. */
 export async function listMessages(up: Upstreams, clientId: string, mode: Mode, page: number, filters: MessageFilters) {
-  return up.messages.listMessages({ clientId, mode: protoMode(mode), page, limit: 25, ...filters });
+  return up.messages.listMessages({ clientId, mode: modeToProto(mode), page, limit: 25, ...filters });
 }
 
 export async function getMessage(up: Upstreams, clientId: string, mode: Mode, messageId: string) {
-  return up.messages.getMessage({ clientId, messageId, mode: protoMode(mode) });
+  return up.messages.getMessage({ clientId, messageId, mode: modeToProto(mode) });
 }
 
 /** The statistics of the last `days` UTC days, today included. */
 export async function statistics(up: Upstreams, clientId: string, mode: Mode, days: number) {
   const to = new Date();
   const from = new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate()) - (days - 1) * 86_400_000);
-  return up.messages.getStats({ clientId, mode: protoMode(mode), fromDate: from.toISOString(), toDate: to.toISOString(), deviceId: '' });
+  return up.messages.getStats({ clientId, mode: modeToProto(mode), fromDate: from.toISOString(), toDate: to.toISOString(), deviceId: '' });
 }

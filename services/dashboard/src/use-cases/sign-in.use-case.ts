@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from '@smsgw/platform';
+import { FixedWindowCounter, type Redis } from '@smsgw/platform';
 import type { SessionStore } from '../http/session';
 import type { Upstreams } from './upstreams';
 
@@ -17,31 +17,28 @@ export async function signUp(deps: SignInDeps, form: { email: string; password: 
   return token;
 }
 
-/** Counts a failed sign-in for the address and for the e-mail; true when either is past the limit. */
-async function throttled(deps: SignInDeps, ip: string, email: string, count: boolean): Promise<boolean> {
-  const { redis } = deps;
-  const keys = [`dashboard:signin:ip:${ip}`, `dashboard:signin:email:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`];
-  const counts = await Promise.all(
-    keys.map(async (k) => {
-      if (!count) return Number((await redis.get(k)) ?? 0);
-      const n = await redis.incr(k);
-      if (n === 1) await redis.pexpire(k, deps.signIn.windowMs);
-      return n;
-    }),
-  );
-  return counts.some((n) => n >= deps.signIn.maxFailures);
+/** The keys of the failed sign-ins of an address and of an e-mail (hashed: no address in Redis's keys). */
+function signInKeys(ip: string, email: string): string[] {
+  return [`dashboard:signin:ip:${ip}`, `dashboard:signin:email:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`];
 }
 
 export type SignInOutcome = { outcome: 'throttled' } | { outcome: 'refused' } | { outcome: 'signed-in'; token: string };
 
-/** A sign-in from `ip`: refused while the address or the e-mail has failed too often, counted when wrong. */
+/**
+ * A sign-in from `ip`: refused while the address or the e-mail has failed too often. Each attempt
+ * is checked and counted in one step, and given back when it turns out right or the account
+ * service could not answer, so attempts sent at once cannot all pass.
+ */
 export async function signIn(deps: SignInDeps, ip: string, email: string, password: string): Promise<SignInOutcome> {
-  if (await throttled(deps, ip, email, false)) return { outcome: 'throttled' };
-  const user = await deps.up.accounts.signIn({ email, password });
-  if (!user.userId) {
-    await throttled(deps, ip, email, true);
-    return { outcome: 'refused' };
-  }
+  const counter = new FixedWindowCounter(deps.redis, { windowMs: deps.signIn.windowMs });
+  const keys = signInKeys(ip, email);
+  if (!(await counter.take(keys, deps.signIn.maxFailures)).allowed) return { outcome: 'throttled' };
+  const user = await deps.up.accounts.signIn({ email, password }).catch(async (err: unknown) => {
+    await counter.refund(...keys);
+    throw err;
+  });
+  if (!user.userId) return { outcome: 'refused' };
+  await counter.refund(...keys);
   const { token } = await deps.sessions.create({ userId: user.userId, clientId: user.clientId, email: user.email });
   return { outcome: 'signed-in', token };
 }

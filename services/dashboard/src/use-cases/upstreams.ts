@@ -11,4 +11,3 @@ export interface Upstreams {
 
 export type Mode = 'live' | 'test';
 
-export const protoMode = (mode: Mode) => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');

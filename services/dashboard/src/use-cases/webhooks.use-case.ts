@@ -1,5 +1,5 @@
-import { AppError } from '@smsgw/platform';
-import { protoMode, type Mode, type Upstreams } from './upstreams';
+import { AppError, modeToProto } from '@smsgw/platform';
+import { type Mode, type Upstreams } from './upstreams';
 
 /** The client's global endpoints, and where its alert e-mails go. */
 export async function listEndpoints(up: Upstreams, clientId: string) {
@@ -9,7 +9,7 @@ export async function listEndpoints(up: Upstreams, clientId: string) {
 
 /** A new endpoint: its URL and its secret (shown once). */
 export async function createEndpoint(up: Upstreams, clientId: string, form: { url: string; events: string[]; mode: Mode }) {
-  const e = await up.webhooks.createEndpoint({ clientId, url: form.url, events: form.events, mode: protoMode(form.mode), description: '' });
+  const e = await up.webhooks.createEndpoint({ clientId, url: form.url, events: form.events, mode: modeToProto(form.mode), description: '' });
   return { url: e.url, secret: e.secret };
 }
 

@@ -1,3 +1,4 @@
+import { modeFromProto } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import { html, type SafeHtml } from './html';
 import { copyable, csrfField, notice, when, type PageContext } from './layout';
@@ -62,7 +63,7 @@ ${fresh ? html`<div class="card reveal" role="status"><p><strong>Your new ${fres
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Mode</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead>
 <tbody>${keys.map(
     (k) => html`<tr>
-  <td>${k.label}</td><td><code>${k.prefix}</code></td><td>${k.mode === 'KEY_MODE_TEST' ? 'test' : 'live'}</td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+  <td>${k.label}</td><td><code>${k.prefix}</code></td><td>${modeFromProto(k.mode)}</td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
   <td>${k.revokedAt ? html`revoked ${when(k.revokedAt)}` : html`<form method="post" action="/keys/${k.keyId}/revoke" data-confirm="Revoke this key? Requests with it will be refused within 5 seconds.">${csrfField({ csrf })}<button type="submit" class="danger">Revoke</button></form>`}</td>
 </tr>`,
   )}</tbody></table></div>`;

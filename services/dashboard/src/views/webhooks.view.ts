@@ -1,3 +1,4 @@
+import { modeFromProto } from '@smsgw/platform';
 import type { webhook } from '@smsgw/proto';
 import { html, type SafeHtml } from './html';
 import { copyable, csrfField, notice, when } from './layout';
@@ -27,7 +28,7 @@ ${extra.created ? html`<div class="card reveal" role="status"><p><strong>Endpoin
 <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Mode</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
 <tbody>${endpoints.map(
     (e) => html`<tr data-endpoint="${e.endpointId}">
-  <td><a href="/webhooks/${e.endpointId}">${e.url}</a></td><td>${e.events.join(', ')}</td><td>${e.mode === 'MODE_TEST' ? 'test' : 'live'}</td>
+  <td><a href="/webhooks/${e.endpointId}">${e.url}</a></td><td>${e.events.join(', ')}</td><td>${modeFromProto(e.mode)}</td>
   <td>${e.enabled ? 'enabled' : 'disabled'}</td>
   <td class="actions">
     <form method="post" action="/webhooks/${e.endpointId}/test">${csrf}<label class="sr" for="kind-${e.endpointId}">Kind of test event</label><select id="kind-${e.endpointId}" name="event">${KINDS.map((k) => html`<option>${k}</option>`)}</select><button type="submit">Send a test event</button></form>

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,12 +16,9 @@ import { deviceHubProto, type devicehub } from '@smsgw/proto';
 import { ensureCerts, type Certs } from '@smsgw/stack';
 import { loadDeviceHubConfig } from '../../src/config';
 import { start } from '../../src/main';
+import { DATABASE_URL, NATS_URL, randomHex, REDIS_URL } from '@smsgw/testing';
 
-export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-export const randomHex = (bytes = 6) => randomBytes(bytes).toString('hex');
+export { DATABASE_URL, NATS_URL, randomHex, REDIS_URL };
 
 export interface HubReplica {
   agentUrl: string;

@@ -1,4 +1,4 @@
-import { AppError, presenceKey, type PromiseClient, type TickPipeline } from '@smsgw/platform';
+import { AppError, presenceKey, TtlCache, type PromiseClient, type TickPipeline } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
 
 export interface KnownDevice {
@@ -13,26 +13,26 @@ export interface KnownDevice {
  * so an offline phone is seen at once.
  */
 export class DeviceDirectory {
-  private readonly owners = new Map<string, { device: KnownDevice; until: number }>();
-  private static readonly MAX_ENTRIES = 50_000;
+  private readonly owners: TtlCache<KnownDevice>;
 
   constructor(
     private readonly devices: PromiseClient<devicehub.DeviceHubServiceClient>,
     private readonly redis: TickPipeline,
-    private readonly ttlMs: number,
-  ) {}
+    ttlMs: number,
+  ) {
+    this.owners = new TtlCache({ maxEntries: 50_000, ttlMs });
+  }
 
   /** The client's device, or INVALID_DEVICE_ID (unknown, or another client's). */
   async owned(clientId: string, deviceId: string): Promise<KnownDevice> {
     const cached = this.owners.get(deviceId);
-    if (cached && cached.until > Date.now()) {
-      if (cached.device.clientId !== clientId) throw new AppError('INVALID_DEVICE_ID');
-      return cached.device;
+    if (cached) {
+      if (cached.clientId !== clientId) throw new AppError('INVALID_DEVICE_ID');
+      return cached;
     }
     const found = await this.devices.getDevice({ clientId, deviceId });
     const device = { deviceId: found.deviceId, clientId: found.clientId };
-    if (this.owners.size >= DeviceDirectory.MAX_ENTRIES) this.owners.delete(this.owners.keys().next().value!);
-    this.owners.set(deviceId, { device, until: Date.now() + this.ttlMs });
+    this.owners.set(deviceId, device);
     return device;
   }
 

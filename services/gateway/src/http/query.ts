@@ -1,5 +1,5 @@
-import { AppError } from '@smsgw/platform';
-import { isStorableText, normalizePhoneNumber } from '../domain/send-request';
+import { AppError, isStorableText } from '@smsgw/platform';
+import { normalizePhoneNumber } from '../domain/send-request';
 import type { HistoryQuery, StatsQuery } from '../use-cases/history.use-case';
 import type { GatewayContext } from './context';
 

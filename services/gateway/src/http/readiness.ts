@@ -1,4 +1,4 @@
-import { redisAnswers, type HealthChecker, type Redis } from '@smsgw/platform';
+import { redisAnswers, reusedFor, type HealthChecker, type Redis } from '@smsgw/platform';
 
 export interface ReadinessReport {
   ready: boolean;
@@ -15,17 +15,10 @@ const CHECK_DEADLINE_MS = 1000;
  * so a flood of probes costs at most one round of checks per interval.
  */
 export function readiness(redis: Redis, upstreams: Record<string, HealthChecker>, reuseMs = 1000): () => Promise<ReadinessReport> {
-  let last: { at: number; report: Promise<ReadinessReport> } | undefined;
-
-  async function run(): Promise<ReadinessReport> {
+  return reusedFor(reuseMs, async (): Promise<ReadinessReport> => {
     const names = ['redis', ...Object.keys(upstreams)];
     const results = await Promise.all([redisAnswers(redis, CHECK_DEADLINE_MS), ...Object.values(upstreams).map((h) => h.serving('', CHECK_DEADLINE_MS))]);
     const checks = Object.fromEntries(names.map((name, i) => [name, results[i] ? 'up' : 'down'])) as ReadinessReport['checks'];
     return { ready: results.every(Boolean), checks };
-  }
-
-  return () => {
-    if (!last || Date.now() - last.at > reuseMs) last = { at: Date.now(), report: run() };
-    return last.report;
-  };
+  });
 }

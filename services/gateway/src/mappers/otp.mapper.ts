@@ -1,7 +1,7 @@
+import { modeToProto } from '@smsgw/platform';
 import type { otp } from '@smsgw/proto';
 import type { SendOtpRequest, VerifyOtpRequest } from '../domain/otp-request';
 import type { AuthContext } from '../http/context';
-import { protoMode } from './mode';
 import type { IdempotencyFields } from './sms.mapper';
 
 /** The OTP endpoints' translations: checked bodies to the otp service's requests, its answers to the API's bodies. */
@@ -9,7 +9,7 @@ import type { IdempotencyFields } from './sms.mapper';
 export function toSendOtpRequest(auth: AuthContext, deviceId: string, request: SendOtpRequest, idempotency: IdempotencyFields | undefined): otp.SendOtpRequest {
   return {
     clientId: auth.clientId,
-    mode: protoMode(auth.mode),
+    mode: modeToProto(auth.mode),
     deviceId,
     to: request.to,
     length: request.length,
@@ -22,7 +22,7 @@ export function toSendOtpRequest(auth: AuthContext, deviceId: string, request: S
 }
 
 export function toVerifyOtpRequest(auth: AuthContext, request: VerifyOtpRequest): otp.VerifyOtpRequest {
-  return { clientId: auth.clientId, mode: protoMode(auth.mode), otpId: request.otpId, code: request.code };
+  return { clientId: auth.clientId, mode: modeToProto(auth.mode), otpId: request.otpId, code: request.code };
 }
 
 export function sendOtpBody(sent: otp.SendOtpResponse__Output): Record<string, unknown> {

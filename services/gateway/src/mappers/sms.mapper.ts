@@ -1,7 +1,7 @@
+import { modeToProto } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { AuthContext } from '../http/context';
 import type { BatchRequest, SendRequest } from '../domain/send-request';
-import { protoMode } from './mode';
 
 /**
  * The messaging endpoints' translations, in one place: a checked HTTP body to
@@ -22,7 +22,7 @@ const metadataJson = (metadata: Record<string, unknown> | undefined) => (metadat
 export function toSendRequest(auth: AuthContext, deviceId: string, request: SendRequest, idempotency: IdempotencyFields | undefined): message.SendRequest {
   return {
     clientId: auth.clientId,
-    mode: protoMode(auth.mode),
+    mode: modeToProto(auth.mode),
     deviceId,
     message: { to: request.to, text: request.message, metadataJson: metadataJson(request.metadata) },
     priority: request.priority,
@@ -35,7 +35,7 @@ export function toSendRequest(auth: AuthContext, deviceId: string, request: Send
 export function toSendBatchRequest(auth: AuthContext, deviceIds: string[], request: BatchRequest, idempotency: IdempotencyFields | undefined): message.SendBatchRequest {
   return {
     clientId: auth.clientId,
-    mode: protoMode(auth.mode),
+    mode: modeToProto(auth.mode),
     deviceIds,
     messages: request.items.map((i) => ({ to: i.to, text: i.message, metadataJson: metadataJson(i.metadata) })),
     priority: request.priority,

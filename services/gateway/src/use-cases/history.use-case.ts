@@ -1,5 +1,5 @@
+import { modeToProto } from '@smsgw/platform';
 import type { AuthContext } from '../http/context';
-import { protoMode } from '../mappers/mode';
 import type { Upstreams } from './upstreams';
 
 /** The history's filters, checked ('' when absent). */
@@ -15,7 +15,7 @@ export interface HistoryQuery {
 }
 
 export async function history(up: Upstreams, auth: AuthContext, query: HistoryQuery) {
-  return up.messages.listMessages({ clientId: auth.clientId, mode: protoMode(auth.mode), ...query });
+  return up.messages.listMessages({ clientId: auth.clientId, mode: modeToProto(auth.mode), ...query });
 }
 
 export interface StatsQuery {
@@ -25,5 +25,5 @@ export interface StatsQuery {
 }
 
 export async function statistics(up: Upstreams, auth: AuthContext, query: StatsQuery) {
-  return up.messages.getStats({ clientId: auth.clientId, mode: protoMode(auth.mode), ...query });
+  return up.messages.getStats({ clientId: auth.clientId, mode: modeToProto(auth.mode), ...query });
 }

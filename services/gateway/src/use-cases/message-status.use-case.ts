@@ -1,13 +1,13 @@
+import { modeToProto } from '@smsgw/platform';
 import type { AuthContext } from '../http/context';
-import { protoMode } from '../mappers/mode';
 import type { Upstreams } from './upstreams';
 
 /** One message of the client, in the key's mode. */
 export async function messageStatus(up: Upstreams, auth: AuthContext, messageId: string) {
-  return up.messages.getMessage({ clientId: auth.clientId, messageId, mode: protoMode(auth.mode) });
+  return up.messages.getMessage({ clientId: auth.clientId, messageId, mode: modeToProto(auth.mode) });
 }
 
 /** Cancels a message not sent yet; MESSAGE_NOT_CANCELLABLE once it left. */
 export async function cancelMessage(up: Upstreams, auth: AuthContext, messageId: string) {
-  return up.messages.cancelMessage({ clientId: auth.clientId, messageId, mode: protoMode(auth.mode) });
+  return up.messages.cancelMessage({ clientId: auth.clientId, messageId, mode: modeToProto(auth.mode) });
 }

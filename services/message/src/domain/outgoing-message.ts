@@ -1,7 +1,6 @@
-import { AppError, newId } from '@smsgw/platform';
+import { AppError, isStorableJson, isStorableText, newId } from '@smsgw/platform';
 import type { Idempotency, MessageRow, Mode, NewMessage } from '../data/message.repository';
 import { measureSms } from './sms-encoding';
-import { isStorableJson, isStorableText } from './storable-text';
 
 /** A send's own fields, as the gateway gives them. */
 export interface SendFields {

@@ -1,5 +1,5 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
-import { AGENT_REPORT_STATUSES, consumeTraced, counter, inTrace, FAILURE_CODES, FAILURE_MESSAGES, type AgentReport, type Logger, type Nats } from '@smsgw/platform';
+import type { JsMsg } from '@nats-io/jetstream';
+import { AGENT_REPORT_STATUSES, consumeTraced, counter, inTrace, FAILURE_CODES, FAILURE_MESSAGES, runDurableConsumer, type AgentReport, type DurableConsumer, type Logger, type Nats } from '@smsgw/platform';
 import type { MessageRepository } from '../data/message.repository';
 import { reportOutcome } from '../domain/message-status';
 import type { SmsEventPublisher } from './sms-event.publisher';
@@ -28,8 +28,7 @@ function parseReport(bytes: Uint8Array): AgentReport | undefined {
  * with the same id (de-duplicated by JetStream).
  */
 export class ReportConsumer {
-  private messages?: ConsumerMessages;
-  private loop?: Promise<void>;
+  private consumer?: DurableConsumer;
 
   constructor(
     private readonly nats: Nats,
@@ -39,37 +38,30 @@ export class ReportConsumer {
   ) {}
 
   async start(): Promise<void> {
-    const { jsm, js, names } = this.nats;
-    await jsm.consumers.add(names.reportsStream, {
-      durable_name: DURABLE,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: 30_000_000_000,
-      max_deliver: -1,
-      filter_subject: names.agentReports,
-    });
-    const consumer = await js.consumers.get(names.reportsStream, DURABLE);
-    this.messages = await consumer.consume({ max_messages: 64 });
-    const messages = this.messages;
-    this.loop = (async () => {
-      for await (const msg of messages) {
-        // A report that cannot be read is dropped (term), never allowed to stop the loop.
-        const report = parseReport(msg.data);
-        if (!report) {
-          this.log.warn({ subject: msg.subject }, 'malformed agent report dropped');
-          msg.term();
-          continue;
-        }
-        try {
-          // In the SMS's trace, carried by the report's headers from the hub.
-          await consumeTraced(msg, { 'smsgw.message_id': report.message_id, 'smsgw.report.status': report.status }, () => this.apply(report));
-          msg.ack();
-        } catch (err) {
-          this.log.error({ err, message_id: report.message_id }, 'applying a report failed; it will be retried');
-          msg.nak(2000);
-        }
-      }
-    })();
+    const { names } = this.nats;
+    this.consumer = await runDurableConsumer(
+      this.nats,
+      { stream: names.reportsStream, durable: DURABLE, filterSubject: names.agentReports, log: this.log },
+      (msg) => this.handle(msg),
+    );
+  }
+
+  private async handle(msg: JsMsg): Promise<void> {
+    // A report that cannot be read is dropped (term), never allowed to stop the loop.
+    const report = parseReport(msg.data);
+    if (!report) {
+      this.log.warn({ subject: msg.subject }, 'malformed agent report dropped');
+      msg.term();
+      return;
+    }
+    try {
+      // In the SMS's trace, carried by the report's headers from the hub.
+      await consumeTraced(msg, { 'smsgw.message_id': report.message_id, 'smsgw.report.status': report.status }, () => this.apply(report));
+      msg.ack();
+    } catch (err) {
+      this.log.error({ err, message_id: report.message_id }, 'applying a report failed; it will be retried');
+      msg.nak(2000);
+    }
   }
 
   async apply(report: AgentReport): Promise<void> {
@@ -98,7 +90,6 @@ export class ReportConsumer {
   }
 
   async stop(): Promise<void> {
-    await this.messages?.close();
-    await this.loop;
+    await this.consumer?.stop();
   }
 }

@@ -1,5 +1,5 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { consumeTraced, handleJobFire, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
+import type { JsMsg } from '@nats-io/jetstream';
+import { consumeTraced, handleJobFire, runDurableConsumer, type DurableConsumer, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
 import type { DueTimerPayload } from './scheduled-sends';
 
 const DURABLE = 'message-timers';
@@ -24,9 +24,7 @@ function parseDue(bytes: Uint8Array): DueTimerPayload | undefined {
  * - `message.jobs.<job>`: a periodic job's period began; run it.
  */
 export class TimerConsumer {
-  private messages?: ConsumerMessages;
-  private loop?: Promise<void>;
-  private readonly running = new Set<Promise<void>>();
+  private consumer?: DurableConsumer;
 
   constructor(
     private readonly nats: Nats,
@@ -35,30 +33,17 @@ export class TimerConsumer {
   ) {}
 
   async start(): Promise<void> {
-    const { jsm, js, names } = this.nats;
-    await jsm.consumers.add(names.timersStream, {
-      durable_name: DURABLE,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: 60_000_000_000,
-      max_deliver: MAX_ATTEMPTS,
-      filter_subject: names.timer('message.>'),
-    });
-    const consumer = await js.consumers.get(names.timersStream, DURABLE);
-    this.messages = await consumer.consume({ max_messages: 256 });
-    const messages = this.messages;
-    this.loop = (async () => {
-      for await (const msg of messages) {
-        if (msg.subject === names.timer('message.due')) {
-          // In the trace of the send that scheduled it (the scheduler carries it on the fire).
-          void consumeTraced(msg, {}, async () => this.due(msg));
-          continue;
-        }
-        // A job may run for minutes: due messages must not wait behind it.
-        const run = handleJobFire(msg, this.jobs, this.log, MAX_ATTEMPTS).finally(() => this.running.delete(run));
-        this.running.add(run);
-      }
-    })();
+    const { names } = this.nats;
+    this.consumer = await runDurableConsumer(
+      this.nats,
+      // A job may run for minutes (its fire kept by a heartbeat): due messages must not wait behind it.
+      { stream: names.timersStream, durable: DURABLE, filterSubject: names.timer('message.>'), ackWaitMs: 60_000, concurrency: 'concurrent', log: this.log },
+      async (msg) => {
+        // In the trace of the send that scheduled it (the scheduler carries it on the fire).
+        if (msg.subject === names.timer('message.due')) await consumeTraced(msg, {}, async () => this.due(msg));
+        else await handleJobFire(msg, this.jobs, this.log, MAX_ATTEMPTS);
+      },
+    );
   }
 
   private due(msg: JsMsg): void {
@@ -75,8 +60,6 @@ export class TimerConsumer {
   }
 
   async stop(): Promise<void> {
-    await this.messages?.close();
-    await this.loop;
-    await Promise.all(this.running);
+    await this.consumer?.stop();
   }
 }

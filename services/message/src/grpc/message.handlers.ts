@@ -1,3 +1,4 @@
+import { modeFromProto } from '@smsgw/platform';
 import type { AsyncHandlers } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import { cancelMessage } from '../use-cases/cancel-message.use-case';
@@ -8,7 +9,7 @@ import { runRetention } from '../use-cases/run-retention.use-case';
 import { sendBatch } from '../use-cases/send-batch.use-case';
 import { sendMessages } from '../use-cases/send-messages.use-case';
 import { sendOtpMessage } from '../use-cases/send-otp-message.use-case';
-import { iso, modeOf, sendInput, toProto, toSendManyResult } from './message.mapper';
+import { iso, sendInput, toProto, toSendManyResult } from './message.mapper';
 
 /** The gRPC methods of `smsgw.message.v1.MessageService`: each reads its request, runs one use case, maps the answer. */
 export function messageHandlers(service: MessageService): AsyncHandlers<message.MessageServiceHandlers> {
@@ -28,25 +29,25 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
     },
 
     async SendBatch(req) {
-      const { batchId, rows, replayed } = await sendBatch(service, { ...req, mode: modeOf(req.mode) });
+      const { batchId, rows, replayed } = await sendBatch(service, { ...req, mode: modeFromProto(req.mode) });
       return { batchId, messages: rows.map(toProto), queuedAt: iso(rows[0]!.queued_at), replayed };
     },
 
     async SendOtpMessage(req) {
-      const { row, estimatedDelivery, replayed } = await sendOtpMessage(service, { ...req, mode: modeOf(req.mode) });
+      const { row, estimatedDelivery, replayed } = await sendOtpMessage(service, { ...req, mode: modeFromProto(req.mode) });
       return { message: toProto(row), estimatedDelivery, replayed };
     },
 
     async GetMessage(req) {
-      return toProto(await getMessage(service, req.clientId, req.messageId, modeOf(req.mode)));
+      return toProto(await getMessage(service, req.clientId, req.messageId, modeFromProto(req.mode)));
     },
 
     async CancelMessage(req) {
-      return toProto(await cancelMessage(service, req.clientId, req.messageId, modeOf(req.mode)));
+      return toProto(await cancelMessage(service, req.clientId, req.messageId, modeFromProto(req.mode)));
     },
 
     async ClaimNext(req) {
-      const claimed = await claimNext(service, req.deviceId, req.leaseMs, modeOf(req.mode));
+      const claimed = await claimNext(service, req.deviceId, req.leaseMs, modeFromProto(req.mode));
       if (!claimed) return { attempt: 0 };
       const { row, text } = claimed;
       return { message: { ...toProto(row), text }, attempt: row.claim_count, traceparent: row.traceparent ?? '' };
@@ -61,12 +62,12 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
     },
 
     async ListMessages(req) {
-      const { rows, ...page } = await listMessages(service, req.clientId, modeOf(req.mode), req);
+      const { rows, ...page } = await listMessages(service, req.clientId, modeFromProto(req.mode), req);
       return { messages: rows.map(toProto), ...page };
     },
 
     async GetStats(req) {
-      return getStats(service, req.clientId, modeOf(req.mode), req);
+      return getStats(service, req.clientId, modeFromProto(req.mode), req);
     },
 
     async RunRetention(req) {

@@ -1,12 +1,9 @@
+import { modeFromProto, modeToProto } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
-import type { MessageRow, Mode } from '../data/message.repository';
+import type { MessageRow } from '../data/message.repository';
 import type { SendOutcome } from '../use-cases/send-messages.use-case';
 
 export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : '');
-
-export function modeOf(mode: string): Mode {
-  return mode === 'MODE_TEST' ? 'test' : 'live';
-}
 
 export function toProto(row: MessageRow): message.Message {
   return {
@@ -14,7 +11,7 @@ export function toProto(row: MessageRow): message.Message {
     clientId: row.client_id,
     deviceId: row.device_id,
     batchId: row.batch_id ?? '',
-    mode: row.mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE',
+    mode: modeToProto(row.mode),
     status: row.status,
     to: row.to_number,
     text: row.body,
@@ -56,5 +53,5 @@ export function toSendManyResult({ row, estimatedDelivery, replayed, error }: Se
 
 /** The request's own fields of a send, its mode read. */
 export function sendInput(req: message.SendRequest__Output) {
-  return { ...req, mode: modeOf(req.mode) };
+  return { ...req, mode: modeFromProto(req.mode) };
 }

@@ -1,4 +1,4 @@
-import { FAILURE_MESSAGES, type Logger } from '@smsgw/platform';
+import { FAILURE_MESSAGES, timerLoop, type Logger, type TimerLoop } from '@smsgw/platform';
 import type { MessageRepository } from '../data/message.repository';
 import type { SmsEventPublisher } from '../events/sms-event.publisher';
 
@@ -8,30 +8,20 @@ import type { SmsEventPublisher } from '../events/sms-event.publisher';
  * runs it; rows are taken with SKIP LOCKED, so replicas share the work.
  */
 export class OtpExpiryJob {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly loop: TimerLoop;
   private stopped = false;
 
   constructor(
     private readonly repo: MessageRepository,
     private readonly publisher: SmsEventPublisher,
-    private readonly intervalMs: number,
+    intervalMs: number,
     private readonly log: Logger,
-  ) {}
-
-  start(): void {
-    if (this.intervalMs <= 0) return;
-    this.schedule();
+  ) {
+    this.loop = timerLoop({ name: 'otp-expiry', intervalMs, tick: () => this.runOnce(), log });
   }
 
-  private schedule(): void {
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce().finally(() => {
-        this.running = undefined;
-        if (!this.stopped) this.schedule();
-      });
-    }, this.intervalMs);
-    this.timer.unref();
+  start(): void {
+    this.loop.start();
   }
 
   /** One sweep; returns how many messages it failed. */
@@ -54,7 +44,6 @@ export class OtpExpiryJob {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 }

@@ -1,10 +1,11 @@
-import type { Logger } from '@smsgw/platform';
+import { timerLoop, type Logger, type TimerLoop } from '@smsgw/platform';
 import type { ReportTimeoutRepository } from '../data/report-timeout.repository';
 import type { SmsEventPublisher } from '../events/sms-event.publisher';
-import { Periodic } from './periodic';
 
 /** Messages ended (and their events published) per transaction. */
 const BATCH = 100;
+/** The first run comes soon after start-up, not a full interval later. */
+const FIRST_RUN_MAX_DELAY_MS = 10_000;
 
 /**
  * Ends the messages a phone accepted but never reported (a phone that lost
@@ -13,7 +14,7 @@ const BATCH = 100;
  * Every replica runs it; the row locks of the repository share the work out.
  */
 export class ReportTimeoutJob {
-  private readonly periodic: Periodic;
+  private readonly loop: TimerLoop;
   private stopping = false;
 
   constructor(
@@ -22,11 +23,17 @@ export class ReportTimeoutJob {
     private readonly settings: { timeoutMs: number; intervalMs: number },
     private readonly log: Logger,
   ) {
-    this.periodic = new Periodic(settings.intervalMs, () => this.runLogged());
+    this.loop = timerLoop({
+      name: 'report-timeout',
+      intervalMs: settings.intervalMs,
+      firstDelayMs: Math.min(FIRST_RUN_MAX_DELAY_MS, settings.intervalMs),
+      tick: () => this.runLogged(),
+      log,
+    });
   }
 
   start(): void {
-    this.periodic.start();
+    this.loop.start();
   }
 
   /** One run: every message past the bound, batch after batch. */
@@ -53,6 +60,6 @@ export class ReportTimeoutJob {
   /** Stops the timer and waits for a run in progress (after its current batch). */
   async stop(): Promise<void> {
     this.stopping = true;
-    await this.periodic.stop();
+    await this.loop.stop();
   }
 }

@@ -1,13 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createPool, migrate, newId, quoteIdent, type Pool } from '@smsgw/platform';
 import type { NewMessage } from '../../src/data/message.repository';
+import { DATABASE_URL, eventually, NATS_URL, randomHex, sleep } from '@smsgw/testing';
 
-export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+export { DATABASE_URL, eventually, NATS_URL, randomHex, sleep };
 const MIGRATIONS = path.resolve(__dirname, '../../migrations');
-
-export const randomHex = (bytes = 6) => randomBytes(bytes).toString('hex');
 
 /** A schema of its own for one test file, with the service's migrations applied. */
 export async function testDatabase(poolCount = 1): Promise<{ schema: string; pools: Pool[]; drop(): Promise<void> }> {
@@ -43,15 +40,3 @@ export function newMessage(overrides: Partial<NewMessage> & { deviceId: string }
   };
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until it returns something truthy, or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 5000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}

@@ -1,4 +1,4 @@
-import { AppError, type PromiseClient } from '@smsgw/platform';
+import { AppError, modeToProto, type PromiseClient } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { Mode } from '../data/otp.repository';
 
@@ -24,13 +24,13 @@ export class MessageSms {
 
   /** Queues the SMS; the same message id again stores nothing new. */
   async queue(sms: OtpSms): Promise<void> {
-    await this.messages.sendOtpMessage({ ...sms, mode: protoMode(sms.mode), expiresAt: sms.expiresAt.toISOString() });
+    await this.messages.sendOtpMessage({ ...sms, mode: modeToProto(sms.mode), expiresAt: sms.expiresAt.toISOString() });
   }
 
   /** Whether the message service holds this message of the client. */
   async exists(clientId: string, messageId: string, mode: Mode): Promise<boolean> {
     try {
-      await this.messages.getMessage({ clientId, messageId, mode: protoMode(mode) });
+      await this.messages.getMessage({ clientId, messageId, mode: modeToProto(mode) });
       return true;
     } catch (err) {
       if (err instanceof AppError && err.code === 'MESSAGE_NOT_FOUND') return false;
@@ -39,4 +39,3 @@ export class MessageSms {
   }
 }
 
-const protoMode = (mode: Mode) => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');

@@ -1,15 +1,12 @@
+import { modeFromProto } from '@smsgw/platform';
 import type { AsyncHandlers, Logger, PromiseClient } from '@smsgw/platform';
 import type { message, otp } from '@smsgw/proto';
-import type { Mode, OtpRepository } from '../data/otp.repository';
+import type { OtpRepository } from '../data/otp.repository';
 import type { OtpRateLimit } from '../data/rate-limit.store';
 import type { OtpService } from '../use-cases/otp-service';
 import { sendOtp } from '../use-cases/send-otp.use-case';
 import { verifyOtp } from '../use-cases/verify-otp.use-case';
 import { MessageSms } from './message-sms.client';
-
-function modeOf(mode: string): Mode {
-  return mode === 'MODE_TEST' ? 'test' : 'live';
-}
 
 export interface OtpDeps {
   repo: OtpRepository;
@@ -28,11 +25,11 @@ export function otpHandlers({ messages, ...deps }: OtpDeps): AsyncHandlers<otp.O
   const service: OtpService = { ...deps, sms: new MessageSms(messages) };
   return {
     async SendOtp(req) {
-      return sendOtp(service, { ...req, mode: modeOf(req.mode) });
+      return sendOtp(service, { ...req, mode: modeFromProto(req.mode) });
     },
 
     async VerifyOtp(req) {
-      const answer = await verifyOtp(service, req.clientId, modeOf(req.mode), req.otpId, req.code);
+      const answer = await verifyOtp(service, req.clientId, modeFromProto(req.mode), req.otpId, req.code);
       return answer.valid
         ? { valid: true, verifiedAt: answer.verifiedAt.toISOString(), attemptsRemaining: 0 }
         : { valid: false, verifiedAt: '', attemptsRemaining: answer.attemptsRemaining };

@@ -6,10 +6,9 @@ import { messageProto, otpProto, type message, type otp } from '@smsgw/proto';
 import { freePort, grpcServing, REPO_ROOT, ServiceProcess } from '@smsgw/stack';
 import { loadOtpConfig } from '../../src/config';
 import { start } from '../../src/main';
+import { DATABASE_URL, NATS_URL, REDIS_URL } from '@smsgw/testing';
 
-export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export { DATABASE_URL, NATS_URL, REDIS_URL };
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 export interface OtpSystem {

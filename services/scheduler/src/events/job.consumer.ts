@@ -1,10 +1,8 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
-import { handleJobFire, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
+import { handleJobFire, runDurableConsumer, type DurableConsumer, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
 
 const DURABLE = 'scheduler-jobs';
 /** A failed run is tried this many times in all, then left to the next period. */
 const MAX_ATTEMPTS = 5;
-
 
 /**
  * Runs the scheduler's own periodic jobs when their timers fire
@@ -12,8 +10,7 @@ const MAX_ATTEMPTS = 5;
  * replicas: each fire is delivered to one of them.
  */
 export class JobConsumer {
-  private messages?: ConsumerMessages;
-  private loop?: Promise<void>;
+  private consumer?: DurableConsumer;
 
   constructor(
     private readonly nats: Nats,
@@ -22,27 +19,16 @@ export class JobConsumer {
   ) {}
 
   async start(): Promise<void> {
-    const { jsm, js, names } = this.nats;
-    await jsm.consumers.add(names.timersStream, {
-      durable_name: DURABLE,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: 60_000_000_000,
-      max_deliver: MAX_ATTEMPTS,
-      filter_subject: names.timer('scheduler.>'),
-    });
-    const consumer = await js.consumers.get(names.timersStream, DURABLE);
-    this.messages = await consumer.consume({ max_messages: 4 });
-    const messages = this.messages;
-    this.loop = (async () => {
-      for await (const msg of messages) {
-        await handleJobFire(msg, this.handlers, this.log, MAX_ATTEMPTS);
-      }
-    })();
+    const { names } = this.nats;
+    this.consumer = await runDurableConsumer(
+      this.nats,
+      // Jobs run side by side, as in the other services' timer consumers; each fire keeps itself with a heartbeat.
+      { stream: names.timersStream, durable: DURABLE, filterSubject: names.timer('scheduler.>'), ackWaitMs: 60_000, concurrency: 'concurrent', log: this.log },
+      (msg) => handleJobFire(msg, this.handlers, this.log, MAX_ATTEMPTS),
+    );
   }
 
   async stop(): Promise<void> {
-    await this.messages?.close();
-    await this.loop;
+    await this.consumer?.stop();
   }
 }

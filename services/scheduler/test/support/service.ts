@@ -1,24 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { connectNats, createClient, createLogger, createPool, quoteIdent, type Nats, type Pool, type PromiseClient } from '@smsgw/platform';
 import { schedulerProto, type scheduler } from '@smsgw/proto';
 import { loadSchedulerConfig } from '../../src/config';
 import { start } from '../../src/main';
+import { DATABASE_URL, eventually, NATS_URL, randomHex, sleep } from '@smsgw/testing';
 
-export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-export const randomHex = (bytes = 6) => randomBytes(bytes).toString('hex');
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { DATABASE_URL, eventually, NATS_URL, randomHex, sleep };
 
-/** Polls `probe` until it returns something truthy, or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 5000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 export interface SchedulerReplica {
   client: PromiseClient<scheduler.SchedulerServiceClient>;

@@ -1,4 +1,4 @@
-import type { Logger } from '@smsgw/platform';
+import { timerLoop, type Logger, type TimerLoop } from '@smsgw/platform';
 import type { DeliveryJob, DeliveryRepository } from '../data/delivery.repository';
 import type { AlertMailer } from './alerts';
 
@@ -14,9 +14,8 @@ const ALERT_GRACE_MS = 60_000;
  * the leases of the deliveries this replica holds.
  */
 export class Sweeper {
-  private timer?: NodeJS.Timeout;
-  private renewer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly sweeps: TimerLoop;
+  private readonly renewer: TimerLoop;
 
   constructor(
     private readonly repo: DeliveryRepository,
@@ -24,18 +23,20 @@ export class Sweeper {
     private readonly alerts: AlertMailer,
     private readonly options: { intervalMs: number; maxInFlight: number; leaseMs: number },
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.sweeps = timerLoop({ name: 'webhook-sweep', intervalMs: options.intervalMs, tick: () => this.sweep(), log });
+    // Leases are renewed well within their length, whatever the sweep's interval.
+    this.renewer = timerLoop({
+      name: 'webhook-lease-renewal',
+      intervalMs: options.leaseMs / 3,
+      tick: () => this.repo.renewLeases(this.dispatcher.heldIds()).catch((err: unknown) => this.log.warn({ err }, 'renewing delivery leases failed')),
+      log,
+    });
+  }
 
   start(): void {
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.sweep().finally(() => (this.running = undefined));
-    }, this.options.intervalMs);
-    this.timer.unref();
-    // Leases are renewed well within their length, whatever the sweep's interval.
-    this.renewer = setInterval(() => {
-      this.repo.renewLeases(this.dispatcher.heldIds()).catch((err: unknown) => this.log.warn({ err }, 'renewing delivery leases failed'));
-    }, this.options.leaseMs / 3);
-    this.renewer.unref();
+    this.sweeps.start();
+    this.renewer.start();
   }
 
   async sweep(): Promise<void> {
@@ -54,8 +55,6 @@ export class Sweeper {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    clearInterval(this.renewer);
-    await this.running;
+    await Promise.all([this.sweeps.stop(), this.renewer.stop()]);
   }
 }

@@ -1,5 +1,5 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { endSpan, newId, startConsumerSpan, traceparentOf, type Logger, type Nats, type PublicEvent, type Span } from '@smsgw/platform';
+import type { JsMsg } from '@nats-io/jetstream';
+import { endSpan, newId, runDurableConsumer, startConsumerSpan, traceparentOf, type DurableConsumer, type Logger, type Nats, type PublicEvent, type Span } from '@smsgw/platform';
 import type { DeliveryJob, DeliveryRepository, NewEvent } from '../data/delivery.repository';
 import type { EndpointRepository } from '../data/endpoint.repository';
 import { isEventKind } from '../domain/event-kinds';
@@ -29,8 +29,8 @@ function parseEvent(bytes: Uint8Array): PublicEvent | undefined {
  * again; its deliveries are found, not doubled.
  */
 export class EventConsumer {
-  private messages?: ConsumerMessages;
-  private loop?: Promise<void>;
+  private consumer?: DurableConsumer;
+  private batch: JsMsg[] = [];
 
   constructor(
     private readonly nats: Nats,
@@ -41,30 +41,27 @@ export class EventConsumer {
   ) {}
 
   async start(): Promise<void> {
-    const { jsm, js, names } = this.nats;
-    await jsm.consumers.add(names.eventsStream, {
-      durable_name: DURABLE,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: 30_000_000_000,
-      max_deliver: -1,
-      max_ack_pending: 20_000,
-      filter_subject: names.events,
-    });
-    const consumer = await js.consumers.get(names.eventsStream, DURABLE);
-    this.messages = await consumer.consume({ max_messages: 1000 });
-    const messages = this.messages;
-    this.loop = (async () => {
-      let batch: JsMsg[] = [];
-      for await (const msg of messages) {
-        batch.push(msg);
+    const { names } = this.nats;
+    this.consumer = await runDurableConsumer(
+      this.nats,
+      {
+        stream: names.eventsStream,
+        durable: DURABLE,
+        filterSubject: names.events,
+        // Batches of up to MAX_BATCH need that many messages at hand, and a slow Postgres may hold many unsettled.
+        pullAhead: 1000,
+        maxAckPending: 20_000,
+        log: this.log,
+      },
+      async (msg) => {
+        this.batch.push(msg);
         // Flush when nothing else is waiting on the server, or the batch is full.
-        if (msg.info.pending > 0 && batch.length < MAX_BATCH) continue;
-        const taken = batch;
-        batch = [];
+        if (msg.info.pending > 0 && this.batch.length < MAX_BATCH) return;
+        const taken = this.batch;
+        this.batch = [];
         await this.handle(taken);
-      }
-    })();
+      },
+    );
   }
 
   private async handle(batch: JsMsg[]): Promise<void> {
@@ -125,7 +122,6 @@ export class EventConsumer {
   }
 
   async stop(): Promise<void> {
-    await this.messages?.close();
-    await this.loop;
+    await this.consumer?.stop();
   }
 }

@@ -1,5 +1,5 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { handleJobFire, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
+import type { JsMsg } from '@nats-io/jetstream';
+import { handleJobFire, runDurableConsumer, type DurableConsumer, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
 import type { DeliveryJob, DeliveryRepository } from '../data/delivery.repository';
 
 const DURABLE = 'webhook-timers';
@@ -30,9 +30,7 @@ function parseRetry(bytes: Uint8Array): RetryPayload | undefined {
  * it waits, keeps it from the sweep), and the periodic jobs.
  */
 export class TimerConsumer {
-  private messages?: ConsumerMessages;
-  private loop?: Promise<void>;
-  private readonly running = new Set<Promise<void>>();
+  private consumer?: DurableConsumer;
 
   constructor(
     private readonly nats: Nats,
@@ -43,24 +41,13 @@ export class TimerConsumer {
   ) {}
 
   async start(): Promise<void> {
-    const { jsm, js, names } = this.nats;
-    await jsm.consumers.add(names.timersStream, {
-      durable_name: DURABLE,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: 60_000_000_000,
-      max_deliver: -1,
-      filter_subject: names.timer('webhook.>'),
-    });
-    const consumer = await js.consumers.get(names.timersStream, DURABLE);
-    this.messages = await consumer.consume({ max_messages: 256 });
-    const messages = this.messages;
-    this.loop = (async () => {
-      for await (const msg of messages) {
-        const task = (msg.subject === names.timer(RETRY_SUBJECT) ? this.retry(msg) : handleJobFire(msg, this.jobs, this.log)).finally(() => this.running.delete(task));
-        this.running.add(task);
-      }
-    })();
+    const { names } = this.nats;
+    this.consumer = await runDurableConsumer(
+      this.nats,
+      // A job may run for minutes (its fire kept by a heartbeat): retries must not wait behind it.
+      { stream: names.timersStream, durable: DURABLE, filterSubject: names.timer('webhook.>'), ackWaitMs: 60_000, concurrency: 'concurrent', log: this.log },
+      (msg) => (msg.subject === names.timer(RETRY_SUBJECT) ? this.retry(msg) : handleJobFire(msg, this.jobs, this.log)),
+    );
   }
 
   private async retry(msg: JsMsg): Promise<void> {
@@ -82,8 +69,6 @@ export class TimerConsumer {
   }
 
   async stop(): Promise<void> {
-    await this.messages?.close();
-    await this.loop;
-    await Promise.all(this.running);
+    await this.consumer?.stop();
   }
 }

@@ -1,15 +1,16 @@
+import { modeFromProto } from '@smsgw/platform';
 import type { AsyncHandlers } from '@smsgw/platform';
 import type { webhook } from '@smsgw/proto';
 import { listDeliveries, replayEvent, sendTestEvent } from '../use-cases/deliveries.use-case';
 import { createEndpoint, deleteEndpoint, listEndpoints, updateEndpoint } from '../use-cases/endpoints.use-case';
 import type { WebhookService } from '../use-cases/webhook-service';
-import { deliveryOut, endpointOut, modeOf } from './webhook.mapper';
+import { deliveryOut, endpointOut } from './webhook.mapper';
 
 /** Endpoints, test events, replays and the delivery log over gRPC (the dashboard and the operator command line): each method reads its request, runs one use case, maps the answer. */
 export function webhookHandlers(service: WebhookService): AsyncHandlers<webhook.WebhookServiceHandlers> {
   return {
     async CreateEndpoint(req) {
-      const { endpoint, secret } = await createEndpoint(service, { ...req, mode: modeOf(req.mode) });
+      const { endpoint, secret } = await createEndpoint(service, { ...req, mode: modeFromProto(req.mode) });
       return endpointOut(endpoint, secret);
     },
 

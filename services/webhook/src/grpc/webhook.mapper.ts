@@ -1,9 +1,8 @@
+import { modeToProto } from '@smsgw/platform';
 import type { webhook } from '@smsgw/proto';
 import type { DeliveryRow } from '../data/delivery-log.repository';
-import type { EndpointRow, Mode } from '../data/endpoint.repository';
+import type { EndpointRow } from '../data/endpoint.repository';
 
-export const modeOf = (mode: string | number): Mode => (mode === 'MODE_TEST' || mode === 2 ? 'test' : 'live');
-const modeName = (mode: Mode) => (mode === 'test' ? 'MODE_TEST' : 'MODE_LIVE');
 const iso = (d: Date | null) => (d ? d.toISOString() : '');
 
 export function endpointOut(e: EndpointRow, secret = ''): webhook.Endpoint {
@@ -14,7 +13,7 @@ export function endpointOut(e: EndpointRow, secret = ''): webhook.Endpoint {
     events: e.events,
     secret,
     createdAt: e.created_at.toISOString(),
-    mode: modeName(e.mode),
+    mode: modeToProto(e.mode),
     enabled: e.enabled,
     description: e.description,
   };

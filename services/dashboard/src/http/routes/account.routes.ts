@@ -1,4 +1,4 @@
-import { AppError } from '@smsgw/platform';
+import { AppError, parseMode } from '@smsgw/platform';
 import { createKey, listKeys, revokeKey } from '../../use-cases/keys.use-case';
 import { overview } from '../../use-cases/overview.use-case';
 import { alertEmail, changeAlertEmail, changePassword, rotateSigningSecret, signingSecret } from '../../use-cases/settings.use-case';
@@ -73,7 +73,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
   router.get('/keys', (ctx) => keysPage(ctx));
   router.post('/keys', async (ctx) => {
     const name = field(ctx, 'name').slice(0, 100);
-    const mode = field(ctx, 'mode') === 'test' ? 'test' : 'live';
+    const mode = parseMode(field(ctx, 'mode'));
     if (!name) return keysPage(ctx, undefined, 'Give the key a name, to recognise it later.');
     const key = await createKey(up, ctx.state.session!.clientId, name, mode);
     await keysPage(ctx, { key, mode, name });

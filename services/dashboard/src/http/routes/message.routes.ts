@@ -1,11 +1,11 @@
-import { AppError } from '@smsgw/platform';
+import { AppError, parseMode } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import { getMessage, listMessages, statistics } from '../../use-cases/messages.use-case';
 import { messagesView, messageView, statsView } from '../../views/messages.view';
 import { explain, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
 const q = (ctx: DashContext, name: string) => (typeof ctx.query[name] === 'string' ? (ctx.query[name]).trim() : '');
-const modeOf = (ctx: DashContext) => (q(ctx, 'mode') === 'test' ? 'test' : 'live');
+const modeOf = (ctx: DashContext) => parseMode(q(ctx, 'mode'));
 
 export function messageRoutes(router: DashRouter, deps: AppDeps): void {
   const { up } = deps;

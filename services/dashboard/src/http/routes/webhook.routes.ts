@@ -1,4 +1,4 @@
-import { AppError } from '@smsgw/platform';
+import { AppError, parseMode } from '@smsgw/platform';
 import { createEndpoint, deleteEndpoint, deliveryLog, listEndpoints, replayEvent, sendTestEvent, setEndpointEnabled } from '../../use-cases/webhooks.use-case';
 import { deliveryLogView, webhooksView, type WebhooksNotes } from '../../views/webhooks.view';
 import { explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
@@ -16,7 +16,7 @@ export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
   router.post('/webhooks', async (ctx) => {
     const s = ctx.state.session!;
     try {
-      const created = await createEndpoint(up, s.clientId, { url: field(ctx, 'url'), events: ctx.state.form!.getAll('events'), mode: field(ctx, 'mode') === 'test' ? 'test' : 'live' });
+      const created = await createEndpoint(up, s.clientId, { url: field(ctx, 'url'), events: ctx.state.form!.getAll('events'), mode: parseMode(field(ctx, 'mode')) });
       await webhooksPage(ctx, { created });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;

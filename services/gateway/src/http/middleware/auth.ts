@@ -1,21 +1,10 @@
-import { AppError, type PromiseClient, type TickPipeline } from '@smsgw/platform';
+import { AppError, FixedWindowCounter, modeFromProto, TtlCache, type PromiseClient, type TickPipeline } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { AuthContext, GatewayContext, GatewayMiddleware } from '../context';
 
 // The account service's key format; anything else cannot be a key.
 const KEY_PATTERN = /^sgw_(live|test)_[A-Za-z0-9]{40}$/;
 const MAX_ENTRIES = 10_000;
-
-// A fixed window per address: the first failure opens it, the window's end clears it.
-const COUNT_FAILURE = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return count
-`;
-// The failures counted so far and the time left in the window.
-const READ_FAILURES = `
-return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}
-`;
 
 export interface AuthOptions {
   /** How long a verified key is trusted without asking the account service (bounds revocation delay). */
@@ -27,25 +16,6 @@ export interface AuthOptions {
 }
 
 type Verdict = { auth: AuthContext; error?: undefined } | { error: AppError; auth?: undefined };
-
-/** A small map of answers that expire, forgetting the oldest past MAX_ENTRIES. */
-class AnswerCache {
-  private readonly entries = new Map<string, { verdict: Verdict; until: number }>();
-
-  get(key: string): Verdict | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.until > Date.now()) return entry.verdict;
-    this.entries.delete(key);
-    return undefined;
-  }
-
-  set(key: string, verdict: Verdict, ttlMs: number): void {
-    if (ttlMs <= 0) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { verdict, until: Date.now() + ttlMs });
-  }
-}
 
 /**
  * Authentication rules 3 to 5 of the specification: missing headers, then
@@ -60,11 +30,13 @@ class AnswerCache {
  * here; the per-client limit comes after authentication.
  */
 export function authenticate(accounts: PromiseClient<account.AccountServiceClient>, pipeline: TickPipeline, options: AuthOptions): GatewayMiddleware {
-  const cache = new AnswerCache();
+  const cache = new TtlCache<Verdict>({ maxEntries: MAX_ENTRIES });
   const failureKey = (ctx: GatewayContext) => `authfail:${ctx.ip}`;
+  // A fixed window per address: the first failure opens it, the window's end clears it.
+  const failures = new FixedWindowCounter(pipeline, { windowMs: options.failures.windowMs });
 
   async function refuseFloodingAddress(ctx: GatewayContext): Promise<void> {
-    const [count, ttlMs] = await pipeline.run<[number, number]>((p) => p.eval(READ_FAILURES, 1, failureKey(ctx)));
+    const { count, ttlMs } = await failures.read(failureKey(ctx));
     if (count >= options.failures.limit) {
       const retryAfterSeconds = Math.max(1, Math.ceil((ttlMs > 0 ? ttlMs : options.failures.windowMs) / 1000));
       throw new AppError('RATE_LIMIT_EXCEEDED', {
@@ -75,7 +47,7 @@ export function authenticate(accounts: PromiseClient<account.AccountServiceClien
   }
 
   async function countFailure(ctx: GatewayContext): Promise<void> {
-    await pipeline.run((p) => p.eval(COUNT_FAILURE, 1, failureKey(ctx), options.failures.windowMs));
+    await failures.count(failureKey(ctx));
   }
 
   return async (ctx, next) => {
@@ -98,7 +70,7 @@ export function authenticate(accounts: PromiseClient<account.AccountServiceClien
     let auth: AuthContext;
     try {
       const verified = await accounts.verifyApiKey({ apiKey, clientId });
-      auth = { clientId: verified.clientId, mode: verified.mode === 'KEY_MODE_TEST' ? 'test' : 'live' };
+      auth = { clientId: verified.clientId, mode: modeFromProto(verified.mode) };
     } catch (err) {
       if (err instanceof AppError && (err.code === 'INVALID_API_KEY' || err.code === 'INVALID_CLIENT_ID')) {
         if (clientId.length <= 64) cache.set(cacheKey, { error: new AppError(err.code) }, options.negativeTtlMs);

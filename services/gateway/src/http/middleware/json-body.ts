@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AppError } from '@smsgw/platform';
-import { isStorableText } from '../../domain/send-request';
+import { AppError, isStorableText } from '@smsgw/platform';
 import type { GatewayMiddleware } from '../context';
 
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+
+// The local servers the tests run against; TEST_* overrides them (CI, another port).
+export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Random hex, for schema names, NATS prefixes and ids that must not meet another test run's. */
+export const randomHex = (bytes = 6) => randomBytes(bytes).toString('hex');
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it returns something truthy, or fails after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** What `promise` was rejected with; fails the test when it resolves instead. */
+export async function thrownBy<E = Error>(promise: Promise<unknown>): Promise<E> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as E;
+  }
+  throw new Error('expected a rejection, but the promise resolved');
+}
