@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createClient, createPool, type Pool, type PromiseClient } from '@smsgw/platform';
+import { connectNats, createClient, createLogger, createPool, type Nats, type Pool, type PromiseClient } from '@smsgw/platform';
 import { messageProto, type message } from '@smsgw/proto';
 import { freePort, grpcServing, REPO_ROOT, ServiceProcess } from '@smsgw/stack';
 import WebSocket from 'ws';
@@ -102,6 +102,7 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
   let messages: PromiseClient<message.MessageServiceClient>;
   let messagePool: Pool;
   let hub: HubCluster;
+  let nats: Nats;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -139,9 +140,11 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
       undefined,
       natsPrefix,
     );
+    nats = await connectNats({ url: NATS_URL, prefix: natsPrefix, name: 'device-hub-test', log: createLogger('device-hub-test', 'silent') });
   }, 60_000);
 
   afterAll(async () => {
+    await nats?.nc.drain();
     await hub?.stop();
     messages?.close();
     await messagePool?.query(`DROP SCHEMA IF EXISTS "${messageSchema}" CASCADE`);
@@ -227,5 +230,60 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
     expect((await hub.first.client.revokeDeviceTokens({ clientId, deviceId })).revoked).toBeGreaterThan(0);
     expect(await phone.closed()).toBe(4001);
     await expect(Phone.connect(hub.replicas[1]!.agentUrl, hub.certs.caPem, token)).rejects.toThrow(/401/);
+  });
+
+  /** Whether any report of this device was stored in JetStream. */
+  async function storedReportOf(deviceId: string): Promise<boolean> {
+    try {
+      // null (or a 404, depending on the client) when there is none.
+      return !!(await nats.jsm.streams.getMessage(nats.names.reportsStream, { last_by_subj: nats.names.agentReport(deviceId) }));
+    } catch {
+      return false;
+    }
+  }
+
+  it("when a phone reports on another tenant's or another device's message, then it gets report_ack but nothing is stored, and the real phone's reports still land, even after it reconnects to another replica", async () => {
+    const owner = await pairedDevice();
+    const intruder = await pairedDevice();
+    // Another device of the owner's client.
+    const siblingOfOwner = await hub.first.client.createDevice({ clientId: owner.clientId, name: 'second phone' });
+    const siblingPaired = await postPair(hub.first.agentUrl, hub.certs.caPem, { client_id: owner.clientId, device_password: siblingOfOwner.devicePassword });
+    expect(siblingPaired.status).toBe(200);
+
+    const sent = await messages.sendBatch({ clientId: owner.clientId, mode: 'MODE_LIVE', priority: 3, deviceIds: [owner.deviceId], messages: [{ to: '+33612345678', text: 'A moi' }] });
+    const messageId = sent.messages[0]!.messageId;
+
+    for (const [token, url] of [
+      [intruder.token, hub.first.agentUrl],
+      [siblingPaired.body.device_token as string, hub.replicas[1]!.agentUrl],
+    ] as const) {
+      const forger = await Phone.connect(url, hub.certs.caPem, token);
+      await forger.next('hello');
+      for (const status of ['sent', 'delivered', 'failed']) {
+        forger.send({ type: 'report', message_id: messageId, status, at: new Date().toISOString(), ...(status === 'failed' ? { error: { code: 'NO_SERVICE', message: 'x' } } : {}) });
+        // Acknowledged, so that an honest phone with a stale report stops sending it.
+        expect(await forger.next('report_ack')).toMatchObject({ message_id: messageId, status });
+      }
+      forger.ws.close();
+    }
+    expect(await storedReportOf(intruder.deviceId)).toBe(false);
+    expect(await storedReportOf(siblingOfOwner.deviceId)).toBe(false);
+    expect(await status(owner.clientId, messageId)).toBe('queued');
+
+    // The owner gets it, acknowledges, then reports from a new connection on the other replica.
+    const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, owner.token);
+    expect(await phone.next('sms')).toMatchObject({ message_id: messageId });
+    phone.send({ type: 'ack', message_id: messageId });
+    phone.send({ type: 'report', message_id: messageId, status: 'sent', at: new Date().toISOString() });
+    expect(await phone.next('report_ack')).toMatchObject({ message_id: messageId, status: 'sent' });
+    phone.ws.close();
+    await phone.closed();
+    const again = await Phone.connect(hub.replicas[1]!.agentUrl, hub.certs.caPem, owner.token);
+    await again.next('hello');
+    again.send({ type: 'report', message_id: messageId, status: 'delivered', at: new Date().toISOString() });
+    expect(await again.next('report_ack')).toMatchObject({ message_id: messageId, status: 'delivered' });
+    await eventually(async () => (await status(owner.clientId, messageId)) === 'delivered', 10_000, 'delivered');
+    expect(await storedReportOf(owner.deviceId)).toBe(true);
+    again.ws.close();
   });
 });

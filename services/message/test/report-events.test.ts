@@ -154,6 +154,22 @@ describe('agent reports to public events, through JetStream', () => {
     expect(await eventsFor(queued!.message_id)).toEqual([]);
   });
 
+  it("when another device reports failed, delivered or accepted on a message its owner reported sent, then it stays sent with the owner's one event", async () => {
+    const deviceId = device();
+    const [queued] = await queueRepo.insert([newMessage({ deviceId })]);
+    await report({ message_id: queued!.message_id, device_id: deviceId, status: 'sent', at: '2030-05-06T07:00:00.000Z' });
+    const before = await eventsFor(queued!.message_id);
+    expect(before).toHaveLength(1);
+
+    const other = device();
+    await report({ message_id: queued!.message_id, device_id: other, status: 'failed', at: '2030-05-06T07:01:00.000Z', error: { code: 'DEVICE_ERROR', message: 'x' } });
+    await report({ message_id: queued!.message_id, device_id: other, status: 'delivered', at: '2030-05-06T07:02:00.000Z' });
+    await report({ message_id: queued!.message_id, device_id: other, status: 'accepted', at: '2030-05-06T07:03:00.000Z' });
+
+    expect(await repo.findById(queued!.message_id)).toMatchObject({ status: 'sent', error_code: null, delivered_at: null });
+    expect(await eventsFor(queued!.message_id)).toEqual(before);
+  });
+
   it('when the phone reports accepted, then the message stays queued, is not offered again, and no event is published', async () => {
     const deviceId = device();
     const [queued] = await queueRepo.insert([newMessage({ deviceId })]);

@@ -22,6 +22,7 @@ import type { DeviceRow } from '../data/device.repository';
 import type { PresenceStore } from '../data/presence.store';
 import { pacingDelay } from '../domain/pairing';
 import type { ReportPublisher } from '../events/report.publisher';
+import { deviceOwnsMessage, HandedMessages, reportsRefused } from '../use-cases/report-ownership.use-case';
 
 export const CLOSE_REVOKED = 4001;
 
@@ -68,6 +69,8 @@ export class AgentSession {
   private loop?: Promise<void>;
   private readonly onClose = new Set<() => void>();
   private readonly log: Logger;
+  /** What this connection handed to the phone: its reports need no check at the message service. */
+  private readonly handed = new HandedMessages();
 
   constructor(
     private readonly ws: WebSocket,
@@ -162,6 +165,7 @@ export class AgentSession {
         continue;
       }
       if (this.closed) break; // the lease runs out and the message goes back to the queue
+      this.handed.add(sms.messageId);
       const acked = new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(false), Math.max(1000, dispatch.leaseMs - 2000));
         this.ackWaiter = {
@@ -218,8 +222,30 @@ export class AgentSession {
         report.error = { code, message: typeof frame.error?.message === 'string' ? frame.error.message.slice(0, 200) : '' };
       }
       const attributes = { 'smsgw.message_id': messageId, 'smsgw.device_id': this.deviceId, 'smsgw.report.status': report.status };
-      void inTrace('device-hub report', echoedTrace(frame.traceparent), attributes, async () => this.publishReport(report, true));
+      void inTrace('device-hub report', echoedTrace(frame.traceparent), attributes, async () => this.relayReport(report));
     }
+  }
+
+  /**
+   * Stores a phone's report, if the message was handed to this device: a
+   * report on any other message (another tenant's, or another phone's) is
+   * acknowledged, so that the phone forgets it, but never stored.
+   */
+  private async relayReport(report: AgentReport): Promise<void> {
+    let owned: boolean;
+    try {
+      owned = this.handed.has(report.message_id) || (await deviceOwnsMessage(this.deps.messages, this.device, report.message_id));
+    } catch (err) {
+      this.log.warn({ err, message_id: report.message_id }, "checking the report's message failed; the agent will send it again");
+      return;
+    }
+    if (!owned) {
+      reportsRefused.add(1, { status: report.status });
+      this.log.warn({ message_id: report.message_id, status: report.status }, 'report refused: the message was not handed to this device');
+      this.send({ type: 'report_ack', message_id: report.message_id, status: report.status });
+      return;
+    }
+    this.publishReport(report, true);
   }
 
   /**

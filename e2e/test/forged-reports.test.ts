@@ -1,0 +1,131 @@
+import https from 'node:https';
+import { connectNats, createLogger, type Nats } from '@smsgw/platform';
+import WebSocket from 'ws';
+import { eventually } from './support/http';
+import { TestSystem, type DemoClient, type DemoDevice } from './support/system';
+
+interface Frame {
+  type: string;
+  message_id?: string;
+  status?: string;
+  [field: string]: unknown;
+}
+
+/** Pairs a device with its password, as a phone does, and returns its device token. */
+function pair(hubUrl: string, ca: string, clientId: string, devicePassword: string): Promise<string> {
+  const text = JSON.stringify({ client_id: clientId, device_password: devicePassword });
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      new URL('/v1/agent/pair', hubUrl),
+      { method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { device_token?: string };
+          if (res.statusCode === 200 && body.device_token) resolve(body.device_token);
+          else reject(new Error(`pairing answered ${res.statusCode}`));
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+/** A phone that speaks PROTOCOL.md by hand: it can say anything. */
+async function rawPhone(hubUrl: string, ca: string, token: string): Promise<{ ws: WebSocket; next: (type: string) => Promise<Frame> }> {
+  const ws = new WebSocket(`${hubUrl.replace('https', 'wss')}/v1/agent`, 'smsgw.agent.v1', { ca, headers: { authorization: `Bearer ${token}` } });
+  const frames: Frame[] = [];
+  ws.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString('utf8')) as Frame));
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  const next = (type: string) =>
+    eventually(
+      async () => {
+        const i = frames.findIndex((f) => f.type === type);
+        return i < 0 ? undefined : frames.splice(i, 1)[0];
+      },
+      10_000,
+      `a ${type} frame`,
+    );
+  return { ws, next };
+}
+
+describe("a phone reports only on its own messages: another tenant's forged reports", () => {
+  let system: TestSystem;
+  let nats: Nats;
+  let victim: DemoClient;
+  let victimPhone: DemoDevice;
+  let attacker: DemoClient;
+  let attackerPhone: DemoDevice;
+
+  beforeAll(async () => {
+    system = await TestSystem.start();
+    nats = await connectNats({ url: system.stack.natsUrl, prefix: system.stack.natsPrefix, name: 'e2e', log: createLogger('e2e', 'silent') });
+    victim = await system.createClient();
+    victimPhone = await system.createDevice(victim.client_id);
+    attacker = await system.createClient();
+    attackerPhone = await system.createDevice(attacker.client_id);
+  });
+
+  afterAll(async () => {
+    await nats?.nc.drain();
+    await system?.stop();
+  });
+
+  /** The subjects of the public events (`events.sms.*`) about one message, in order. */
+  async function eventsAbout(messageId: string): Promise<string[]> {
+    const info = await nats.jsm.streams.info(nats.names.eventsStream);
+    if (info.state.messages === 0) return [];
+    const consumer = await nats.js.consumers.get(nats.names.eventsStream);
+    const subjects: string[] = [];
+    const batch = await consumer.fetch({ max_messages: info.state.messages, expires: 3000 });
+    for await (const m of batch) {
+      if (m.string().includes(messageId)) subjects.push(m.subject);
+      if (m.info.pending === 0) break;
+    }
+    return subjects;
+  }
+
+  it("when tenant B's phone reports sent, delivered and failed for tenant A's message before A's phone does, then B is answered report_ack, A's message does not move, and A's own reports still make it delivered with no sms.failed", async () => {
+    // B's phone, spoken by hand, is connected first; A's simulated phone holds each SMS 8 s before sending it.
+    const token = await pair(system.stack.hubUrl, system.stack.certs.caPem, attacker.client_id, attackerPhone.device_password);
+    const forger = await rawPhone(system.stack.hubUrl, system.stack.certs.caPem, token);
+    await forger.next('hello');
+    const phone = await system.startAgent(victim, victimPhone, { extraArgs: ['--sim-send-delay-ms', '8000'] });
+    const sent = await system.api('/v1/sms/send', victim, {
+      headers: { 'X-Device-ID': victimPhone.device_id },
+      body: { to: '+33612345678', message: 'Votre colis arrive' },
+    });
+    expect(sent.status).toBe(200);
+    const messageId = String(sent.body.message_id);
+
+    const at = new Date().toISOString();
+    for (const status of ['sent', 'delivered', 'failed']) {
+      forger.ws.send(JSON.stringify({ type: 'report', message_id: messageId, status, at, ...(status === 'failed' ? { error: { code: 'NO_SERVICE', message: 'no' } } : {}) }));
+      // The hub answers as to any report (an honest phone with a stale one stops sending it), but stores nothing.
+      expect(await forger.next('report_ack')).toMatchObject({ message_id: messageId, status });
+    }
+    forger.ws.close();
+
+    // Nothing of B's reached the message service: A's message waits, unchanged, with no event.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(phone.sentCount(messageId)).toBe(0);
+    expect((await system.api(`/v1/sms/status/${messageId}`, victim)).body.status).toBe('queued');
+    expect(await eventsAbout(messageId)).toEqual([]);
+
+    // A's phone sends the SMS and reports it: its reports are not taken for duplicates.
+    const status = await system.waitForStatus(victim, messageId, 'delivered');
+    expect(status.error_code ?? null).toBeNull();
+    expect(phone.sentCount(messageId)).toBe(1);
+    const events = await eventually(async () => {
+      const found = await eventsAbout(messageId);
+      return found.some((s) => s.endsWith('sms.delivered')) ? found : undefined;
+    }, 10_000, 'sms.delivered');
+    expect(events.filter((s) => s.endsWith('sms.failed'))).toEqual([]);
+    expect(events.filter((s) => s.endsWith('sms.delivered'))).toHaveLength(1);
+  });
+});

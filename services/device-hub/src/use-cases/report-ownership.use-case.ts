@@ -1,0 +1,49 @@
+import { AppError, counter, type PromiseClient } from '@smsgw/platform';
+import type { message } from '@smsgw/proto';
+
+export const reportsRefused = counter('hub.reports_refused', 'Phone reports refused (acknowledged, never stored) because the message was not handed to that device, by status');
+
+/**
+ * Whether the message was handed to this device, so that its phone may report
+ * on it. The message service is the authority (each message records its
+ * device): the answer survives a hub restart and a reconnect to another
+ * replica, days later, as the phone's outbox resends. A message of another
+ * client is not found; one of another device of the same client has another
+ * `device_id`. Any other failure (the message service unreachable) is thrown:
+ * the report is then neither stored nor acknowledged, and the phone sends it
+ * again.
+ */
+export async function deviceOwnsMessage(
+  messages: Pick<PromiseClient<message.MessageServiceClient>, 'getMessage'>,
+  device: { device_id: string; client_id: string },
+  messageId: string,
+): Promise<boolean> {
+  try {
+    // Phones carry only live messages: test-mode ones are the hub's simulator's.
+    const found = await messages.getMessage({ clientId: device.client_id, messageId, mode: 'MODE_LIVE' });
+    return found.deviceId === device.device_id;
+  } catch (err) {
+    if (err instanceof AppError && (err.code === 'MESSAGE_NOT_FOUND' || err.code === 'VALIDATION_ERROR')) return false;
+    throw err;
+  }
+}
+
+/**
+ * The messages one session handed to its phone, newest last, at most `limit`:
+ * a report on one of them needs no question to the message service.
+ */
+export class HandedMessages {
+  private readonly ids = new Set<string>();
+
+  constructor(private readonly limit = 1000) {}
+
+  add(messageId: string): void {
+    this.ids.delete(messageId);
+    this.ids.add(messageId);
+    if (this.ids.size > this.limit) this.ids.delete(this.ids.values().next().value!);
+  }
+
+  has(messageId: string): boolean {
+    return this.ids.has(messageId);
+  }
+}
