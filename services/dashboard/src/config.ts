@@ -25,6 +25,8 @@ export function loadDashboardConfig(source: NodeJS.ProcessEnv = process.env) {
       sessions: {
         /** A session ends this long after its last request. */
         idleMs: env.int('DASHBOARD_SESSION_IDLE_MS', 12 * 3600_000, { min: 60_000 }),
+        /** A session ends this long after its sign-in, however busy. */
+        lifetimeMs: env.int('DASHBOARD_SESSION_LIFETIME_MS', 12 * 3600_000, { min: 60_000 }),
       },
       /** The phone app's APK that the Phones page offers; the image sets it to the APK it holds. */
       apkFile: env.str('AGENT_APK_FILE', REPO_APK),
