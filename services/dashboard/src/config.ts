@@ -35,6 +35,16 @@ export function loadDashboardConfig(source: NodeJS.ProcessEnv = process.env) {
         maxFailures: env.int('DASHBOARD_SIGNIN_MAX_FAILURES', 10, { min: 1 }),
         windowMs: env.int('DASHBOARD_SIGNIN_WINDOW_MS', 15 * 60_000, { min: 1000 }),
       },
+      signUpLimit: {
+        /** Sign-ups allowed per address in the window; past them sign-up is 429. */
+        maxPerAddress: env.int('DASHBOARD_SIGNUP_MAX_PER_ADDRESS', 5, { min: 1 }),
+        windowMs: env.int('DASHBOARD_SIGNUP_WINDOW_MS', 3600_000, { min: 1000 }),
+      },
+      testEventLimit: {
+        /** Webhook test events an account may send in the window; past them the page says so. */
+        maxPerAccount: env.int('DASHBOARD_TEST_EVENTS_MAX', 10, { min: 1 }),
+        windowMs: env.int('DASHBOARD_TEST_EVENTS_WINDOW_MS', 60_000, { min: 1000 }),
+      },
     }),
     source,
   );

@@ -10,10 +10,10 @@ export function credentialsForm(pc: PageContext, kind: 'signin' | 'signup', opti
 <form method="post" action="/${kind}${signup ? '' : `?next=${encodeURIComponent(next)}`}" class="card narrow">
   ${csrfField(pc)}
   <label for="email">E-mail</label>
-  <input id="email" name="email" type="email" autocomplete="email" required value="${email}">
-  ${signup ? html`<label for="name">Company or project name</label><input id="name" name="name" type="text" autocomplete="organization">` : ''}
+  <input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${email}">
+  ${signup ? html`<label for="name">Company or project name</label><input id="name" name="name" type="text" autocomplete="organization" maxlength="100">` : ''}
   <label for="password">Password${signup ? ' (10 characters or more)' : ''}</label>
-  <input id="password" name="password" type="password" autocomplete="${signup ? 'new-password' : 'current-password'}" required minlength="${signup ? 10 : 1}">
+  <input id="password" name="password" type="password" autocomplete="${signup ? 'new-password' : 'current-password'}" required minlength="${signup ? 10 : 1}" maxlength="200">
   <button type="submit">${signup ? 'Create my account' : 'Sign in'}</button>
 </form>
 <p>${signup ? html`Already have an account? <a href="/signin">Sign in</a>` : html`New here? <a href="/signup">Create an account</a>`}</p>`;

@@ -3,7 +3,8 @@ import { confirmPassword } from '../../use-cases/confirm-password.use-case';
 import { createKey, listKeys, revokeKey } from '../../use-cases/keys.use-case';
 import { overview } from '../../use-cases/overview.use-case';
 import { alertEmail, changeAlertEmail, changePassword, rotateSigningSecret, signingSecret } from '../../use-cases/settings.use-case';
-import { signIn, signOut, signUp } from '../../use-cases/sign-in.use-case';
+import { signIn, signOut } from '../../use-cases/sign-in.use-case';
+import { signUpFrom } from '../../use-cases/sign-up.use-case';
 import { credentialsForm as credentialsView, keysView, overviewView, settingsView, type SettingsNotes } from '../../views/account.view';
 import type { SafeHtml } from '../../views/html';
 import { layout } from '../../views/layout';
@@ -34,7 +35,11 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     router.post('/signup', async (ctx) => {
       const email = field(ctx, 'email');
       try {
-        startSession(ctx, await signUp(deps, { email, password: ctx.state.form!.get('password') ?? '', name: field(ctx, 'name') }));
+        const result = await signUpFrom(deps, ctx.ip, { email, password: ctx.state.form!.get('password') ?? '', name: field(ctx, 'name') });
+        if (result.outcome === 'throttled') {
+          return anonymous(ctx, 'Create your account', credentialsForm(ctx, 'signup', 'Too many accounts were created from your address. Try again in an hour.', email), 429);
+        }
+        startSession(ctx, result.token);
         ctx.redirect('/keys?welcome=1');
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;

@@ -1,5 +1,7 @@
 import { AppError } from '@smsgw/platform';
+import { countAttempt } from '../../data/attempts.store';
 import { createEndpoint, deleteEndpoint, deliveryLog, listEndpoints, replayEvent, sendTestEvent, setEndpointEnabled } from '../../use-cases/webhooks.use-case';
+import { problemView } from '../../views/error.view';
 import { deliveryLogView, webhooksView, type WebhooksNotes } from '../../views/webhooks.view';
 import { explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
@@ -24,6 +26,13 @@ export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
     }
   });
   router.post('/webhooks/:endpointId/test', async (ctx) => {
+    const s = ctx.state.session!;
+    const { maxPerAccount, windowMs } = deps.testEventLimit;
+    if ((await countAttempt(deps.redis, `dashboard:test-events:${s.clientId}`, windowMs)) > maxPerAccount) {
+      ctx.status = 429;
+      const seconds = Math.ceil(windowMs / 1000);
+      return page(ctx, 'Too many test events', 'webhooks', problemView(`Too many test events: an account may send ${maxPerAccount} every ${seconds} seconds. Wait a little and send it again.`, true));
+    }
     const eventId = await sendTestEvent(up, ctx.state.session!.clientId, ctx.params.endpointId!, field(ctx, 'event'));
     ctx.redirect(`/webhooks/${ctx.params.endpointId}?sent=${encodeURIComponent(eventId)}`);
   });
