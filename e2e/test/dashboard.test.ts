@@ -72,6 +72,7 @@ describe('the dashboard in a real browser', () => {
 
     // An API key, shown once, that the public API accepts.
     await page.getByLabel('Name').fill('Server');
+    await page.getByLabel('Your password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Create a key' }).click();
     const apiKey = await page.getByLabel('API key').inputValue();
     expect(apiKey).toMatch(/^sgw_live_/);
@@ -148,6 +149,7 @@ describe('the dashboard in a real browser', () => {
     await receiver.waitFor('/dashboard-hook', 2);
 
     await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByLabel('Your password, to show it').fill('correct horse battery');
     await page.getByRole('button', { name: 'Show the signing secret' }).click();
     expect(await page.getByLabel('Signing secret').inputValue()).toMatch(/^whsec_/);
     await shoot(page, '10-settings');
@@ -218,6 +220,45 @@ describe('the dashboard in a real browser', () => {
     await second.page.getByRole('button', { name: 'Sign out' }).click();
     await second.page.goto('/phones');
     expect(second.page.url()).toContain('/signin');
+  });
+
+  it('when a signed-in owner reveals the signing secret, creates a key or changes the alert address with a wrong password, then the form comes back with a clear message and nothing changes', async () => {
+    const { page } = await newPage();
+    const email = `reauth${Date.now()}@example.com`;
+    await signUp(page, email, 'the owner password');
+    const wrong = 'Your password is wrong: nothing was changed. Type the password you sign in with.';
+
+    await page.goto('/keys');
+    const keysBefore = await page.locator('tbody tr').count();
+    await page.getByLabel('Name').fill('Stolen session key');
+    await page.getByLabel('Your password').fill('not the password');
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    expect(await page.locator('.notice.error').textContent()).toBe(wrong);
+    expect(await page.getByLabel('API key').count()).toBe(0);
+    expect(await page.locator('tbody tr').count()).toBe(keysBefore);
+    expect(await page.getByLabel('Name').inputValue()).toBe('Stolen session key');
+
+    await page.goto('/settings');
+    await page.getByLabel('Your password, to show it').fill('not the password');
+    await page.getByRole('button', { name: 'Show the signing secret' }).click();
+    expect(await page.locator('.notice.error').textContent()).toBe(wrong);
+    expect(await page.getByLabel('Signing secret').count()).toBe(0);
+
+    await page.getByLabel(/^Address that receives alerts/).fill('attacker@example.net');
+    await page.getByLabel('Your password, to change it').fill('not the password');
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect(await page.locator('.notice.error').textContent()).toBe(wrong);
+    await page.goto('/settings');
+    expect(await page.getByLabel(/^Address that receives alerts/).inputValue()).toBe(email);
+
+    // With the right password, each goes through.
+    await page.getByLabel(/^Address that receives alerts/).fill(`new-${email}`);
+    await page.getByLabel('Your password, to change it').fill('the owner password');
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect(await page.locator('.notice.ok').textContent()).toBe('Alert e-mails go to the new address.');
+    await page.getByLabel('Your password, to show it').fill('the owner password');
+    await page.getByRole('button', { name: 'Show the signing secret' }).click();
+    expect(await page.getByLabel('Signing secret').inputValue()).toMatch(/^whsec_/);
   });
 
   it('when someone keeps guessing a password, then sign-in is refused with a clear message after 10 failures, even with the right password', async () => {

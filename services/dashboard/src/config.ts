@@ -25,6 +25,8 @@ export function loadDashboardConfig(source: NodeJS.ProcessEnv = process.env) {
       sessions: {
         /** A session ends this long after its last request. */
         idleMs: env.int('DASHBOARD_SESSION_IDLE_MS', 12 * 3600_000, { min: 60_000 }),
+        /** A session ends this long after its sign-in, however busy. */
+        lifetimeMs: env.int('DASHBOARD_SESSION_LIFETIME_MS', 12 * 3600_000, { min: 60_000 }),
       },
       /** The phone app's APK that the Phones page offers; the image sets it to the APK it holds. */
       apkFile: env.str('AGENT_APK_FILE', REPO_APK),
@@ -32,6 +34,16 @@ export function loadDashboardConfig(source: NodeJS.ProcessEnv = process.env) {
         /** Failed sign-ins allowed per address (and per e-mail) in the window; past them every sign-in is 429. */
         maxFailures: env.int('DASHBOARD_SIGNIN_MAX_FAILURES', 10, { min: 1 }),
         windowMs: env.int('DASHBOARD_SIGNIN_WINDOW_MS', 15 * 60_000, { min: 1000 }),
+      },
+      signUpLimit: {
+        /** Sign-ups allowed per address in the window; past them sign-up is 429. */
+        maxPerAddress: env.int('DASHBOARD_SIGNUP_MAX_PER_ADDRESS', 5, { min: 1 }),
+        windowMs: env.int('DASHBOARD_SIGNUP_WINDOW_MS', 3600_000, { min: 1000 }),
+      },
+      testEventLimit: {
+        /** Webhook test events an account may send in the window; past them the page says so. */
+        maxPerAccount: env.int('DASHBOARD_TEST_EVENTS_MAX', 10, { min: 1 }),
+        windowMs: env.int('DASHBOARD_TEST_EVENTS_WINDOW_MS', 60_000, { min: 1000 }),
       },
     }),
     source,

@@ -27,7 +27,7 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
   const { tls } = config.http;
   const behindProxy = tls.mode === 'proxy';
   const unready = async () => ((await redisAnswers(redis, 1000)) ? [] : ['redis']);
-  const app = createApp({ up, sessions: new SessionStore(redis, config.sessions.idleMs), redis, deviceEvents, signIn: config.signIn, log, behindProxy, unready, apkFile: config.apkFile });
+  const app = createApp({ up, sessions: new SessionStore(redis, config.sessions), redis, deviceEvents, signIn: config.signIn, signUpLimit: config.signUpLimit, testEventLimit: config.testEventLimit, log, behindProxy, unready, apkFile: config.apkFile });
   const server =
     tls.mode === 'proxy' ? http.createServer(app.callback()) : https.createServer({ cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) }, app.callback());
   await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));

@@ -93,7 +93,7 @@ describe('sessions in Redis', () => {
   });
 
   it('when a session is made, found, and the user changes the password elsewhere, then only the current session survives; a signed-out one is gone', async () => {
-    const store = new SessionStore(redis, 60_000);
+    const store = new SessionStore(redis, { idleMs: 60_000, lifetimeMs: 60_000 });
     const user = { userId: 'usr_1', clientId: 'client_1', email: 'a@example.com' };
     const a = await store.create(user);
     const b = await store.create(user);
@@ -108,7 +108,7 @@ describe('sessions in Redis', () => {
   });
 
   it('when a session is idle longer than its limit, then it is gone', async () => {
-    const store = new SessionStore(redis, 200);
+    const store = new SessionStore(redis, { idleMs: 200, lifetimeMs: 60_000 });
     const { token } = await store.create({ userId: 'usr_2', clientId: 'client_2', email: 'b@example.com' });
     await new Promise((r) => setTimeout(r, 300));
     expect(await store.get(token)).toBeUndefined();

@@ -29,6 +29,10 @@ export interface AppDeps {
   redis: Redis;
   deviceEvents: DeviceEvents;
   signIn: { maxFailures: number; windowMs: number };
+  /** Sign-ups allowed per address in the window. */
+  signUpLimit: { maxPerAddress: number; windowMs: number };
+  /** Test events an account may send in the window. */
+  testEventLimit: { maxPerAccount: number; windowMs: number };
   log: Logger;
   /** Behind a TLS-terminating proxy: trust its `X-Forwarded-*` headers and refuse what it did not receive over HTTPS. */
   behindProxy?: boolean;

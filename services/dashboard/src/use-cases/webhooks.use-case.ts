@@ -1,4 +1,4 @@
-import { AppError, modeToProto } from '@smsgw/platform';
+import { AppError, FixedWindowCounter, modeToProto, type Redis } from '@smsgw/platform';
 import { type Mode, type Upstreams } from './upstreams';
 
 /** The client's global endpoints, and where its alert e-mails go. */
@@ -14,8 +14,17 @@ export async function createEndpoint(up: Upstreams, clientId: string, form: { ur
 }
 
 /** A sample event sent to the endpoint: its event id. */
-export async function sendTestEvent(up: Upstreams, clientId: string, endpointId: string, event: string): Promise<string> {
-  return (await up.webhooks.sendTestEvent({ clientId, endpointId, event })).eventId;
+/** A test event to an endpoint: its event id, or `throttled` when the account has sent `maxPerAccount` in the window. */
+export async function sendTestEvent(
+  deps: { up: Upstreams; redis: Redis; limit: { maxPerAccount: number; windowMs: number } },
+  clientId: string,
+  endpointId: string,
+  event: string,
+): Promise<{ eventId: string } | 'throttled'> {
+  // Counted before sending, so that events sent at once cannot all pass.
+  const { count } = await new FixedWindowCounter(deps.redis, { windowMs: deps.limit.windowMs }).count(`dashboard:test-events:${clientId}`);
+  if (count > deps.limit.maxPerAccount) return 'throttled';
+  return { eventId: (await deps.up.webhooks.sendTestEvent({ clientId, endpointId, event })).eventId };
 }
 
 export async function setEndpointEnabled(up: Upstreams, clientId: string, endpointId: string, enabled: boolean): Promise<void> {

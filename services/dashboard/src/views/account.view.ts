@@ -11,10 +11,10 @@ export function credentialsForm(pc: PageContext, kind: 'signin' | 'signup', opti
 <form method="post" action="/${kind}${signup ? '' : `?next=${encodeURIComponent(next)}`}" class="card narrow">
   ${csrfField(pc)}
   <label for="email">E-mail</label>
-  <input id="email" name="email" type="email" autocomplete="email" required value="${email}">
-  ${signup ? html`<label for="name">Company or project name</label><input id="name" name="name" type="text" autocomplete="organization">` : ''}
+  <input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${email}">
+  ${signup ? html`<label for="name">Company or project name</label><input id="name" name="name" type="text" autocomplete="organization" maxlength="100">` : ''}
   <label for="password">Password${signup ? ' (10 characters or more)' : ''}</label>
-  <input id="password" name="password" type="password" autocomplete="${signup ? 'new-password' : 'current-password'}" required minlength="${signup ? 10 : 1}">
+  <input id="password" name="password" type="password" autocomplete="${signup ? 'new-password' : 'current-password'}" required minlength="${signup ? 10 : 1}" maxlength="200">
   <button type="submit">${signup ? 'Create my account' : 'Sign in'}</button>
 </form>
 <p>${signup ? html`Already have an account? <a href="/signin">Sign in</a>` : html`New here? <a href="/signup">Create an account</a>`}</p>`;
@@ -45,17 +45,24 @@ export interface KeysPage {
   /** A key just made: its value is shown this once. */
   fresh?: { key: string; mode: string; name: string };
   error?: string;
+  /** The name typed in a form given back. */
+  typedName?: string;
 }
 
+/** The password field of a sensitive action's form (its re-authentication). */
+const confirmField = (id: string, label: string) =>
+  html`<label for="${id}">${label}</label><input id="${id}" name="password" type="password" autocomplete="current-password" required>`;
+
 export function keysView(p: KeysPage): SafeHtml {
-  const { csrf, keys, fresh, error } = p;
+  const { csrf, keys, fresh, error, typedName = '' } = p;
   const welcome = p.welcome ? notice('ok', 'Your account is ready. Create a key below, or use the live and test keys made for you (their values are not shown again: create a new one to copy it).') : '';
   return html`${welcome}${notice('error', error)}
 ${fresh ? html`<div class="card reveal" role="status"><p><strong>Your new ${fresh.mode} key "${fresh.name}".</strong> Copy it now: it is shown only once.</p>${copyable('API key', fresh.key, 'new-key')}</div>` : ''}
 <form method="post" action="/keys" class="card inline">
   ${csrfField({ csrf })}
-  <label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100" placeholder="Production server">
+  <label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100" placeholder="Production server" value="${typedName}">
   <label for="key-mode">Mode</label><select id="key-mode" name="mode"><option value="live">live</option><option value="test">test</option></select>
+  ${confirmField('key-password', 'Your password')}
   <button type="submit">Create a key</button>
 </form>
 <div class="table-wrap"><table>
@@ -82,7 +89,7 @@ export function settingsView(csrfToken: string, alertEmail: string, extra: Setti
 <section class="card">
   <h2>Signing secret</h2>
   <p>Signs the webhooks sent to a message's own <code>webhook_url</code> (<code>X-Webhook-Signature</code>). Global endpoints have secrets of their own.</p>
-  ${extra.secret ? copyable('Signing secret', extra.secret, 'signing-secret') : html`<form method="post" action="/settings/secret">${csrf}<button type="submit">Show the signing secret</button></form>`}
+  ${extra.secret ? copyable('Signing secret', extra.secret, 'signing-secret') : html`<form method="post" action="/settings/secret">${csrf}${confirmField('secret-password', 'Your password, to show it')}<button type="submit">Show the signing secret</button></form>`}
   <form method="post" action="/settings/secret/rotate" data-confirm="Rotate the secret? Webhooks are signed with the new one within a minute; update your receivers.">${csrf}<button type="submit" class="danger">Rotate the secret</button></form>
 </section>
 <section class="card">
@@ -90,6 +97,7 @@ export function settingsView(csrfToken: string, alertEmail: string, extra: Setti
   <form method="post" action="/settings/alerts">${csrf}
     <label for="alert-email">Address that receives alerts (a webhook dropped after its last attempt)</label>
     <input id="alert-email" name="email" type="email" required value="${alertEmail}">
+    ${confirmField('alert-password', 'Your password, to change it')}
     <button type="submit">Save</button>
   </form>
 </section>

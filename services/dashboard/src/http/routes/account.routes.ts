@@ -1,8 +1,10 @@
 import { AppError, parseMode } from '@smsgw/platform';
+import { confirmPassword } from '../../use-cases/confirm-password.use-case';
 import { createKey, listKeys, revokeKey } from '../../use-cases/keys.use-case';
 import { overview } from '../../use-cases/overview.use-case';
 import { alertEmail, changeAlertEmail, changePassword, rotateSigningSecret, signingSecret } from '../../use-cases/settings.use-case';
-import { signIn, signOut, signUp } from '../../use-cases/sign-in.use-case';
+import { signIn, signOut } from '../../use-cases/sign-in.use-case';
+import { signUpFrom } from '../../use-cases/sign-up.use-case';
 import { credentialsForm as credentialsView, keysView, overviewView, settingsView, type SettingsNotes } from '../../views/account.view';
 import type { SafeHtml } from '../../views/html';
 import { layout } from '../../views/layout';
@@ -23,6 +25,8 @@ function credentialsForm(ctx: DashContext, kind: 'signin' | 'signup', error?: st
 
 const startSession = (ctx: DashContext, token: string) => ctx.cookies.set(SESSION_COOKIE, token, cookieOptions());
 
+const WRONG_PASSWORD = 'Your password is wrong: nothing was changed. Type the password you sign in with.';
+
 export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' | 'private'): void {
   const { up, sessions } = deps;
 
@@ -31,7 +35,11 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     router.post('/signup', async (ctx) => {
       const email = field(ctx, 'email');
       try {
-        startSession(ctx, await signUp(deps, { email, password: ctx.state.form!.get('password') ?? '', name: field(ctx, 'name') }));
+        const result = await signUpFrom(deps, ctx.ip, { email, password: ctx.state.form!.get('password') ?? '', name: field(ctx, 'name') });
+        if (result.outcome === 'throttled') {
+          return anonymous(ctx, 'Create your account', credentialsForm(ctx, 'signup', 'Too many accounts were created from your address. Try again in an hour.', email), 429);
+        }
+        startSession(ctx, result.token);
         ctx.redirect('/keys?welcome=1');
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
@@ -64,10 +72,13 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     page(ctx, 'Overview', 'overview', overviewView(await overview(up, ctx.state.session!.clientId)));
   });
 
-  async function keysPage(ctx: DashContext, fresh?: { key: string; mode: string; name: string }, error?: string) {
+  /** The sensitive actions' re-authentication: the form's `password` field is the user's. */
+  const passwordConfirmed = (ctx: DashContext) => confirmPassword(up, ctx.state.session!, ctx.state.form!.get('password') ?? '');
+
+  async function keysPage(ctx: DashContext, fresh?: { key: string; mode: string; name: string }, error?: string, typed?: string) {
     const s = ctx.state.session!;
     const keys = await listKeys(up, s.clientId);
-    page(ctx, 'API keys', 'keys', keysView({ csrf: s.csrf, keys, welcome: ctx.query.welcome === '1', fresh, error }));
+    page(ctx, 'API keys', 'keys', keysView({ csrf: s.csrf, keys, welcome: ctx.query.welcome === '1', fresh, error, typedName: typed }));
   }
 
   router.get('/keys', (ctx) => keysPage(ctx));
@@ -75,6 +86,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     const name = field(ctx, 'name').slice(0, 100);
     const mode = parseMode(field(ctx, 'mode'));
     if (!name) return keysPage(ctx, undefined, 'Give the key a name, to recognise it later.');
+    if (!(await passwordConfirmed(ctx))) return keysPage(ctx, undefined, WRONG_PASSWORD, name);
     const key = await createKey(up, ctx.state.session!.clientId, name, mode);
     await keysPage(ctx, { key, mode, name });
   });
@@ -90,6 +102,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
 
   router.get('/settings', (ctx) => settingsPage(ctx));
   router.post('/settings/secret', async (ctx) => {
+    if (!(await passwordConfirmed(ctx))) return settingsPage(ctx, { error: WRONG_PASSWORD });
     await settingsPage(ctx, { secret: await signingSecret(up, ctx.state.session!.clientId) });
   });
   router.post('/settings/secret/rotate', async (ctx) => {
@@ -97,6 +110,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     await settingsPage(ctx, { secret, ok: 'The signing secret was rotated. Here is the new one.' });
   });
   router.post('/settings/alerts', async (ctx) => {
+    if (!(await passwordConfirmed(ctx))) return settingsPage(ctx, { error: WRONG_PASSWORD });
     try {
       await changeAlertEmail(up, ctx.state.session!.clientId, field(ctx, 'email'));
       await settingsPage(ctx, { ok: 'Alert e-mails go to the new address.' });

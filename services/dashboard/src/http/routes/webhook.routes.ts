@@ -1,5 +1,6 @@
 import { AppError, parseMode } from '@smsgw/platform';
 import { createEndpoint, deleteEndpoint, deliveryLog, listEndpoints, replayEvent, sendTestEvent, setEndpointEnabled } from '../../use-cases/webhooks.use-case';
+import { problemView } from '../../views/error.view';
 import { deliveryLogView, webhooksView, type WebhooksNotes } from '../../views/webhooks.view';
 import { explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
@@ -24,8 +25,15 @@ export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
     }
   });
   router.post('/webhooks/:endpointId/test', async (ctx) => {
-    const eventId = await sendTestEvent(up, ctx.state.session!.clientId, ctx.params.endpointId!, field(ctx, 'event'));
-    ctx.redirect(`/webhooks/${ctx.params.endpointId}?sent=${encodeURIComponent(eventId)}`);
+    const s = ctx.state.session!;
+    const limit = deps.testEventLimit;
+    const sent = await sendTestEvent({ up, redis: deps.redis, limit }, s.clientId, ctx.params.endpointId!, field(ctx, 'event'));
+    if (sent === 'throttled') {
+      ctx.status = 429;
+      const seconds = Math.ceil(limit.windowMs / 1000);
+      return page(ctx, 'Too many test events', 'webhooks', problemView(`Too many test events: an account may send ${limit.maxPerAccount} every ${seconds} seconds. Wait a little and send it again.`, true));
+    }
+    ctx.redirect(`/webhooks/${ctx.params.endpointId}?sent=${encodeURIComponent(sent.eventId)}`);
   });
   for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
     router.post(`/webhooks/:endpointId/${action}`, async (ctx) => {
