@@ -33,11 +33,13 @@ typecheck: install
 
 lint: install
 	$(TURBO) run lint
+	npx prettier --check .
 
 test: build
 	@scripts/ensure-chromium.sh
 	@rm -rf .jest-results
 	$(TURBO) run typecheck lint
+	@npx prettier --check . >/dev/null || { npx prettier --list-different .; echo 'Prettier: the files above are not formatted; run npm run format'; exit 1; }
 	$(TURBO) run test --concurrency=1 --continue
 	@# A chart-test that fails before its tests report (helm not installed, Go missing) still counts as a failure.
 	@$(MAKE) --no-print-directory chart-test || [ -f .jest-results/chart-k8s.json ] || echo '{"passed":0,"failed":1,"skipped":0}' > .jest-results/chart-k8s.json
