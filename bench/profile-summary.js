@@ -70,7 +70,9 @@ function summarise(file) {
   const busy = total - idle;
   const pct = (ms) => `${((ms / busy) * 100).toFixed(1).padStart(5)}%`;
   const top = (map) => [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP);
-  console.log(`\n=== ${path.basename(file)}: ${total.toFixed(0)} ms profiled, busy ${busy.toFixed(0)} ms (${((busy / total) * 100).toFixed(0)}%)`);
+  console.log(
+    `\n=== ${path.basename(file)}: ${total.toFixed(0)} ms profiled, busy ${busy.toFixed(0)} ms (${((busy / total) * 100).toFixed(0)}%)`,
+  );
   console.log('  self time by package (% of busy):');
   for (const [k, v] of top(pkgSelf)) console.log(`    ${pct(v)}  ${k}`);
   console.log('  inclusive time by package (% of busy; a package and everything it called):');
@@ -79,4 +81,8 @@ function summarise(file) {
   for (const [k, v] of top(fnSelf)) console.log(`    ${pct(v)}  ${k}`);
 }
 
-for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.cpuprofile')).sort()) summarise(path.join(dir, f));
+for (const f of fs
+  .readdirSync(dir)
+  .filter((n) => n.endsWith('.cpuprofile'))
+  .sort())
+  summarise(path.join(dir, f));

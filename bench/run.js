@@ -199,7 +199,12 @@ function cpuSampler(groups) {
       cores['bench (autocannon)'] = round((self.user + self.system) / 1e6 / seconds, 2);
       const machineBusy = round(((m1.busy - m0.busy) / (m1.total - m0.total)) * os.cpus().length, 2);
       const ours = Object.values(cores).reduce((a, b) => a + b, 0);
-      return { seconds: round(seconds, 1), cores, machine_busy_cores: machineBusy, other_processes_cores: round(Math.max(0, machineBusy - ours), 2) };
+      return {
+        seconds: round(seconds, 1),
+        cores,
+        machine_busy_cores: machineBusy,
+        other_processes_cores: round(Math.max(0, machineBusy - ours), 2),
+      };
     },
   };
 }
@@ -216,7 +221,12 @@ function request(url, ca, { method = 'GET', headers = {}, body } = {}) {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = https.request(
       url,
-      { method, ca, headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}) }, timeout: 10_000 },
+      {
+        method,
+        ca,
+        headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}) },
+        timeout: 10_000,
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -243,7 +253,9 @@ function request(url, ca, { method = 'GET', headers = {}, body } = {}) {
 
 /** The bare Koa HTTPS hello-world, forked; resolves once it listens. */
 async function startHelloWorld(certs) {
-  const child = fork(path.join(BENCH_DIR, 'hello-server.js'), [certs.certFile, certs.keyFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(BENCH_DIR, 'hello-server.js'), [certs.certFile, certs.keyFile], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   cleanups.push({ name: 'hello-world', fn: () => stopChild(child) });
   const port = await withTimeout(
     new Promise((resolve, reject) => {
@@ -292,7 +304,9 @@ async function waitOnline(stack, auth, deviceId, agent) {
   let last;
   while (Date.now() < deadline) {
     if (agent.child.exitCode !== null) throw new Error(`the agent exited (${agent.child.exitCode}); see ${agent.logFile}`);
-    last = await request(`${stack.gatewayUrl}/v1/auth/test`, stack.certs.caPem, { headers: { ...auth, 'X-Device-ID': deviceId } }).catch((e) => ({ error: e.message }));
+    last = await request(`${stack.gatewayUrl}/v1/auth/test`, stack.certs.caPem, { headers: { ...auth, 'X-Device-ID': deviceId } }).catch(
+      (e) => ({ error: e.message }),
+    );
     if (last.status === 200 && last.body.device_status === 'online') return;
     await sleep(250);
   }
@@ -376,7 +390,9 @@ async function main() {
     platform: `${os.type()} ${os.release()}`,
     loadavg_at_start: os.loadavg().map((l) => round(l, 2)),
   };
-  say(`SMS gateway benchmark — ${machine.cpus} cores (${machine.cpu_model}), Node ${machine.node}, load average ${machine.loadavg_at_start.join(' ')}`);
+  say(
+    `SMS gateway benchmark — ${machine.cpus} cores (${machine.cpu_model}), Node ${machine.node}, load average ${machine.loadavg_at_start.join(' ')}`,
+  );
   say(`autocannon: ${CONNECTIONS} connections, pipelining ${PIPELINING}, ${WARMUP_S} s warm-up then ${DURATION_S} s measured, per phase`);
   say(
     `rate limiter: RATE_LIMIT_PER_MINUTE=${RATE_LIMIT_PER_MINUTE} so it never refuses during the run, ` +
@@ -388,7 +404,8 @@ async function main() {
   // ---- the stack
   say('\nstarting the stack (isolated: fresh database, NATS and Redis prefixes)...');
   const env = { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE, ...EXTRA_STACK_ENV };
-  if (Object.keys(EXTRA_STACK_ENV).length > 0) say(`  EXPERIMENT — extra service environment: ${JSON.stringify(EXTRA_STACK_ENV)} (not comparable with a default run)`);
+  if (Object.keys(EXTRA_STACK_ENV).length > 0)
+    say(`  EXPERIMENT — extra service environment: ${JSON.stringify(EXTRA_STACK_ENV)} (not comparable with a default run)`);
   if (CPU_PROF_DIR) {
     fs.mkdirSync(CPU_PROF_DIR, { recursive: true });
     // Node 20 refuses --cpu-prof in NODE_OPTIONS: a preload toggles the profiler on SIGUSR2.
@@ -418,10 +435,15 @@ async function main() {
   // An experiment: more gateway replicas, autocannon's connections spread over them in turn.
   const gatewayUrls = [stack.gatewayUrl];
   for (let i = 1; i < GATEWAYS; i++) gatewayUrls.push(await stack.addGateway());
-  if (GATEWAYS > 1) say(`  EXPERIMENT — ${GATEWAYS} gateway replicas (not comparable with a default run; the CPU table's gateway is the first one)`);
+  if (GATEWAYS > 1)
+    say(`  EXPERIMENT — ${GATEWAYS} gateway replicas (not comparable with a default run; the CPU table's gateway is the first one)`);
   const atGateways = (route) => (GATEWAYS > 1 ? gatewayUrls.map((u) => `${u}${route}`) : `${stack.gatewayUrl}${route}`);
 
-  const admin = new Admin({ accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress, webhookAddress: stack.webhookAddress });
+  const admin = new Admin({
+    accountAddress: stack.accountAddress,
+    deviceHubAddress: stack.deviceHubAddress,
+    webhookAddress: stack.webhookAddress,
+  });
   cleanups.push({ name: 'admin client', fn: async () => admin.close() });
   const client = await admin.createClient(`bench-${Date.now()}@example.com`, 'bench');
   const device = await admin.createDevice(client.client_id, 'bench phone');
@@ -443,16 +465,27 @@ async function main() {
   const sendBody = JSON.stringify({ to: TO, message: TEXT });
   const recipients = Array.from({ length: BULK_SIZE }, (_, i) => `+336120000${String(i).padStart(2, '0')}`);
   const bulkBody = JSON.stringify({ recipients, message: TEXT });
-  const one = await request(`${stack.gatewayUrl}/v1/sms/send`, caPem, { method: 'POST', headers: sendHeaders, body: { to: TO, message: TEXT } });
-  if (one.status !== 200 || one.body.status !== 'queued') throw new Error(`a single send was not accepted: ${one.status} ${JSON.stringify(one.body)}`);
-  const bulk = await request(`${stack.gatewayUrl}/v1/sms/send-bulk`, caPem, { method: 'POST', headers: sendHeaders, body: { recipients, message: TEXT } });
-  if (bulk.status !== 200 || bulk.body.total_recipients !== BULK_SIZE) throw new Error(`a bulk send was not accepted: ${bulk.status} ${JSON.stringify(bulk.body).slice(0, 500)}`);
+  const one = await request(`${stack.gatewayUrl}/v1/sms/send`, caPem, {
+    method: 'POST',
+    headers: sendHeaders,
+    body: { to: TO, message: TEXT },
+  });
+  if (one.status !== 200 || one.body.status !== 'queued')
+    throw new Error(`a single send was not accepted: ${one.status} ${JSON.stringify(one.body)}`);
+  const bulk = await request(`${stack.gatewayUrl}/v1/sms/send-bulk`, caPem, {
+    method: 'POST',
+    headers: sendHeaders,
+    body: { recipients, message: TEXT },
+  });
+  if (bulk.status !== 200 || bulk.body.total_recipients !== BULK_SIZE)
+    throw new Error(`a bulk send was not accepted: ${bulk.status} ${JSON.stringify(bulk.body).slice(0, 500)}`);
   say(`  check: send → 200 ${one.body.status} (${one.body.message_id}); send-bulk → 200, ${bulk.body.total_recipients} messages queued`);
 
   // ---- the hello-world, in its own process
   const hello = await startHelloWorld(stack.certs);
   const helloCheck = await request(`${hello.url}/`, caPem);
-  if (helloCheck.status !== 200 || helloCheck.body.success !== true) throw new Error(`hello-world answered ${helloCheck.status} ${JSON.stringify(helloCheck.body)}`);
+  if (helloCheck.status !== 200 || helloCheck.body.success !== true)
+    throw new Error(`hello-world answered ${helloCheck.status} ${JSON.stringify(helloCheck.body)}`);
 
   await sleep(2000); // let start-up work settle before the idle reading
   const rssIdle = rssOf({ agent: agent.child.pid, 'hello-world': hello.child.pid });
@@ -462,7 +495,7 @@ async function main() {
     ...Object.fromEntries(Object.keys(stack.services).map((name) => [name, () => [stack.services[name].pid]])),
     agent: () => [agent.child.pid],
     'hello-world': () => (hello.child.exitCode === null ? [hello.child.pid] : []),
-    'postgres (this run\'s database)': () => pidsOf('postgres', (cmd) => cmd.includes(` ${database} `)),
+    "postgres (this run's database)": () => pidsOf('postgres', (cmd) => cmd.includes(` ${database} `)),
     'postgres (WAL, checkpoints, other databases)': () => pidsOf('postgres', (cmd) => !cmd.includes(` ${database} `)),
     'redis-server': () => pidsOf('redis-server'),
     'nats-server': () => pidsOf('nats-server'),
@@ -491,7 +524,9 @@ async function main() {
     const result = await load(url, { ...options, ca: caPem }, around);
     phases[key] = summarise(result, okStatus);
     const p = phases[key];
-    say(`  ${p.accepted} × ${okStatus} in ${p.duration_s} s → ${p.accepted_per_s}/s, p99 ${p.latency_ms.p99} ms, non-2xx ${p.non2xx}, errors ${p.errors}`);
+    say(
+      `  ${p.accepted} × ${okStatus} in ${p.duration_s} s → ${p.accepted_per_s}/s, p99 ${p.latency_ms.p99} ms, non-2xx ${p.non2xx}, errors ${p.errors}`,
+    );
     say(`  responses per second: ${p.per_second.join(' ')}`);
   };
 
@@ -499,18 +534,30 @@ async function main() {
   await stopChild(hello.child);
 
   const sentBefore = agent.sent;
-  await measure('send', '2. POST /v1/sms/send accepted, every service running', atGateways('/v1/sms/send'), {
-    method: 'POST',
-    headers: sendHeaders,
-    body: sendBody,
-  }, '200');
+  await measure(
+    'send',
+    '2. POST /v1/sms/send accepted, every service running',
+    atGateways('/v1/sms/send'),
+    {
+      method: 'POST',
+      headers: sendHeaders,
+      body: sendBody,
+    },
+    '200',
+  );
   const rssAfterSend = rssOf({ agent: agent.child.pid });
 
-  await measure('bulk', `3. POST /v1/sms/send-bulk, ${BULK_SIZE} recipients per request`, atGateways('/v1/sms/send-bulk'), {
-    method: 'POST',
-    headers: sendHeaders,
-    body: bulkBody,
-  }, '200');
+  await measure(
+    'bulk',
+    `3. POST /v1/sms/send-bulk, ${BULK_SIZE} recipients per request`,
+    atGateways('/v1/sms/send-bulk'),
+    {
+      method: 'POST',
+      headers: sendHeaders,
+      body: bulkBody,
+    },
+    '200',
+  );
   phases.bulk.messages_accepted_per_s = round(phases.bulk.accepted_per_s * BULK_SIZE, 0);
   phases.bulk.recipients_per_request = BULK_SIZE;
   const rssAfterBulk = rssOf({ agent: agent.child.pid });
@@ -520,16 +567,32 @@ async function main() {
   const otpHeaders = { ...sendHeaders };
   let nextNumber = 0;
   const freshNumber = () => `+3367${String(nextNumber++).padStart(7, '0')}`;
-  const check = await request(`${stack.gatewayUrl}/v1/sms/send-otp`, caPem, { method: 'POST', headers: otpHeaders, body: { to: freshNumber() } });
-  if (check.status !== 200 || !check.body.otp_id) throw new Error(`send-otp was not accepted: ${check.status} ${JSON.stringify(check.body)}`);
-  await measure('otp_send', '4. POST /v1/sms/send-otp, a new number per request', atGateways('/v1/sms/send-otp'), {
+  const check = await request(`${stack.gatewayUrl}/v1/sms/send-otp`, caPem, {
     method: 'POST',
     headers: otpHeaders,
-    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ to: freshNumber() }) }) }],
-  }, '200');
+    body: { to: freshNumber() },
+  });
+  if (check.status !== 200 || !check.body.otp_id)
+    throw new Error(`send-otp was not accepted: ${check.status} ${JSON.stringify(check.body)}`);
+  await measure(
+    'otp_send',
+    '4. POST /v1/sms/send-otp, a new number per request',
+    atGateways('/v1/sms/send-otp'),
+    {
+      method: 'POST',
+      headers: otpHeaders,
+      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ to: freshNumber() }) }) }],
+    },
+    '200',
+  );
 
   say(`\n  making ${OTP_POOL} test-key OTPs for the verify phase...`);
-  const testHeaders = { 'X-API-Key': client.test_api_key, 'X-Client-ID': client.client_id, 'X-Device-ID': device.device_id, 'Content-Type': 'application/json' };
+  const testHeaders = {
+    'X-API-Key': client.test_api_key,
+    'X-Client-ID': client.client_id,
+    'X-Device-ID': device.device_id,
+    'Content-Type': 'application/json',
+  };
   const pool = [];
   let lastMessage;
   await Promise.all(
@@ -540,7 +603,11 @@ async function main() {
         const body = { to: freshNumber() };
         let r;
         for (let attempt = 1; ; attempt++) {
-          r = await request(`${stack.gatewayUrl}/v1/sms/send-otp`, caPem, { method: 'POST', headers: { ...testHeaders, 'Idempotency-Key': key }, body });
+          r = await request(`${stack.gatewayUrl}/v1/sms/send-otp`, caPem, {
+            method: 'POST',
+            headers: { ...testHeaders, 'Idempotency-Key': key },
+            body,
+          });
           if ((r.status !== 503 && r.status !== 409) || attempt === 5) break;
           await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
         }
@@ -559,30 +626,71 @@ async function main() {
   }
   say(`  pool ready; the simulated device drained it in ${round((Date.now() - drainStarted) / 1000, 1)} s`);
   let nextVerify = 0;
-  await measure('otp_verify', '5. POST /v1/sms/verify-otp (wrong, wrong, then right code per OTP)', atGateways('/v1/sms/verify-otp'), {
-    method: 'POST',
-    headers: { 'X-API-Key': client.test_api_key, 'X-Client-ID': client.client_id, 'Content-Type': 'application/json' },
-    requests: [
-      {
-        setupRequest: (req) => {
-          const k = nextVerify++;
-          const pass = Math.floor(k / pool.length);
-          return { ...req, body: JSON.stringify({ otp_id: pool[k % pool.length], code: pass === 2 ? '123456' : '000000' }) };
+  await measure(
+    'otp_verify',
+    '5. POST /v1/sms/verify-otp (wrong, wrong, then right code per OTP)',
+    atGateways('/v1/sms/verify-otp'),
+    {
+      method: 'POST',
+      headers: { 'X-API-Key': client.test_api_key, 'X-Client-ID': client.client_id, 'Content-Type': 'application/json' },
+      requests: [
+        {
+          setupRequest: (req) => {
+            const k = nextVerify++;
+            const pass = Math.floor(k / pool.length);
+            return { ...req, body: JSON.stringify({ otp_id: pool[k % pool.length], code: pass === 2 ? '123456' : '000000' }) };
+          },
         },
-      },
-    ],
-  }, '200');
+      ],
+    },
+    '200',
+  );
   phases.otp_verify.pool = pool.length;
 
   // ---- report
   const ratio = round(phases.send.accepted_per_s / phases.hello_world.accepted_per_s, 3);
   const table = [
     ['measure', 'per second', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
-    ['1. hello-world (Koa HTTPS)', `${phases.hello_world.accepted_per_s} req`, phases.hello_world.latency_ms.p50, phases.hello_world.latency_ms.p99, phases.hello_world.non2xx, phases.hello_world.errors],
-    ['2. /v1/sms/send accepted', `${phases.send.accepted_per_s} req`, phases.send.latency_ms.p50, phases.send.latency_ms.p99, phases.send.non2xx, phases.send.errors],
-    [`3. send-bulk ×${BULK_SIZE}`, `${phases.bulk.messages_accepted_per_s} msg (${phases.bulk.accepted_per_s} req)`, phases.bulk.latency_ms.p50, phases.bulk.latency_ms.p99, phases.bulk.non2xx, phases.bulk.errors],
-    ['4. send-otp accepted', `${phases.otp_send.accepted_per_s} req`, phases.otp_send.latency_ms.p50, phases.otp_send.latency_ms.p99, phases.otp_send.non2xx, phases.otp_send.errors],
-    ['5. verify-otp answered 200', `${phases.otp_verify.accepted_per_s} req`, phases.otp_verify.latency_ms.p50, phases.otp_verify.latency_ms.p99, phases.otp_verify.non2xx, phases.otp_verify.errors],
+    [
+      '1. hello-world (Koa HTTPS)',
+      `${phases.hello_world.accepted_per_s} req`,
+      phases.hello_world.latency_ms.p50,
+      phases.hello_world.latency_ms.p99,
+      phases.hello_world.non2xx,
+      phases.hello_world.errors,
+    ],
+    [
+      '2. /v1/sms/send accepted',
+      `${phases.send.accepted_per_s} req`,
+      phases.send.latency_ms.p50,
+      phases.send.latency_ms.p99,
+      phases.send.non2xx,
+      phases.send.errors,
+    ],
+    [
+      `3. send-bulk ×${BULK_SIZE}`,
+      `${phases.bulk.messages_accepted_per_s} msg (${phases.bulk.accepted_per_s} req)`,
+      phases.bulk.latency_ms.p50,
+      phases.bulk.latency_ms.p99,
+      phases.bulk.non2xx,
+      phases.bulk.errors,
+    ],
+    [
+      '4. send-otp accepted',
+      `${phases.otp_send.accepted_per_s} req`,
+      phases.otp_send.latency_ms.p50,
+      phases.otp_send.latency_ms.p99,
+      phases.otp_send.non2xx,
+      phases.otp_send.errors,
+    ],
+    [
+      '5. verify-otp answered 200',
+      `${phases.otp_verify.accepted_per_s} req`,
+      phases.otp_verify.latency_ms.p50,
+      phases.otp_verify.latency_ms.p99,
+      phases.otp_verify.non2xx,
+      phases.otp_verify.errors,
+    ],
   ];
   say('\n' + formatTable(table));
   say(`\nratio send / hello-world: ${ratio} (goal ≥ ${GOAL_RATIO}: ${ratio >= GOAL_RATIO ? 'met' : 'NOT met'})`);
@@ -597,7 +705,12 @@ async function main() {
     '\n' +
       formatTable([
         ['RSS (MB)', 'idle', 'after send', 'after bulk'],
-        ...rssNames.map((n) => [n, mb(rssIdle[n]), n === 'hello-world' ? '-' : mb(rssAfterSend[n]), n === 'hello-world' ? '-' : mb(rssAfterBulk[n])]),
+        ...rssNames.map((n) => [
+          n,
+          mb(rssIdle[n]),
+          n === 'hello-world' ? '-' : mb(rssAfterSend[n]),
+          n === 'hello-world' ? '-' : mb(rssAfterBulk[n]),
+        ]),
       ]),
   );
 
@@ -613,13 +726,22 @@ async function main() {
       ]),
   );
   say(
-    '(Postgres, Redis and NATS are shared instances: the Postgres backends of this run\'s database are told apart; ' +
+    "(Postgres, Redis and NATS are shared instances: the Postgres backends of this run's database are told apart; " +
       'the other Postgres processes, redis-server and nats-server count whatever they do for anyone)',
   );
   // Other programs: their own processes, or work they give the shared Postgres (another database).
   const PG_OTHER = 'postgres (WAL, checkpoints, other databases)';
   const disturbed = Object.entries(cpu)
-    .map(([k, c]) => [k, { ...c, other_processes_cores: round(c.other_processes_cores + (k === 'hello_world' ? c.cores[PG_OTHER] : Math.max(0, c.cores[PG_OTHER] - 0.15)), 2) }])
+    .map(([k, c]) => [
+      k,
+      {
+        ...c,
+        other_processes_cores: round(
+          c.other_processes_cores + (k === 'hello_world' ? c.cores[PG_OTHER] : Math.max(0, c.cores[PG_OTHER] - 0.15)),
+          2,
+        ),
+      },
+    ])
     .filter(([, c]) => c.other_processes_cores > 0.2);
   if (disturbed.length > 0) {
     say(
@@ -627,7 +749,9 @@ async function main() {
         'on 2 cores that lowers these figures: run again on a quiet machine to compare',
     );
   }
-  say(`the simulated phone sent ${agentSentDuringRun} SMS during the send and bulk phases (pacing 2-3 s per SMS: the queue keeps what it accepted)`);
+  say(
+    `the simulated phone sent ${agentSentDuringRun} SMS during the send and bulk phases (pacing 2-3 s per SMS: the queue keeps what it accepted)`,
+  );
 
   const report = {
     date: new Date().toISOString(),
@@ -639,9 +763,17 @@ async function main() {
       warmup_s: WARMUP_S,
       duration_s: DURATION_S,
       tls: 'HTTPS with the stack CA passed as tlsOptions.ca (autocannon 8 forces rejectUnauthorized:false, so it is not verified)',
-      stack_env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE, dispatch_pacing: 'default (2000-3000 ms per SMS per phone)', ...EXTRA_STACK_ENV },
+      stack_env: {
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_MINUTE,
+        dispatch_pacing: 'default (2000-3000 ms per SMS per phone)',
+        ...EXTRA_STACK_ENV,
+      },
       gateways: GATEWAYS,
-      experiment: Object.keys(EXTRA_STACK_ENV).length > 0 || GATEWAYS > 1 ? { ...EXTRA_STACK_ENV, ...(GATEWAYS > 1 ? { gateways: GATEWAYS } : {}) } : undefined,
+      experiment:
+        Object.keys(EXTRA_STACK_ENV).length > 0 || GATEWAYS > 1
+          ? { ...EXTRA_STACK_ENV, ...(GATEWAYS > 1 ? { gateways: GATEWAYS } : {}) }
+          : undefined,
       notes: [
         'The rate limiter is not bypassed: RATE_LIMIT_PER_MINUTE is raised so it never refuses, but its Redis sliding-window script runs on every request.',
         'Only 200 responses count as accepted; non-2xx are reported.',

@@ -16,7 +16,10 @@ function deref(doc, node) {
   let seen = 0;
   while (node && node.$ref) {
     if (++seen > 20) throw new Error(`$ref loop at ${node.$ref}`);
-    const target = node.$ref.replace(/^#\//, '').split('/').reduce((o, k) => o?.[k], doc);
+    const target = node.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((o, k) => o?.[k], doc);
     if (!target) throw new Error(`unresolved $ref ${node.$ref}`);
     // A $ref's siblings (a description, say) override what it points to, as in OpenAPI 3.1.
     const { $ref: _ref, ...siblings } = node;
@@ -60,7 +63,10 @@ const STATUS_OF_NAME = {
   ServiceUnavailable: '503',
 };
 
-const cell = (text) => String(text ?? '').replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+const cell = (text) =>
+  String(text ?? '')
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ');
 
 /** A short type label: "string (date-time)", "integer 1–5", "array of object", "one of a, b". */
 function typeOf(doc, schema) {
@@ -73,7 +79,8 @@ function typeOf(doc, schema) {
   if (schema.format) type += ` (${schema.format})`;
   const bounds = [];
   if (schema.minimum !== undefined || schema.maximum !== undefined) bounds.push(`${schema.minimum ?? ''}–${schema.maximum ?? ''}`);
-  if (schema.minLength !== undefined || schema.maxLength !== undefined) bounds.push(`${schema.minLength ?? 0}–${schema.maxLength ?? '…'} characters`);
+  if (schema.minLength !== undefined || schema.maxLength !== undefined)
+    bounds.push(`${schema.minLength ?? 0}–${schema.maxLength ?? '…'} characters`);
   if (schema.maxItems !== undefined) bounds.push(`at most ${schema.maxItems} items`);
   if (schema.default !== undefined) bounds.push(`default \`${JSON.stringify(schema.default)}\``);
   return bounds.length ? `${type}, ${bounds.join(', ')}` : type;
@@ -101,7 +108,11 @@ function fieldsTable(doc, schema) {
   return ['| field | type | required | notes |', '|---|---|---|---|', ...rows, ''].join('\n');
 }
 
-const anchor = (method, route) => `${method} ${route}`.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-');
+const anchor = (method, route) =>
+  `${method} ${route}`
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, '')
+    .replace(/ /g, '-');
 
 function operation(doc, route, method, op) {
   const out = [`### ${method.toUpperCase()} ${route}`, ''];
@@ -109,7 +120,10 @@ function operation(doc, route, method, op) {
   const params = (op.parameters ?? []).map((p) => deref(doc, p));
   if (params.length) {
     out.push('| parameter | in | type | required | notes |', '|---|---|---|---|---|');
-    for (const p of params) out.push(`| \`${p.name}\` | ${p.in} | ${cell(typeOf(doc, p.schema ?? {}))} | ${p.required ? 'yes' : 'no'} | ${cell(p.description)} |`);
+    for (const p of params)
+      out.push(
+        `| \`${p.name}\` | ${p.in} | ${cell(typeOf(doc, p.schema ?? {}))} | ${p.required ? 'yes' : 'no'} | ${cell(p.description)} |`,
+      );
     out.push('');
   }
   const body = op.requestBody && deref(doc, op.requestBody).content?.['application/json']?.schema;
@@ -152,7 +166,8 @@ function render(doc) {
   ];
   const ops = [];
   for (const [route, item] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(item)) if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) ops.push({ route, method, op });
+    for (const [method, op] of Object.entries(item))
+      if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) ops.push({ route, method, op });
   }
   for (const tag of doc.tags) {
     const mine = ops.filter((o) => (o.op.tags ?? [])[0] === tag.name);
@@ -175,7 +190,10 @@ function render(doc) {
   rows.sort((a, b) => String(a.status).localeCompare(String(b.status), 'en', { numeric: true }));
   for (const row of rows) out.push(`| ${row.status} | ${cell(row.description)} |`);
   out.push('');
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }
 
 const text = render(JSON.parse(fs.readFileSync(SOURCE, 'utf8')));

@@ -13,7 +13,10 @@ const ROOT = path.resolve(process.argv.find((a) => a.startsWith('--root='))?.sli
 
 /** Every Markdown file git tracks or would track (untracked but not ignored). */
 function markdownFiles(root) {
-  const out = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z', '--', '*.md'], { cwd: root, encoding: 'utf8' });
+  const out = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z', '--', '*.md'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   return [...new Set(out.split('\0').filter(Boolean))].filter((f) => fs.existsSync(path.join(root, f))).sort();
 }
 
@@ -62,8 +65,10 @@ function linksOf(text) {
   const clean = stripCode(text);
   const links = [];
   const lineOf = (index) => clean.slice(0, index).split('\n').length;
-  for (const m of clean.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) links.push({ target: m[1], line: lineOf(m.index) });
-  for (const m of clean.matchAll(/^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$/gm)) links.push({ target: m[1], line: lineOf(m.index) });
+  for (const m of clean.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
+    links.push({ target: m[1], line: lineOf(m.index) });
+  for (const m of clean.matchAll(/^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$/gm))
+    links.push({ target: m[1], line: lineOf(m.index) });
   for (const m of clean.matchAll(/\b(?:href|src)="([^"]+)"/g)) links.push({ target: m[1], line: lineOf(m.index) });
   return links;
 }

@@ -48,7 +48,9 @@ function summarise(stream) {
       if (e.Action === 'fail' && !failedTests.has(e.Package)) {
         totals.failed++;
         const built = e.FailedBuild ? buildOutput.get(e.FailedBuild) : undefined;
-        report.push(built ? `build failed: ${e.FailedBuild}\n${built}` : `${e.Package} failed before its tests ran\n${output.get(key) ?? ''}`);
+        report.push(
+          built ? `build failed: ${e.FailedBuild}\n${built}` : `${e.Package} failed before its tests ran\n${output.get(key) ?? ''}`,
+        );
       }
       continue;
     }

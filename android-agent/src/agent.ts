@@ -98,9 +98,7 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
   let pairedSinceHello = false;
   const pairAndSave = async (): Promise<StoredDevice> => {
     if (!options.pairing) {
-      throw new NotPairedError(
-        `no credentials for ${hubUrl} in ${dataDir}: pair with --pairing-url, or --client and --device-password`,
-      );
+      throw new NotPairedError(`no credentials for ${hubUrl} in ${dataDir}: pair with --pairing-url, or --client and --device-password`);
     }
     const result = await pair({
       hubUrl,

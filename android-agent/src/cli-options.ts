@@ -6,14 +6,7 @@ import { readCredentials } from './credentials';
 import { storedDevicesOf } from './data-dir';
 import { isErrnoCode } from './durable-file';
 import type { DriverName } from './drivers/driver';
-import {
-  DeviceChoiceError,
-  DeviceInUseError,
-  DeviceUnauthorizedError,
-  NotPairedError,
-  PairingRefusedError,
-  UsageError,
-} from './errors';
+import { DeviceChoiceError, DeviceInUseError, DeviceUnauthorizedError, NotPairedError, PairingRefusedError, UsageError } from './errors';
 import { parsePairingUrl, type PairingSecret } from './pairing';
 
 export const HELP = `Usage: smsgw-agent [options]

@@ -215,7 +215,12 @@ export class HubConnection {
   private async onSms(ws: WebSocket, sms: SmsFrame): Promise<void> {
     let created: boolean;
     try {
-      created = await this.options.outbox.accept({ message_id: sms.message_id, to: sms.to, text: sms.text, ...(sms.traceparent ? { traceparent: sms.traceparent } : {}) });
+      created = await this.options.outbox.accept({
+        message_id: sms.message_id,
+        to: sms.to,
+        text: sms.text,
+        ...(sms.traceparent ? { traceparent: sms.traceparent } : {}),
+      });
     } catch (error) {
       // No ack: the lease expires and the hub offers the SMS again.
       this.logger.error({ err: error, message_id: sms.message_id }, 'could not write an SMS to the outbox');
@@ -254,9 +259,7 @@ export class HubConnection {
     if (code === CLOSE_REPLACED) {
       // Reconnecting would take the device back from the other connection, which would do the
       // same: two agents would keep replacing each other.
-      this.options.onFatal(
-        new DeviceReplacedError('another connection of this device took over (close code 4002); stopping'),
-      );
+      this.options.onFatal(new DeviceReplacedError('another connection of this device took over (close code 4002); stopping'));
       return;
     }
     const delay = this.hubDelayMs ?? nextDelay(this.attempt++, this.random);
@@ -277,10 +280,13 @@ export class HubConnection {
 
   private armWatchdog(ws: WebSocket): void {
     clearTimeout(this.watchdogTimer);
-    this.watchdogTimer = setTimeout(() => {
-      this.logger.warn('no ping from the hub; dropping the connection');
-      ws.terminate();
-    }, this.pingIntervalMs * MISSED_PINGS + PING_MARGIN_MS);
+    this.watchdogTimer = setTimeout(
+      () => {
+        this.logger.warn('no ping from the hub; dropping the connection');
+        ws.terminate();
+      },
+      this.pingIntervalMs * MISSED_PINGS + PING_MARGIN_MS,
+    );
   }
 
   private send(ws: WebSocket, frame: AgentFrame): void {

@@ -33,11 +33,7 @@ export async function readCredentials(dir: string): Promise<Credentials | undefi
   } catch {
     return undefined;
   }
-  if (
-    typeof value.hub_url !== 'string' ||
-    typeof value.device_id !== 'string' ||
-    typeof value.device_token !== 'string'
-  ) {
+  if (typeof value.hub_url !== 'string' || typeof value.device_id !== 'string' || typeof value.device_token !== 'string') {
     return undefined;
   }
   return {

@@ -41,10 +41,10 @@ export function deviceDir(dataDir: string, deviceId: string): string {
 export function pairingKey(hubUrl: string, secret: PairingSecret): string {
   const loose = (value: string): string => value.toUpperCase().replace(/[\s-]/g, '');
   const what =
-    'pairingCode' in secret
-      ? `code\n${loose(secret.pairingCode)}`
-      : `password\n${secret.clientId.trim()}\n${loose(secret.devicePassword)}`;
-  return createHash('sha256').update(`smsgw-agent-pairing-v1\n${new URL(hubUrl).origin}\n${what}`, 'utf8').digest('hex');
+    'pairingCode' in secret ? `code\n${loose(secret.pairingCode)}` : `password\n${secret.clientId.trim()}\n${loose(secret.devicePassword)}`;
+  return createHash('sha256')
+    .update(`smsgw-agent-pairing-v1\n${new URL(hubUrl).origin}\n${what}`, 'utf8')
+    .digest('hex');
 }
 
 /** Every device of the data directory that has credentials, in device id order. */

@@ -165,7 +165,11 @@ export class Outbox {
   /** Every report the hub has not acknowledged, in acceptance order then in order of events. */
   pendingReports(): Report[] {
     return this.list().flatMap((entry) =>
-      entry.pending_reports.map((report) => ({ message_id: entry.message_id, ...report, ...(entry.traceparent ? { traceparent: entry.traceparent } : {}) })),
+      entry.pending_reports.map((report) => ({
+        message_id: entry.message_id,
+        ...report,
+        ...(entry.traceparent ? { traceparent: entry.traceparent } : {}),
+      })),
     );
   }
 
@@ -178,7 +182,12 @@ export class Outbox {
       const recovery: Recovery = { toSend: [], failed: [] };
       for (const entry of [...this.entries.values()].sort((a, b) => a.seq - b.seq)) {
         if (entry.state === 'accepted') {
-          recovery.toSend.push({ message_id: entry.message_id, to: entry.to, text: entry.text, ...(entry.traceparent ? { traceparent: entry.traceparent } : {}) });
+          recovery.toSend.push({
+            message_id: entry.message_id,
+            to: entry.to,
+            text: entry.text,
+            ...(entry.traceparent ? { traceparent: entry.traceparent } : {}),
+          });
         } else if (entry.state === 'sending') {
           await this.transition(entry.message_id, 'failed', {
             status: 'failed',
@@ -235,10 +244,7 @@ export class Outbox {
   }
 
   private isFinished(entry: OutboxEntry): boolean {
-    const final =
-      entry.state === 'delivered' ||
-      entry.state === 'failed' ||
-      (entry.state === 'sent' && !this.options.deliveryReports);
+    const final = entry.state === 'delivered' || entry.state === 'failed' || (entry.state === 'sent' && !this.options.deliveryReports);
     return final && entry.pending_reports.length === 0;
   }
 

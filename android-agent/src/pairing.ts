@@ -65,19 +65,13 @@ export async function pair(request: PairingRequest): Promise<PairingResult> {
   if (status === 429) {
     // Too many failed attempts from this address, or this code or password is locked for a while.
     throw new PairingError(
-      `pairing refused for now: ${errorMessageOf(answer) ?? 'the hub answered 429'}` +
-        (retryAfter ? `; try again in ${retryAfter} s` : ''),
+      `pairing refused for now: ${errorMessageOf(answer) ?? 'the hub answered 429'}` + (retryAfter ? `; try again in ${retryAfter} s` : ''),
     );
   }
   if (status !== 200) {
     throw new PairingError(`pairing failed: the hub answered HTTP ${status}: ${errorMessageOf(answer) ?? 'no details'}`);
   }
-  if (
-    !answer ||
-    typeof answer.device_id !== 'string' ||
-    typeof answer.device_token !== 'string' ||
-    typeof answer.ws_url !== 'string'
-  ) {
+  if (!answer || typeof answer.device_id !== 'string' || typeof answer.device_token !== 'string' || typeof answer.ws_url !== 'string') {
     throw new PairingError('pairing failed: the hub answer lacks device_id, device_token or ws_url');
   }
   if (!answer.ws_url.startsWith('wss://')) {

@@ -5,12 +5,7 @@
 export const PROTOCOL_VERSION = 1;
 export const WS_SUBPROTOCOL = 'smsgw.agent.v1';
 
-export type SmsErrorCode =
-  | 'INVALID_NUMBER'
-  | 'OUT_OF_NETWORK'
-  | 'INSUFFICIENT_CREDIT'
-  | 'BLACKLISTED'
-  | 'DEVICE_ERROR';
+export type SmsErrorCode = 'INVALID_NUMBER' | 'OUT_OF_NETWORK' | 'INSUFFICIENT_CREDIT' | 'BLACKLISTED' | 'DEVICE_ERROR';
 
 export interface SmsError {
   code: SmsErrorCode;
@@ -69,17 +64,15 @@ export type AgentFrame = { type: 'ack'; message_id: string; traceparent?: string
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /** A well-formed W3C traceparent, or nothing: the agent only echoes it. */
-export const traceparentOf = (value: unknown): { traceparent?: string } => (typeof value === 'string' && TRACEPARENT.test(value) ? { traceparent: value } : {});
+export const traceparentOf = (value: unknown): { traceparent?: string } =>
+  typeof value === 'string' && TRACEPARENT.test(value) ? { traceparent: value } : {};
 
 const REPORT_STATUSES: readonly string[] = ['sent', 'delivered', 'failed'];
 
 // Ids become file names in the outbox; the limit keeps them within every file system's name length.
 const MAX_MESSAGE_ID_LENGTH = 200;
 
-export type ParsedFrame =
-  | { kind: 'frame'; frame: HubFrame }
-  | { kind: 'unknown'; type: string }
-  | { kind: 'invalid'; reason: string };
+export type ParsedFrame = { kind: 'frame'; frame: HubFrame } | { kind: 'unknown'; type: string } | { kind: 'invalid'; reason: string };
 
 /**
  * Checks a text frame from the hub. Unknown types are reported as such so the caller can ignore

@@ -3,13 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { startAgent, type Agent, type StartAgentOptions } from '../src/agent';
-import {
-  DeviceReplacedError,
-  DeviceUnauthorizedError,
-  NotPairedError,
-  PairingError,
-  PairingRefusedError,
-} from '../src/errors';
+import { DeviceReplacedError, DeviceUnauthorizedError, NotPairedError, PairingError, PairingRefusedError } from '../src/errors';
 import { LineCollector } from './support/line-collector';
 import { createTestCertificates, type TestCertificates } from './support/test-certs';
 import { TestHub, type ReceivedFrame } from './support/test-hub';
@@ -172,7 +166,10 @@ describe('agent against a hub', () => {
     await hub.waitForFrame('ack of msg_1', isFrame('ack', 'msg_1'));
     await first.agent.stop();
     expect(first.stdout.lines).toEqual([]);
-    const stored = JSON.parse(await fs.readFile(path.join(dataDir, 'devices', 'device_test', 'outbox', 'msg_1.json'), 'utf8')) as Record<string, unknown>;
+    const stored = JSON.parse(await fs.readFile(path.join(dataDir, 'devices', 'device_test', 'outbox', 'msg_1.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     expect(stored.state).toBe('accepted');
 
     // The pairing code was used by the first run: a second pairing would be refused.
@@ -228,7 +225,9 @@ describe('agent against a hub', () => {
 
     await expect(starting).rejects.toBeInstanceOf(PairingError);
     await expect(starting).rejects.not.toBeInstanceOf(PairingRefusedError);
-    await expect(starting).rejects.toThrow(/^pairing refused for now: Trop de tentatives d'appairage \(RATE_LIMIT_EXCEEDED\); try again in 840 s$/);
+    await expect(starting).rejects.toThrow(
+      /^pairing refused for now: Trop de tentatives d'appairage \(RATE_LIMIT_EXCEEDED\); try again in 840 s$/,
+    );
   });
 
   it('when the hub asks to reconnect after a delay, then the agent waits that delay instead of its backoff', async () => {

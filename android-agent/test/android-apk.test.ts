@@ -80,7 +80,7 @@ describe('the Android app, built by make apk', () => {
     expect(stdout).toContain("launchable-activity: name='org.smsgw.agent.app.MainActivity'");
   });
 
-  it("when its manifest is read as Android 14 does, then every component says whether it is exported and the service has its type", async () => {
+  it('when its manifest is read as Android 14 does, then every component says whether it is exported and the service has its type', async () => {
     const { stdout } = await run('aapt', ['dump', 'xmltree', apk, 'AndroidManifest.xml']);
     // One block per component: its element line, then its attributes, up to the next element.
     const components = stdout.split(/\n(?=\s+E: )/).filter((block) => /E: (activity|service|receiver) /.test(block));

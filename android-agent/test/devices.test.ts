@@ -75,7 +75,10 @@ describe('several devices in one data directory', () => {
     expect(hub.pairRequests).toHaveLength(2);
     hub.offer({ message_id: 'msg_a', to: '+33611111111', text: 'from A' }, 1, 'device_A');
     hub.offer({ message_id: 'msg_c', to: '+33622222222', text: 'from C' }, 1, 'device_C');
-    const [fromA, fromC] = await Promise.all([hub.waitForFrame('msg_a delivered', delivered('msg_a')), hub.waitForFrame('msg_c delivered', delivered('msg_c'))]);
+    const [fromA, fromC] = await Promise.all([
+      hub.waitForFrame('msg_a delivered', delivered('msg_a')),
+      hub.waitForFrame('msg_c delivered', delivered('msg_c')),
+    ]);
 
     expect([fromA.deviceId, fromC.deviceId]).toEqual(['device_A', 'device_C']);
     expect(a.stdout.json()).toEqual([{ message_id: 'msg_a', to: '+33611111111', text: 'from A' }]);
@@ -166,13 +169,23 @@ describe('several devices in one data directory', () => {
     // Pair once to get a token the hub knows, then lay the files out as the earlier version did.
     await (await start({ pairing: { pairingCode: CODE_C } })).agent.stop();
     const deviceDir = path.join(dataDir, 'devices', 'device_C');
-    const { pairing_keys: _keys, ...legacyCredentials } = JSON.parse(await fs.readFile(path.join(deviceDir, 'credentials.json'), 'utf8')) as Record<string, unknown>;
+    const { pairing_keys: _keys, ...legacyCredentials } = JSON.parse(
+      await fs.readFile(path.join(deviceDir, 'credentials.json'), 'utf8'),
+    ) as Record<string, unknown>;
     await fs.rm(path.join(dataDir, 'devices'), { recursive: true });
     await fs.writeFile(path.join(dataDir, 'credentials.json'), JSON.stringify(legacyCredentials), { mode: 0o600 });
     await fs.mkdir(path.join(dataDir, 'outbox'));
     await fs.writeFile(
       path.join(dataDir, 'outbox', 'msg_old.json'),
-      JSON.stringify({ message_id: 'msg_old', to: '+33633333333', text: 'accepted before the upgrade', state: 'accepted', pending_reports: [], updated_at: new Date().toISOString(), seq: 1 }),
+      JSON.stringify({
+        message_id: 'msg_old',
+        to: '+33633333333',
+        text: 'accepted before the upgrade',
+        state: 'accepted',
+        pending_reports: [],
+        updated_at: new Date().toISOString(),
+        seq: 1,
+      }),
     );
     await fs.writeFile(path.join(dataDir, 'done.log'), 'msg_done\n');
 

@@ -48,7 +48,6 @@ const CLIENTS = [
   { id: 'client_9000000000005', share: 0.1 },
 ];
 
-
 const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
 
 async function timed(what, fn) {
@@ -205,7 +204,12 @@ async function main() {
   try {
     log(`schema ${schema}, ${ROWS.toLocaleString('en')} messages, ${os.cpus().length} CPUs`);
     await migrate(pool, { schema, dir: MIGRATIONS });
-    const trigram = (await pool.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('messages_search', 'messages_body_trgm')`, [schema])).rowCount > 0;
+    const trigram =
+      (
+        await pool.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('messages_search', 'messages_body_trgm')`, [
+          schema,
+        ])
+      ).rowCount > 0;
     if (!trigram) log('pg_trgm unavailable: search runs without its index');
     await load(pool);
 
@@ -258,7 +262,10 @@ async function main() {
     const stats = [
       ['GetStats, default 30 days', () => client.getStats({ clientId: big, mode: 'MODE_LIVE' })],
       ['GetStats, 90 days', () => client.getStats({ clientId: big, mode: 'MODE_LIVE', fromDate: since(90) })],
-      ['GetStats, 90 days, one device', () => client.getStats({ clientId: big, mode: 'MODE_LIVE', fromDate: since(90), deviceId: sample.device_id })],
+      [
+        'GetStats, 90 days, one device',
+        () => client.getStats({ clientId: big, mode: 'MODE_LIVE', fromDate: since(90), deviceId: sample.device_id }),
+      ],
     ];
 
     const results = [];
@@ -269,7 +276,9 @@ async function main() {
       results.push({ name, ...r, items, history: !name.startsWith('GetStats') });
     }
 
-    console.log(`\nListMessages / GetStats through gRPC, ${ROWS.toLocaleString('en')} messages, ${RUNS} runs after ${WARMUP} warm-up calls (ms)\n`);
+    console.log(
+      `\nListMessages / GetStats through gRPC, ${ROWS.toLocaleString('en')} messages, ${RUNS} runs after ${WARMUP} warm-up calls (ms)\n`,
+    );
     console.log(`| ${'query shape'.padEnd(42)} | total_items |     p50 |     p95 |     max |`);
     console.log(`|${'-'.repeat(44)}|-------------|---------|---------|---------|`);
     for (const r of results) {
@@ -291,7 +300,10 @@ async function main() {
       count: `SELECT count(*) FROM messages WHERE ${where}`,
       counters: `SELECT coalesce(sum(n), 0) FROM message_counts WHERE ${where}`,
     };
-    const q = (text, extra = []) => () => pool.query(text, [big, ...extra]);
+    const q =
+      (text, extra = []) =>
+      () =>
+        pool.query(text, [big, ...extra]);
     const withStatus = (text) => text.replace(where, `${where} AND status = $2`);
     const both = (a, b) => async () => {
       await a();
@@ -302,8 +314,14 @@ async function main() {
       ['no filter: page, then count(*) on the index', both(q(sql.page), q(sql.count))],
       ['no filter: page, then sum of message_counts', both(q(sql.page), q(sql.counters))],
       ['status=delivered: page with count(*) OVER ()', q(withStatus(sql.window), ['delivered'])],
-      ['status=delivered: page, then count(*) on the index', both(q(withStatus(sql.page), ['delivered']), q(withStatus(sql.count), ['delivered']))],
-      ['status=delivered: page, then sum of message_counts', both(q(withStatus(sql.page), ['delivered']), q(withStatus(sql.counters), ['delivered']))],
+      [
+        'status=delivered: page, then count(*) on the index',
+        both(q(withStatus(sql.page), ['delivered']), q(withStatus(sql.count), ['delivered'])),
+      ],
+      [
+        'status=delivered: page, then sum of message_counts',
+        both(q(withStatus(sql.page), ['delivered']), q(withStatus(sql.counters), ['delivered'])),
+      ],
     ];
     console.log(`\nCounting strategies in plain SQL, large client (ms)\n`);
     console.log(`| ${'strategy'.padEnd(52)} |     p50 |     p95 |     max |`);
@@ -315,9 +333,12 @@ async function main() {
   } finally {
     client?.close();
     if (service) await stopService(service.child);
-    const nats = await connectNats({ url: NATS_URL, prefix, name: 'bench-history-cleanup', log: createLogger('bench', 'silent') }).catch(() => undefined);
+    const nats = await connectNats({ url: NATS_URL, prefix, name: 'bench-history-cleanup', log: createLogger('bench', 'silent') }).catch(
+      () => undefined,
+    );
     if (nats) {
-      for (const stream of [nats.names.reportsStream, nats.names.eventsStream]) await nats.jsm.streams.delete(stream).catch(() => undefined);
+      for (const stream of [nats.names.reportsStream, nats.names.eventsStream])
+        await nats.jsm.streams.delete(stream).catch(() => undefined);
       await nats.nc.drain();
     }
     if (process.env.BENCH_KEEP === '1') log(`schema ${schema} kept`);

@@ -40,7 +40,6 @@ const IDLE_S = intEnv('BENCH_IDLE_S', 30, 1, 0);
 const CONCURRENCY = 64;
 const DAY_MS = 86_400_000;
 
-
 const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -112,7 +111,9 @@ async function main() {
       payload: Buffer.alloc(0),
     }));
     await createAll(client, far);
-    log(`${FAR} far timers created in ${((Date.now() - started) / 1000).toFixed(1)} s (${Math.round(FAR / ((Date.now() - started) / 1000))}/s)`);
+    log(
+      `${FAR} far timers created in ${((Date.now() - started) / 1000).toFixed(1)} s (${Math.round(FAR / ((Date.now() - started) / 1000))}/s)`,
+    );
 
     const arrivals = [];
     const sub = nats.nc.subscribe(subject, {
@@ -136,7 +137,9 @@ async function main() {
     }));
     started = Date.now();
     await createAll(client, due);
-    log(`${due.length} due timers created in ${((Date.now() - started) / 1000).toFixed(1)} s; first due in ${((t0 - Date.now()) / 1000).toFixed(1)} s`);
+    log(
+      `${due.length} due timers created in ${((Date.now() - started) / 1000).toFixed(1)} s; first due in ${((t0 - Date.now()) / 1000).toFixed(1)} s`,
+    );
     const { rows } = await pool.query(`SELECT count(*)::int AS n FROM timers WHERE state = 'pending'`);
     log(`${rows[0].n} timers pending`);
 
@@ -155,15 +158,29 @@ async function main() {
     };
     const missing = due.length - arrivals.length;
     console.log(`pending at start: ${rows[0].n} timers`);
-    console.log(report(`spread over ${WINDOW_S} s`, arrivals.filter((a) => !a.burst)));
-    console.log(report('burst at one instant', arrivals.filter((a) => a.burst)));
+    console.log(
+      report(
+        `spread over ${WINDOW_S} s`,
+        arrivals.filter((a) => !a.burst),
+      ),
+    );
+    console.log(
+      report(
+        'burst at one instant',
+        arrivals.filter((a) => a.burst),
+      ),
+    );
     console.log(report('all due during the run', arrivals));
-    console.log(`missing: ${missing}; scheduler CPU during the window: ${windowCpu.toFixed(2)} s over ${windowS.toFixed(0)} s (${((100 * windowCpu) / windowS).toFixed(2)} % of a core)`);
+    console.log(
+      `missing: ${missing}; scheduler CPU during the window: ${windowCpu.toFixed(2)} s over ${windowS.toFixed(0)} s (${((100 * windowCpu) / windowS).toFixed(2)} % of a core)`,
+    );
 
     const idleStart = cpuSeconds(child.pid);
     await sleep(IDLE_S * 1000);
     const idleCpu = cpuSeconds(child.pid) - idleStart;
-    console.log(`idle with ${FAR} pending: ${idleCpu.toFixed(2)} s CPU over ${IDLE_S} s (${((100 * idleCpu) / IDLE_S).toFixed(3)} % of a core)`);
+    console.log(
+      `idle with ${FAR} pending: ${idleCpu.toFixed(2)} s CPU over ${IDLE_S} s (${((100 * idleCpu) / IDLE_S).toFixed(3)} % of a core)`,
+    );
   } finally {
     client.close();
     child.kill('SIGTERM');

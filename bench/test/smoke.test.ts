@@ -6,7 +6,10 @@ const BENCH = path.resolve(__dirname, '..');
 /** Runs one benchmark in smoke mode (BENCH_SMOKE=1: about a second of load on tiny sizes) and returns what it printed. */
 function smoke(script: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(BENCH, script)], { env: { ...process.env, BENCH_SMOKE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(BENCH, script)], {
+      env: { ...process.env, BENCH_SMOKE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));

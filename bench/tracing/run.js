@@ -29,7 +29,8 @@ async function otlpReceiver() {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       try {
-        for (const rs of JSON.parse(Buffer.concat(chunks).toString('utf8')).resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) spans += (ss.spans ?? []).length;
+        for (const rs of JSON.parse(Buffer.concat(chunks).toString('utf8')).resourceSpans ?? [])
+          for (const ss of rs.scopeSpans ?? []) spans += (ss.spans ?? []).length;
       } catch {
         // not JSON
       }
@@ -46,7 +47,11 @@ async function measure(label, env) {
     isolated: true,
     env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', ...env },
   });
-  const admin = new Admin({ accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress, webhookAddress: stack.webhookAddress });
+  const admin = new Admin({
+    accountAddress: stack.accountAddress,
+    deviceHubAddress: stack.deviceHubAddress,
+    webhookAddress: stack.webhookAddress,
+  });
   let agent;
   try {
     const client = await admin.createClient('bench@example.com', 'bench');
@@ -58,7 +63,12 @@ async function measure(label, env) {
       url: `${stack.gatewayUrl}/v1/sms/send`,
       method: 'POST',
       connections: CONNECTIONS,
-      headers: { 'content-type': 'application/json', 'x-api-key': client.live_api_key, 'x-client-id': client.client_id, 'x-device-id': device.device_id },
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': client.live_api_key,
+        'x-client-id': client.client_id,
+        'x-device-id': device.device_id,
+      },
       body: JSON.stringify({ to: '+33612345678', message: 'Benchmark tracing' }),
       tls: { ca: stack.certs.caPem },
     };

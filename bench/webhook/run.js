@@ -37,7 +37,6 @@ const RATE = intEnv('BENCH_RATE', 500, 50, 0);
 const STEADY_S = intEnv('BENCH_STEADY_S', 10, 1, 0);
 const SMS = intEnv('BENCH_SMS', 200, 5, 0);
 
-
 const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -63,7 +62,10 @@ async function startReceiver(certs, onEvent) {
 }
 
 function startWebhookService(env) {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'services/webhook/dist/main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'services/webhook/dist/main.js')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let buffer = '';
     child.stdout.on('data', (chunk) => {
@@ -102,7 +104,14 @@ async function partOne() {
           event: 'sms.delivered',
           event_id: id,
           timestamp: at,
-          data: { message_id: newId('msg'), status: 'delivered', to: '+33612345678', sent_at: at, delivered_at: at, metadata: { order: i } },
+          data: {
+            message_id: newId('msg'),
+            status: 'delivered',
+            to: '+33612345678',
+            sent_at: at,
+            delivered_at: at,
+            metadata: { order: i },
+          },
           routing: { client_id: client, mode: 'live' },
         };
         published.set(id, Date.now());
@@ -180,7 +189,11 @@ async function partTwo() {
     isolated: true,
     env: { LOG_LEVEL: 'warn', DISPATCH_INTERVAL_MIN_MS: '0', DISPATCH_INTERVAL_MAX_MS: '5', RATE_LIMIT_PER_MINUTE: '100000' },
   });
-  const admin = new Admin({ accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress, webhookAddress: stack.webhookAddress });
+  const admin = new Admin({
+    accountAddress: stack.accountAddress,
+    deviceHubAddress: stack.deviceHubAddress,
+    webhookAddress: stack.webhookAddress,
+  });
   const delays = { 'sms.sent': [], 'sms.delivered': [] };
   const receiver = await startReceiver(stack.certs, (body, at) => {
     const t = body.event === 'sms.sent' ? body.data.sent_at : body.data.delivered_at;
@@ -190,20 +203,33 @@ async function partTwo() {
   try {
     const client = await admin.createClient('bench@example.com', 'bench');
     const device = await admin.createDevice(client.client_id, 'bench phone');
-    agent = simulatedPhone(stack, { clientId: client.client_id, devicePassword: device.device_password }, { repoRoot: REPO_ROOT, extra: ['--sim-delivery-delay-ms', '200'] });
+    agent = simulatedPhone(
+      stack,
+      { clientId: client.client_id, devicePassword: device.device_password },
+      { repoRoot: REPO_ROOT, extra: ['--sim-delivery-delay-ms', '200'] },
+    );
     await agent.start();
     await sleep(2000);
     const webhookUrl = `https://127.0.0.1:${receiver.port}/per-message`;
     for (let sent = 0; sent < SMS; sent += 100) {
       const n = Math.min(100, SMS - sent);
-      const body = JSON.stringify({ recipients: Array.from({ length: n }, (_, i) => `+336${String(12000000 + sent + i)}`), message: 'Bench', webhook_url: webhookUrl });
+      const body = JSON.stringify({
+        recipients: Array.from({ length: n }, (_, i) => `+336${String(12000000 + sent + i)}`),
+        message: 'Bench',
+        webhook_url: webhookUrl,
+      });
       const status = await new Promise((resolve, reject) => {
         const req = https.request(
           `${stack.gatewayUrl}/v1/sms/send-bulk`,
           {
             method: 'POST',
             ca: stack.certs.caPem,
-            headers: { 'Content-Type': 'application/json', 'X-API-Key': client.live_api_key, 'X-Client-ID': client.client_id, 'X-Device-ID': device.device_id },
+            headers: {
+              'Content-Type': 'application/json',
+              'X-API-Key': client.live_api_key,
+              'X-Client-ID': client.client_id,
+              'X-Device-ID': device.device_id,
+            },
           },
           (res) => {
             res.resume();

@@ -32,7 +32,12 @@ describe('the Android app against the device-hub', () => {
   });
 
   async function startAgent(name: string, bootId = 'boot-1'): Promise<JavaAgent> {
-    const agent = new JavaAgent(path.join(system.stack.logDir, `android-${name}`), system.stack.certs.caCertFile, path.join(system.stack.logDir, `android-${name}.log`), bootId);
+    const agent = new JavaAgent(
+      path.join(system.stack.logDir, `android-${name}`),
+      system.stack.certs.caCertFile,
+      path.join(system.stack.logDir, `android-${name}.log`),
+      bootId,
+    );
     agents.push(agent);
     return agent.start();
   }
@@ -53,7 +58,8 @@ describe('the Android app against the device-hub', () => {
     return String(res.body.message_id);
   }
 
-  const handedOver = (agent: JavaAgent, messageId: string) => agent.waitFor((e) => e.event === 'send' && e.message_id === messageId, 20_000, 0, `${messageId} handed to SmsManager`);
+  const handedOver = (agent: JavaAgent, messageId: string) =>
+    agent.waitFor((e) => e.event === 'send' && e.message_id === messageId, 20_000, 0, `${messageId} handed to SmsManager`);
 
   it("when a phone's browser opens the dashboard's download link, then it gets the APK built from this repository, without signing in", async () => {
     const { stdout } = await promisify(execFile)(path.join(REPO_ROOT, 'android-agent/android/build.sh'), [], { maxBuffer: 16 << 20 });
@@ -104,7 +110,10 @@ describe('the Android app against the device-hub', () => {
     // A used pairing URL is refused: the app keeps its credentials and never pairs twice.
     const again = await startAgent('qr-again');
     again.command({ cmd: 'pair_url', url: device.pairing_url });
-    expect(await again.waitFor((e) => e.event === 'paired' || e.event === 'pair_failed')).toMatchObject({ event: 'pair_failed', kind: 'REFUSED' });
+    expect(await again.waitFor((e) => e.event === 'paired' || e.event === 'pair_failed')).toMatchObject({
+      event: 'pair_failed',
+      kind: 'REFUSED',
+    });
   });
 
   it('when the password is typed, then the app pairs, and a two-part SMS whose second part fails ends failed with the cause', async () => {
@@ -112,7 +121,10 @@ describe('the Android app against the device-hub', () => {
     const agent = await startAgent('password');
     const hub = new URL(system.stack.hubUrl).host;
     agent.command({ cmd: 'pair_password', hub, client_id: client.client_id, password: device.device_password.toLowerCase() });
-    expect(await agent.waitFor((e) => e.event === 'paired' || e.event === 'pair_failed')).toMatchObject({ event: 'paired', device_id: device.device_id });
+    expect(await agent.waitFor((e) => e.event === 'paired' || e.event === 'pair_failed')).toMatchObject({
+      event: 'paired',
+      device_id: device.device_id,
+    });
     agent.command({ cmd: 'start' });
     await system.waitOnline(client, device);
 
@@ -180,7 +192,11 @@ describe('the Android app against the device-hub', () => {
     await agent.kill('SIGKILL');
 
     // The same boot of the phone: Android's sent and delivery reports reach the restarted app.
-    const restarted = new JavaAgent(path.join(system.stack.logDir, 'android-crash'), system.stack.certs.caCertFile, path.join(system.stack.logDir, 'android-crash-2.log'));
+    const restarted = new JavaAgent(
+      path.join(system.stack.logDir, 'android-crash'),
+      system.stack.certs.caCertFile,
+      path.join(system.stack.logDir, 'android-crash-2.log'),
+    );
     agents.push(restarted);
     await restarted.start();
     restarted.command({ cmd: 'start' });
@@ -197,7 +213,12 @@ describe('the Android app against the device-hub', () => {
     await handedOver(restarted, lost);
     await eventually(async () => ((await restarted.entry(lost)).handed_over ? true : undefined), 10_000, 'the hand-over on disk');
     await restarted.kill('SIGKILL');
-    const rebooted = new JavaAgent(path.join(system.stack.logDir, 'android-crash'), system.stack.certs.caCertFile, path.join(system.stack.logDir, 'android-crash-3.log'), 'boot-2');
+    const rebooted = new JavaAgent(
+      path.join(system.stack.logDir, 'android-crash'),
+      system.stack.certs.caCertFile,
+      path.join(system.stack.logDir, 'android-crash-3.log'),
+      'boot-2',
+    );
     agents.push(rebooted);
     await rebooted.start();
     rebooted.command({ cmd: 'start' });

@@ -32,19 +32,35 @@ describe('a flood of bad keys from one address', () => {
     return new Promise((resolve, reject) => {
       const req = https.get(
         `${system.stack.gatewayUrl}/v1/sms/history?limit=1`,
-        { ca: system.stack.certs.caPem, localAddress: from, agent: false, headers: { 'X-API-Key': apiKey, 'X-Client-ID': client.client_id } },
+        {
+          ca: system.stack.certs.caPem,
+          localAddress: from,
+          agent: false,
+          headers: { 'X-API-Key': apiKey, 'X-Client-ID': client.client_id },
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8');
           res.on('data', (c: string) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { error?: { code?: string } }, retryAfter: res.headers['retry-after'] }));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              body: JSON.parse(text) as { error?: { code?: string } },
+              retryAfter: res.headers['retry-after'],
+            }),
+          );
         },
       );
       req.on('error', reject);
     });
   }
 
-  const randomKey = () => `sgw_live_${randomBytes(30).toString('base64').replace(/[^A-Za-z0-9]/g, '').padEnd(40, 'x').slice(0, 40)}`;
+  const randomKey = () =>
+    `sgw_live_${randomBytes(30)
+      .toString('base64')
+      .replace(/[^A-Za-z0-9]/g, '')
+      .padEnd(40, 'x')
+      .slice(0, 40)}`;
 
   it('when one address tries hundreds of random keys, then it gets 429 past the limit, the account service sees a bounded number of checks, and a good key from another address is unaffected', async () => {
     const callsBefore = verifyCalls();

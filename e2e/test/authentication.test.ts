@@ -55,14 +55,19 @@ describe('authentication rules of the specification', () => {
 
   it('rule 4: when the key is unknown, malformed or belongs to another client, then 401 INVALID_API_KEY', async () => {
     for (const key of ['sgw_live_' + 'A'.repeat(40), 'not-a-key', stranger.live_api_key]) {
-      const res = await system.api('/v1/sms/send', undefined, { headers: { 'X-API-Key': key, 'X-Client-ID': client.client_id }, body: SEND });
+      const res = await system.api('/v1/sms/send', undefined, {
+        headers: { 'X-API-Key': key, 'X-Client-ID': client.client_id },
+        body: SEND,
+      });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ success: false, error: { code: 'INVALID_API_KEY', message: 'Clé API invalide, expirée ou révoquée.' } });
     }
   });
 
   it('rule 5: when the client id is unknown, then 401 INVALID_CLIENT_ID', async () => {
-    const res = await system.api('/v1/auth/test', undefined, { headers: { 'X-API-Key': client.live_api_key, 'X-Client-ID': 'client_123' } });
+    const res = await system.api('/v1/auth/test', undefined, {
+      headers: { 'X-API-Key': client.live_api_key, 'X-Client-ID': 'client_123' },
+    });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ success: false, error: { code: 'INVALID_CLIENT_ID', message: 'Identifiant client inconnu.' } });
   });

@@ -19,7 +19,11 @@ interface Run {
 }
 
 /** Runs a program to its end; its output is kept whole. */
-function runProgram(command: string, args: string[], options: { cwd?: string; env: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number }): Promise<Run> {
+function runProgram(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number },
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd ?? REPO_ROOT, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -101,7 +105,15 @@ describe('the client libraries and the command line, against the whole system', 
     const client = await system.createClient();
     const device = await system.createDevice(client.client_id, `phone-${lang}`);
     const agent = await system.startAgent(client, device);
-    const endpoint = (await system.cli('create-webhook', '--client', client.client_id, '--url', receiver.url(`/${lang}`), '--events', 'sms.sent,sms.delivered,sms.failed')) as {
+    const endpoint = (await system.cli(
+      'create-webhook',
+      '--client',
+      client.client_id,
+      '--url',
+      receiver.url(`/${lang}`),
+      '--events',
+      'sms.sent,sms.delivered,sms.failed',
+    )) as {
       secret: string;
     };
     const t = { lang, client, device, agent, secret: endpoint.secret };
@@ -131,8 +143,17 @@ describe('the client libraries and the command line, against the whole system', 
     const requestId = expect.stringMatching(/.+/);
     expect(r.auth).toEqual({ mode: 'live', client_id: client.client_id, device_id: device.device_id });
 
-    expect(r.single).toEqual({ message_id: expect.stringMatching(/^msg_[0-9A-Z]{26}$/), status: 'queued', to: '+33612345678', final_status: 'delivered' });
-    expect(r.bulk).toMatchObject({ batch_id: expect.stringMatching(/^batch_/), total_recipients: 3, statuses: ['queued', 'queued', 'queued'] });
+    expect(r.single).toEqual({
+      message_id: expect.stringMatching(/^msg_[0-9A-Z]{26}$/),
+      status: 'queued',
+      to: '+33612345678',
+      final_status: 'delivered',
+    });
+    expect(r.bulk).toMatchObject({
+      batch_id: expect.stringMatching(/^batch_/),
+      total_recipients: 3,
+      statuses: ['queued', 'queued', 'queued'],
+    });
     expect(r.personalized.texts).toEqual([`Bonjour Ana (${lang})`, `Bonjour Bo (${lang})`]);
     expect(r.scheduled).toEqual({
       message_id: expect.stringMatching(/^msg_/),
@@ -144,10 +165,28 @@ describe('the client libraries and the command line, against the whole system', 
     });
 
     // The retry after a lost answer: the same key twice, one message stored, one SMS sent.
-    expect(r.retry).toEqual({ message_id: expect.stringMatching(/^msg_/), idempotency_key: expect.stringMatching(UUID), attempts: 2, replayed: true, history_total: 1 });
+    expect(r.retry).toEqual({
+      message_id: expect.stringMatching(/^msg_/),
+      idempotency_key: expect.stringMatching(UUID),
+      attempts: 2,
+      replayed: true,
+      history_total: 1,
+    });
     expect(proxy.sendsOf(client.client_id)).toEqual([
-      expect.objectContaining({ idempotencyKey: r.retry.idempotency_key, upstreamStatus: 200, replayed: false, answered: 503, upstreamBody: expect.objectContaining({ message_id: r.retry.message_id }) }),
-      expect.objectContaining({ idempotencyKey: r.retry.idempotency_key, upstreamStatus: 200, replayed: true, answered: 200, upstreamBody: expect.objectContaining({ message_id: r.retry.message_id }) }),
+      expect.objectContaining({
+        idempotencyKey: r.retry.idempotency_key,
+        upstreamStatus: 200,
+        replayed: false,
+        answered: 503,
+        upstreamBody: expect.objectContaining({ message_id: r.retry.message_id }),
+      }),
+      expect.objectContaining({
+        idempotencyKey: r.retry.idempotency_key,
+        upstreamStatus: 200,
+        replayed: true,
+        answered: 200,
+        upstreamBody: expect.objectContaining({ message_id: r.retry.message_id }),
+      }),
     ]);
     await system.waitForStatus(client, r.retry.message_id, 'delivered');
     expect(agent.sentCount(r.retry.message_id)).toBe(1);
@@ -173,8 +212,17 @@ describe('the client libraries and the command line, against the whole system', 
       bad_key: { kind: 'authentication', status: 401, code: 'INVALID_API_KEY', request_id: requestId, fields: [] },
     });
 
-    const delivered = receiver.at(`/${lang}`).filter((h) => h.body.event === 'sms.delivered' && h.body.data.message_id === r.single.message_id);
-    expect(r.webhook).toEqual({ event: 'sms.delivered', event_id: delivered[0]!.body.event_id, message_id: r.single.message_id, duplicate: 'duplicate', tampered: 'signature', stale: 'timestamp' });
+    const delivered = receiver
+      .at(`/${lang}`)
+      .filter((h) => h.body.event === 'sms.delivered' && h.body.data.message_id === r.single.message_id);
+    expect(r.webhook).toEqual({
+      event: 'sms.delivered',
+      event_id: delivered[0]!.body.event_id,
+      message_id: r.single.message_id,
+      duplicate: 'duplicate',
+      tampered: 'signature',
+      stale: 'timestamp',
+    });
     expect(delivered.map((h) => h.body.event_id)).toEqual([r.webhook.event_id, r.webhook.event_id]);
   }
 
@@ -186,7 +234,13 @@ describe('the client libraries and the command line, against the whole system', 
   it('when the Python library runs the same scenario, then its user sees the same', async () => {
     const t = await tenant('python');
     const run = await runProgram('python3', [path.join(REPO_ROOT, 'e2e/scenarios/python/scenario.py')], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PYTHONPATH: path.join(REPO_ROOT, 'clients/python/src'), PYTHONDONTWRITEBYTECODE: '1', ...scenarioEnv(t) },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        PYTHONPATH: path.join(REPO_ROOT, 'clients/python/src'),
+        PYTHONDONTWRITEBYTECODE: '1',
+        ...scenarioEnv(t),
+      },
     });
     await expectScenario(t, reportOf(run, 'the Python scenario'));
   }, 180_000);
@@ -206,7 +260,10 @@ describe('the client libraries and the command line, against the whole system', 
     let home: string;
     const CLI = path.join(REPO_ROOT, 'packages/cli/dist/cli.js');
     const smsgw = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
-      runProgram(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, HOME: home, ...options.env }, stdin: options.stdin ?? '' });
+      runProgram(process.execPath, [CLI, ...args], {
+        env: { PATH: process.env.PATH, HOME: home, ...options.env },
+        stdin: options.stdin ?? '',
+      });
 
     beforeAll(async () => {
       t = await tenant('cli');
@@ -215,7 +272,16 @@ describe('the client libraries and the command line, against the whole system', 
     afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
     it('when profiles are configured with the keys on standard input, then they are checked, saved readable by their owner only, and used by name', async () => {
-      const common = ['--base-url', system.stack.gatewayUrl, '--client-id', t.client.client_id, '--ca-file', system.stack.certs.caCertFile, '--device', t.device.device_id];
+      const common = [
+        '--base-url',
+        system.stack.gatewayUrl,
+        '--client-id',
+        t.client.client_id,
+        '--ca-file',
+        system.stack.certs.caCertFile,
+        '--device',
+        t.device.device_id,
+      ];
       const wrong = await smsgw(['configure', '--profile', 'live', ...common], { stdin: 'sgw_live_notakey\n' });
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain('INVALID_API_KEY (HTTP 401)');
@@ -225,13 +291,26 @@ describe('the client libraries and the command line, against the whole system', 
       expect((await smsgw(['configure', '--profile', 'test', ...common], { stdin: t.client.test_api_key })).code).toBe(0);
       const file = path.join(home, '.config/smsgw/config.json');
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-      expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({ profiles: { live: { api_key: t.client.live_api_key }, test: { api_key: t.client.test_api_key } } });
+      expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({
+        profiles: { live: { api_key: t.client.live_api_key }, test: { api_key: t.client.test_api_key } },
+      });
       const who = await smsgw(['whoami', '--profile', 'test', '--json']);
       expect(JSON.parse(who.stdout)).toMatchObject({ client_id: t.client.client_id, mode: 'test', device_id: t.device.device_id });
     });
 
     it('when a message is sent, then its status is followed by id, with the credentials of a profile or of the environment', async () => {
-      const sent = await smsgw(['send', '--profile', 'live', '--to', '+33612345678', '--message', 'Bonjour (cli)', '--metadata', '{"order":"A-17"}', '--json']);
+      const sent = await smsgw([
+        'send',
+        '--profile',
+        'live',
+        '--to',
+        '+33612345678',
+        '--message',
+        'Bonjour (cli)',
+        '--metadata',
+        '{"order":"A-17"}',
+        '--json',
+      ]);
       expect(sent.code).toBe(0);
       const { message_id } = JSON.parse(sent.stdout) as { message_id: string };
       expect(message_id).toMatch(/^msg_/);
@@ -257,7 +336,17 @@ describe('the client libraries and the command line, against the whole system', 
       const rows = Array.from({ length: 151 }, (_, i) => `+336${String(20_000_000 + i)}`);
       const file = path.join(home, 'campaign.csv');
       const write = (bad: boolean) => fs.writeFileSync(file, ['phone', ...rows.map((r, i) => (bad && i === 119 ? '12345' : r))].join('\n'));
-      const args = ['send-bulk', '--profile', 'live', '--csv', file, '--message', 'Campagne (cli)', '--idempotency-key', `campaign-${Date.now()}`];
+      const args = [
+        'send-bulk',
+        '--profile',
+        'live',
+        '--csv',
+        file,
+        '--message',
+        'Campagne (cli)',
+        '--idempotency-key',
+        `campaign-${Date.now()}`,
+      ];
 
       write(true);
       const first = await smsgw(args);

@@ -26,7 +26,10 @@ describe('the dashboard in a real browser', () => {
     // The stack's certificate is made by a local CA the browser does not know: trust that one certificate (its key's SPKI hash), nothing else.
     const spki = new X509Certificate(system.stack.certs.certPem).publicKey.export({ type: 'spki', format: 'der' });
     const pin = createHash('sha256').update(spki).digest('base64');
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', `--ignore-certificate-errors-spki-list=${pin}`] });
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', `--ignore-certificate-errors-spki-list=${pin}`],
+    });
   });
 
   afterAll(async () => {
@@ -107,7 +110,10 @@ describe('the dashboard in a real browser', () => {
     await shoot(page, '04-phones');
 
     // An SMS through the public API with the new key, found delivered in the history, the timeline and the chart.
-    const sent = await system.api('/v1/sms/send', client, { headers: { 'X-Device-ID': deviceId }, body: { to: '+33612345678', message: 'Bonjour depuis le tableau de bord' } });
+    const sent = await system.api('/v1/sms/send', client, {
+      headers: { 'X-Device-ID': deviceId },
+      body: { to: '+33612345678', message: 'Bonjour depuis le tableau de bord' },
+    });
     expect(sent.status).toBe(200);
     const messageId = String(sent.body.message_id);
     await system.waitForStatus(client, messageId, 'delivered');
@@ -124,7 +130,9 @@ describe('the dashboard in a real browser', () => {
     expect(await page.locator('[data-stat="sent"]').textContent()).toBe('1');
     expect(await page.locator('[data-stat="delivered"]').textContent()).toBe('1');
     expect(await page.locator('[data-stat="rate"]').textContent()).toBe('100.00 %');
-    expect(await page.locator('svg.chart rect.bar.delivered title').allTextContents()).toContain(`${new Date().toISOString().slice(0, 10)}: 1 delivered`);
+    expect(await page.locator('svg.chart rect.bar.delivered title').allTextContents()).toContain(
+      `${new Date().toISOString().slice(0, 10)}: 1 delivered`,
+    );
     await shoot(page, '07-stats');
 
     // A global webhook; its test event reaches a receiver started by this test.
@@ -139,10 +147,14 @@ describe('the dashboard in a real browser', () => {
     const [hook] = await receiver.waitFor('/dashboard-hook', 1);
     expect(hook!.body.event).toBe('sms.delivered');
     await page.waitForURL('**/webhooks/whe_*');
-    await eventually(async () => {
-      await page.reload();
-      return (await page.locator('.attempts li').count()) > 0 ? true : undefined;
-    }, 10_000, 'the delivery in the log');
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await page.locator('.attempts li').count()) > 0 ? true : undefined;
+      },
+      10_000,
+      'the delivery in the log',
+    );
     expect(await page.locator('.attempts li').first().textContent()).toContain('HTTP 200');
     await shoot(page, '09-delivery-log');
     await page.getByRole('button', { name: 'Replay' }).first().click();
@@ -162,10 +174,14 @@ describe('the dashboard in a real browser', () => {
     await page.locator('tr', { hasText: 'Server' }).getByRole('button', { name: 'Revoke' }).click();
     await page.locator('tr', { hasText: 'Server' }).getByText('revoked').waitFor();
     const revokedAt = Date.now();
-    await eventually(async () => {
-      const res = await system.api('/v1/auth/test', client, { headers: { 'X-Device-ID': deviceId } });
-      return res.status === 401 ? true : undefined;
-    }, 8000, 'the revoked key refused');
+    await eventually(
+      async () => {
+        const res = await system.api('/v1/auth/test', client, { headers: { 'X-Device-ID': deviceId } });
+        return res.status === 401 ? true : undefined;
+      },
+      8000,
+      'the revoked key refused',
+    );
     expect(Date.now() - revokedAt).toBeLessThan(5500);
   });
 
@@ -203,7 +219,13 @@ describe('the dashboard in a real browser', () => {
         async ({ action, form }) => (await fetch(action, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' })).status,
         { action, form },
       );
-    for (const action of [`/phones/${deviceId}/remove`, `/phones/${deviceId}/rename`, `/webhooks/${endpointId}/delete`, `/webhooks/${endpointId}/test`, keyAction]) {
+    for (const action of [
+      `/phones/${deviceId}/remove`,
+      `/phones/${deviceId}/rename`,
+      `/webhooks/${endpointId}/delete`,
+      `/webhooks/${endpointId}/test`,
+      keyAction,
+    ]) {
       expect([action, await post(action, { _csrf: csrf, name: 'stolen', event: 'sms.sent' })]).toEqual([action, 404]);
     }
     // A form without the session's token is refused.
@@ -271,7 +293,12 @@ describe('the dashboard in a real browser', () => {
       await page.getByLabel('E-mail').fill(email);
       await page.getByLabel(/^Password/).fill(password);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      return (await page.locator('.notice.error').textContent().catch(() => null)) ?? 'signed in';
+      return (
+        (await page
+          .locator('.notice.error')
+          .textContent()
+          .catch(() => null)) ?? 'signed in'
+      );
     };
     for (let i = 0; i < 10; i++) expect(await attempt(`wrong guess ${i}`)).toBe('Wrong e-mail or password.');
     await shoot(page, '12-signin');

@@ -35,7 +35,10 @@ function pair(hubUrl: string, ca: string, clientId: string, devicePassword: stri
 
 /** A phone that speaks PROTOCOL.md by hand: it can say anything. */
 async function rawPhone(hubUrl: string, ca: string, token: string): Promise<{ ws: WebSocket; next: (type: string) => Promise<Frame> }> {
-  const ws = new WebSocket(`${hubUrl.replace('https', 'wss')}/v1/agent`, 'smsgw.agent.v1', { ca, headers: { authorization: `Bearer ${token}` } });
+  const ws = new WebSocket(`${hubUrl.replace('https', 'wss')}/v1/agent`, 'smsgw.agent.v1', {
+    ca,
+    headers: { authorization: `Bearer ${token}` },
+  });
   const frames: Frame[] = [];
   ws.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString('utf8')) as Frame));
   await new Promise<void>((resolve, reject) => {
@@ -64,7 +67,12 @@ describe("a phone reports only on its own messages: another tenant's forged repo
 
   beforeAll(async () => {
     system = await TestSystem.start();
-    nats = await connectNats({ url: system.stack.natsUrl, prefix: system.stack.natsPrefix, name: 'e2e', log: createLogger('e2e', 'silent') });
+    nats = await connectNats({
+      url: system.stack.natsUrl,
+      prefix: system.stack.natsPrefix,
+      name: 'e2e',
+      log: createLogger('e2e', 'silent'),
+    });
     victim = await system.createClient();
     victimPhone = await system.createDevice(victim.client_id);
     attacker = await system.createClient();
@@ -105,7 +113,15 @@ describe("a phone reports only on its own messages: another tenant's forged repo
 
     const at = new Date().toISOString();
     for (const status of ['sent', 'delivered', 'failed']) {
-      forger.ws.send(JSON.stringify({ type: 'report', message_id: messageId, status, at, ...(status === 'failed' ? { error: { code: 'NO_SERVICE', message: 'no' } } : {}) }));
+      forger.ws.send(
+        JSON.stringify({
+          type: 'report',
+          message_id: messageId,
+          status,
+          at,
+          ...(status === 'failed' ? { error: { code: 'NO_SERVICE', message: 'no' } } : {}),
+        }),
+      );
       // The hub answers as to any report (an honest phone with a stale one stops sending it), but stores nothing.
       expect(await forger.next('report_ack')).toMatchObject({ message_id: messageId, status });
     }
@@ -121,10 +137,14 @@ describe("a phone reports only on its own messages: another tenant's forged repo
     const status = await system.waitForStatus(victim, messageId, 'delivered');
     expect(status.error_code ?? null).toBeNull();
     expect(phone.sentCount(messageId)).toBe(1);
-    const events = await eventually(async () => {
-      const found = await eventsAbout(messageId);
-      return found.some((s) => s.endsWith('sms.delivered')) ? found : undefined;
-    }, 10_000, 'sms.delivered');
+    const events = await eventually(
+      async () => {
+        const found = await eventsAbout(messageId);
+        return found.some((s) => s.endsWith('sms.delivered')) ? found : undefined;
+      },
+      10_000,
+      'sms.delivered',
+    );
     expect(events.filter((s) => s.endsWith('sms.failed'))).toEqual([]);
     expect(events.filter((s) => s.endsWith('sms.delivered'))).toHaveLength(1);
   });

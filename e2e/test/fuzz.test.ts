@@ -161,13 +161,20 @@ describe('hostile input generated from the OpenAPI document', () => {
       return `not JSON: ${JSON.stringify(answer.text.slice(0, 300))}`;
     }
     if (!/^application\/json/.test(String(answer.headers['content-type']))) return `content-type ${String(answer.headers['content-type'])}`;
-    if (answer.status >= 400 && (body.success !== false || typeof body.error?.code !== 'string')) return `not the error envelope: ${answer.text.slice(0, 300)}`;
+    if (answer.status >= 400 && (body.success !== false || typeof body.error?.code !== 'string'))
+      return `not the error envelope: ${answer.text.slice(0, 300)}`;
     if (answer.status === 429 && !answer.headers['retry-after']) return '429 without Retry-After';
     if (!documented) return undefined;
     try {
       // An operation documented but not served by this build (the OTP routes
       // arrive with their issue) answers like an unknown route.
-      assertMatchesOpenApi(method, served ? `https://gateway${path}` : 'https://gateway/__not_served__', answer.status, answer.headers, body);
+      assertMatchesOpenApi(
+        method,
+        served ? `https://gateway${path}` : 'https://gateway/__not_served__',
+        answer.status,
+        answer.headers,
+        body,
+      );
     } catch (err) {
       return (err as Error).message;
     }
@@ -183,9 +190,18 @@ describe('hostile input generated from the OpenAPI document', () => {
     // Which documented operations this build serves: a valid call to one it does not answers as an unknown route.
     const unserved = new Set<string>();
     for (const op of ops) {
-      const probe = await send({ kind: 'http', method: op.method, path: op.template.replace('{message_id}', 'msg_01JD3Z8Q6V5N4W2K9T7R1B0C3E'), auth: { client: 2 }, headers: {}, operation: '', label: '' });
+      const probe = await send({
+        kind: 'http',
+        method: op.method,
+        path: op.template.replace('{message_id}', 'msg_01JD3Z8Q6V5N4W2K9T7R1B0C3E'),
+        auth: { client: 2 },
+        headers: {},
+        operation: '',
+        label: '',
+      });
       const code = /"code":"([A-Z_]+)"/.exec(probe.text)?.[1];
-      if ((probe.status === 404 && code === 'NOT_FOUND') || (probe.status === 405 && code === 'METHOD_NOT_ALLOWED')) unserved.add(`${op.method} ${op.template}`);
+      if ((probe.status === 404 && code === 'NOT_FOUND') || (probe.status === 405 && code === 'METHOD_NOT_ALLOWED'))
+        unserved.add(`${op.method} ${op.template}`);
     }
     if (unserved.size > 0) console.log(`documented but not served by this build: ${[...unserved].join(', ')}`);
     const failures: string[] = [];
@@ -234,13 +250,19 @@ describe('hostile input generated from the OpenAPI document', () => {
 
     await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(`fuzz seed ${SEED}: ${COUNT} requests in ${seconds} s\n${[...statuses].sort().map(([k, v]) => `  ${k}: ${v}`).join('\n')}`);
+    console.log(
+      `fuzz seed ${SEED}: ${COUNT} requests in ${seconds} s\n${[...statuses]
+        .sort()
+        .map(([k, v]) => `  ${k}: ${v}`)
+        .join('\n')}`,
+    );
 
     // Server errors first: they are what this test is for.
     failures.sort((a, b) => Number(/answered 5\d\d/.test(b)) - Number(/answered 5\d\d/.test(a)));
     expect({ seed: SEED, failures: failures.slice(0, 15), failed: failures.length }).toEqual({ seed: SEED, failures: [], failed: 0 });
     // The input crossed the paths it is meant to: successes, validation, authentication, the rate limit, the parser.
     const seen = (prefix: string) => [...statuses.keys()].some((k) => k.startsWith(prefix));
-    for (const prefix of ['200', '400', '401', '404', '429 RATE_LIMIT_EXCEEDED', 'raw 400']) expect({ prefix, seen: seen(prefix) }).toEqual({ prefix, seen: true });
+    for (const prefix of ['200', '400', '401', '404', '429 RATE_LIMIT_EXCEEDED', 'raw 400'])
+      expect({ prefix, seen: seen(prefix) }).toEqual({ prefix, seen: true });
   }, 240_000);
 });

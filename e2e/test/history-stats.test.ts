@@ -108,7 +108,14 @@ describe('history and statistics', () => {
   it('when stats are asked, then totals, pending, delivery rate and by_day follow the definitions', async () => {
     const res = await system.api('/v1/sms/stats', client);
     expect(res.status).toBe(200);
-    const stats = res.body.stats as { total_sent: number; delivered: number; failed: number; pending: number; delivery_rate: number; by_day: unknown[] };
+    const stats = res.body.stats as {
+      total_sent: number;
+      delivered: number;
+      failed: number;
+      pending: number;
+      delivery_rate: number;
+      by_day: unknown[];
+    };
     expect(stats).toMatchObject({ total_sent: 5, delivered: 3, failed: 1, pending: 1, delivery_rate: 60 });
     const today = new Date().toISOString().slice(0, 10);
     expect(stats.by_day).toEqual([{ date: today, sent: 5, delivered: 3, failed: 1 }]);
@@ -142,7 +149,10 @@ describe('history and statistics', () => {
   it('when the 90-day retention removes old messages, then history forgets them but no statistic changes', async () => {
     // Age two delivered messages by 120 days.
     const old = new Date(Date.now() - 120 * 86400_000);
-    await db.query('UPDATE message.messages SET created_at = $2, queued_at = $2, due_at = $2 WHERE message_id = ANY($1)', [[ids.alice, ids.bob], old]);
+    await db.query('UPDATE message.messages SET created_at = $2, queued_at = $2, due_at = $2 WHERE message_id = ANY($1)', [
+      [ids.alice, ids.bob],
+      old,
+    ]);
     const period = `?from_date=${encodeURIComponent(new Date(Date.now() - 200 * 86400_000).toISOString())}&to_date=${encodeURIComponent(new Date().toISOString())}`;
     const before = (await system.api(`/v1/sms/stats${period}`, client)).body.stats as { by_day: { date: string }[] };
     expect(before.by_day).toHaveLength(2);

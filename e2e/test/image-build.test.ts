@@ -7,7 +7,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { ensureCerts, ensureInfra, freePort, grpcServing, httpsHealthy, removeRunData, REPO_ROOT, type Certs, type InfraHandle } from '@smsgw/stack';
+import {
+  ensureCerts,
+  ensureInfra,
+  freePort,
+  grpcServing,
+  httpsHealthy,
+  removeRunData,
+  REPO_ROOT,
+  type Certs,
+  type InfraHandle,
+} from '@smsgw/stack';
 import { eventually } from './support/http';
 
 /**
@@ -29,11 +39,25 @@ const run = promisify(execFile);
 const SERVICES = ['account', 'scheduler', 'message', 'webhook', 'otp', 'device-hub', 'gateway', 'dashboard'] as const;
 type Name = (typeof SERVICES)[number];
 /** Started together, group after group: each group calls only the ones before it. */
-const START_GROUPS: Name[][] = [['account', 'scheduler', 'message'], ['webhook', 'otp', 'device-hub'], ['gateway', 'dashboard']];
+const START_GROUPS: Name[][] = [
+  ['account', 'scheduler', 'message'],
+  ['webhook', 'otp', 'device-hub'],
+  ['gateway', 'dashboard'],
+];
 /** The image's user (distroless :nonroot, the chart's runAsUser). */
 const IMAGE_UID = 65532;
 /** Packages that only build, test or lint: none may reach the image. */
-const DEV_ONLY = ['typescript', 'jest', 'ts-jest', 'eslint', 'turbo', 'typescript-eslint', 'eslint-plugin-import-x', 'playwright-core', 'autocannon'];
+const DEV_ONLY = [
+  'typescript',
+  'jest',
+  'ts-jest',
+  'eslint',
+  'turbo',
+  'typescript-eslint',
+  'eslint-plugin-import-x',
+  'playwright-core',
+  'autocannon',
+];
 const DEV_ONLY_SCOPES = ['@types/', '@jest/', '@eslint/', '@typescript-eslint/', '@turbo/'];
 const NOT_IN_IMAGE_WORKSPACES = ['@smsgw/stack', '@smsgw/e2e', '@smsgw/bench', '@smsgw/chart', '@smsgw/android-agent'];
 
@@ -111,7 +135,9 @@ function copyBuildContext(from: string, to: string, rules: IgnoreRule[]): string
  */
 function buildEnvironment(): NodeJS.ProcessEnv {
   const keep = /^npm_config_(registry|cache|userconfig|globalconfig|cafile|proxy|https_proxy|noproxy|strict_ssl)$/i;
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm_|turbo_)/i.test(key) || keep.test(key)));
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^(npm_|turbo_)/i.test(key) || keep.test(key)),
+  );
   delete env.INIT_CWD;
   delete env.NODE_ENV;
   return { ...env, BUILD_APP_NPM_FLAGS: '--prefer-offline' };
@@ -258,7 +284,9 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
       fs.closeSync(log);
       build.once('error', reject);
       build.once('exit', (code) =>
-        code === 0 ? resolve() : reject(new Error(`build-app.sh exited with ${code} after ${Date.now() - started} ms:\n${tail(buildLog, 40)}`)),
+        code === 0
+          ? resolve()
+          : reject(new Error(`build-app.sh exited with ${code} after ${Date.now() - started} ms:\n${tail(buildLog, 40)}`)),
       );
     });
     console.log(`${tail(buildLog, 1)} (${Math.round((Date.now() - started) / 1000)} s)`);
@@ -356,7 +384,10 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
     expect(unwanted).toEqual([]);
     // Docker does not read .gitignore: whatever git ignores (installs, builds, local state) must be in .dockerignore too.
     const rules = readDockerignore(path.join(REPO_ROOT, '.dockerignore'));
-    const gitIgnored = execFileSync('git', ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], { cwd: REPO_ROOT, maxBuffer: 64 << 20 })
+    const gitIgnored = execFileSync('git', ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], {
+      cwd: REPO_ROOT,
+      maxBuffer: 64 << 20,
+    })
       .toString()
       .split('\0')
       .filter((f) => f !== '');
@@ -370,8 +401,12 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
     expect(fs.readdirSync(path.join(out, 'packages')).sort()).toEqual(['platform', 'proto']);
 
     const packages = installedPackages(out);
-    expect(packages).toEqual(expect.arrayContaining(['@grpc/grpc-js', '@node-rs/argon2', 'pg', 'ioredis', '@smsgw/platform', '@smsgw/admin']));
-    const devOnly = packages.filter((n) => DEV_ONLY.includes(n) || DEV_ONLY_SCOPES.some((s) => n.startsWith(s)) || NOT_IN_IMAGE_WORKSPACES.includes(n));
+    expect(packages).toEqual(
+      expect.arrayContaining(['@grpc/grpc-js', '@node-rs/argon2', 'pg', 'ioredis', '@smsgw/platform', '@smsgw/admin']),
+    );
+    const devOnly = packages.filter(
+      (n) => DEV_ONLY.includes(n) || DEV_ONLY_SCOPES.some((s) => n.startsWith(s)) || NOT_IN_IMAGE_WORKSPACES.includes(n),
+    );
     expect(devOnly).toEqual([]);
 
     // No tests, no TypeScript sources: ours anywhere, the dependencies' own test folders at their roots.
@@ -406,7 +441,12 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
     /** What the service came to: 'ready', or why not with the end of its output. */
     const start = async (name: Name): Promise<string> => {
       const logFile = path.join(logDir, `${name}.log`);
-      const p = new ImageProcess(name, [`services/${name}/dist/main.js`], { cwd: out, env: { ...baseEnv, ...ownEnv(name) }, logFile, user });
+      const p = new ImageProcess(name, [`services/${name}/dist/main.js`], {
+        cwd: out,
+        env: { ...baseEnv, ...ownEnv(name) },
+        logFile,
+        user,
+      });
       processes.set(name, p);
       const deadline = Date.now() + 60_000;
       while (!(await ready[name]())) {
@@ -448,13 +488,21 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
     const postgres = new URL(infra!.postgresUrl);
     const logFile = path.join(logDir, 'wait-for-dependencies.log');
     // As the chart runs it: the image's entrypoint (node) with `-e <script> host:port ...`.
-    const wait = new ImageProcess('wait-for-dependencies', ['-e', script!, `${postgres.hostname}:${postgres.port}`, `127.0.0.1:${closed}`], {
-      cwd: out,
-      env: { NODE_ENV: 'production', PATH: baseEnv.PATH!, HOME: baseEnv.HOME! },
-      logFile,
-      user,
-    });
-    await eventually(async () => (fs.readFileSync(logFile, 'utf8').includes(`waiting for 127.0.0.1:${closed}`) ? true : undefined), 15_000, 'the wait message');
+    const wait = new ImageProcess(
+      'wait-for-dependencies',
+      ['-e', script!, `${postgres.hostname}:${postgres.port}`, `127.0.0.1:${closed}`],
+      {
+        cwd: out,
+        env: { NODE_ENV: 'production', PATH: baseEnv.PATH!, HOME: baseEnv.HOME! },
+        logFile,
+        user,
+      },
+    );
+    await eventually(
+      async () => (fs.readFileSync(logFile, 'utf8').includes(`waiting for 127.0.0.1:${closed}`) ? true : undefined),
+      15_000,
+      'the wait message',
+    );
     expect(wait.running).toBe(true);
     const server = net.createServer((socket) => socket.destroy()).listen(closed, '127.0.0.1');
     try {

@@ -20,7 +20,10 @@ describe('idempotency and rate limiting', () => {
   });
 
   it('when a send is retried with the same Idempotency-Key and body, then the first response comes back and the SMS is sent once', async () => {
-    const req = { headers: { 'X-Device-ID': device.device_id, 'Idempotency-Key': 'order-1234' }, body: { message: 'Une seule fois', to: '+33612345678' } };
+    const req = {
+      headers: { 'X-Device-ID': device.device_id, 'Idempotency-Key': 'order-1234' },
+      body: { message: 'Une seule fois', to: '+33612345678' },
+    };
     const first = await system.api('/v1/sms/send', client, req);
     expect(first.status).toBe(200);
     // Same body with its keys in another order: the same request.
@@ -36,7 +39,10 @@ describe('idempotency and rate limiting', () => {
     expect(other.status).toBe(422);
     expect(other.body).toMatchObject({ success: false, error: { code: 'IDEMPOTENCY_KEY_REUSED' } });
 
-    const bulkReq = { headers: { 'Idempotency-Key': 'campaign-7' }, body: { recipients: ['+33611111111', '+33622222222'], message: 'Promo' } };
+    const bulkReq = {
+      headers: { 'Idempotency-Key': 'campaign-7' },
+      body: { recipients: ['+33611111111', '+33622222222'], message: 'Promo' },
+    };
     const bulk1 = await system.api('/v1/sms/send-bulk', client, bulkReq);
     const bulk2 = await system.api('/v1/sms/send-bulk', client, bulkReq);
     expect(bulk2.body.batch_id).toBe(bulk1.body.batch_id);

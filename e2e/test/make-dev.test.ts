@@ -93,7 +93,9 @@ describe('make dev on a machine where ports are taken', () => {
     const first = makeDev(dir, env);
     runs.push(first);
     await waitFor(first, 'SMS gateway is running', 90_000);
-    expect(first.output()).toMatch(/port 50052 is taken: the message service \(gRPC\) listens on \d+ instead \(set MESSAGE_GRPC_PORT to choose\)\./);
+    expect(first.output()).toMatch(
+      /port 50052 is taken: the message service \(gRPC\) listens on \d+ instead \(set MESSAGE_GRPC_PORT to choose\)\./,
+    );
     expect(first.output()).toContain(`https://127.0.0.1:${env.GATEWAY_PORT}`);
 
     // The same data folder while the first still runs.
@@ -101,7 +103,9 @@ describe('make dev on a machine where ports are taken', () => {
     runs.push(second);
     expect(await second.exited).toBe(1);
     const secondLines = second.output().trim().split('\n');
-    expect(secondLines).toEqual([expect.stringMatching(new RegExp(`^\\[stack\\] make dev is already running \\(pid ${first.child.pid}\\) with this data folder`))]);
+    expect(secondLines).toEqual([
+      expect.stringMatching(new RegExp(`^\\[stack\\] make dev is already running \\(pid ${first.child.pid}\\) with this data folder`)),
+    ]);
 
     // Another folder, but the gateway's port is the first one's.
     const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'make-dev-'));
@@ -116,7 +120,8 @@ describe('make dev on a machine where ports are taken', () => {
       `[stack] port ${env.GATEWAY_PORT} is taken: the gateway (the API) cannot listen on it. Free it, or set GATEWAY_PORT to another port (e.g. GATEWAY_PORT=${Number(env.GATEWAY_PORT) + 1000} make dev).`,
     ]);
     // Nothing of the third was left running: its SMTP catcher and services never listened.
-    for (const variable of ['SMTP_CATCHER_PORT', 'ACCOUNT_GRPC_PORT', 'DASHBOARD_PORT']) expect(await canConnect(Number(otherEnv[variable]))).toBe(false);
+    for (const variable of ['SMTP_CATCHER_PORT', 'ACCOUNT_GRPC_PORT', 'DASHBOARD_PORT'])
+      expect(await canConnect(Number(otherEnv[variable]))).toBe(false);
     expect(fs.existsSync(path.join(otherDir, 'dev.lock'))).toBe(false);
 
     // The first is untouched by the other two, and Ctrl-C stops it cleanly.

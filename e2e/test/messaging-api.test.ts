@@ -116,7 +116,9 @@ describe('the messaging API: batches, validation, isolation', () => {
   });
 
   it('when a bulk send has one bad recipient or more than 100, then nothing is sent and the error says which', async () => {
-    const bad = await system.api('/v1/sms/send-bulk', client, { body: { recipients: ['+33612345678', '12', '+33612345679'], message: 'x' } });
+    const bad = await system.api('/v1/sms/send-bulk', client, {
+      body: { recipients: ['+33612345678', '12', '+33612345679'], message: 'x' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: { code: 'INVALID_PHONE_NUMBER', details: [{ field: 'recipients[1]' }] } });
     const tooMany = await system.api('/v1/sms/send-bulk', client, { body: { recipients: numbers(101), message: 'x' } });
@@ -137,7 +139,9 @@ describe('the messaging API: batches, validation, isolation', () => {
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ error: { code: 'INVALID_JSON' } });
     }
-    const huge = await system.api('/v1/sms/send', client, { rawBody: JSON.stringify({ to: '+33612345678', message: 'x'.repeat(1_100_000) }) });
+    const huge = await system.api('/v1/sms/send', client, {
+      rawBody: JSON.stringify({ to: '+33612345678', message: 'x'.repeat(1_100_000) }),
+    });
     expect(huge.status).toBe(413);
     expect(huge.body).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
   });

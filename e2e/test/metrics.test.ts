@@ -42,12 +42,31 @@ function scrape(url: string): Promise<Sample[]> {
 const total = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
   samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((a, s) => a + s.value, 0);
 
-const PROMQL_WORDS = new Set(['sum', 'rate', 'increase', 'max', 'min', 'avg', 'by', 'without', 'histogram_quantile', 'max_over_time', 'le', 'on', 'ignoring', 'and', 'or', 'unless']);
+const PROMQL_WORDS = new Set([
+  'sum',
+  'rate',
+  'increase',
+  'max',
+  'min',
+  'avg',
+  'by',
+  'without',
+  'histogram_quantile',
+  'max_over_time',
+  'le',
+  'on',
+  'ignoring',
+  'and',
+  'or',
+  'unless',
+]);
 
 /** Metric names a PromQL expression reads (identifiers followed by `{`, `[` or the end, minus functions and labels). */
 function metricNames(expr: string): string[] {
   const withoutLabels = expr.replace(/\{[^}]*\}/g, '{}').replace(/by \([^)]*\)/g, '');
-  return [...withoutLabels.matchAll(/\b([a-z_][a-z0-9_]*)\b(?=\s*[{[)]|\s*$|\s*\/)/g)].map((m) => m[1]!).filter((n) => !PROMQL_WORDS.has(n) && n.startsWith('smsgw_'));
+  return [...withoutLabels.matchAll(/\b([a-z_][a-z0-9_]*)\b(?=\s*[{[)]|\s*$|\s*\/)/g)]
+    .map((m) => m[1]!)
+    .filter((n) => !PROMQL_WORDS.has(n) && n.startsWith('smsgw_'));
 }
 
 describe('metrics of every service, as Prometheus scrapes them', () => {
@@ -64,7 +83,10 @@ describe('metrics of every service, as Prometheus scrapes them', () => {
     await system?.stop();
   });
 
-  const scrapeAll = async () => Object.fromEntries(await Promise.all(Object.entries(system.stack.metricsUrls).map(async ([name, url]) => [name, await scrape(url)] as const)));
+  const scrapeAll = async () =>
+    Object.fromEntries(
+      await Promise.all(Object.entries(system.stack.metricsUrls).map(async ([name, url]) => [name, await scrape(url)] as const)),
+    );
 
   it('when an SMS with a webhook is delivered and an OTP verified, then each service counts it, and every dashboard query reads metrics that exist', async () => {
     const client = await system.createClient();
@@ -86,13 +108,20 @@ describe('metrics of every service, as Prometheus scrapes them', () => {
     const after = await eventually(
       async () => {
         const now = await scrapeAll();
-        return total(now.webhook!, 'smsgw_webhook_attempts_total', { outcome: 'success' }) - total(before.webhook!, 'smsgw_webhook_attempts_total', { outcome: 'success' }) >= 2 ? now : undefined;
+        return total(now.webhook!, 'smsgw_webhook_attempts_total', { outcome: 'success' }) -
+          total(before.webhook!, 'smsgw_webhook_attempts_total', { outcome: 'success' }) >=
+          2
+          ? now
+          : undefined;
       },
       10_000,
       'the webhook attempts counted',
     );
-    const delta = (service: string, name: string, labels: Record<string, string> = {}) => total(after[service]!, name, labels) - total(before[service]!, name, labels);
-    expect(delta('gateway', 'smsgw_http_server_duration_seconds_count', { http_route: '/v1/sms/send', http_response_status_code: '200' })).toBe(1);
+    const delta = (service: string, name: string, labels: Record<string, string> = {}) =>
+      total(after[service]!, name, labels) - total(before[service]!, name, labels);
+    expect(
+      delta('gateway', 'smsgw_http_server_duration_seconds_count', { http_route: '/v1/sms/send', http_response_status_code: '200' }),
+    ).toBe(1);
     expect(delta('gateway', 'smsgw_http_server_duration_seconds_count', { http_route: '/v1/sms/verify-otp' })).toBe(1);
     expect(delta('message', 'smsgw_rpc_server_duration_seconds_count', { rpc_method: 'SendMany', smsgw_code: 'OK' })).toBe(1);
     expect(delta('message', 'smsgw_message_claims_total', { claim: 'first', mode: 'live' })).toBe(1);
@@ -102,10 +131,17 @@ describe('metrics of every service, as Prometheus scrapes them', () => {
     expect(delta('webhook', 'smsgw_webhook_attempts_total', { outcome: 'success', attempt: '1' })).toBe(2);
     expect(delta('otp', 'smsgw_otp_verifications_total', { outcome: 'valid' })).toBe(1);
     // The keys were checked by the account service (the gateway caches them a few seconds, so counted since start).
-    expect(total(after.account!, 'smsgw_rpc_server_duration_seconds_count', { rpc_method: 'VerifyApiKey', smsgw_code: 'OK' })).toBeGreaterThanOrEqual(1);
+    expect(
+      total(after.account!, 'smsgw_rpc_server_duration_seconds_count', { rpc_method: 'VerifyApiKey', smsgw_code: 'OK' }),
+    ).toBeGreaterThanOrEqual(1);
     // The queue is reported for both modes, an empty one as 0.
     for (const name of ['smsgw_queue_depth', 'smsgw_queue_oldest_age_seconds']) {
-      expect(after.message!.filter((s) => s.name === name).map((s) => s.labels.mode).sort()).toEqual(['live', 'test']);
+      expect(
+        after
+          .message!.filter((s) => s.name === name)
+          .map((s) => s.labels.mode)
+          .sort(),
+      ).toEqual(['live', 'test']);
     }
     expect(after.message!.filter((s) => s.name === 'smsgw_jetstream_consumer_lag').map((s) => s.labels.messaging_consumer_name)).toEqual(
       expect.arrayContaining(['message-reports', 'message-timers']),
@@ -114,15 +150,25 @@ describe('metrics of every service, as Prometheus scrapes them', () => {
       expect.arrayContaining(['webhook-events']),
     );
     // No label holds an id, a number or a text.
-    const labels = JSON.stringify(Object.values(after).flat().map((s) => s.labels));
+    const labels = JSON.stringify(
+      Object.values(after)
+        .flat()
+        .map((s) => s.labels),
+    );
     expect(labels).not.toMatch(/msg_|device_0|client_\d|\+336|Compté/);
 
     // Every metric a dashboard panel reads is one that some service exports (histograms by their _bucket/_count/_sum).
-    const exported = new Set(Object.values(after).flat().map((s) => s.name));
+    const exported = new Set(
+      Object.values(after)
+        .flat()
+        .map((s) => s.name),
+    );
     const dashboardsDir = path.join(REPO_ROOT, 'charts/sms-gateway/dashboards');
     const missing: string[] = [];
     for (const file of fs.readdirSync(dashboardsDir)) {
-      const dashboard = JSON.parse(fs.readFileSync(path.join(dashboardsDir, file), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
+      const dashboard = JSON.parse(fs.readFileSync(path.join(dashboardsDir, file), 'utf8')) as {
+        panels: { title: string; targets: { expr: string }[] }[];
+      };
       for (const panel of dashboard.panels) {
         for (const target of panel.targets) {
           const names = metricNames(target.expr);

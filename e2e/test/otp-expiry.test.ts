@@ -13,7 +13,12 @@ describe('OTP expiry, end to end', () => {
   let agent: AgentProcess;
 
   beforeAll(async () => {
-    system = await TestSystem.start({ DISPATCH_INTERVAL_MIN_MS: '40000', DISPATCH_INTERVAL_MAX_MS: '40000', OTP_EXPIRY_SWEEP_MS: '1000', RATE_LIMIT_PER_MINUTE: '100000' });
+    system = await TestSystem.start({
+      DISPATCH_INTERVAL_MIN_MS: '40000',
+      DISPATCH_INTERVAL_MAX_MS: '40000',
+      OTP_EXPIRY_SWEEP_MS: '1000',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    });
     client = await system.createClient();
     device = await system.createDevice(client.client_id);
     agent = await system.startAgent(client, device);
@@ -23,7 +28,11 @@ describe('OTP expiry, end to end', () => {
     await system?.stop();
   });
 
-  const sendOtp = (to: string) => system.api('/v1/sms/send-otp', client, { headers: { 'X-Device-ID': device.device_id }, body: { to, expiry: 30, length: 8, template: 'Code {{code}}' } });
+  const sendOtp = (to: string) =>
+    system.api('/v1/sms/send-otp', client, {
+      headers: { 'X-Device-ID': device.device_id },
+      body: { to, expiry: 30, length: 8, template: 'Code {{code}}' },
+    });
 
   it('when an OTP expires, then verifying it is 410 OTP_EXPIRED, and its SMS not yet on a phone is never sent and ends failed EXPIRED', async () => {
     const first = await sendOtp('+33612340001');

@@ -46,13 +46,20 @@ describe('one-time passwords, end to end over HTTPS with a simulated phone', () 
     await system?.stop();
   });
 
-  const sendOtp = (body: Record<string, unknown>, options: { mode?: 'live' | 'test'; headers?: Record<string, string>; url?: string } = {}): Promise<ApiResponse> => {
+  const sendOtp = (
+    body: Record<string, unknown>,
+    options: { mode?: 'live' | 'test'; headers?: Record<string, string>; url?: string } = {},
+  ): Promise<ApiResponse> => {
     const headers = { 'X-Device-ID': device.device_id, ...options.headers };
     if (!options.url) return system.api('/v1/sms/send-otp', client, { headers, body }, options.mode ?? 'live');
     const key = options.mode === 'test' ? client.test_api_key : client.live_api_key;
-    return request(`${options.url}/v1/sms/send-otp`, system.stack.certs.caPem, { headers: { 'X-API-Key': key, 'X-Client-ID': client.client_id, ...headers }, body });
+    return request(`${options.url}/v1/sms/send-otp`, system.stack.certs.caPem, {
+      headers: { 'X-API-Key': key, 'X-Client-ID': client.client_id, ...headers },
+      body,
+    });
   };
-  const verifyOtp = (body: Record<string, unknown>, who: DemoClient = client, mode: 'live' | 'test' = 'live') => system.api('/v1/sms/verify-otp', who, { body }, mode);
+  const verifyOtp = (body: Record<string, unknown>, who: DemoClient = client, mode: 'live' | 'test' = 'live') =>
+    system.api('/v1/sms/verify-otp', who, { body }, mode);
 
   /** The SMS the phone sent for this message, and the code read from its text (the last run of digits). */
   async function smsOf(messageId: string): Promise<SentSms & { code: string }> {
@@ -128,7 +135,10 @@ describe('one-time passwords, end to end over HTTPS with a simulated phone', () 
     const unknown = await verifyOtp({ otp_id: 'otp_01JD3Z8Q6V5N4W2K9T7R1B0C3E', code });
     const foreign = await verifyOtp({ otp_id: res.body.otp_id, code }, other);
     expect([unknown.status, foreign.status]).toEqual([404, 404]);
-    expect([unknown.body.error, foreign.body.error]).toEqual([expect.objectContaining({ code: 'OTP_NOT_FOUND' }), expect.objectContaining({ code: 'OTP_NOT_FOUND' })]);
+    expect([unknown.body.error, foreign.body.error]).toEqual([
+      expect.objectContaining({ code: 'OTP_NOT_FOUND' }),
+      expect.objectContaining({ code: 'OTP_NOT_FOUND' }),
+    ]);
     const missing = await verifyOtp({ otp_id: res.body.otp_id });
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR', details: [{ field: 'code' }] } });
@@ -203,7 +213,9 @@ describe('one-time passwords, end to end over HTTPS with a simulated phone', () 
     const { code } = await smsOf(String(res.body.message_id));
     const answers = await Promise.all(Array.from({ length: 20 }, () => verifyOtp({ otp_id: res.body.otp_id, code })));
     expect(answers.filter((a) => a.status === 200 && a.body.valid === true)).toHaveLength(1);
-    expect(answers.filter((a) => a.status === 409).map((a) => (a.body.error as { code: string }).code)).toEqual(Array(19).fill('OTP_ALREADY_VERIFIED'));
+    expect(answers.filter((a) => a.status === 409).map((a) => (a.body.error as { code: string }).code)).toEqual(
+      Array(19).fill('OTP_ALREADY_VERIFIED'),
+    );
   });
 
   it('when 20 wrong codes arrive at once, then no more than 3 attempts count and the right code afterwards is refused', async () => {
@@ -214,7 +226,9 @@ describe('one-time passwords, end to end over HTTPS with a simulated phone', () 
     const counted = answers.filter((a) => a.status === 200);
     expect(counted.map((a) => a.body.attempts_remaining).sort()).toEqual([0, 1, 2]);
     expect(counted.every((a) => a.body.valid === false)).toBe(true);
-    expect(answers.filter((a) => a.status === 410).map((a) => (a.body.error as { code: string }).code)).toEqual(Array(17).fill('OTP_MAX_ATTEMPTS'));
+    expect(answers.filter((a) => a.status === 410).map((a) => (a.body.error as { code: string }).code)).toEqual(
+      Array(17).fill('OTP_MAX_ATTEMPTS'),
+    );
     const right = await verifyOtp({ otp_id: res.body.otp_id, code });
     expect([right.status, (right.body.error as { code: string }).code]).toEqual([410, 'OTP_MAX_ATTEMPTS']);
   });
@@ -222,7 +236,9 @@ describe('one-time passwords, end to end over HTTPS with a simulated phone', () 
   it('when 11 OTPs for one number are asked through two gateways, then 10 are sent and the 11th is 429 OTP_RATE_LIMITED with Retry-After; another number and the earlier OTPs still work', async () => {
     const second = await system.stack.addGateway();
     const to = number();
-    const answers = await Promise.all(Array.from({ length: 11 }, (_, i) => sendOtp({ to, length: 8, template: 'Code {{code}}' }, i % 2 ? { url: second } : {})));
+    const answers = await Promise.all(
+      Array.from({ length: 11 }, (_, i) => sendOtp({ to, length: 8, template: 'Code {{code}}' }, i % 2 ? { url: second } : {})),
+    );
     const sent = answers.filter((a) => a.status === 200);
     const limited = answers.filter((a) => a.status === 429);
     expect([sent.length, limited.length]).toEqual([10, 1]);
@@ -285,7 +301,9 @@ describe('one-time passwords, end to end over HTTPS with a simulated phone', () 
       .readdirSync(logDir)
       .filter((f) => f.endsWith('.log') && !f.startsWith('agent'))
       .map((f): [string, string] => [f, fs.readFileSync(path.join(logDir, f), 'utf8')]);
-    expect(serviceLogs.map(([f]) => f)).toEqual(expect.arrayContaining(['gateway.log', 'otp.log', 'message.log', 'device-hub.log', 'account.log']));
+    expect(serviceLogs.map(([f]) => f)).toEqual(
+      expect.arrayContaining(['gateway.log', 'otp.log', 'message.log', 'device-hub.log', 'account.log']),
+    );
 
     const places: [string, string][] = [['pg_dump', dump], ['jetstream', streamed.join('\n')], ...serviceLogs];
     const leaks: string[] = [];

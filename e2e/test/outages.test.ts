@@ -44,7 +44,8 @@ describe('dependency outages under traffic', () => {
   const pids = () => (['account', 'message', 'device-hub', 'gateway'] as ServiceName[]).map((name) => system.stack.services[name].pid);
   const gatewayReady = () => request(`${system.stack.gatewayUrl}/readyz`, system.stack.certs.caPem);
   const hubReady = () => request(`${system.stack.hubUrl}/readyz`, system.stack.certs.caPem);
-  const downIn = (res: ApiResponse) => ((res.body.error as { details?: { field: string }[] } | undefined)?.details ?? []).map((d) => d.field).sort();
+  const downIn = (res: ApiResponse) =>
+    ((res.body.error as { details?: { field: string }[] } | undefined)?.details ?? []).map((d) => d.field).sort();
 
   /** Four callers sending, reading history and testing their key, until stopped. */
   function traffic() {
@@ -61,7 +62,14 @@ describe('dependency outages under traffic', () => {
         const res = await calls[i % calls.length]!();
         const endedAt = Date.now();
         const error = res.body.error as { code?: string } | undefined;
-        outcomes.push({ status: res.status, code: error?.code, retryAfter: res.headers['retry-after'], ms: endedAt - startedAt, startedAt, endedAt });
+        outcomes.push({
+          status: res.status,
+          code: error?.code,
+          retryAfter: res.headers['retry-after'],
+          ms: endedAt - startedAt,
+          startedAt,
+          endedAt,
+        });
         await new Promise((r) => setTimeout(r, 20));
       }
     };
@@ -84,18 +92,26 @@ describe('dependency outages under traffic', () => {
     await new Promise((r) => setTimeout(r, 500));
 
     await redis.stop();
-    const gatewayDown = await eventually(async () => {
-      const res = await gatewayReady();
-      return res.status === 503 ? res : undefined;
-    }, 10_000, 'the gateway to report Redis down');
+    const gatewayDown = await eventually(
+      async () => {
+        const res = await gatewayReady();
+        return res.status === 503 ? res : undefined;
+      },
+      10_000,
+      'the gateway to report Redis down',
+    );
     expect(gatewayDown.body).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
     // The otp service counts OTPs per number in Redis: it may report itself not serving as well.
     expect(downIn(gatewayDown).filter((field) => field !== 'otp')).toEqual(['redis']);
     expect(Number(gatewayDown.headers['retry-after'])).toBeGreaterThan(0);
-    const hubDown = await eventually(async () => {
-      const res = await hubReady();
-      return res.status === 503 ? res : undefined;
-    }, 10_000, 'the hub to report Redis down');
+    const hubDown = await eventually(
+      async () => {
+        const res = await hubReady();
+        return res.status === 503 ? res : undefined;
+      },
+      10_000,
+      'the hub to report Redis down',
+    );
     expect(downIn(hubDown)).toEqual(['redis']);
     const outageFrom = Date.now();
     await new Promise((r) => setTimeout(r, 3000));
@@ -110,7 +126,12 @@ describe('dependency outages under traffic', () => {
     expect(outcomes.filter((o) => o.status >= 500 && o.status !== 503)).toEqual([]);
     const during = outcomes.filter((o) => o.startedAt >= outageFrom && o.endedAt <= outageTo);
     expect(during.length).toBeGreaterThan(10);
-    for (const o of during) expect({ status: o.status, code: o.code, retryAfter: Number(o.retryAfter) > 0 }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE', retryAfter: true });
+    for (const o of during)
+      expect({ status: o.status, code: o.code, retryAfter: Number(o.retryAfter) > 0 }).toEqual({
+        status: 503,
+        code: 'SERVICE_UNAVAILABLE',
+        retryAfter: true,
+      });
     // Nothing waits for a Redis that is not there: well under the 5 s deadline of a call.
     expect(Math.max(...during.map((o) => o.ms))).toBeLessThan(2500);
     const after = outcomes.filter((o) => o.startedAt > outageTo + 500);
@@ -126,16 +147,24 @@ describe('dependency outages under traffic', () => {
     await new Promise((r) => setTimeout(r, 500));
 
     await nats.stop();
-    const hubDown = await eventually(async () => {
-      const res = await hubReady();
-      return res.status === 503 ? res : undefined;
-    }, 10_000, 'the hub to report NATS down');
+    const hubDown = await eventually(
+      async () => {
+        const res = await hubReady();
+        return res.status === 503 ? res : undefined;
+      },
+      10_000,
+      'the hub to report NATS down',
+    );
     expect(downIn(hubDown)).toEqual(['nats']);
     // The message service and the hub answer NOT_SERVING to their health checks: the gateway is not ready.
-    const gatewayDown = await eventually(async () => {
-      const res = await gatewayReady();
-      return res.status === 503 ? res : undefined;
-    }, 10_000, 'the gateway to report its upstreams not serving');
+    const gatewayDown = await eventually(
+      async () => {
+        const res = await gatewayReady();
+        return res.status === 503 ? res : undefined;
+      },
+      10_000,
+      'the gateway to report its upstreams not serving',
+    );
     expect(downIn(gatewayDown)).toEqual(['device-hub', 'message']);
     const outageFrom = Date.now();
     await new Promise((r) => setTimeout(r, 3000));
@@ -152,7 +181,11 @@ describe('dependency outages under traffic', () => {
     expect(during.length).toBeGreaterThan(10);
     for (const o of outcomes) {
       if (o.status === 200) continue;
-      expect({ status: o.status, code: o.code, retryAfter: Number(o.retryAfter) > 0 }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE', retryAfter: true });
+      expect({ status: o.status, code: o.code, retryAfter: Number(o.retryAfter) > 0 }).toEqual({
+        status: 503,
+        code: 'SERVICE_UNAVAILABLE',
+        retryAfter: true,
+      });
     }
     expect(Math.max(...outcomes.map((o) => o.ms))).toBeLessThan(6000);
 

@@ -8,7 +8,10 @@ describe('the per-device queue: priority and cancellation', () => {
   let agent: AgentProcess;
 
   async function send(body: Record<string, unknown>): Promise<string> {
-    const res = await system.api('/v1/sms/send', client, { headers: { 'X-Device-ID': device.device_id }, body: { to: '+33612345678', ...body } });
+    const res = await system.api('/v1/sms/send', client, {
+      headers: { 'X-Device-ID': device.device_id },
+      body: { to: '+33612345678', ...body },
+    });
     expect(res.status).toBe(200);
     return String(res.body.message_id);
   }

@@ -15,7 +15,10 @@ describe('nothing accepted is lost when a service restarts', () => {
   });
 
   async function send(device: DemoDevice, message: string): Promise<string> {
-    const res = await system.api('/v1/sms/send', client, { headers: { 'X-Device-ID': device.device_id }, body: { to: '+33612345678', message } });
+    const res = await system.api('/v1/sms/send', client, {
+      headers: { 'X-Device-ID': device.device_id },
+      body: { to: '+33612345678', message },
+    });
     expect(res.status).toBe(200);
     return String(res.body.message_id);
   }

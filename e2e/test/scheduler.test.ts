@@ -35,7 +35,12 @@ describe('scheduled sends and durable timers, the whole system', () => {
     client = await system.createClient();
     db = new pg.Client({ connectionString: system.stack.databaseUrl });
     await db.connect();
-    nats = await connectNats({ url: system.stack.natsUrl, prefix: system.stack.natsPrefix, name: 'e2e', log: createLogger('e2e', 'silent') });
+    nats = await connectNats({
+      url: system.stack.natsUrl,
+      prefix: system.stack.natsPrefix,
+      name: 'e2e',
+      log: createLogger('e2e', 'silent'),
+    });
     timers = createClient(schedulerProto().SchedulerService, system.stack.schedulerAddress);
   });
 
@@ -120,7 +125,9 @@ describe('scheduled sends and durable timers, the whole system', () => {
     const subject = nats.names.timer('e2e.restart');
     const keys = Array.from({ length: 300 }, (_, i) => `restart-${i}`);
     for (let i = 0; i < keys.length; i += 50) {
-      await Promise.all(keys.slice(i, i + 50).map((key) => timers.createTimer({ key, fireAt: at.toISOString(), subject, payload: Buffer.from(key) })));
+      await Promise.all(
+        keys.slice(i, i + 50).map((key) => timers.createTimer({ key, fireAt: at.toISOString(), subject, payload: Buffer.from(key) })),
+      );
     }
 
     await system.stack.services.scheduler.stop('SIGKILL');
@@ -133,7 +140,11 @@ describe('scheduled sends and durable timers, the whole system', () => {
     const restarted = Date.now();
     const got = await whenSent(agent, id);
     expect(got - restarted).toBeLessThan(3000);
-    await eventually(async () => ((await storedOn(subject)).length === keys.length ? true : undefined), 10_000, 'every timer in the stream');
+    await eventually(
+      async () => ((await storedOn(subject)).length === keys.length ? true : undefined),
+      10_000,
+      'every timer in the stream',
+    );
     expect((await storedOn(subject)).sort()).toEqual([...keys].sort());
   });
 
@@ -153,7 +164,12 @@ describe('scheduled sends and durable timers, the whole system', () => {
     for (let i = 0; i < keys.length; i += 50) {
       await Promise.all(
         keys.slice(i, i + 50).map((key, j) =>
-          (j % 2 === 0 ? timers : second).createTimer({ key, fireAt: new Date(start + ((i + j) % 3000)).toISOString(), subject, payload: Buffer.from(key) }),
+          (j % 2 === 0 ? timers : second).createTimer({
+            key,
+            fireAt: new Date(start + ((i + j) % 3000)).toISOString(),
+            subject,
+            payload: Buffer.from(key),
+          }),
         ),
       );
     }
@@ -169,7 +185,9 @@ describe('scheduled sends and durable timers, the whole system', () => {
     // And no replica published one that the other had claimed: no repeat for JetStream to drop.
     expect([...published.values()].filter((n) => n !== 1)).toEqual([]);
     expect(published.size).toBe(keys.length);
-    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM scheduler.timers WHERE key LIKE 'replicas-%' AND state = 'fired' AND attempts = 1`);
+    const { rows } = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM scheduler.timers WHERE key LIKE 'replicas-%' AND state = 'fired' AND attempts = 1`,
+    );
     expect(rows[0]!.n).toBe(keys.length);
     // Both replicas took part.
     expect(extra.tail(200)).toMatch(/"fired":[1-9]/);

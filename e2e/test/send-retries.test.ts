@@ -62,11 +62,18 @@ describe('retries after a lost answer, and input that cannot be stored', () => {
       'a write waiting on the lock',
     );
   const storedFor = async (text: string) =>
-    (await db.query<{ message_id: string; batch_id: string | null }>('SELECT message_id, batch_id FROM message.messages WHERE body = $1', [text])).rows;
+    (
+      await db.query<{ message_id: string; batch_id: string | null }>('SELECT message_id, batch_id FROM message.messages WHERE body = $1', [
+        text,
+      ])
+    ).rows;
 
   it('when a send times out after it reached the database and is retried with its Idempotency-Key, then the retry answers the stored message and the SMS is sent once', async () => {
     const text = 'Relance après délai dépassé';
-    const req = { headers: { 'X-Device-ID': device.device_id, 'Idempotency-Key': 'timeout-1' }, body: { to: '+33612345678', message: text } };
+    const req = {
+      headers: { 'X-Device-ID': device.device_id, 'Idempotency-Key': 'timeout-1' },
+      body: { to: '+33612345678', message: text },
+    };
     const held = await holdWrites();
     const started = Date.now();
     const first = await system.api('/v1/sms/send', client, req);
@@ -110,7 +117,8 @@ describe('retries after a lost answer, and input that cannot be stored', () => {
     expect(first.headers['retry-after']).toBe('1');
     expect(first.body).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
     expect(String((first.body.error as { message: string }).message)).toContain('Idempotency-Key');
-    const smsTo = async () => (await db.query<{ message_id: string }>('SELECT message_id FROM message.messages WHERE to_number = $1', [to])).rows;
+    const smsTo = async () =>
+      (await db.query<{ message_id: string }>('SELECT message_id FROM message.messages WHERE to_number = $1', [to])).rows;
     const stored = await eventually(async () => ((await smsTo()).length > 0 ? smsTo() : undefined), 5000, 'the held OTP SMS');
     const { rows: otps } = await db.query<{ otp_id: string }>('SELECT otp_id FROM otp.otps WHERE message_id = $1', [stored[0]!.message_id]);
     expect(otps).toHaveLength(1);
@@ -132,7 +140,10 @@ describe('retries after a lost answer, and input that cannot be stored', () => {
 
   it('when the gateway is killed after the message service stored the send, then the key answers 409 only for a few deadlines, and the retry answers the stored message', async () => {
     const text = 'Passerelle tuée en plein envoi';
-    const req = { headers: { 'X-Device-ID': device.device_id, 'Idempotency-Key': 'killed-1' }, body: { to: '+33612345678', message: text } };
+    const req = {
+      headers: { 'X-Device-ID': device.device_id, 'Idempotency-Key': 'killed-1' },
+      body: { to: '+33612345678', message: text },
+    };
     const held = await holdWrites();
     const lost = system.api('/v1/sms/send', client, req).catch((err: unknown) => err);
     await writeWaiting();
@@ -165,24 +176,41 @@ describe('retries after a lost answer, and input that cannot be stored', () => {
 
   it.each([
     ['/v1/sms/send-bulk', (text: string) => ({ recipients: ['+33611111111', '+33622222222'], message: text })],
-    ['/v1/sms/send-bulk-personalized', (text: string) => ({ messages: [{ to: '+33611111111', message: text }, { to: '+33622222222', message: text }] })],
-  ])('when %s times out after it reached the database and is retried with its key, then the retry answers the stored batch', async (path, body) => {
-    const text = `Lot relancé ${path}`;
-    const req = { headers: { 'Idempotency-Key': `batch-${path}` }, body: body(text) };
-    const held = await holdWrites();
-    const first = await system.api(path, client, req);
-    await writeWaiting();
-    await held.release();
-    expect(first.status).toBe(503);
-    const stored = await eventually(async () => ((await storedFor(text)).length === 2 ? storedFor(text) : undefined), 5000, 'the held batch');
+    [
+      '/v1/sms/send-bulk-personalized',
+      (text: string) => ({
+        messages: [
+          { to: '+33611111111', message: text },
+          { to: '+33622222222', message: text },
+        ],
+      }),
+    ],
+  ])(
+    'when %s times out after it reached the database and is retried with its key, then the retry answers the stored batch',
+    async (path, body) => {
+      const text = `Lot relancé ${path}`;
+      const req = { headers: { 'Idempotency-Key': `batch-${path}` }, body: body(text) };
+      const held = await holdWrites();
+      const first = await system.api(path, client, req);
+      await writeWaiting();
+      await held.release();
+      expect(first.status).toBe(503);
+      const stored = await eventually(
+        async () => ((await storedFor(text)).length === 2 ? storedFor(text) : undefined),
+        5000,
+        'the held batch',
+      );
 
-    const retry = await system.api(path, client, req);
-    expect(retry.status).toBe(200);
-    expect(retry.headers['idempotent-replayed']).toBe('true');
-    expect(retry.body.batch_id).toBe(stored[0]!.batch_id);
-    expect((retry.body.messages as { message_id: string }[]).map((m) => m.message_id).sort()).toEqual(stored.map((s) => s.message_id).sort());
-    expect(await storedFor(text)).toHaveLength(2);
-  });
+      const retry = await system.api(path, client, req);
+      expect(retry.status).toBe(200);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body.batch_id).toBe(stored[0]!.batch_id);
+      expect((retry.body.messages as { message_id: string }[]).map((m) => m.message_id).sort()).toEqual(
+        stored.map((s) => s.message_id).sort(),
+      );
+      expect(await storedFor(text)).toHaveLength(2);
+    },
+  );
 
   it('when one send with a NUL arrives among 50 sends of other clients, then only it is refused with 400 INVALID_CHARACTER and the 50 are stored', async () => {
     const others = await Promise.all(
@@ -193,11 +221,16 @@ describe('retries after a lost answer, and input that cannot be stored', () => {
       }),
     );
     const poisoned = system.api('/v1/sms/send', client, { body: { to: '+33612345678', message: 'nul\u0000ici' } }, 'test');
-    const valid = others.map((c, i) => system.api('/v1/sms/send', c, { body: { to: '+33612345678', message: `Envoi valide ${i}` } }, 'test'));
+    const valid = others.map((c, i) =>
+      system.api('/v1/sms/send', c, { body: { to: '+33612345678', message: `Envoi valide ${i}` } }, 'test'),
+    );
     const [bad, ...good] = await Promise.all([poisoned, ...valid]);
 
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ success: false, error: { code: 'INVALID_CHARACTER', details: [{ field: 'message', code: 'INVALID_CHARACTER' }] } });
+    expect(bad.body).toMatchObject({
+      success: false,
+      error: { code: 'INVALID_CHARACTER', details: [{ field: 'message', code: 'INVALID_CHARACTER' }] },
+    });
     expect(good.map((r) => r.status)).toEqual(Array(50).fill(200));
     const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM message.messages WHERE body LIKE 'Envoi valide %'");
     expect(rows[0]!.n).toBe(50);
@@ -210,7 +243,10 @@ describe('retries after a lost answer, and input that cannot be stored', () => {
   ])('when a send carries %s, then it is refused with 400 INVALID_CHARACTER naming the field', async (_what, rawBody, field) => {
     const res = await system.api('/v1/sms/send', client, { rawBody }, 'test');
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ success: false, error: { code: 'INVALID_CHARACTER', details: [{ field, code: 'INVALID_CHARACTER' }] } });
+    expect(res.body).toMatchObject({
+      success: false,
+      error: { code: 'INVALID_CHARACTER', details: [{ field, code: 'INVALID_CHARACTER' }] },
+    });
   });
 
   it('when a bulk send carries a NUL, then it is refused with 400 and nothing is stored', async () => {
@@ -222,6 +258,9 @@ describe('retries after a lost answer, and input that cannot be stored', () => {
   it('when the history is searched with a NUL, then it is 400 INVALID_CHARACTER, not a server error', async () => {
     const res = await system.api('/v1/sms/history?search=a%00b', client);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ success: false, error: { code: 'INVALID_CHARACTER', details: [{ field: 'search', code: 'INVALID_CHARACTER' }] } });
+    expect(res.body).toMatchObject({
+      success: false,
+      error: { code: 'INVALID_CHARACTER', details: [{ field: 'search', code: 'INVALID_CHARACTER' }] },
+    });
   });
 });

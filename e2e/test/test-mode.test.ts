@@ -19,7 +19,12 @@ describe('test mode', () => {
   });
 
   const send = (to: string, mode: 'live' | 'test', headers: Record<string, string> = {}) =>
-    system.api('/v1/sms/send', client, { headers: { 'X-Device-ID': device.device_id, ...headers }, body: { to, message: `mode ${mode}` } }, mode);
+    system.api(
+      '/v1/sms/send',
+      client,
+      { headers: { 'X-Device-ID': device.device_id, ...headers }, body: { to, message: `mode ${mode}` } },
+      mode,
+    );
 
   it.each([
     ['+33600000001', 'INVALID_NUMBER'],
@@ -45,10 +50,18 @@ describe('test mode', () => {
     const drawer = await system.createDevice(client.client_id, 'offline phone');
     const auth = await system.api('/v1/auth/test', client, { headers: { 'X-Device-ID': drawer.device_id } }, 'test');
     expect(auth.body).toMatchObject({ device_status: 'online', mode: 'test' });
-    const res = await system.api('/v1/sms/send', client, { headers: { 'X-Device-ID': drawer.device_id }, body: { to: '+33612345678', message: 'x' } }, 'test');
+    const res = await system.api(
+      '/v1/sms/send',
+      client,
+      { headers: { 'X-Device-ID': drawer.device_id }, body: { to: '+33612345678', message: 'x' } },
+      'test',
+    );
     expect(res.status).toBe(200);
     await system.waitForStatus(client, String(res.body.message_id), 'delivered', 20_000, 'test');
-    const live = await system.api('/v1/sms/send', client, { headers: { 'X-Device-ID': drawer.device_id }, body: { to: '+33612345678', message: 'x' } });
+    const live = await system.api('/v1/sms/send', client, {
+      headers: { 'X-Device-ID': drawer.device_id },
+      body: { to: '+33612345678', message: 'x' },
+    });
     expect(live.status).toBe(503);
   });
 

@@ -18,7 +18,15 @@ interface ReceivedSpan {
 interface OtlpJson {
   resourceSpans?: {
     resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes?: { key: string; value: Record<string, unknown> }[] }[] }[];
+    scopeSpans?: {
+      spans?: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        attributes?: { key: string; value: Record<string, unknown> }[];
+      }[];
+    }[];
   }[];
 }
 
@@ -79,7 +87,12 @@ describe('one trace per SMS, exported over OTLP', () => {
     // Online is checked over gRPC, not with the API key: the send below is then the key's first use, which the account service checks.
     await system.startAgent(client, device, { waitOnline: false });
     const hub = createClient(deviceHubProto().DeviceHubService, system.stack.deviceHubAddress);
-    await eventually(async () => ((await hub.getDevice({ clientId: client.client_id, deviceId: device.device_id })).status === 'online' ? true : undefined), 20_000, 'the phone online');
+    await eventually(
+      async () =>
+        (await hub.getDevice({ clientId: client.client_id, deviceId: device.device_id })).status === 'online' ? true : undefined,
+      20_000,
+      'the phone online',
+    );
     hub.close();
     const res = await system.api('/v1/sms/send', client, {
       headers: { 'X-Device-ID': device.device_id },
@@ -149,8 +162,13 @@ describe('one trace per SMS, exported over OTLP', () => {
     const search = await request(`${system.stack.dashboardUrl}/messages?q=%2B33687654321`, system.stack.certs.caPem, { method: 'GET' });
     expect(search.status).toBe(302);
 
-    const seen = (service: string, path: string) => otlp.spans.some((s) => s.service === service && Object.values(s.attributes).some((v) => String(v).includes(path)));
-    await eventually(async () => (seen('dashboard', '/messages') && seen('webhook', '/redacted') ? true : undefined), 20_000, 'the dashboard and webhook HTTP spans');
+    const seen = (service: string, path: string) =>
+      otlp.spans.some((s) => s.service === service && Object.values(s.attributes).some((v) => String(v).includes(path)));
+    await eventually(
+      async () => (seen('dashboard', '/messages') && seen('webhook', '/redacted') ? true : undefined),
+      20_000,
+      'the dashboard and webhook HTTP spans',
+    );
     const flat = JSON.stringify(otlp.spans);
     expect(flat).not.toContain('33687654321');
     expect(flat).not.toContain('url-token-5551');

@@ -31,7 +31,10 @@ describe('two phone agents started from the same data directory', () => {
     expect(agentB.logs()).not.toContain('using stored credentials');
 
     const sendFrom = async (device: DemoDevice, text: string) => {
-      const res = await system.api('/v1/sms/send', client, { headers: { 'X-Device-ID': device.device_id }, body: { to: '+33612345678', message: text } });
+      const res = await system.api('/v1/sms/send', client, {
+        headers: { 'X-Device-ID': device.device_id },
+        body: { to: '+33612345678', message: text },
+      });
       expect(res.status).toBe(200);
       return String(res.body.message_id);
     };

@@ -71,12 +71,23 @@ describe('webhooks, the whole system', () => {
 
   it('when a message has a webhook_url, then it receives sms.sent then sms.delivered, signed with the client secret, and the global endpoints do not', async () => {
     const global = await endpoint(client, '/global-1', ['sms.sent', 'sms.delivered', 'sms.failed']);
-    const id = await send(client, device, { to: '+33612345678', message: 'Votre colis arrive', webhook_url: receiver.url('/per-message'), metadata: { order: 'A-17' } });
+    const id = await send(client, device, {
+      to: '+33612345678',
+      message: 'Votre colis arrive',
+      webhook_url: receiver.url('/per-message'),
+      metadata: { order: 'A-17' },
+    });
     const hooks = await receiver.waitFor('/per-message', 2);
     expect(hooks.map((h) => h.body.event)).toEqual(['sms.sent', 'sms.delivered']);
     for (const h of hooks) expectSigned(h, client.signing_secret);
     expect(hooks[0]!.body.data).toMatchObject({ message_id: id, status: 'sent', to: '+33612345678', metadata: { order: 'A-17' } });
-    expect(hooks[1]!.body.data).toMatchObject({ message_id: id, status: 'delivered', to: '+33612345678', delivered_at: expect.any(String), metadata: { order: 'A-17' } });
+    expect(hooks[1]!.body.data).toMatchObject({
+      message_id: id,
+      status: 'delivered',
+      to: '+33612345678',
+      delivered_at: expect.any(String),
+      metadata: { order: 'A-17' },
+    });
     expect(hooks[0]!.at).toBeLessThanOrEqual(hooks[1]!.at);
     await sleep(500);
     expect(receiver.at('/global-1').filter((h) => h.body.data.message_id === id)).toEqual([]);
@@ -108,7 +119,12 @@ describe('webhooks, the whole system', () => {
     });
     await sleep(500);
     expect(receiver.at('/only-delivered').map((h) => h.body.event)).toEqual(['sms.delivered']);
-    expect(receiver.at('/sent-failed').map((h) => h.body.event).sort()).toEqual(['sms.failed', 'sms.sent']);
+    expect(
+      receiver
+        .at('/sent-failed')
+        .map((h) => h.body.event)
+        .sort(),
+    ).toEqual(['sms.failed', 'sms.sent']);
   });
 
   it('when test and live endpoints exist, then test-mode events reach only the test endpoint and live events only the live one', async () => {
@@ -141,7 +157,10 @@ describe('webhooks, the whole system', () => {
     });
     await phone.kill();
     const hooks = await receiver.waitFor('/devices', 2);
-    expect(hooks[1]!.body).toMatchObject({ event: 'device.disconnected', data: { device_id: d.device_id, client_id: c.client_id, name: 'Pixel 8' } });
+    expect(hooks[1]!.body).toMatchObject({
+      event: 'device.disconnected',
+      data: { device_id: d.device_id, client_id: c.client_id, name: 'Pixel 8' },
+    });
   });
 
   it('when the receiver keeps failing, then it gets 3 attempts on the compressed schedule with the same event, and the account gets one alert e-mail', async () => {
@@ -175,7 +194,13 @@ describe('webhooks, the whole system', () => {
 
     const log = await webhooks.listDeliveries({ clientId: c.client_id, endpointId: e.endpoint_id, eventId: '', limit: 10, before: '' });
     expect(log.deliveries).toHaveLength(1);
-    expect(log.deliveries[0]).toMatchObject({ state: 'failed', attempt: 3, httpStatus: 500, eventId: attempts[0]!.body.event_id, event: 'sms.delivered' });
+    expect(log.deliveries[0]).toMatchObject({
+      state: 'failed',
+      attempt: 3,
+      httpStatus: 500,
+      eventId: attempts[0]!.body.event_id,
+      event: 'sms.delivered',
+    });
     expect(log.deliveries[0]!.attempts.map((a) => [a.attempt, a.httpStatus])).toEqual([
       [1, 500],
       [2, 500],
@@ -253,10 +278,16 @@ describe('webhooks, the whole system', () => {
   it('when a test event is sent from the command line and an event is replayed, then the receiver gets them with the right kind, the same event_id and body for the replay', async () => {
     const c = await system.createClient();
     const e = await endpoint(c, '/tests', ['sms.sent']);
-    const sent = (await system.cli('send-test-event', '--client', c.client_id, '--endpoint', e.endpoint_id, '--event', 'sms.failed')) as { event_id: string };
+    const sent = (await system.cli('send-test-event', '--client', c.client_id, '--endpoint', e.endpoint_id, '--event', 'sms.failed')) as {
+      event_id: string;
+    };
     const [test] = await receiver.waitFor('/tests', 1);
     expectSigned(test!, e.secret);
-    expect(test!.body).toMatchObject({ event: 'sms.failed', event_id: sent.event_id, data: { status: 'failed', error: { code: expect.any(String) } } });
+    expect(test!.body).toMatchObject({
+      event: 'sms.failed',
+      event_id: sent.event_id,
+      data: { status: 'failed', error: { code: expect.any(String) } },
+    });
 
     const replayed = await webhooks.replayEvent({ clientId: c.client_id, eventId: sent.event_id, endpointId: '' });
     expect(replayed.deliveries).toHaveLength(1);
@@ -268,42 +299,74 @@ describe('webhooks, the whole system', () => {
     expect(both[1]!.headers['x-webhook-delivery-id']).not.toBe(both[0]!.headers['x-webhook-delivery-id']);
 
     const listed = await system.cli('list-webhooks', '--client', c.client_id);
-    expect(Object.values(listed)).toEqual([expect.objectContaining({ endpoint_id: e.endpoint_id, events: ['sms.sent'], mode: 'live', enabled: true })]);
+    expect(Object.values(listed)).toEqual([
+      expect.objectContaining({ endpoint_id: e.endpoint_id, events: ['sms.sent'], mode: 'live', enabled: true }),
+    ]);
     await expect(webhooks.replayEvent({ clientId: c.client_id, eventId: 'evt_unknown', endpointId: '' })).rejects.toMatchObject({
       code: 'NOT_FOUND',
       details: [{ code: 'EVENT_NOT_FOUND' }],
     });
     const other = await system.createClient();
-    await expect(webhooks.replayEvent({ clientId: other.client_id, eventId: sent.event_id, endpointId: '' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(webhooks.replayEvent({ clientId: other.client_id, eventId: sent.event_id, endpointId: '' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 
   it('when endpoints are created with bad input, then each is refused with a clear error and nothing is stored', async () => {
     const c = await system.createClient();
     const refuse = async (url: string, events: string[], code: string) =>
-      expect(webhooks.createEndpoint({ clientId: c.client_id, url, events, mode: 'MODE_LIVE', description: '' })).rejects.toMatchObject({ code });
+      expect(webhooks.createEndpoint({ clientId: c.client_id, url, events, mode: 'MODE_LIVE', description: '' })).rejects.toMatchObject({
+        code,
+      });
     await refuse('http://example.com/hook', ['sms.sent'], 'INVALID_WEBHOOK_URL');
     await refuse('https://user:pw@example.com/hook', ['sms.sent'], 'INVALID_WEBHOOK_URL');
     await refuse('not a url', ['sms.sent'], 'INVALID_WEBHOOK_URL');
     await refuse(receiver.url('/x'), [], 'VALIDATION_ERROR');
     await refuse(receiver.url('/x'), ['sms.sent', 'sms.read'], 'VALIDATION_ERROR');
     await expect(
-      webhooks.createEndpoint({ clientId: 'client_0000', url: receiver.url('/x'), events: ['sms.sent'], mode: 'MODE_LIVE', description: '' }),
+      webhooks.createEndpoint({
+        clientId: 'client_0000',
+        url: receiver.url('/x'),
+        events: ['sms.sent'],
+        mode: 'MODE_LIVE',
+        description: '',
+      }),
     ).rejects.toMatchObject({ code: 'INVALID_CLIENT_ID' });
     expect((await webhooks.listEndpoints({ clientId: c.client_id })).endpoints).toEqual([]);
 
-    const httpUrl = await system.api('/v1/sms/send', c, { body: { to: '+33612345678', message: 'x', webhook_url: 'http://example.com/hook' } });
+    const httpUrl = await system.api('/v1/sms/send', c, {
+      body: { to: '+33612345678', message: 'x', webhook_url: 'http://example.com/hook' },
+    });
     expect(httpUrl.status).toBe(400);
     expect(httpUrl.body).toMatchObject({ success: false, error: { code: 'INVALID_WEBHOOK_URL' } });
   });
 
-  it("when the documented example receiver is used, then it handles a signed event once, drops the replay as a duplicate, and refuses a bad signature and a stale timestamp", async () => {
+  it('when the documented example receiver is used, then it handles a signed event once, drops the replay as a duplicate, and refuses a bad signature and a stale timestamp', async () => {
     const c = await system.createClient();
     const port = await freePort();
-    const e = await system.cli('create-webhook', '--client', c.client_id, '--url', `https://127.0.0.1:${port}/webhooks`, '--events', 'sms.delivered');
+    const e = await system.cli(
+      'create-webhook',
+      '--client',
+      c.client_id,
+      '--url',
+      `https://127.0.0.1:${port}/webhooks`,
+      '--events',
+      'sms.delivered',
+    );
     const secret = String(e.secret);
     const child = spawn(
       process.execPath,
-      [path.join(REPO_ROOT, 'examples/webhook-receiver.mjs'), '--port', String(port), '--secret', secret, '--cert', system.stack.certs.certFile, '--key', system.stack.certs.keyFile],
+      [
+        path.join(REPO_ROOT, 'examples/webhook-receiver.mjs'),
+        '--port',
+        String(port),
+        '--secret',
+        secret,
+        '--cert',
+        system.stack.certs.certFile,
+        '--key',
+        system.stack.certs.keyFile,
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const lines: Record<string, unknown>[] = [];
@@ -318,7 +381,15 @@ describe('webhooks, the whole system', () => {
     };
     try {
       await waitLine((l) => 'listening' in l);
-      const test = (await system.cli('send-test-event', '--client', c.client_id, '--endpoint', String(e.endpoint_id), '--event', 'sms.delivered')) as { event_id: string };
+      const test = (await system.cli(
+        'send-test-event',
+        '--client',
+        c.client_id,
+        '--endpoint',
+        String(e.endpoint_id),
+        '--event',
+        'sms.delivered',
+      )) as { event_id: string };
       await waitLine((l) => l.event_id === test.event_id && l.handled === 'sms.delivered');
       await webhooks.replayEvent({ clientId: c.client_id, eventId: test.event_id, endpointId: '' });
       await waitLine((l) => l.duplicate === test.event_id);
@@ -328,7 +399,11 @@ describe('webhooks, the whole system', () => {
         new Promise<{ status: number }>((resolve, reject) => {
           const r = https.request(
             `https://127.0.0.1:${port}/webhooks`,
-            { method: 'POST', ca: system.stack.certs.caPem, headers: { 'X-Webhook-Signature': signature, 'Content-Type': 'application/json' } },
+            {
+              method: 'POST',
+              ca: system.stack.certs.caPem,
+              headers: { 'X-Webhook-Signature': signature, 'Content-Type': 'application/json' },
+            },
             (res) => {
               res.resume();
               resolve({ status: res.statusCode ?? 0 });
@@ -337,7 +412,12 @@ describe('webhooks, the whole system', () => {
           r.on('error', reject);
           r.end(body);
         });
-      const stale = JSON.stringify({ event: 'sms.delivered', event_id: 'evt_old', timestamp: new Date(Date.now() - 6 * 60_000).toISOString(), data: {} });
+      const stale = JSON.stringify({
+        event: 'sms.delivered',
+        event_id: 'evt_old',
+        timestamp: new Date(Date.now() - 6 * 60_000).toISOString(),
+        data: {},
+      });
       expect((await post(stale, sign(secret, stale))).status).toBe(400);
       const fresh = JSON.stringify({ event: 'sms.delivered', event_id: 'evt_forged', timestamp: new Date().toISOString(), data: {} });
       expect((await post(fresh, sign('whsec_wrong', fresh))).status).toBe(401);
@@ -409,20 +489,29 @@ describe('webhooks, the whole system', () => {
       ];
       expect(refused.length).toBeGreaterThanOrEqual(30);
       for (const url of refused) {
-        await expect(guard.createEndpoint({ clientId: c.client_id, url, events: ['sms.sent'], mode: 'MODE_LIVE', description: '' })).rejects.toMatchObject({
+        await expect(
+          guard.createEndpoint({ clientId: c.client_id, url, events: ['sms.sent'], mode: 'MODE_LIVE', description: '' }),
+        ).rejects.toMatchObject({
           code: 'INVALID_WEBHOOK_URL',
         });
       }
       expect((await guard.listEndpoints({ clientId: c.client_id })).endpoints).toEqual([]);
 
       // A public address at creation that now leads to a private one (as a DNS change would) is refused when delivering.
-      const e = await guard.createEndpoint({ clientId: c.client_id, url: 'https://93.184.216.34/hook', events: ['sms.sent'], mode: 'MODE_LIVE', description: '' });
+      const e = await guard.createEndpoint({
+        clientId: c.client_id,
+        url: 'https://93.184.216.34/hook',
+        events: ['sms.sent'],
+        mode: 'MODE_LIVE',
+        description: '',
+      });
       await db.query(`UPDATE ${schema}.endpoints SET url = $1 WHERE endpoint_id = $2`, [receiver.url('/guarded'), e.endpointId]);
       const test = await guard.sendTestEvent({ clientId: c.client_id, endpointId: e.endpointId, event: 'sms.sent' });
       const deadline = Date.now() + 10_000;
       let log: webhook.Delivery__Output[] = [];
       while (Date.now() < deadline) {
-        log = (await guard.listDeliveries({ clientId: c.client_id, eventId: test.eventId, endpointId: '', limit: 5, before: '' })).deliveries;
+        log = (await guard.listDeliveries({ clientId: c.client_id, eventId: test.eventId, endpointId: '', limit: 5, before: '' }))
+          .deliveries;
         if (log[0]?.attempts.length) break;
         await sleep(100);
       }

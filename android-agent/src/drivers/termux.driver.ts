@@ -64,19 +64,14 @@ export class TermuxDriver implements Driver {
     return new Promise((resolve) => {
       // The text goes on stdin rather than as an argument: termux-sms-send would pass an argument
       // through `echo`, whose escapes (`\c`, `\n`) and options (`-n`) would alter the message.
-      const child = execFile(
-        this.binary,
-        ['-n', sms.to],
-        { timeout: this.timeoutMs, maxBuffer: 64 * 1024 },
-        (error, _stdout, stderr) => {
-          if (!error) {
-            resolve(undefined);
-            return;
-          }
-          const detail = String(stderr).trim().slice(0, 200) || error.message;
-          resolve({ code: 'DEVICE_ERROR', message: `${TERMUX_SMS_SEND} failed: ${detail}` });
-        },
-      );
+      const child = execFile(this.binary, ['-n', sms.to], { timeout: this.timeoutMs, maxBuffer: 64 * 1024 }, (error, _stdout, stderr) => {
+        if (!error) {
+          resolve(undefined);
+          return;
+        }
+        const detail = String(stderr).trim().slice(0, 200) || error.message;
+        resolve({ code: 'DEVICE_ERROR', message: `${TERMUX_SMS_SEND} failed: ${detail}` });
+      });
       child.stdin?.on('error', () => {
         // The binary exited without reading its input; the exit callback reports it.
       });

@@ -129,19 +129,12 @@ export class TestHub {
   }
 
   /** Resolves with the first received frame matching `predicate`, waiting for it if needed. */
-  waitForFrame(
-    description: string,
-    predicate: (received: ReceivedFrame) => boolean,
-  ): Promise<ReceivedFrame> {
+  waitForFrame(description: string, predicate: (received: ReceivedFrame) => boolean): Promise<ReceivedFrame> {
     return this.until(description, () => this.frames.find(predicate));
   }
 
   /** Resolves once `count` frames match `predicate`. */
-  waitForFrames(
-    description: string,
-    count: number,
-    predicate: (received: ReceivedFrame) => boolean,
-  ): Promise<ReceivedFrame[]> {
+  waitForFrames(description: string, count: number, predicate: (received: ReceivedFrame) => boolean): Promise<ReceivedFrame[]> {
     return this.until(description, () => {
       const matching = this.frames.filter(predicate);
       return matching.length >= count ? matching : undefined;
@@ -205,9 +198,7 @@ export class TestHub {
         this.options.clients[body.client_id] === body.device_password;
       if (!byCode && !byPassword) {
         res.writeHead(401, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({ success: false, error: { code: 'INVALID_PAIRING', message: 'unknown, used or expired pairing' } }),
-        );
+        res.end(JSON.stringify({ success: false, error: { code: 'INVALID_PAIRING', message: 'unknown, used or expired pairing' } }));
         return;
       }
       const input = byCode ? String(body.pairing_code) : `${String(body.client_id)}:${String(body.device_password)}`;

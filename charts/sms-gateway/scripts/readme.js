@@ -132,7 +132,11 @@ function renderReadme(readmeText, valuesText) {
 function chartDirs(root = path.resolve(__dirname, '..')) {
   const sub = path.join(root, 'charts');
   const bundled = fs.existsSync(sub)
-    ? fs.readdirSync(sub).map((d) => path.join(sub, d)).filter((d) => fs.existsSync(path.join(d, 'values.yaml'))).sort()
+    ? fs
+        .readdirSync(sub)
+        .map((d) => path.join(sub, d))
+        .filter((d) => fs.existsSync(path.join(d, 'values.yaml')))
+        .sort()
     : [];
   return [root, ...bundled];
 }

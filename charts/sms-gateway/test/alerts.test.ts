@@ -6,7 +6,10 @@ const CHART = path.resolve(__dirname, '..');
 const REPO = path.resolve(CHART, '../..');
 
 /** promtool, built when missing by scripts/ensure-promtool.sh (pinned in scripts/promtool/go.mod). */
-const promtool = execFileSync(path.join(REPO, 'scripts/ensure-promtool.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+const promtool = execFileSync(path.join(REPO, 'scripts/ensure-promtool.sh'), {
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'inherit'],
+}).trim();
 
 function run(args: string[], cwd: string): { code: number; out: string } {
   try {
@@ -41,7 +44,10 @@ describe('alert rules and dashboards shipped with the chart', () => {
   it('when a broken rule is checked, then promtool refuses it (the check can fail)', () => {
     const dir = fs.mkdtempSync(path.join(REPO, '.tools/rules-'));
     try {
-      fs.writeFileSync(path.join(dir, 'bad.yaml'), 'groups:\n  - name: x\n    rules:\n      - alert: Bad\n        expr: sum(rate(smsgw_x[5m]) > \n');
+      fs.writeFileSync(
+        path.join(dir, 'bad.yaml'),
+        'groups:\n  - name: x\n    rules:\n      - alert: Bad\n        expr: sum(rate(smsgw_x[5m]) > \n',
+      );
       expect(run(['check', 'rules', 'bad.yaml'], dir).code).not.toBe(0);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -50,7 +56,11 @@ describe('alert rules and dashboards shipped with the chart', () => {
 
   it('when the dashboards are read, then each is valid Grafana JSON whose panels all have a Prometheus query', () => {
     for (const file of fs.readdirSync(path.join(CHART, 'dashboards'))) {
-      const dashboard = JSON.parse(fs.readFileSync(path.join(CHART, 'dashboards', file), 'utf8')) as { uid: string; title: string; panels: { title: string; targets: { expr: string }[] }[] };
+      const dashboard = JSON.parse(fs.readFileSync(path.join(CHART, 'dashboards', file), 'utf8')) as {
+        uid: string;
+        title: string;
+        panels: { title: string; targets: { expr: string }[] }[];
+      };
       expect(dashboard.uid).toBeTruthy();
       expect(dashboard.panels.length).toBeGreaterThan(10);
       for (const p of dashboard.panels) expect([p.title, p.targets.every((t) => t.expr.includes('smsgw_'))]).toEqual([p.title, true]);

@@ -17,17 +17,25 @@ const read = (dir: string, file: string) => fs.readFileSync(path.join(dir, file)
 
 describe("each chart's README and the documentation of its values", () => {
   it('when the charts are listed, then the bundled ones are there too', () => {
-    expect(charts.map(([name]) => name)).toEqual(['sms-gateway', 'sms-gateway/charts/nats', 'sms-gateway/charts/postgresql', 'sms-gateway/charts/redis']);
+    expect(charts.map(([name]) => name)).toEqual([
+      'sms-gateway',
+      'sms-gateway/charts/nats',
+      'sms-gateway/charts/postgresql',
+      'sms-gateway/charts/redis',
+    ]);
   });
 
   it.each(charts)('when values.yaml of %s is read, then every value has a @param and every @param names a value', (_name, dir) => {
     expect(generator.problems(read(dir, 'values.yaml'))).toEqual([]);
   });
 
-  it.each(charts)('when the README of %s is generated again from values.yaml, then it is the committed one (else run `npm run readme -w @smsgw/chart`)', (_name, dir) => {
-    const committed = read(dir, 'README.md');
-    expect(generator.renderReadme(committed, read(dir, 'values.yaml'))).toBe(committed);
-  });
+  it.each(charts)(
+    'when the README of %s is generated again from values.yaml, then it is the committed one (else run `npm run readme -w @smsgw/chart`)',
+    (_name, dir) => {
+      const committed = read(dir, 'README.md');
+      expect(generator.renderReadme(committed, read(dir, 'values.yaml'))).toBe(committed);
+    },
+  );
 
   it('when a value has no @param, a @param names no value, or one is given twice, then the check says so (the check can fail)', () => {
     const values = [

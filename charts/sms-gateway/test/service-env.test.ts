@@ -27,7 +27,17 @@ interface Deployment {
 }
 
 function deployments(valueSet: string, ...set: string[]): Map<string, Container> {
-  const args = ['template', 'smsgw', CHART, '--namespace', 'sms', '--kube-version', '1.30.0', '--values', path.join(CHART, 'ci', `${valueSet}-values.yaml`)];
+  const args = [
+    'template',
+    'smsgw',
+    CHART,
+    '--namespace',
+    'sms',
+    '--kube-version',
+    '1.30.0',
+    '--values',
+    path.join(CHART, 'ci', `${valueSet}-values.yaml`),
+  ];
   for (const s of set) args.push('--set', s);
   const out = execFileSync(helm, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const found = new Map<string, Container>();
@@ -77,26 +87,29 @@ describe('the environment the chart gives each service', () => {
     ['external', []],
     ['ha', []],
     ['default', ['tls.mode=native', 'tls.existingSecret=smsgw-tls']],
-  ] as [string, string[]][])('when rendered with the %s values %j, then every service accepts it and listens where its probes and Service look', (valueSet, set) => {
-    const rendered = deployments(valueSet, ...set);
-    expect([...rendered.keys()].sort()).toEqual([...SERVICES].sort());
-    for (const service of SERVICES) {
-      const container = rendered.get(service)!;
-      expect(container.args).toEqual([`services/${service}/dist/main.js`]);
-      const env = processEnv(container);
-      let config: Record<string, unknown>;
-      try {
-        config = loader(service)(env) as Record<string, unknown>;
-      } catch (err) {
-        throw new Error(`${service} refuses the chart's environment: ${(err as Error).message}`, { cause: err });
+  ] as [string, string[]][])(
+    'when rendered with the %s values %j, then every service accepts it and listens where its probes and Service look',
+    (valueSet, set) => {
+      const rendered = deployments(valueSet, ...set);
+      expect([...rendered.keys()].sort()).toEqual([...SERVICES].sort());
+      for (const service of SERVICES) {
+        const container = rendered.get(service)!;
+        expect(container.args).toEqual([`services/${service}/dist/main.js`]);
+        const env = processEnv(container);
+        let config: Record<string, unknown>;
+        try {
+          config = loader(service)(env) as Record<string, unknown>;
+        } catch (err) {
+          throw new Error(`${service} refuses the chart's environment: ${(err as Error).message}`, { cause: err });
+        }
+        const port = container.ports!.find((p) => p.name === 'grpc' || p.name === 'http')!.containerPort;
+        const listens = (config.grpc as { port: number } | undefined)?.port ?? (config.http as { port: number }).port;
+        expect({ service, listens }).toEqual({ service, listens: port });
+        if (service === 'device-hub') {
+          const agent = container.ports!.find((p) => p.name === 'agent')!.containerPort;
+          expect((config.agents as { port: number }).port).toBe(agent);
+        }
       }
-      const port = container.ports!.find((p) => p.name === 'grpc' || p.name === 'http')!.containerPort;
-      const listens = (config.grpc as { port: number } | undefined)?.port ?? (config.http as { port: number }).port;
-      expect({ service, listens }).toEqual({ service, listens: port });
-      if (service === 'device-hub') {
-        const agent = container.ports!.find((p) => p.name === 'agent')!.containerPort;
-        expect((config.agents as { port: number }).port).toBe(agent);
-      }
-    }
-  });
+    },
+  );
 });

@@ -39,7 +39,14 @@ export interface ScenarioReport {
   single: { message_id: string; status: string; to: string; final_status: string };
   bulk: { batch_id: string; total_recipients: number; message_ids: string[]; statuses: string[] };
   personalized: { batch_id: string; message_ids: string[]; texts: string[] };
-  scheduled: { message_id: string; status: string; scheduled: boolean; cancel_status: string; status_after: string; cancel_again: ErrorSeen };
+  scheduled: {
+    message_id: string;
+    status: string;
+    scheduled: boolean;
+    cancel_status: string;
+    status_after: string;
+    cancel_again: ErrorSeen;
+  };
   retry: { message_id: string; idempotency_key: string; attempts: number; replayed: boolean; history_total: number };
   history: { ids: string[]; total_items: number; page2: { current_page: number; per_page: number; count: number } };
   otp: { otp_id: string; wrong: { valid: boolean; attempts_remaining: number }; right: { valid: boolean }; again: ErrorSeen };
@@ -106,7 +113,12 @@ async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, w
 
 export async function runScenario(env: Record<string, string>): Promise<ScenarioReport> {
   const lang = env.SMSGW_LANG!;
-  const common = { clientId: env.SMSGW_CLIENT_ID!, baseUrl: env.SMSGW_BASE_URL!, caFile: env.SMSGW_CA_FILE!, deviceId: env.SMSGW_DEVICE_ID! };
+  const common = {
+    clientId: env.SMSGW_CLIENT_ID!,
+    baseUrl: env.SMSGW_BASE_URL!,
+    caFile: env.SMSGW_CA_FILE!,
+    deviceId: env.SMSGW_DEVICE_ID!,
+  };
   const sms = new SmsGateway({ ...common, apiKey: env.SMSGW_API_KEY! });
 
   const auth = await sms.auth.test();
@@ -127,7 +139,11 @@ export async function runScenario(env: Record<string, string>): Promise<Scenario
   });
   const texts = await Promise.all(perso.messages.map(async (m) => (await sms.messages.get(m.message_id)).message));
 
-  const later = await sms.messages.send({ to: '+33612345021', message: `Rappel (${lang})`, scheduled_at: new Date(Date.now() + 3600_000).toISOString() });
+  const later = await sms.messages.send({
+    to: '+33612345021',
+    message: `Rappel (${lang})`,
+    scheduled_at: new Date(Date.now() + 3600_000).toISOString(),
+  });
   const cancelled = await sms.messages.cancel(later.message_id);
   const after = await sms.messages.get(later.message_id);
   const cancelAgain = await refused(() => sms.messages.cancel(later.message_id));
@@ -153,7 +169,9 @@ export async function runScenario(env: Record<string, string>): Promise<Scenario
   const dir = env.SMSGW_WEBHOOK_DIR!;
   const mine = (d: Delivery) => {
     const body = JSON.parse(d.raw) as { event: string; event_id: string; data: { message_id?: string } };
-    return d.path === env.SMSGW_WEBHOOK_PATH && body.event === 'sms.delivered' && body.data.message_id === sent.message_id ? body : undefined;
+    return d.path === env.SMSGW_WEBHOOK_PATH && body.event === 'sms.delivered' && body.data.message_id === sent.message_id
+      ? body
+      : undefined;
   };
   const first = await waitFor(() => deliveries(dir).find(mine), 'the sms.delivered webhook');
   const eventId = mine(first)!.event_id;
@@ -176,13 +194,20 @@ export async function runScenario(env: Record<string, string>): Promise<Scenario
   };
   const duplicate = await reason(verifyWebhook(copies[1]!.raw, copies[1]!.signature, secret, { seen: store }));
   const tampered = await reason(verifyWebhook(copies[0]!.raw.replace(sent.message_id, later.message_id), copies[0]!.signature, secret));
-  const stale = await reason(verifyWebhook(copies[0]!.raw, copies[0]!.signature, secret, { now: () => Date.parse(event.timestamp) + 10 * 60_000 }));
+  const stale = await reason(
+    verifyWebhook(copies[0]!.raw, copies[0]!.signature, secret, { now: () => Date.parse(event.timestamp) + 10 * 60_000 }),
+  );
 
   for (const c of [sms, viaProxy, test]) c.close();
   return {
     auth: { mode: auth.mode, client_id: auth.client_id, device_id: auth.device_id },
     single: { message_id: sent.message_id, status: sent.status, to: sent.to, final_status: delivered.status },
-    bulk: { batch_id: bulk.batch_id, total_recipients: bulk.total_recipients, message_ids: bulk.messages.map((m) => m.message_id), statuses: bulk.messages.map((m) => m.status) },
+    bulk: {
+      batch_id: bulk.batch_id,
+      total_recipients: bulk.total_recipients,
+      message_ids: bulk.messages.map((m) => m.message_id),
+      statuses: bulk.messages.map((m) => m.status),
+    },
     personalized: { batch_id: perso.batch_id, message_ids: perso.messages.map((m) => m.message_id), texts },
     scheduled: {
       message_id: later.message_id,
@@ -199,7 +224,11 @@ export async function runScenario(env: Record<string, string>): Promise<Scenario
       replayed: retried.lastResponse.replayed,
       history_total: retryHistory.pagination.total_items,
     },
-    history: { ids, total_items: page2.pagination.total_items, page2: { current_page: page2.pagination.current_page, per_page: page2.pagination.per_page, count: page2.data.length } },
+    history: {
+      ids,
+      total_items: page2.pagination.total_items,
+      page2: { current_page: page2.pagination.current_page, per_page: page2.pagination.per_page, count: page2.data.length },
+    },
     otp: {
       otp_id: otp.otp_id,
       wrong: { valid: wrong.valid, attempts_remaining: wrong.valid ? -1 : wrong.attempts_remaining },

@@ -66,8 +66,20 @@ export class FaultProxy {
               }
               if (lose) {
                 res
-                  .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1', 'x-request-id': String(up.headers['x-request-id'] ?? 'proxy') })
-                  .end(JSON.stringify({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: "Réponse perdue par le proxy de test : l'envoi a peut-être été enregistré." } }));
+                  .writeHead(503, {
+                    'content-type': 'application/json',
+                    'retry-after': '1',
+                    'x-request-id': String(up.headers['x-request-id'] ?? 'proxy'),
+                  })
+                  .end(
+                    JSON.stringify({
+                      success: false,
+                      error: {
+                        code: 'SERVICE_UNAVAILABLE',
+                        message: "Réponse perdue par le proxy de test : l'envoi a peut-être été enregistré.",
+                      },
+                    }),
+                  );
                 return;
               }
               res.writeHead(up.statusCode ?? 502, up.headers).end(raw);

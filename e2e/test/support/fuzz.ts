@@ -199,7 +199,10 @@ function mutateBody(value: Json, rng: Prng): Json {
     else if (action === 2 && keys.length > 0) {
       const key = rng.pick(keys);
       const inner = out[key];
-      out[key] = Array.isArray(inner) && inner.length > 0 ? inner.map((v) => (rng.chance(0.3) ? wrongValue(rng) : typeof v === 'object' ? mutateBody(v, rng) : v)) : wrongValue(rng);
+      out[key] =
+        Array.isArray(inner) && inner.length > 0
+          ? inner.map((v) => (rng.chance(0.3) ? wrongValue(rng) : typeof v === 'object' ? mutateBody(v, rng) : v))
+          : wrongValue(rng);
     } else if (keys.length > 0) out[rng.pick(keys)] = wrongValue(rng);
   }
   return out;
@@ -269,7 +272,40 @@ const BAD_PATH_PARTS = [
   '',
 ];
 
-const QUERY_VALUES = ['', '-1', '0', '1', '100', '101', '1e3', '0x10', '999999999999999999999', 'abc', '%00', '%ZZ', '%E0%A4%A', '%2B33612345678', '+33612345678', '2030-01-01', '2030-02-30', '2030-01-01T08:00:00Z', '1969-12-31', '99999-01-01', 'queued', 'QUEUED', 'delivered', 'bogus', 'device_01JD3Z8Q6V5N4W2K9T7R1B0C3E', 'device_%00', '%F0%9F%98%80', 'x'.repeat(500), '%ED%A0%80', '%C3%28', '[]', 'null'];
+const QUERY_VALUES = [
+  '',
+  '-1',
+  '0',
+  '1',
+  '100',
+  '101',
+  '1e3',
+  '0x10',
+  '999999999999999999999',
+  'abc',
+  '%00',
+  '%ZZ',
+  '%E0%A4%A',
+  '%2B33612345678',
+  '+33612345678',
+  '2030-01-01',
+  '2030-02-30',
+  '2030-01-01T08:00:00Z',
+  '1969-12-31',
+  '99999-01-01',
+  'queued',
+  'QUEUED',
+  'delivered',
+  'bogus',
+  'device_01JD3Z8Q6V5N4W2K9T7R1B0C3E',
+  'device_%00',
+  '%F0%9F%98%80',
+  'x'.repeat(500),
+  '%ED%A0%80',
+  '%C3%28',
+  '[]',
+  'null',
+];
 
 function randomKey(rng: Prng): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -292,8 +328,17 @@ export function operationsOf(doc: OpenApiDoc): Operation[] {
     for (const [method, raw] of Object.entries(item)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
       const op = raw as { requestBody?: { content?: Record<string, { schema?: Schema }> }; parameters?: Schema[]; security?: unknown[] };
-      const query = (op.parameters ?? []).map((p) => deref(doc, p)).filter((p) => p.in === 'query').map((p) => p.name as string);
-      out.push({ method: method.toUpperCase(), template, body: op.requestBody?.content?.['application/json']?.schema, query, secured: !(Array.isArray(op.security) && op.security.length === 0) });
+      const query = (op.parameters ?? [])
+        .map((p) => deref(doc, p))
+        .filter((p) => p.in === 'query')
+        .map((p) => p.name as string);
+      out.push({
+        method: method.toUpperCase(),
+        template,
+        body: op.requestBody?.content?.['application/json']?.schema,
+        query,
+        secured: !(Array.isArray(op.security) && op.security.length === 0),
+      });
     }
   }
   return out;
@@ -327,11 +372,25 @@ function rawRequest(rng: Prng, clientHeaders: string): Buffer {
     case 8: // an obsolete folded header
       return Buffer.from(`${head}X-Folded: a\r\n b\r\n\r\n`);
     case 9: // a request line that is not HTTP
-      return Buffer.from(rng.pick(['GARBAGE\r\n\r\n', 'GET /\r\n\r\n', `${method} ${path} HTTP/9.9\r\n\r\n`, '\u0000\u0001\u0002\r\n\r\n', `G\u00c9T ${path} HTTP/1.1\r\n\r\n`]));
+      return Buffer.from(
+        rng.pick([
+          'GARBAGE\r\n\r\n',
+          'GET /\r\n\r\n',
+          `${method} ${path} HTTP/9.9\r\n\r\n`,
+          '\u0000\u0001\u0002\r\n\r\n',
+          `G\u00c9T ${path} HTTP/1.1\r\n\r\n`,
+        ]),
+      );
     case 10: // bytes outside ASCII in the path and a header
-      return Buffer.concat([Buffer.from(`GET /v1/sms/status/`), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(` HTTP/1.1\r\nHost: x\r\n${clientHeaders}X-Odd: \u00e9\r\n\r\n`, 'latin1')]);
+      return Buffer.concat([
+        Buffer.from(`GET /v1/sms/status/`),
+        Buffer.from([0xff, 0xfe, 0xc3]),
+        Buffer.from(` HTTP/1.1\r\nHost: x\r\n${clientHeaders}X-Odd: \u00e9\r\n\r\n`, 'latin1'),
+      ]);
     case 11: // a valid chunked body, for contrast
-      return Buffer.from(`${head}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${json.length.toString(16)}\r\n${json}\r\n0\r\n\r\n`);
+      return Buffer.from(
+        `${head}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${json.length.toString(16)}\r\n${json}\r\n0\r\n\r\n`,
+      );
     case 12: // a negative Content-Length
       return Buffer.from(`${head}Content-Length: -1\r\n\r\n`);
     default: // a bad header then a second request on the same connection
@@ -388,10 +447,12 @@ export function generate(doc: OpenApiDoc, ops: Operation[], rng: Prng, clients: 
   }
 
   // Other headers.
-  if (rng.chance(0.15)) headers['x-device-id'] = rng.pick(['device_01JD3Z8Q6V5N4W2K9T7R1B0C3E', 'device_', 'device_x', '%00', 'x'.repeat(1000)]);
+  if (rng.chance(0.15))
+    headers['x-device-id'] = rng.pick(['device_01JD3Z8Q6V5N4W2K9T7R1B0C3E', 'device_', 'device_x', '%00', 'x'.repeat(1000)]);
   if (rng.chance(0.1)) headers['idempotency-key'] = rng.pick(['k', 'x'.repeat(256), `fuzz-${rng.int(0, 20)}`, '\u00e9t\u00e9']);
   if (rng.chance(0.1)) headers['x-request-id'] = rng.pick(['ok-1', 'x'.repeat(200), 'a b', '\u00ff']);
-  if (rng.chance(0.05)) headers['traceparent'] = rng.pick(['00-zz-zz-01', '00-' + '0'.repeat(32) + '-' + '0'.repeat(16) + '-01', 'garbage']);
+  if (rng.chance(0.05))
+    headers['traceparent'] = rng.pick(['00-zz-zz-01', '00-' + '0'.repeat(32) + '-' + '0'.repeat(16) + '-01', 'garbage']);
 
   // Method: the documented one, or another.
   let method = op.method;
@@ -423,5 +484,15 @@ export function generate(doc: OpenApiDoc, ops: Operation[], rng: Prng, clients: 
     body = Buffer.alloc(1024 * 1024 + 10, 0x20);
     labels.push('over 1 MB');
   }
-  return { kind: 'http', method, path, auth, headers, body, knownMessageId, operation: `${op.method} ${op.template}`, label: `${method} ${op.template} ${labels.join(', ')}`.trim() };
+  return {
+    kind: 'http',
+    method,
+    path,
+    auth,
+    headers,
+    body,
+    knownMessageId,
+    operation: `${op.method} ${op.template}`,
+    label: `${method} ${op.template} ${labels.join(', ')}`.trim(),
+  };
 }

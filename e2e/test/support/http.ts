@@ -61,7 +61,12 @@ export function request(url: string, ca: string, req: ApiRequest = {}): Promise<
 }
 
 /** Polls `probe` until it returns a value that is not undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition', intervalMs = 100): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+  what = 'condition',
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -14,7 +14,9 @@ let classpath: { cp: string; opts: string[] } | undefined;
 function jvmClasspath(): { cp: string; opts: string[] } {
   classpath ??= {
     cp: execFileSync(JVM, ['classpath'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim(),
-    opts: execFileSync(JVM, ['java-opts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split(' '),
+    opts: execFileSync(JVM, ['java-opts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+      .trim()
+      .split(' '),
   };
   return classpath;
 }
@@ -40,9 +42,13 @@ export class JavaAgent {
     const { cp, opts } = jvmClasspath();
     fs.mkdirSync(path.dirname(this.logFile), { recursive: true });
     const log = fs.createWriteStream(this.logFile, { flags: 'a' });
-    const child = spawn('java', [...opts, '-cp', cp, 'org.smsgw.agent.e2e.Harness', '--data', this.dataDir, '--ca', this.caFile, '--boot', this.bootId], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'java',
+      [...opts, '-cp', cp, 'org.smsgw.agent.e2e.Harness', '--data', this.dataDir, '--ca', this.caFile, '--boot', this.bootId],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     child.stderr.pipe(log);

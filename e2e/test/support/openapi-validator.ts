@@ -16,7 +16,21 @@ const DOCUMENT_FILE = path.resolve(__dirname, '../../../services/gateway/src/ope
 const DOCUMENT_ID = 'https://smsgw.local/openapi.json';
 
 // Keys of an OpenAPI document (and OpenAPI-only schema keywords) that Ajv's strict mode must accept.
-const OPENAPI_KEYWORDS = ['openapi', 'info', 'servers', 'paths', 'webhooks', 'components', 'security', 'tags', 'jsonSchemaDialect', 'externalDocs', 'example', 'discriminator', 'xml'];
+const OPENAPI_KEYWORDS = [
+  'openapi',
+  'info',
+  'servers',
+  'paths',
+  'webhooks',
+  'components',
+  'security',
+  'tags',
+  'jsonSchemaDialect',
+  'externalDocs',
+  'example',
+  'discriminator',
+  'xml',
+];
 
 // The error responses of components.responses by status, for answers no operation documents.
 const ERROR_RESPONSE_BY_STATUS: Record<number, string> = {
@@ -158,7 +172,13 @@ function truncate(text: string, max = 2000): string {
 }
 
 /** The problems of one response (body and headers) against the response object at `pointer`. */
-function checkResponse(state: Loaded, response: ResponseObject, pointer: string, headers: Record<string, unknown>, body: unknown): string[] {
+function checkResponse(
+  state: Loaded,
+  response: ResponseObject,
+  pointer: string,
+  headers: Record<string, unknown>,
+  body: unknown,
+): string[] {
   const { value, pointer: at } = deref(state.doc, response, pointer);
   const problems: string[] = [];
   const content = value.content ?? {};
@@ -176,7 +196,8 @@ function checkResponse(state: Loaded, response: ResponseObject, pointer: string,
     }
     if (header.schema !== undefined) {
       const validate = validatorAt(state, `${headerAt}/schema`);
-      if (!validate(actual)) problems.push(`header ${name}: ${JSON.stringify(actual)} ${validate.errors?.map((e) => e.message).join(', ') ?? 'is invalid'}`);
+      if (!validate(actual))
+        problems.push(`header ${name}: ${JSON.stringify(actual)} ${validate.errors?.map((e) => e.message).join(', ') ?? 'is invalid'}`);
     }
   }
   return problems;
@@ -203,9 +224,23 @@ export function assertMatchesOpenApi(method: string, url: string, status: number
     const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => responses[k] !== undefined);
     where = `${method.toUpperCase()} ${route.template} (${operation.operationId ?? 'no operationId'})`;
     const base = `#/paths/${escapePointer(route.template)}/${verb}/responses`;
-    problems = key === undefined ? [`status ${status} is not documented`] : checkResponse(state, responses[key]!, `${base}/${escapePointer(key)}`, headers, body);
+    problems =
+      key === undefined
+        ? [`status ${status} is not documented`]
+        : checkResponse(state, responses[key]!, `${base}/${escapePointer(key)}`, headers, body);
   } else {
-    where = `${method.toUpperCase()} ${pathname} (no documented operation${candidates.length > 0 ? `; the path takes ${candidates.map((c) => Object.keys(c.item).filter((k) => HTTP_METHODS.includes(k)).join(', ').toUpperCase()).join(', ')}` : ''})`;
+    where = `${method.toUpperCase()} ${pathname} (no documented operation${
+      candidates.length > 0
+        ? `; the path takes ${candidates
+            .map((c) =>
+              Object.keys(c.item)
+                .filter((k) => HTTP_METHODS.includes(k))
+                .join(', ')
+                .toUpperCase(),
+            )
+            .join(', ')}`
+        : ''
+    })`;
     if ((verb === 'head' || verb === 'options') && status < 400) {
       // HEAD and OPTIONS answers have no body; only the request id is promised.
       problems = headerValue(headers, 'X-Request-ID') === undefined ? ['header X-Request-ID is required but absent'] : [];
@@ -220,7 +255,11 @@ export function assertMatchesOpenApi(method: string, url: string, status: number
 
   if (problems.length > 0) {
     throw new Error(
-      [`OpenAPI mismatch: ${where} answered ${status}`, ...problems.map((p) => `  - ${p}`), `  body: ${truncate(JSON.stringify(body) ?? String(body))}`].join('\n'),
+      [
+        `OpenAPI mismatch: ${where} answered ${status}`,
+        ...problems.map((p) => `  - ${p}`),
+        `  body: ${truncate(JSON.stringify(body) ?? String(body))}`,
+      ].join('\n'),
     );
   }
 }

@@ -74,7 +74,12 @@ export class Receiver {
   }
 
   /** Waits until `path` has received at least `count` requests (matching `filter`), and returns them. */
-  async waitFor(path: string, count: number, timeoutMs = 20_000, filter: (r: ReceivedWebhook) => boolean = () => true): Promise<ReceivedWebhook[]> {
+  async waitFor(
+    path: string,
+    count: number,
+    timeoutMs = 20_000,
+    filter: (r: ReceivedWebhook) => boolean = () => true,
+  ): Promise<ReceivedWebhook[]> {
     return eventually(
       async () => {
         const got = this.at(path).filter(filter);

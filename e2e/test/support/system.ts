@@ -123,7 +123,9 @@ export class TestSystem {
 
   /** A request to the gateway with the client's credentials (live key unless `mode` is test). */
   api(pathname: string, client: DemoClient | undefined, req: ApiRequest = {}, mode: 'live' | 'test' = 'live'): Promise<ApiResponse> {
-    const auth = client ? { 'X-API-Key': mode === 'live' ? client.live_api_key : client.test_api_key, 'X-Client-ID': client.client_id } : {};
+    const auth = client
+      ? { 'X-API-Key': mode === 'live' ? client.live_api_key : client.test_api_key, 'X-Client-ID': client.client_id }
+      : {};
     return request(`${this.stack.gatewayUrl}${pathname}`, this.stack.certs.caPem, { ...req, headers: { ...auth, ...req.headers } });
   }
 

@@ -69,7 +69,8 @@ export function resolveCredentials(env: NodeJS.ProcessEnv, profileFlag: string |
   const name = profileFlag ?? env.SMSGW_PROFILE ?? 'default';
   const config = readConfigFile(file);
   const profile = config.profiles[name];
-  if (profileFlag && !profile) throw new ConfigError(`no profile "${profileFlag}" in ${file} (smsgw configure --profile ${profileFlag} makes it)`);
+  if (profileFlag && !profile)
+    throw new ConfigError(`no profile "${profileFlag}" in ${file} (smsgw configure --profile ${profileFlag} makes it)`);
   const fromEnv: Profile = {
     api_key: env.SMSGW_API_KEY,
     client_id: env.SMSGW_CLIENT_ID,

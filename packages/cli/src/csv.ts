@@ -81,7 +81,8 @@ export function recipientsOf(text: string, fallback: string | undefined): { reci
     if (!own.trim() && fallback === undefined) problems.push(`line ${line}: no message (give --message for rows without one)`);
     return { line, to, ...(own.trim() ? { message: own } : {}) };
   });
-  if (problems.length) throw new Error(problems.slice(0, 10).join('\n') + (problems.length > 10 ? `\n… and ${problems.length - 10} more` : ''));
+  if (problems.length)
+    throw new Error(problems.slice(0, 10).join('\n') + (problems.length > 10 ? `\n… and ${problems.length - 10} more` : ''));
   if (recipients.length === 0) throw new Error('the file has a header and no recipient');
   return { recipients, personalised: message >= 0 };
 }

@@ -184,7 +184,11 @@ async function send(args: string[], io: Io, out: (t: string) => void): Promise<n
     metadata: { type: 'string' },
     'webhook-url': { type: 'string' },
   });
-  if (values.help) return help(out, 'smsgw send --to NUMBER --message TEXT [--priority 1-5] [--schedule ISO-TIME] [--metadata JSON] [--webhook-url URL] [--device ID] [--idempotency-key KEY] [--json]');
+  if (values.help)
+    return help(
+      out,
+      'smsgw send --to NUMBER --message TEXT [--priority 1-5] [--schedule ISO-TIME] [--metadata JSON] [--webhook-url URL] [--device ID] [--idempotency-key KEY] [--json]',
+    );
   const body = {
     to: need(values.to, 'to'),
     message: need(values.message, 'message'),
@@ -195,7 +199,8 @@ async function send(args: string[], io: Io, out: (t: string) => void): Promise<n
   };
   const res = await client(io, values).messages.send(body, sendOptions(values));
   if (values.json) printJson(out, res);
-  else out(fields(res, ['message_id', 'status', 'to', 'device_id', 'parts', 'encoding', 'queued_at', 'scheduled_at', 'estimated_delivery']));
+  else
+    out(fields(res, ['message_id', 'status', 'to', 'device_id', 'parts', 'encoding', 'queued_at', 'scheduled_at', 'estimated_delivery']));
   return 0;
 }
 
@@ -246,7 +251,10 @@ async function sendBulk(args: string[], io: Io, out: (t: string) => void): Promi
   const sms = client(io, values);
   const groups = batches(parsed.recipients, size);
   const priority = int(values.priority, 'priority');
-  const common = { ...(priority !== undefined ? { priority } : {}), ...(str(values['webhook-url']) ? { webhook_url: str(values['webhook-url']) } : {}) };
+  const common = {
+    ...(priority !== undefined ? { priority } : {}),
+    ...(str(values['webhook-url']) ? { webhook_url: str(values['webhook-url']) } : {}),
+  };
   const prefix = str(values['idempotency-key']);
   const progress = new Progress(io.stderr, parsed.recipients.length, 'recipients');
   const outcomes: BatchOutcome[] = [];
@@ -255,14 +263,23 @@ async function sendBulk(args: string[], io: Io, out: (t: string) => void): Promi
   for (const [i, group] of groups.entries()) {
     const n = i + 1;
     const outcome: BatchOutcome = { batch: n, lines: [group[0]!.line, group.at(-1)!.line], recipients: group.length };
-    const options = { ...(str(values.device) ? { deviceId: str(values.device) } : {}), ...(prefix ? { idempotencyKey: `${prefix}-${n}` } : {}) };
+    const options = {
+      ...(str(values.device) ? { deviceId: str(values.device) } : {}),
+      ...(prefix ? { idempotencyKey: `${prefix}-${n}` } : {}),
+    };
     try {
       let res: BatchResponse & { lastResponse: { replayed: boolean } };
       const same = group.every((r) => (r.message ?? values.message) === (group[0]!.message ?? values.message));
       if (!parsed.personalised || same) {
-        res = await sms.messages.sendBulk({ recipients: group.map((r) => r.to), message: group[0]!.message ?? String(values.message), ...common }, options);
+        res = await sms.messages.sendBulk(
+          { recipients: group.map((r) => r.to), message: group[0]!.message ?? String(values.message), ...common },
+          options,
+        );
       } else {
-        res = await sms.messages.sendPersonalized({ messages: group.map((r) => ({ to: r.to, message: r.message ?? String(values.message) })), ...common }, options);
+        res = await sms.messages.sendPersonalized(
+          { messages: group.map((r) => ({ to: r.to, message: r.message ?? String(values.message) })), ...common },
+          options,
+        );
       }
       outcome.batch_id = res.batch_id;
       outcome.replayed = res.lastResponse.replayed;
@@ -282,7 +299,13 @@ async function sendBulk(args: string[], io: Io, out: (t: string) => void): Promi
   const failed = outcomes.filter((o) => o.error);
   const notTried = parsed.recipients.length - outcomes.reduce((s, o) => s + o.recipients, 0);
   if (values.json) {
-    printJson(out, { total: parsed.recipients.length, queued, refused: parsed.recipients.length - queued - notTried, not_sent: notTried, batches: outcomes });
+    printJson(out, {
+      total: parsed.recipients.length,
+      queued,
+      refused: parsed.recipients.length - queued - notTried,
+      not_sent: notTried,
+      batches: outcomes,
+    });
   } else {
     const replayed = outcomes.filter((o) => o.replayed).reduce((s, o) => s + o.recipients, 0);
     out(
@@ -292,7 +315,9 @@ async function sendBulk(args: string[], io: Io, out: (t: string) => void): Promi
     );
     for (const f of failed) {
       const e = f.error!;
-      out(`batch ${f.batch} (lines ${f.lines[0]}-${f.lines[1]}) refused, nothing of it sent: ${e.code}: ${e.message}${e.request_id ? ` (request ${e.request_id})` : ''}`);
+      out(
+        `batch ${f.batch} (lines ${f.lines[0]}-${f.lines[1]}) refused, nothing of it sent: ${e.code}: ${e.message}${e.request_id ? ` (request ${e.request_id})` : ''}`,
+      );
       for (const l of e.lines) out(`  line ${l.line}: ${l.to}${l.code ? ` ${l.code}` : ''}`);
     }
     if (notTried) out(`${notTried} recipients not tried (stopped after batch ${outcomes.length}).`);
@@ -308,7 +333,13 @@ function failureOf(e: SmsGatewayError, group: Recipient[]): NonNullable<BatchOut
     const r = m ? group[Number(m[1])] : undefined;
     return r ? [{ line: r.line, to: r.to, ...(d.code ? { code: d.code } : {}) }] : [];
   });
-  return { code: e.code, status: e.status, message: e.message.replace(/^\S+: /, '').replace(/ \(request [^)]*\)$/, ''), ...(e.requestId ? { request_id: e.requestId } : {}), lines };
+  return {
+    code: e.code,
+    status: e.status,
+    message: e.message.replace(/^\S+: /, '').replace(/ \(request [^)]*\)$/, ''),
+    ...(e.requestId ? { request_id: e.requestId } : {}),
+    lines,
+  };
 }
 
 async function status(args: string[], io: Io, out: (t: string) => void): Promise<number> {
@@ -320,7 +351,24 @@ async function status(args: string[], io: Io, out: (t: string) => void): Promise
   if (values.json) printJson(out, res);
   else {
     out(
-      fields(res, ['message_id', 'status', 'to', 'message', 'priority', 'parts', 'encoding', 'created_at', 'queued_at', 'scheduled_at', 'sent_at', 'delivered_at', 'failed_at', 'cancelled_at', 'error', 'metadata']),
+      fields(res, [
+        'message_id',
+        'status',
+        'to',
+        'message',
+        'priority',
+        'parts',
+        'encoding',
+        'created_at',
+        'queued_at',
+        'scheduled_at',
+        'sent_at',
+        'delivered_at',
+        'failed_at',
+        'cancelled_at',
+        'error',
+        'metadata',
+      ]),
     );
   }
   return 0;
@@ -349,7 +397,11 @@ async function history(args: string[], io: Io, out: (t: string) => void): Promis
     page: { type: 'string' },
     all: { type: 'boolean' },
   });
-  if (values.help) return help(out, 'smsgw history [--status S] [--to NUMBER] [--search TEXT] [--from-date D] [--to-date D] [--device ID] [--limit N] [--page N | --all] [--json]');
+  if (values.help)
+    return help(
+      out,
+      'smsgw history [--status S] [--to NUMBER] [--search TEXT] [--from-date D] [--to-date D] [--device ID] [--limit N] [--page N | --all] [--json]',
+    );
   const params: HistoryParams = {
     ...(str(values.status) ? { status: str(values.status) as MessageStatus } : {}),
     ...(str(values.to) ? { to: str(values.to) } : {}),
@@ -373,7 +425,9 @@ async function history(args: string[], io: Io, out: (t: string) => void): Promis
   if (values.json) printJson(out, page);
   else {
     const p = page.pagination;
-    out(`${table(header, page.data.map(row))}\npage ${p.current_page} of ${Math.max(1, p.total_pages)} (${p.total_items} message(s)${p.current_page < p.total_pages ? `; --page ${p.current_page + 1} for more, --all for every page` : ''})`);
+    out(
+      `${table(header, page.data.map(row))}\npage ${p.current_page} of ${Math.max(1, p.total_pages)} (${p.total_items} message(s)${p.current_page < p.total_pages ? `; --page ${p.current_page + 1} for more, --all for every page` : ''})`,
+    );
   }
   return 0;
 }
@@ -389,8 +443,16 @@ async function stats(args: string[], io: Io, out: (t: string) => void): Promise<
   if (values.json) printJson(out, res);
   else {
     const s = res.stats;
-    out(`${res.period.from} to ${res.period.to}: ${s.total_sent} sent, ${s.delivered} delivered, ${s.failed} failed, ${s.pending} pending, ${s.delivery_rate}% delivered`);
-    if (s.by_day.length) out(table(['DAY', 'SENT', 'DELIVERED', 'FAILED'], s.by_day.map((d) => [d.date, String(d.sent), String(d.delivered), String(d.failed)])));
+    out(
+      `${res.period.from} to ${res.period.to}: ${s.total_sent} sent, ${s.delivered} delivered, ${s.failed} failed, ${s.pending} pending, ${s.delivery_rate}% delivered`,
+    );
+    if (s.by_day.length)
+      out(
+        table(
+          ['DAY', 'SENT', 'DELIVERED', 'FAILED'],
+          s.by_day.map((d) => [d.date, String(d.sent), String(d.delivered), String(d.failed)]),
+        ),
+      );
   }
   return 0;
 }
@@ -398,8 +460,18 @@ async function stats(args: string[], io: Io, out: (t: string) => void): Promise<
 async function otp(args: string[], io: Io, out: (t: string) => void): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'send') {
-    const { values } = parse(rest, { ...SENDING, to: { type: 'string' }, length: { type: 'string' }, expiry: { type: 'string' }, template: { type: 'string' } });
-    if (values.help) return help(out, 'smsgw otp send --to NUMBER [--length 4-8] [--expiry SECONDS] [--template TEXT-WITH-{{code}}] [--device ID] [--json]');
+    const { values } = parse(rest, {
+      ...SENDING,
+      to: { type: 'string' },
+      length: { type: 'string' },
+      expiry: { type: 'string' },
+      template: { type: 'string' },
+    });
+    if (values.help)
+      return help(
+        out,
+        'smsgw otp send --to NUMBER [--length 4-8] [--expiry SECONDS] [--template TEXT-WITH-{{code}}] [--device ID] [--json]',
+      );
     const res = await client(io, values).otp.send(
       {
         to: need(values.to, 'to'),
@@ -437,9 +509,18 @@ async function whoami(args: string[], io: Io, out: (t: string) => void): Promise
 }
 
 async function configure(args: string[], io: Io, out: (t: string) => void, err: (t: string) => void): Promise<number> {
-  const { values } = parse(args, { 'base-url': { type: 'string' }, 'client-id': { type: 'string' }, 'ca-file': { type: 'string' }, device: { type: 'string' }, 'no-check': { type: 'boolean' } });
+  const { values } = parse(args, {
+    'base-url': { type: 'string' },
+    'client-id': { type: 'string' },
+    'ca-file': { type: 'string' },
+    device: { type: 'string' },
+    'no-check': { type: 'boolean' },
+  });
   if (values.help) {
-    return help(out, 'smsgw configure [--profile NAME] --base-url URL --client-id ID [--ca-file FILE] [--device ID] [--no-check]\n\nThe API key is read from standard input (typed without echo on a terminal, or piped: `pass smsgw | smsgw configure …`).');
+    return help(
+      out,
+      'smsgw configure [--profile NAME] --base-url URL --client-id ID [--ca-file FILE] [--device ID] [--no-check]\n\nThe API key is read from standard input (typed without echo on a terminal, or piped: `pass smsgw | smsgw configure …`).',
+    );
   }
   const name = str(values.profile) ?? 'default';
   const file = configPath(io.env);
@@ -461,7 +542,13 @@ async function configure(args: string[], io: Io, out: (t: string) => void, err: 
     ...((str(values.device) ?? before.device_id) ? { device_id: str(values.device) ?? before.device_id } : {}),
   };
   if (!values['no-check']) {
-    const sms = new SmsGateway({ apiKey, clientId, baseUrl, ...(caFile ? { caFile } : {}), ...(profile.device_id ? { deviceId: profile.device_id } : {}) });
+    const sms = new SmsGateway({
+      apiKey,
+      clientId,
+      baseUrl,
+      ...(caFile ? { caFile } : {}),
+      ...(profile.device_id ? { deviceId: profile.device_id } : {}),
+    });
     const res = await sms.auth.test();
     err(`checked: client ${res.client_id}, ${res.mode} key, device ${res.device_id} ${res.device_status}`);
   }
@@ -484,7 +571,13 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 
 /** A line from standard input: typed without echo on a terminal, or the first line piped in. */
 async function readSecret(io: Io, err: (t: string) => void, prompt: string): Promise<string> {
-  if (!io.stdin.isTTY) return (await readAll(io.stdin)).split(/\r?\n/).find((l) => l.trim())?.trim() ?? '';
+  if (!io.stdin.isTTY)
+    return (
+      (await readAll(io.stdin))
+        .split(/\r?\n/)
+        .find((l) => l.trim())
+        ?.trim() ?? ''
+    );
   io.stderr.write(prompt);
   const muted = new NodeWritable({ write: (_chunk, _enc, done) => done() });
   const rl = readline.createInterface({ input: io.stdin, output: muted, terminal: true });

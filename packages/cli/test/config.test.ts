@@ -29,7 +29,12 @@ describe('where the command line finds its credentials', () => {
   });
 
   it('when only the environment has credentials, then they are used', () => {
-    expect(resolveCredentials({ SMSGW_API_KEY: 'k', SMSGW_CLIENT_ID: 'c', SMSGW_BASE_URL: 'https://x', SMSGW_CONFIG: path.join(dir, 'none.json') }, undefined)).toEqual({
+    expect(
+      resolveCredentials(
+        { SMSGW_API_KEY: 'k', SMSGW_CLIENT_ID: 'c', SMSGW_BASE_URL: 'https://x', SMSGW_CONFIG: path.join(dir, 'none.json') },
+        undefined,
+      ),
+    ).toEqual({
       apiKey: 'k',
       clientId: 'c',
       baseUrl: 'https://x',
@@ -53,6 +58,8 @@ describe('where the command line finds its credentials', () => {
   });
 
   it('when values are missing, then the error names the variables to set', () => {
-    expect(() => resolveCredentials({ SMSGW_CONFIG: path.join(dir, 'none.json'), SMSGW_CLIENT_ID: 'c' }, undefined)).toThrow(/missing SMSGW_API_KEY, SMSGW_BASE_URL/);
+    expect(() => resolveCredentials({ SMSGW_CONFIG: path.join(dir, 'none.json'), SMSGW_CLIENT_ID: 'c' }, undefined)).toThrow(
+      /missing SMSGW_API_KEY, SMSGW_BASE_URL/,
+    );
   });
 });

@@ -31,7 +31,9 @@ describe('reading a CSV file of recipients', () => {
   });
 
   it('when rows lack a number or a text, or the header has no phone column, then the whole file is refused with the lines', () => {
-    expect(() => recipientsOf('phone,message\n+33612345678,\n,Bonjour\n', undefined)).toThrow('line 2: no message (give --message for rows without one)\nline 3: no number');
+    expect(() => recipientsOf('phone,message\n+33612345678,\n,Bonjour\n', undefined)).toThrow(
+      'line 2: no message (give --message for rows without one)\nline 3: no number',
+    );
     expect(() => recipientsOf('name,email\nAna,a@example.com\n', 'x')).toThrow(/no phone column/);
     expect(() => recipientsOf('phone\n+33612345678\n', undefined)).toThrow(/no message column and no --message/);
     expect(() => recipientsOf('phone\n', 'x')).toThrow(/no recipient/);

@@ -20,14 +20,25 @@ async function fakeGateway(answer: (r: Seen, n: number) => { status: number; bod
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString()));
     req.on('end', () => {
-      const r = { method: req.method!, path: req.url!, headers: req.headers, body: raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined };
+      const r = {
+        method: req.method!,
+        path: req.url!,
+        headers: req.headers,
+        body: raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined,
+      };
       seen.push(r);
       const a = answer(r, seen.length);
-      res.writeHead(a.status, { 'content-type': 'application/json', 'x-request-id': `req-${seen.length}`, ...a.headers }).end(JSON.stringify(a.body));
+      res
+        .writeHead(a.status, { 'content-type': 'application/json', 'x-request-id': `req-${seen.length}`, ...a.headers })
+        .end(JSON.stringify(a.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { seen, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stop: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    seen,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 function io(env: NodeJS.ProcessEnv, options: { stdin?: string; tty?: boolean } = {}) {
@@ -35,7 +46,12 @@ function io(env: NodeJS.ProcessEnv, options: { stdin?: string; tty?: boolean } =
   const err: string[] = [];
   const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) as Readable & { isTTY?: boolean };
   return {
-    io: { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t), isTTY: options.tty, columns: 80 }, stdin, env },
+    io: {
+      stdout: { write: (t: string) => out.push(t) },
+      stderr: { write: (t: string) => err.push(t), isTTY: options.tty, columns: 80 },
+      stdin,
+      env,
+    },
     out: () => out.join(''),
     err: () => err.join(''),
   };
@@ -62,7 +78,12 @@ describe('the smsgw command line', () => {
     fs.writeFileSync(file, `${rows.join('\n')}\n`);
     return file;
   };
-  const envFor = (url: string) => ({ SMSGW_API_KEY: 'sgw_test_k', SMSGW_CLIENT_ID: 'client_1', SMSGW_BASE_URL: url, SMSGW_CONFIG: path.join(dir, 'config.json') });
+  const envFor = (url: string) => ({
+    SMSGW_API_KEY: 'sgw_test_k',
+    SMSGW_CLIENT_ID: 'client_1',
+    SMSGW_BASE_URL: url,
+    SMSGW_CONFIG: path.join(dir, 'config.json'),
+  });
 
   it('when a CSV of 250 rows is sent, then it goes in batches of 100, 100 and 50 with progress lines on a non-terminal, and a summary', async () => {
     const gw = await fakeGateway(batchAnswer);
@@ -104,7 +125,14 @@ describe('the smsgw command line', () => {
       n === 1
         ? {
             status: 400,
-            body: { success: false, error: { code: 'INVALID_PHONE_NUMBER', message: 'Numéro invalide', details: [{ field: 'messages[1].to', code: 'INVALID_PHONE_NUMBER' }] } },
+            body: {
+              success: false,
+              error: {
+                code: 'INVALID_PHONE_NUMBER',
+                message: 'Numéro invalide',
+                details: [{ field: 'messages[1].to', code: 'INVALID_PHONE_NUMBER' }],
+              },
+            },
           }
         : batchAnswer(r, n),
     );
@@ -128,7 +156,16 @@ describe('the smsgw command line', () => {
         refused: 2,
         not_sent: 0,
         batches: [
-          { batch: 1, lines: [2, 3], error: { code: 'INVALID_PHONE_NUMBER', status: 400, request_id: 'req-1', lines: [{ line: 3, to: '12345', code: 'INVALID_PHONE_NUMBER' }] } },
+          {
+            batch: 1,
+            lines: [2, 3],
+            error: {
+              code: 'INVALID_PHONE_NUMBER',
+              status: 400,
+              request_id: 'req-1',
+              lines: [{ line: 3, to: '12345', code: 'INVALID_PHONE_NUMBER' }],
+            },
+          },
           { batch: 2, lines: [4, 5], batch_id: 'batch_2', replayed: false },
         ],
       });
@@ -138,7 +175,10 @@ describe('the smsgw command line', () => {
   });
 
   it('when the key is refused, then the remaining batches are not tried', async () => {
-    const gw = await fakeGateway(() => ({ status: 401, body: { success: false, error: { code: 'INVALID_API_KEY', message: 'Clé invalide' } } }));
+    const gw = await fakeGateway(() => ({
+      status: 401,
+      body: { success: false, error: { code: 'INVALID_API_KEY', message: 'Clé invalide' } },
+    }));
     try {
       const file = csv('list.csv', ['phone', '+33612345678', '+33612345679']);
       const t = io(envFor(gw.url));
@@ -152,14 +192,19 @@ describe('the smsgw command line', () => {
 
   it('when a file row is bad, then nothing is sent and the exit status is 2', async () => {
     const t = io(envFor('http://127.0.0.1:9'));
-    expect(await run(['send-bulk', '--csv', csv('bad.csv', ['name,phone', '', 'Ana,', 'Bo,+33612345678']), '--message', 'x'], t.io)).toBe(2);
+    expect(await run(['send-bulk', '--csv', csv('bad.csv', ['name,phone', '', 'Ana,', 'Bo,+33612345678']), '--message', 'x'], t.io)).toBe(
+      2,
+    );
     expect(t.err()).toContain('line 3: no number');
   });
 
   it('when an error comes back, then stderr has its code, details and status 1', async () => {
     const gw = await fakeGateway(() => ({
       status: 400,
-      body: { success: false, error: { code: 'INVALID_PHONE_NUMBER', message: 'Numéro invalide', details: [{ field: 'to', code: 'INVALID_PHONE_NUMBER' }] } },
+      body: {
+        success: false,
+        error: { code: 'INVALID_PHONE_NUMBER', message: 'Numéro invalide', details: [{ field: 'to', code: 'INVALID_PHONE_NUMBER' }] },
+      },
     }));
     try {
       const t = io(envFor(gw.url));
@@ -175,7 +220,13 @@ describe('the smsgw command line', () => {
     const page = {
       success: true,
       data: [
-        { message_id: 'msg_1', status: 'delivered', to: '+33612345678', message: 'Bonjour\nà tous, ceci est un message assez long pour être coupé', created_at: '2030-01-01T00:00:00.000Z' },
+        {
+          message_id: 'msg_1',
+          status: 'delivered',
+          to: '+33612345678',
+          message: 'Bonjour\nà tous, ceci est un message assez long pour être coupé',
+          created_at: '2030-01-01T00:00:00.000Z',
+        },
         { message_id: 'msg_22', status: 'queued', to: '+33612345679', message: 'Salut', created_at: '2030-01-01T00:00:01.000Z' },
       ],
       pagination: { current_page: 1, per_page: 2, total_pages: 3, total_items: 5 },
@@ -203,7 +254,11 @@ describe('the smsgw command line', () => {
   });
 
   it('when a key is given as an argument, then it is refused with the reason; an unknown command or option is a usage error', async () => {
-    for (const args of [['send', '--api-key', 'sgw_live_x'], ['history', '--api-key=sgw_live_x'], ['whoami', '--token', 'x']]) {
+    for (const args of [
+      ['send', '--api-key', 'sgw_live_x'],
+      ['history', '--api-key=sgw_live_x'],
+      ['whoami', '--token', 'x'],
+    ]) {
       const t = io({});
       expect(await run(args, t.io)).toBe(2);
       expect(t.err()).toMatch(/never taken from the command line/);
@@ -219,7 +274,10 @@ describe('the smsgw command line', () => {
   it('when configure reads the key from standard input, then it checks it and saves the profile readable by its owner only', async () => {
     const gw = await fakeGateway((r) =>
       r.headers['x-api-key'] === 'sgw_test_good'
-        ? { status: 200, body: { success: true, message: 'ok', client_id: 'client_1', device_id: 'device_1', device_status: 'online', mode: 'test' } }
+        ? {
+            status: 200,
+            body: { success: true, message: 'ok', client_id: 'client_1', device_id: 'device_1', device_status: 'online', mode: 'test' },
+          }
         : { status: 401, body: { success: false, error: { code: 'INVALID_API_KEY', message: 'Clé invalide' } } },
     );
     try {
@@ -230,7 +288,9 @@ describe('the smsgw command line', () => {
       const good = io(env, { stdin: '\nsgw_test_good\n' });
       expect(await run(['configure', '--profile', 'ci', '--base-url', gw.url, '--client-id', 'client_1'], good.io)).toBe(0);
       const file = path.join(dir, 'cfg/smsgw/config.json');
-      expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ profiles: { ci: { base_url: gw.url, client_id: 'client_1', api_key: 'sgw_test_good' } } });
+      expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
+        profiles: { ci: { base_url: gw.url, client_id: 'client_1', api_key: 'sgw_test_good' } },
+      });
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
       expect(good.err()).toContain('checked: client client_1, test key, device device_1 online');
       const who = io(env);
@@ -242,7 +302,10 @@ describe('the smsgw command line', () => {
   });
 
   it('when an OTP code is wrong, then the exit status is 1 and the attempts left are printed', async () => {
-    const gw = await fakeGateway(() => ({ status: 200, body: { success: true, valid: false, message: 'Code incorrect', attempts_remaining: 2 } }));
+    const gw = await fakeGateway(() => ({
+      status: 200,
+      body: { success: true, valid: false, message: 'Code incorrect', attempts_remaining: 2 },
+    }));
     try {
       const t = io(envFor(gw.url));
       expect(await run(['otp', 'verify', 'otp_1', '000000'], t.io)).toBe(1);

@@ -168,7 +168,8 @@ export class SmsGateway {
     if (!options.clientId) throw new TypeError('SmsGateway: clientId is required');
     if (!options.baseUrl) throw new TypeError('SmsGateway: baseUrl is required');
     const baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
-    if (baseUrl.protocol !== 'https:' && baseUrl.protocol !== 'http:') throw new TypeError(`SmsGateway: baseUrl must be an https URL, not ${options.baseUrl}`);
+    if (baseUrl.protocol !== 'https:' && baseUrl.protocol !== 'http:')
+      throw new TypeError(`SmsGateway: baseUrl must be an https URL, not ${options.baseUrl}`);
     const ca = options.ca ?? (options.caFile ? fs.readFileSync(options.caFile) : undefined);
     this.transport = new Transport({
       baseUrl,

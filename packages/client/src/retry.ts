@@ -16,8 +16,7 @@ export type RetryPolicy = 'safe' | 'once';
 
 export type Outcome =
   /** No answer; `connected` is false when the connection never opened (the gateway saw nothing). */
-  | { kind: 'network'; connected: boolean }
-  | { kind: 'answer'; status: number; code?: string; retryAfterMs?: number };
+  { kind: 'network'; connected: boolean } | { kind: 'answer'; status: number; code?: string; retryAfterMs?: number };
 
 export interface BackoffSettings {
   /** First delay's upper bound; each retry doubles it. */
@@ -36,7 +35,12 @@ export const DEFAULT_BACKOFF: BackoffSettings = { baseMs: 500, capMs: 8_000, max
  * final. Exponential backoff with full jitter (a uniform delay between 0 and the bound), so that
  * many clients refused at once do not come back at once; an answer's Retry-After wins.
  */
-export function retryDelay(outcome: Outcome, retry: number, policy: RetryPolicy, settings: BackoffSettings = DEFAULT_BACKOFF): number | undefined {
+export function retryDelay(
+  outcome: Outcome,
+  retry: number,
+  policy: RetryPolicy,
+  settings: BackoffSettings = DEFAULT_BACKOFF,
+): number | undefined {
   const backoff = () => Math.floor(settings.random() * Math.min(settings.capMs, settings.baseMs * 2 ** retry));
   if (outcome.kind === 'network') return policy === 'safe' || !outcome.connected ? backoff() : undefined;
   const retryable =

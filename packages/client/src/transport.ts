@@ -86,7 +86,9 @@ export class Transport {
 
   constructor(private readonly config: TransportConfig) {
     const isHttps = config.baseUrl.protocol === 'https:';
-    this.agent = isHttps ? new https.Agent({ keepAlive: true, ...(config.ca ? { ca: config.ca } : {}) }) : new http.Agent({ keepAlive: true });
+    this.agent = isHttps
+      ? new https.Agent({ keepAlive: true, ...(config.ca ? { ca: config.ca } : {}) })
+      : new http.Agent({ keepAlive: true });
   }
 
   async request<T extends object>(call: Call, options: RequestOptions = {}): Promise<WithResponse<T>> {
@@ -123,13 +125,23 @@ export class Transport {
       if (answer.status >= 200 && answer.status < 300) {
         const body = parseJson(answer.body);
         if (!body || typeof body !== 'object') {
-          throw new ApiError({ status: answer.status, code: 'UNEXPECTED_RESPONSE', message: 'the answer is not a JSON object', requestId: info.requestId });
+          throw new ApiError({
+            status: answer.status,
+            code: 'UNEXPECTED_RESPONSE',
+            message: 'the answer is not a JSON object',
+            requestId: info.requestId,
+          });
         }
         Object.defineProperty(body, 'lastResponse', { value: info, enumerable: false });
         return body as WithResponse<T>;
       }
       const error = apiError(answer, info.requestId);
-      const outcome: Outcome = { kind: 'answer', status: answer.status, code: error.code, retryAfterMs: parseRetryAfter(header(answer.headers, 'retry-after')) };
+      const outcome: Outcome = {
+        kind: 'answer',
+        status: answer.status,
+        code: error.code,
+        retryAfterMs: parseRetryAfter(header(answer.headers, 'retry-after')),
+      };
       const delay = attempt > maxRetries ? undefined : retryDelay(outcome, attempt - 1, call.policy, this.config.backoff);
       if (delay === undefined) throw error;
       await sleep(delay, options.signal);
@@ -166,23 +178,27 @@ export class Transport {
         signal?.removeEventListener('abort', onAbort);
         reject(err);
       };
-      const req = transport.request(url, { method, headers, agent, ...(isHttps && this.config.ca ? { ca: this.config.ca } : {}) }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_ANSWER_BYTES) req.destroy(new ConnectionError(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`));
-          else chunks.push(c);
-        });
-        res.on('error', (err) => fail(connectionError(err, true)));
-        res.on('end', () => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
-        });
-      });
+      const req = transport.request(
+        url,
+        { method, headers, agent, ...(isHttps && this.config.ca ? { ca: this.config.ca } : {}) },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size > MAX_ANSWER_BYTES) req.destroy(new ConnectionError(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`));
+            else chunks.push(c);
+          });
+          res.on('error', (err) => fail(connectionError(err, true)));
+          res.on('end', () => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
+          });
+        },
+      );
       const onAbort = () => req.destroy(abortError(signal!));
       signal?.addEventListener('abort', onAbort, { once: true });
       const timer = setTimeout(() => {
@@ -237,7 +253,11 @@ function responseInfo(answer: RawAnswer, idempotencyKey: string | undefined, att
     rateLimit:
       limit === undefined
         ? undefined
-        : { limit: Number(limit), remaining: Number(header(h, 'ratelimit-remaining') ?? 0), reset: Number(header(h, 'ratelimit-reset') ?? 0) },
+        : {
+            limit: Number(limit),
+            remaining: Number(header(h, 'ratelimit-remaining') ?? 0),
+            reset: Number(header(h, 'ratelimit-reset') ?? 0),
+          },
   };
 }
 
@@ -251,7 +271,9 @@ function apiError(answer: RawAnswer, requestId: string | undefined): ApiError {
     status: answer.status,
     code: typeof envelope?.code === 'string' ? envelope.code : 'UNEXPECTED_RESPONSE',
     message:
-      typeof envelope?.message === 'string' ? envelope.message : `HTTP ${answer.status}: ${answer.body.toString('utf8').slice(0, 200) || 'no body'}`,
+      typeof envelope?.message === 'string'
+        ? envelope.message
+        : `HTTP ${answer.status}: ${answer.body.toString('utf8').slice(0, 200) || 'no body'}`,
     details: Array.isArray(envelope?.details) ? (envelope.details as ErrorDetail[]) : [],
     requestId,
     retryAfter: retryAfterMs === undefined ? undefined : retryAfterMs / 1000,
@@ -273,4 +295,3 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
-

@@ -45,7 +45,9 @@ export interface VerifyWebhookOptions {
 
 /** The X-Webhook-Signature of `rawBody` under `secret`: hex HMAC-SHA256 (to test a receiver). */
 export function signWebhook(rawBody: string | Uint8Array, secret: string): string {
-  return createHmac('sha256', secret).update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody).digest('hex');
+  return createHmac('sha256', secret)
+    .update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody)
+    .digest('hex');
 }
 
 /**

@@ -37,20 +37,39 @@ describe('the TypeScript client against a scripted gateway', () => {
   });
 
   it('when a message is sent, then the credentials, a new Idempotency-Key and the JSON body go out, and the answer comes back with its request id', async () => {
-    gw.reply({ status: 200, body: sent, headers: { 'x-request-id': 'abc', 'ratelimit-limit': '100', 'ratelimit-remaining': '99', 'ratelimit-reset': '60' } });
+    gw.reply({
+      status: 200,
+      body: sent,
+      headers: { 'x-request-id': 'abc', 'ratelimit-limit': '100', 'ratelimit-remaining': '99', 'ratelimit-reset': '60' },
+    });
     const res = await client({ deviceId: 'device_A' }).messages.send({ to: '+33612345678', message: 'Bonjour', metadata: { order: 7 } });
     expect(res).toEqual(sent);
-    expect(res.lastResponse).toMatchObject({ status: 200, requestId: 'abc', replayed: false, attempts: 1, rateLimit: { limit: 100, remaining: 99, reset: 60 } });
+    expect(res.lastResponse).toMatchObject({
+      status: 200,
+      requestId: 'abc',
+      replayed: false,
+      attempts: 1,
+      rateLimit: { limit: 100, remaining: 99, reset: 60 },
+    });
     expect(JSON.stringify(res)).not.toContain('lastResponse');
     const [r] = gw.requests;
-    expect(r).toMatchObject({ method: 'POST', path: '/v1/sms/send', body: { to: '+33612345678', message: 'Bonjour', metadata: { order: 7 } } });
-    expect(r!.headers).toMatchObject({ 'x-api-key': 'sgw_test_k', 'x-client-id': 'client_1', 'x-device-id': 'device_A', 'content-type': 'application/json' });
+    expect(r).toMatchObject({
+      method: 'POST',
+      path: '/v1/sms/send',
+      body: { to: '+33612345678', message: 'Bonjour', metadata: { order: 7 } },
+    });
+    expect(r!.headers).toMatchObject({
+      'x-api-key': 'sgw_test_k',
+      'x-client-id': 'client_1',
+      'x-device-id': 'device_A',
+      'content-type': 'application/json',
+    });
     expect(r!.headers['idempotency-key']).toMatch(UUID);
     expect(res.lastResponse.idempotencyKey).toBe(r!.headers['idempotency-key']);
     expect(r!.headers['user-agent']).toBe(`smsgw-node/${VERSION} node/${process.version}`);
   });
 
-  it('when two messages are sent, then each gets its own Idempotency-Key, and a caller\'s own key is used as given', async () => {
+  it("when two messages are sent, then each gets its own Idempotency-Key, and a caller's own key is used as given", async () => {
     const c = client();
     await c.messages.send({ to: '+33612345678', message: 'a' });
     await c.messages.send({ to: '+33612345678', message: 'b' });
@@ -61,7 +80,10 @@ describe('the TypeScript client against a scripted gateway', () => {
   });
 
   it('when a send is answered 503 then 200, then it is retried once with the same Idempotency-Key, and the answer says replayed', async () => {
-    gw.reply({ status: 503, body: envelope('SERVICE_UNAVAILABLE'), headers: { 'retry-after': '0' } }, { status: 200, body: sent, headers: { 'idempotent-replayed': 'true' } });
+    gw.reply(
+      { status: 503, body: envelope('SERVICE_UNAVAILABLE'), headers: { 'retry-after': '0' } },
+      { status: 200, body: sent, headers: { 'idempotent-replayed': 'true' } },
+    );
     const res = await client().messages.sendBulk({ recipients: ['+33612345678'], message: 'x' });
     expect(gw.requests).toHaveLength(2);
     expect(gw.requests[0]!.headers['idempotency-key']).toBe(gw.requests[1]!.headers['idempotency-key']);
@@ -69,7 +91,10 @@ describe('the TypeScript client against a scripted gateway', () => {
   });
 
   it('when the gateway answers 429 with Retry-After: 1, then the client waits that second before trying again', async () => {
-    gw.reply({ status: 429, body: envelope('RATE_LIMIT_EXCEEDED'), headers: { 'retry-after': '1' } }, { status: 200, body: { success: true } });
+    gw.reply(
+      { status: 429, body: envelope('RATE_LIMIT_EXCEEDED'), headers: { 'retry-after': '1' } },
+      { status: 200, body: { success: true } },
+    );
     const started = Date.now();
     await client().messages.get('msg_1');
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
@@ -78,7 +103,9 @@ describe('the TypeScript client against a scripted gateway', () => {
 
   it('when Retry-After is longer than a minute (an OTP limit), then nothing is retried and the RateLimitError carries it', async () => {
     gw.reply({ status: 429, body: envelope('OTP_RATE_LIMITED'), headers: { 'retry-after': '3600' } });
-    const err = (await client().otp.send({ to: '+33612345678' }).catch((e: unknown) => e)) as RateLimitError;
+    const err = (await client()
+      .otp.send({ to: '+33612345678' })
+      .catch((e: unknown) => e)) as RateLimitError;
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err).toMatchObject({ status: 429, code: 'OTP_RATE_LIMITED', retryAfter: 3600 });
     expect(gw.requests).toHaveLength(1);
@@ -119,7 +146,11 @@ describe('the TypeScript client against a scripted gateway', () => {
   });
 
   it('when a send meets IDEMPOTENCY_IN_PROGRESS (its own lost attempt still running), then it waits and gets the stored answer', async () => {
-    gw.reply('reset', { status: 409, body: envelope('IDEMPOTENCY_IN_PROGRESS'), headers: { 'retry-after': '0' } }, { status: 200, body: sent, headers: { 'idempotent-replayed': 'true' } });
+    gw.reply(
+      'reset',
+      { status: 409, body: envelope('IDEMPOTENCY_IN_PROGRESS'), headers: { 'retry-after': '0' } },
+      { status: 200, body: sent, headers: { 'idempotent-replayed': 'true' } },
+    );
     const res = await client().messages.send({ to: '+33612345678', message: 'x' });
     expect(res.message_id).toBe(sent.message_id);
     expect(gw.requests).toHaveLength(3);
@@ -147,7 +178,10 @@ describe('the TypeScript client against a scripted gateway', () => {
   });
 
   it('when verify-otp is refused with 429, then it is retried: nothing was counted', async () => {
-    gw.reply({ status: 429, body: envelope('RATE_LIMIT_EXCEEDED'), headers: { 'retry-after': '0' } }, { status: 200, body: { success: true, valid: true } });
+    gw.reply(
+      { status: 429, body: envelope('RATE_LIMIT_EXCEEDED'), headers: { 'retry-after': '0' } },
+      { status: 200, body: { success: true, valid: true } },
+    );
     const res = await client().otp.verify({ otp_id: 'otp_1', code: '123456' });
     expect(res.valid).toBe(true);
     expect(gw.requests).toHaveLength(2);
@@ -183,18 +217,29 @@ describe('the TypeScript client against a scripted gateway', () => {
 
   it('when an error answer has no envelope (a proxy page), then it is still an ApiError of its status', async () => {
     gw.reply({ status: 502, body: '<html>Bad gateway</html>', headers: { 'content-type': 'text/html' } });
-    const err = (await client().messages.get('msg_1').catch((e: unknown) => e)) as ApiError;
+    const err = (await client()
+      .messages.get('msg_1')
+      .catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(ServerError);
     expect(err.code).toBe('UNEXPECTED_RESPONSE');
     expect(err.message).toContain('Bad gateway');
   });
 
-  it('when the history is listed, then every page is fetched in turn, with the period pinned at the first page\'s newest message', async () => {
+  it("when the history is listed, then every page is fetched in turn, with the period pinned at the first page's newest message", async () => {
     const item = (n: number) => ({ message_id: `msg_${n}`, created_at: `2030-01-01T00:00:0${9 - n}.000Z` });
     gw.reply(
-      { status: 200, body: { success: true, data: [item(1), item(2)], pagination: { current_page: 1, per_page: 2, total_pages: 3, total_items: 5 } } },
-      { status: 200, body: { success: true, data: [item(3), item(4)], pagination: { current_page: 2, per_page: 2, total_pages: 3, total_items: 5 } } },
-      { status: 200, body: { success: true, data: [item(5)], pagination: { current_page: 3, per_page: 2, total_pages: 3, total_items: 5 } } },
+      {
+        status: 200,
+        body: { success: true, data: [item(1), item(2)], pagination: { current_page: 1, per_page: 2, total_pages: 3, total_items: 5 } },
+      },
+      {
+        status: 200,
+        body: { success: true, data: [item(3), item(4)], pagination: { current_page: 2, per_page: 2, total_pages: 3, total_items: 5 } },
+      },
+      {
+        status: 200,
+        body: { success: true, data: [item(5)], pagination: { current_page: 3, per_page: 2, total_pages: 3, total_items: 5 } },
+      },
     );
     const ids: string[] = [];
     for await (const m of client().messages.list({ limit: 2, status: 'delivered' })) ids.push(m.message_id);
@@ -207,7 +252,10 @@ describe('the TypeScript client against a scripted gateway', () => {
   });
 
   it('when the history is empty, then the iterator ends after one request', async () => {
-    gw.reply({ status: 200, body: { success: true, data: [], pagination: { current_page: 1, per_page: 100, total_pages: 0, total_items: 0 } } });
+    gw.reply({
+      status: 200,
+      body: { success: true, data: [], pagination: { current_page: 1, per_page: 100, total_pages: 0, total_items: 0 } },
+    });
     const all = [];
     for await (const m of client().messages.list()) all.push(m);
     expect(all).toEqual([]);
@@ -227,10 +275,17 @@ describe('the TypeScript client against a scripted gateway', () => {
     await c.otp.verify({ otp_id: 'otp_1', code: '1' });
     await c.auth.test({ deviceId: 'device_B' });
     const reached = gw.requests.map((r) => `${r.method} ${r.path}`);
-    const expected = Object.values(OPERATIONS).map((op) => `${op.method} ${op.path.replace('{message_id}', op.method === 'GET' ? 'msg_1%2F..%2Fx' : 'msg_1')}`);
+    const expected = Object.values(OPERATIONS).map(
+      (op) => `${op.method} ${op.path.replace('{message_id}', op.method === 'GET' ? 'msg_1%2F..%2Fx' : 'msg_1')}`,
+    );
     expect(reached.sort()).toEqual(expected.sort());
     const keyed = gw.requests.filter((r) => r.headers['idempotency-key']).map((r) => r.path);
-    expect(keyed.sort()).toEqual(Object.values(OPERATIONS).filter((op) => op.idempotencyKey).map((op) => op.path).sort());
+    expect(keyed.sort()).toEqual(
+      Object.values(OPERATIONS)
+        .filter((op) => op.idempotencyKey)
+        .map((op) => op.path)
+        .sort(),
+    );
     expect(gw.requests.at(-1)!.headers['x-device-id']).toBe('device_B');
   });
 
@@ -247,7 +302,7 @@ describe('the TypeScript client against a scripted gateway', () => {
 });
 
 describe('the TypeScript client over HTTPS with a private certificate authority', () => {
-  it('when the CA file is given, then the gateway\'s certificate is trusted; without it, the connection is refused', async () => {
+  it("when the CA file is given, then the gateway's certificate is trusted; without it, the connection is refused", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smsgw-client-ca-'));
     const certs = await ensureCerts(dir, ['127.0.0.1']);
     const gw = await FakeGateway.start({ cert: certs.certPem, key: certs.keyPem });

@@ -25,7 +25,10 @@ describe('the types generated from the OpenAPI document (scripts/client-types.js
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
       for (const rel of Object.values(generator.TARGETS)) {
-        expect({ file: rel, text: fs.readFileSync(path.join(dir, rel), 'utf8') }).toEqual({ file: rel, text: fs.readFileSync(path.join(ROOT, rel), 'utf8') });
+        expect({ file: rel, text: fs.readFileSync(path.join(dir, rel), 'utf8') }).toEqual({
+          file: rel,
+          text: fs.readFileSync(path.join(ROOT, rel), 'utf8'),
+        });
       }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -38,12 +41,18 @@ describe('the types generated from the OpenAPI document (scripts/client-types.js
     expect(run.status).toBe(0);
   });
 
-  it('when the document gains a field or an endpoint, then every language\'s file changes', () => {
+  it("when the document gains a field or an endpoint, then every language's file changes", () => {
     const before = generator.generate(openapi());
     const doc = openapi();
     doc.components.schemas.SendResponse!.properties.carrier = { type: 'string' };
     const afterField = generator.generate(doc);
-    doc.paths['/v1/sms/resend'] = { post: { operationId: 'resendSms', tags: ['sms'], responses: { 200: { content: { 'application/json': { schema: { $ref: '#/components/schemas/SendResponse' } } } } } } };
+    doc.paths['/v1/sms/resend'] = {
+      post: {
+        operationId: 'resendSms',
+        tags: ['sms'],
+        responses: { 200: { content: { 'application/json': { schema: { $ref: '#/components/schemas/SendResponse' } } } } },
+      },
+    };
     const afterPath = generator.generate(doc);
     for (const lang of ['ts', 'py', 'go'] as const) {
       expect(afterField[lang]).not.toBe(before[lang]);

@@ -7,7 +7,11 @@ const fixed = (r: number): BackoffSettings => ({ baseMs: 500, capMs: 8000, maxRe
 
 describe('when to retry, and how long to wait', () => {
   it('when a safe request meets a network error, a 429 or a 503, then it is retried with full jitter under a doubling bound capped at 8 s', () => {
-    for (const outcome of [{ kind: 'network', connected: true }, { kind: 'answer', status: 429 }, { kind: 'answer', status: 503 }] as const) {
+    for (const outcome of [
+      { kind: 'network', connected: true },
+      { kind: 'answer', status: 429 },
+      { kind: 'answer', status: 503 },
+    ] as const) {
       expect(retryDelay(outcome, 0, 'safe', fixed(0.999))).toBe(499);
       expect(retryDelay(outcome, 3, 'safe', fixed(0.5))).toBe(2000);
       expect(retryDelay(outcome, 10, 'safe', fixed(0.999))).toBe(7992);
@@ -19,7 +23,9 @@ describe('when to retry, and how long to wait', () => {
     for (const status of [400, 401, 404, 409, 410, 413, 422, 500, 502, 504]) {
       expect(retryDelay({ kind: 'answer', status, code: 'X' }, 0, 'safe', fixed(0.5))).toBeUndefined();
     }
-    expect(retryDelay({ kind: 'answer', status: 409, code: 'IDEMPOTENCY_IN_PROGRESS', retryAfterMs: 1000 }, 0, 'safe', fixed(0.5))).toBe(1000);
+    expect(retryDelay({ kind: 'answer', status: 409, code: 'IDEMPOTENCY_IN_PROGRESS', retryAfterMs: 1000 }, 0, 'safe', fixed(0.5))).toBe(
+      1000,
+    );
     expect(retryDelay({ kind: 'answer', status: 409, code: 'IDEMPOTENCY_IN_PROGRESS' }, 0, 'once', fixed(0.5))).toBeUndefined();
   });
 
@@ -44,7 +50,7 @@ describe('when to retry, and how long to wait', () => {
     expect(parseRetryAfter('soon')).toBeUndefined();
   });
 
-  it('when the package is published, then the version it announces is package.json\'s', () => {
+  it("when the package is published, then the version it announces is package.json's", () => {
     const pkg = JSON.parse(readFileSync(path.join(__dirname, '../package.json'), 'utf8')) as { version: string };
     expect(VERSION).toBe(pkg.version);
   });

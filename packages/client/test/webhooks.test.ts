@@ -25,7 +25,9 @@ describe('the webhook helper', () => {
     const raw = body();
     const event = await verifyWebhook(Buffer.from(raw), signWebhook(raw, SECRET), SECRET, { now: () => NOW });
     expect(event).toMatchObject({ event: 'sms.delivered', event_id: 'evt_1', data: { message_id: 'msg_1' } });
-    expect(await verifyWebhook(raw, [signWebhook(raw, SECRET).toUpperCase()], SECRET, { now: () => NOW })).toMatchObject({ event_id: 'evt_1' });
+    expect(await verifyWebhook(raw, [signWebhook(raw, SECRET).toUpperCase()], SECRET, { now: () => NOW })).toMatchObject({
+      event_id: 'evt_1',
+    });
   });
 
   it('when the signature, the body or the secret differ, or the header is missing, then WebhookSignatureError', async () => {
@@ -53,7 +55,9 @@ describe('the webhook helper', () => {
     await expect(verifyWebhook(raw, sig, SECRET, { now: () => NOW + 301_000 })).rejects.toBeInstanceOf(WebhookTimestampError);
     await expect(verifyWebhook(raw, sig, SECRET, { now: () => NOW - 301_000 })).rejects.toBeInstanceOf(WebhookTimestampError);
     await expect(verifyWebhook(raw, sig, SECRET, { now: () => NOW + 299_000 })).resolves.toMatchObject({ event_id: 'evt_1' });
-    await expect(verifyWebhook(raw, sig, SECRET, { now: () => NOW + 500_000, toleranceSeconds: 600 })).resolves.toMatchObject({ event_id: 'evt_1' });
+    await expect(verifyWebhook(raw, sig, SECRET, { now: () => NOW + 500_000, toleranceSeconds: 600 })).resolves.toMatchObject({
+      event_id: 'evt_1',
+    });
   });
 
   it('when a signed body is not an event, then WebhookPayloadError', async () => {
@@ -73,7 +77,9 @@ describe('the webhook helper', () => {
     expect(dup).toBeInstanceOf(WebhookDuplicateError);
     expect(dup.event.event_id).toBe('evt_1');
     const other = body({ event_id: 'evt_2' });
-    await expect(verifyWebhook(other, signWebhook(other, SECRET), SECRET, { now: () => NOW, seen })).resolves.toMatchObject({ event_id: 'evt_2' });
+    await expect(verifyWebhook(other, signWebhook(other, SECRET), SECRET, { now: () => NOW, seen })).resolves.toMatchObject({
+      event_id: 'evt_2',
+    });
   });
 
   it('when an asynchronous store is given (Redis SET NX), then its answer decides', async () => {

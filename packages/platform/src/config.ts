@@ -75,10 +75,18 @@ export function loadConfig<T extends object>(build: (env: EnvReader) => T, sourc
       required(name, fallback, (t) => ((values as readonly string[]).includes(t) ? t : `!must be one of ${values.join(', ')}`)),
     key: (name, minBytes = 32) => {
       const text = raw(name)?.trim();
-      const bytes = !text ? undefined : /^([0-9a-f]{2})+$/i.test(text) ? Buffer.from(text, 'hex') : /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : undefined;
+      const bytes = !text
+        ? undefined
+        : /^([0-9a-f]{2})+$/i.test(text)
+          ? Buffer.from(text, 'hex')
+          : /^[A-Za-z0-9+/_-]+={0,2}$/.test(text)
+            ? Buffer.from(text, 'base64')
+            : undefined;
       if (bytes && bytes.length >= minBytes) return bytes;
       // Unlike the other settings, the problem never quotes the value: it is a secret.
-      problems.push(`${name} ${text ? 'is malformed' : 'is required but not set'}: a key of at least ${minBytes} random bytes, as hex or base64, is expected`);
+      problems.push(
+        `${name} ${text ? 'is malformed' : 'is required but not set'}: a key of at least ${minBytes} random bytes, as hex or base64, is expected`,
+      );
       return Buffer.alloc(0);
     },
   };

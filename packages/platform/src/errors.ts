@@ -6,50 +6,123 @@ import * as grpc from '@grpc/grpc-js';
  * This table is the one place where codes meet transport statuses.
  */
 export const ERROR_CATALOG = {
-  MISSING_AUTH_HEADERS: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: "En-têtes d'authentification manquants : X-API-Key et X-Client-ID sont obligatoires." },
-  INVALID_JSON: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: "Le corps de la requête doit être un objet JSON valide." },
+  MISSING_AUTH_HEADERS: {
+    http: 400,
+    grpc: grpc.status.INVALID_ARGUMENT,
+    message: "En-têtes d'authentification manquants : X-API-Key et X-Client-ID sont obligatoires.",
+  },
+  INVALID_JSON: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Le corps de la requête doit être un objet JSON valide.' },
   VALIDATION_ERROR: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Plusieurs champs de la requête sont invalides.' },
-  INVALID_PHONE_NUMBER: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Numéro de téléphone invalide : un numéro international est attendu (par exemple +33612345678).' },
+  INVALID_PHONE_NUMBER: {
+    http: 400,
+    grpc: grpc.status.INVALID_ARGUMENT,
+    message: 'Numéro de téléphone invalide : un numéro international est attendu (par exemple +33612345678).',
+  },
   MESSAGE_TOO_LONG: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Le message dépasse la limite de 1600 caractères.' },
   MESSAGE_REQUIRED: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Le texte du message est obligatoire.' },
   TOO_MANY_RECIPIENTS: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Trop de destinataires : 100 au maximum par requête.' },
   INVALID_PRIORITY: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'La priorité doit être un entier compris entre 1 et 5.' },
-  INVALID_SCHEDULED_AT: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: "La date d'envoi programmé doit être une date ISO 8601 future, au plus 30 jours à l'avance." },
-  METADATA_TOO_LARGE: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Les métadonnées doivent être un objet JSON de 1 Ko au plus.' },
+  INVALID_SCHEDULED_AT: {
+    http: 400,
+    grpc: grpc.status.INVALID_ARGUMENT,
+    message: "La date d'envoi programmé doit être une date ISO 8601 future, au plus 30 jours à l'avance.",
+  },
+  METADATA_TOO_LARGE: {
+    http: 400,
+    grpc: grpc.status.INVALID_ARGUMENT,
+    message: 'Les métadonnées doivent être un objet JSON de 1 Ko au plus.',
+  },
   INVALID_WEBHOOK_URL: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: "L'URL de webhook doit être une URL HTTPS valide." },
-  INVALID_OTP_LENGTH: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'La longueur du code doit être un entier compris entre 4 et 8.' },
-  INVALID_OTP_EXPIRY: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'La durée de validité doit être un nombre entier de secondes entre 30 et 3600.' },
+  INVALID_OTP_LENGTH: {
+    http: 400,
+    grpc: grpc.status.INVALID_ARGUMENT,
+    message: 'La longueur du code doit être un entier compris entre 4 et 8.',
+  },
+  INVALID_OTP_EXPIRY: {
+    http: 400,
+    grpc: grpc.status.INVALID_ARGUMENT,
+    message: 'La durée de validité doit être un nombre entier de secondes entre 30 et 3600.',
+  },
   INVALID_TEMPLATE: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Le modèle doit contenir le marqueur {{code}}.' },
-  INVALID_PAGINATION: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Pagination invalide : page et limit doivent être des entiers, limit entre 1 et 100.' },
-  INVALID_STATUS: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Statut inconnu : queued, sent, delivered, failed ou cancelled.' },
-  INVALID_IDEMPOTENCY_KEY: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: "La clé d'idempotence doit faire de 1 à 255 caractères." },
+  INVALID_PAGINATION: {
+    http: 400,
+    grpc: grpc.status.INVALID_ARGUMENT,
+    message: 'Pagination invalide : page et limit doivent être des entiers, limit entre 1 et 100.',
+  },
+  INVALID_STATUS: {
+    http: 400,
+    grpc: grpc.status.INVALID_ARGUMENT,
+    message: 'Statut inconnu : queued, sent, delivered, failed ou cancelled.',
+  },
+  INVALID_IDEMPOTENCY_KEY: {
+    http: 400,
+    grpc: grpc.status.INVALID_ARGUMENT,
+    message: "La clé d'idempotence doit faire de 1 à 255 caractères.",
+  },
   INVALID_DATE: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Date invalide : une date ISO 8601 est attendue.' },
   INVALID_API_KEY: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: 'Clé API invalide, expirée ou révoquée.' },
   INVALID_CLIENT_ID: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: 'Identifiant client inconnu.' },
   INVALID_DEVICE_TOKEN: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: "Jeton d'appareil invalide ou révoqué." },
   INVALID_PAIRING: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: "Code d'appairage ou mot de passe d'appareil invalide." },
-  HTTPS_REQUIRED: { http: 403, grpc: grpc.status.PERMISSION_DENIED, message: 'HTTPS est obligatoire : les requêtes en HTTP simple sont refusées.' },
+  HTTPS_REQUIRED: {
+    http: 403,
+    grpc: grpc.status.PERMISSION_DENIED,
+    message: 'HTTPS est obligatoire : les requêtes en HTTP simple sont refusées.',
+  },
   INVALID_DEVICE_ID: { http: 404, grpc: grpc.status.NOT_FOUND, message: "Appareil inconnu ou n'appartenant pas à ce client." },
   MESSAGE_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: 'Message introuvable.' },
   OTP_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: 'OTP introuvable.' },
   NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: "Cette ressource n'existe pas." },
-  METHOD_NOT_ALLOWED: { http: 405, grpc: grpc.status.UNIMPLEMENTED, message: "Cette méthode HTTP n'est pas autorisée pour cette ressource." },
-  MESSAGE_NOT_CANCELLABLE: { http: 409, grpc: grpc.status.FAILED_PRECONDITION, message: "Seul un message encore en file d'attente peut être annulé." },
-  OTP_ALREADY_VERIFIED: { http: 409, grpc: grpc.status.FAILED_PRECONDITION, message: 'Ce code a déjà été vérifié et ne peut plus être utilisé.' },
-  IDEMPOTENCY_IN_PROGRESS: { http: 409, grpc: grpc.status.ABORTED, message: "Une requête avec cette clé d'idempotence est en cours de traitement." },
-  IDEMPOTENCY_KEY_REUSED: { http: 422, grpc: grpc.status.FAILED_PRECONDITION, message: "Cette clé d'idempotence a déjà servi pour une requête différente." },
+  METHOD_NOT_ALLOWED: {
+    http: 405,
+    grpc: grpc.status.UNIMPLEMENTED,
+    message: "Cette méthode HTTP n'est pas autorisée pour cette ressource.",
+  },
+  MESSAGE_NOT_CANCELLABLE: {
+    http: 409,
+    grpc: grpc.status.FAILED_PRECONDITION,
+    message: "Seul un message encore en file d'attente peut être annulé.",
+  },
+  OTP_ALREADY_VERIFIED: {
+    http: 409,
+    grpc: grpc.status.FAILED_PRECONDITION,
+    message: 'Ce code a déjà été vérifié et ne peut plus être utilisé.',
+  },
+  IDEMPOTENCY_IN_PROGRESS: {
+    http: 409,
+    grpc: grpc.status.ABORTED,
+    message: "Une requête avec cette clé d'idempotence est en cours de traitement.",
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    http: 422,
+    grpc: grpc.status.FAILED_PRECONDITION,
+    message: "Cette clé d'idempotence a déjà servi pour une requête différente.",
+  },
   OTP_EXPIRED: { http: 410, grpc: grpc.status.FAILED_PRECONDITION, message: 'Ce code a expiré : demandez-en un nouveau.' },
-  OTP_MAX_ATTEMPTS: { http: 410, grpc: grpc.status.FAILED_PRECONDITION, message: 'Nombre maximal de tentatives atteint : demandez un nouveau code.' },
+  OTP_MAX_ATTEMPTS: {
+    http: 410,
+    grpc: grpc.status.FAILED_PRECONDITION,
+    message: 'Nombre maximal de tentatives atteint : demandez un nouveau code.',
+  },
   PAYLOAD_TOO_LARGE: { http: 413, grpc: grpc.status.INVALID_ARGUMENT, message: 'Le corps de la requête dépasse 1 Mo.' },
-  RATE_LIMIT_EXCEEDED: { http: 429, grpc: grpc.status.RESOURCE_EXHAUSTED, message: 'Trop de requêtes : la limite est de 100 requêtes par minute.' },
-  OTP_RATE_LIMITED: { http: 429, grpc: grpc.status.RESOURCE_EXHAUSTED, message: "Trop de codes demandés pour ce numéro : 10 par heure au plus." },
+  RATE_LIMIT_EXCEEDED: {
+    http: 429,
+    grpc: grpc.status.RESOURCE_EXHAUSTED,
+    message: 'Trop de requêtes : la limite est de 100 requêtes par minute.',
+  },
+  OTP_RATE_LIMITED: {
+    http: 429,
+    grpc: grpc.status.RESOURCE_EXHAUSTED,
+    message: 'Trop de codes demandés pour ce numéro : 10 par heure au plus.',
+  },
   INTERNAL_ERROR: { http: 500, grpc: grpc.status.INTERNAL, message: 'Erreur interne du serveur.' },
   DEVICE_OFFLINE: { http: 503, grpc: grpc.status.FAILED_PRECONDITION, message: "L'appareil est hors ligne." },
   SERVICE_UNAVAILABLE: { http: 503, grpc: grpc.status.UNAVAILABLE, message: 'Service momentanément indisponible, réessayez plus tard.' },
   INVALID_CHARACTER: {
     http: 400,
     grpc: grpc.status.INVALID_ARGUMENT,
-    message: 'Caractère non autorisé : le caractère nul (U+0000) et les moitiés isolées de paires de substitution UTF-16 (\\uD800 à \\uDFFF) sont refusés.',
+    message:
+      'Caractère non autorisé : le caractère nul (U+0000) et les moitiés isolées de paires de substitution UTF-16 (\\uD800 à \\uDFFF) sont refusés.',
   },
   MALFORMED_REQUEST: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Requête HTTP mal formée.' },
   REQUEST_TIMEOUT: { http: 408, grpc: grpc.status.DEADLINE_EXCEEDED, message: "La requête n'a pas été reçue à temps." },
@@ -76,10 +149,7 @@ export class AppError extends Error {
   readonly details: ErrorDetail[] | undefined;
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(
-    code: ErrorCode,
-    options: { message?: string; details?: ErrorDetail[]; retryAfterSeconds?: number; cause?: unknown } = {},
-  ) {
+  constructor(code: ErrorCode, options: { message?: string; details?: ErrorDetail[]; retryAfterSeconds?: number; cause?: unknown } = {}) {
     super(options.message ?? ERROR_CATALOG[code].message, { cause: options.cause });
     this.code = code;
     this.details = options.details;

@@ -5,9 +5,8 @@ import { isRedisUnavailable } from './redis';
 import type { Logger } from './logger';
 import { recordRpc } from './metrics';
 
-type AsyncUnary<H> = H extends grpc.handleUnaryCall<infer Req, infer Res>
-  ? (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>
-  : never;
+type AsyncUnary<H> =
+  H extends grpc.handleUnaryCall<infer Req, infer Res> ? (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res> : never;
 
 /** The async form of a generated `...Handlers` interface: every method returns a promise. */
 export type AsyncHandlers<H> = { [K in keyof H]: AsyncUnary<H[K]> };
@@ -30,7 +29,10 @@ export function unaryHandlers<H extends grpc.UntypedServiceImplementation>(impl:
         },
         (thrown: unknown) => {
           // A dependency that cannot be reached now (Redis, a refused connection) is UNAVAILABLE, not a bug.
-          const err = !(thrown instanceof AppError) && isRedisUnavailable(thrown) ? new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: 1, cause: thrown }) : thrown;
+          const err =
+            !(thrown instanceof AppError) && isRedisUnavailable(thrown)
+              ? new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: 1, cause: thrown })
+              : thrown;
           if (!(err instanceof AppError) || err.code === 'INTERNAL_ERROR') log.error({ err, method: name }, 'gRPC handler failed');
           else if (err.code === 'SERVICE_UNAVAILABLE') log.warn({ err: err.cause, method: name }, 'a dependency is unavailable');
           else log.debug({ method: name, code: err.code, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
@@ -86,7 +88,11 @@ const MAX_CONNECTION_AGE_MS = 5 * 60_000;
  * service answers NOT_SERVING until `setServing(true)` is called, once its
  * dependencies are ready, and refuses calls with UNAVAILABLE until then.
  */
-export async function startGrpcServer(options: { host?: string; port: number; services: ServiceRegistration[] }): Promise<GrpcServerHandle> {
+export async function startGrpcServer(options: {
+  host?: string;
+  port: number;
+  services: ServiceRegistration[];
+}): Promise<GrpcServerHandle> {
   const server = new grpc.Server({
     'grpc.keepalive_permit_without_calls': 1,
     // Clients reconnect (and so re-resolve the service's addresses) at least
@@ -103,7 +109,11 @@ export async function startGrpcServer(options: { host?: string; port: number; se
   });
   health.addToServer(server);
   let started = false;
-  for (const s of options.services) server.addService(s.definition, refusedUntilReady(s.implementation, () => started));
+  for (const s of options.services)
+    server.addService(
+      s.definition,
+      refusedUntilReady(s.implementation, () => started),
+    );
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
       err ? reject(err) : resolve(bound),
@@ -134,7 +144,12 @@ export async function startGrpcServer(options: { host?: string; port: number; se
 export { healthService };
 
 type Callback<Res> = (err: grpc.ServiceError | null, value?: Res) => void;
-type UnaryClientMethod<Req, Res> = (argument: Req, metadata: grpc.Metadata, options: grpc.CallOptions, callback: Callback<Res>) => grpc.ClientUnaryCall;
+type UnaryClientMethod<Req, Res> = (
+  argument: Req,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: Callback<Res>,
+) => grpc.ClientUnaryCall;
 
 /** Per-call options of a promise client method. */
 export interface CallOptions {
@@ -147,7 +162,9 @@ export interface CallOptions {
  * Only the lower-camel-case names are kept; errors arrive as AppError.
  */
 export type PromiseClient<C> = {
-  [K in Exclude<keyof C, keyof grpc.Client> as K extends `${infer F}${string}` ? (F extends Lowercase<F> ? K : never) : never]: C[K] extends {
+  [
+    K in Exclude<keyof C, keyof grpc.Client> as K extends `${infer F}${string}` ? (F extends Lowercase<F> ? K : never) : never
+  ]: C[K] extends {
     (argument: infer Req, callback: grpc.requestCallback<infer Res>): grpc.ClientUnaryCall;
   }
     ? (request: Req, options?: CallOptions) => Promise<Res>
@@ -221,7 +238,11 @@ export function createClient<C extends grpc.Client>(
 }
 
 const HealthClient = grpc.makeGenericClientConstructor(healthService, 'Health');
-type HealthCheck = (request: { service: string }, options: grpc.CallOptions, callback: (err: grpc.ServiceError | null, res?: { status?: unknown }) => void) => void;
+type HealthCheck = (
+  request: { service: string },
+  options: grpc.CallOptions,
+  callback: (err: grpc.ServiceError | null, res?: { status?: unknown }) => void,
+) => void;
 
 /** A `grpc.health.v1.Health` client for one address, built once, for readiness checks. */
 export interface HealthChecker {
@@ -236,7 +257,9 @@ export function createHealthChecker(address: string): HealthChecker {
   return {
     serving(service = '', deadlineMs = 1000) {
       return new Promise((resolve) => {
-        check({ service }, { deadline: Date.now() + deadlineMs }, (err, res) => resolve(!err && (res?.status === 'SERVING' || res?.status === 1)));
+        check({ service }, { deadline: Date.now() + deadlineMs }, (err, res) =>
+          resolve(!err && (res?.status === 'SERVING' || res?.status === 1)),
+        );
       });
     },
     close: () => client.close(),

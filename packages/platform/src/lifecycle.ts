@@ -50,4 +50,3 @@ export function runMain(log: Logger, start: () => Promise<Runnable>, graceMs = 1
     },
   );
 }
-

@@ -131,7 +131,13 @@ export class SlidingWindowLimiter {
 
   async hit(key: string): Promise<SlidingWindowHit> {
     const member = `${this.replica}-${(this.sequence++).toString(36)}`;
-    const [allowed, count, resetMs] = await this.call<[number, number, number]>('smsgwSlidingWindow', key, this.options.windowMs, this.options.limit, member);
+    const [allowed, count, resetMs] = await this.call<[number, number, number]>(
+      'smsgwSlidingWindow',
+      key,
+      this.options.windowMs,
+      this.options.limit,
+      member,
+    );
     const redis = this.redis instanceof TickPipeline ? this.redis.redis : this.redis;
     return {
       allowed: allowed === 1,
@@ -175,7 +181,13 @@ export class FixedWindowCounter {
 
   /** Refused, counting nothing, when any key has reached `limit`; otherwise one hit counted on each key. */
   async take(keys: string[], limit: number): Promise<WindowCount & { allowed: boolean }> {
-    const [allowed, count, ttlMs] = await this.call<[number, number, number]>('smsgwWindowTake', keys.length, ...keys, this.options.windowMs, limit);
+    const [allowed, count, ttlMs] = await this.call<[number, number, number]>(
+      'smsgwWindowTake',
+      keys.length,
+      ...keys,
+      this.options.windowMs,
+      limit,
+    );
     return { allowed: allowed === 1, count, ttlMs };
   }
 

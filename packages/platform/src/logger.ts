@@ -16,7 +16,10 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
     formatters: { level: (label) => ({ level: label }) },
     redact: {
       paths: [
-        ...['apiKey', 'api_key', 'password', 'device_password', 'token', 'device_token', 'secret', 'text', 'otp_code'].flatMap((k) => [k, `*.${k}`]),
+        ...['apiKey', 'api_key', 'password', 'device_password', 'token', 'device_token', 'secret', 'text', 'otp_code'].flatMap((k) => [
+          k,
+          `*.${k}`,
+        ]),
         'req.headers["x-api-key"]',
       ],
       censor: '[redacted]',

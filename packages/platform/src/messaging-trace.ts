@@ -6,7 +6,17 @@
  * conventions (`<operation> <destination>`, `messaging.*`), with the
  * destination's template (ids replaced by `*`), so names stay few.
  */
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import type { JetStreamClient, JetStreamPublishOptions, PubAck } from '@nats-io/jetstream';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 
@@ -81,7 +91,15 @@ export async function consumeTraced<T>(
   const template = subjectTemplate(msg.subject);
   const span = tracer.startSpan(
     `process ${template}`,
-    { kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'nats', 'messaging.operation.type': 'process', 'messaging.destination.name': template, ...attributes } },
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.operation.type': 'process',
+        'messaging.destination.name': template,
+        ...attributes,
+      },
+    },
     contextOf(msg.headers),
   );
   try {
@@ -116,7 +134,15 @@ export function startConsumerSpan(msg: { subject: string; headers?: MsgHdrs }, a
   const template = subjectTemplate(msg.subject);
   return tracer.startSpan(
     `process ${template}`,
-    { kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'nats', 'messaging.operation.type': 'process', 'messaging.destination.name': template, ...attributes } },
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.operation.type': 'process',
+        'messaging.destination.name': template,
+        ...attributes,
+      },
+    },
     contextOf(msg.headers),
   );
 }

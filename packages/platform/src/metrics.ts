@@ -47,7 +47,12 @@ export function secondsHistogram(name: string, description: string) {
 }
 
 /** A gauge read at each scrape (`smsgw.<name>`); `observe` may query a database. */
-export function gauge(name: string, description: string, observe: (result: ObservableResult<Attributes>) => Promise<void> | void, unit?: string): void {
+export function gauge(
+  name: string,
+  description: string,
+  observe: (result: ObservableResult<Attributes>) => Promise<void> | void,
+  unit?: string,
+): void {
   meter.createObservableGauge(`smsgw.${name}`, { description, ...(unit ? { unit } : {}) }).addCallback(observe);
 }
 
@@ -57,19 +62,23 @@ export function gauge(name: string, description: string, observe: (result: Obser
  * this service's durable consumers.
  */
 export function observeConsumerLag(nats: Nats, consumers: { stream: string; durable: string }[]): void {
-  gauge('jetstream.consumer.lag', 'Messages of a durable JetStream consumer not yet processed, by consumer and state (pending, ack_pending)', async (result) => {
-    await Promise.all(
-      consumers.map(async ({ stream, durable }) => {
-        try {
-          const info = await nats.jsm.consumers.info(stream, durable);
-          // The stream's test prefix is left out: dashboards name consumers, not deployments.
-          const attrs = { 'messaging.consumer.name': durable };
-          result.observe(info.num_pending, { ...attrs, state: 'pending' });
-          result.observe(info.num_ack_pending, { ...attrs, state: 'ack_pending' });
-        } catch {
-          // Not created yet, or NATS is away: no figure rather than a wrong one.
-        }
-      }),
-    );
-  });
+  gauge(
+    'jetstream.consumer.lag',
+    'Messages of a durable JetStream consumer not yet processed, by consumer and state (pending, ack_pending)',
+    async (result) => {
+      await Promise.all(
+        consumers.map(async ({ stream, durable }) => {
+          try {
+            const info = await nats.jsm.consumers.info(stream, durable);
+            // The stream's test prefix is left out: dashboards name consumers, not deployments.
+            const attrs = { 'messaging.consumer.name': durable };
+            result.observe(info.num_pending, { ...attrs, state: 'pending' });
+            result.observe(info.num_ack_pending, { ...attrs, state: 'ack_pending' });
+          } catch {
+            // Not created yet, or NATS is away: no figure rather than a wrong one.
+          }
+        }),
+      );
+    },
+  );
 }

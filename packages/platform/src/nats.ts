@@ -86,7 +86,10 @@ export async function connectNats(options: {
 }
 
 /** Creates the stream, or brings an existing one up to `config`. */
-export async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string; subjects: string[] }): Promise<void> {
+export async function ensureStream(
+  jsm: JetStreamManager,
+  config: Partial<StreamConfig> & { name: string; subjects: string[] },
+): Promise<void> {
   try {
     await jsm.streams.info(config.name);
     await jsm.streams.update(config.name, config);
@@ -110,7 +113,25 @@ export const TIMERS_DUPLICATE_WINDOW_MS = 15 * 60 * 1000;
 
 /** The streams of the platform; each service that touches one ensures it, with `replicas` (NATS_STREAM_REPLICAS). */
 export const streamConfigs = (names: NatsNames, replicas = 1) => ({
-  reports: { name: names.reportsStream, subjects: [names.agentReports], max_age: 7 * DAY_NS, duplicate_window: 10 * 60 * 1e9, num_replicas: replicas },
-  events: { name: names.eventsStream, subjects: [names.events], max_age: 7 * DAY_NS, duplicate_window: 10 * 60 * 1e9, num_replicas: replicas },
-  timers: { name: names.timersStream, subjects: [names.timers], max_age: 7 * DAY_NS, duplicate_window: TIMERS_DUPLICATE_WINDOW_MS * 1e6, num_replicas: replicas },
+  reports: {
+    name: names.reportsStream,
+    subjects: [names.agentReports],
+    max_age: 7 * DAY_NS,
+    duplicate_window: 10 * 60 * 1e9,
+    num_replicas: replicas,
+  },
+  events: {
+    name: names.eventsStream,
+    subjects: [names.events],
+    max_age: 7 * DAY_NS,
+    duplicate_window: 10 * 60 * 1e9,
+    num_replicas: replicas,
+  },
+  timers: {
+    name: names.timersStream,
+    subjects: [names.timers],
+    max_age: 7 * DAY_NS,
+    duplicate_window: TIMERS_DUPLICATE_WINDOW_MS * 1e6,
+    num_replicas: replicas,
+  },
 });

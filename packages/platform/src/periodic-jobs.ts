@@ -4,7 +4,10 @@ import type { Logger } from './logger';
 const meter = metrics.getMeter('smsgw-jobs');
 const runs = meter.createCounter('smsgw.jobs.runs', { description: 'Periodic job runs, by job and outcome (ok, failed)' });
 const duration = meter.createHistogram('smsgw.jobs.duration.milliseconds', { description: 'Periodic job run time, by job', unit: 'ms' });
-const lastRun = meter.createGauge('smsgw.jobs.last_run.seconds', { description: 'End of the last run of each job (Unix seconds), by job and outcome', unit: 's' });
+const lastRun = meter.createGauge('smsgw.jobs.last_run.seconds', {
+  description: 'End of the last run of each job (Unix seconds), by job and outcome',
+  unit: 's',
+});
 
 /** The payload of a periodic job's timer, as the scheduler publishes it. */
 export interface JobFire {
@@ -67,7 +70,12 @@ interface FireMessage {
  * going to another replica while it lasts; a failed run is tried again in
  * 30 s, up to `maxAttempts` deliveries in all, then left to the next period.
  */
-export async function handleJobFire(msg: FireMessage, jobs: Readonly<Record<string, JobHandler>>, log: Logger, maxAttempts = 5): Promise<void> {
+export async function handleJobFire(
+  msg: FireMessage,
+  jobs: Readonly<Record<string, JobHandler>>,
+  log: Logger,
+  maxAttempts = 5,
+): Promise<void> {
   const fire = parseJobFire(msg.data);
   const run = fire && jobs[fire.job];
   if (!fire || !run) {

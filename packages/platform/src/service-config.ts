@@ -28,7 +28,11 @@ export const commonConfig = {
   }),
   database: (env: EnvReader, defaultSchema: string) => ({
     /** DATABASE_URL, with DATABASE_PASSWORD (when set) as its password. */
-    url: withCredentials(env.url('DATABASE_URL', undefined, ['postgres', 'postgresql']), undefined, env.optional('DATABASE_PASSWORD')) as string,
+    url: withCredentials(
+      env.url('DATABASE_URL', undefined, ['postgres', 'postgresql']),
+      undefined,
+      env.optional('DATABASE_PASSWORD'),
+    ) as string,
     schema: env.str('DATABASE_SCHEMA', defaultSchema),
     poolMax: env.int('DATABASE_POOL_MAX', 10, { min: 1, max: 200 }),
   }),
@@ -44,7 +48,11 @@ export const commonConfig = {
   }),
   redis: (env: EnvReader) => ({
     /** REDIS_URL, with REDIS_USERNAME (an ACL user) and REDIS_PASSWORD when set. */
-    url: withCredentials(env.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis', 'rediss']), env.optional('REDIS_USERNAME'), env.optional('REDIS_PASSWORD')) as string,
+    url: withCredentials(
+      env.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis', 'rediss']),
+      env.optional('REDIS_USERNAME'),
+      env.optional('REDIS_PASSWORD'),
+    ) as string,
     keyPrefix: env.str('REDIS_PREFIX', 'smsgw:'),
   }),
   grpcAddress: (env: EnvReader, name: string, fallback: string) => env.str(name, fallback),

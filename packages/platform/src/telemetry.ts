@@ -40,7 +40,14 @@ export interface TelemetryOptions {
 function metricsReader(): PrometheusExporter[] {
   const port = process.env.METRICS_PORT;
   if (!port) return [];
-  return [new PrometheusExporter({ port: Number(port), host: process.env.METRICS_HOST ?? '0.0.0.0', endpoint: '/metrics', withoutScopeInfo: true })];
+  return [
+    new PrometheusExporter({
+      port: Number(port),
+      host: process.env.METRICS_HOST ?? '0.0.0.0',
+      endpoint: '/metrics',
+      withoutScopeInfo: true,
+    }),
+  ];
 }
 
 /**

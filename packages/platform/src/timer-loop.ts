@@ -12,7 +12,13 @@ export interface TimerLoop {
  * starts. The first tick comes after `firstDelayMs` (default: one interval). A tick that throws is
  * logged and the loop goes on. See docs/contributors/timers.md for when a local loop is right.
  */
-export function timerLoop(options: { name: string; intervalMs: number; firstDelayMs?: number; tick: () => Promise<unknown>; log: Logger }): TimerLoop {
+export function timerLoop(options: {
+  name: string;
+  intervalMs: number;
+  firstDelayMs?: number;
+  tick: () => Promise<unknown>;
+  log: Logger;
+}): TimerLoop {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;

@@ -4,7 +4,17 @@
  * item, the callee records the item's part in a span of that trace, and the
  * call's own span and the items' spans link to each other.
  */
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type SpanContext } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+  type SpanContext,
+} from '@opentelemetry/api';
 
 export type { Span, SpanContext };
 

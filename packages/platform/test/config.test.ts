@@ -25,12 +25,25 @@ describe('loadConfig', () => {
       { NAME: 'account', PORT: '50051', DEBUG: 'yes', QUIET: 'off', DATABASE_URL: 'postgres://u@h:5432/db', LEVEL: 'debug' },
     );
 
-    expect(config).toEqual({ name: 'account', port: 50051, debug: true, quiet: false, url: 'postgres://u@h:5432/db', level: 'debug', extra: undefined });
+    expect(config).toEqual({
+      name: 'account',
+      port: 50051,
+      debug: true,
+      quiet: false,
+      url: 'postgres://u@h:5432/db',
+      level: 'debug',
+      extra: undefined,
+    });
   });
 
   it('when a variable is unset or empty, then its fallback is used', () => {
     const config = loadConfig(
-      (env) => ({ host: env.str('HOST', '0.0.0.0'), port: env.int('PORT', 8080), tls: env.bool('TLS', false), extra: env.optional('EXTRA') }),
+      (env) => ({
+        host: env.str('HOST', '0.0.0.0'),
+        port: env.int('PORT', 8080),
+        tls: env.bool('TLS', false),
+        extra: env.optional('EXTRA'),
+      }),
       { PORT: '', EXTRA: '' },
     );
 
@@ -74,10 +87,9 @@ describe('loadConfig', () => {
   });
 
   it('when the configuration is loaded, then it is frozen all the way down', () => {
-    const config = loadConfig(
-      (env) => ({ grpc: commonConfig.grpc(env, 50051), database: commonConfig.database(env, 'account') }),
-      { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/postgres' },
-    );
+    const config = loadConfig((env) => ({ grpc: commonConfig.grpc(env, 50051), database: commonConfig.database(env, 'account') }), {
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/postgres',
+    });
 
     expect(config.grpc).toEqual({ host: '0.0.0.0', port: 50051 });
     expect(config.database).toEqual({ url: 'postgresql://postgres@127.0.0.1:5432/postgres', schema: 'account', poolMax: 10 });
@@ -98,7 +110,10 @@ describe('loadConfig', () => {
 
     let problems: string[] = [];
     try {
-      loadConfig((env) => ({ a: env.key('SHORT_KEY'), b: env.key('BAD_KEY'), c: env.key('NO_KEY') }), { SHORT_KEY: 'abcd', BAD_KEY: 'not a key!' });
+      loadConfig((env) => ({ a: env.key('SHORT_KEY'), b: env.key('BAD_KEY'), c: env.key('NO_KEY') }), {
+        SHORT_KEY: 'abcd',
+        BAD_KEY: 'not a key!',
+      });
     } catch (err) {
       problems = (err as ConfigError).problems;
     }

@@ -45,7 +45,14 @@ describe('credentials given apart from the URLs (DATABASE_PASSWORD, REDIS_USERNA
   it('when a password holds URL characters, then it is put in the URL percent-encoded and a driver reads it back whole', () => {
     const config = settings({ DATABASE_URL: 'postgresql://smsgw@db.internal:5432/smsgw?sslmode=verify-full', DATABASE_PASSWORD: PASSWORD });
     const parsed = parsePgUrl(config.database.url);
-    expect(parsed).toMatchObject({ user: 'smsgw', password: PASSWORD, host: 'db.internal', port: '5432', database: 'smsgw', sslmode: 'verify-full' });
+    expect(parsed).toMatchObject({
+      user: 'smsgw',
+      password: PASSWORD,
+      host: 'db.internal',
+      port: '5432',
+      database: 'smsgw',
+      sslmode: 'verify-full',
+    });
   });
 
   it('when no password is given, then the URLs are used as they are', () => {
@@ -66,9 +73,15 @@ describe('credentials given apart from the URLs (DATABASE_PASSWORD, REDIS_USERNA
     beforeAll(async () => {
       [redisPort, natsPort] = [await freePort(), await freePort()];
       // The password through a config file (as the bundled charts do), not a command-line argument.
-      fs.writeFileSync(path.join(dir, 'redis.conf'), `port ${redisPort}\nbind 127.0.0.1\nsave ""\nappendonly no\nuser default off\nuser smsgw on ">${PASSWORD}" ~* &* +@all\n`);
+      fs.writeFileSync(
+        path.join(dir, 'redis.conf'),
+        `port ${redisPort}\nbind 127.0.0.1\nsave ""\nappendonly no\nuser default off\nuser smsgw on ">${PASSWORD}" ~* &* +@all\n`,
+      );
       redisServer = spawn('redis-server', [path.join(dir, 'redis.conf')], { stdio: 'ignore' });
-      fs.writeFileSync(path.join(dir, 'nats.conf'), `listen: 127.0.0.1:${natsPort}\njetstream { store_dir: ${JSON.stringify(path.join(dir, 'js'))} }\nauthorization { user: smsgw, password: ${JSON.stringify(PASSWORD)} }\n`);
+      fs.writeFileSync(
+        path.join(dir, 'nats.conf'),
+        `listen: 127.0.0.1:${natsPort}\njetstream { store_dir: ${JSON.stringify(path.join(dir, 'js'))} }\nauthorization { user: smsgw, password: ${JSON.stringify(PASSWORD)} }\n`,
+      );
       natsServer = spawn('nats-server', ['-c', path.join(dir, 'nats.conf')], { stdio: 'ignore' });
       await Promise.all([listening(redisPort), listening(natsPort)]);
     });
@@ -80,7 +93,11 @@ describe('credentials given apart from the URLs (DATABASE_PASSWORD, REDIS_USERNA
 
     it('when REDIS_USERNAME and REDIS_PASSWORD are set, then the service authenticates, and without them Redis refuses it', async () => {
       const env = { DATABASE_URL: 'postgres://x@h/d', REDIS_URL: `redis://127.0.0.1:${redisPort}` };
-      const good = createRedis({ url: settings({ ...env, REDIS_USERNAME: 'smsgw', REDIS_PASSWORD: PASSWORD }).redis.url, keyPrefix: 't:', name: 'credentials-test' });
+      const good = createRedis({
+        url: settings({ ...env, REDIS_USERNAME: 'smsgw', REDIS_PASSWORD: PASSWORD }).redis.url,
+        keyPrefix: 't:',
+        name: 'credentials-test',
+      });
       const none = createRedis({ url: settings(env).redis.url, keyPrefix: 't:', name: 'credentials-test' });
       none.on('error', () => undefined);
       try {
@@ -96,7 +113,11 @@ describe('credentials given apart from the URLs (DATABASE_PASSWORD, REDIS_USERNA
     it('when NATS_USER and NATS_PASSWORD are set, then the service connects, and with a wrong password NATS refuses it', async () => {
       const log = createLogger('credentials-test', 'silent');
       const env = { DATABASE_URL: 'postgres://x@h/d', NATS_URL: `nats://127.0.0.1:${natsPort}` };
-      const nats = await connectNats({ ...settings({ ...env, NATS_USER: 'smsgw', NATS_PASSWORD: PASSWORD }).nats, name: 'credentials-test', log });
+      const nats = await connectNats({
+        ...settings({ ...env, NATS_USER: 'smsgw', NATS_PASSWORD: PASSWORD }).nats,
+        name: 'credentials-test',
+        log,
+      });
       try {
         const sub = nats.nc.subscribe('hello', { max: 1 });
         nats.nc.publish('hello', 'world');
@@ -104,7 +125,9 @@ describe('credentials given apart from the URLs (DATABASE_PASSWORD, REDIS_USERNA
       } finally {
         await nats.nc.close();
       }
-      await expect(connectNats({ ...settings({ ...env, NATS_USER: 'smsgw', NATS_PASSWORD: 'wrong' }).nats, name: 'credentials-test', log })).rejects.toThrow(/auth/i);
+      await expect(
+        connectNats({ ...settings({ ...env, NATS_USER: 'smsgw', NATS_PASSWORD: 'wrong' }).nats, name: 'credentials-test', log }),
+      ).rejects.toThrow(/auth/i);
     });
   });
 });

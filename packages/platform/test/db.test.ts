@@ -64,7 +64,9 @@ describe('Postgres helpers', () => {
     const results = await Promise.all([migrate(first, { schema, dir: MIGRATIONS }), migrate(second, { schema, dir: MIGRATIONS })]);
 
     expect(results.flat().sort()).toEqual(['001_create_notes.sql', '002_seed_notes.sql']);
-    const versions = await first.query<{ version: string; n: number }>('SELECT version, count(*)::int AS n FROM schema_migrations GROUP BY version ORDER BY version');
+    const versions = await first.query<{ version: string; n: number }>(
+      'SELECT version, count(*)::int AS n FROM schema_migrations GROUP BY version ORDER BY version',
+    );
     expect(versions.rows).toEqual([
       { version: '001_create_notes.sql', n: 1 },
       { version: '002_seed_notes.sql', n: 1 },
@@ -82,7 +84,10 @@ describe('Postgres helpers', () => {
 
     const versions = await pool.query<{ version: string }>('SELECT version FROM schema_migrations');
     expect(versions.rows.map((r) => r.version)).toEqual(['001_create_items.sql']);
-    const tables = await pool.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema]);
+    const tables = await pool.query<{ table_name: string }>(
+      'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+      [schema],
+    );
     expect(tables.rows.map((r) => r.table_name)).toEqual(['items', 'schema_migrations']);
   });
 

@@ -69,11 +69,15 @@ describe('runDurableConsumer', () => {
     const done: string[] = [];
     let release!: () => void;
     const slow = new Promise<void>((r) => (release = r));
-    running = await runDurableConsumer(nats, { stream, durable: 'concurrent', filterSubject: `${prefix}.work.concurrent`, concurrency: 'concurrent', log }, async (msg) => {
-      if (msg.string() === 'slow') await slow;
-      done.push(msg.string());
-      msg.ack();
-    });
+    running = await runDurableConsumer(
+      nats,
+      { stream, durable: 'concurrent', filterSubject: `${prefix}.work.concurrent`, concurrency: 'concurrent', log },
+      async (msg) => {
+        if (msg.string() === 'slow') await slow;
+        done.push(msg.string());
+        msg.ack();
+      },
+    );
 
     await publish('concurrent', 'slow');
     await publish('concurrent', 'fast');
@@ -90,11 +94,15 @@ describe('runDurableConsumer', () => {
 
   it('when a handler throws, then the loop goes on and the message comes again', async () => {
     const deliveries: number[] = [];
-    running = await runDurableConsumer(nats, { stream, durable: 'retry', filterSubject: `${prefix}.work.retry`, retryDelayMs: 10, log }, async (msg) => {
-      deliveries.push(msg.info.deliveryCount);
-      if (msg.info.deliveryCount < 3) throw new Error('not yet');
-      msg.ack();
-    });
+    running = await runDurableConsumer(
+      nats,
+      { stream, durable: 'retry', filterSubject: `${prefix}.work.retry`, retryDelayMs: 10, log },
+      async (msg) => {
+        deliveries.push(msg.info.deliveryCount);
+        if (msg.info.deliveryCount < 3) throw new Error('not yet');
+        msg.ack();
+      },
+    );
 
     await publish('retry', 'x');
 
@@ -104,11 +112,15 @@ describe('runDurableConsumer', () => {
 
   it('when a handler terms a message, then it never comes again', async () => {
     const seen: string[] = [];
-    running = await runDurableConsumer(nats, { stream, durable: 'term', filterSubject: `${prefix}.work.term`, ackWaitMs: 500, log }, async (msg) => {
-      seen.push(msg.string());
-      if (msg.string() === 'bad') msg.term();
-      else msg.ack();
-    });
+    running = await runDurableConsumer(
+      nats,
+      { stream, durable: 'term', filterSubject: `${prefix}.work.term`, ackWaitMs: 500, log },
+      async (msg) => {
+        seen.push(msg.string());
+        if (msg.string() === 'bad') msg.term();
+        else msg.ack();
+      },
+    );
 
     await publish('term', 'bad');
     await publish('term', 'good');

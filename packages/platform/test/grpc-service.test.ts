@@ -1,13 +1,27 @@
 import { EventEmitter } from 'node:events';
 import { accountProto, type account } from '@smsgw/proto';
-import { AppError, createClient, createHealthChecker, createLogger, startGrpcService, type AsyncHandlers, type GrpcService, type Redis } from '../src';
+import {
+  AppError,
+  createClient,
+  createHealthChecker,
+  createLogger,
+  startGrpcService,
+  type AsyncHandlers,
+  type GrpcService,
+  type Redis,
+} from '../src';
 
 const NAME = 'smsgw.account.v1.AccountService';
 const refuse = async () => {
   throw new AppError('INTERNAL_ERROR');
 };
 const handlers = {
-  GetClient: async (req: account.GetClientRequest) => ({ clientId: req.clientId, email: 'owner@example.com', name: 'Owner', createdAt: '' }),
+  GetClient: async (req: account.GetClientRequest) => ({
+    clientId: req.clientId,
+    email: 'owner@example.com',
+    name: 'Owner',
+    createdAt: '',
+  }),
 } as unknown as AsyncHandlers<account.AccountServiceHandlers>;
 for (const method of Object.keys(accountProto().AccountService.service)) (handlers as Record<string, unknown>)[method] ??= refuse;
 
@@ -17,7 +31,13 @@ describe('startGrpcService', () => {
   let health: ReturnType<typeof createHealthChecker>;
 
   beforeEach(async () => {
-    service = await startGrpcService({ listen: { host: '127.0.0.1', port: 0 }, name: NAME, definition: accountProto().AccountService.service, handlers, log: createLogger('test', 'silent') });
+    service = await startGrpcService({
+      listen: { host: '127.0.0.1', port: 0 },
+      name: NAME,
+      definition: accountProto().AccountService.service,
+      handlers,
+      log: createLogger('test', 'silent'),
+    });
     client = createClient(accountProto().AccountService, `127.0.0.1:${service.port}`);
     health = createHealthChecker(`127.0.0.1:${service.port}`);
   });

@@ -87,7 +87,11 @@ const handlers: AsyncHandlers<account.AccountServiceHandlers> = {
 };
 
 interface HealthClient extends grpc.Client {
-  check(request: { service: string }, options: grpc.CallOptions, callback: grpc.requestCallback<{ status: string | number }>): grpc.ClientUnaryCall;
+  check(
+    request: { service: string },
+    options: grpc.CallOptions,
+    callback: grpc.requestCallback<{ status: string | number }>,
+  ): grpc.ClientUnaryCall;
 }
 const HealthClientCtor = grpc.makeGenericClientConstructor(healthService, 'Health') as unknown as new (
   address: string,
@@ -129,7 +133,11 @@ describe('gRPC server and client', () => {
       host: '127.0.0.1',
       port: 0,
       services: [
-        { name: SERVICE_NAME, definition: accountProto().AccountService.service, implementation: unaryHandlers(handlers, createLogger('test', 'silent')) },
+        {
+          name: SERVICE_NAME,
+          definition: accountProto().AccountService.service,
+          implementation: unaryHandlers(handlers, createLogger('test', 'silent')),
+        },
       ],
     });
     health = new HealthClientCtor(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
@@ -176,7 +184,13 @@ describe('gRPC server and client', () => {
   });
 
   it('when the one server of a plain address is down a while and comes back on its port, then the very next call reaches it', async () => {
-    const registration = () => [{ name: SERVICE_NAME, definition: accountProto().AccountService.service, implementation: unaryHandlers(handlers, createLogger('test', 'silent')) }];
+    const registration = () => [
+      {
+        name: SERVICE_NAME,
+        definition: accountProto().AccountService.service,
+        implementation: unaryHandlers(handlers, createLogger('test', 'silent')),
+      },
+    ];
     const first = await startGrpcServer({ host: '127.0.0.1', port: 0, services: registration() });
     first.setServing(true);
     const port = first.port;
@@ -209,7 +223,10 @@ describe('gRPC server and client', () => {
             {
               name: SERVICE_NAME,
               definition: accountProto().AccountService.service,
-              implementation: unaryHandlers({ ...handlers, GetClient: async (req) => (served.push(name), { clientId: req.clientId }) }, createLogger('test', 'silent')),
+              implementation: unaryHandlers(
+                { ...handlers, GetClient: async (req) => (served.push(name), { clientId: req.clientId }) },
+                createLogger('test', 'silent'),
+              ),
             },
           ],
         });
@@ -274,7 +291,9 @@ describe('gRPC server and client', () => {
     expect(err.code).toBe('INTERNAL_ERROR');
     expect((err.cause as grpc.ServiceError).code).toBe(grpc.status.INTERNAL);
     expect(err.message).toBe(ERROR_CATALOG.INTERNAL_ERROR.message);
-    expect(JSON.stringify({ message: err.message, details: err.details, cause: String(err.cause) })).not.toMatch(/db-primary|admin|refused/);
+    expect(JSON.stringify({ message: err.message, details: err.details, cause: String(err.cause) })).not.toMatch(
+      /db-primary|admin|refused/,
+    );
   });
 
   it('when a handler fails because Redis cannot be reached, then the client sees SERVICE_UNAVAILABLE with a retry delay, not INTERNAL_ERROR', async () => {

@@ -12,7 +12,9 @@ function freePort(): Promise<number> {
 }
 
 async function startNatsServer(port: number): Promise<ChildProcess> {
-  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', `/tmp/nats-conn-test-${port}`], { stdio: 'ignore' });
+  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', `/tmp/nats-conn-test-${port}`], {
+    stdio: 'ignore',
+  });
   for (let i = 0; i < 100; i++) {
     const up = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => {

@@ -30,20 +30,35 @@ const RANGES: [range: string, reason: string, first: string, last: string, outsi
   ['2001::/32', 'teredo', '2001::', '2001:0:ffff:ffff:ffff:ffff:ffff:ffff', []],
   ['2001:2::/48', 'benchmarking', '2001:2::', '2001:2:0:ffff:ffff:ffff:ffff:ffff', []],
   ['2001::/23', 'reserved', '2001:1::', '2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff', ['2001:200::']],
-  ['2001:db8::/32', 'documentation', '2001:db8::', '2001:db8:ffff:ffff:ffff:ffff:ffff:ffff', ['2001:db7:ffff:ffff:ffff:ffff:ffff:ffff', '2001:db9::']],
+  [
+    '2001:db8::/32',
+    'documentation',
+    '2001:db8::',
+    '2001:db8:ffff:ffff:ffff:ffff:ffff:ffff',
+    ['2001:db7:ffff:ffff:ffff:ffff:ffff:ffff', '2001:db9::'],
+  ],
   ['2002::/16', '6to4', '2002::', '2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff', ['2003::']],
-  ['3fff::/20', 'documentation', '3fff::', '3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff', ['3ffe:ffff:ffff:ffff:ffff:ffff:ffff:ffff', '3fff:1000::']],
+  [
+    '3fff::/20',
+    'documentation',
+    '3fff::',
+    '3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff',
+    ['3ffe:ffff:ffff:ffff:ffff:ffff:ffff:ffff', '3fff:1000::'],
+  ],
   // What lies outside 2000::/3: discard-only, the old site-local block, SRv6, SIIT-translated addresses.
   ['outside 2000::/3', 'not global unicast', '100::', 'fec0::1', ['2000::', '3fff:1000::']],
   ['outside 2000::/3', 'not global unicast', '5f00::1', '::ffff:0:7f00:1', []],
 ];
 
 describe('classifyAddress', () => {
-  it.each(RANGES)('when an address of %s is classified, then it is refused as %s and its neighbours are public', (_range, reason, first, last, outside) => {
-    expect(classifyAddress(first)).toEqual({ public: false, reason });
-    expect(classifyAddress(last)).toEqual({ public: false, reason });
-    for (const address of outside) expect(classifyAddress(address)).toEqual({ public: true });
-  });
+  it.each(RANGES)(
+    'when an address of %s is classified, then it is refused as %s and its neighbours are public',
+    (_range, reason, first, last, outside) => {
+      expect(classifyAddress(first)).toEqual({ public: false, reason });
+      expect(classifyAddress(last)).toEqual({ public: false, reason });
+      for (const address of outside) expect(classifyAddress(address)).toEqual({ public: true });
+    },
+  );
 
   it.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '2a00:1450:4007:80e::200e'])(
     'when the public address %s is classified, then it is public',
@@ -55,9 +70,12 @@ describe('classifyAddress', () => {
     expect(classifyAddress('fe80::1%eth0')).toEqual({ public: false, reason: 'link-local' });
   });
 
-  it.each(['', 'localhost', '127.1', '0x7f000001', '2130706433', '1.2.3.4.5', '::1::', '[::1'])('when %j is classified, then it is not an IP address', (text) => {
-    expect(classifyAddress(text)).toEqual({ public: false, reason: 'not an IP address' });
-  });
+  it.each(['', 'localhost', '127.1', '0x7f000001', '2130706433', '1.2.3.4.5', '::1::', '[::1'])(
+    'when %j is classified, then it is not an IP address',
+    (text) => {
+      expect(classifyAddress(text)).toEqual({ public: false, reason: 'not an IP address' });
+    },
+  );
 });
 
 describe('parseWebhookUrl', () => {
@@ -74,13 +92,22 @@ describe('parseWebhookUrl', () => {
     'https://127.0.0.1./',
     ' https://127.0.0.1/ ',
   ])('when the host of %j is an IPv4 address in another form, then WHATWG parsing gives 127.0.0.1, which is checked', (url) => {
-    expect(parseWebhookUrl(url, { allowPrivate: true })).toMatchObject({ ok: true, target: { hostname: '127.0.0.1', literalAddress: '127.0.0.1' } });
+    expect(parseWebhookUrl(url, { allowPrivate: true })).toMatchObject({
+      ok: true,
+      target: { hostname: '127.0.0.1', literalAddress: '127.0.0.1' },
+    });
     expect(parseWebhookUrl(url, { allowPrivate: false })).toEqual({ ok: false, reason: 'blocked address 127.0.0.1 (loopback)' });
   });
 
   it('when an IPv6 host embeds an IPv4 address, then the normalised address is the one classified', () => {
-    expect(parseWebhookUrl('https://[::ffff:127.0.0.1]/', { allowPrivate: true })).toMatchObject({ ok: true, target: { hostname: '::ffff:7f00:1', literalAddress: '::ffff:7f00:1' } });
-    expect(parseWebhookUrl('https://[0:0:0:0:0:ffff:7f00:1]/', { allowPrivate: false })).toEqual({ ok: false, reason: 'blocked address ::ffff:7f00:1 (ipv4-mapped)' });
+    expect(parseWebhookUrl('https://[::ffff:127.0.0.1]/', { allowPrivate: true })).toMatchObject({
+      ok: true,
+      target: { hostname: '::ffff:7f00:1', literalAddress: '::ffff:7f00:1' },
+    });
+    expect(parseWebhookUrl('https://[0:0:0:0:0:ffff:7f00:1]/', { allowPrivate: false })).toEqual({
+      ok: false,
+      reason: 'blocked address ::ffff:7f00:1 (ipv4-mapped)',
+    });
   });
 
   it('when the URL is a public name with a port, a path and a query, then it is kept as the WHATWG parser wrote it', () => {
@@ -126,7 +153,10 @@ describe('parseWebhookUrl', () => {
 
 describe('checkWebhookUrl', () => {
   const resolver: Resolver = async (host) => {
-    const table: Record<string, string[]> = { 'hooks.example.com': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'], 'internal.example.com': ['10.1.2.3'] };
+    const table: Record<string, string[]> = {
+      'hooks.example.com': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
+      'internal.example.com': ['10.1.2.3'],
+    };
     if (!table[host]) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
     return table[host];
   };
@@ -141,7 +171,9 @@ describe('checkWebhookUrl', () => {
     await expect(checkWebhookUrl('https://internal.example.com/', { allowPrivate: true, resolver })).resolves.toBeUndefined();
     await expect(checkWebhookUrl('https://127.0.0.1:9443/hook', { allowPrivate: true, resolver })).resolves.toBeUndefined();
     await expect(checkWebhookUrl('http://127.0.0.1/', { allowPrivate: true, resolver })).resolves.toBe('the URL must be HTTPS');
-    await expect(checkWebhookUrl('https://a:b@127.0.0.1/', { allowPrivate: true, resolver })).resolves.toBe('credentials in the URL are not allowed');
+    await expect(checkWebhookUrl('https://a:b@127.0.0.1/', { allowPrivate: true, resolver })).resolves.toBe(
+      'credentials in the URL are not allowed',
+    );
   });
 
   it('when the name does not resolve, then the reason is the DNS error code', async () => {
@@ -151,7 +183,9 @@ describe('checkWebhookUrl', () => {
   it('when DNS does not answer within timeoutMs, then the URL is refused as a DNS timeout', async () => {
     const silent: Resolver = () => new Promise(() => undefined);
     const started = Date.now();
-    await expect(checkWebhookUrl('https://hooks.example.com/', { allowPrivate: false, resolver: silent, timeoutMs: 100 })).resolves.toBe('DNS: timeout');
+    await expect(checkWebhookUrl('https://hooks.example.com/', { allowPrivate: false, resolver: silent, timeoutMs: 100 })).resolves.toBe(
+      'DNS: timeout',
+    );
     expect(Date.now() - started).toBeLessThan(1000);
   });
 });

@@ -125,11 +125,17 @@ describe('safePost against DNS rebinding', () => {
     let lookups = 0;
     const rebinding: Resolver = async () => answers[Math.min(lookups++, 1)]!;
     try {
-      await expect(post({ url: `https://rebind.test:${first.port}/hook`, resolver: rebinding })).resolves.toMatchObject({ ok: true, status: 200 });
+      await expect(post({ url: `https://rebind.test:${first.port}/hook`, resolver: rebinding })).resolves.toMatchObject({
+        ok: true,
+        status: 200,
+      });
       expect(lookups).toBe(1);
       expect([first.received.length, second.received.length]).toEqual([1, 0]);
 
-      await expect(post({ url: `https://rebind.test:${first.port}/hook`, resolver: rebinding })).resolves.toMatchObject({ ok: true, status: 200 });
+      await expect(post({ url: `https://rebind.test:${first.port}/hook`, resolver: rebinding })).resolves.toMatchObject({
+        ok: true,
+        status: 200,
+      });
       expect(lookups).toBe(2);
       expect([first.received.length, second.received.length]).toEqual([1, 1]);
       expect(second.received[0]!.headers.host).toBe(`rebind.test:${first.port}`);
@@ -172,7 +178,11 @@ describe('safePost to a receiver (private addresses allowed, as in development)'
       (_req, res) => res.writeHead(200).end('thanks'),
       async (r) => {
         const body = JSON.stringify({ event: 'sms.sent', text: 'Café ✓ 😀' });
-        const result = await post({ url: `https://localhost:${r.port}/hook/in?x=1&y=%20`, body, headers: { 'Content-Type': 'application/json', 'X-Webhook-Signature': 'v1,abc' } });
+        const result = await post({
+          url: `https://localhost:${r.port}/hook/in?x=1&y=%20`,
+          body,
+          headers: { 'Content-Type': 'application/json', 'X-Webhook-Signature': 'v1,abc' },
+        });
         expect(result).toEqual({ ok: true, status: 200, latencyMs: expect.any(Number) });
         expect(r.received).toHaveLength(1);
         expect(r.received[0]).toMatchObject({ method: 'POST', url: '/hook/in?x=1&y=%20', body });
@@ -203,7 +213,8 @@ describe('safePost to a receiver (private addresses allowed, as in development)'
       await withReceiver(
         (_req, res) => res.end('ok'),
         async (r) => {
-          for (let i = 0; i < 3; i++) await expect(post({ url: `https://hooks.test:${r.port}/`, resolver, agent })).resolves.toMatchObject({ ok: true });
+          for (let i = 0; i < 3; i++)
+            await expect(post({ url: `https://hooks.test:${r.port}/`, resolver, agent })).resolves.toMatchObject({ ok: true });
           expect(r.connections()).toBe(1);
           await expect(post({ url: `https://alias.test:${r.port}/`, resolver, agent })).resolves.toMatchObject({ ok: true });
           expect(r.connections()).toBe(2);
@@ -236,7 +247,11 @@ describe('safePost to a receiver (private addresses allowed, as in development)'
     await withReceiver(
       (_req, res) => res.writeHead(500).end('stack trace with secret-in-body'),
       async (r) => {
-        const result = await post({ url: `https://127.0.0.1:${r.port}/`, body: '{"otp":"482913"}', headers: { 'X-Webhook-Signature': 'sig-secret' } });
+        const result = await post({
+          url: `https://127.0.0.1:${r.port}/`,
+          body: '{"otp":"482913"}',
+          headers: { 'X-Webhook-Signature': 'sig-secret' },
+        });
         expect(result).toEqual({ ok: false, status: 500, error: 'HTTP 500', latencyMs: expect.any(Number) });
       },
     );
@@ -246,7 +261,10 @@ describe('safePost to a receiver (private addresses allowed, as in development)'
     await withReceiver(
       (_req, res) => res.end('ok'),
       async (r) => {
-        const result = await post({ url: `https://127.0.0.1:${r.port}/`, headers: { 'X-Webhook-Signature': 'sig-secret\r\nX-Injected: 1' } });
+        const result = await post({
+          url: `https://127.0.0.1:${r.port}/`,
+          headers: { 'X-Webhook-Signature': 'sig-secret\r\nX-Injected: 1' },
+        });
         expect(result).toEqual({ ok: false, error: 'invalid request ERR_INVALID_CHAR', latencyMs: expect.any(Number) });
         expect(JSON.stringify(result)).not.toContain('secret');
         await sleep(50);
@@ -344,15 +362,25 @@ describe('safePost connection failures', () => {
   it('when nothing listens on the port, then the attempt fails with connection refused', async () => {
     const r = await httpsReceiver(certs.trusted, (_req, res) => res.end());
     await r.close();
-    await expect(post({ url: `https://127.0.0.1:${r.port}/` })).resolves.toEqual({ ok: false, error: 'connection refused', latencyMs: expect.any(Number) });
+    await expect(post({ url: `https://127.0.0.1:${r.port}/` })).resolves.toEqual({
+      ok: false,
+      error: 'connection refused',
+      latencyMs: expect.any(Number),
+    });
   });
 
   it('when the certificate comes from a CA that is not trusted, then the attempt fails on TLS and nothing is sent', async () => {
     const r = await httpsReceiver(certs.untrusted, (_req, res) => res.end('ok'));
     try {
-      await expect(post({ url: `https://127.0.0.1:${r.port}/` })).resolves.toMatchObject({ ok: false, error: 'TLS: certificate not trusted' });
+      await expect(post({ url: `https://127.0.0.1:${r.port}/` })).resolves.toMatchObject({
+        ok: false,
+        error: 'TLS: certificate not trusted',
+      });
       // Without the local CA only the system's CAs are trusted.
-      await expect(post({ url: `https://127.0.0.1:${r.port}/`, secureContext: undefined })).resolves.toMatchObject({ ok: false, error: 'TLS: certificate not trusted' });
+      await expect(post({ url: `https://127.0.0.1:${r.port}/`, secureContext: undefined })).resolves.toMatchObject({
+        ok: false,
+        error: 'TLS: certificate not trusted',
+      });
       expect(r.received).toEqual([]);
     } finally {
       await r.close();
@@ -364,7 +392,10 @@ describe('safePost connection failures', () => {
       (_req, res) => res.end('ok'),
       async (r) => {
         const resolver = answering({ 'elsewhere.test': ['127.0.0.1'] });
-        await expect(post({ url: `https://elsewhere.test:${r.port}/`, resolver })).resolves.toMatchObject({ ok: false, error: 'TLS: certificate does not name the host' });
+        await expect(post({ url: `https://elsewhere.test:${r.port}/`, resolver })).resolves.toMatchObject({
+          ok: false,
+          error: 'TLS: certificate does not name the host',
+        });
         expect(r.received).toEqual([]);
       },
     );

@@ -54,7 +54,10 @@ describe('createRedis', () => {
       ]);
 
       expect(replies[0]).toEqual({ status: 'fulfilled', value: 1 });
-      expect(replies[1]).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringContaining('not an integer') }) });
+      expect(replies[1]).toMatchObject({
+        status: 'rejected',
+        reason: expect.objectContaining({ message: expect.stringContaining('not an integer') }),
+      });
       expect(replies[2]).toEqual({ status: 'fulfilled', value: 1 });
       expect(replies[3]).toEqual({ status: 'fulfilled', value: null });
       expect(await raw.get(`${prefix}tick:a`)).toBe('1');

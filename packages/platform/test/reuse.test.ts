@@ -33,6 +33,11 @@ describe('answersWithin', () => {
     expect(await answersWithin(100, Promise.resolve(true))).toBe(true);
     expect(await answersWithin(100, Promise.resolve(false))).toBe(false);
     expect(await answersWithin(100, Promise.reject(new Error('refused')))).toBe(false);
-    expect(await answersWithin(20, sleep(200).then(() => true))).toBe(false);
+    expect(
+      await answersWithin(
+        20,
+        sleep(200).then(() => true),
+      ),
+    ).toBe(false);
   });
 });

@@ -91,7 +91,8 @@ describe('timerLoop', () => {
     await never.stop();
     expect(ticks).toBe(0);
 
-    const handles = () => (process as unknown as { getActiveResourcesInfo(): string[] }).getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const handles = () =>
+      (process as unknown as { getActiveResourcesInfo(): string[] }).getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = handles();
     const loop = timerLoop({ name: 't', intervalMs: 60_000, tick: async () => undefined, log });
     loop.start();

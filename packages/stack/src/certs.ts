@@ -72,11 +72,7 @@ async function loadCa(certFile: string, keyFile: string, now: number): Promise<C
   try {
     const [certPem, keyPem] = await Promise.all([fsp.readFile(certFile, 'utf8'), fsp.readFile(keyFile, 'utf8')]);
     const x509 = new X509Certificate(certPem);
-    const usable =
-      x509.ca &&
-      x509.checkPrivateKey(crypto.createPrivateKey(keyPem)) &&
-      x509.verify(x509.publicKey) &&
-      isCurrent(x509, now);
+    const usable = x509.ca && x509.checkPrivateKey(crypto.createPrivateKey(keyPem)) && x509.verify(x509.publicKey) && isCurrent(x509, now);
     return usable ? { certPem, keyPem, x509 } : undefined;
   } catch {
     // Missing or unreadable files mean there is no CA yet.

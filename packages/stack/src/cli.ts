@@ -36,7 +36,14 @@ async function createDemo(admin: Admin): Promise<Demo> {
   const email = `demo+${Date.now()}@example.com`;
   const { user_id: _userId, ...client } = await admin.createUser(email, DEMO_PASSWORD, 'Demo');
   const device = await admin.createDevice(client.client_id, 'Simulated phone');
-  const demo = { dashboard_email: email, dashboard_password: DEMO_PASSWORD, ...client, device_id: device.device_id, device_password: device.device_password, pairing_url: device.pairing_url };
+  const demo = {
+    dashboard_email: email,
+    dashboard_password: DEMO_PASSWORD,
+    ...client,
+    device_id: device.device_id,
+    device_password: device.device_password,
+    pairing_url: device.pairing_url,
+  };
   fs.rmSync(path.join(DATA_DIR, 'agent'), { recursive: true, force: true });
   fs.writeFileSync(DEMO_FILE, JSON.stringify(demo, null, 2), { mode: 0o600 });
   return demo;
@@ -133,7 +140,11 @@ async function dev(): Promise<void> {
     ),
   );
 
-  const admin = new Admin({ accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress, webhookAddress: stack.webhookAddress });
+  const admin = new Admin({
+    accountAddress: stack.accountAddress,
+    deviceHubAddress: stack.deviceHubAddress,
+    webhookAddress: stack.webhookAddress,
+  });
   const devices = createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, stack.deviceHubAddress);
   let saved: Demo | undefined;
   if (fs.existsSync(DEMO_FILE)) {
@@ -147,7 +158,6 @@ async function dev(): Promise<void> {
   }
   const demo = saved ?? (await createDemo(admin));
   admin.close();
-
 
   const agent = new ServiceProcess({
     name: 'agent',
@@ -186,7 +196,9 @@ SMS gateway is running (ready in ${((Date.now() - startedAt) / 1000).toFixed(1)}
   Alert e-mails     ${mail.url} (a local catcher: mails are saved in ${MAIL_DIR} and announced here)
   Webhooks          private and loopback receivers are ALLOWED here (WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true, development only)
   Logs              ${stack.logDir}/*.log (the simulated phone's SMS are in agent.log)
-  Metrics           ${Object.entries(stack.metricsUrls).map(([name, url]) => `${name} ${url.replace('http://127.0.0.1', '')}`).join(', ')} (http://127.0.0.1:<port>/metrics)
+  Metrics           ${Object.entries(stack.metricsUrls)
+    .map(([name, url]) => `${name} ${url.replace('http://127.0.0.1', '')}`)
+    .join(', ')} (http://127.0.0.1:<port>/metrics)
   Traces            ${traces ? `exported to ${path.relative(process.cwd(), TRACES_FILE)}; see one with: npm run trace -- <trace_id> (trace_id is in every log line, and in a webhook's traceparent)` : 'not exported; start with SMSGW_TRACES=1 make dev to follow each SMS as one trace'}
 
 Demo credentials (also in ${DEMO_FILE}):

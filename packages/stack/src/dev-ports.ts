@@ -19,23 +19,19 @@ export interface DevPort {
 }
 
 export type DevPortKey =
-  | 'gateway'
-  | 'agents'
-  | 'dashboard'
-  | 'account'
-  | 'message'
-  | 'deviceHub'
-  | 'otp'
-  | 'scheduler'
-  | 'webhook'
-  | 'smtp'
-  | `metrics:${string}`;
+  'gateway' | 'agents' | 'dashboard' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook' | 'smtp' | `metrics:${string}`;
 
 const METRICS_SERVICES = ['gateway', 'account', 'message', 'device-hub', 'otp', 'scheduler', 'webhook', 'dashboard'] as const;
 
 export const DEV_PORTS: readonly DevPort[] = [
   { key: 'gateway', variable: 'GATEWAY_PORT', fallback: 8443, listener: 'the gateway (the API)', internal: false },
-  { key: 'agents', variable: 'HUB_AGENT_PORT', fallback: 8444, listener: 'the device-hub (where phones pair and connect)', internal: false },
+  {
+    key: 'agents',
+    variable: 'HUB_AGENT_PORT',
+    fallback: 8444,
+    listener: 'the device-hub (where phones pair and connect)',
+    internal: false,
+  },
   { key: 'dashboard', variable: 'DASHBOARD_PORT', fallback: 8445, listener: 'the dashboard', internal: false },
   { key: 'account', variable: 'ACCOUNT_GRPC_PORT', fallback: 50051, listener: 'the account service (gRPC)', internal: true },
   { key: 'message', variable: 'MESSAGE_GRPC_PORT', fallback: 50052, listener: 'the message service (gRPC)', internal: true },
@@ -95,12 +91,18 @@ export async function resolveDevPorts(
     let port = p.fallback;
     if (chosen !== undefined && chosen !== '') {
       port = Number(chosen);
-      if (!Number.isInteger(port) || port < 1 || port > 65535) throw new DevPortError(`${p.variable}=${chosen} is not a port number (1 to 65535): it sets the port of ${p.listener}.`);
+      if (!Number.isInteger(port) || port < 1 || port > 65535)
+        throw new DevPortError(`${p.variable}=${chosen} is not a port number (1 to 65535): it sets the port of ${p.listener}.`);
     }
-    if (used.has(port)) throw new DevPortError(`port ${port} is given twice: ${p.variable} (${p.listener}) names a port another of make dev's services already has.`);
+    if (used.has(port))
+      throw new DevPortError(
+        `port ${port} is given twice: ${p.variable} (${p.listener}) names a port another of make dev's services already has.`,
+      );
     if (!(await isFree(port))) {
       if (!p.internal || chosen) {
-        throw new DevPortError(`port ${port} is taken: ${p.listener} cannot listen on it. Free it, or set ${p.variable} to another port (e.g. ${p.variable}=${port + 1000} make dev).`);
+        throw new DevPortError(
+          `port ${port} is taken: ${p.listener} cannot listen on it. Free it, or set ${p.variable} to another port (e.g. ${p.variable}=${port + 1000} make dev).`,
+        );
       }
       const replacement = await pickFree();
       moved.push(`port ${port} is taken: ${p.listener} listens on ${replacement} instead (set ${p.variable} to choose).`);
@@ -132,7 +134,9 @@ export function takeDevLock(file: string): () => void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = readPid(file);
       if (pid !== undefined && pid !== process.pid && isAlive(pid)) {
-        throw new DevPortError(`make dev is already running (pid ${pid}) with this data folder: use that one (its addresses are printed where it runs), or stop it with Ctrl-C there or kill ${pid}.`);
+        throw new DevPortError(
+          `make dev is already running (pid ${pid}) with this data folder: use that one (its addresses are printed where it runs), or stop it with Ctrl-C there or kill ${pid}.`,
+        );
       }
       fs.rmSync(file, { force: true });
     }

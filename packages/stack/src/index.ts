@@ -11,7 +11,18 @@ import { startMailCatcher, type CaughtMail, type MailCatcher } from './mail-catc
 import { freePort } from './ports';
 import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhone, simulatedPhoneArgs, type ServiceName } from './services';
 
-export { ensureCerts, ensureInfra, freePort, ServiceProcess, grpcServing, httpsHealthy, simulatedPhone, simulatedPhoneArgs, startMailCatcher, startPrivateServer };
+export {
+  ensureCerts,
+  ensureInfra,
+  freePort,
+  ServiceProcess,
+  grpcServing,
+  httpsHealthy,
+  simulatedPhone,
+  simulatedPhoneArgs,
+  startMailCatcher,
+  startPrivateServer,
+};
 export type { CaughtMail, Certs, InfraHandle, MailCatcher, PrivateServer, ServiceName };
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
@@ -25,7 +36,9 @@ export interface StackOptions {
    */
   isolated: boolean;
   /** Fixed ports (make dev); 0 or absent picks free ones. */
-  ports?: Partial<Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook' | 'dashboard', number>>;
+  ports?: Partial<
+    Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook' | 'dashboard', number>
+  >;
   /** Each service's `/metrics` port; absent: 9460 onwards for make dev, free ones for an isolated run. */
   metricsPorts?: Partial<Record<ServiceName, number>>;
   /** Postgres, Redis or NATS to use instead of the default ones (e.g. private servers of an outage test). */
@@ -132,7 +145,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   // `/metrics` of each service: fixed ports for make dev (9460 onwards, as docs/operators/running-locally.md lists), free ones for tests.
   const METRICS_ORDER: ServiceName[] = ['gateway', 'account', 'message', 'device-hub', 'otp', 'scheduler', 'webhook', 'dashboard'];
   const metricsPorts = Object.fromEntries(
-    await Promise.all(METRICS_ORDER.map(async (name, i) => [name, options.metricsPorts?.[name] ?? (options.isolated ? await freePort() : 9460 + i)] as const)),
+    await Promise.all(
+      METRICS_ORDER.map(
+        async (name, i) => [name, options.metricsPorts?.[name] ?? (options.isolated ? await freePort() : 9460 + i)] as const,
+      ),
+    ),
   ) as Record<ServiceName, number>;
   const metricsEnv = (name: ServiceName) => ({ METRICS_PORT: String(metricsPorts[name]), METRICS_HOST: '127.0.0.1' });
   const logDir = path.join(options.dataDir, options.isolated ? `logs-${runId}` : 'logs');
@@ -265,7 +282,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     schedulerAddress: addr(ports.scheduler),
     webhookAddress: addr(ports.webhook),
     dashboardUrl,
-    metricsUrls: Object.fromEntries(METRICS_ORDER.map((name) => [name, `http://127.0.0.1:${metricsPorts[name]}/metrics`])) as Record<ServiceName, string>,
+    metricsUrls: Object.fromEntries(METRICS_ORDER.map((name) => [name, `http://127.0.0.1:${metricsPorts[name]}/metrics`])) as Record<
+      ServiceName,
+      string
+    >,
     databaseUrl,
     natsUrl: infra.natsUrl,
     natsPrefix,

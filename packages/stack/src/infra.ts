@@ -257,10 +257,21 @@ const postgres: Service = {
       url,
       binaries.main,
       [
-        '-D', dir, '-p', String(port), '-k', dir,
-        '-c', 'listen_addresses=127.0.0.1',
+        '-D',
+        dir,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
         // A development database is disposable: trade durability for speed.
-        '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
       ],
       // SIGTERM is a "smart" shutdown that waits for every client to leave;
       // SIGINT disconnects them and still shuts down cleanly.
@@ -376,13 +387,11 @@ const nats: Service = {
   async start({ dir, logFile, port, binaries }) {
     await fsp.mkdir(dir, { recursive: true });
     const url = `nats://127.0.0.1:${port}`;
-    const instance = spawnLogged(
-      'nats',
-      url,
-      binaries.main,
-      ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir],
-      { logFile, cwd: dir, stopSignal: 'SIGTERM' },
-    );
+    const instance = spawnLogged('nats', url, binaries.main, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], {
+      logFile,
+      cwd: dir,
+      stopSignal: 'SIGTERM',
+    });
     await waitUntilReady(instance, () => nats.probe(url), '');
     return instance;
   },
@@ -418,11 +427,7 @@ function postgresBinDirs(): string[] {
 }
 
 function findBinary(name: string): string | undefined {
-  const dirs = [
-    ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean),
-    ...postgresBinDirs(),
-    '/usr/sbin',
-  ];
+  const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), ...postgresBinDirs(), '/usr/sbin'];
   return dirs.map((dir) => path.join(dir, name)).find(isExecutable);
 }
 
@@ -512,11 +517,7 @@ async function runToCompletion(name: ServiceName, command: string, args: string[
   const { code, signal, error } = await run.exit;
   if (code === 0) return;
   const how = error ? describe(error) : signal ? `was killed by ${signal}` : `exited with code ${code}`;
-  throw new InfraError(
-    name,
-    `${path.basename(command)} ${how}.${await failureOutput(options.logFile, options.hint)}`,
-    { cause: error },
-  );
+  throw new InfraError(name, `${path.basename(command)} ${how}.${await failureOutput(options.logFile, options.hint)}`, { cause: error });
 }
 
 /** Polls until the server answers; fails early, with its last output, if it exits. */
@@ -623,7 +624,10 @@ export interface PrivateServer {
  * Starts a private Redis or NATS of the test's own, for outage tests: never
  * the machine's shared servers, which other runs use.
  */
-export async function startPrivateServer(name: 'redis' | 'nats', options: { dataDir: string; log?: (line: string) => void }): Promise<PrivateServer> {
+export async function startPrivateServer(
+  name: 'redis' | 'nats',
+  options: { dataDir: string; log?: (line: string) => void },
+): Promise<PrivateServer> {
   const service = name === 'redis' ? redis : nats;
   const dataDir = path.resolve(options.dataDir);
   await fsp.mkdir(dataDir, { recursive: true });
@@ -635,7 +639,13 @@ export async function startPrivateServer(name: 'redis' | 'nats', options: { data
     url: name === 'redis' ? `redis://127.0.0.1:${port}` : `nats://127.0.0.1:${port}`,
     async start() {
       if (instance?.running) return;
-      instance = await service.start({ dir: path.join(dataDir, name), logFile: path.join(dataDir, `${name}.log`), port, binaries, dataDir });
+      instance = await service.start({
+        dir: path.join(dataDir, name),
+        logFile: path.join(dataDir, `${name}.log`),
+        port,
+        binaries,
+        dataDir,
+      });
       process.on('exit', signal);
     },
     async stop() {

@@ -34,7 +34,9 @@ function header(raw: string, name: string): string {
  * memory for tests, and as `.eml` files in `dir` for `make dev`, so that a
  * developer can read the alert e-mails the platform sends.
  */
-export async function startMailCatcher(options: { port?: number; dir?: string; onMail?: (mail: CaughtMail) => void } = {}): Promise<MailCatcher> {
+export async function startMailCatcher(
+  options: { port?: number; dir?: string; onMail?: (mail: CaughtMail) => void } = {},
+): Promise<MailCatcher> {
   const mails: CaughtMail[] = [];
   const waiters: { match: (m: CaughtMail) => boolean; resolve: (m: CaughtMail) => void }[] = [];
   if (options.dir) fs.mkdirSync(options.dir, { recursive: true });

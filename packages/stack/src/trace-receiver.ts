@@ -15,7 +15,16 @@ export interface StoredSpan {
 interface OtlpJson {
   resourceSpans?: {
     resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; startTimeUnixNano: string; endTimeUnixNano: string }[] }[];
+    scopeSpans?: {
+      spans?: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        startTimeUnixNano: string;
+        endTimeUnixNano: string;
+      }[];
+    }[];
   }[];
 }
 
@@ -81,7 +90,9 @@ export function printTrace(file: string, traceId: string): string {
   const lines: string[] = [];
   const walk = (parent: string, depth: number) => {
     for (const s of (children.get(parent) ?? []).sort((a, b) => a.start - b.start)) {
-      lines.push(`${'  '.repeat(depth)}${s.service.padEnd(11)} ${s.name}  +${(s.start - t0).toFixed(1)} ms, ${(s.end - s.start).toFixed(1)} ms`);
+      lines.push(
+        `${'  '.repeat(depth)}${s.service.padEnd(11)} ${s.name}  +${(s.start - t0).toFixed(1)} ms, ${(s.end - s.start).toFixed(1)} ms`,
+      );
       walk(s.spanId, depth + 1);
     }
   };

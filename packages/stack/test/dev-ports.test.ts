@@ -50,13 +50,19 @@ describe('make dev ports', () => {
   it('when an internal default port is taken, then a free port replaces it and a line says which', async () => {
     const env = await freeEnv();
     delete env.MESSAGE_GRPC_PORT;
-    const { ports, moved } = await resolveDevPorts(env, async (port) => port !== 50052, async () => 41234);
+    const { ports, moved } = await resolveDevPorts(
+      env,
+      async (port) => port !== 50052,
+      async () => 41234,
+    );
     expect(ports.message).toBe(41234);
     expect(moved).toEqual(['port 50052 is taken: the message service (gRPC) listens on 41234 instead (set MESSAGE_GRPC_PORT to choose).']);
   });
 
   it('when a variable is not a port number, then the error says so', async () => {
-    await expect(resolveDevPorts({ ...(await freeEnv()), DASHBOARD_PORT: 'eighty' })).rejects.toThrow('DASHBOARD_PORT=eighty is not a port number');
+    await expect(resolveDevPorts({ ...(await freeEnv()), DASHBOARD_PORT: 'eighty' })).rejects.toThrow(
+      'DASHBOARD_PORT=eighty is not a port number',
+    );
   });
 });
 

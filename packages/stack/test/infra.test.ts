@@ -79,7 +79,9 @@ test('when redis and nats do not answer, then private instances are started, wor
   expect(handle.postgresUrl).toBe(SHARED_POSTGRES);
   expect(handle.redisUrl).not.toBe(redisUrl);
   expect(handle.natsUrl).not.toBe(natsUrl);
-  expect(lines).toContainEqual(expect.stringMatching(/^redis: not reachable at redis:\/\/127\.0\.0\.1:\d+ .*starting a private redis-server on 127\.0\.0\.1:\d+$/));
+  expect(lines).toContainEqual(
+    expect.stringMatching(/^redis: not reachable at redis:\/\/127\.0\.0\.1:\d+ .*starting a private redis-server on 127\.0\.0\.1:\d+$/),
+  );
   expect(lines).toContainEqual(expect.stringMatching(/^postgres: using postgres:\/\/.* \(reachable\)$/));
 
   expect(await redisPing(handle.redisUrl)).toBe('PONG');

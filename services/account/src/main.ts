@@ -10,7 +10,12 @@ import { accountHandlers } from './grpc/account.handlers';
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
 export async function start(config: AccountConfig = loadAccountConfig(), log: Logger = createLogger('account')) {
-  const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'account' });
+  const pool = createPool({
+    url: config.database.url,
+    schema: config.database.schema,
+    max: config.database.poolMax,
+    applicationName: 'account',
+  });
   const server = await startGrpcService({
     listen: config.grpc,
     name: 'smsgw.account.v1.AccountService',

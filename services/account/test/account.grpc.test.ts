@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { AppError, createClient, createLogger, createPool, healthService, quoteIdent, type Pool, type PromiseClient } from '@smsgw/platform';
+import {
+  AppError,
+  createClient,
+  createLogger,
+  createPool,
+  healthService,
+  quoteIdent,
+  type Pool,
+  type PromiseClient,
+} from '@smsgw/platform';
 import { accountProto, type account } from '@smsgw/proto';
 import { loadAccountConfig } from '../src/config';
 import { start } from '../src/main';
@@ -30,7 +39,13 @@ describe('account service over gRPC', () => {
   let db: Pool;
 
   beforeAll(async () => {
-    const config = loadAccountConfig({ DATABASE_URL, DATABASE_SCHEMA: schema, GRPC_PORT: '0', GRPC_HOST: '127.0.0.1', DATABASE_POOL_MAX: '4' });
+    const config = loadAccountConfig({
+      DATABASE_URL,
+      DATABASE_SCHEMA: schema,
+      GRPC_PORT: '0',
+      GRPC_HOST: '127.0.0.1',
+      DATABASE_POOL_MAX: '4',
+    });
     db = createPool({ url: DATABASE_URL, schema, max: 2 });
     service = await start(config, createLogger('account-test', 'silent'));
     accounts = createClient(accountProto().AccountService, `127.0.0.1:${service.port}`);
@@ -48,7 +63,8 @@ describe('account service over gRPC', () => {
     }
   });
 
-  const newClient = (email = `owner-${randomBytes(3).toString('hex')}@example.com`) => accounts.createClient({ email, name: 'Boulangerie Martin' });
+  const newClient = (email = `owner-${randomBytes(3).toString('hex')}@example.com`) =>
+    accounts.createClient({ email, name: 'Boulangerie Martin' });
 
   it('when the service has started, then its gRPC health check answers SERVING', async () => {
     const Health = grpc.makeGenericClientConstructor(healthService, 'Health');
@@ -56,7 +72,9 @@ describe('account service over gRPC', () => {
       check(req: { service: string }, cb: grpc.requestCallback<{ status: string }>): void;
     };
     try {
-      const status = await new Promise((resolve, reject) => health.check({ service: 'smsgw.account.v1.AccountService' }, (err, res) => (err ? reject(err) : resolve(res?.status))));
+      const status = await new Promise((resolve, reject) =>
+        health.check({ service: 'smsgw.account.v1.AccountService' }, (err, res) => (err ? reject(err) : resolve(res?.status))),
+      );
       expect(status).toBe('SERVING');
     } finally {
       health.close();
@@ -77,7 +95,10 @@ describe('account service over gRPC', () => {
       name: 'Boulangerie Martin',
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
     });
-    await expect(accounts.getSigningSecret({ clientId: created.clientId })).resolves.toEqual({ clientId: created.clientId, secret: created.signingSecret });
+    await expect(accounts.getSigningSecret({ clientId: created.clientId })).resolves.toEqual({
+      clientId: created.clientId,
+      secret: created.signingSecret,
+    });
   });
 
   it('when two clients are created, then their ids and keys all differ', async () => {
@@ -146,7 +167,9 @@ describe('account service over gRPC', () => {
     expect(revoked.keyId).toMatch(/^key_/);
     expect(Date.parse(revoked.revokedAt)).not.toBeNaN();
     expect((await failure(accounts.verifyApiKey({ apiKey: created.liveApiKey, clientId: created.clientId }))).code).toBe('INVALID_API_KEY');
-    await expect(accounts.verifyApiKey({ apiKey: created.testApiKey, clientId: created.clientId })).resolves.toMatchObject({ mode: 'KEY_MODE_TEST' });
+    await expect(accounts.verifyApiKey({ apiKey: created.testApiKey, clientId: created.clientId })).resolves.toMatchObject({
+      mode: 'KEY_MODE_TEST',
+    });
   });
 
   it('when a key is revoked twice, then the first revocation time is kept', async () => {
@@ -163,7 +186,9 @@ describe('account service over gRPC', () => {
 
     expect((await failure(accounts.revokeApiKey({ apiKey: tamper(created.liveApiKey) }))).code).toBe('INVALID_API_KEY');
     expect((await failure(accounts.revokeApiKey({ apiKey: 'sgw_live_nope' }))).code).toBe('INVALID_API_KEY');
-    await expect(accounts.verifyApiKey({ apiKey: created.liveApiKey, clientId: created.clientId })).resolves.toMatchObject({ mode: 'KEY_MODE_LIVE' });
+    await expect(accounts.verifyApiKey({ apiKey: created.liveApiKey, clientId: created.clientId })).resolves.toMatchObject({
+      mode: 'KEY_MODE_LIVE',
+    });
   });
 
   it('when another key is created for a client, then it works alongside the first ones', async () => {
@@ -177,7 +202,9 @@ describe('account service over gRPC', () => {
       mode: 'KEY_MODE_TEST',
       keyId: extra.keyId,
     });
-    expect((await failure(accounts.createApiKey({ clientId: 'client_1', mode: 'KEY_MODE_LIVE', label: '' }))).code).toBe('INVALID_CLIENT_ID');
+    expect((await failure(accounts.createApiKey({ clientId: 'client_1', mode: 'KEY_MODE_LIVE', label: '' }))).code).toBe(
+      'INVALID_CLIENT_ID',
+    );
   });
 
   it('when keys are stored, then no plain key (nor its secret part) appears in any text column of the database', async () => {
@@ -190,7 +217,9 @@ describe('account service over gRPC', () => {
        WHERE table_schema = $1 AND data_type IN ('text', 'character varying', 'character', 'bytea', 'jsonb', 'json')`,
       [schema],
     );
-    expect(columns.map((c) => `${c.table_name}.${c.column_name}`)).toEqual(expect.arrayContaining(['api_keys.lookup', 'api_keys.key_hash']));
+    expect(columns.map((c) => `${c.table_name}.${c.column_name}`)).toEqual(
+      expect.arrayContaining(['api_keys.lookup', 'api_keys.key_hash']),
+    );
     for (const { table_name, column_name, data_type } of columns) {
       // Bytes are read as they are, so a key stored as bytea would show too.
       const value = data_type === 'bytea' ? `encode(${quoteIdent(column_name)}, 'escape')` : `${quoteIdent(column_name)}::text`;
@@ -202,7 +231,9 @@ describe('account service over gRPC', () => {
         }
       }
     }
-    const { rows: keys } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE client_id = $1', [created.clientId]);
+    const { rows: keys } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE client_id = $1', [
+      created.clientId,
+    ]);
     expect(keys[0]!.n).toBe(3);
   });
 

@@ -5,7 +5,16 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { connectNats, createClient, createLogger, createRedis, redisAnswers, runMain, type Logger } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
-import { accountProto, deviceHubProto, messageProto, webhookProto, type account, type devicehub, type message, type webhook } from '@smsgw/proto';
+import {
+  accountProto,
+  deviceHubProto,
+  messageProto,
+  webhookProto,
+  type account,
+  type devicehub,
+  type message,
+  type webhook,
+} from '@smsgw/proto';
 import { loadDashboardConfig, type DashboardConfig } from './config';
 import { createApp } from './http/app';
 import { SessionStore } from './http/session';
@@ -27,9 +36,23 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
   const { tls } = config.http;
   const behindProxy = tls.mode === 'proxy';
   const unready = async () => ((await redisAnswers(redis, 1000)) ? [] : ['redis']);
-  const app = createApp({ up, sessions: new SessionStore(redis, config.sessions), redis, deviceEvents, signIn: config.signIn, signUpLimit: config.signUpLimit, testEventLimit: config.testEventLimit, log, behindProxy, unready, apkFile: config.apkFile });
+  const app = createApp({
+    up,
+    sessions: new SessionStore(redis, config.sessions),
+    redis,
+    deviceEvents,
+    signIn: config.signIn,
+    signUpLimit: config.signUpLimit,
+    testEventLimit: config.testEventLimit,
+    log,
+    behindProxy,
+    unready,
+    apkFile: config.apkFile,
+  });
   const server =
-    tls.mode === 'proxy' ? http.createServer(app.callback()) : https.createServer({ cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) }, app.callback());
+    tls.mode === 'proxy'
+      ? http.createServer(app.callback())
+      : https.createServer({ cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) }, app.callback());
   await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
   const port = (server.address() as AddressInfo).port;
   log.info({ port }, 'dashboard ready');

@@ -83,7 +83,11 @@ describe('the dashboard limits sign-ups and test events', () => {
   });
 
   it('when an account has sent 10 test events in the minute, then the next is refused with 429 and a message', async () => {
-    const { token, session } = await new SessionStore(redis, { idleMs: 60_000, lifetimeMs: 60_000 }).create({ userId: 'usr_t', clientId: 'client_limits', email: 'owner@example.com' });
+    const { token, session } = await new SessionStore(redis, { idleMs: 60_000, lifetimeMs: 60_000 }).create({
+      userId: 'usr_t',
+      clientId: 'client_limits',
+      email: 'owner@example.com',
+    });
     const sendTest = () =>
       fetch(`${base}/webhooks/wh_1/test`, {
         method: 'POST',

@@ -34,7 +34,13 @@ describe('the dashboard sign-in throttle, against real Redis and a real account 
 
   beforeAll(async () => {
     const log = createLogger('dashboard-test', 'silent');
-    accounts = await startGrpcService({ listen: { host: '127.0.0.1', port: 0 }, name: 'smsgw.account.v1.AccountService', definition: accountProto().AccountService.service, handlers: accountRefusingEverySignIn(calls), log });
+    accounts = await startGrpcService({
+      listen: { host: '127.0.0.1', port: 0 },
+      name: 'smsgw.account.v1.AccountService',
+      definition: accountProto().AccountService.service,
+      handlers: accountRefusingEverySignIn(calls),
+      log,
+    });
     accounts.ready();
     app = await start(
       loadDashboardConfig({
@@ -74,7 +80,12 @@ describe('the dashboard sign-in throttle, against real Redis and a real account 
     const signIn = () =>
       fetch(`${base}/signin`, {
         method: 'POST',
-        headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.20', cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          'x-forwarded-proto': 'https',
+          'x-forwarded-for': '198.51.100.20',
+          cookie,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         body: new URLSearchParams({ _csrf: csrf, email: 'owner@example.com', password: 'wrong' }).toString(),
       });
 

@@ -16,12 +16,16 @@ describe('pages', () => {
     expect(html`<p title="${hostile}">${hostile}</p>`.value).toBe(
       '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onload=&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onload=&#39;</p>',
     );
-    expect(html`<div>${trusted('<svg></svg>')}${[html`<b>${'<i>'}</b>`, 'a&b']}</div>`.value).toBe('<div><svg></svg><b>&lt;i&gt;</b>a&amp;b</div>');
+    expect(html`<div>${trusted('<svg></svg>')}${[html`<b>${'<i>'}</b>`, 'a&b']}</div>`.value).toBe(
+      '<div><svg></svg><b>&lt;i&gt;</b>a&amp;b</div>',
+    );
     expect(copyable('Key', '"><img src=x>', 'k').value).toContain('value="&quot;&gt;&lt;img src=x&gt;"');
   });
 
   it('when text is escaped, then the five characters that open markup or close an attribute become entities, and nothing else changes', () => {
-    expect(escapeHtml(`<a href="x" title='y'>&amp; é ☀️</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp; é ☀️&lt;/a&gt;');
+    expect(escapeHtml(`<a href="x" title='y'>&amp; é ☀️</a>`)).toBe(
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp; é ☀️&lt;/a&gt;',
+    );
     expect(escapeHtml('plain text, 2026-11-22')).toBe('plain text, 2026-11-22');
     expect(escapeHtml('')).toBe('');
   });

@@ -37,7 +37,12 @@ import { SessionRegistry } from './sessions/session-registry';
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
 export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log: Logger = createLogger('device-hub')) {
-  const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'device-hub' });
+  const pool = createPool({
+    url: config.database.url,
+    schema: config.database.schema,
+    max: config.database.poolMax,
+    applicationName: 'device-hub',
+  });
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'device-hub' });
   await redis.connect();
   const nats = await connectNats({ ...config.nats, name: 'device-hub', log });
@@ -70,7 +75,10 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   nats.onConnectionChange((up) => (natsUp = up));
   const unready = reusedFor(1000, async () => {
     const [postgres, redisUp] = await Promise.all([
-      answersWithin(1000, pool.query('SELECT 1').then(() => true)),
+      answersWithin(
+        1000,
+        pool.query('SELECT 1').then(() => true),
+      ),
       redisAnswers(redis, 1000),
     ]);
     const down: string[] = [];

@@ -25,7 +25,10 @@ describe('the phones endpoint behind a TLS-terminating proxy (TLS_MODE=proxy)', 
   };
 
   it('when the proxy did not receive a pairing over HTTPS, then it is refused with 403 HTTPS_REQUIRED; probes still answer', async () => {
-    expect(await pair({})).toEqual({ status: 403, body: { success: false, error: { code: 'HTTPS_REQUIRED', message: expect.stringMatching(/HTTPS/) } } });
+    expect(await pair({})).toEqual({
+      status: 403,
+      body: { success: false, error: { code: 'HTTPS_REQUIRED', message: expect.stringMatching(/HTTPS/) } },
+    });
     expect(await pair({ 'x-forwarded-proto': 'http', 'x-forwarded-for': '198.51.100.1' })).toMatchObject({ status: 403 });
 
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
@@ -49,7 +52,9 @@ describe('the phones endpoint behind a TLS-terminating proxy (TLS_MODE=proxy)', 
   it('when a WebSocket upgrade did not come over HTTPS, then it is refused with 403; over HTTPS an unknown token is 401', async () => {
     const upgrade = (headers: Record<string, string>) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const ws = new WebSocket(`${base.replace('http:', 'ws:')}/v1/agent`, 'smsgw.agent.v1', { headers: { authorization: 'Bearer dtk_unknown', ...headers } });
+        const ws = new WebSocket(`${base.replace('http:', 'ws:')}/v1/agent`, 'smsgw.agent.v1', {
+          headers: { authorization: 'Bearer dtk_unknown', ...headers },
+        });
         ws.on('unexpected-response', (_req, res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

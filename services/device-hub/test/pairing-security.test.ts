@@ -158,7 +158,9 @@ describe('pairing over HTTPS (two hub replicas)', () => {
   it('when a pairing code is 16 minutes old, then it is refused as expired', async () => {
     const created = await hub.first.client.createDevice({ clientId: newClientId(), name: 'late' });
     // Sixteen minutes pass for this code.
-    await hub.pool.query(`UPDATE devices SET pairing_expires_at = pairing_expires_at - interval '16 minutes' WHERE device_id = $1`, [created.deviceId]);
+    await hub.pool.query(`UPDATE devices SET pairing_expires_at = pairing_expires_at - interval '16 minutes' WHERE device_id = $1`, [
+      created.deviceId,
+    ]);
 
     const late = await pair({ pairing_code: created.pairingCode }, newAddress());
 
@@ -167,14 +169,19 @@ describe('pairing over HTTPS (two hub replicas)', () => {
   });
 
   it('when 20,000 devices are created for one client, then every creation succeeds with distinct passwords and codes', async () => {
-    const devices = new DeviceUseCases(new DeviceRepository(hub.pool), new PresenceStore(hub.redis, 60_000), new PairingAttemptStore(hub.redis), {
-      codeTtlMs: 15 * 60_000,
-      rateLimit: 20,
-      rateWindowMs: 60_000,
-      maxFailures: 5,
-      lockMs: 60_000,
-      publicUrl: () => 'https://hub.example',
-    });
+    const devices = new DeviceUseCases(
+      new DeviceRepository(hub.pool),
+      new PresenceStore(hub.redis, 60_000),
+      new PairingAttemptStore(hub.redis),
+      {
+        codeTtlMs: 15 * 60_000,
+        rateLimit: 20,
+        rateWindowMs: 60_000,
+        maxFailures: 5,
+        lockMs: 60_000,
+        publicUrl: () => 'https://hub.example',
+      },
+    );
     const clientId = newClientId();
     const passwords = new Set<string>();
     const codes = new Set<string>();

@@ -1,4 +1,11 @@
-import { newDevicePassword, newPairingCode, normalizeDevicePassword, normalizePairingCode, pacingDelay, pairingAddressKey } from '../src/domain/pairing';
+import {
+  newDevicePassword,
+  newPairingCode,
+  normalizeDevicePassword,
+  normalizePairingCode,
+  pacingDelay,
+  pairingAddressKey,
+} from '../src/domain/pairing';
 
 const UNAMBIGUOUS = '[2-9A-HJKMNP-Z]';
 
@@ -48,7 +55,10 @@ describe('device pairing', () => {
 
     expect(code.plain).toMatch(new RegExp(`^${UNAMBIGUOUS}{34}$`));
     expect(code.lookup).toBe(code.plain.slice(0, 8));
-    expect(normalizePairingCode(`${code.plain.slice(0, 4).toLowerCase()}-${code.plain.slice(4)} `)).toEqual({ lookup: code.lookup, normalized: code.plain });
+    expect(normalizePairingCode(`${code.plain.slice(0, 4).toLowerCase()}-${code.plain.slice(4)} `)).toEqual({
+      lookup: code.lookup,
+      normalized: code.plain,
+    });
     expect(newPairingCode().plain).not.toBe(code.plain);
   });
 

@@ -15,12 +15,24 @@ describe('report ownership', () => {
   beforeEach(() => (asked.length = 0));
 
   it("when the message is the device's, then it may report on it; the message service is asked for a live message of the device's client", async () => {
-    await expect(deviceOwnsMessage(messages(async () => ({ deviceId: 'dev_a' })), device, 'msg_1')).resolves.toBe(true);
+    await expect(
+      deviceOwnsMessage(
+        messages(async () => ({ deviceId: 'dev_a' })),
+        device,
+        'msg_1',
+      ),
+    ).resolves.toBe(true);
     expect(asked).toEqual([{ clientId: 'client_a', messageId: 'msg_1', mode: 'MODE_LIVE' }]);
   });
 
   it('when the message is of another device of the same client, then it may not', async () => {
-    await expect(deviceOwnsMessage(messages(async () => ({ deviceId: 'dev_b' })), device, 'msg_1')).resolves.toBe(false);
+    await expect(
+      deviceOwnsMessage(
+        messages(async () => ({ deviceId: 'dev_b' })),
+        device,
+        'msg_1',
+      ),
+    ).resolves.toBe(false);
   });
 
   it("when the message is another client's (not found for this client), then it may not", async () => {

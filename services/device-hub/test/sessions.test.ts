@@ -63,7 +63,8 @@ class Phone {
         this.frames.splice(this.frames.indexOf(found), 1);
         return found;
       }
-      if (Date.now() > deadline) throw new Error(`no ${type} frame within ${timeoutMs} ms (got ${this.frames.map((f) => f.type).join(', ')})`);
+      if (Date.now() > deadline)
+        throw new Error(`no ${type} frame within ${timeoutMs} ms (got ${this.frames.map((f) => f.type).join(', ')})`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 100);
         this.waiters.push(() => {
@@ -140,7 +141,12 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
       undefined,
       natsPrefix,
     );
-    nats = await connectNats({ url: NATS_URL, prefix: natsPrefix, name: 'device-hub-test', log: createLogger('device-hub-test', 'silent') });
+    nats = await connectNats({
+      url: NATS_URL,
+      prefix: natsPrefix,
+      name: 'device-hub-test',
+      log: createLogger('device-hub-test', 'silent'),
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -160,14 +166,24 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
     return { clientId, deviceId: created.deviceId, token: paired.body.device_token as string };
   }
 
-  const status = async (clientId: string, messageId: string) => (await messages.getMessage({ clientId, messageId, mode: 'MODE_LIVE' })).status;
+  const status = async (clientId: string, messageId: string) =>
+    (await messages.getMessage({ clientId, messageId, mode: 'MODE_LIVE' })).status;
 
   it('when a queued SMS waits for a connected phone, then the phone gets it, acknowledges, reports, and the message ends delivered; a cancel after the acknowledgement is refused', async () => {
     const { clientId, deviceId, token } = await pairedDevice();
     const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
     expect(await phone.next('hello')).toMatchObject({ device_id: deviceId });
 
-    const sent = await messages.sendBatch({ clientId, mode: 'MODE_LIVE', priority: 3, deviceIds: [deviceId, deviceId], messages: [{ to: '+33612345678', text: 'Premier' }, { to: '+33612345679', text: 'Second' }] });
+    const sent = await messages.sendBatch({
+      clientId,
+      mode: 'MODE_LIVE',
+      priority: 3,
+      deviceIds: [deviceId, deviceId],
+      messages: [
+        { to: '+33612345678', text: 'Premier' },
+        { to: '+33612345679', text: 'Second' },
+      ],
+    });
     const [first, second] = sent.messages.map((m) => m.messageId);
     const sms = await phone.next('sms');
     expect(sms).toMatchObject({ message_id: first, to: '+33612345678', text: 'Premier' });
@@ -177,8 +193,14 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
 
     phone.send({ type: 'ack', message_id: first });
     // Recorded synchronously: a cancel is refused even though no report was made.
-    await eventually(async () => (await messagePool.query('SELECT accepted_at FROM messages WHERE message_id = $1', [first])).rows[0]?.accepted_at, 5000, 'the acknowledgement');
-    await expect(messages.cancelMessage({ clientId, messageId: first!, mode: 'MODE_LIVE' })).rejects.toMatchObject({ code: 'MESSAGE_NOT_CANCELLABLE' });
+    await eventually(
+      async () => (await messagePool.query('SELECT accepted_at FROM messages WHERE message_id = $1', [first])).rows[0]?.accepted_at,
+      5000,
+      'the acknowledgement',
+    );
+    await expect(messages.cancelMessage({ clientId, messageId: first!, mode: 'MODE_LIVE' })).rejects.toMatchObject({
+      code: 'MESSAGE_NOT_CANCELLABLE',
+    });
 
     phone.send({ type: 'report', message_id: first, status: 'sent', at: new Date().toISOString() });
     expect(await phone.next('report_ack')).toMatchObject({ message_id: first, status: 'sent' });
@@ -199,7 +221,13 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
     await newer.next('hello');
     expect(await older.closed()).toBe(4002);
 
-    const sent = await messages.sendBatch({ clientId, mode: 'MODE_LIVE', priority: 3, deviceIds: [deviceId], messages: [{ to: '+33612345678', text: 'Pour le nouveau' }] });
+    const sent = await messages.sendBatch({
+      clientId,
+      mode: 'MODE_LIVE',
+      priority: 3,
+      deviceIds: [deviceId],
+      messages: [{ to: '+33612345678', text: 'Pour le nouveau' }],
+    });
     expect(await newer.next('sms')).toMatchObject({ message_id: sent.messages[0]!.messageId });
     expect(older.frames.filter((f) => f.type === 'sms')).toEqual([]);
     newer.ws.close();
@@ -247,10 +275,19 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
     const intruder = await pairedDevice();
     // Another device of the owner's client.
     const siblingOfOwner = await hub.first.client.createDevice({ clientId: owner.clientId, name: 'second phone' });
-    const siblingPaired = await postPair(hub.first.agentUrl, hub.certs.caPem, { client_id: owner.clientId, device_password: siblingOfOwner.devicePassword });
+    const siblingPaired = await postPair(hub.first.agentUrl, hub.certs.caPem, {
+      client_id: owner.clientId,
+      device_password: siblingOfOwner.devicePassword,
+    });
     expect(siblingPaired.status).toBe(200);
 
-    const sent = await messages.sendBatch({ clientId: owner.clientId, mode: 'MODE_LIVE', priority: 3, deviceIds: [owner.deviceId], messages: [{ to: '+33612345678', text: 'A moi' }] });
+    const sent = await messages.sendBatch({
+      clientId: owner.clientId,
+      mode: 'MODE_LIVE',
+      priority: 3,
+      deviceIds: [owner.deviceId],
+      messages: [{ to: '+33612345678', text: 'A moi' }],
+    });
     const messageId = sent.messages[0]!.messageId;
 
     for (const [token, url] of [
@@ -260,7 +297,13 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
       const forger = await Phone.connect(url, hub.certs.caPem, token);
       await forger.next('hello');
       for (const status of ['sent', 'delivered', 'failed']) {
-        forger.send({ type: 'report', message_id: messageId, status, at: new Date().toISOString(), ...(status === 'failed' ? { error: { code: 'NO_SERVICE', message: 'x' } } : {}) });
+        forger.send({
+          type: 'report',
+          message_id: messageId,
+          status,
+          at: new Date().toISOString(),
+          ...(status === 'failed' ? { error: { code: 'NO_SERVICE', message: 'x' } } : {}),
+        });
         // Acknowledged, so that an honest phone with a stale report stops sending it.
         expect(await forger.next('report_ack')).toMatchObject({ message_id: messageId, status });
       }

@@ -12,7 +12,12 @@ import { readiness } from './http/readiness';
 import { answerClientError, createHttpsOnlyServer } from './http/server';
 
 export async function start(config: GatewayConfig = loadGatewayConfig(), log: Logger = createLogger('gateway')) {
-  const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'gateway', failFastMs: config.redisCommandTimeoutMs });
+  const redis = createRedis({
+    url: config.redis.url,
+    keyPrefix: config.redis.keyPrefix,
+    name: 'gateway',
+    failFastMs: config.redisCommandTimeoutMs,
+  });
   watchRedis(redis, log);
   await redis.connect();
   const pipeline = new TickPipeline(redis);

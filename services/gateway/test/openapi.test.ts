@@ -73,14 +73,21 @@ function operations(): { method: string; template: string; pointer: string; oper
   return Object.entries(doc.paths).flatMap(([template, item]) =>
     Object.entries(item)
       .filter(([method]) => HTTP_METHODS.includes(method))
-      .map(([method, operation]) => ({ method, template, pointer: `#/paths/${escapePointer(template)}/${method}`, operation: operation as Operation })),
+      .map(([method, operation]) => ({
+        method,
+        template,
+        pointer: `#/paths/${escapePointer(template)}/${method}`,
+        operation: operation as Operation,
+      })),
   );
 }
 
 function allRefs(node: unknown, at = '#'): { at: string; ref: string }[] {
   if (Array.isArray(node)) return node.flatMap((v, i) => allRefs(v, `${at}/${i}`));
   if (!node || typeof node !== 'object') return [];
-  return Object.entries(node).flatMap(([k, v]) => (k === '$ref' && typeof v === 'string' ? [{ at, ref: v }] : allRefs(v, `${at}/${escapePointer(k)}`)));
+  return Object.entries(node).flatMap(([k, v]) =>
+    k === '$ref' && typeof v === 'string' ? [{ at, ref: v }] : allRefs(v, `${at}/${escapePointer(k)}`),
+  );
 }
 
 /** The codes an error response narrows `error.code` to. */
@@ -96,7 +103,21 @@ const validators = new Map<string, ValidateFunction>();
 function validatorAt(pointer: string): ValidateFunction {
   if (!ajv) {
     ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
-    ajv.addVocabulary(['openapi', 'info', 'servers', 'paths', 'webhooks', 'components', 'security', 'tags', 'jsonSchemaDialect', 'externalDocs', 'example', 'discriminator', 'xml']);
+    ajv.addVocabulary([
+      'openapi',
+      'info',
+      'servers',
+      'paths',
+      'webhooks',
+      'components',
+      'security',
+      'tags',
+      'jsonSchemaDialect',
+      'externalDocs',
+      'example',
+      'discriminator',
+      'xml',
+    ]);
     addFormats(ajv);
     ajv.addSchema({ ...doc, $id: DOCUMENT_ID });
   }
@@ -112,7 +133,9 @@ function validatorAt(pointer: string): ValidateFunction {
 function problemsAt(pointer: string, body: unknown, headers?: Record<string, string>): string[] {
   const { value: response, pointer: at } = deref(resolvePointer(pointer) as ResponseObject, pointer);
   const validate = validatorAt(`${at}/content/application~1json/schema`);
-  const problems = validate(body) ? [] : (validate.errors ?? []).map((e) => `body${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  const problems = validate(body)
+    ? []
+    : (validate.errors ?? []).map((e) => `body${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
   if (headers === undefined) return problems;
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   for (const [name, declared] of Object.entries(response.headers ?? {})) {
@@ -139,7 +162,9 @@ describe('the OpenAPI document', () => {
   it('when every $ref is followed, then it lands on an object of the document', () => {
     const refs = allRefs(doc);
     expect(refs.length).toBeGreaterThan(50);
-    const dangling = refs.filter(({ ref }) => !ref.startsWith('#/') || typeof resolvePointer(ref) !== 'object').map(({ at, ref }) => `${at} -> ${ref}`);
+    const dangling = refs
+      .filter(({ ref }) => !ref.startsWith('#/') || typeof resolvePointer(ref) !== 'object')
+      .map(({ at, ref }) => `${at} -> ${ref}`);
     expect(dangling).toEqual([]);
   });
 
@@ -149,10 +174,16 @@ describe('the OpenAPI document', () => {
     expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
     for (const { template, method, operation, pointer } of ops) {
-      expect({ op: `${method} ${template}`, has200: operation.responses['200'] !== undefined }).toEqual({ op: `${method} ${template}`, has200: true });
+      expect({ op: `${method} ${template}`, has200: operation.responses['200'] !== undefined }).toEqual({
+        op: `${method} ${template}`,
+        has200: true,
+      });
       for (const [status, response] of Object.entries(operation.responses)) {
         const { value } = deref(response, `${pointer}/responses/${status}`);
-        expect({ at: `${method} ${template} ${status}`, description: typeof value.description }).toEqual({ at: `${method} ${template} ${status}`, description: 'string' });
+        expect({ at: `${method} ${template} ${status}`, description: typeof value.description }).toEqual({
+          at: `${method} ${template} ${status}`,
+          description: 'string',
+        });
       }
     }
   });
@@ -167,12 +198,19 @@ describe('the OpenAPI document', () => {
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400) continue;
         const codes = narrowedCodes(deref(response, '').value);
-        expect({ at: `${method} ${template} ${status}`, narrows: codes.length > 0 }).toEqual({ at: `${method} ${template} ${status}`, narrows: true });
+        expect({ at: `${method} ${template} ${status}`, narrows: codes.length > 0 }).toEqual({
+          at: `${method} ${template} ${status}`,
+          narrows: true,
+        });
         for (const code of codes) expect({ code, http: ERROR_CATALOG[code as ErrorCode]?.http }).toEqual({ code, http: Number(status) });
       }
     }
     const covered = Object.values(doc.components.responses).flatMap(narrowedCodes).sort();
-    expect(covered).toEqual(Object.keys(ERROR_CATALOG).filter((c) => !AGENT_ONLY_CODES.includes(c)).sort());
+    expect(covered).toEqual(
+      Object.keys(ERROR_CATALOG)
+        .filter((c) => !AGENT_ONLY_CODES.includes(c))
+        .sort(),
+    );
   });
 
   it('when compared with the failure codes of the platform, then the SMS error enum lists exactly them', () => {
@@ -184,10 +222,11 @@ describe('the OpenAPI document', () => {
     const noop: GatewayMiddleware = (_ctx, next) => next();
     const up = {} as Upstreams;
     const registered = new Set(
-      [smsRoutes(up, noop, noop, noop, { allowPrivate: false }), otpRoutes(up, noop, noop, noop), authRoutes(up, noop, noop)].flatMap((router) =>
-        router.stack.flatMap((layer) =>
-          layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
-        ),
+      [smsRoutes(up, noop, noop, noop, { allowPrivate: false }), otpRoutes(up, noop, noop, noop), authRoutes(up, noop, noop)].flatMap(
+        (router) =>
+          router.stack.flatMap((layer) =>
+            layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+          ),
       ),
     );
     const documented = new Set(operations().map((o) => `${o.method.toUpperCase()} ${o.template}`));
@@ -197,7 +236,9 @@ describe('the OpenAPI document', () => {
 
   it('when any response is described, then it requires X-Request-ID', () => {
     const pointers = [
-      ...operations().flatMap(({ pointer, operation }) => Object.keys(operation.responses).map((status) => `${pointer}/responses/${status}`)),
+      ...operations().flatMap(({ pointer, operation }) =>
+        Object.keys(operation.responses).map((status) => `${pointer}/responses/${status}`),
+      ),
       ...Object.keys(doc.components.responses).map((name) => `#/components/responses/${name}`),
     ];
     for (const pointer of pointers) {
@@ -213,7 +254,10 @@ describe('the OpenAPI document', () => {
       const required = Object.entries(value.headers ?? {})
         .filter(([, h]) => deref(h, '').value.required)
         .map(([name]) => name);
-      const expected = template === '/healthz' || template === '/readyz' ? ['X-Request-ID'] : ['X-Request-ID', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+      const expected =
+        template === '/healthz' || template === '/readyz'
+          ? ['X-Request-ID']
+          : ['X-Request-ID', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
       expect({ op: `${method} ${template}`, required }).toEqual({ op: `${method} ${template}`, required: expected });
     }
   });
@@ -292,7 +336,12 @@ describe('bodies checked against the document', () => {
     expect(problemsAt(at, statusBody(stored()))).toEqual([]);
     expect(problemsAt(at, statusBody(stored({ scheduledAt: T2, metadataJson: '{"order":42}' })))).toEqual([]);
     expect(problemsAt(at, statusBody(stored({ status: 'delivered', sentAt: T1, deliveredAt: T2, priority: 1 })))).toEqual([]);
-    expect(problemsAt(at, statusBody(stored({ status: 'failed', failedAt: T1, errorCode: 'OUT_OF_NETWORK', errorMessage: 'Destinataire hors réseau.' })))).toEqual([]);
+    expect(
+      problemsAt(
+        at,
+        statusBody(stored({ status: 'failed', failedAt: T1, errorCode: 'OUT_OF_NETWORK', errorMessage: 'Destinataire hors réseau.' })),
+      ),
+    ).toEqual([]);
     expect(problemsAt(at, statusBody(stored({ status: 'cancelled', cancelledAt: T1, encoding: 'UCS-2', text: 'Été ☀️' })))).toEqual([]);
     expect(problemsAt(at, { ...statusBody(stored()), sent_at: null })).not.toEqual([]);
   });
@@ -303,12 +352,25 @@ describe('bodies checked against the document', () => {
     expect(problemsAt(notFound, { success: false, error: { code: 'INVALID_API_KEY', message: 'Clé API invalide.' } })).not.toEqual([]);
     expect(problemsAt(notFound, { success: false, error: { code: 'NO_SUCH_CODE', message: 'x' } })).not.toEqual([]);
     const badRequest = responsePointer('post', '/v1/sms/send', 400);
-    const details = [{ field: 'to', code: 'INVALID_PHONE_NUMBER', message: 'Numéro invalide.' }, { field: 'priority', code: 'INVALID_PRIORITY' }];
-    expect(problemsAt(badRequest, { success: false, error: { code: 'VALIDATION_ERROR', message: 'Plusieurs champs.', details } })).toEqual([]);
+    const details = [
+      { field: 'to', code: 'INVALID_PHONE_NUMBER', message: 'Numéro invalide.' },
+      { field: 'priority', code: 'INVALID_PRIORITY' },
+    ];
+    expect(problemsAt(badRequest, { success: false, error: { code: 'VALIDATION_ERROR', message: 'Plusieurs champs.', details } })).toEqual(
+      [],
+    );
     expect(problemsAt(badRequest, { success: true, error: { code: 'VALIDATION_ERROR', message: 'x' } })).not.toEqual([]);
     const tooMany = responsePointer('get', '/v1/sms/history', 429);
     const envelope = { success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: 'Trop de requêtes.' } };
-    expect(problemsAt(tooMany, envelope, { 'X-Request-ID': 'r', 'RateLimit-Limit': '100', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '7', 'Retry-After': '7' })).toEqual([]);
+    expect(
+      problemsAt(tooMany, envelope, {
+        'X-Request-ID': 'r',
+        'RateLimit-Limit': '100',
+        'RateLimit-Remaining': '0',
+        'RateLimit-Reset': '7',
+        'Retry-After': '7',
+      }),
+    ).toEqual([]);
     expect(problemsAt(tooMany, envelope, { 'X-Request-ID': 'r' })).toEqual(expect.arrayContaining(['header Retry-After absent']));
   });
 
@@ -317,7 +379,16 @@ describe('bodies checked against the document', () => {
     expect(problemsAt(at, { success: true, valid: true, message: 'Code valide.', verified_at: T1 })).toEqual([]);
     expect(problemsAt(at, { success: true, valid: false, message: 'Code incorrect.', attempts_remaining: 2 })).toEqual([]);
     expect(problemsAt(at, { success: true, valid: true, message: 'Code valide.', attempts_remaining: 2 })).not.toEqual([]);
-    expect(problemsAt(responsePointer('post', '/v1/sms/send-otp', 200), { success: true, otp_id: newId('otp'), to: '+33612345678', expires_at: T2, message_id: newId('msg'), status: 'queued' })).toEqual([]);
+    expect(
+      problemsAt(responsePointer('post', '/v1/sms/send-otp', 200), {
+        success: true,
+        otp_id: newId('otp'),
+        to: '+33612345678',
+        expires_at: T2,
+        message_id: newId('msg'),
+        status: 'queued',
+      }),
+    ).toEqual([]);
   });
 });
 
@@ -333,7 +404,9 @@ describe('the gateway routes answering through real HTTP', () => {
         if (req.deviceId !== DEVICE) throw new AppError('INVALID_DEVICE_ID');
         return { deviceId: DEVICE, clientId: CLIENT, name: 'Pixel', status: 'online', lastSeenAt: T0, createdAt: T0 };
       },
-      listDevices: async () => ({ devices: [{ deviceId: DEVICE, clientId: CLIENT, name: 'Pixel', status: 'online', lastSeenAt: T0, createdAt: T0 }] }),
+      listDevices: async () => ({
+        devices: [{ deviceId: DEVICE, clientId: CLIENT, name: 'Pixel', status: 'online', lastSeenAt: T0, createdAt: T0 }],
+      }),
     },
     directory: {
       owned: async (_clientId: string, deviceId: string) => {
@@ -345,7 +418,15 @@ describe('the gateway routes answering through real HTTP', () => {
     sends: {
       send: async (req: { scheduledAt: string }) => {
         const m = stored({ scheduledAt: req.scheduledAt });
-        return { messageId: m.messageId, status: m.status, parts: m.parts, encoding: m.encoding, queuedAt: m.queuedAt, scheduledAt: m.scheduledAt, estimatedDelivery: T1 };
+        return {
+          messageId: m.messageId,
+          status: m.status,
+          parts: m.parts,
+          encoding: m.encoding,
+          queuedAt: m.queuedAt,
+          scheduledAt: m.scheduledAt,
+          estimatedDelivery: T1,
+        };
       },
     },
     messages: {
@@ -359,11 +440,18 @@ describe('the gateway routes answering through real HTTP', () => {
         return stored({ messageId: req.messageId, status: 'delivered', sentAt: T1, deliveredAt: T2 });
       },
       cancelMessage: async (req: { messageId: string }) => {
-        if (req.messageId === 'msg_01JD3Z8Q6V5N4W2K9T7R1B0SNT') throw new AppError('MESSAGE_NOT_CANCELLABLE', { details: [{ field: 'status', code: 'MESSAGE_NOT_CANCELLABLE', status: 'sent' }] });
+        if (req.messageId === 'msg_01JD3Z8Q6V5N4W2K9T7R1B0SNT')
+          throw new AppError('MESSAGE_NOT_CANCELLABLE', {
+            details: [{ field: 'status', code: 'MESSAGE_NOT_CANCELLABLE', status: 'sent' }],
+          });
         return stored({ messageId: req.messageId, status: 'cancelled', cancelledAt: T1 });
       },
       listMessages: async () => ({
-        messages: [stored(), stored({ batchId: BATCH, status: 'delivered', sentAt: T1, deliveredAt: T2 }), stored({ status: 'failed', failedAt: T1, errorCode: 'BLACKLISTED', errorMessage: 'x' })],
+        messages: [
+          stored(),
+          stored({ batchId: BATCH, status: 'delivered', sentAt: T1, deliveredAt: T2 }),
+          stored({ status: 'failed', failedAt: T1, errorCode: 'BLACKLISTED', errorMessage: 'x' }),
+        ],
         page: 1,
         perPage: 50,
         totalPages: 1,
@@ -417,7 +505,12 @@ describe('the gateway routes answering through real HTTP', () => {
   async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
     const res = await fetch(`${base}${url}`, {
       method,
-      headers: { 'x-api-key': 'test_abc', 'x-client-id': CLIENT, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        'x-api-key': 'test_abc',
+        'x-client-id': CLIENT,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return { status: res.status, headers: Object.fromEntries(res.headers.entries()), body: await res.json() };
@@ -427,7 +520,17 @@ describe('the gateway routes answering through real HTTP', () => {
     ['POST', '/v1/sms/send', '/v1/sms/send', { to: '+33 6 12 34 56 78', message: 'Bonjour', priority: 2, metadata: { order: 42 } }],
     ['POST', '/v1/sms/send', '/v1/sms/send', { to: '+33612345678', message: 'Plus tard', scheduled_at: IN_AN_HOUR }],
     ['POST', '/v1/sms/send-bulk', '/v1/sms/send-bulk', { recipients: ['+33612345678', '+33698765432'], message: 'Bonjour à tous' }],
-    ['POST', '/v1/sms/send-bulk-personalized', '/v1/sms/send-bulk-personalized', { messages: [{ to: '+33612345678', message: 'Bonjour Ana' }, { to: '+33698765432', message: 'Bonjour Léo', metadata: { n: 2 } }] }],
+    [
+      'POST',
+      '/v1/sms/send-bulk-personalized',
+      '/v1/sms/send-bulk-personalized',
+      {
+        messages: [
+          { to: '+33612345678', message: 'Bonjour Ana' },
+          { to: '+33698765432', message: 'Bonjour Léo', metadata: { n: 2 } },
+        ],
+      },
+    ],
     ['GET', '/v1/sms/status/{message_id}', '/v1/sms/status/msg_01JD3Z8Q6V5N4W2K9T7R1B0C3E', undefined],
     ['GET', '/v1/sms/history', '/v1/sms/history?page=1&limit=50&status=delivered', undefined],
     ['GET', '/v1/sms/stats', '/v1/sms/stats', undefined],
@@ -442,7 +545,14 @@ describe('the gateway routes answering through real HTTP', () => {
   it.each([
     ['POST', '/v1/sms/send', '/v1/sms/send', { to: 'nope', message: '' }, {}, 400],
     ['POST', '/v1/sms/send', '/v1/sms/send', { to: '+33612345678', message: 'x'.repeat(1601) }, {}, 400],
-    ['POST', '/v1/sms/send-bulk', '/v1/sms/send-bulk', { recipients: Array.from({ length: 101 }, () => '+33612345678'), message: 'x' }, {}, 400],
+    [
+      'POST',
+      '/v1/sms/send-bulk',
+      '/v1/sms/send-bulk',
+      { recipients: Array.from({ length: 101 }, () => '+33612345678'), message: 'x' },
+      {},
+      400,
+    ],
     ['POST', '/v1/sms/send', '/v1/sms/send', { to: '+33612345678', message: 'x' }, { 'x-device-id': 'device_Unknown' }, 404],
     ['GET', '/v1/sms/status/{message_id}', '/v1/sms/status/msg_unknown', undefined, {}, 404],
     ['GET', '/v1/sms/history', '/v1/sms/history?limit=abc', undefined, {}, 400],

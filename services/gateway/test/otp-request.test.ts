@@ -13,7 +13,13 @@ function failure(fn: () => unknown): AppError {
 
 describe('OTP request validation', () => {
   it('when only `to` is given, then it is normalised and the defaults apply', () => {
-    expect(parseSendOtpRequest({ to: ' +33 6 12 34 56 78 ' })).toEqual({ to: '+33612345678', length: 6, expirySeconds: 300, template: undefined, metadata: undefined });
+    expect(parseSendOtpRequest({ to: ' +33 6 12 34 56 78 ' })).toEqual({
+      to: '+33612345678',
+      length: 6,
+      expirySeconds: 300,
+      template: undefined,
+      metadata: undefined,
+    });
   });
 
   it.each([3, 9, 6.5, '6'])('when length is %p, then INVALID_OTP_LENGTH', (length) => {

@@ -16,7 +16,12 @@ const receipt = (messageId: string): message.SendReceipt__Output => ({
 
 /** A SendMany stand-in whose calls are answered when the test says so. */
 function fakeSendMany() {
-  const calls: { items: message.SendManyItem[]; deadlineMs: number; answer(results?: message.SendManyResult__Output[]): void; fail(err: unknown): void }[] = [];
+  const calls: {
+    items: message.SendManyItem[];
+    deadlineMs: number;
+    answer(results?: message.SendManyResult__Output[]): void;
+    fail(err: unknown): void;
+  }[] = [];
   const sendMany = (request: message.SendManyRequest, deadlineMs: number) =>
     new Promise<message.SendManyResponse__Output>((resolve, reject) => {
       const items = request.items ?? [];
@@ -43,7 +48,12 @@ function fakeSendMany() {
 const LIMITS = { maxWaiting: 10_000, deadlineMs: 60_000, minCallMs: 10 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const request = (text: string): message.SendRequest => ({ clientId: 'client_1', mode: 'MODE_LIVE', deviceId: 'device_1', message: { to: '+33612345678', text } });
+const request = (text: string): message.SendRequest => ({
+  clientId: 'client_1',
+  mode: 'MODE_LIVE',
+  deviceId: 'device_1',
+  message: { to: '+33612345678', text },
+});
 /** Lets the event loop go round a few times: answers settle, and the coalescer's next call leaves. */
 const turn = async () => {
   for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -148,7 +158,11 @@ describe('SendCoalescer', () => {
     await turn();
     const waiting = [coalescer.send(request('b')), coalescer.send(request('c'))];
 
-    await expect(coalescer.send(request('d'))).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', httpStatus: 503, retryAfterSeconds: 1 });
+    await expect(coalescer.send(request('d'))).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      httpStatus: 503,
+      retryAfterSeconds: 1,
+    });
 
     fake.calls[0]!.answer();
     await first;

@@ -58,9 +58,12 @@ describe('parseSendRequest', () => {
     });
   });
 
-  it.each(['+33600000001', '+33600000002', '+33600000003', '+33600000004'])('when the magic test number %s is given, then it is a valid number', (to) => {
-    expect(parseSendRequest({ ...valid, to }, NOW).to).toBe(to);
-  });
+  it.each(['+33600000001', '+33600000002', '+33600000003', '+33600000004'])(
+    'when the magic test number %s is given, then it is a valid number',
+    (to) => {
+      expect(parseSendRequest({ ...valid, to }, NOW).to).toBe(to);
+    },
+  );
 
   it.each([
     ['a national number without +', '0612345678'],
@@ -146,8 +149,12 @@ describe('parseSendRequest', () => {
   });
 
   it('when the scheduled time is 30 days ahead or less, then it is accepted, with an offset or in UTC', () => {
-    expect(parseSendRequest({ ...valid, scheduled_at: new Date(NOW + 30 * DAY).toISOString() }, NOW).scheduledAt).toEqual(new Date(NOW + 30 * DAY));
-    expect(parseSendRequest({ ...valid, scheduled_at: '2030-01-15T12:30:00+01:00' }, NOW).scheduledAt).toEqual(new Date('2030-01-15T11:30:00Z'));
+    expect(parseSendRequest({ ...valid, scheduled_at: new Date(NOW + 30 * DAY).toISOString() }, NOW).scheduledAt).toEqual(
+      new Date(NOW + 30 * DAY),
+    );
+    expect(parseSendRequest({ ...valid, scheduled_at: '2030-01-15T12:30:00+01:00' }, NOW).scheduledAt).toEqual(
+      new Date('2030-01-15T11:30:00Z'),
+    );
   });
 
   it.each([
@@ -217,7 +224,14 @@ describe('characters Postgres cannot store', () => {
     expect(() => parseBulkRequest({ recipients: ['+33612345678'], message: 'x\u0000' })).toThrow(
       expect.objectContaining({ code: 'INVALID_CHARACTER', details: [expect.objectContaining({ field: 'message' })] }),
     );
-    expect(() => parsePersonalizedRequest({ messages: [{ to: '+33612345678', message: 'ok' }, { to: '+33612345679', message: 'ok', metadata: { k: '\u0000' } }] })).toThrow(
+    expect(() =>
+      parsePersonalizedRequest({
+        messages: [
+          { to: '+33612345678', message: 'ok' },
+          { to: '+33612345679', message: 'ok', metadata: { k: '\u0000' } },
+        ],
+      }),
+    ).toThrow(
       expect.objectContaining({ code: 'INVALID_CHARACTER', details: [expect.objectContaining({ field: 'messages[1].metadata' })] }),
     );
   });

@@ -36,13 +36,27 @@ import { RetentionJob } from './jobs/retention.job';
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
 export async function start(config: MessageConfig = loadMessageConfig(), log: Logger = createLogger('message')) {
-  const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'message' });
+  const pool = createPool({
+    url: config.database.url,
+    schema: config.database.schema,
+    max: config.database.poolMax,
+    applicationName: 'message',
+  });
   const nats = await connectNats({ ...config.nats, name: 'message', log });
   const repo = new MessageRepository(pool);
   const history = new HistoryRepository(pool);
   const scheduler = createClient(schedulerProto().SchedulerService, config.scheduler.address, { deadlineMs: config.scheduler.deadlineMs });
   const scheduledSends = new ScheduledSends(scheduler, nats, log);
-  const messageService = { messages: repo, queue: new QueueRepository(pool), keys: new IdempotencyKeyRepository(pool), history, wakeUps: new WakeUpPublisher(nats), scheduledSends, config, log };
+  const messageService = {
+    messages: repo,
+    queue: new QueueRepository(pool),
+    keys: new IdempotencyKeyRepository(pool),
+    history,
+    wakeUps: new WakeUpPublisher(nats),
+    scheduledSends,
+    config,
+    log,
+  };
   const server = await startGrpcService({
     listen: config.grpc,
     name: 'smsgw.message.v1.MessageService',

@@ -20,7 +20,13 @@ describe('a phone acknowledgement against a cancel, over real gRPC, Postgres and
   });
 
   async function queuedMessage(text: string): Promise<string> {
-    const sent = await svc.client.sendBatch({ clientId: CLIENT, mode: 'MODE_LIVE', priority: 3, deviceIds: [DEVICE], messages: [{ to: '+33612345678', text }] });
+    const sent = await svc.client.sendBatch({
+      clientId: CLIENT,
+      mode: 'MODE_LIVE',
+      priority: 3,
+      deviceIds: [DEVICE],
+      messages: [{ to: '+33612345678', text }],
+    });
     return sent.messages[0]!.messageId;
   }
 
@@ -47,7 +53,10 @@ describe('a phone acknowledgement against a cancel, over real gRPC, Postgres and
     expect(await claim(300)).toBe(id);
 
     // What the hub does when the phone's `ack` frame arrives, before it moves on.
-    expect(await svc.client.acceptMessage({ deviceId: DEVICE, messageId: id, at: new Date().toISOString() })).toMatchObject({ accepted: true, status: 'queued' });
+    expect(await svc.client.acceptMessage({ deviceId: DEVICE, messageId: id, at: new Date().toISOString() })).toMatchObject({
+      accepted: true,
+      status: 'queued',
+    });
     // No report reaches the service (a lagging or stopped report consumer); the lease runs out.
     await sleep(600);
 
@@ -63,7 +72,10 @@ describe('a phone acknowledgement against a cancel, over real gRPC, Postgres and
     await sleep(400);
     expect((await cancel(id)).status).toBe('cancelled');
 
-    expect(await svc.client.acceptMessage({ deviceId: DEVICE, messageId: id, at: new Date().toISOString() })).toMatchObject({ accepted: false, status: 'cancelled' });
+    expect(await svc.client.acceptMessage({ deviceId: DEVICE, messageId: id, at: new Date().toISOString() })).toMatchObject({
+      accepted: false,
+      status: 'cancelled',
+    });
   });
 
   it('when a cancelled message is reported sent then delivered by the phone, then what the phone did wins: the status follows it and sms.sent and sms.delivered are published', async () => {
@@ -73,23 +85,43 @@ describe('a phone acknowledgement against a cancel, over real gRPC, Postgres and
     expect((await cancel(id)).status).toBe('cancelled');
 
     const sentAt = new Date().toISOString();
-    await nats.js.publish(nats.names.agentReport(DEVICE), JSON.stringify({ message_id: id, device_id: DEVICE, status: 'sent', at: sentAt }), { msgID: `${id}:sent` });
-    await nats.js.publish(nats.names.agentReport(DEVICE), JSON.stringify({ message_id: id, device_id: DEVICE, status: 'delivered', at: sentAt }), { msgID: `${id}:delivered` });
+    await nats.js.publish(
+      nats.names.agentReport(DEVICE),
+      JSON.stringify({ message_id: id, device_id: DEVICE, status: 'sent', at: sentAt }),
+      { msgID: `${id}:sent` },
+    );
+    await nats.js.publish(
+      nats.names.agentReport(DEVICE),
+      JSON.stringify({ message_id: id, device_id: DEVICE, status: 'delivered', at: sentAt }),
+      { msgID: `${id}:delivered` },
+    );
 
-    const delivered = await eventually(async () => {
-      const row = await svc.client.getMessage({ clientId: CLIENT, messageId: id, mode: 'MODE_LIVE' });
-      return row.status === 'delivered' ? row : undefined;
-    }, 5000, 'the delivered report to be applied');
+    const delivered = await eventually(
+      async () => {
+        const row = await svc.client.getMessage({ clientId: CLIENT, messageId: id, mode: 'MODE_LIVE' });
+        return row.status === 'delivered' ? row : undefined;
+      },
+      5000,
+      'the delivered report to be applied',
+    );
     expect(delivered.sentAt).toBeTruthy();
-    const kinds = (await eventually(async () => {
-      const found = await events(id);
-      return found.length >= 2 ? found : undefined;
-    }, 5000, 'both events')).map((e) => e.event);
+    const kinds = (
+      await eventually(
+        async () => {
+          const found = await events(id);
+          return found.length >= 2 ? found : undefined;
+        },
+        5000,
+        'both events',
+      )
+    ).map((e) => e.event);
     expect(kinds.sort()).toEqual(['sms.delivered', 'sms.sent']);
   });
 
   it('when an unknown message is acknowledged, then the call answers MESSAGE_NOT_FOUND', async () => {
-    await expect(svc.client.acceptMessage({ deviceId: DEVICE, messageId: 'msg_00000000000000000000000000', at: new Date().toISOString() })).rejects.toMatchObject({
+    await expect(
+      svc.client.acceptMessage({ deviceId: DEVICE, messageId: 'msg_00000000000000000000000000', at: new Date().toISOString() }),
+    ).rejects.toMatchObject({
       code: 'MESSAGE_NOT_FOUND',
     });
   });

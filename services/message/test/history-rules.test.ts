@@ -22,17 +22,28 @@ describe('history and statistics rules', () => {
       expect(iso(bound?.end)).toBe(end);
     });
 
-    it.each(['', 'now', '2025-3-1', '2023-02-29', '2025-04-31', '2025-03-01T24:00:00Z', '2025-03-01T10:60Z', '2025-03-01T10:00:00+25:00', '0000-01-01', '1740000000'])(
-      'then %j is not a date',
-      (text) => {
-        expect(parseTimeBound(text)).toBeUndefined();
-      },
-    );
+    it.each([
+      '',
+      'now',
+      '2025-3-1',
+      '2023-02-29',
+      '2025-04-31',
+      '2025-03-01T24:00:00Z',
+      '2025-03-01T10:60Z',
+      '2025-03-01T10:00:00+25:00',
+      '0000-01-01',
+      '1740000000',
+    ])('then %j is not a date', (text) => {
+      expect(parseTimeBound(text)).toBeUndefined();
+    });
   });
 
   describe('when the history is filtered by dates', () => {
     it('then to_date includes its whole day or its whole millisecond, and a reversed range is INVALID_DATE', () => {
-      expect(historyRange('2025-03-01', '2025-03-01')).toEqual({ from: new Date('2025-03-01T00:00:00Z'), until: new Date('2025-03-02T00:00:00Z') });
+      expect(historyRange('2025-03-01', '2025-03-01')).toEqual({
+        from: new Date('2025-03-01T00:00:00Z'),
+        until: new Date('2025-03-02T00:00:00Z'),
+      });
       expect(historyRange('', '2025-03-01T10:00:00Z')).toEqual({ until: new Date('2025-03-01T10:00:00.001Z') });
       expect(historyRange('2025-03-01T10:00:00Z', '2025-03-01T10:00:00Z').from).toEqual(new Date('2025-03-01T10:00:00Z'));
       expect(() => historyRange('2025-03-02', '2025-03-01')).toThrow(AppError);
@@ -100,7 +111,15 @@ describe('history and statistics rules', () => {
   describe('when pages and searches are read', () => {
     it('then page and limit outside their ranges are INVALID_PAGINATION naming each field', () => {
       expect(pageOf(3, 20)).toEqual({ page: 3, limit: 20, offset: 40 });
-      expect(() => pageOf(0, 101)).toThrow(expect.objectContaining({ code: 'INVALID_PAGINATION', details: [{ field: 'page', code: 'INVALID_PAGINATION' }, { field: 'limit', code: 'INVALID_PAGINATION' }] }));
+      expect(() => pageOf(0, 101)).toThrow(
+        expect.objectContaining({
+          code: 'INVALID_PAGINATION',
+          details: [
+            { field: 'page', code: 'INVALID_PAGINATION' },
+            { field: 'limit', code: 'INVALID_PAGINATION' },
+          ],
+        }),
+      );
       expect(totalPages(0, 50)).toBe(0);
       expect(totalPages(50, 50)).toBe(1);
       expect(totalPages(51, 50)).toBe(2);

@@ -45,8 +45,24 @@ describe('ListMessages: the history, through gRPC', () => {
     const foreign: SeedRow[] = [
       { clientId: other, deviceId: phoneA, to: alice, text: 'Promo 50% ce week-end', status: 'delivered', createdAt: at(2) },
       { clientId: other, deviceId: `device_o${randomHex(4)}`, to: bob, text: 'Votre code est 4821', status: 'sent', createdAt: at(3) },
-      { clientId: client, mode: 'MODE_TEST', deviceId: phoneA, to: alice, text: 'Promo 50% ce week-end', status: 'delivered', createdAt: at(4) },
-      { clientId: client, mode: 'MODE_TEST', deviceId: phoneB, to: bob, text: 'Rendez-vous demain à 10h', status: 'queued', createdAt: at(5) },
+      {
+        clientId: client,
+        mode: 'MODE_TEST',
+        deviceId: phoneA,
+        to: alice,
+        text: 'Promo 50% ce week-end',
+        status: 'delivered',
+        createdAt: at(4),
+      },
+      {
+        clientId: client,
+        mode: 'MODE_TEST',
+        deviceId: phoneB,
+        to: bob,
+        text: 'Rendez-vous demain à 10h',
+        status: 'queued',
+        createdAt: at(5),
+      },
     ];
     rows = await seed(svc, [...mine, ...foreign]);
   });
@@ -179,7 +195,10 @@ describe('ListMessages: the history, through gRPC', () => {
       expect(ids(res)).toEqual(expected((r) => r.createdAt.toISOString().startsWith(day)));
 
       const pivot = at(100);
-      const shifted = new Date(pivot.getTime() + 2 * HOUR).toISOString().replace('Z', '+02:00').replace(/\.\d{3}/, '');
+      const shifted = new Date(pivot.getTime() + 2 * HOUR)
+        .toISOString()
+        .replace('Z', '+02:00')
+        .replace(/\.\d{3}/, '');
       expect(ids(await list({ fromDate: shifted }))).toEqual(expected((r) => r.createdAt >= pivot));
     });
 
@@ -223,7 +242,8 @@ describe('ListMessages: the history, through gRPC', () => {
     });
 
     it('then total_items counts the 1,000 newest matches, the pages end there, and a date range reaches older ones', async () => {
-      const search = (req: Partial<message.ListMessagesRequest>) => svc.client.listMessages({ clientId: big, mode: 'MODE_LIVE', page: 1, limit: 50, search: 'COLIS', ...req });
+      const search = (req: Partial<message.ListMessagesRequest>) =>
+        svc.client.listMessages({ clientId: big, mode: 'MODE_LIVE', page: 1, limit: 50, search: 'COLIS', ...req });
 
       const first = await search({});
       const last = await search({ page: 10, limit: 100 });
@@ -245,7 +265,8 @@ describe('ListMessages: the history, through gRPC', () => {
       const from = at(200);
       const res = await list({ status: 'delivered', deviceId: phoneA, fromDate: from.toISOString(), search: 'end' });
 
-      const keep = (r: Seeded) => r.status === 'delivered' && r.deviceId === phoneA && r.createdAt >= from && r.text.toLowerCase().includes('end');
+      const keep = (r: Seeded) =>
+        r.status === 'delivered' && r.deviceId === phoneA && r.createdAt >= from && r.text.toLowerCase().includes('end');
       expect(ids(res)).toEqual(expected(keep));
       expect(res.totalItems).toBeGreaterThan(0);
     });
@@ -257,7 +278,8 @@ describe('ListMessages: the history, through gRPC', () => {
       const got: string[] = [];
       for (const status of statuses) {
         const res = await list({ to: alice, status, toDate: at(20).toISOString(), limit: 2 });
-        for (let page = 1; page <= res.totalPages; page++) got.push(...ids(await list({ to: alice, status, toDate: at(20).toISOString(), limit: 2, page })));
+        for (let page = 1; page <= res.totalPages; page++)
+          got.push(...ids(await list({ to: alice, status, toDate: at(20).toISOString(), limit: 2, page })));
       }
       expect(got.sort()).toEqual([...wanted].sort());
     });
@@ -285,7 +307,10 @@ describe('ListMessages: the history, through gRPC', () => {
       ];
       const narrowings: { req: Partial<message.ListMessagesRequest>; keep: (r: Seeded) => boolean }[] = [
         { req: {}, keep: () => true },
-        ...(['queued', 'sent', 'delivered', 'failed', 'cancelled'] as const).map((status) => ({ req: { status }, keep: (r: Seeded) => r.status === status })),
+        ...(['queued', 'sent', 'delivered', 'failed', 'cancelled'] as const).map((status) => ({
+          req: { status },
+          keep: (r: Seeded) => r.status === status,
+        })),
         { req: { deviceId: phoneA }, keep: (r) => r.deviceId === phoneA },
         { req: { deviceId: phoneB, status: 'delivered' }, keep: (r) => r.deviceId === phoneB && r.status === 'delivered' },
         { req: { to: bob }, keep: (r) => r.to === bob },
@@ -318,9 +343,13 @@ describe('ListMessages: the history, through gRPC', () => {
       const target = rows.find((r) => r.clientId === client && r.status === 'cancelled')!;
       const outsider = createPool({ url: DATABASE_URL, schema: 'public', max: 1 });
       try {
-        await outsider.query(`UPDATE ${quoteIdent(svc.schema)}.messages SET status = 'delivered' WHERE message_id = $1`, [target.messageId]);
+        await outsider.query(`UPDATE ${quoteIdent(svc.schema)}.messages SET status = 'delivered' WHERE message_id = $1`, [
+          target.messageId,
+        ]);
         expect((await list({ status: 'cancelled', limit: 1 })).totalItems).toBe(expected((r) => r.status === 'cancelled').length - 1);
-        await outsider.query(`UPDATE ${quoteIdent(svc.schema)}.messages SET status = 'cancelled' WHERE message_id = $1`, [target.messageId]);
+        await outsider.query(`UPDATE ${quoteIdent(svc.schema)}.messages SET status = 'cancelled' WHERE message_id = $1`, [
+          target.messageId,
+        ]);
       } finally {
         await outsider.end();
       }

@@ -31,7 +31,8 @@ describe('MessageRepository against Postgres', () => {
 
   async function drain(deviceId: string, leaseMs = 30_000): Promise<string[]> {
     const ids: string[] = [];
-    for (let row = await queueRepo.claimNext(deviceId, leaseMs); row; row = await queueRepo.claimNext(deviceId, leaseMs)) ids.push(row.message_id);
+    for (let row = await queueRepo.claimNext(deviceId, leaseMs); row; row = await queueRepo.claimNext(deviceId, leaseMs))
+      ids.push(row.message_id);
     return ids;
   }
 
@@ -149,7 +150,7 @@ describe('MessageRepository against Postgres', () => {
       expect(await queueRepo.claimNext(deviceId, 100)).toBeUndefined();
     });
 
-    it("when another client or the other mode asks to cancel a message, then it is not cancelled", async () => {
+    it('when another client or the other mode asks to cancel a message, then it is not cancelled', async () => {
       const deviceId = device();
       const queued = await queue(deviceId);
 
@@ -239,9 +240,18 @@ describe('MessageRepository against Postgres', () => {
       const deviceId = device();
       const queued = await queue(deviceId);
 
-      const failed = await repo.applyReport(queued.message_id, deviceId, 'failed', t(2), { code: 'INVALID_NUMBER', message: 'Numéro invalide.' });
+      const failed = await repo.applyReport(queued.message_id, deviceId, 'failed', t(2), {
+        code: 'INVALID_NUMBER',
+        message: 'Numéro invalide.',
+      });
 
-      expect(failed).toMatchObject({ status: 'failed', failed_at: t(2), sent_at: null, error_code: 'INVALID_NUMBER', error_message: 'Numéro invalide.' });
+      expect(failed).toMatchObject({
+        status: 'failed',
+        failed_at: t(2),
+        sent_at: null,
+        error_code: 'INVALID_NUMBER',
+        error_message: 'Numéro invalide.',
+      });
       expect(await queueRepo.claimNext(deviceId, 100)).toBeUndefined();
       expect(await repo.applyReport(queued.message_id, deviceId, 'delivered', t(3))).toBeUndefined();
     });
@@ -282,11 +292,14 @@ describe('MessageRepository against Postgres', () => {
       const first = device();
       const second = device();
       const batchId = `batch_${randomHex()}`;
-      const rows = await queueRepo.insert([newMessage({ deviceId: first }), newMessage({ deviceId: second }), newMessage({ deviceId: first })], {
-        batchId,
-        clientId: 'client_1700000000000000001',
-        mode: 'live',
-      });
+      const rows = await queueRepo.insert(
+        [newMessage({ deviceId: first }), newMessage({ deviceId: second }), newMessage({ deviceId: first })],
+        {
+          batchId,
+          clientId: 'client_1700000000000000001',
+          mode: 'live',
+        },
+      );
 
       expect(rows).toHaveLength(3);
       expect(rows.map((r) => r.batch_id)).toEqual([batchId, batchId, batchId]);
@@ -327,7 +340,11 @@ describe('MessageRepository against Postgres', () => {
       const deviceId = device();
       await queueRepo.insert(Array.from({ length: 120 }, () => newMessage({ deviceId })));
 
-      const placed = await queueRepo.insertPlaced([newMessage({ deviceId }), newMessage({ deviceId }), newMessage({ deviceId, priority: 1 })]);
+      const placed = await queueRepo.insertPlaced([
+        newMessage({ deviceId }),
+        newMessage({ deviceId }),
+        newMessage({ deviceId, priority: 1 }),
+      ]);
 
       // 120 older ones and the very high one of the statement.
       expect(placed.map((p) => p.ahead)).toEqual([121, 122, 0]);

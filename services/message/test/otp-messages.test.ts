@@ -11,7 +11,12 @@ describe('OTP messages: masked at rest, sealed until a phone has them, failed on
 
   beforeAll(async () => {
     svc = await startMessageService({ OTP_EXPIRY_SWEEP_MS: '200' });
-    nats = await connectNats({ url: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222', prefix: svc.natsPrefix, name: 'otp-test', log: createLogger('t', 'silent') });
+    nats = await connectNats({
+      url: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
+      prefix: svc.natsPrefix,
+      name: 'otp-test',
+      log: createLogger('t', 'silent'),
+    });
   });
 
   afterAll(async () => {
@@ -20,7 +25,14 @@ describe('OTP messages: masked at rest, sealed until a phone has them, failed on
   });
 
   const device = () => `device_${Math.random().toString(36).slice(2)}`;
-  const sendOtp = (deviceId: string, code: string, expiresInMs = 60_000, mode: 'MODE_LIVE' | 'MODE_TEST' = 'MODE_LIVE', messageId = '', clientId = CLIENT) =>
+  const sendOtp = (
+    deviceId: string,
+    code: string,
+    expiresInMs = 60_000,
+    mode: 'MODE_LIVE' | 'MODE_TEST' = 'MODE_LIVE',
+    messageId = '',
+    clientId = CLIENT,
+  ) =>
     svc.client.sendOtpMessage({
       clientId,
       messageId,
@@ -47,12 +59,25 @@ describe('OTP messages: masked at rest, sealed until a phone has them, failed on
     const deviceId = device();
     const { message } = await sendOtp(deviceId, '482913');
 
-    expect(message).toMatchObject({ status: 'queued', priority: 1, text: 'Votre code de vérification est : ******', parts: 1, encoding: 'GSM-7' });
-    const { rows } = await svc.pool.query<{ body: string; otp_sealed_text: Buffer }>('SELECT body, otp_sealed_text FROM messages WHERE message_id = $1', [message!.messageId]);
+    expect(message).toMatchObject({
+      status: 'queued',
+      priority: 1,
+      text: 'Votre code de vérification est : ******',
+      parts: 1,
+      encoding: 'GSM-7',
+    });
+    const { rows } = await svc.pool.query<{ body: string; otp_sealed_text: Buffer }>(
+      'SELECT body, otp_sealed_text FROM messages WHERE message_id = $1',
+      [message!.messageId],
+    );
     expect(rows[0]!.body).toBe('Votre code de vérification est : ******');
     expect(rows[0]!.otp_sealed_text.toString('latin1')).not.toContain('482913');
-    expect(openText(Buffer.from(TEST_SEAL_KEY, 'hex'), message!.messageId, rows[0]!.otp_sealed_text)).toBe('Votre code de vérification est : 482913');
-    expect((await svc.client.getMessage({ clientId: CLIENT, messageId: message!.messageId, mode: 'MODE_LIVE' })).text).toBe('Votre code de vérification est : ******');
+    expect(openText(Buffer.from(TEST_SEAL_KEY, 'hex'), message!.messageId, rows[0]!.otp_sealed_text)).toBe(
+      'Votre code de vérification est : 482913',
+    );
+    expect((await svc.client.getMessage({ clientId: CLIENT, messageId: message!.messageId, mode: 'MODE_LIVE' })).text).toBe(
+      'Votre code de vérification est : ******',
+    );
 
     const claimed = await svc.client.claimNext({ deviceId, leaseMs: 5000 });
     expect(claimed.message).toMatchObject({ messageId: message!.messageId, text: 'Votre code de vérification est : 482913', priority: 1 });
@@ -63,7 +88,10 @@ describe('OTP messages: masked at rest, sealed until a phone has them, failed on
     const messageId = newId('msg');
     const first = await sendOtp(deviceId, '731904', 60_000, 'MODE_LIVE', messageId);
     expect(first).toMatchObject({ message: { messageId, status: 'queued' }, replayed: false });
-    const again = await Promise.all([sendOtp(deviceId, '731904', 60_000, 'MODE_LIVE', messageId), sendOtp(deviceId, '731904', 60_000, 'MODE_LIVE', messageId)]);
+    const again = await Promise.all([
+      sendOtp(deviceId, '731904', 60_000, 'MODE_LIVE', messageId),
+      sendOtp(deviceId, '731904', 60_000, 'MODE_LIVE', messageId),
+    ]);
     expect(again.map((a) => [a.message!.messageId, a.replayed])).toEqual([
       [messageId, true],
       [messageId, true],
@@ -73,15 +101,25 @@ describe('OTP messages: masked at rest, sealed until a phone has them, failed on
     expect((await svc.client.claimNext({ deviceId, leaseMs: 5000 })).message?.messageId).toBe(messageId);
     expect((await svc.client.claimNext({ deviceId, leaseMs: 5000 })).message?.messageId).toBeFalsy();
 
-    const refused = await sendOtp(device(), '731904', 60_000, 'MODE_LIVE', messageId, 'client_1700000000000000043').catch((err: unknown) => err);
+    const refused = await sendOtp(device(), '731904', 60_000, 'MODE_LIVE', messageId, 'client_1700000000000000043').catch(
+      (err: unknown) => err,
+    );
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).code).toBe('VALIDATION_ERROR');
-    expect(((await sendOtp(device(), '731904', 60_000, 'MODE_LIVE', 'msg_not-an-id').catch((err: unknown) => err)) as AppError).code).toBe('VALIDATION_ERROR');
+    expect(((await sendOtp(device(), '731904', 60_000, 'MODE_LIVE', 'msg_not-an-id').catch((err: unknown) => err)) as AppError).code).toBe(
+      'VALIDATION_ERROR',
+    );
   });
 
   it('when an OTP message waits behind ordinary messages, then the claim takes it first', async () => {
     const deviceId = device();
-    await svc.client.send({ clientId: CLIENT, mode: 'MODE_LIVE', deviceId, message: { to: '+33612345678', text: 'ordinaire', metadataJson: '' }, priority: 2 });
+    await svc.client.send({
+      clientId: CLIENT,
+      mode: 'MODE_LIVE',
+      deviceId,
+      message: { to: '+33612345678', text: 'ordinaire', metadataJson: '' },
+      priority: 2,
+    });
     const { message } = await sendOtp(deviceId, '1234');
     expect((await svc.client.claimNext({ deviceId, leaseMs: 5000 })).message?.messageId).toBe(message!.messageId);
   });
@@ -95,7 +133,10 @@ describe('OTP messages: masked at rest, sealed until a phone has them, failed on
       JSON.stringify({ message_id: message!.messageId, device_id: deviceId, status: 'sent', at: new Date().toISOString() }),
     );
     const row = await eventually(async () => {
-      const { rows } = await svc.pool.query<{ status: string; otp_sealed_text: Buffer | null }>('SELECT status, otp_sealed_text FROM messages WHERE message_id = $1', [message!.messageId]);
+      const { rows } = await svc.pool.query<{ status: string; otp_sealed_text: Buffer | null }>(
+        'SELECT status, otp_sealed_text FROM messages WHERE message_id = $1',
+        [message!.messageId],
+      );
       return rows[0]!.status === 'sent' ? rows[0] : undefined;
     });
     expect(row.otp_sealed_text).toBeNull();
@@ -105,7 +146,10 @@ describe('OTP messages: masked at rest, sealed until a phone has them, failed on
     const deviceId = device();
     const { message } = await sendOtp(deviceId, '5555');
     await svc.client.cancelMessage({ clientId: CLIENT, messageId: message!.messageId, mode: 'MODE_LIVE' });
-    const { rows } = await svc.pool.query<{ otp_sealed_text: Buffer | null }>('SELECT otp_sealed_text FROM messages WHERE message_id = $1', [message!.messageId]);
+    const { rows } = await svc.pool.query<{ otp_sealed_text: Buffer | null }>(
+      'SELECT otp_sealed_text FROM messages WHERE message_id = $1',
+      [message!.messageId],
+    );
     expect(rows[0]!.otp_sealed_text).toBeNull();
   });
 
@@ -115,12 +159,19 @@ describe('OTP messages: masked at rest, sealed until a phone has them, failed on
     await sleep(400);
 
     expect((await svc.client.claimNext({ deviceId, leaseMs: 5000 })).message?.messageId).toBeFalsy();
-    const failed = await eventually(async () => {
-      const m = await svc.client.getMessage({ clientId: CLIENT, messageId: message!.messageId, mode: 'MODE_LIVE' });
-      return m.status === 'failed' ? m : undefined;
-    }, 5000, 'the expired OTP message to fail');
+    const failed = await eventually(
+      async () => {
+        const m = await svc.client.getMessage({ clientId: CLIENT, messageId: message!.messageId, mode: 'MODE_LIVE' });
+        return m.status === 'failed' ? m : undefined;
+      },
+      5000,
+      'the expired OTP message to fail',
+    );
     expect(failed).toMatchObject({ errorCode: 'EXPIRED', text: 'Votre code de vérification est : ******' });
-    const { rows } = await svc.pool.query<{ otp_sealed_text: Buffer | null }>('SELECT otp_sealed_text FROM messages WHERE message_id = $1', [message!.messageId]);
+    const { rows } = await svc.pool.query<{ otp_sealed_text: Buffer | null }>(
+      'SELECT otp_sealed_text FROM messages WHERE message_id = $1',
+      [message!.messageId],
+    );
     expect(rows[0]!.otp_sealed_text).toBeNull();
     const event = await eventually(async () => (await events()).find((e) => e.data.message_id === message!.messageId), 5000, 'sms.failed');
     expect(event).toMatchObject({ event: 'sms.failed', data: { status: 'failed', error: { code: 'EXPIRED' } } });
@@ -132,9 +183,13 @@ describe('OTP messages: masked at rest, sealed until a phone has them, failed on
     expect((await svc.client.claimNext({ deviceId, leaseMs: 1500 })).message?.messageId).toBe(message!.messageId);
     await sleep(800);
     expect((await svc.client.getMessage({ clientId: CLIENT, messageId: message!.messageId, mode: 'MODE_LIVE' })).status).toBe('queued');
-    await eventually(async () => {
-      const m = await svc.client.getMessage({ clientId: CLIENT, messageId: message!.messageId, mode: 'MODE_LIVE' });
-      return m.status === 'failed' && m.errorCode === 'EXPIRED';
-    }, 5000, 'failed after the lease');
+    await eventually(
+      async () => {
+        const m = await svc.client.getMessage({ clientId: CLIENT, messageId: message!.messageId, mode: 'MODE_LIVE' });
+        return m.status === 'failed' && m.errorCode === 'EXPIRED';
+      },
+      5000,
+      'failed after the lease',
+    );
   });
 });

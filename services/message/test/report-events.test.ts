@@ -33,7 +33,8 @@ describe('agent reports to public events, through JetStream', () => {
       await consumer?.stop();
     } finally {
       if (nats) {
-        for (const stream of [nats.names.reportsStream, nats.names.eventsStream]) await nats.jsm.streams.delete(stream).catch(() => undefined);
+        for (const stream of [nats.names.reportsStream, nats.names.eventsStream])
+          await nats.jsm.streams.delete(stream).catch(() => undefined);
         await nats.nc.drain();
       }
       await db?.drop();
@@ -43,7 +44,10 @@ describe('agent reports to public events, through JetStream', () => {
   const device = () => `device_${randomHex()}`;
 
   /** Publishes a report as the device-hub does, and waits until the message service has acknowledged it. */
-  async function report(body: AgentReport | { device_id: string; [field: string]: unknown }, msgID = `rep_${randomHex()}`): Promise<{ duplicate: boolean }> {
+  async function report(
+    body: AgentReport | { device_id: string; [field: string]: unknown },
+    msgID = `rep_${randomHex()}`,
+  ): Promise<{ duplicate: boolean }> {
     const ack = await nats.js.publish(nats.names.agentReport(body.device_id), JSON.stringify(body), { msgID });
     await eventually(
       async () => {
@@ -120,7 +124,11 @@ describe('agent reports to public events, through JetStream', () => {
 
     const published = await eventsFor(id);
     expect(published.map((e) => e.event.event)).toEqual(['sms.sent', 'sms.delivered']);
-    expect(published[1]!.event.data).toMatchObject({ status: 'delivered', sent_at: '2030-05-06T07:00:00.000Z', delivered_at: '2030-05-06T07:00:04.000Z' });
+    expect(published[1]!.event.data).toMatchObject({
+      status: 'delivered',
+      sent_at: '2030-05-06T07:00:00.000Z',
+      delivered_at: '2030-05-06T07:00:04.000Z',
+    });
     expect(published[0]!.event.event_id).not.toBe(published[1]!.event.event_id);
   });
 
@@ -140,7 +148,12 @@ describe('agent reports to public events, through JetStream', () => {
     const [failed] = await eventsFor(queued!.message_id);
     expect(failed?.event).toMatchObject({
       event: 'sms.failed',
-      data: { status: 'failed', to: '+33600000001', failed_at: '2030-05-06T07:00:00.000Z', error: { code: 'INVALID_NUMBER', message: 'Numéro de destinataire invalide.' } },
+      data: {
+        status: 'failed',
+        to: '+33600000001',
+        failed_at: '2030-05-06T07:00:00.000Z',
+        error: { code: 'INVALID_NUMBER', message: 'Numéro de destinataire invalide.' },
+      },
     });
   });
 
@@ -162,7 +175,13 @@ describe('agent reports to public events, through JetStream', () => {
     expect(before).toHaveLength(1);
 
     const other = device();
-    await report({ message_id: queued!.message_id, device_id: other, status: 'failed', at: '2030-05-06T07:01:00.000Z', error: { code: 'DEVICE_ERROR', message: 'x' } });
+    await report({
+      message_id: queued!.message_id,
+      device_id: other,
+      status: 'failed',
+      at: '2030-05-06T07:01:00.000Z',
+      error: { code: 'DEVICE_ERROR', message: 'x' },
+    });
     await report({ message_id: queued!.message_id, device_id: other, status: 'delivered', at: '2030-05-06T07:02:00.000Z' });
     await report({ message_id: queued!.message_id, device_id: other, status: 'accepted', at: '2030-05-06T07:03:00.000Z' });
 

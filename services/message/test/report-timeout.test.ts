@@ -36,7 +36,8 @@ describe('accepted messages never reported, against Postgres and JetStream', () 
     nats = await connectNats({ url: NATS_URL, prefix: `t${randomHex(5)}`, name: 'message-test', log });
     await ensureStream(nats.jsm, streamConfigs(nats.names).events);
     replicas = db.pools.map(
-      (pool) => new ReportTimeoutJob(new ReportTimeoutRepository(pool), new SmsEventPublisher(nats), { timeoutMs: HOUR, intervalMs: 0 }, log),
+      (pool) =>
+        new ReportTimeoutJob(new ReportTimeoutRepository(pool), new SmsEventPublisher(nats), { timeoutMs: HOUR, intervalMs: 0 }, log),
     );
   });
 
@@ -84,7 +85,12 @@ describe('accepted messages never reported, against Postgres and JetStream', () 
     expect(published[0]!.event).toMatchObject({
       event: 'sms.failed',
       timestamp: failedAt.toISOString(),
-      data: { message_id: lost, status: 'failed', failed_at: failedAt.toISOString(), error: { code: 'EXPIRED', message: FAILURE_MESSAGES.EXPIRED } },
+      data: {
+        message_id: lost,
+        status: 'failed',
+        failed_at: failedAt.toISOString(),
+        error: { code: 'EXPIRED', message: FAILURE_MESSAGES.EXPIRED },
+      },
     });
     expect(await repo.findById(recent!)).toMatchObject({ status: 'queued', error_code: null });
     expect(await eventsFor(recent!)).toEqual([]);
@@ -96,7 +102,10 @@ describe('accepted messages never reported, against Postgres and JetStream', () 
     const at = new Date(Date.now() - 90 * MINUTE);
     await repo.applyReport(sent!, await deviceOf(sent!), 'sent', at);
     await repo.applyReport(delivered!, await deviceOf(delivered!), 'delivered', at);
-    await repo.applyReport(failed!, await deviceOf(failed!), 'failed', at, { code: 'OUT_OF_NETWORK', message: FAILURE_MESSAGES.OUT_OF_NETWORK });
+    await repo.applyReport(failed!, await deviceOf(failed!), 'failed', at, {
+      code: 'OUT_OF_NETWORK',
+      message: FAILURE_MESSAGES.OUT_OF_NETWORK,
+    });
     const [waiting] = await queueRepo.insert([newMessage({ deviceId: device() })]);
     await db.pools[0]!.query(`UPDATE messages SET created_at = now() - interval '3 days' WHERE message_id = $1`, [waiting!.message_id]);
 
@@ -117,7 +126,10 @@ describe('accepted messages never reported, against Postgres and JetStream', () 
 
     expect(counts[0]! + counts[1]!).toBe(250);
     expect(again).toEqual([0, 0]);
-    const { rows } = await db.pools[0]!.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE message_id = ANY($1) AND status = 'failed' AND error_code = 'EXPIRED'`, [ids]);
+    const { rows } = await db.pools[0]!.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM messages WHERE message_id = ANY($1) AND status = 'failed' AND error_code = 'EXPIRED'`,
+      [ids],
+    );
     expect(rows[0]!.n).toBe(250);
     const perMessage = new Map<string, number>();
     for (const e of await streamEvents(nats)) {
@@ -132,7 +144,9 @@ describe('accepted messages never reported, against Postgres and JetStream', () 
     const [id] = await accepted(1, 2 * HOUR);
     const broken = new ReportTimeoutRepository(db.pools[1]!);
 
-    await expect(broken.expireUnreported(HOUR, 10, () => Promise.reject(new Error('JetStream unavailable')))).rejects.toThrow('JetStream unavailable');
+    await expect(broken.expireUnreported(HOUR, 10, () => Promise.reject(new Error('JetStream unavailable')))).rejects.toThrow(
+      'JetStream unavailable',
+    );
     expect(await repo.findById(id!)).toMatchObject({ status: 'queued' });
 
     // A first publication went through before the failure: the retry's event has the same id.

@@ -13,7 +13,13 @@ describe('Idempotency-Key stored with the message: a send made again finds what 
   });
 
   const client = () => `client_${Date.now()}${randomHex(3)}`;
-  const send = (clientId: string, text: string, key: string, requestHash = `hash-of-${text}`, mode: 'MODE_LIVE' | 'MODE_TEST' = 'MODE_LIVE') => ({
+  const send = (
+    clientId: string,
+    text: string,
+    key: string,
+    requestHash = `hash-of-${text}`,
+    mode: 'MODE_LIVE' | 'MODE_TEST' = 'MODE_LIVE',
+  ) => ({
     request: {
       clientId,
       mode,
@@ -34,14 +40,22 @@ describe('Idempotency-Key stored with the message: a send made again finds what 
     const again = await svc.client.sendMany({ items: [send(c, 'Une fois', 'order-1')] });
 
     expect(first.results[0]).toMatchObject({ errorCode: '', receipt: { status: 'queued', replayed: false } });
-    expect(again.results[0]).toMatchObject({ errorCode: '', receipt: { messageId: first.results[0]!.receipt!.messageId, status: 'queued', replayed: true } });
+    expect(again.results[0]).toMatchObject({
+      errorCode: '',
+      receipt: { messageId: first.results[0]!.receipt!.messageId, status: 'queued', replayed: true },
+    });
     expect(again.results[0]!.receipt!.queuedAt).toBe(first.results[0]!.receipt!.queuedAt);
     expect(await countFor(c)).toBe(1);
 
     // Sent since: the answer is still the send's own (queued), its estimate the time it was sent.
     await svc.pool.query("UPDATE messages SET status = 'sent', sent_at = '2030-01-15T10:00:00Z' WHERE client_id = $1", [c]);
     const later = await svc.client.sendMany({ items: [send(c, 'Une fois', 'order-1')] });
-    expect(later.results[0]!.receipt).toMatchObject({ messageId: first.results[0]!.receipt!.messageId, status: 'queued', replayed: true, estimatedDelivery: '2030-01-15T10:00:00.000Z' });
+    expect(later.results[0]!.receipt).toMatchObject({
+      messageId: first.results[0]!.receipt!.messageId,
+      status: 'queued',
+      replayed: true,
+      estimatedDelivery: '2030-01-15T10:00:00.000Z',
+    });
   });
 
   it('when the same key comes with another request, then it is IDEMPOTENCY_KEY_REUSED and nothing more is stored', async () => {
@@ -83,7 +97,9 @@ describe('Idempotency-Key stored with the message: a send made again finds what 
     await lock.query('BEGIN');
     await lock.query('LOCK TABLE messages IN SHARE MODE');
     try {
-      await expect(svc.client.sendMany({ items: [send(c, 'Perdu puis retrouvé', 'lost-answer')] }, { deadlineMs: 300 })).rejects.toMatchObject({
+      await expect(
+        svc.client.sendMany({ items: [send(c, 'Perdu puis retrouvé', 'lost-answer')] }, { deadlineMs: 300 }),
+      ).rejects.toMatchObject({
         code: 'SERVICE_UNAVAILABLE',
       });
       // The retry arrives while the first write still waits; both go through once the lock is released.

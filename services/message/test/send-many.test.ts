@@ -8,7 +8,12 @@ describe('SendMany through gRPC: sends gathered by the gateway, stored together'
 
   beforeAll(async () => {
     svc = await startMessageService();
-    nats = await connectNats({ url: NATS_URL, prefix: svc.natsPrefix, name: 'send-many-test', log: createLogger('send-many-test', 'silent') });
+    nats = await connectNats({
+      url: NATS_URL,
+      prefix: svc.natsPrefix,
+      name: 'send-many-test',
+      log: createLogger('send-many-test', 'silent'),
+    });
   });
 
   afterAll(async () => {
@@ -44,18 +49,30 @@ describe('SendMany through gRPC: sends gathered by the gateway, stored together'
     expect(results[0]!.receipt).toMatchObject({ parts: 1, encoding: 'GSM-7', scheduledAt: '' });
 
     // Each is stored for its own client and mode, and readable by that client only.
-    const owners: [string, 'MODE_LIVE' | 'MODE_TEST'][] = [['client_81', 'MODE_LIVE'], ['client_82', 'MODE_LIVE'], ['', 'MODE_LIVE'], ['client_81', 'MODE_TEST'], ['client_81', 'MODE_LIVE']];
+    const owners: [string, 'MODE_LIVE' | 'MODE_TEST'][] = [
+      ['client_81', 'MODE_LIVE'],
+      ['client_82', 'MODE_LIVE'],
+      ['', 'MODE_LIVE'],
+      ['client_81', 'MODE_TEST'],
+      ['client_81', 'MODE_LIVE'],
+    ];
     const stored = await Promise.all(
       results.map((r, i) =>
-        r.receipt ? svc.client.getMessage({ clientId: owners[i]![0], messageId: r.receipt.messageId, mode: owners[i]![1] }) : Promise.resolve(undefined),
+        r.receipt
+          ? svc.client.getMessage({ clientId: owners[i]![0], messageId: r.receipt.messageId, mode: owners[i]![1] })
+          : Promise.resolve(undefined),
       ),
     );
     expect(stored.map((m) => m?.text)).toEqual(['un', 'deux', undefined, 'trois', 'quatre']);
     expect(stored[1]).toMatchObject({ priority: 1, metadataJson: '{"order":7}', deviceId: phoneB });
-    await expect(svc.client.getMessage({ clientId: 'client_81', messageId: results[1]!.receipt!.messageId, mode: 'MODE_LIVE' })).rejects.toMatchObject({
+    await expect(
+      svc.client.getMessage({ clientId: 'client_81', messageId: results[1]!.receipt!.messageId, mode: 'MODE_LIVE' }),
+    ).rejects.toMatchObject({
       code: 'MESSAGE_NOT_FOUND',
     });
-    await expect(svc.client.getMessage({ clientId: 'client_81', messageId: results[3]!.receipt!.messageId, mode: 'MODE_LIVE' })).rejects.toMatchObject({
+    await expect(
+      svc.client.getMessage({ clientId: 'client_81', messageId: results[3]!.receipt!.messageId, mode: 'MODE_LIVE' }),
+    ).rejects.toMatchObject({
       code: 'MESSAGE_NOT_FOUND',
     });
 
@@ -81,7 +98,10 @@ describe('SendMany through gRPC: sends gathered by the gateway, stored together'
 
     expect(results.every((r) => r.errorCode === '')).toBe(true);
     expect(new Set(results.map((r) => r.receipt!.messageId)).size).toBe(200);
-    const { rows } = await svc.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM messages WHERE device_id = $1 AND status = 'queued'", [phone]);
+    const { rows } = await svc.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM messages WHERE device_id = $1 AND status = 'queued'",
+      [phone],
+    );
     expect(rows[0]!.n).toBe(200);
   });
 

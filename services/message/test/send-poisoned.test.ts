@@ -31,32 +31,51 @@ describe('a poisoned send gathered with others fails alone', () => {
     return items;
   };
   const storedOf = async (tag: string) =>
-    (await svc.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM messages WHERE client_id LIKE $1', [`client_${run}_${tag}_%`])).rows[0]!.n;
+    (await svc.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM messages WHERE client_id LIKE $1', [`client_${run}_${tag}_%`]))
+      .rows[0]!.n;
 
   it.each([
     ['a NUL in the text', 'text', send(`client_${run}_bad1`, 'avant\u0000après'), 'INVALID_CHARACTER'],
     // (A lone surrogate in the text itself cannot cross gRPC: proto strings are UTF-8, it arrives as U+FFFD.
     // The gateway refuses it; in metadata, JSON escapes carry it, and it is refused here.)
-    ['a NUL in a nested metadata key', 'metakey', send(`client_${run}_bad3`, 'ok', { metadataJson: '{"a":{"b\\u0000":"x"}}' }), 'INVALID_CHARACTER'],
-    ['a NUL in a metadata value in an array', 'metavalue', send(`client_${run}_bad4`, 'ok', { metadataJson: '{"a":["x","\\u0000"]}' }), 'INVALID_CHARACTER'],
-    ['a lone surrogate in metadata', 'metasurrogate', send(`client_${run}_bad5`, 'ok', { metadataJson: '{"a":"\\udc00"}' }), 'INVALID_CHARACTER'],
+    [
+      'a NUL in a nested metadata key',
+      'metakey',
+      send(`client_${run}_bad3`, 'ok', { metadataJson: '{"a":{"b\\u0000":"x"}}' }),
+      'INVALID_CHARACTER',
+    ],
+    [
+      'a NUL in a metadata value in an array',
+      'metavalue',
+      send(`client_${run}_bad4`, 'ok', { metadataJson: '{"a":["x","\\u0000"]}' }),
+      'INVALID_CHARACTER',
+    ],
+    [
+      'a lone surrogate in metadata',
+      'metasurrogate',
+      send(`client_${run}_bad5`, 'ok', { metadataJson: '{"a":"\\udc00"}' }),
+      'INVALID_CHARACTER',
+    ],
     // Not checked by the handler: Postgres refuses it (CHECK constraint), which fails the whole
     // statement; the sends are then stored one by one and only this one fails.
     ['a priority the database refuses', 'priority', send(`client_${run}_bad6`, 'ok', { priority: 9 }), 'INVALID_PRIORITY'],
     ['a priority out of the column type', 'smallint', send(`client_${run}_bad7`, 'ok', { priority: 70_000 }), 'INVALID_PRIORITY'],
-  ])('when one send carries %s, then only it fails and the 50 sends of the other clients are stored', async (_what, tag, poisoned, code) => {
-    const { results } = await svc.client.sendMany({ items: gathered(tag, poisoned) });
+  ])(
+    'when one send carries %s, then only it fails and the 50 sends of the other clients are stored',
+    async (_what, tag, poisoned, code) => {
+      const { results } = await svc.client.sendMany({ items: gathered(tag, poisoned) });
 
-    expect(results).toHaveLength(51);
-    expect(results[25]).toMatchObject({ errorCode: code });
-    expect(results[25]!.receipt).toBeFalsy();
-    const others = results.filter((_, i) => i !== 25);
-    expect(others.map((r) => r.errorCode)).toEqual(Array(50).fill(''));
-    expect(new Set(others.map((r) => r.receipt!.messageId)).size).toBe(50);
-    expect(await storedOf(tag)).toBe(50);
-    const poisonedClient = poisoned.request.clientId;
-    expect((await svc.pool.query('SELECT 1 FROM messages WHERE client_id = $1', [poisonedClient])).rowCount).toBe(0);
-  });
+      expect(results).toHaveLength(51);
+      expect(results[25]).toMatchObject({ errorCode: code });
+      expect(results[25]!.receipt).toBeFalsy();
+      const others = results.filter((_, i) => i !== 25);
+      expect(others.map((r) => r.errorCode)).toEqual(Array(50).fill(''));
+      expect(new Set(others.map((r) => r.receipt!.messageId)).size).toBe(50);
+      expect(await storedOf(tag)).toBe(50);
+      const poisonedClient = poisoned.request.clientId;
+      expect((await svc.pool.query('SELECT 1 FROM messages WHERE client_id = $1', [poisonedClient])).rowCount).toBe(0);
+    },
+  );
 
   it('when a batch carries a NUL in one message, then the batch is refused with INVALID_ARGUMENT naming that message, and nothing is stored', async () => {
     const clientId = `client_${run}_batch`;
@@ -72,7 +91,10 @@ describe('a poisoned send gathered with others fails alone', () => {
       webhookUrl: '',
     });
 
-    await expect(call).rejects.toMatchObject({ code: 'INVALID_CHARACTER', details: [{ field: 'messages[1].message', code: 'INVALID_CHARACTER' }] });
+    await expect(call).rejects.toMatchObject({
+      code: 'INVALID_CHARACTER',
+      details: [{ field: 'messages[1].message', code: 'INVALID_CHARACTER' }],
+    });
     await expect(call).rejects.toHaveProperty('cause.code', 3); // gRPC INVALID_ARGUMENT
     expect((await svc.pool.query('SELECT 1 FROM messages WHERE client_id = $1', [clientId])).rowCount).toBe(0);
   });

@@ -13,7 +13,8 @@ const date = (daysAgo: number) => day(daysAgo, 0).toISOString().slice(0, 10);
 type Status = NonNullable<SeedRow['status']>;
 
 /** `count` messages of one status, one device, one instant. */
-const many = (count: number, row: Omit<SeedRow, 'status'> & { status: Status }): SeedRow[] => Array.from({ length: count }, () => ({ ...row }));
+const many = (count: number, row: Omit<SeedRow, 'status'> & { status: Status }): SeedRow[] =>
+  Array.from({ length: count }, () => ({ ...row }));
 
 async function rejection(call: Promise<unknown>): Promise<AppError> {
   const err: unknown = await call.then(
@@ -185,7 +186,9 @@ describe('GetStats and RunRetention, through gRPC', () => {
 
     it('then from_date after to_date, or after now without to_date, is INVALID_DATE', async () => {
       expect((await rejection(stats({ clientId: client, fromDate: date(1), toDate: date(2) }))).code).toBe('INVALID_DATE');
-      expect((await rejection(stats({ clientId: client, fromDate: new Date(Date.now() + 2 * DAY).toISOString() }))).code).toBe('INVALID_DATE');
+      expect((await rejection(stats({ clientId: client, fromDate: new Date(Date.now() + 2 * DAY).toISOString() }))).code).toBe(
+        'INVALID_DATE',
+      );
     });
   });
 
@@ -260,7 +263,9 @@ describe('GetStats and RunRetention, through gRPC', () => {
       expect(await snapshot()).toEqual(before);
       const historyAfter = [...(await history(client)), ...(await history(client, 'MODE_TEST')), ...(await history(other))];
       expect(historyAfter.sort()).toEqual([...seededNew].sort());
-      expect((await rejection(svc.client.getMessage({ clientId: client, messageId: seededOld[0]!, mode: 'MODE_LIVE' }))).code).toBe('MESSAGE_NOT_FOUND');
+      expect((await rejection(svc.client.getMessage({ clientId: client, messageId: seededOld[0]!, mode: 'MODE_LIVE' }))).code).toBe(
+        'MESSAGE_NOT_FOUND',
+      );
 
       expect(await svc.client.runRetention({ retentionDays: 90 })).toEqual({ deleted: 0 });
       expect(await snapshot()).toEqual(before);

@@ -18,7 +18,10 @@ describe('ClaimNext with a mode, through gRPC', () => {
   const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
 
   /** Claims until nothing is due, returning the message ids in claim order. */
-  async function drain(req: { deviceId: string; mode?: 'MODE_LIVE' | 'MODE_TEST' | 'MODE_UNSPECIFIED' }, leaseMs = 60_000): Promise<string[]> {
+  async function drain(
+    req: { deviceId: string; mode?: 'MODE_LIVE' | 'MODE_TEST' | 'MODE_UNSPECIFIED' },
+    leaseMs = 60_000,
+  ): Promise<string[]> {
     const out: string[] = [];
     for (;;) {
       const claimed = await svc.client.claimNext({ leaseMs, ...req });
@@ -126,7 +129,12 @@ describe('ClaimNext with a mode, through gRPC', () => {
     let subs: Subscription[];
 
     beforeAll(async () => {
-      nats = await connectNats({ url: NATS_URL, prefix: svc.natsPrefix, name: 'message-test-wakes', log: createLogger('message-test', 'silent') });
+      nats = await connectNats({
+        url: NATS_URL,
+        prefix: svc.natsPrefix,
+        name: 'message-test-wakes',
+        log: createLogger('message-test', 'silent'),
+      });
       testWakes = 0;
       phoneWakes = [];
       subs = [

@@ -24,7 +24,8 @@ describe('timers fired by the scheduler, consumed by the message service', () =>
     await svc?.stop();
   });
 
-  const fire = (name: string, payload: object, msgID: string) => nats.js.publish(nats.names.timer(name), JSON.stringify(payload), { msgID });
+  const fire = (name: string, payload: object, msgID: string) =>
+    nats.js.publish(nats.names.timer(name), JSON.stringify(payload), { msgID });
 
   it('when the retention job of a period fires, then messages older than RETENTION_DAYS are folded into the rollups', async () => {
     const client = `client_${Date.now()}7`;
@@ -37,7 +38,11 @@ describe('timers fired by the scheduler, consumed by the message service', () =>
     expect((await svc.pool.query('SELECT 1 FROM messages WHERE message_id = $1', [old!.messageId])).rowCount).toBe(1);
 
     const periodStart = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
-    await fire('message.jobs.retention', { job: 'message.retention', period_start: periodStart, period_ms: 3_600_000 }, `job:message.retention:${periodStart}:${periodStart}`);
+    await fire(
+      'message.jobs.retention',
+      { job: 'message.retention', period_start: periodStart, period_ms: 3_600_000 },
+      `job:message.retention:${periodStart}:${periodStart}`,
+    );
 
     await eventually(
       async () => (await svc.pool.query('SELECT 1 FROM messages WHERE message_id = $1', [old!.messageId])).rowCount === 0,
@@ -64,12 +69,20 @@ describe('timers fired by the scheduler, consumed by the message service', () =>
     expect((await svc.client.getMessage({ clientId: client, messageId: lost!.messageId, mode: 'MODE_LIVE' })).status).toBe('queued');
 
     const periodStart = new Date(Math.floor(Date.now() / 300_000) * 300_000).toISOString();
-    await fire('message.jobs.report-timeout', { job: 'message.report-timeout', period_start: periodStart, period_ms: 300_000 }, `job:message.report-timeout:${periodStart}:${periodStart}`);
+    await fire(
+      'message.jobs.report-timeout',
+      { job: 'message.report-timeout', period_start: periodStart, period_ms: 300_000 },
+      `job:message.report-timeout:${periodStart}:${periodStart}`,
+    );
 
-    const ended = await eventually(async () => {
-      const row = await svc.client.getMessage({ clientId: client, messageId: lost!.messageId, mode: 'MODE_LIVE' });
-      return row.status === 'failed' ? row : undefined;
-    }, 5000, 'the report-timeout run');
+    const ended = await eventually(
+      async () => {
+        const row = await svc.client.getMessage({ clientId: client, messageId: lost!.messageId, mode: 'MODE_LIVE' });
+        return row.status === 'failed' ? row : undefined;
+      },
+      5000,
+      'the report-timeout run',
+    );
     expect(ended.errorCode).toBe('EXPIRED');
   });
 
@@ -103,6 +116,8 @@ describe('timers fired by the scheduler, consumed by the message service', () =>
     expect(res.message!.scheduledAt).toBe(scheduledAt.toISOString());
     expect((await svc.client.claimNext({ deviceId: device, leaseMs: 1000, mode: 'MODE_LIVE' })).message).toBeFalsy();
     await sleep(scheduledAt.getTime() - Date.now() + 50);
-    expect((await svc.client.claimNext({ deviceId: device, leaseMs: 1000, mode: 'MODE_LIVE' })).message?.messageId).toBe(res.message!.messageId);
+    expect((await svc.client.claimNext({ deviceId: device, leaseMs: 1000, mode: 'MODE_LIVE' })).message?.messageId).toBe(
+      res.message!.messageId,
+    );
   });
 });

@@ -1,6 +1,16 @@
 import './instrumentation';
 import path from 'node:path';
-import { createClient, createLogger, createPool, createRedis, migrate, runMain, startGrpcService, timerLoop, type Logger } from '@smsgw/platform';
+import {
+  createClient,
+  createLogger,
+  createPool,
+  createRedis,
+  migrate,
+  runMain,
+  startGrpcService,
+  timerLoop,
+  type Logger,
+} from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { messageProto, otpProto, type message } from '@smsgw/proto';
 import { loadOtpConfig, type OtpConfig } from './config';
@@ -16,10 +26,17 @@ const PURGE_INTERVAL_MS = 3_600_000;
 const SEAL_SWEEP_INTERVAL_MS = 60_000;
 
 export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = createLogger('otp')) {
-  const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'otp' });
+  const pool = createPool({
+    url: config.database.url,
+    schema: config.database.schema,
+    max: config.database.poolMax,
+    applicationName: 'otp',
+  });
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'otp' });
   await redis.connect();
-  const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, { deadlineMs: config.grpcDeadlineMs });
+  const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, {
+    deadlineMs: config.grpcDeadlineMs,
+  });
   const repo = new OtpRepository(pool);
   const server = await startGrpcService({
     listen: config.grpc,

@@ -30,10 +30,20 @@ describe('OTP rules', () => {
   });
 
   it('when options are omitted, then 6 digits, 300 s and the French sentence; out of bounds, then the field code', () => {
-    expect(otpOptions({ length: 0, expirySeconds: 0, template: '' })).toEqual({ length: 6, expirySeconds: 300, template: 'Votre code de vérification est : {{code}}' });
-    expect(() => otpOptions({ length: 9, expirySeconds: 0, template: '' })).toThrow(expect.objectContaining({ code: 'INVALID_OTP_LENGTH' }));
-    expect(() => otpOptions({ length: 6, expirySeconds: 3601, template: '' })).toThrow(expect.objectContaining({ code: 'INVALID_OTP_EXPIRY' }));
-    expect(() => otpOptions({ length: 6, expirySeconds: 60, template: '{code}' })).toThrow(expect.objectContaining({ code: 'INVALID_TEMPLATE' }));
+    expect(otpOptions({ length: 0, expirySeconds: 0, template: '' })).toEqual({
+      length: 6,
+      expirySeconds: 300,
+      template: 'Votre code de vérification est : {{code}}',
+    });
+    expect(() => otpOptions({ length: 9, expirySeconds: 0, template: '' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OTP_LENGTH' }),
+    );
+    expect(() => otpOptions({ length: 6, expirySeconds: 3601, template: '' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OTP_EXPIRY' }),
+    );
+    expect(() => otpOptions({ length: 6, expirySeconds: 60, template: '{code}' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_TEMPLATE' }),
+    );
   });
 
   it('when a text is rendered, then the phone text holds the code and the stored text holds as many stars', () => {
@@ -41,9 +51,15 @@ describe('OTP rules', () => {
   });
 
   it('when a verify is decided, then verified beats spent beats expired, and a wrong code leaves 2, 1, 0', () => {
-    expect(() => verifyOutcome({ attempts: 3, verified: true, expired: true }, true)).toThrow(expect.objectContaining({ code: 'OTP_ALREADY_VERIFIED' }));
-    expect(() => verifyOutcome({ attempts: 3, verified: false, expired: true }, true)).toThrow(expect.objectContaining({ code: 'OTP_MAX_ATTEMPTS' }));
-    expect(() => verifyOutcome({ attempts: 2, verified: false, expired: true }, true)).toThrow(expect.objectContaining({ code: 'OTP_EXPIRED' }));
+    expect(() => verifyOutcome({ attempts: 3, verified: true, expired: true }, true)).toThrow(
+      expect.objectContaining({ code: 'OTP_ALREADY_VERIFIED' }),
+    );
+    expect(() => verifyOutcome({ attempts: 3, verified: false, expired: true }, true)).toThrow(
+      expect.objectContaining({ code: 'OTP_MAX_ATTEMPTS' }),
+    );
+    expect(() => verifyOutcome({ attempts: 2, verified: false, expired: true }, true)).toThrow(
+      expect.objectContaining({ code: 'OTP_EXPIRED' }),
+    );
     expect(verifyOutcome({ attempts: 2, verified: false, expired: false }, true)).toEqual({ valid: true });
     expect([0, 1, 2].map((attempts) => verifyOutcome({ attempts, verified: false, expired: false }, false))).toEqual([
       { valid: false, attemptsRemaining: 2 },

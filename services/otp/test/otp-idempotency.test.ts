@@ -33,7 +33,10 @@ describe('send-otp Idempotency-Key and lost answers, with the real message servi
     requestHash: '',
     ...over,
   });
-  const smsTo = async (to: string) => (await sys.messagePool.query('SELECT message_id FROM messages WHERE to_number = $1', [to])).rows.map((r: { message_id: string }) => r.message_id);
+  const smsTo = async (to: string) =>
+    (await sys.messagePool.query('SELECT message_id FROM messages WHERE to_number = $1', [to])).rows.map(
+      (r: { message_id: string }) => r.message_id,
+    );
 
   interface StoredOtp {
     otp_id: string;
@@ -44,7 +47,8 @@ describe('send-otp Idempotency-Key and lost answers, with the real message servi
   }
   const latestOtp = async () => (await sys.otpPool.query<StoredOtp>('SELECT * FROM otps ORDER BY created_at DESC LIMIT 1')).rows[0]!;
   const otpById = async (otpId: string) => (await sys.otpPool.query<StoredOtp>('SELECT * FROM otps WHERE otp_id = $1', [otpId])).rows[0];
-  const expire = (otpId: string) => sys.otpPool.query("UPDATE otps SET expires_at = now() - interval '1 second' WHERE otp_id = $1", [otpId]);
+  const expire = (otpId: string) =>
+    sys.otpPool.query("UPDATE otps SET expires_at = now() - interval '1 second' WHERE otp_id = $1", [otpId]);
   /** A replica whose message service is not there: every call fails without an answer. */
   let unreachable: PromiseClient<otp.OtpServiceClient>;
 
@@ -66,7 +70,8 @@ describe('send-otp Idempotency-Key and lost answers, with the real message servi
     const reused = await errorOf(sys.otp.sendOtp({ ...req, requestHash: 'hash-2' }));
     expect(reused.code).toBe('IDEMPOTENCY_KEY_REUSED');
     // Nine more for the number fit in the hour: the replay took no slot.
-    for (let i = 0; i < 9; i++) await sys.otp.sendOtp({ ...req, idempotencyKey: `key-1-${i}`, requestHash: `h-${i}`, deviceId: `${req.deviceId}x${i}` });
+    for (let i = 0; i < 9; i++)
+      await sys.otp.sendOtp({ ...req, idempotencyKey: `key-1-${i}`, requestHash: `h-${i}`, deviceId: `${req.deviceId}x${i}` });
     expect((await errorOf(sys.otp.sendOtp({ ...req, idempotencyKey: 'key-1-last', requestHash: 'h-last' }))).code).toBe('OTP_RATE_LIMITED');
   });
 
@@ -82,7 +87,9 @@ describe('send-otp Idempotency-Key and lost answers, with the real message servi
     expect(await smsTo(req.to)).toEqual([answered[0]!.messageId]);
     // Nine more for the number fit in the hour.
     for (let i = 0; i < 9; i++) await sys.otp.sendOtp({ ...req, idempotencyKey: `key-concurrent-${i}`, requestHash: `hc-${i}` });
-    expect((await errorOf(sys.otp.sendOtp({ ...req, idempotencyKey: 'key-concurrent-last', requestHash: 'hc-last' }))).code).toBe('OTP_RATE_LIMITED');
+    expect((await errorOf(sys.otp.sendOtp({ ...req, idempotencyKey: 'key-concurrent-last', requestHash: 'hc-last' }))).code).toBe(
+      'OTP_RATE_LIMITED',
+    );
   });
 
   it('when the message service stores the SMS but its answer is lost, then the OTP is kept, the caller is told to retry with the key, and the retry completes the same OTP with the same code', async () => {
@@ -181,7 +188,12 @@ describe('send-otp Idempotency-Key and lost answers, with the real message servi
     expect(await smsTo(never.to)).toEqual([fresh.messageId]);
     expect(await sys.otp.sendOtp(never)).toMatchObject({ otpId: fresh.otpId, replayed: true });
     // The first one's SMS was stored: the same answer, and now it is known.
-    expect(await sys.otp.sendOtp(stored)).toMatchObject({ otpId: first.otp_id, messageId: first.message_id, replayed: true, status: 'queued' });
+    expect(await sys.otp.sendOtp(stored)).toMatchObject({
+      otpId: first.otp_id,
+      messageId: first.message_id,
+      replayed: true,
+      status: 'queued',
+    });
     expect(await smsTo(stored.to)).toEqual([first.message_id]);
     expect((await otpById(first.otp_id))!.sms_stored_at).not.toBeNull();
   });

@@ -32,13 +32,26 @@ describe('the otp service over gRPC, with the real message service, Postgres and
   /** Each OTP on a device of its own, so that the claim finds its SMS. */
   const send = async (overrides: Partial<Parameters<OtpSystem['otp']['sendOtp']>[0]> = {}, client = sys.otp) => {
     const deviceId = `${DEVICE}${n++}`;
-    const res = await client.sendOtp({ clientId: CLIENT, mode: 'MODE_LIVE', deviceId, to: number(), length: 0, expirySeconds: 0, template: '', metadataJson: '', ...overrides });
+    const res = await client.sendOtp({
+      clientId: CLIENT,
+      mode: 'MODE_LIVE',
+      deviceId,
+      to: number(),
+      length: 0,
+      expirySeconds: 0,
+      template: '',
+      metadataJson: '',
+      ...overrides,
+    });
     return { ...res, deviceId };
   };
   const verify = (otpId: string, code: string, clientId = CLIENT, mode: 'MODE_LIVE' | 'MODE_TEST' = 'MODE_LIVE') =>
     sys.otp.verifyOtp({ clientId, mode, otpId, code });
   /** The code as the phone gets it: the full text handed out by ClaimNext. */
-  async function codeFromPhone({ deviceId }: { deviceId: string }, mode: 'MODE_LIVE' | 'MODE_TEST' = 'MODE_LIVE'): Promise<{ messageId: string; text: string; code: string }> {
+  async function codeFromPhone(
+    { deviceId }: { deviceId: string },
+    mode: 'MODE_LIVE' | 'MODE_TEST' = 'MODE_LIVE',
+  ): Promise<{ messageId: string; text: string; code: string }> {
     const claimed = await sys.messages.claimNext({ deviceId: mode === 'MODE_TEST' ? '' : deviceId, leaseMs: 60_000, mode });
     const text = claimed.message!.text;
     return { messageId: claimed.message!.messageId, text, code: /(\d{4,8})(?!.*\d)/.exec(text)![1]! };
@@ -57,7 +70,9 @@ describe('the otp service over gRPC, with the real message service, Postgres and
     expect(status).toMatchObject({ text: 'Votre code de vérification est : ******', priority: 1, metadataJson: '{"flow":"signup"}' });
     const { rows } = await sys.otpPool.query<{ code_hash: Buffer }>('SELECT code_hash FROM otps WHERE otp_id = $1', [res.otpId]);
     expect(rows[0]!.code_hash).toEqual(createHmac('sha256', sys.hashKey).update(`${res.otpId}:${phone.code}`).digest());
-    const dump = JSON.stringify((await sys.otpPool.query('SELECT * FROM otps')).rows) + JSON.stringify((await sys.messagePool.query('SELECT body, metadata FROM messages')).rows);
+    const dump =
+      JSON.stringify((await sys.otpPool.query('SELECT * FROM otps')).rows) +
+      JSON.stringify((await sys.messagePool.query('SELECT body, metadata FROM messages')).rows);
     expect(dump).not.toContain(phone.code);
   });
 
@@ -66,7 +81,9 @@ describe('the otp service over gRPC, with the real message service, Postgres and
     const phone = await codeFromPhone(res);
     expect(phone.messageId).toBe(res.messageId);
     expect(phone.text).toMatch(/^Shop: (\d{8}) \(again \1\)$/);
-    expect((await sys.messages.getMessage({ clientId: CLIENT, messageId: res.messageId, mode: 'MODE_LIVE' })).text).toBe('Shop: ******** (again ********)');
+    expect((await sys.messages.getMessage({ clientId: CLIENT, messageId: res.messageId, mode: 'MODE_LIVE' })).text).toBe(
+      'Shop: ******** (again ********)',
+    );
   });
 
   it('when the options break a rule, then the request is refused with its code and nothing is sent', async () => {
@@ -119,7 +136,11 @@ describe('the otp service over gRPC, with the real message service, Postgres and
   });
 
   it('when a test key asks, then the code is the documented fixed one of the requested length', async () => {
-    for (const [length, expected] of [[4, '1234'], [6, '123456'], [8, '12345678']] as const) {
+    for (const [length, expected] of [
+      [4, '1234'],
+      [6, '123456'],
+      [8, '12345678'],
+    ] as const) {
       const res = await send({ mode: 'MODE_TEST', length });
       const phone = await codeFromPhone(res, 'MODE_TEST');
       expect(phone.messageId).toBe(res.messageId);
@@ -133,7 +154,7 @@ describe('the otp service over gRPC, with the real message service, Postgres and
     const { code } = await codeFromPhone(res);
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => verify(res.otpId, code)));
     const valid = outcomes.filter((o) => o.status === 'fulfilled' && o.value.valid);
-    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => ((o).reason as AppError).code);
+    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o.reason as AppError).code);
     expect(valid).toHaveLength(1);
     expect(refused).toEqual(Array(19).fill('OTP_ALREADY_VERIFIED'));
   });
@@ -143,9 +164,11 @@ describe('the otp service over gRPC, with the real message service, Postgres and
     const { code } = await codeFromPhone(res);
     const wrong = String((Number(code) + 1) % 100_000_000).padStart(8, '0');
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => verify(res.otpId, wrong)));
-    const answered = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ attemptsRemaining: number }>).value.attemptsRemaining);
+    const answered = outcomes
+      .filter((o) => o.status === 'fulfilled')
+      .map((o) => (o as PromiseFulfilledResult<{ attemptsRemaining: number }>).value.attemptsRemaining);
     expect(answered.sort()).toEqual([0, 1, 2]);
-    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => ((o).reason as AppError).code);
+    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o.reason as AppError).code);
     expect(refused).toEqual(Array(17).fill('OTP_MAX_ATTEMPTS'));
     const { rows } = await sys.otpPool.query<{ attempts: number }>('SELECT attempts FROM otps WHERE otp_id = $1', [res.otpId]);
     expect(rows[0]!.attempts).toBe(3);
@@ -157,7 +180,7 @@ describe('the otp service over gRPC, with the real message service, Postgres and
     const to = number();
     const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => send({ to }, i % 2 === 0 ? sys.otp : replica)));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(10);
-    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o).reason as AppError);
+    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => o.reason as AppError);
     expect(refused.map((e) => e.code)).toEqual(['OTP_RATE_LIMITED', 'OTP_RATE_LIMITED']);
     expect(refused[0]!.retryAfterSeconds).toBeGreaterThan(3500);
     expect((await send()).status).toBe('queued');

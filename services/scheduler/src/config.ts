@@ -5,10 +5,14 @@ export type SchedulerConfig = ReturnType<typeof loadSchedulerConfig>;
 /** `name=ms,name=ms`: periods of periodic jobs that differ from their declaration. */
 function parsePeriods(text: string): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const item of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name, ms] = item.split('=');
     const value = Number(ms);
-    if (!name || !Number.isInteger(value) || value < 1000) throw new ConfigError([`PERIODIC_JOB_PERIODS_MS: "${item}" is not name=milliseconds (at least 1000)`]);
+    if (!name || !Number.isInteger(value) || value < 1000)
+      throw new ConfigError([`PERIODIC_JOB_PERIODS_MS: "${item}" is not name=milliseconds (at least 1000)`]);
     out[name.trim()] = value;
   }
   return out;

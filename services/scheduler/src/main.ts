@@ -26,7 +26,12 @@ const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
 export async function start(config: SchedulerConfig = loadSchedulerConfig(), log: Logger = createLogger('scheduler')) {
   const jobs = config.jobs.enabled ? jobsWithPeriods(config.jobs.periodsMs) : [];
-  const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'scheduler' });
+  const pool = createPool({
+    url: config.database.url,
+    schema: config.database.schema,
+    max: config.database.poolMax,
+    applicationName: 'scheduler',
+  });
   const nats = await connectNats({ ...config.nats, name: 'scheduler', log });
   const repo = new TimerRepository(pool);
   const server = await startGrpcService({
@@ -38,7 +43,11 @@ export async function start(config: SchedulerConfig = loadSchedulerConfig(), log
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
   await ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).timers);
-  const jobConsumer = new JobConsumer(nats, { 'scheduler.cleanup': async () => ({ deleted: await repo.deleteDone(config.timers.keepDays) }) }, log);
+  const jobConsumer = new JobConsumer(
+    nats,
+    { 'scheduler.cleanup': async () => ({ deleted: await repo.deleteDone(config.timers.keepDays) }) },
+    log,
+  );
   await jobConsumer.start();
   observeConsumerLag(nats, [{ stream: nats.names.timersStream, durable: 'scheduler-jobs' }]);
   const jobTimers = new JobTimers(repo, jobs, nats.names, log);

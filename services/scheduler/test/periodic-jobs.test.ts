@@ -40,7 +40,11 @@ describe('periodic jobs', () => {
     const stored = await world.stored(subject);
     expect(stored.map((s) => s.key).sort()).toEqual(seen.map((s) => s.key).sort());
 
-    await eventually(async () => (await world.pool.query(`SELECT 1 FROM timers WHERE key LIKE 'old-%'`)).rowCount === 0, 5000, 'the clean-up');
+    await eventually(
+      async () => (await world.pool.query(`SELECT 1 FROM timers WHERE key LIKE 'old-%'`)).rowCount === 0,
+      5000,
+      'the clean-up',
+    );
     const { jobs } = await a.client.listJobs({});
     const retention = jobs.find((j) => j.name === 'message.retention')!;
     expect(retention).toMatchObject({ periodMs: '1000', subject });

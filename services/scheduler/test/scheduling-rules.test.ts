@@ -13,7 +13,10 @@ describe('scheduling rules', () => {
     const job = { ...PERIODIC_JOBS[0]!, periodMs: 3_600_000 };
     const at = Date.parse('2030-01-02T10:17:00Z');
     expect(new Date(periodStart(job.periodMs, at)).toISOString()).toBe('2030-01-02T10:00:00.000Z');
-    expect(jobTimersAt(job, at).map((t) => t.key)).toEqual([`job:${job.name}:2030-01-02T10:00:00.000Z`, `job:${job.name}:2030-01-02T11:00:00.000Z`]);
+    expect(jobTimersAt(job, at).map((t) => t.key)).toEqual([
+      `job:${job.name}:2030-01-02T10:00:00.000Z`,
+      `job:${job.name}:2030-01-02T11:00:00.000Z`,
+    ]);
     expect(jobTimersAt(job, at + 1000).map((t) => t.key)).toEqual(jobTimersAt(job, at).map((t) => t.key));
   });
 

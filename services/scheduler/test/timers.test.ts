@@ -8,7 +8,12 @@ function watch(world: SchedulerWorld, subject: string) {
   const seen: { key: string; msgId: string; at: number; data: string }[] = [];
   const sub: Subscription = world.nats.nc.subscribe(subject, {
     callback: (_err, msg) => {
-      seen.push({ key: msg.headers?.get('Smsgw-Timer-Key') ?? '', msgId: msg.headers?.get('Nats-Msg-Id') ?? '', at: Date.now(), data: msg.string() });
+      seen.push({
+        key: msg.headers?.get('Smsgw-Timer-Key') ?? '',
+        msgId: msg.headers?.get('Nats-Msg-Id') ?? '',
+        at: Date.now(),
+        data: msg.string(),
+      });
     },
   });
   return { seen, stop: () => sub.unsubscribe() };
@@ -43,7 +48,10 @@ describe('durable timers', () => {
     expect(w.seen[0]!.msgId).toBe(fireMessageId(key, fireAt));
     const stored = await world.stored(subject);
     expect(stored.map((s) => s.msgId)).toEqual([`${key}:${fireAt.toISOString()}`]);
-    const [row] = (await world.pool.query('SELECT state, fired_at FROM timers WHERE key = $1', [key])).rows as { state: string; fired_at: Date }[];
+    const [row] = (await world.pool.query('SELECT state, fired_at FROM timers WHERE key = $1', [key])).rows as {
+      state: string;
+      fired_at: Date;
+    }[];
     expect(row!.state).toBe('fired');
   });
 
@@ -51,8 +59,18 @@ describe('durable timers', () => {
     const subject = world.subject(`test.${randomHex(3)}`);
     const w = watch(world, subject);
     const key = `k-${randomHex()}`;
-    const first = await replica.client.createTimer({ key, fireAt: new Date(Date.now() + 500).toISOString(), subject, payload: Buffer.from('first') });
-    const second = await replica.client.createTimer({ key, fireAt: new Date(Date.now() + 300).toISOString(), subject, payload: Buffer.from('second') });
+    const first = await replica.client.createTimer({
+      key,
+      fireAt: new Date(Date.now() + 500).toISOString(),
+      subject,
+      payload: Buffer.from('first'),
+    });
+    const second = await replica.client.createTimer({
+      key,
+      fireAt: new Date(Date.now() + 300).toISOString(),
+      subject,
+      payload: Buffer.from('second'),
+    });
     expect(second).toMatchObject({ timerId: first.timerId, fireAt: first.fireAt, created: false });
     await eventually(async () => w.seen.length > 0, 5000, 'the fire');
     await sleep(700);
@@ -72,7 +90,11 @@ describe('durable timers', () => {
     const firedKey = `k-${randomHex()}`;
     await replica.client.createTimer({ key: firedKey, fireAt: new Date().toISOString(), subject, payload: Buffer.from('y') });
     await eventually(async () => w.seen.some((s) => s.key === firedKey), 5000, 'the other timer to fire');
-    await eventually(async () => (await replica.client.cancelTimer({ key: firedKey })).state === 'fired', 2000, 'the timer to be marked fired');
+    await eventually(
+      async () => (await replica.client.cancelTimer({ key: firedKey })).state === 'fired',
+      2000,
+      'the timer to be marked fired',
+    );
     expect(await replica.client.cancelTimer({ key: firedKey })).toEqual({ cancelled: false, state: 'fired' });
 
     await sleep(1200);
@@ -83,7 +105,14 @@ describe('durable timers', () => {
   it('when a timer is malformed, then it is refused with the fields at fault', async () => {
     await expect(
       replica.client.createTimer({ key: '', fireAt: 'tomorrow', subject: 'elsewhere.subject', payload: Buffer.alloc(0) }),
-    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: expect.arrayContaining([{ field: 'key', code: 'VALIDATION_ERROR' }, { field: 'fire_at', code: 'VALIDATION_ERROR' }, { field: 'subject', code: 'VALIDATION_ERROR' }]) });
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: expect.arrayContaining([
+        { field: 'key', code: 'VALIDATION_ERROR' },
+        { field: 'fire_at', code: 'VALIDATION_ERROR' },
+        { field: 'subject', code: 'VALIDATION_ERROR' },
+      ]),
+    });
   });
 
   it('when a replica claimed timers and died before publishing, or published and died before recording it, then after the lease another replica fires them and the stream holds each once', async () => {
@@ -99,12 +128,20 @@ describe('durable timers', () => {
     // The second one made it to JetStream before the crash.
     await world.nats.js.publish(subject, Buffer.from(keys[1]!), { msgID: fireMessageId(keys[1]!, fireAt) });
     // Wake the live replica now, so that it sleeps until the lease ends rather than its 60 s safety net.
-    await replica.client.createTimer({ key: `nudge-${randomHex()}`, fireAt: new Date().toISOString(), subject: world.subject('test.nudge'), payload: Buffer.alloc(0) });
+    await replica.client.createTimer({
+      key: `nudge-${randomHex()}`,
+      fireAt: new Date().toISOString(),
+      subject: world.subject('test.nudge'),
+      payload: Buffer.alloc(0),
+    });
 
     await eventually(async () => w.seen.filter((s) => s.key !== '').length >= 2, 6000, 'the re-fires');
     const stored = await world.stored(subject);
     expect(stored.map((s) => s.data).sort()).toEqual([...keys].sort());
-    const { rows } = await world.pool.query<{ key: string; state: string; attempts: number }>('SELECT key, state, attempts FROM timers WHERE key = ANY($1)', [keys]);
+    const { rows } = await world.pool.query<{ key: string; state: string; attempts: number }>(
+      'SELECT key, state, attempts FROM timers WHERE key = ANY($1)',
+      [keys],
+    );
     expect(rows.map((r) => [r.state, r.attempts])).toEqual([
       ['fired', 2],
       ['fired', 2],
@@ -145,7 +182,8 @@ describe('timers across replicas and restarts', () => {
     const w = watch(world, subject);
     const first = await world.startReplica();
     const keys = Array.from({ length: 20 }, (_, i) => `down-${i}-${randomHex(3)}`);
-    for (const key of keys) await first.client.createTimer({ key, fireAt: new Date(Date.now() + 1000).toISOString(), subject, payload: Buffer.from(key) });
+    for (const key of keys)
+      await first.client.createTimer({ key, fireAt: new Date(Date.now() + 1000).toISOString(), subject, payload: Buffer.from(key) });
     for (const r of world.replicas) await r.stop();
     await sleep(1500);
     expect(w.seen).toHaveLength(0);

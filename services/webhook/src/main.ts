@@ -38,7 +38,12 @@ import { webhookHandlers } from './grpc/webhook.handlers';
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
 export async function start(config: WebhookConfig = loadWebhookConfig(), log: Logger = createLogger('webhook')) {
-  const pool = createPool({ url: config.database.url, schema: config.database.schema, max: config.database.poolMax, applicationName: 'webhook' });
+  const pool = createPool({
+    url: config.database.url,
+    schema: config.database.schema,
+    max: config.database.poolMax,
+    applicationName: 'webhook',
+  });
   const nats = await connectNats({ ...config.nats, name: 'webhook', log });
   const accounts = createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress);
   const timers = createClient<scheduler.SchedulerServiceClient>(schedulerProto().SchedulerService, config.scheduler.address, {
@@ -55,7 +60,8 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
   });
   const transport = config.alerts.smtpUrl ? nodemailer.createTransport(config.alerts.smtpUrl) : undefined;
   if (!transport) log.warn('SMTP_URL is not set: dropped webhook deliveries are logged, no alert e-mail is sent');
-  if (config.delivery.allowPrivateAddresses) log.warn('WEBHOOK_ALLOW_PRIVATE_ADDRESSES is on: webhooks may reach private networks (development only)');
+  if (config.delivery.allowPrivateAddresses)
+    log.warn('WEBHOOK_ALLOW_PRIVATE_ADDRESSES is on: webhooks may reach private networks (development only)');
   const alerts = new AlertMailer(new AlertRepository(pool), accounts, transport, config.alerts.from, log);
   const outcomes = new OutcomeWriter(deliveries);
   const secrets = new SigningSecrets(accounts);
@@ -93,7 +99,10 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
-  await Promise.all([ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).events), ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).timers)]);
+  await Promise.all([
+    ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).events),
+    ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).timers),
+  ]);
   const eventConsumer = new EventConsumer(nats, endpoints, deliveries, enqueue, log);
   const timerConsumer = new TimerConsumer(
     nats,
@@ -102,7 +111,13 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     { 'webhook.cleanup': async () => ({ deleted_events: await deliveryLog.deleteOlderThan(config.keepDays) }) },
     log,
   );
-  const sweeper = new Sweeper(deliveries, dispatcher, alerts, { intervalMs: config.delivery.sweepIntervalMs, maxInFlight: config.delivery.maxInFlight, leaseMs: config.delivery.leaseMs }, log);
+  const sweeper = new Sweeper(
+    deliveries,
+    dispatcher,
+    alerts,
+    { intervalMs: config.delivery.sweepIntervalMs, maxInFlight: config.delivery.maxInFlight, leaseMs: config.delivery.leaseMs },
+    log,
+  );
   await eventConsumer.start();
   await timerConsumer.start();
   sweeper.start();

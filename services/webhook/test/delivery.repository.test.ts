@@ -38,14 +38,22 @@ describe('delivery repository against Postgres', () => {
     kind: 'sms.sent',
     data: '{"message_id":"msg_1"}',
     traceparent: null,
-    destinations: Array.from({ length: destinations }, (_, i) => ({ deliveryId: newId('dlv'), key: `url:https://h${i}.example/`, url: `https://h${i}.example/`, endpointId: null, secret: null })),
+    destinations: Array.from({ length: destinations }, (_, i) => ({
+      deliveryId: newId('dlv'),
+      key: `url:https://h${i}.example/`,
+      url: `https://h${i}.example/`,
+      endpointId: null,
+      secret: null,
+    })),
   });
 
   it('when the same events are recorded again (JetStream redelivered them), then no delivery is doubled and a held one is not handed out twice', async () => {
     const events = [newEvent(2), newEvent(1)];
     const first = await repo.recordEvents(events);
     expect(first.map((j) => j.attempt)).toEqual([1, 1, 1]);
-    const again = await repo.recordEvents(events.map((e) => ({ ...e, destinations: e.destinations.map((d) => ({ ...d, deliveryId: newId('dlv') })) })));
+    const again = await repo.recordEvents(
+      events.map((e) => ({ ...e, destinations: e.destinations.map((d) => ({ ...d, deliveryId: newId('dlv') })) })),
+    );
     expect(again).toEqual([]);
     const { rows } = await pool.query('SELECT count(*)::int AS n FROM deliveries WHERE event_id = ANY($1)', [events.map((e) => e.eventId)]);
     expect(rows[0].n).toBe(3);
@@ -58,7 +66,16 @@ describe('delivery repository against Postgres', () => {
   it('when an attempt fails and its retry is claimed, then only one claimer gets it and only for the right attempt number', async () => {
     const [job] = await repo.recordEvents([newEvent()]);
     await repo.recordOutcomes([
-      { deliveryId: job!.deliveryId, attempt: 1, attemptedAt: new Date(), httpStatus: 500, latencyMs: 12, error: 'HTTP 500', state: 'pending', nextAttemptAt: new Date() },
+      {
+        deliveryId: job!.deliveryId,
+        attempt: 1,
+        attemptedAt: new Date(),
+        httpStatus: 500,
+        latencyMs: 12,
+        error: 'HTTP 500',
+        state: 'pending',
+        nextAttemptAt: new Date(),
+      },
     ]);
     expect(await repo.claim(job!.deliveryId, 3)).toBeUndefined();
     const claims = await Promise.all([repo.claim(job!.deliveryId, 2), repo.claim(job!.deliveryId, 2)]);
@@ -66,8 +83,26 @@ describe('delivery repository against Postgres', () => {
     expect(claims.find(Boolean)).toMatchObject({ attempt: 2, data: '{"message_id":"msg_1"}' });
     // A stale outcome of attempt 1 (made twice after a lost lease) does not move the state back.
     await repo.recordOutcomes([
-      { deliveryId: job!.deliveryId, attempt: 2, attemptedAt: new Date(), httpStatus: 200, latencyMs: 5, error: null, state: 'succeeded', nextAttemptAt: null },
-      { deliveryId: job!.deliveryId, attempt: 1, attemptedAt: new Date(), httpStatus: 500, latencyMs: 9, error: 'HTTP 500', state: 'pending', nextAttemptAt: new Date() },
+      {
+        deliveryId: job!.deliveryId,
+        attempt: 2,
+        attemptedAt: new Date(),
+        httpStatus: 200,
+        latencyMs: 5,
+        error: null,
+        state: 'succeeded',
+        nextAttemptAt: null,
+      },
+      {
+        deliveryId: job!.deliveryId,
+        attempt: 1,
+        attemptedAt: new Date(),
+        httpStatus: 500,
+        latencyMs: 9,
+        error: 'HTTP 500',
+        state: 'pending',
+        nextAttemptAt: new Date(),
+      },
     ]);
     const [listed] = await deliveryLog.list({ clientId: 'client_1', eventId: job!.eventId, limit: 5 });
     expect(listed).toMatchObject({ state: 'succeeded', attempts: 2, last_status: 200 });
@@ -80,13 +115,31 @@ describe('delivery repository against Postgres', () => {
   it('when an attempt is overdue and nobody holds it, then the sweep takes it once; the last failure makes its alert due', async () => {
     const [job] = await repo.recordEvents([newEvent()]);
     await repo.recordOutcomes([
-      { deliveryId: job!.deliveryId, attempt: 1, attemptedAt: new Date(), httpStatus: null, latencyMs: 5000, error: 'timeout', state: 'pending', nextAttemptAt: new Date(Date.now() - 60_000) },
+      {
+        deliveryId: job!.deliveryId,
+        attempt: 1,
+        attemptedAt: new Date(),
+        httpStatus: null,
+        latencyMs: 5000,
+        error: 'timeout',
+        state: 'pending',
+        nextAttemptAt: new Date(Date.now() - 60_000),
+      },
     ]);
     const swept = await repo.claimOverdue(10_000, 100);
     expect(swept.map((j) => j.deliveryId)).toContain(job!.deliveryId);
     expect((await repo.claimOverdue(10_000, 100)).map((j) => j.deliveryId)).not.toContain(job!.deliveryId);
     await repo.recordOutcomes([
-      { deliveryId: job!.deliveryId, attempt: 2, attemptedAt: new Date(Date.now() - 120_000), httpStatus: 503, latencyMs: 3, error: 'HTTP 503', state: 'failed', nextAttemptAt: null },
+      {
+        deliveryId: job!.deliveryId,
+        attempt: 2,
+        attemptedAt: new Date(Date.now() - 120_000),
+        httpStatus: 503,
+        latencyMs: 3,
+        error: 'HTTP 503',
+        state: 'failed',
+        nextAttemptAt: null,
+      },
     ]);
     expect((await alerts.alertsDue(60_000, 100)).map((d) => d.delivery_id)).toContain(job!.deliveryId);
     expect(await alerts.markAlertSent(job!.deliveryId)).toBe(true);
@@ -94,7 +147,15 @@ describe('delivery repository against Postgres', () => {
   });
 
   it('when an endpoint is deleted, then its pending deliveries end without an alert', async () => {
-    const e = await endpoints.insert({ endpointId: newId('whe'), clientId: 'client_2', mode: 'live', url: 'https://x.example/', events: ['sms.sent'], secret: 's', description: '' });
+    const e = await endpoints.insert({
+      endpointId: newId('whe'),
+      clientId: 'client_2',
+      mode: 'live',
+      url: 'https://x.example/',
+      events: ['sms.sent'],
+      secret: 's',
+      description: '',
+    });
     const ev = newEvent();
     ev.clientId = 'client_2';
     ev.destinations = [{ deliveryId: newId('dlv'), key: `endpoint:${e.endpoint_id}`, url: e.url, endpointId: e.endpoint_id, secret: 's' }];
@@ -107,12 +168,29 @@ describe('delivery repository against Postgres', () => {
   });
 
   it('when an endpoint changes its URL or is disabled, then its retries go to the new URL, and disabling ends what is pending', async () => {
-    const e = await endpoints.insert({ endpointId: newId('whe'), clientId: 'client_3', mode: 'live', url: 'https://old.example/', events: ['sms.sent'], secret: 's3', description: '' });
+    const e = await endpoints.insert({
+      endpointId: newId('whe'),
+      clientId: 'client_3',
+      mode: 'live',
+      url: 'https://old.example/',
+      events: ['sms.sent'],
+      secret: 's3',
+      description: '',
+    });
     const ev = { ...newEvent(), clientId: 'client_3' };
     ev.destinations = [{ deliveryId: newId('dlv'), key: `endpoint:${e.endpoint_id}`, url: e.url, endpointId: e.endpoint_id, secret: 's3' }];
     const [job] = await repo.recordEvents([ev]);
     await repo.recordOutcomes([
-      { deliveryId: job!.deliveryId, attempt: 1, attemptedAt: new Date(), httpStatus: 500, latencyMs: 3, error: 'HTTP 500', state: 'pending', nextAttemptAt: new Date() },
+      {
+        deliveryId: job!.deliveryId,
+        attempt: 1,
+        attemptedAt: new Date(),
+        httpStatus: 500,
+        latencyMs: 3,
+        error: 'HTTP 500',
+        state: 'pending',
+        nextAttemptAt: new Date(),
+      },
     ]);
     await endpoints.update('client_3', e.endpoint_id, { url: 'https://new.example/' });
     const retry = await repo.claim(job!.deliveryId, 2);

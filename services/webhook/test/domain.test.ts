@@ -37,8 +37,13 @@ describe('routing', () => {
 
   it('when an SMS event has no webhook_url, then it goes to the enabled endpoints of its client and mode subscribed to its kind', () => {
     expect(destinationsOf(event(), endpoints).map((d) => d.key)).toEqual(['endpoint:whe_all']);
-    expect(destinationsOf(event({ event: 'sms.failed' }), endpoints).map((d) => d.key)).toEqual(['endpoint:whe_all', 'endpoint:whe_failed']);
-    expect(destinationsOf(event({ routing: { client_id: 'client_1', mode: 'test' } }), endpoints).map((d) => d.key)).toEqual(['endpoint:whe_test']);
+    expect(destinationsOf(event({ event: 'sms.failed' }), endpoints).map((d) => d.key)).toEqual([
+      'endpoint:whe_all',
+      'endpoint:whe_failed',
+    ]);
+    expect(destinationsOf(event({ routing: { client_id: 'client_1', mode: 'test' } }), endpoints).map((d) => d.key)).toEqual([
+      'endpoint:whe_test',
+    ]);
   });
 
   it('when an SMS event has a webhook_url, then it goes there only, whatever the endpoints', () => {
@@ -87,14 +92,28 @@ describe('signature, retries, samples and alerts', () => {
   it('when a test event is made, then it has the shape of the real kind and says it is a test', () => {
     const now = new Date('2026-11-23T10:00:00Z');
     const failed = testEvent('sms.failed', { eventId: 'evt_t', clientId: 'client_1', mode: 'live' }, now);
-    expect(failed).toMatchObject({ event: 'sms.failed', event_id: 'evt_t', data: { status: 'failed', error: { code: 'INVALID_NUMBER' }, metadata: { test_event: true } } });
+    expect(failed).toMatchObject({
+      event: 'sms.failed',
+      event_id: 'evt_t',
+      data: { status: 'failed', error: { code: 'INVALID_NUMBER' }, metadata: { test_event: true } },
+    });
     const connected = testEvent('device.connected', { eventId: 'evt_d', clientId: 'client_1', mode: 'live' }, now);
     expect(Object.keys(connected.data).sort()).toEqual(['at', 'client_id', 'device_id', 'name', 'reason', 'test_event']);
   });
 
   it('when an alert is written, then it names the endpoint, the event and the last error', () => {
     const mail = alertMail(
-      { delivery_id: 'dlv_1', event_id: 'evt_9', kind: 'sms.failed', client_id: 'client_1', endpoint_id: 'whe_5', url: 'https://a.example/h', attempts: 3, last_error: 'timeout', last_status: null },
+      {
+        delivery_id: 'dlv_1',
+        event_id: 'evt_9',
+        kind: 'sms.failed',
+        client_id: 'client_1',
+        endpoint_id: 'whe_5',
+        url: 'https://a.example/h',
+        attempts: 3,
+        last_error: 'timeout',
+        last_status: null,
+      },
       'Acme',
     );
     expect(mail.subject).toContain('whe_5');

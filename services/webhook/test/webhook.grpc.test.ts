@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, createClient, createLogger, createPool, quoteIdent, startGrpcService, type AsyncHandlers, type GrpcService, type PromiseClient } from '@smsgw/platform';
+import {
+  AppError,
+  createClient,
+  createLogger,
+  createPool,
+  quoteIdent,
+  startGrpcService,
+  type AsyncHandlers,
+  type GrpcService,
+  type PromiseClient,
+} from '@smsgw/platform';
 import { accountProto, webhookProto, type account, type webhook } from '@smsgw/proto';
 import { DATABASE_URL, NATS_URL, randomHex, thrownBy } from '@smsgw/testing';
 import { loadWebhookConfig } from '../src/config';
@@ -32,7 +42,13 @@ describe('the webhook service through its gRPC API (real Postgres and NATS)', ()
 
   beforeAll(async () => {
     const log = createLogger('webhook-test', 'silent');
-    accounts = await startGrpcService({ listen: { host: '127.0.0.1', port: 0 }, name: 'smsgw.account.v1.AccountService', definition: accountProto().AccountService.service, handlers: accountKnowing(CLIENT), log });
+    accounts = await startGrpcService({
+      listen: { host: '127.0.0.1', port: 0 },
+      name: 'smsgw.account.v1.AccountService',
+      definition: accountProto().AccountService.service,
+      handlers: accountKnowing(CLIENT),
+      log,
+    });
     accounts.ready();
     service = await start(
       loadWebhookConfig({
@@ -61,16 +77,36 @@ describe('the webhook service through its gRPC API (real Postgres and NATS)', ()
   });
 
   it('when a known client creates an endpoint, then its secret is shown once and the endpoint is listed with its mode and events', async () => {
-    const created = await client.createEndpoint({ clientId: CLIENT, url: 'https://127.0.0.1:9/hook', events: ['sms.delivered', 'sms.failed'], mode: 'MODE_TEST', description: 'mine' });
+    const created = await client.createEndpoint({
+      clientId: CLIENT,
+      url: 'https://127.0.0.1:9/hook',
+      events: ['sms.delivered', 'sms.failed'],
+      mode: 'MODE_TEST',
+      description: 'mine',
+    });
 
     expect(created.secret).toMatch(/^whsec_/);
     const listed = await client.listEndpoints({ clientId: CLIENT });
     expect(listed.endpoints).toHaveLength(1);
-    expect(listed.endpoints[0]).toMatchObject({ endpointId: created.endpointId, url: 'https://127.0.0.1:9/hook', events: ['sms.delivered', 'sms.failed'], mode: 'MODE_TEST', secret: '' });
+    expect(listed.endpoints[0]).toMatchObject({
+      endpointId: created.endpointId,
+      url: 'https://127.0.0.1:9/hook',
+      events: ['sms.delivered', 'sms.failed'],
+      mode: 'MODE_TEST',
+      secret: '',
+    });
   });
 
   it('when the client is unknown to the account service, then CreateEndpoint is INVALID_CLIENT_ID and nothing is stored', async () => {
-    const err = await thrownBy<AppError>(client.createEndpoint({ clientId: 'client_unknown', url: 'https://127.0.0.1:9/hook', events: ['sms.sent'], mode: 'MODE_LIVE', description: '' }));
+    const err = await thrownBy<AppError>(
+      client.createEndpoint({
+        clientId: 'client_unknown',
+        url: 'https://127.0.0.1:9/hook',
+        events: ['sms.sent'],
+        mode: 'MODE_LIVE',
+        description: '',
+      }),
+    );
 
     expect(err.code).toBe('INVALID_CLIENT_ID');
     expect((await client.listEndpoints({ clientId: 'client_unknown' })).endpoints).toEqual([]);

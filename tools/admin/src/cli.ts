@@ -66,7 +66,12 @@ async function main(argv: string[]): Promise<number> {
     const name = values.name;
     const keys = (values.keys ?? '').split(',').filter(Boolean);
     if (!name || keys.length === 0) throw new UsageError('ensure-secret needs --name and --keys');
-    const labels = Object.fromEntries((values.labels ?? '').split(',').filter(Boolean).map((pair) => pair.split('=', 2) as [string, string]));
+    const labels = Object.fromEntries(
+      (values.labels ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((pair) => pair.split('=', 2) as [string, string]),
+    );
     const action = await ensureSecret(inClusterSecretsApi(), name, keys, labels);
     console.log(JSON.stringify({ secret: name, action }));
     return 0;
@@ -79,13 +84,20 @@ async function main(argv: string[]): Promise<number> {
     else if (command === 'create-device') result = await admin.createDevice(need('client'), values.name);
     else if (command === 'revoke-key') result = await admin.revokeKey(need('key'));
     else if (command === 'create-webhook')
-      result = await admin.createWebhook(need('client'), need('url'), need('events').split(','), { test: values.test, description: values.name });
+      result = await admin.createWebhook(need('client'), need('url'), need('events').split(','), {
+        test: values.test,
+        description: values.name,
+      });
     else if (command === 'list-webhooks') result = await admin.listWebhooks(need('client'));
     else if (command === 'delete-webhook') result = await admin.deleteWebhook(need('client'), need('endpoint'));
     else if (command === 'send-test-event') result = await admin.sendTestEvent(need('client'), need('endpoint'), need('event'));
     else if (command === 'replay-event') result = await admin.replayEvent(need('client'), need('event-id'), values.endpoint);
     else if (command === 'list-deliveries')
-      result = await admin.listDeliveries(need('client'), { eventId: values.event, endpointId: values.endpoint, limit: values.limit ? Number(values.limit) : undefined });
+      result = await admin.listDeliveries(need('client'), {
+        eventId: values.event,
+        endpointId: values.endpoint,
+        limit: values.limit ? Number(values.limit) : undefined,
+      });
     else throw new UsageError(`unknown command "${command}"`);
     console.log(JSON.stringify(result, null, 2));
     return 0;

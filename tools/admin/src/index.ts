@@ -29,11 +29,15 @@ export class Admin {
   private readonly webhooks;
 
   constructor(addresses: AdminAddresses) {
-    this.accounts = createClient<account.AccountServiceClient>(accountProto().AccountService, addresses.accountAddress, { deadlineMs: 10_000 });
+    this.accounts = createClient<account.AccountServiceClient>(accountProto().AccountService, addresses.accountAddress, {
+      deadlineMs: 10_000,
+    });
     this.devices = createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, addresses.deviceHubAddress, {
       deadlineMs: 10_000,
     });
-    this.webhooks = createClient<webhook.WebhookServiceClient>(webhookProto().WebhookService, addresses.webhookAddress, { deadlineMs: 15_000 });
+    this.webhooks = createClient<webhook.WebhookServiceClient>(webhookProto().WebhookService, addresses.webhookAddress, {
+      deadlineMs: 15_000,
+    });
   }
 
   async createClient(email: string, name = '') {
@@ -45,7 +49,13 @@ export class Admin {
   async createUser(email: string, password: string, name = '') {
     const r = await this.accounts.signUp({ email, password, name });
     const { secret } = await this.accounts.getSigningSecret({ clientId: r.user!.clientId });
-    return { user_id: r.user!.userId, client_id: r.user!.clientId, live_api_key: r.liveApiKey, test_api_key: r.testApiKey, signing_secret: secret };
+    return {
+      user_id: r.user!.userId,
+      client_id: r.user!.clientId,
+      live_api_key: r.liveApiKey,
+      test_api_key: r.testApiKey,
+      signing_secret: secret,
+    };
   }
 
   /** Creates a device of an existing client. */
@@ -62,7 +72,13 @@ export class Admin {
 
   /** A global webhook endpoint; the secret is printed here only. */
   async createWebhook(clientId: string, url: string, events: string[], options: { test?: boolean; description?: string } = {}) {
-    const e = await this.webhooks.createEndpoint({ clientId, url, events, mode: options.test ? 'MODE_TEST' : 'MODE_LIVE', description: options.description ?? '' });
+    const e = await this.webhooks.createEndpoint({
+      clientId,
+      url,
+      events,
+      mode: options.test ? 'MODE_TEST' : 'MODE_LIVE',
+      description: options.description ?? '',
+    });
     return { endpoint_id: e.endpointId, secret: e.secret, url: e.url, events: e.events, mode: options.test ? 'test' : 'live' };
   }
 
@@ -94,7 +110,13 @@ export class Admin {
   }
 
   async listDeliveries(clientId: string, filter: { eventId?: string; endpointId?: string; limit?: number }) {
-    const r = await this.webhooks.listDeliveries({ clientId, eventId: filter.eventId ?? '', endpointId: filter.endpointId ?? '', limit: filter.limit ?? 20, before: '' });
+    const r = await this.webhooks.listDeliveries({
+      clientId,
+      eventId: filter.eventId ?? '',
+      endpointId: filter.endpointId ?? '',
+      limit: filter.limit ?? 20,
+      before: '',
+    });
     return r.deliveries.map(deliveryJson);
   }
 
@@ -105,7 +127,6 @@ export class Admin {
   }
 }
 
-
 function deliveryJson(d: webhook.Delivery__Output) {
   return {
     delivery_id: d.deliveryId,
@@ -114,7 +135,13 @@ function deliveryJson(d: webhook.Delivery__Output) {
     endpoint_id: d.endpointId || null,
     url: d.url,
     state: d.state,
-    attempts: d.attempts.map((a) => ({ attempt: a.attempt, at: a.attemptedAt, http_status: a.httpStatus || null, latency_ms: a.latencyMs, error: a.error || null })),
+    attempts: d.attempts.map((a) => ({
+      attempt: a.attempt,
+      at: a.attemptedAt,
+      http_status: a.httpStatus || null,
+      latency_ms: a.latencyMs,
+      error: a.error || null,
+    })),
     next_attempt_at: d.nextAttemptAt || null,
     replay_of: d.replayOf || null,
   };

@@ -10,9 +10,7 @@ import https from 'node:https';
  * replace the OTP keys (a changed hash key voids every code in flight).
  */
 export type SecretPlan =
-  | { action: 'keep' }
-  | { action: 'create'; data: Record<string, string> }
-  | { action: 'add'; data: Record<string, string> };
+  { action: 'keep' } | { action: 'create'; data: Record<string, string> } | { action: 'add'; data: Record<string, string> };
 
 /** Base64 of 32 random bytes, as the services read their keys; Secret data is base64 again. */
 export function generatedKey(): string {
@@ -20,7 +18,11 @@ export function generatedKey(): string {
 }
 
 /** What to do with the Secret as it is (`undefined`: it does not exist); never touches a key that is there. */
-export function planSecret(existing: Record<string, string> | undefined, keys: string[], generate: () => string = generatedKey): SecretPlan {
+export function planSecret(
+  existing: Record<string, string> | undefined,
+  keys: string[],
+  generate: () => string = generatedKey,
+): SecretPlan {
   const missing = keys.filter((key) => !existing || !(key in existing));
   if (missing.length === 0) return { action: 'keep' };
   const data = Object.fromEntries(missing.map((key) => [key, Buffer.from(generate()).toString('base64')]));
@@ -37,7 +39,12 @@ export interface SecretsApi {
   addKeys(name: string, data: Record<string, string>): Promise<void>;
 }
 
-export async function ensureSecret(api: SecretsApi, name: string, keys: string[], labels: Record<string, string>): Promise<SecretPlan['action']> {
+export async function ensureSecret(
+  api: SecretsApi,
+  name: string,
+  keys: string[],
+  labels: Record<string, string>,
+): Promise<SecretPlan['action']> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const plan = planSecret(await api.get(name), keys);
     if (plan.action === 'keep') return 'keep';
@@ -66,7 +73,15 @@ export function inClusterSecretsApi(): SecretsApi {
     new Promise<{ status: number; body: string }>((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = https.request(
-        { host: host.includes(':') ? `[${host}]` : host, port, path, method, ca, headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(payload ? { 'Content-Type': contentType } : {}) }, timeout: 10_000 },
+        {
+          host: host.includes(':') ? `[${host}]` : host,
+          port,
+          path,
+          method,
+          ca,
+          headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(payload ? { 'Content-Type': contentType } : {}) },
+          timeout: 10_000,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

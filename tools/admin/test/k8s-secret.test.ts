@@ -10,11 +10,16 @@ describe('the secrets Job plan', () => {
   });
 
   it('when the Secret has every key, then nothing changes, whatever the keys hold', () => {
-    expect(planSecret({ 'otp-hash-key': b64('old'), 'otp-seal-key': b64('old2'), 'smtp-url': b64('x') }, ['otp-hash-key', 'otp-seal-key'])).toEqual({ action: 'keep' });
+    expect(
+      planSecret({ 'otp-hash-key': b64('old'), 'otp-seal-key': b64('old2'), 'smtp-url': b64('x') }, ['otp-hash-key', 'otp-seal-key']),
+    ).toEqual({ action: 'keep' });
   });
 
   it('when the Secret lacks a key, then only that key is added and the others are untouched', () => {
-    expect(planSecret({ 'otp-hash-key': b64('old') }, ['otp-hash-key', 'otp-seal-key'], () => 'new')).toEqual({ action: 'add', data: { 'otp-seal-key': b64('new') } });
+    expect(planSecret({ 'otp-hash-key': b64('old') }, ['otp-hash-key', 'otp-seal-key'], () => 'new')).toEqual({
+      action: 'add',
+      data: { 'otp-seal-key': b64('new') },
+    });
   });
 
   it('when a key is generated, then it is 32 random bytes in base64, different each time', () => {

@@ -12,9 +12,13 @@ describe('the API reference (docs/api/reference.md)', () => {
   });
 
   it('when a reader looks for an endpoint of the OpenAPI document, then the reference has a section for it', () => {
-    const openapi = JSON.parse(fs.readFileSync(path.join(ROOT, 'services/gateway/src/openapi/openapi.json'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+    const openapi = JSON.parse(fs.readFileSync(path.join(ROOT, 'services/gateway/src/openapi/openapi.json'), 'utf8')) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const reference = fs.readFileSync(path.join(ROOT, 'docs/api/reference.md'), 'utf8');
-    const operations = Object.entries(openapi.paths).flatMap(([route, item]) => Object.keys(item).map((method) => `### ${method.toUpperCase()} ${route}`));
+    const operations = Object.entries(openapi.paths).flatMap(([route, item]) =>
+      Object.keys(item).map((method) => `### ${method.toUpperCase()} ${route}`),
+    );
     expect(operations.length).toBeGreaterThan(9);
     for (const heading of operations) expect(reference).toContain(heading);
   });

@@ -21,7 +21,10 @@ function linkedFiles(file: string): Set<string> {
 
 describe('the documentation by audience', () => {
   it('when the docs folder is listed, then its index (docs/README.md) links every page of it', () => {
-    const pages = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', 'docs/*.md'], { cwd: ROOT, encoding: 'utf8' })
+    const pages = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', 'docs/*.md'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
       .split('\n')
       .filter((f) => f && f !== 'docs/README.md' && fs.existsSync(path.join(ROOT, f)));
     expect(pages.length).toBeGreaterThan(10);
@@ -33,7 +36,13 @@ describe('the documentation by audience', () => {
     const lines = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n').length;
     expect(lines).toBeLessThanOrEqual(90);
     const linked = linkedFiles('README.md');
-    for (const entry of ['docs/README.md', 'docs/api/README.md', 'docs/operators/README.md', 'docs/owners/dashboard.md', 'docs/contributors/README.md']) {
+    for (const entry of [
+      'docs/README.md',
+      'docs/api/README.md',
+      'docs/operators/README.md',
+      'docs/owners/dashboard.md',
+      'docs/contributors/README.md',
+    ]) {
       expect(linked).toContain(entry);
     }
   });

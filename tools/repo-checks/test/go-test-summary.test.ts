@@ -11,8 +11,16 @@ const fixture = (name: string) => fs.readFileSync(path.join(__dirname, 'fixtures
 function summarise(stream: string) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'go-summary-'));
   try {
-    const run = spawnSync(process.execPath, [SCRIPT, 'fixture'], { input: stream, encoding: 'utf8', env: { ...process.env, TEST_RESULTS_DIR: dir } });
-    const totals = JSON.parse(fs.readFileSync(path.join(dir, 'fixture.json'), 'utf8')) as { passed: number; failed: number; skipped: number };
+    const run = spawnSync(process.execPath, [SCRIPT, 'fixture'], {
+      input: stream,
+      encoding: 'utf8',
+      env: { ...process.env, TEST_RESULTS_DIR: dir },
+    });
+    const totals = JSON.parse(fs.readFileSync(path.join(dir, 'fixture.json'), 'utf8')) as {
+      passed: number;
+      failed: number;
+      skipped: number;
+    };
     return { status: run.status, stdout: run.stdout, totals };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

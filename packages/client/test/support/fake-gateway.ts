@@ -30,13 +30,23 @@ export class FakeGateway {
       req.on('end', () => {
         const url = new URL(req.url ?? '/', 'http://fake');
         const raw = Buffer.concat(chunks).toString('utf8');
-        const recorded: Recorded = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body: raw ? JSON.parse(raw) : undefined };
+        const recorded: Recorded = {
+          method: req.method ?? '',
+          path: url.pathname,
+          query: url.searchParams,
+          headers: req.headers,
+          body: raw ? JSON.parse(raw) : undefined,
+        };
         this.requests.push(recorded);
         const next = this.replies.shift() ?? this.fallback;
         const reply = typeof next === 'function' ? next(recorded) : next;
         if (reply === 'reset') return req.socket.destroy();
         if (reply === 'hang') return void this.hanging.add(res);
-        res.writeHead(reply.status, { 'content-type': 'application/json', 'x-request-id': `req-${this.requests.length}`, ...reply.headers });
+        res.writeHead(reply.status, {
+          'content-type': 'application/json',
+          'x-request-id': `req-${this.requests.length}`,
+          ...reply.headers,
+        });
         res.end(reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
       });
     });
@@ -65,4 +75,7 @@ export class FakeGateway {
   }
 }
 
-export const envelope = (code: string, message = 'refusé', details?: unknown[]) => ({ success: false, error: { code, message, ...(details ? { details } : {}) } });
+export const envelope = (code: string, message = 'refusé', details?: unknown[]) => ({
+  success: false,
+  error: { code, message, ...(details ? { details } : {}) },
+});

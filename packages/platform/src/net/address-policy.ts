@@ -122,7 +122,10 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
  * an IP host and no local name. A host name still needs `resolvePublic`
  * before use.
  */
-export function parseWebhookUrl(text: string, options: { allowPrivate: boolean }): { ok: true; target: WebhookTarget } | { ok: false; reason: string } {
+export function parseWebhookUrl(
+  text: string,
+  options: { allowPrivate: boolean },
+): { ok: true; target: WebhookTarget } | { ok: false; reason: string } {
   if (typeof text !== 'string' || text.length === 0) return { ok: false, reason: 'missing URL' };
   if (text.length > MAX_WEBHOOK_URL_LENGTH) return { ok: false, reason: `URL longer than ${MAX_WEBHOOK_URL_LENGTH} characters` };
   let url: URL;

@@ -196,10 +196,13 @@ function exchange(req: SafePostRequest, target: WebhookTarget, address: string, 
       clearTimeout(timer);
       resolve(r);
     };
-    const timer = setTimeout(() => {
-      finish({ ok: false, error: 'timeout' });
-      request.destroy();
-    }, Math.max(0, msLeft));
+    const timer = setTimeout(
+      () => {
+        finish({ ok: false, error: 'timeout' });
+        request.destroy();
+      },
+      Math.max(0, msLeft),
+    );
     request.on('error', (err: NodeJS.ErrnoException) => finish({ ok: false, error: describe(err) }));
     request.on('response', (res) => {
       const status = res.statusCode ?? 0;

@@ -29,12 +29,42 @@ export function testCertificates(hosts: string[]): TestCertificates {
   fs.writeFileSync(file('server.ext'), `subjectAltName=${san}\nextendedKeyUsage=serverAuth\n`);
 
   const issue = (ca: string): KeyAndCert => {
-    openssl('req', '-x509', ...EC_KEY, '-days', '1', '-subj', `/CN=${ca}`,
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign',
-      '-keyout', file(`${ca}.key`), '-out', file(`${ca}.pem`));
+    openssl(
+      'req',
+      '-x509',
+      ...EC_KEY,
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${ca}`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign',
+      '-keyout',
+      file(`${ca}.key`),
+      '-out',
+      file(`${ca}.pem`),
+    );
     openssl('req', '-new', ...EC_KEY, '-subj', `/CN=${hosts[0]}`, '-keyout', file(`${ca}-server.key`), '-out', file(`${ca}-server.csr`));
-    openssl('x509', '-req', '-in', file(`${ca}-server.csr`), '-CA', file(`${ca}.pem`), '-CAkey', file(`${ca}.key`),
-      '-set_serial', '1', '-days', '1', '-extfile', file('server.ext'), '-out', file(`${ca}-server.pem`));
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      file(`${ca}-server.csr`),
+      '-CA',
+      file(`${ca}.pem`),
+      '-CAkey',
+      file(`${ca}.key`),
+      '-set_serial',
+      '1',
+      '-days',
+      '1',
+      '-extfile',
+      file('server.ext'),
+      '-out',
+      file(`${ca}-server.pem`),
+    );
     return { key: fs.readFileSync(file(`${ca}-server.key`), 'utf8'), cert: fs.readFileSync(file(`${ca}-server.pem`), 'utf8') };
   };
 

@@ -12,7 +12,13 @@ const DUMMY_HASH = argon2Hash('not a password of anyone', ARGON2);
 export function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD) {
     throw new AppError('VALIDATION_ERROR', {
-      details: [{ field: 'password', code: 'WEAK_PASSWORD', message: `Le mot de passe doit faire de ${MIN_PASSWORD} à ${MAX_PASSWORD} caractères.` }],
+      details: [
+        {
+          field: 'password',
+          code: 'WEAK_PASSWORD',
+          message: `Le mot de passe doit faire de ${MIN_PASSWORD} à ${MAX_PASSWORD} caractères.`,
+        },
+      ],
     });
   }
 }

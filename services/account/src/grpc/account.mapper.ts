@@ -3,7 +3,12 @@ import type { account } from '@smsgw/proto';
 import type { ClientRow, KeyListRow, UserRow } from '../data/account.repository';
 import { KEY_PREFIX } from '../domain/api-key';
 
-export const userOut = (u: UserRow) => ({ userId: u.user_id, email: u.email, clientId: u.client_id, createdAt: u.created_at.toISOString() });
+export const userOut = (u: UserRow) => ({
+  userId: u.user_id,
+  email: u.email,
+  clientId: u.client_id,
+  createdAt: u.created_at.toISOString(),
+});
 
 /** The answer to a failed sign-in: no user, whatever was wrong. */
 export const NO_USER = { userId: '', email: '', clientId: '', createdAt: '' };

@@ -11,7 +11,12 @@ async function storedKey(repo: AccountRepository, apiKey: string): Promise<ApiKe
 }
 
 /** Another key for a client; its plain text is shown once. */
-export async function createApiKey(repo: AccountRepository, clientId: string, mode: KeyMode, label: string): Promise<{ apiKey: string; keyId: string }> {
+export async function createApiKey(
+  repo: AccountRepository,
+  clientId: string,
+  mode: KeyMode,
+  label: string,
+): Promise<{ apiKey: string; keyId: string }> {
   if (!(await repo.findClient(clientId))) throw new AppError('INVALID_CLIENT_ID');
   const key = issueApiKey(clientId, mode, label);
   await repo.createKey(key.row);

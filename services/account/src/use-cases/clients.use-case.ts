@@ -44,7 +44,9 @@ export async function signUp(
     await repo.createClient({ clientId, email, name, signingSecret: newSigningSecret() }, [live.row, test.row], { userId, passwordHash });
   } catch (err) {
     if (err instanceof EmailTakenError) {
-      throw new AppError('VALIDATION_ERROR', { details: [{ field: 'email', code: 'EMAIL_TAKEN', message: 'Un compte existe déjà pour cette adresse.' }] });
+      throw new AppError('VALIDATION_ERROR', {
+        details: [{ field: 'email', code: 'EMAIL_TAKEN', message: 'Un compte existe déjà pour cette adresse.' }],
+      });
     }
     throw err;
   }

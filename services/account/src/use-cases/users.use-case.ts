@@ -16,7 +16,12 @@ export async function getUser(repo: AccountRepository, userId: string): Promise<
 }
 
 /** Sets a new password when the current one is right; false when it is not. */
-export async function changePassword(repo: AccountRepository, userId: string, currentPassword: string, newPassword: string): Promise<boolean> {
+export async function changePassword(
+  repo: AccountRepository,
+  userId: string,
+  currentPassword: string,
+  newPassword: string,
+): Promise<boolean> {
   const user = await getUser(repo, userId);
   if (!(await passwordMatches(user.password_hash, currentPassword))) return false;
   checkPassword(newPassword);

@@ -73,7 +73,17 @@ export function createApp(deps: AppDeps): Koa<DashState> {
     if (ctx.method !== 'GET' || (ctx.path !== '/healthz' && ctx.path !== '/readyz')) return next();
     const down = ctx.path === '/readyz' ? await deps.unready() : [];
     ctx.status = down.length === 0 ? 200 : 503;
-    ctx.body = down.length === 0 ? { success: true } : { success: false, error: { code: 'SERVICE_UNAVAILABLE', message: ERROR_CATALOG.SERVICE_UNAVAILABLE.message, details: down.map((field) => ({ field, code: 'SERVICE_UNAVAILABLE' })) } };
+    ctx.body =
+      down.length === 0
+        ? { success: true }
+        : {
+            success: false,
+            error: {
+              code: 'SERVICE_UNAVAILABLE',
+              message: ERROR_CATALOG.SERVICE_UNAVAILABLE.message,
+              details: down.map((field) => ({ field, code: 'SERVICE_UNAVAILABLE' })),
+            },
+          };
     if (down.length > 0) ctx.set('Retry-After', '5');
   });
 
@@ -86,7 +96,12 @@ export function createApp(deps: AppDeps): Koa<DashState> {
       const status = err instanceof AppError ? ERROR_CATALOG[err.code].http : ((err as { status?: number }).status ?? 500);
       if (status >= 500) deps.log.error({ err, path: ctx.path }, 'dashboard request failed');
       ctx.status = status;
-      page(ctx, status === 404 ? 'Not found' : 'Something went wrong', '', problemView(status === 404 ? 'This page does not exist, or it is not yours.' : explain(err), true));
+      page(
+        ctx,
+        status === 404 ? 'Not found' : 'Something went wrong',
+        '',
+        problemView(status === 404 ? 'This page does not exist, or it is not yours.' : explain(err), true),
+      );
     }
   });
 
@@ -126,7 +141,12 @@ export function createApp(deps: AppDeps): Koa<DashState> {
       const expected = ctx.state.session?.csrf ?? ctx.cookies.get(FORM_CSRF_COOKIE) ?? '';
       if (!sameToken(ctx.state.form.get('_csrf') ?? '', expected)) {
         ctx.status = 403;
-        page(ctx, 'Form expired', '', problemView('This form expired or did not come from this site. Please go back, reload the page and try again.'));
+        page(
+          ctx,
+          'Form expired',
+          '',
+          problemView('This form expired or did not come from this site. Please go back, reload the page and try again.'),
+        );
         return;
       }
     }

@@ -44,7 +44,14 @@ export interface AppDeps {
 
 export const SESSION_COOKIE = '__Host-smsgw_session';
 
-export const cookieOptions = (maxAgeMs?: number) => ({ httpOnly: true, secure: true, sameSite: 'strict' as const, path: '/', overwrite: true, maxAge: maxAgeMs });
+export const cookieOptions = (maxAgeMs?: number) => ({
+  httpOnly: true,
+  secure: true,
+  sameSite: 'strict' as const,
+  path: '/',
+  overwrite: true,
+  maxAge: maxAgeMs,
+});
 
 /** The page for the signed-in user, with the navigation and the session's CSRF token. */
 export function page(ctx: DashContext, title: string, section: string, body: SafeHtml): void {

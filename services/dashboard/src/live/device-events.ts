@@ -30,7 +30,10 @@ export class DeviceEvents {
     void (async () => {
       for await (const msg of sub) {
         try {
-          const event = JSON.parse(new TextDecoder().decode(msg.data)) as { event: string; data: { device_id: string; client_id: string; at: string } };
+          const event = JSON.parse(new TextDecoder().decode(msg.data)) as {
+            event: string;
+            data: { device_id: string; client_id: string; at: string };
+          };
           const change: DeviceChange = {
             device_id: event.data.device_id,
             status: event.event === 'device.connected' ? 'online' : 'offline',

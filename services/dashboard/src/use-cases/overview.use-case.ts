@@ -3,7 +3,13 @@ import type { Upstreams } from './upstreams';
 /** The overview's figures: live sends of the last 7 days, and the phones online. */
 export async function overview(up: Upstreams, clientId: string) {
   const [stats, devices] = await Promise.all([
-    up.messages.getStats({ clientId, mode: 'MODE_LIVE', fromDate: new Date(Date.now() - 7 * 86_400_000).toISOString(), toDate: '', deviceId: '' }),
+    up.messages.getStats({
+      clientId,
+      mode: 'MODE_LIVE',
+      fromDate: new Date(Date.now() - 7 * 86_400_000).toISOString(),
+      toDate: '',
+      deviceId: '',
+    }),
     up.devices.listDevices({ clientId, onlineOnly: false }),
   ]);
   const online = devices.devices.filter((d) => d.status === 'online').length;

@@ -36,7 +36,8 @@ export function apkInfo(file: string | undefined): ApkInfo | undefined {
     return undefined;
   }
   const key = `${file}:${stat.size}:${stat.mtimeMs}`;
-  if (apkCache?.key !== key) apkCache = { key, info: { size: stat.size, sha256: createHash('sha256').update(fs.readFileSync(file)).digest('hex') } };
+  if (apkCache?.key !== key)
+    apkCache = { key, info: { size: stat.size, sha256: createHash('sha256').update(fs.readFileSync(file)).digest('hex') } };
   return apkCache.info;
 }
 
@@ -48,7 +49,11 @@ export async function listPhones(up: Upstreams, clientId: string): Promise<Phone
   const ids = devices.map((d) => d.deviceId);
   const [queued, today] = await Promise.all([
     ids.length ? up.messages.queueDepths({ deviceIds: ids }).then((r) => r.depths) : Promise.resolve<Record<string, number>>({}),
-    Promise.all(devices.map((d) => up.messages.getStats({ clientId, mode: 'MODE_LIVE', fromDate: startOfTodayUtc(), toDate: '', deviceId: d.deviceId }))),
+    Promise.all(
+      devices.map((d) =>
+        up.messages.getStats({ clientId, mode: 'MODE_LIVE', fromDate: startOfTodayUtc(), toDate: '', deviceId: d.deviceId }),
+      ),
+    ),
   ]);
   return devices.map((device, i) => ({ device, queued: queued[device.deviceId] ?? 0, sentToday: today[i]!.totalSent }));
 }

@@ -26,7 +26,11 @@ export async function changePassword(
   user: { userId: string; token: string },
   passwords: { current: string; next: string },
 ): Promise<boolean> {
-  const { changed } = await up.accounts.changePassword({ userId: user.userId, currentPassword: passwords.current, newPassword: passwords.next });
+  const { changed } = await up.accounts.changePassword({
+    userId: user.userId,
+    currentPassword: passwords.current,
+    newPassword: passwords.next,
+  });
   if (!changed) return false;
   await sessions.endOthers(user.userId, user.token);
   return true;

@@ -13,7 +13,11 @@ export interface SignInDeps {
 /** A new account and its first session: the session's token. */
 export async function signUp(deps: SignInDeps, form: { email: string; password: string; name: string }): Promise<string> {
   const created = await deps.up.accounts.signUp(form);
-  const { token } = await deps.sessions.create({ userId: created.user!.userId, clientId: created.user!.clientId, email: created.user!.email });
+  const { token } = await deps.sessions.create({
+    userId: created.user!.userId,
+    clientId: created.user!.clientId,
+    email: created.user!.email,
+  });
   return token;
 }
 

@@ -27,7 +27,11 @@ export async function signUpFrom(deps: SignUpDeps, ip: string, form: SignUpForm)
   const tooLong = (Object.keys(SIGN_UP_LIMITS) as (keyof SignUpForm)[]).filter((f) => form[f].length > SIGN_UP_LIMITS[f]);
   if (tooLong.length > 0) {
     throw new AppError('VALIDATION_ERROR', {
-      details: tooLong.map((f) => ({ field: f, code: 'TOO_LONG', message: `${LABELS[f]} must be at most ${SIGN_UP_LIMITS[f]} characters.` })),
+      details: tooLong.map((f) => ({
+        field: f,
+        code: 'TOO_LONG',
+        message: `${LABELS[f]} must be at most ${SIGN_UP_LIMITS[f]} characters.`,
+      })),
     });
   }
   const { maxPerAddress, windowMs } = deps.signUpLimit;

@@ -10,4 +10,3 @@ export interface Upstreams {
 }
 
 export type Mode = 'live' | 'test';
-

@@ -9,7 +9,13 @@ export async function listEndpoints(up: Upstreams, clientId: string) {
 
 /** A new endpoint: its URL and its secret (shown once). */
 export async function createEndpoint(up: Upstreams, clientId: string, form: { url: string; events: string[]; mode: Mode }) {
-  const e = await up.webhooks.createEndpoint({ clientId, url: form.url, events: form.events, mode: modeToProto(form.mode), description: '' });
+  const e = await up.webhooks.createEndpoint({
+    clientId,
+    url: form.url,
+    events: form.events,
+    mode: modeToProto(form.mode),
+    description: '',
+  });
   return { url: e.url, secret: e.secret };
 }
 
@@ -28,7 +34,16 @@ export async function sendTestEvent(
 }
 
 export async function setEndpointEnabled(up: Upstreams, clientId: string, endpointId: string, enabled: boolean): Promise<void> {
-  await up.webhooks.updateEndpoint({ clientId, endpointId, url: '', events: [], setEnabled: true, enabled, setDescription: false, description: '' });
+  await up.webhooks.updateEndpoint({
+    clientId,
+    endpointId,
+    url: '',
+    events: [],
+    setEnabled: true,
+    enabled,
+    setDescription: false,
+    description: '',
+  });
 }
 
 export async function deleteEndpoint(up: Upstreams, clientId: string, endpointId: string): Promise<void> {

@@ -4,7 +4,11 @@ import { html, type SafeHtml } from './html';
 import { copyable, csrfField, notice, when, type PageContext } from './layout';
 
 /** The sign-in or sign-up form; `next` is the local path to follow after sign-in, already checked. */
-export function credentialsForm(pc: PageContext, kind: 'signin' | 'signup', options: { next: string; error?: string; email?: string }): SafeHtml {
+export function credentialsForm(
+  pc: PageContext,
+  kind: 'signin' | 'signup',
+  options: { next: string; error?: string; email?: string },
+): SafeHtml {
   const signup = kind === 'signup';
   const { next, error, email = '' } = options;
   return html`${notice('error', error)}
@@ -55,7 +59,12 @@ const confirmField = (id: string, label: string) =>
 
 export function keysView(p: KeysPage): SafeHtml {
   const { csrf, keys, fresh, error, typedName = '' } = p;
-  const welcome = p.welcome ? notice('ok', 'Your account is ready. Create a key below, or use the live and test keys made for you (their values are not shown again: create a new one to copy it).') : '';
+  const welcome = p.welcome
+    ? notice(
+        'ok',
+        'Your account is ready. Create a key below, or use the live and test keys made for you (their values are not shown again: create a new one to copy it).',
+      )
+    : '';
   return html`${welcome}${notice('error', error)}
 ${fresh ? html`<div class="card reveal" role="status"><p><strong>Your new ${fresh.mode} key "${fresh.name}".</strong> Copy it now: it is shown only once.</p>${copyable('API key', fresh.key, 'new-key')}</div>` : ''}
 <form method="post" action="/keys" class="card inline">

@@ -7,7 +7,6 @@ export interface DayBar {
   failed: number;
 }
 
-
 /**
  * The by-day chart as an SVG drawn on the server: for each day three bars
  * (sent, delivered, failed), a scale, and a title per bar for screen readers
@@ -39,7 +38,9 @@ export function dayChart(days: DayBar[]): string {
       );
     });
     if (days.length <= 14 || i % Math.ceil(days.length / 10) === 0) {
-      parts.push(`<text x="${left + i * slot + slot / 2}" y="${height - 8}" text-anchor="middle" class="axis">${escapeHtml(d.date.slice(5))}</text>`);
+      parts.push(
+        `<text x="${left + i * slot + slot / 2}" y="${height - 8}" text-anchor="middle" class="axis">${escapeHtml(d.date.slice(5))}</text>`,
+      );
     }
   });
   const total = days.reduce((a, d) => a + d.sent, 0);

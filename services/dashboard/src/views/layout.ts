@@ -78,4 +78,5 @@ export function copyable(label: string, value: string, id: string): SafeHtml {
   </div>`;
 }
 
-export const when = (iso: string | undefined) => (iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)} UTC</time>` : html`<span class="muted">never</span>`);
+export const when = (iso: string | undefined) =>
+  iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)} UTC</time>` : html`<span class="muted">never</span>`;

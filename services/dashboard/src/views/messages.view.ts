@@ -23,7 +23,10 @@ function timeline(m: message.Message__Output): SafeHtml {
   ];
   return html`<ol class="timeline">${steps
     .filter(([, at]) => at)
-    .map(([label, at]) => html`<li class="${label.toLowerCase().split(' ')[0]}"><strong>${label}</strong> ${when(at)}${label === 'Failed' && m.errorCode ? html`: <code>${m.errorCode}</code> ${m.errorMessage}` : ''}</li>`)}</ol>`;
+    .map(
+      ([label, at]) =>
+        html`<li class="${label.toLowerCase().split(' ')[0]}"><strong>${label}</strong> ${when(at)}${label === 'Failed' && m.errorCode ? html`: <code>${m.errorCode}</code> ${m.errorMessage}` : ''}</li>`,
+    )}</ol>`;
 }
 
 export interface MessagesPage {
@@ -50,15 +53,18 @@ export function messagesView(p: MessagesPage): SafeHtml {
   <label for="f-until">To</label><input id="f-until" name="to_date" type="date" value="${filters.toDate.slice(0, 10)}">
   <button type="submit">Filter</button>
 </form>
-${list
-  ? html`<div class="table-wrap"><table>
+${
+  list
+    ? html`<div class="table-wrap"><table>
 <caption>${list.totalItems} message${list.totalItems === 1 ? '' : 's'}, page ${list.page} of ${Math.max(1, list.totalPages)}</caption>
 <thead><tr><th scope="col">Created</th><th scope="col">To</th><th scope="col">Text</th><th scope="col">Status</th><th scope="col">Phone</th></tr></thead>
 <tbody>${list.messages.map(
-      (m) => html`<tr><td>${when(m.createdAt)}</td><td>${m.to}</td><td class="text"><a href="/messages/${m.messageId}${mode === 'test' ? '?mode=test' : ''}">${m.text.length > 60 ? `${m.text.slice(0, 60)}…` : m.text}</a></td><td><span class="status ${m.status}">${m.status}</span></td><td><code class="small">${m.deviceId}</code></td></tr>`,
-    )}</tbody></table></div>
+        (m) =>
+          html`<tr><td>${when(m.createdAt)}</td><td>${m.to}</td><td class="text"><a href="/messages/${m.messageId}${mode === 'test' ? '?mode=test' : ''}">${m.text.length > 60 ? `${m.text.slice(0, 60)}…` : m.text}</a></td><td><span class="status ${m.status}">${m.status}</span></td><td><code class="small">${m.deviceId}</code></td></tr>`,
+      )}</tbody></table></div>
 <nav class="pager" aria-label="Pages">${pageNo > 1 ? html`<a href="${p.link(pageNo - 1)}" rel="prev">Previous</a>` : ''} ${pageNo < list.totalPages ? html`<a href="${p.link(pageNo + 1)}" rel="next">Next</a>` : ''}</nav>`
-  : ''}`;
+    : ''
+}`;
 }
 
 export function messageView(m: message.Message__Output, mode: Mode): SafeHtml {

@@ -40,7 +40,12 @@ ${extra.created ? html`<div class="card reveal" role="status"><p><strong>Endpoin
 }
 
 /** One endpoint's delivery log: each delivery with its attempts, and a replay button. */
-export function deliveryLogView(csrfToken: string, endpoint: webhook.Endpoint__Output, deliveries: webhook.Delivery__Output[], done: { sent: string; replayed: string }): SafeHtml {
+export function deliveryLogView(
+  csrfToken: string,
+  endpoint: webhook.Endpoint__Output,
+  deliveries: webhook.Delivery__Output[],
+  done: { sent: string; replayed: string },
+): SafeHtml {
   const csrf = csrfField({ csrf: csrfToken });
   const { sent, replayed } = done;
   return html`${notice('ok', sent ? `Test event ${sent} sent.` : replayed ? `Event ${replayed} replayed.` : undefined)}

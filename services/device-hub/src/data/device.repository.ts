@@ -46,20 +46,25 @@ export class DeviceRepository {
   }
 
   async find(deviceId: string): Promise<DeviceRow | undefined> {
-    const { rows } = await this.pool.query<DeviceRow>(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_id = $1 AND removed_at IS NULL`, [deviceId]);
+    const { rows } = await this.pool.query<DeviceRow>(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_id = $1 AND removed_at IS NULL`, [
+      deviceId,
+    ]);
     return rows[0];
   }
 
   async listByClient(clientId: string): Promise<DeviceRow[]> {
-    const { rows } = await this.pool.query<DeviceRow>(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE client_id = $1 AND removed_at IS NULL ORDER BY created_at`, [clientId]);
+    const { rows } = await this.pool.query<DeviceRow>(
+      `SELECT ${DEVICE_COLUMNS} FROM devices WHERE client_id = $1 AND removed_at IS NULL ORDER BY created_at`,
+      [clientId],
+    );
     return rows;
   }
 
   async findByPasswordLookup(clientId: string, lookup: string): Promise<DeviceRow | undefined> {
-    const { rows } = await this.pool.query<DeviceRow>(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE client_id = $1 AND password_lookup = $2 AND removed_at IS NULL`, [
-      clientId,
-      lookup,
-    ]);
+    const { rows } = await this.pool.query<DeviceRow>(
+      `SELECT ${DEVICE_COLUMNS} FROM devices WHERE client_id = $1 AND password_lookup = $2 AND removed_at IS NULL`,
+      [clientId, lookup],
+    );
     return rows[0];
   }
 
@@ -108,7 +113,9 @@ export class DeviceRepository {
   }
 
   async revokeTokens(deviceId: string): Promise<number> {
-    const result = await this.pool.query('UPDATE device_tokens SET revoked_at = now() WHERE device_id = $1 AND revoked_at IS NULL', [deviceId]);
+    const result = await this.pool.query('UPDATE device_tokens SET revoked_at = now() WHERE device_id = $1 AND revoked_at IS NULL', [
+      deviceId,
+    ]);
     return result.rowCount ?? 0;
   }
 

@@ -12,9 +12,15 @@ export class ReportPublisher {
   async publish(report: AgentReport): Promise<void> {
     const { js, names } = this.nats;
     // In the active trace (the SMS's, when the phone echoed it): the message service continues it.
-    await publishTraced(js, names.agentReport(report.device_id), JSON.stringify(report), { msgID: `${report.device_id}:${report.message_id}:${report.status}` }, {
-      'smsgw.message_id': report.message_id,
-      'smsgw.report.status': report.status,
-    });
+    await publishTraced(
+      js,
+      names.agentReport(report.device_id),
+      JSON.stringify(report),
+      { msgID: `${report.device_id}:${report.message_id}:${report.status}` },
+      {
+        'smsgw.message_id': report.message_id,
+        'smsgw.report.status': report.status,
+      },
+    );
   }
 }

@@ -34,7 +34,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 function sendError(res: ServerResponse, err: unknown, log: Logger): void {
   const appError = err instanceof AppError ? err : new AppError('INTERNAL_ERROR', { cause: err });
   if (appError.code === 'INTERNAL_ERROR') log.error({ err }, 'agent endpoint failed');
-  const headers: Record<string, string> = appError.retryAfterSeconds === undefined ? {} : { 'retry-after': String(appError.retryAfterSeconds) };
+  const headers: Record<string, string> =
+    appError.retryAfterSeconds === undefined ? {} : { 'retry-after': String(appError.retryAfterSeconds) };
   sendJson(res, appError.httpStatus, { success: false, error: { code: appError.code, message: appError.message } }, headers);
 }
 
@@ -73,8 +74,10 @@ function lastForwarded(value: string | string[] | undefined): string | undefined
 /** The HTTPS endpoint phones talk to: pairing, then the WebSocket of PROTOCOL.md. */
 export function createAgentServer(deps: AgentServerDeps): http.Server {
   const proxied = deps.tls.mode === 'proxy';
-  const forwardedOverHttps = (req: IncomingMessage) => !proxied || lastForwarded(req.headers['x-forwarded-proto'])?.toLowerCase() === 'https';
-  const clientAddress = (req: IncomingMessage) => (proxied ? (lastForwarded(req.headers['x-forwarded-for']) ?? req.socket.remoteAddress) : req.socket.remoteAddress);
+  const forwardedOverHttps = (req: IncomingMessage) =>
+    !proxied || lastForwarded(req.headers['x-forwarded-proto'])?.toLowerCase() === 'https';
+  const clientAddress = (req: IncomingMessage) =>
+    proxied ? (lastForwarded(req.headers['x-forwarded-for']) ?? req.socket.remoteAddress) : req.socket.remoteAddress;
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: 64 * 1024,
@@ -90,7 +93,10 @@ export function createAgentServer(deps: AgentServerDeps): http.Server {
           if (down.length === 0) return sendJson(res, 200, { success: true });
           const { http, message } = ERROR_CATALOG.SERVICE_UNAVAILABLE;
           res.setHeader('Retry-After', '5');
-          sendJson(res, http, { success: false, error: { code: 'SERVICE_UNAVAILABLE', message, details: down.map((field) => ({ field, code: 'SERVICE_UNAVAILABLE' })) } });
+          sendJson(res, http, {
+            success: false,
+            error: { code: 'SERVICE_UNAVAILABLE', message, details: down.map((field) => ({ field, code: 'SERVICE_UNAVAILABLE' })) },
+          });
         },
         (err: unknown) => sendError(res, err, deps.log),
       );
@@ -109,7 +115,10 @@ export function createAgentServer(deps: AgentServerDeps): http.Server {
     }
     sendError(res, new AppError('NOT_FOUND'), deps.log);
   };
-  const server = deps.tls.mode === 'native' ? https.createServer({ cert: fs.readFileSync(deps.tls.certFile), key: fs.readFileSync(deps.tls.keyFile) }, handle) : http.createServer(handle);
+  const server =
+    deps.tls.mode === 'native'
+      ? https.createServer({ cert: fs.readFileSync(deps.tls.certFile), key: fs.readFileSync(deps.tls.keyFile) }, handle)
+      : http.createServer(handle);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'https://hub');
     if (!forwardedOverHttps(req)) return rejectUpgrade(socket, 'HTTPS_REQUIRED');

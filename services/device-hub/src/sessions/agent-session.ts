@@ -50,7 +50,8 @@ interface AgentFrame {
 }
 
 /** The trace context an agent echoed, if it is well formed (else the hub's spans start a trace of their own). */
-const echoedTrace = (value: unknown) => (typeof value === 'string' && /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(value) ? value : '');
+const echoedTrace = (value: unknown) =>
+  typeof value === 'string' && /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(value) ? value : '';
 
 /**
  * One phone's connection: hands it SMS one at a time at the configured pace,
@@ -180,7 +181,15 @@ export class AgentSession {
       const span = startSpanInTrace('device-hub deliver', claimed.traceparent, []);
       span.setAttributes({ 'smsgw.message_id': sms.messageId, 'smsgw.device_id': this.deviceId, 'smsgw.attempt': claimed.attempt });
       withSpan(span, () =>
-        this.send({ type: 'sms', message_id: sms.messageId, to: sms.to, text: sms.text, priority: sms.priority, attempt: claimed.attempt, traceparent: traceparentOf(span) }),
+        this.send({
+          type: 'sms',
+          message_id: sms.messageId,
+          to: sms.to,
+          text: sms.text,
+          priority: sms.priority,
+          attempt: claimed.attempt,
+          traceparent: traceparentOf(span),
+        }),
       );
       const wasAcked = await acked;
       endSpan(span, wasAcked ? undefined : 'NOT_ACKNOWLEDGED');
@@ -209,13 +218,16 @@ export class AgentSession {
       // that a cancel is refused from then on.
       const waiter = this.ackWaiter?.messageId === messageId ? this.ackWaiter : undefined;
       const attributes = { 'smsgw.message_id': messageId, 'smsgw.device_id': this.deviceId };
-      void inTrace('device-hub ack', echoedTrace(frame.traceparent), attributes, () => this.accept(messageId)).finally(() => waiter?.resolve(true));
+      void inTrace('device-hub ack', echoedTrace(frame.traceparent), attributes, () => this.accept(messageId)).finally(() =>
+        waiter?.resolve(true),
+      );
       return;
     }
     if (frame.type === 'report') {
       const status = frame.status;
       if (status === 'accepted' || !AGENT_REPORT_STATUSES.includes(status as never)) return;
-      const at = typeof frame.at === 'string' && !Number.isNaN(Date.parse(frame.at)) ? new Date(frame.at).toISOString() : new Date().toISOString();
+      const at =
+        typeof frame.at === 'string' && !Number.isNaN(Date.parse(frame.at)) ? new Date(frame.at).toISOString() : new Date().toISOString();
       const report: AgentReport = { message_id: messageId, device_id: this.deviceId, status: status as AgentReport['status'], at };
       if (status === 'failed') {
         const code = FAILURE_CODES.includes(frame.error?.code as never) ? (frame.error!.code as FailureCode) : 'DEVICE_ERROR';
@@ -257,7 +269,8 @@ export class AgentSession {
     const at = new Date().toISOString();
     try {
       const outcome = await this.deps.messages.acceptMessage({ deviceId: this.deviceId, messageId, at });
-      if (!outcome.accepted) this.log.warn({ message_id: messageId, status: outcome.status }, 'the phone acknowledged a message that had left the queue');
+      if (!outcome.accepted)
+        this.log.warn({ message_id: messageId, status: outcome.status }, 'the phone acknowledged a message that had left the queue');
     } catch (err) {
       this.log.warn({ err, message_id: messageId }, 'recording the acknowledgement failed; it goes through JetStream');
       this.publishReport({ message_id: messageId, device_id: this.deviceId, status: 'accepted', at }, false);

@@ -35,7 +35,10 @@ export class SessionRegistry {
     const previous = this.sessions.get(session.deviceId);
     if (previous) previous.close(CLOSE_REPLACED, 'replaced');
     this.sessions.set(session.deviceId, session);
-    this.nats.nc.publish(this.nats.names.hubControl(session.deviceId), JSON.stringify({ action: 'takeover', connection_id: session.connectionId }));
+    this.nats.nc.publish(
+      this.nats.names.hubControl(session.deviceId),
+      JSON.stringify({ action: 'takeover', connection_id: session.connectionId }),
+    );
     void session.closedAndDrained().then(() => {
       if (this.sessions.get(session.deviceId) === session) this.sessions.delete(session.deviceId);
     });

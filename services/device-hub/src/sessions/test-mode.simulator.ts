@@ -61,7 +61,9 @@ export class TestModeSimulator {
         this.wakeUp = undefined;
         continue;
       }
-      const run = inTrace('device-hub simulate', claimed.traceparent, { 'smsgw.message_id': sms.messageId, 'smsgw.mode': 'test' }, () => this.simulate(sms)).catch((err: unknown) => this.log.error({ err, message_id: sms.messageId }, 'test-mode simulation failed'));
+      const run = inTrace('device-hub simulate', claimed.traceparent, { 'smsgw.message_id': sms.messageId, 'smsgw.mode': 'test' }, () =>
+        this.simulate(sms),
+      ).catch((err: unknown) => this.log.error({ err, message_id: sms.messageId }, 'test-mode simulation failed'));
       this.inFlight.add(run);
       void run.finally(() => this.inFlight.delete(run));
     }
@@ -69,7 +71,13 @@ export class TestModeSimulator {
 
   private async simulate(sms: message.Message__Output): Promise<void> {
     const report = (status: AgentReport['status'], error?: AgentReport['error']) =>
-      this.reports.publish({ message_id: sms.messageId, device_id: sms.deviceId, status, at: new Date().toISOString(), ...(error ? { error } : {}) });
+      this.reports.publish({
+        message_id: sms.messageId,
+        device_id: sms.deviceId,
+        status,
+        at: new Date().toISOString(),
+        ...(error ? { error } : {}),
+      });
     await report('accepted');
     await sleep(this.settings.sentDelayMs);
     const failure = MAGIC_NUMBERS[sms.to];

@@ -59,7 +59,8 @@ export class DeviceUseCases {
           pairingExpiresAt: expiresAt,
         };
       }
-      if (draw === CREATE_DRAWS) throw new AppError('INTERNAL_ERROR', { cause: new Error(`no free device password lookup after ${CREATE_DRAWS} draws`) });
+      if (draw === CREATE_DRAWS)
+        throw new AppError('INTERNAL_ERROR', { cause: new Error(`no free device password lookup after ${CREATE_DRAWS} draws`) });
     }
   }
 

@@ -1,7 +1,10 @@
 import { AppError, counter, type PromiseClient } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 
-export const reportsRefused = counter('hub.reports_refused', 'Phone reports refused (acknowledged, never stored) because the message was not handed to that device, by status');
+export const reportsRefused = counter(
+  'hub.reports_refused',
+  'Phone reports refused (acknowledged, never stored) because the message was not handed to that device, by status',
+);
 
 /**
  * Whether the message was handed to this device, so that its phone may report

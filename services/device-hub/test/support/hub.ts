@@ -44,7 +44,12 @@ export class HubCluster {
     readonly redis: Redis,
   ) {}
 
-  static async start(replicas: number, env: Record<string, string> = {}, schema = `t_${randomHex()}`, natsPrefix = `t${randomHex(5)}`): Promise<HubCluster> {
+  static async start(
+    replicas: number,
+    env: Record<string, string> = {},
+    schema = `t_${randomHex()}`,
+    natsPrefix = `t${randomHex(5)}`,
+  ): Promise<HubCluster> {
     const certs = await ensureCerts(path.join(os.tmpdir(), 'smsgw-device-hub-test-certs'));
     const pool = createPool({ url: DATABASE_URL, schema, max: 10 });
     const redisPrefix = `smsgw:t${randomHex(5)}:`;
@@ -96,7 +101,12 @@ export class HubCluster {
 
   async stop(): Promise<void> {
     for (const replica of this.replicas) await replica.stop();
-    const nats = await connectNats({ url: NATS_URL, prefix: this.natsPrefix, name: 'device-hub-test-cleanup', log: createLogger('device-hub-test', 'silent') });
+    const nats = await connectNats({
+      url: NATS_URL,
+      prefix: this.natsPrefix,
+      name: 'device-hub-test-cleanup',
+      log: createLogger('device-hub-test', 'silent'),
+    });
     for (const stream of [nats.names.reportsStream, nats.names.eventsStream]) await nats.jsm.streams.delete(stream).catch(() => undefined);
     await nats.nc.drain();
     const keys = await this.redis.keys(`${this.redisPrefix}*`);

@@ -42,7 +42,10 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   app.maxIpsCount = 1;
   const auth = authenticate(options.upstreams.accounts, options.pipeline, options.auth);
   const guard = rateLimit(options.redis, options.pipeline, options.rateLimit);
-  const idempotent = idempotency(options.redis, { ttlSeconds: options.idempotencyTtlSeconds, inProgressSeconds: options.idempotencyInProgressSeconds });
+  const idempotent = idempotency(options.redis, {
+    ttlSeconds: options.idempotencyTtlSeconds,
+    inProgressSeconds: options.idempotencyInProgressSeconds,
+  });
   const routers = [
     smsRoutes(options.upstreams, auth, guard, idempotent, { allowPrivate: options.allowPrivateWebhooks }),
     otpRoutes(options.upstreams, auth, guard, idempotent),

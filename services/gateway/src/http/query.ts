@@ -53,11 +53,17 @@ export function historyQuery(ctx: GatewayContext): HistoryQuery {
     toDate: queryString(ctx, 'to_date') ?? '',
     deviceId: queryString(ctx, 'device_id') ?? '',
     // 200 characters at most, cut between code points (a cut pair would be a lone surrogate).
-    search: Array.from(queryString(ctx, 'search') ?? '').slice(0, 200).join(''),
+    search: Array.from(queryString(ctx, 'search') ?? '')
+      .slice(0, 200)
+      .join(''),
   };
 }
 
 /** GET /v1/sms/stats's query. */
 export function statsQuery(ctx: GatewayContext): StatsQuery {
-  return { fromDate: queryString(ctx, 'from_date') ?? '', toDate: queryString(ctx, 'to_date') ?? '', deviceId: queryString(ctx, 'device_id') ?? '' };
+  return {
+    fromDate: queryString(ctx, 'from_date') ?? '',
+    toDate: queryString(ctx, 'to_date') ?? '',
+    deviceId: queryString(ctx, 'device_id') ?? '',
+  };
 }

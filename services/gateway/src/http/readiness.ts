@@ -17,7 +17,10 @@ const CHECK_DEADLINE_MS = 1000;
 export function readiness(redis: Redis, upstreams: Record<string, HealthChecker>, reuseMs = 1000): () => Promise<ReadinessReport> {
   return reusedFor(reuseMs, async (): Promise<ReadinessReport> => {
     const names = ['redis', ...Object.keys(upstreams)];
-    const results = await Promise.all([redisAnswers(redis, CHECK_DEADLINE_MS), ...Object.values(upstreams).map((h) => h.serving('', CHECK_DEADLINE_MS))]);
+    const results = await Promise.all([
+      redisAnswers(redis, CHECK_DEADLINE_MS),
+      ...Object.values(upstreams).map((h) => h.serving('', CHECK_DEADLINE_MS)),
+    ]);
     const checks = Object.fromEntries(names.map((name, i) => [name, results[i] ? 'up' : 'down'])) as ReadinessReport['checks'];
     return { ready: results.every(Boolean), checks };
   });

@@ -6,7 +6,12 @@ import type { IdempotencyFields } from './sms.mapper';
 
 /** The OTP endpoints' translations: checked bodies to the otp service's requests, its answers to the API's bodies. */
 
-export function toSendOtpRequest(auth: AuthContext, deviceId: string, request: SendOtpRequest, idempotency: IdempotencyFields | undefined): otp.SendOtpRequest {
+export function toSendOtpRequest(
+  auth: AuthContext,
+  deviceId: string,
+  request: SendOtpRequest,
+  idempotency: IdempotencyFields | undefined,
+): otp.SendOtpRequest {
   return {
     clientId: auth.clientId,
     mode: modeToProto(auth.mode),

@@ -15,11 +15,19 @@ export interface IdempotencyFields {
   requestHash: string;
 }
 
-const idempotencyOf = (idempotency: IdempotencyFields | undefined) => ({ idempotencyKey: idempotency?.key ?? '', requestHash: idempotency?.requestHash ?? '' });
+const idempotencyOf = (idempotency: IdempotencyFields | undefined) => ({
+  idempotencyKey: idempotency?.key ?? '',
+  requestHash: idempotency?.requestHash ?? '',
+});
 
 const metadataJson = (metadata: Record<string, unknown> | undefined) => (metadata ? JSON.stringify(metadata) : '');
 
-export function toSendRequest(auth: AuthContext, deviceId: string, request: SendRequest, idempotency: IdempotencyFields | undefined): message.SendRequest {
+export function toSendRequest(
+  auth: AuthContext,
+  deviceId: string,
+  request: SendRequest,
+  idempotency: IdempotencyFields | undefined,
+): message.SendRequest {
   return {
     clientId: auth.clientId,
     mode: modeToProto(auth.mode),
@@ -32,7 +40,12 @@ export function toSendRequest(auth: AuthContext, deviceId: string, request: Send
   };
 }
 
-export function toSendBatchRequest(auth: AuthContext, deviceIds: string[], request: BatchRequest, idempotency: IdempotencyFields | undefined): message.SendBatchRequest {
+export function toSendBatchRequest(
+  auth: AuthContext,
+  deviceIds: string[],
+  request: BatchRequest,
+  idempotency: IdempotencyFields | undefined,
+): message.SendBatchRequest {
   return {
     clientId: auth.clientId,
     mode: modeToProto(auth.mode),
@@ -67,7 +80,14 @@ export function batchBody(batch: message.SendBatchResponse__Output): Record<stri
     success: true,
     batch_id: batch.batchId,
     total_recipients: batch.messages.length,
-    messages: batch.messages.map((m) => ({ message_id: m.messageId, to: m.to, status: m.status, device_id: m.deviceId, parts: m.parts, encoding: m.encoding })),
+    messages: batch.messages.map((m) => ({
+      message_id: m.messageId,
+      to: m.to,
+      status: m.status,
+      device_id: m.deviceId,
+      parts: m.parts,
+      encoding: m.encoding,
+    })),
     queued_at: batch.queuedAt,
   };
 }

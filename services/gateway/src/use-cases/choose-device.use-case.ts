@@ -30,7 +30,7 @@ export async function chooseDevice(
     return { deviceId: device.deviceId, status: online ? 'online' : 'offline' };
   }
   const { devices } = await up.devices.listDevices({ clientId: auth.clientId, onlineOnly: !lenient });
-  if (devices.length === 0) throw new AppError('DEVICE_OFFLINE', { message: "Aucun appareil en ligne pour ce client." });
+  if (devices.length === 0) throw new AppError('DEVICE_OFFLINE', { message: 'Aucun appareil en ligne pour ce client.' });
   let chosen = devices[0]!;
   if (devices.length > 1) {
     const { depths } = await up.messages.queueDepths({ deviceIds: devices.map((d) => d.deviceId) });

@@ -8,7 +8,13 @@ import { chooseDevice } from './choose-device.use-case';
 import type { Upstreams } from './upstreams';
 
 /** A one-time password sent through the requested device or the client's least busy one. */
-export async function sendOtp(up: Upstreams, auth: AuthContext, request: SendOtpRequest, deviceId: string | undefined, idempotency: IdempotencyFields | undefined) {
+export async function sendOtp(
+  up: Upstreams,
+  auth: AuthContext,
+  request: SendOtpRequest,
+  deviceId: string | undefined,
+  idempotency: IdempotencyFields | undefined,
+) {
   const device = await chooseDevice(up, auth, deviceId);
   let sent: otp.SendOtpResponse__Output;
   try {

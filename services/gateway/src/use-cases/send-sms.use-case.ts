@@ -19,7 +19,10 @@ export interface SendOptions {
  * Idempotency-Key stored it.
  */
 export async function sendSms(up: Upstreams, auth: AuthContext, request: SendRequest, options: SendOptions) {
-  const device = await chooseDevice(up, auth, options.deviceId, { allowOffline: request.scheduledAt !== undefined, presence: options.presence });
+  const device = await chooseDevice(up, auth, options.deviceId, {
+    allowOffline: request.scheduledAt !== undefined,
+    presence: options.presence,
+  });
   const receipt = await up.sends.send(toSendRequest(auth, device.deviceId, request, options.idempotency));
   return { deviceId: device.deviceId, receipt };
 }

@@ -75,7 +75,9 @@ export class HistoryRepository {
       sql = `SELECT count(*)::int AS total FROM messages WHERE ${messageConditions(params, clientId, mode, filter, filter)}`;
     } else {
       const { days, partials } = splitByDay(filter);
-      const parts = partials.map((range) => `(SELECT count(*) FROM messages WHERE ${messageConditions(params, clientId, mode, filter, range)})`);
+      const parts = partials.map(
+        (range) => `(SELECT count(*) FROM messages WHERE ${messageConditions(params, clientId, mode, filter, range)})`,
+      );
       if (days) {
         const where = [`client_id = ${params.add(clientId)}`, `mode = ${params.add(mode)}`];
         if (filter.status) where.push(`status = ${params.add(filter.status)}`);
@@ -186,7 +188,10 @@ export class HistoryRepository {
         [days],
       );
       // Counters emptied by the deletion (the delete trigger has just run).
-      await client.query(`DELETE FROM message_counts WHERE n = 0 AND day <= ((now() - make_interval(days => $1::int)) AT TIME ZONE 'UTC')::date`, [days]);
+      await client.query(
+        `DELETE FROM message_counts WHERE n = 0 AND day <= ((now() - make_interval(days => $1::int)) AT TIME ZONE 'UTC')::date`,
+        [days],
+      );
       // Batches whose messages are all gone carry nothing any more.
       await client.query(
         `DELETE FROM batches b WHERE b.created_at < now() - make_interval(days => $1::int)

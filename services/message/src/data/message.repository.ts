@@ -144,7 +144,11 @@ export class MessageRepository {
    * refuse to cancel it. Returns the message's status afterwards (undefined for
    * an unknown message or another device's).
    */
-  async markAccepted(messageId: string, deviceId: string, at: Date): Promise<{ status: MessageRow['status']; accepted: boolean } | undefined> {
+  async markAccepted(
+    messageId: string,
+    deviceId: string,
+    at: Date,
+  ): Promise<{ status: MessageRow['status']; accepted: boolean } | undefined> {
     const { rows } = await this.pool.query<{ status: MessageRow['status']; accepted: boolean }>(
       `WITH moved AS (
          UPDATE messages SET accepted_at = coalesce(accepted_at, $3), lease_until = NULL

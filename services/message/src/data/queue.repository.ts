@@ -182,7 +182,21 @@ export class QueueRepository {
          ) a
        ) AS ahead
        FROM inserted i`,
-      [m.messageId, m.clientId, m.mode, m.deviceId, m.to, m.text, m.priority, m.metadata ? JSON.stringify(m.metadata) : null, m.parts, m.encoding, sealedText, expiresAt, m.traceparent || null],
+      [
+        m.messageId,
+        m.clientId,
+        m.mode,
+        m.deviceId,
+        m.to,
+        m.text,
+        m.priority,
+        m.metadata ? JSON.stringify(m.metadata) : null,
+        m.parts,
+        m.encoding,
+        sealedText,
+        expiresAt,
+        m.traceparent || null,
+      ],
     );
     if (!rows[0]) return undefined;
     const { ahead, ...row } = rows[0];

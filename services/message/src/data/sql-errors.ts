@@ -27,6 +27,7 @@ export function refusedError(err: unknown): AppError {
   if (state === '22003' || (state === '23514' && (err as { constraint?: string }).constraint === 'messages_priority_check')) {
     return new AppError('INVALID_PRIORITY', { details: [{ field: 'priority', code: 'INVALID_PRIORITY' }], cause: err });
   }
-  if (state && REFUSED_DATA.test(state)) return new AppError('VALIDATION_ERROR', { message: 'Données refusées par la base de données.', cause: err });
+  if (state && REFUSED_DATA.test(state))
+    return new AppError('VALIDATION_ERROR', { message: 'Données refusées par la base de données.', cause: err });
   return new AppError('INTERNAL_ERROR', { cause: err });
 }

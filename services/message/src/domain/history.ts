@@ -49,7 +49,14 @@ export function containsPattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export function historyFilter(req: { status: string; to: string; fromDate: string; toDate: string; deviceId: string; search: string }): HistoryFilter {
+export function historyFilter(req: {
+  status: string;
+  to: string;
+  fromDate: string;
+  toDate: string;
+  deviceId: string;
+  search: string;
+}): HistoryFilter {
   if (req.status && !MESSAGE_STATUSES.includes(req.status as MessageStatus)) {
     throw new AppError('VALIDATION_ERROR', {
       message: `Statut inconnu : valeurs possibles ${MESSAGE_STATUSES.join(', ')}.`,

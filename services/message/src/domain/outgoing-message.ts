@@ -47,7 +47,13 @@ export function idempotencyOf(req: { idempotencyKey: string; requestHash: string
 }
 
 /** A message to queue on `deviceId`, its fields checked, its parts and encoding measured. */
-export function outgoing(req: SendFields, deviceId: string, m: OutgoingFields, scheduledAt: Date | null, batchId: string | null): NewMessage {
+export function outgoing(
+  req: SendFields,
+  deviceId: string,
+  m: OutgoingFields,
+  scheduledAt: Date | null,
+  batchId: string | null,
+): NewMessage {
   if (!deviceId) throw new AppError('INVALID_DEVICE_ID');
   if (!m.text) throw new AppError('MESSAGE_REQUIRED');
   const size = measureSms(storable(m.text, 'message'));

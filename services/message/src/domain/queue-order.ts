@@ -24,7 +24,9 @@ export function aheadWithin(rows: QueuedMessage[]): number[] {
   const out = new Array<number>(rows.length).fill(0);
   for (const group of groups.values()) {
     // In claim order, a row waits for those before it that are due no later.
-    group.sort((a, b) => rows[a]!.priority - rows[b]!.priority || due[a]! - due[b]! || (rows[a]!.message_id < rows[b]!.message_id ? -1 : 1));
+    group.sort(
+      (a, b) => rows[a]!.priority - rows[b]!.priority || due[a]! - due[b]! || (rows[a]!.message_id < rows[b]!.message_id ? -1 : 1),
+    );
     group.forEach((i, k) => {
       let ahead = 0;
       for (let j = 0; j < k; j++) if (due[group[j]!]! <= due[i]!) ahead++;

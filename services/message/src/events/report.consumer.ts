@@ -1,5 +1,17 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import { AGENT_REPORT_STATUSES, consumeTraced, counter, inTrace, FAILURE_CODES, FAILURE_MESSAGES, runDurableConsumer, type AgentReport, type DurableConsumer, type Logger, type Nats } from '@smsgw/platform';
+import {
+  AGENT_REPORT_STATUSES,
+  consumeTraced,
+  counter,
+  inTrace,
+  FAILURE_CODES,
+  FAILURE_MESSAGES,
+  runDurableConsumer,
+  type AgentReport,
+  type DurableConsumer,
+  type Logger,
+  type Nats,
+} from '@smsgw/platform';
 import type { MessageRepository } from '../data/message.repository';
 import { reportOutcome } from '../domain/message-status';
 import type { SmsEventPublisher } from './sms-event.publisher';

@@ -41,7 +41,10 @@ export class ScheduledSends {
             payload: Buffer.from(JSON.stringify(payload)),
           });
         } catch (err) {
-          this.log.warn({ err, message_id: row.message_id }, 'scheduling the timer of a message failed; it will go out at the next sweep after its time');
+          this.log.warn(
+            { err, message_id: row.message_id },
+            'scheduling the timer of a message failed; it will go out at the next sweep after its time',
+          );
         }
       }),
     );

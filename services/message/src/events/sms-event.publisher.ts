@@ -38,9 +38,15 @@ export class SmsEventPublisher {
   async publish(row: MessageRow): Promise<void> {
     const event = smsEvent(row);
     if (!event) return;
-    await publishTraced(this.nats.js, this.nats.names.event(event.event), JSON.stringify(event), { msgID: event.event_id }, {
-      'smsgw.message_id': row.message_id,
-      'smsgw.event_id': event.event_id,
-    });
+    await publishTraced(
+      this.nats.js,
+      this.nats.names.event(event.event),
+      JSON.stringify(event),
+      { msgID: event.event_id },
+      {
+        'smsgw.message_id': row.message_id,
+        'smsgw.event_id': event.event_id,
+      },
+    );
   }
 }

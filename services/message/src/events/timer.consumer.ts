@@ -1,5 +1,13 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import { consumeTraced, handleJobFire, runDurableConsumer, type DurableConsumer, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
+import {
+  consumeTraced,
+  handleJobFire,
+  runDurableConsumer,
+  type DurableConsumer,
+  type JobHandler,
+  type Logger,
+  type Nats,
+} from '@smsgw/platform';
 import type { DueTimerPayload } from './scheduled-sends';
 
 const DURABLE = 'message-timers';
@@ -9,7 +17,8 @@ const MAX_ATTEMPTS = 5;
 function parseDue(bytes: Uint8Array): DueTimerPayload | undefined {
   try {
     const p = JSON.parse(new TextDecoder().decode(bytes)) as Partial<DueTimerPayload> | null;
-    if (p && typeof p.message_id === 'string' && typeof p.device_id === 'string' && (p.mode === 'live' || p.mode === 'test')) return p as DueTimerPayload;
+    if (p && typeof p.message_id === 'string' && typeof p.device_id === 'string' && (p.mode === 'live' || p.mode === 'test'))
+      return p as DueTimerPayload;
   } catch {
     // dropped below
   }
@@ -37,7 +46,14 @@ export class TimerConsumer {
     this.consumer = await runDurableConsumer(
       this.nats,
       // A job may run for minutes (its fire kept by a heartbeat): due messages must not wait behind it.
-      { stream: names.timersStream, durable: DURABLE, filterSubject: names.timer('message.>'), ackWaitMs: 60_000, concurrency: 'concurrent', log: this.log },
+      {
+        stream: names.timersStream,
+        durable: DURABLE,
+        filterSubject: names.timer('message.>'),
+        ackWaitMs: 60_000,
+        concurrency: 'concurrent',
+        log: this.log,
+      },
       async (msg) => {
         // In the trace of the send that scheduled it (the scheduler carries it on the fire).
         if (msg.subject === names.timer('message.due')) await consumeTraced(msg, {}, async () => this.due(msg));

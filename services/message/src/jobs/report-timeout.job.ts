@@ -51,7 +51,8 @@ export class ReportTimeoutJob {
   private async runLogged(): Promise<void> {
     try {
       const expired = await this.runOnce();
-      if (expired > 0) this.log.info({ expired, timeout_ms: this.settings.timeoutMs }, 'accepted messages never reported ended as failed (EXPIRED)');
+      if (expired > 0)
+        this.log.info({ expired, timeout_ms: this.settings.timeoutMs }, 'accepted messages never reported ended as failed (EXPIRED)');
     } catch (err) {
       this.log.error({ err }, 'report timeout run failed; next attempt at the next interval');
     }

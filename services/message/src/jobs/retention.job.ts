@@ -14,6 +14,8 @@ export class RetentionJob {
 
   async run(): Promise<Record<string, unknown>> {
     const deleted = await this.history.runRetention(this.settings.days, { wait: false });
-    return deleted === null ? { skipped: 'already running elsewhere', retention_days: this.settings.days } : { deleted, retention_days: this.settings.days };
+    return deleted === null
+      ? { skipped: 'already running elsewhere', retention_days: this.settings.days }
+      : { deleted, retention_days: this.settings.days };
   }
 }

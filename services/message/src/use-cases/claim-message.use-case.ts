@@ -3,7 +3,10 @@ import type { MessageRow, Mode } from '../data/message.repository';
 import { openText } from '../domain/otp-seal';
 import type { MessageService } from './message-service';
 
-const claims = counter('message.claims', 'Messages handed to a phone (or the test-mode simulator), first claims and claims after a lease expired');
+const claims = counter(
+  'message.claims',
+  'Messages handed to a phone (or the test-mode simulator), first claims and claims after a lease expired',
+);
 
 /**
  * The next due message of a device (or, in test mode without a device, of
@@ -16,7 +19,8 @@ export async function claimNext(
   leaseMs: number,
   mode: Mode,
 ): Promise<{ row: MessageRow; text: string } | undefined> {
-  if (mode === 'live' && !deviceId) throw new AppError('INVALID_DEVICE_ID', { details: [{ field: 'device_id', code: 'INVALID_DEVICE_ID' }] });
+  if (mode === 'live' && !deviceId)
+    throw new AppError('INVALID_DEVICE_ID', { details: [{ field: 'device_id', code: 'INVALID_DEVICE_ID' }] });
   const row = await service.queue.claimNext(deviceId, leaseMs || 30_000, mode);
   if (!row) return undefined;
   // A claim after the first is a lease that ran out before the phone acknowledged.

@@ -68,17 +68,25 @@ async function store(service: MessageService, messages: NewMessage[]): Promise<(
 async function replays(service: MessageService, messages: { index: number; message: NewMessage }[], results: SendOutcome[]): Promise<void> {
   if (messages.length === 0) return;
   const keyOf = (clientId: string, mode: string, key: string) => `${clientId}\u0000${mode}\u0000${key}`;
-  const keys = await service.keys.findKeys(messages.map(({ message: m }) => ({ clientId: m.clientId, mode: m.mode, key: m.idempotency!.key })));
+  const keys = await service.keys.findKeys(
+    messages.map(({ message: m }) => ({ clientId: m.clientId, mode: m.mode, key: m.idempotency!.key })),
+  );
   const byKey = new Map(keys.map((k) => [keyOf(k.client_id, k.mode, k.idempotency_key), k]));
   const wanted = messages.map(({ message: m }) => byKey.get(keyOf(m.clientId, m.mode, m.idempotency!.key)));
-  const ids = wanted.flatMap((k, i) => (k?.message_id && k.request_hash === messages[i]!.message.idempotency!.requestHash ? [k.message_id] : []));
+  const ids = wanted.flatMap((k, i) =>
+    k?.message_id && k.request_hash === messages[i]!.message.idempotency!.requestHash ? [k.message_id] : [],
+  );
   const rows = new Map((ids.length > 0 ? await service.queue.findPlaced(ids) : []).map((p) => [p.row.message_id, p]));
   messages.forEach(({ index, message: m }, i) => {
     const key = wanted[i];
     const found = key?.message_id ? rows.get(key.message_id) : undefined;
     if (key && key.request_hash !== m.idempotency!.requestHash) results[index] = { error: new AppError('IDEMPOTENCY_KEY_REUSED') };
     else if (found && found.row.client_id === m.clientId) {
-      results[index] = { row: asAnswered(found.row), estimatedDelivery: estimateDelivery(found.row, found.ahead, averagePacingMs(service)), replayed: true };
+      results[index] = {
+        row: asAnswered(found.row),
+        estimatedDelivery: estimateDelivery(found.row, found.ahead, averagePacingMs(service)),
+        replayed: true,
+      };
     }
     // Taken over (expired) or deleted meanwhile: the client may simply try again.
     else results[index] = { error: new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 }) };
@@ -129,7 +137,10 @@ export async function sendMessages(service: MessageService, items: SendItem[]): 
   });
   try {
     if (accepted.length > 0) {
-      const outcomes = await store(service, accepted.map((a) => a.message));
+      const outcomes = await store(
+        service,
+        accepted.map((a) => a.message),
+      );
       const placed: PlacedMessage[] = [];
       const taken: { index: number; message: NewMessage }[] = [];
       outcomes.forEach((outcome, k) => {
@@ -139,9 +150,12 @@ export async function sendMessages(service: MessageService, items: SendItem[]): 
         else {
           placed.push(outcome);
           results[index] = { row: outcome.row, estimatedDelivery: estimateDelivery(outcome.row, outcome.ahead, averagePacingMs(service)) };
-          withSpan(spans[index]!, () => log.debug({ message_id: outcome.row.message_id, device_id: outcome.row.device_id, gathered: items.length }, 'message queued'));
+          withSpan(spans[index]!, () =>
+            log.debug({ message_id: outcome.row.message_id, device_id: outcome.row.device_id, gathered: items.length }, 'message queued'),
+          );
         }
-        if (outcome instanceof AppError && outcome.code === 'INTERNAL_ERROR') log.error({ err: outcome.cause, device_id: m.deviceId }, 'send refused by the database');
+        if (outcome instanceof AppError && outcome.code === 'INTERNAL_ERROR')
+          log.error({ err: outcome.cause, device_id: m.deviceId }, 'send refused by the database');
       });
       service.wakeUps.wake(placed);
       // After the commit: a scheduled message is answered once its timer exists.
@@ -154,7 +168,12 @@ export async function sendMessages(service: MessageService, items: SendItem[]): 
   }
   for (const { index, first } of repeats) {
     const same = items[index]!.request!.requestHash === items[first]!.request!.requestHash;
-    results[index] = same && results[first]!.row ? { ...results[first]!, replayed: true } : same ? results[first]! : { error: new AppError('IDEMPOTENCY_KEY_REUSED') };
+    results[index] =
+      same && results[first]!.row
+        ? { ...results[first]!, replayed: true }
+        : same
+          ? results[first]!
+          : { error: new AppError('IDEMPOTENCY_KEY_REUSED') };
   }
   spans.forEach((span, i) => {
     span.setAttribute('smsgw.send.gathered', items.length);

@@ -33,7 +33,8 @@ export async function sendOtpMessage(
   if (!req.deviceId) throw new AppError('INVALID_DEVICE_ID');
   if (!req.text || !req.maskedText) throw new AppError('MESSAGE_REQUIRED');
   const expiresAt = new Date(req.expiresAt);
-  if (Number.isNaN(expiresAt.getTime())) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'expires_at', code: 'VALIDATION_ERROR' }] });
+  if (Number.isNaN(expiresAt.getTime()))
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'expires_at', code: 'VALIDATION_ERROR' }] });
   // Parts and encoding are the phone's: those of the full text.
   const size = measureSms(req.text);
   if (req.messageId && !/^msg_[0-9A-HJKMNP-TV-Z]{26}$/.test(req.messageId)) {

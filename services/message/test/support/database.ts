@@ -39,4 +39,3 @@ export function newMessage(overrides: Partial<NewMessage> & { deviceId: string }
     ...overrides,
   };
 }
-

@@ -50,7 +50,8 @@ export async function startMessageService(env: Record<string, string> = {}): Pro
       client.close();
       await app.stop();
       const nats = await connectNats({ url: NATS_URL, prefix, name: 'message-test-cleanup', log });
-      for (const stream of [nats.names.reportsStream, nats.names.eventsStream, nats.names.timersStream]) await nats.jsm.streams.delete(stream).catch(() => undefined);
+      for (const stream of [nats.names.reportsStream, nats.names.eventsStream, nats.names.timersStream])
+        await nats.jsm.streams.delete(stream).catch(() => undefined);
       await nats.nc.drain();
       await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
       await pool.end();
@@ -81,7 +82,14 @@ export interface Seeded extends Required<SeedRow> {
  * moves them in time and status with SQL, as the months would have.
  */
 export async function seed(svc: RunningService, rows: SeedRow[]): Promise<Seeded[]> {
-  const full = rows.map((r) => ({ mode: 'MODE_LIVE' as const, to: '+33612345678', text: 'Bonjour', status: 'queued' as const, priority: 3, ...r }));
+  const full = rows.map((r) => ({
+    mode: 'MODE_LIVE' as const,
+    to: '+33612345678',
+    text: 'Bonjour',
+    status: 'queued' as const,
+    priority: 3,
+    ...r,
+  }));
   const out: Seeded[] = new Array<Seeded>(full.length);
   const groups = new Map<string, number[]>();
   full.forEach((r, i) => {

@@ -48,7 +48,17 @@ export class OtpRepository {
       `INSERT INTO otps (otp_id, client_id, mode, code_hash, expires_at, message_id, sealed_text, idempotency_key, request_hash)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (client_id, mode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
-      [otp.otpId, otp.clientId, otp.mode, otp.codeHash, otp.expiresAt, otp.messageId, otp.sealedText, otp.idempotency?.key ?? null, otp.idempotency?.requestHash ?? null],
+      [
+        otp.otpId,
+        otp.clientId,
+        otp.mode,
+        otp.codeHash,
+        otp.expiresAt,
+        otp.messageId,
+        otp.sealedText,
+        otp.idempotency?.key ?? null,
+        otp.idempotency?.requestHash ?? null,
+      ],
     );
     return (rowCount ?? 0) > 0;
   }
@@ -57,7 +67,12 @@ export class OtpRepository {
    * The OTP made by an earlier request with this Idempotency-Key, if it is
    * younger than `ttlSeconds`; an older one lets the key go (it is free again).
    */
-  async byIdempotencyKey(clientId: string, mode: Mode, key: string, ttlSeconds: number): Promise<(OtpRow & { expired: boolean }) | undefined> {
+  async byIdempotencyKey(
+    clientId: string,
+    mode: Mode,
+    key: string,
+    ttlSeconds: number,
+  ): Promise<(OtpRow & { expired: boolean }) | undefined> {
     await this.pool.query(
       `UPDATE otps SET idempotency_key = NULL WHERE client_id = $1 AND mode = $2 AND idempotency_key = $3 AND created_at < now() - make_interval(secs => $4)`,
       [clientId, mode, key, ttlSeconds],
@@ -79,7 +94,9 @@ export class OtpRepository {
    * or its text gone), unless a concurrent retry meanwhile stored it.
    */
   async forgetUnsent(otpId: string): Promise<void> {
-    await this.pool.query('DELETE FROM otps WHERE otp_id = $1 AND sms_stored_at IS NULL AND (sealed_text IS NULL OR expires_at <= now())', [otpId]);
+    await this.pool.query('DELETE FROM otps WHERE otp_id = $1 AND sms_stored_at IS NULL AND (sealed_text IS NULL OR expires_at <= now())', [
+      otpId,
+    ]);
   }
 
   /** Forgets an OTP whose SMS could not be queued: it was never given to anyone. */
@@ -135,7 +152,7 @@ export class OtpRepository {
    */
   async purgeExpired(hours: number): Promise<number> {
     await this.eraseExpiredSeals();
-    const { rowCount } = await this.pool.query("DELETE FROM otps WHERE expires_at < now() - make_interval(hours => $1)", [hours]);
+    const { rowCount } = await this.pool.query('DELETE FROM otps WHERE expires_at < now() - make_interval(hours => $1)', [hours]);
     return rowCount ?? 0;
   }
 }

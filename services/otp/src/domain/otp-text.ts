@@ -29,14 +29,17 @@ export interface OtpOptions {
  */
 export function otpOptions(input: { length: number; expirySeconds: number; template: string }): OtpOptions {
   const length = input.length || DEFAULT_LENGTH;
-  if (!Number.isInteger(length) || length < MIN_LENGTH || length > MAX_LENGTH) throw new AppError('INVALID_OTP_LENGTH', { details: [{ field: 'length', code: 'INVALID_OTP_LENGTH' }] });
+  if (!Number.isInteger(length) || length < MIN_LENGTH || length > MAX_LENGTH)
+    throw new AppError('INVALID_OTP_LENGTH', { details: [{ field: 'length', code: 'INVALID_OTP_LENGTH' }] });
   const expirySeconds = input.expirySeconds || DEFAULT_EXPIRY_SECONDS;
   if (!Number.isInteger(expirySeconds) || expirySeconds < MIN_EXPIRY_SECONDS || expirySeconds > MAX_EXPIRY_SECONDS) {
     throw new AppError('INVALID_OTP_EXPIRY', { details: [{ field: 'expiry', code: 'INVALID_OTP_EXPIRY' }] });
   }
   const template = input.template || DEFAULT_TEMPLATE;
-  if (!template.includes(PLACEHOLDER)) throw new AppError('INVALID_TEMPLATE', { details: [{ field: 'template', code: 'INVALID_TEMPLATE' }] });
-  if (renderedLength(template, length) > MAX_TEXT_CHARACTERS) throw new AppError('MESSAGE_TOO_LONG', { details: [{ field: 'template', code: 'MESSAGE_TOO_LONG' }] });
+  if (!template.includes(PLACEHOLDER))
+    throw new AppError('INVALID_TEMPLATE', { details: [{ field: 'template', code: 'INVALID_TEMPLATE' }] });
+  if (renderedLength(template, length) > MAX_TEXT_CHARACTERS)
+    throw new AppError('MESSAGE_TOO_LONG', { details: [{ field: 'template', code: 'MESSAGE_TOO_LONG' }] });
   return { length, expirySeconds, template };
 }
 

@@ -39,13 +39,18 @@ export interface SentOtp {
 function storedNothing(err: unknown): boolean {
   if (!(err instanceof AppError)) return false;
   const status = ERROR_CATALOG[err.code].grpc;
-  return status === grpcStatus.INVALID_ARGUMENT || status === grpcStatus.NOT_FOUND || status === grpcStatus.FAILED_PRECONDITION || status === grpcStatus.RESOURCE_EXHAUSTED;
+  return (
+    status === grpcStatus.INVALID_ARGUMENT ||
+    status === grpcStatus.NOT_FOUND ||
+    status === grpcStatus.FAILED_PRECONDITION ||
+    status === grpcStatus.RESOURCE_EXHAUSTED
+  );
 }
 
 function outcomeUnknown(cause: unknown): AppError {
   return new AppError('SERVICE_UNAVAILABLE', {
     message:
-      "Délai dépassé : le code a peut-être été envoyé. Réessayez avec le même en-tête Idempotency-Key : la réponse rendra le même OTP sans envoyer de second SMS.",
+      'Délai dépassé : le code a peut-être été envoyé. Réessayez avec le même en-tête Idempotency-Key : la réponse rendra le même OTP sans envoyer de second SMS.',
     retryAfterSeconds: 1,
     cause,
   });
@@ -89,7 +94,14 @@ async function replay(
   requestHash: string,
 ): Promise<SentOtp | undefined> {
   if (earlier.request_hash !== requestHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
-  const answer = { otpId: earlier.otp_id, to: req.to, expiresAt: earlier.expires_at.toISOString(), messageId: earlier.message_id!, status: 'queued', replayed: true } as const;
+  const answer = {
+    otpId: earlier.otp_id,
+    to: req.to,
+    expiresAt: earlier.expires_at.toISOString(),
+    messageId: earlier.message_id!,
+    status: 'queued',
+    replayed: true,
+  } as const;
   if (earlier.sms_stored_at) return answer;
   if (earlier.sealed_text && !earlier.expired) {
     const text = openText(service.sealKey, earlier.otp_id, earlier.sealed_text);

@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
-import { connectNats, createClient, createLogger, createPool, createRedis, quoteIdent, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
+import {
+  connectNats,
+  createClient,
+  createLogger,
+  createPool,
+  createRedis,
+  quoteIdent,
+  type Pool,
+  type PromiseClient,
+  type Redis,
+} from '@smsgw/platform';
 import { messageProto, otpProto, type message, type otp } from '@smsgw/proto';
 import { freePort, grpcServing, REPO_ROOT, ServiceProcess } from '@smsgw/stack';
 import { loadOtpConfig } from '../../src/config';
@@ -138,7 +148,8 @@ export async function startOtpSystem(): Promise<OtpSystem> {
       if (keys.length > 0) await redis.del(...keys.map((k) => k.slice(redisPrefix.length)));
       redis.disconnect();
       const nats = await connectNats({ url: NATS_URL, prefix: natsPrefix, name: 'otp-test-cleanup', log });
-      for (const stream of [nats.names.reportsStream, nats.names.eventsStream]) await nats.jsm.streams.delete(stream).catch(() => undefined);
+      for (const stream of [nats.names.reportsStream, nats.names.eventsStream])
+        await nats.jsm.streams.delete(stream).catch(() => undefined);
       await nats.nc.drain();
     },
   };

@@ -54,7 +54,13 @@ export class TimerRepository {
        SELECT t.timer_id, t.key, t.fire_at, t.subject, t.payload, t.fire_at
        FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::bytea[]) AS t(timer_id, key, fire_at, subject, payload)
        ON CONFLICT (key) DO NOTHING`,
-      [timers.map((t) => t.timerId), timers.map((t) => t.key), timers.map((t) => t.fireAt), timers.map((t) => t.subject), timers.map((t) => t.payload)],
+      [
+        timers.map((t) => t.timerId),
+        timers.map((t) => t.key),
+        timers.map((t) => t.fireAt),
+        timers.map((t) => t.subject),
+        timers.map((t) => t.payload),
+      ],
     );
     return rowCount ?? 0;
   }

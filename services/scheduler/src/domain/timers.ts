@@ -21,7 +21,10 @@ export interface TimerRequest {
  * prefix (with the deployment's NATS prefix): the timers stream holds only
  * those subjects, so a timer anywhere else could never be published.
  */
-export function parseTimerRequest(req: { key: string; fireAt: string; subject: string; payload: Buffer }, subjectRoot: string): TimerRequest {
+export function parseTimerRequest(
+  req: { key: string; fireAt: string; subject: string; payload: Buffer },
+  subjectRoot: string,
+): TimerRequest {
   const details: ErrorDetail[] = [];
   if (!req.key || req.key.length > MAX_KEY_LENGTH) details.push({ field: 'key', code: 'VALIDATION_ERROR' });
   const fireAt = ISO_8601.test(req.fireAt) ? new Date(req.fireAt) : new Date(Number.NaN);

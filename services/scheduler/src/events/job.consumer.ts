@@ -23,7 +23,14 @@ export class JobConsumer {
     this.consumer = await runDurableConsumer(
       this.nats,
       // Jobs run side by side, as in the other services' timer consumers; each fire keeps itself with a heartbeat.
-      { stream: names.timersStream, durable: DURABLE, filterSubject: names.timer('scheduler.>'), ackWaitMs: 60_000, concurrency: 'concurrent', log: this.log },
+      {
+        stream: names.timersStream,
+        durable: DURABLE,
+        filterSubject: names.timer('scheduler.>'),
+        ackWaitMs: 60_000,
+        concurrency: 'concurrent',
+        log: this.log,
+      },
       (msg) => handleJobFire(msg, this.handlers, this.log, MAX_ATTEMPTS),
     );
   }

@@ -13,7 +13,9 @@ export interface FiringSettings {
 
 const meter = metrics.getMeter('smsgw-scheduler');
 const firedCounter = meter.createCounter('smsgw.scheduler.timers.fired', { description: 'Timers published to JetStream' });
-const failedCounter = meter.createCounter('smsgw.scheduler.timers.publish_failed', { description: 'Timer publishes that failed and will be retried' });
+const failedCounter = meter.createCounter('smsgw.scheduler.timers.publish_failed', {
+  description: 'Timer publishes that failed and will be retried',
+});
 const lateness = meter.createHistogram('smsgw.scheduler.timer.lateness.milliseconds', {
   description: 'Publish acknowledged minus fire_at, first attempts only',
   unit: 'ms',
@@ -134,7 +136,10 @@ export class TimerFirer {
         }
       } else {
         failed.push(t.timer_id);
-        this.log.warn({ err: r.reason as Error, timer_id: t.timer_id, attempt: t.attempts }, 'publishing a timer failed; it will be retried');
+        this.log.warn(
+          { err: r.reason as Error, timer_id: t.timer_id, attempt: t.attempts },
+          'publishing a timer failed; it will be retried',
+        );
       }
     });
     await this.repo.markFired(fired);

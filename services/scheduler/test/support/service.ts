@@ -6,7 +6,6 @@ import { DATABASE_URL, eventually, NATS_URL, randomHex, sleep } from '@smsgw/tes
 
 export { DATABASE_URL, eventually, NATS_URL, randomHex, sleep };
 
-
 export interface SchedulerReplica {
   client: PromiseClient<scheduler.SchedulerServiceClient>;
   stop(): Promise<void>;

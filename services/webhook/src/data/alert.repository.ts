@@ -38,7 +38,10 @@ export class AlertRepository {
 
   /** Marks an alert sent; false when another replica (or the sweep) sent it first. */
   async markAlertSent(deliveryId: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(`UPDATE deliveries SET alert_state = 'sent' WHERE delivery_id = $1 AND alert_state = 'due'`, [deliveryId]);
+    const { rowCount } = await this.pool.query(
+      `UPDATE deliveries SET alert_state = 'sent' WHERE delivery_id = $1 AND alert_state = 'due'`,
+      [deliveryId],
+    );
     return (rowCount ?? 0) > 0;
   }
 }

@@ -85,4 +85,5 @@ export class DeliveryLogRepository {
       deleted += rowCount ?? 0;
       if (!rowCount || rowCount < 5000) return deleted;
     }
-  }}
+  }
+}

@@ -176,7 +176,18 @@ export class DeliveryRepository {
         [dest.deliveryId, event.eventId, event.clientId, dest.endpointId, dest.url, dest.key, replayOf, this.leaseMs],
       );
     });
-    return { deliveryId: dest.deliveryId, eventId: event.eventId, kind: event.kind, clientId: event.clientId, endpointId: dest.endpointId, url: dest.url, data: event.data, traceparent: event.traceparent, attempt: 1, secret: dest.secret };
+    return {
+      deliveryId: dest.deliveryId,
+      eventId: event.eventId,
+      kind: event.kind,
+      clientId: event.clientId,
+      endpointId: dest.endpointId,
+      url: dest.url,
+      data: event.data,
+      traceparent: event.traceparent,
+      attempt: 1,
+      secret: dest.secret,
+    };
   }
 
   /**
@@ -228,7 +239,10 @@ export class DeliveryRepository {
 
   /** Gives a delivery back without an attempt (its secret could not be read): the sweep tries it later. */
   async postpone(deliveryId: string, until: Date): Promise<void> {
-    await this.pool.query(`UPDATE deliveries SET lease_until = NULL, next_attempt_at = $2 WHERE delivery_id = $1 AND state = 'pending'`, [deliveryId, until]);
+    await this.pool.query(`UPDATE deliveries SET lease_until = NULL, next_attempt_at = $2 WHERE delivery_id = $1 AND state = 'pending'`, [
+      deliveryId,
+      until,
+    ]);
   }
 
   /**
@@ -245,7 +259,14 @@ export class DeliveryRepository {
          SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[])
          ON CONFLICT (delivery_id, attempt) DO UPDATE SET attempted_at = excluded.attempted_at, http_status = excluded.http_status,
            latency_ms = excluded.latency_ms, error = excluded.error`,
-        [col((o) => o.deliveryId), col((o) => o.attempt), col((o) => o.attemptedAt), col((o) => o.httpStatus), col((o) => Math.round(o.latencyMs)), col((o) => o.error)],
+        [
+          col((o) => o.deliveryId),
+          col((o) => o.attempt),
+          col((o) => o.attemptedAt),
+          col((o) => o.httpStatus),
+          col((o) => Math.round(o.latencyMs)),
+          col((o) => o.error),
+        ],
       );
       await tx.query(
         `UPDATE deliveries d SET attempts = t.attempt, state = t.state, next_attempt_at = t.next_at, lease_until = NULL,
@@ -266,5 +287,4 @@ export class DeliveryRepository {
       );
     });
   }
-
 }

@@ -79,20 +79,22 @@ export class AttemptRunner {
       'smsgw.webhook.attempt': job.attempt,
     });
     // Active while posting: the HTTP client span (and the `traceparent` the receiver gets) hangs under it.
-    const result = await withSpan(span, () => deps.post({
-      url: job.url,
-      body,
-      headers: {
-        traceparent: traceparentOf(span),
-        'Content-Type': 'application/json',
-        'User-Agent': deps.userAgent,
-        'X-Webhook-Signature': signBody(secret, body),
-        'X-Webhook-Event': job.kind,
-        'X-Webhook-Event-Id': job.eventId,
-        'X-Webhook-Delivery-Id': job.deliveryId,
-        'X-Webhook-Attempt': String(job.attempt),
-      },
-    }));
+    const result = await withSpan(span, () =>
+      deps.post({
+        url: job.url,
+        body,
+        headers: {
+          traceparent: traceparentOf(span),
+          'Content-Type': 'application/json',
+          'User-Agent': deps.userAgent,
+          'X-Webhook-Signature': signBody(secret, body),
+          'X-Webhook-Event': job.kind,
+          'X-Webhook-Event-Id': job.eventId,
+          'X-Webhook-Delivery-Id': job.deliveryId,
+          'X-Webhook-Attempt': String(job.attempt),
+        },
+      }),
+    );
     const error = result.ok ? null : (result.error ?? `HTTP ${result.status}`);
     const outcome = result.ok ? 'success' : result.status ? 'http_error' : 'no_answer';
     attempts.add(1, { outcome, attempt: job.attempt });
@@ -122,12 +124,21 @@ export class AttemptRunner {
       nextAttemptAt,
     });
     deps.log.debug(
-      { delivery_id: job.deliveryId, event_id: job.eventId, attempt: job.attempt, status: result.status, latency_ms: Math.round(result.latencyMs), state },
+      {
+        delivery_id: job.deliveryId,
+        event_id: job.eventId,
+        attempt: job.attempt,
+        status: result.status,
+        latency_ms: Math.round(result.latencyMs),
+        state,
+      },
       'webhook attempt',
     );
     if (state === 'failed') {
       dropped.add(1);
-      await deps.alertDropped(job.deliveryId).catch((err: unknown) => deps.log.warn({ err, delivery_id: job.deliveryId }, 'alert not sent; the sweep will try again'));
+      await deps
+        .alertDropped(job.deliveryId)
+        .catch((err: unknown) => deps.log.warn({ err, delivery_id: job.deliveryId }, 'alert not sent; the sweep will try again'));
     }
   };
 }

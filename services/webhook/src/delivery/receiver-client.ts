@@ -15,13 +15,26 @@ export interface ReceiverClientOptions {
  * `checkUrl` for endpoints being created, both under the same address rules.
  * Connections are kept alive and pooled by the checked address.
  */
-export function receiverClient(options: ReceiverClientOptions): { post: Poster; checkUrl: (url: string) => Promise<string | undefined>; close(): void } {
+export function receiverClient(options: ReceiverClientOptions): {
+  post: Poster;
+  checkUrl: (url: string) => Promise<string | undefined>;
+  close(): void;
+} {
   const agent = new https.Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo' });
   const secureContext = options.extraCa ? trustingAlso(options.extraCa) : undefined;
   const allowPrivate = options.allowPrivateAddresses;
   return {
     post: ({ url, body, headers }) =>
-      safePost({ url, body, headers, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes, allowPrivate, agent, secureContext }),
+      safePost({
+        url,
+        body,
+        headers,
+        timeoutMs: options.timeoutMs,
+        maxResponseBytes: options.maxResponseBytes,
+        allowPrivate,
+        agent,
+        secureContext,
+      }),
     checkUrl: (url) => checkWebhookUrl(url, { allowPrivate }),
     close: () => agent.destroy(),
   };

@@ -29,7 +29,8 @@ export class Sweeper {
     this.renewer = timerLoop({
       name: 'webhook-lease-renewal',
       intervalMs: options.leaseMs / 3,
-      tick: () => this.repo.renewLeases(this.dispatcher.heldIds()).catch((err: unknown) => this.log.warn({ err }, 'renewing delivery leases failed')),
+      tick: () =>
+        this.repo.renewLeases(this.dispatcher.heldIds()).catch((err: unknown) => this.log.warn({ err }, 'renewing delivery leases failed')),
       log,
     });
   }

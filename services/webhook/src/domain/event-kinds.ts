@@ -1,6 +1,12 @@
 import type { PublicEventKind } from '@smsgw/platform';
 
-export const EVENT_KINDS: readonly PublicEventKind[] = Object.freeze(['sms.sent', 'sms.delivered', 'sms.failed', 'device.connected', 'device.disconnected']);
+export const EVENT_KINDS: readonly PublicEventKind[] = Object.freeze([
+  'sms.sent',
+  'sms.delivered',
+  'sms.failed',
+  'device.connected',
+  'device.disconnected',
+]);
 
 /** The kinds a message's own `webhook_url` receives (the specification's per-message callbacks). */
 export const MESSAGE_KINDS: readonly PublicEventKind[] = Object.freeze(['sms.sent', 'sms.delivered', 'sms.failed']);

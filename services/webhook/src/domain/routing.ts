@@ -11,8 +11,7 @@ export interface EndpointTarget {
 }
 
 export type Destination =
-  | { kind: 'endpoint'; key: string; url: string; endpointId: string }
-  | { kind: 'message-url'; key: string; url: string };
+  { kind: 'endpoint'; key: string; url: string; endpointId: string } | { kind: 'message-url'; key: string; url: string };
 
 /**
  * Where one event goes. A message's `webhook_url` takes its `sms.*` events

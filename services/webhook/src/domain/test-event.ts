@@ -5,16 +5,39 @@ import type { PublicEvent, PublicEventKind } from '@smsgw/platform';
  * with sample values and `metadata.test_event = true` so that a receiver can
  * tell it apart. Its `event_id` is new: a test event is an event of its own.
  */
-export function testEvent(kind: PublicEventKind, ids: { eventId: string; clientId: string; mode: 'live' | 'test' }, now: Date): PublicEvent {
+export function testEvent(
+  kind: PublicEventKind,
+  ids: { eventId: string; clientId: string; mode: 'live' | 'test' },
+  now: Date,
+): PublicEvent {
   const at = now.toISOString();
   const earlier = new Date(now.getTime() - 4000).toISOString();
   const sms = { message_id: 'msg_00000000000000000000000000', to: '+33612345678', metadata: { test_event: true } };
   const data: Record<PublicEventKind, Record<string, unknown>> = {
     'sms.sent': { ...sms, status: 'sent', sent_at: at },
     'sms.delivered': { ...sms, status: 'delivered', sent_at: earlier, delivered_at: at },
-    'sms.failed': { ...sms, status: 'failed', failed_at: at, error: { code: 'INVALID_NUMBER', message: 'Numéro de destinataire invalide.' } },
-    'device.connected': { device_id: 'device_00000000000000000000000000', client_id: ids.clientId, name: 'Test', at, reason: 'connected', test_event: true },
-    'device.disconnected': { device_id: 'device_00000000000000000000000000', client_id: ids.clientId, name: 'Test', at, reason: 'closed', test_event: true },
+    'sms.failed': {
+      ...sms,
+      status: 'failed',
+      failed_at: at,
+      error: { code: 'INVALID_NUMBER', message: 'Numéro de destinataire invalide.' },
+    },
+    'device.connected': {
+      device_id: 'device_00000000000000000000000000',
+      client_id: ids.clientId,
+      name: 'Test',
+      at,
+      reason: 'connected',
+      test_event: true,
+    },
+    'device.disconnected': {
+      device_id: 'device_00000000000000000000000000',
+      client_id: ids.clientId,
+      name: 'Test',
+      at,
+      reason: 'closed',
+      test_event: true,
+    },
   };
   return { event: kind, event_id: ids.eventId, timestamp: at, data: data[kind], routing: { client_id: ids.clientId, mode: ids.mode } };
 }

@@ -1,5 +1,16 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import { endSpan, newId, runDurableConsumer, startConsumerSpan, traceparentOf, type DurableConsumer, type Logger, type Nats, type PublicEvent, type Span } from '@smsgw/platform';
+import {
+  endSpan,
+  newId,
+  runDurableConsumer,
+  startConsumerSpan,
+  traceparentOf,
+  type DurableConsumer,
+  type Logger,
+  type Nats,
+  type PublicEvent,
+  type Span,
+} from '@smsgw/platform';
 import type { DeliveryJob, DeliveryRepository, NewEvent } from '../data/delivery.repository';
 import type { EndpointRepository } from '../data/endpoint.repository';
 import { isEventKind } from '../domain/event-kinds';
@@ -12,7 +23,8 @@ const MAX_BATCH = 200;
 function parseEvent(bytes: Uint8Array): PublicEvent | undefined {
   try {
     const e = JSON.parse(new TextDecoder().decode(bytes)) as Partial<PublicEvent> | null;
-    if (!e || typeof e.event !== 'string' || !isEventKind(e.event) || typeof e.event_id !== 'string' || typeof e.timestamp !== 'string') return undefined;
+    if (!e || typeof e.event !== 'string' || !isEventKind(e.event) || typeof e.event_id !== 'string' || typeof e.timestamp !== 'string')
+      return undefined;
     if (!e.data || typeof e.data !== 'object' || !e.routing || typeof e.routing.client_id !== 'string') return undefined;
     if (e.routing.mode !== 'live' && e.routing.mode !== 'test') return undefined;
     return e as PublicEvent;
@@ -69,7 +81,8 @@ export class EventConsumer {
     for (const msg of batch) {
       const event = parseEvent(msg.data);
       // Each event continues its own trace (the SMS's), whatever batch it is stored with.
-      if (event) events.push({ msg, event, span: startConsumerSpan(msg, { 'smsgw.event_id': event.event_id, 'smsgw.event': event.event }) });
+      if (event)
+        events.push({ msg, event, span: startConsumerSpan(msg, { 'smsgw.event_id': event.event_id, 'smsgw.event': event.event }) });
       else {
         this.log.warn({ subject: msg.subject }, 'malformed event dropped');
         msg.term();

@@ -45,7 +45,14 @@ export class TimerConsumer {
     this.consumer = await runDurableConsumer(
       this.nats,
       // A job may run for minutes (its fire kept by a heartbeat): retries must not wait behind it.
-      { stream: names.timersStream, durable: DURABLE, filterSubject: names.timer('webhook.>'), ackWaitMs: 60_000, concurrency: 'concurrent', log: this.log },
+      {
+        stream: names.timersStream,
+        durable: DURABLE,
+        filterSubject: names.timer('webhook.>'),
+        ackWaitMs: 60_000,
+        concurrency: 'concurrent',
+        log: this.log,
+      },
       (msg) => (msg.subject === names.timer(RETRY_SUBJECT) ? this.retry(msg) : handleJobFire(msg, this.jobs, this.log)),
     );
   }

@@ -7,13 +7,31 @@ import { endpointOf, kindsError, notFound } from './endpoints.use-case';
 import type { WebhookService } from './webhook-service';
 
 /** A sample event of `kind` to one endpoint, delivered at once like any other. */
-export async function sendTestEvent(service: WebhookService, clientId: string, endpointId: string, kind: string): Promise<{ eventId: string; deliveryId: string }> {
+export async function sendTestEvent(
+  service: WebhookService,
+  clientId: string,
+  endpointId: string,
+  kind: string,
+): Promise<{ eventId: string; deliveryId: string }> {
   const endpoint = await endpointOf(service, clientId, endpointId);
   if (!isEventKind(kind)) throw kindsError();
   const event = testEvent(kind, { eventId: newId('evt'), clientId, mode: endpoint.mode }, new Date());
   const job = await service.deliveries.addDelivery(
-    { eventId: event.event_id, clientId, mode: endpoint.mode, kind: event.event, data: JSON.stringify(event.data), traceparent: currentTraceparent() || null },
-    { deliveryId: newId('dlv'), key: `endpoint:${endpoint.endpoint_id}`, url: endpoint.url, endpointId: endpoint.endpoint_id, secret: endpoint.secret },
+    {
+      eventId: event.event_id,
+      clientId,
+      mode: endpoint.mode,
+      kind: event.event,
+      data: JSON.stringify(event.data),
+      traceparent: currentTraceparent() || null,
+    },
+    {
+      deliveryId: newId('dlv'),
+      key: `endpoint:${endpoint.endpoint_id}`,
+      url: endpoint.url,
+      endpointId: endpoint.endpoint_id,
+      secret: endpoint.secret,
+    },
     null,
   );
   service.enqueue(job);
@@ -33,13 +51,26 @@ export async function replayEvent(service: WebhookService, clientId: string, eve
   if (endpointId) {
     const endpoint = await endpointOf(service, clientId, endpointId);
     const first = stored.destinations.find((d) => d.endpoint_id === endpoint.endpoint_id);
-    targets.push({ key: `endpoint:${endpoint.endpoint_id}`, url: endpoint.url, endpointId: endpoint.endpoint_id, secret: endpoint.secret, replayOf: first?.delivery_id ?? null });
+    targets.push({
+      key: `endpoint:${endpoint.endpoint_id}`,
+      url: endpoint.url,
+      endpointId: endpoint.endpoint_id,
+      secret: endpoint.secret,
+      replayOf: first?.delivery_id ?? null,
+    });
   } else {
     for (const d of stored.destinations) {
       if (d.endpoint_id) {
         // An endpoint deleted since is skipped; one whose URL changed gets it at its new URL.
         const endpoint = await service.endpoints.get(clientId, d.endpoint_id);
-        if (endpoint) targets.push({ key: d.destination, url: endpoint.url, endpointId: endpoint.endpoint_id, secret: endpoint.secret, replayOf: d.delivery_id });
+        if (endpoint)
+          targets.push({
+            key: d.destination,
+            url: endpoint.url,
+            endpointId: endpoint.endpoint_id,
+            secret: endpoint.secret,
+            replayOf: d.delivery_id,
+          });
       } else {
         targets.push({ key: d.destination, url: d.url, endpointId: null, secret: null, replayOf: d.delivery_id });
       }

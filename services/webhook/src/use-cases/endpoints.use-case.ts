@@ -4,11 +4,18 @@ import type { EndpointRow, Mode } from '../data/endpoint.repository';
 import { parseKinds } from '../domain/event-kinds';
 import type { WebhookService } from './webhook-service';
 
-const urlError = (reason: string) => new AppError('INVALID_WEBHOOK_URL', { details: [{ field: 'url', code: 'INVALID_WEBHOOK_URL', message: reason }] });
+const urlError = (reason: string) =>
+  new AppError('INVALID_WEBHOOK_URL', { details: [{ field: 'url', code: 'INVALID_WEBHOOK_URL', message: reason }] });
 // The public API has no webhook routes: these use the catalogue's generic codes, with the precise one in `details`.
 export const kindsError = () =>
   new AppError('VALIDATION_ERROR', {
-    details: [{ field: 'events', code: 'INVALID_WEBHOOK_EVENTS', message: 'one or more of sms.sent, sms.delivered, sms.failed, device.connected, device.disconnected' }],
+    details: [
+      {
+        field: 'events',
+        code: 'INVALID_WEBHOOK_EVENTS',
+        message: 'one or more of sms.sent, sms.delivered, sms.failed, device.connected, device.disconnected',
+      },
+    ],
   });
 export const notFound = (what: 'WEBHOOK_NOT_FOUND' | 'EVENT_NOT_FOUND') => new AppError('NOT_FOUND', { details: [{ code: what }] });
 

@@ -8,7 +8,17 @@ import { signUpFrom } from '../../use-cases/sign-up.use-case';
 import { credentialsForm as credentialsView, keysView, overviewView, settingsView, type SettingsNotes } from '../../views/account.view';
 import type { SafeHtml } from '../../views/html';
 import { layout } from '../../views/layout';
-import { cookieOptions, explain, field, page, pageContext, SESSION_COOKIE, type AppDeps, type DashContext, type DashRouter } from '../context';
+import {
+  cookieOptions,
+  explain,
+  field,
+  page,
+  pageContext,
+  SESSION_COOKIE,
+  type AppDeps,
+  type DashContext,
+  type DashRouter,
+} from '../context';
 
 function anonymous(ctx: DashContext, title: string, body: SafeHtml, status = 200): void {
   ctx.status = status;
@@ -37,7 +47,12 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
       try {
         const result = await signUpFrom(deps, ctx.ip, { email, password: ctx.state.form!.get('password') ?? '', name: field(ctx, 'name') });
         if (result.outcome === 'throttled') {
-          return anonymous(ctx, 'Create your account', credentialsForm(ctx, 'signup', 'Too many accounts were created from your address. Try again in an hour.', email), 429);
+          return anonymous(
+            ctx,
+            'Create your account',
+            credentialsForm(ctx, 'signup', 'Too many accounts were created from your address. Try again in an hour.', email),
+            429,
+          );
         }
         startSession(ctx, result.token);
         ctx.redirect('/keys?welcome=1');
@@ -51,7 +66,12 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
       const email = field(ctx, 'email');
       const result = await signIn(deps, ctx.ip, email, ctx.state.form!.get('password') ?? '');
       if (result.outcome === 'throttled') {
-        return anonymous(ctx, 'Sign in', credentialsForm(ctx, 'signin', 'Too many failed sign-ins. Wait 15 minutes and try again.', email), 429);
+        return anonymous(
+          ctx,
+          'Sign in',
+          credentialsForm(ctx, 'signin', 'Too many failed sign-ins. Wait 15 minutes and try again.', email),
+          429,
+        );
       }
       if (result.outcome === 'refused') {
         return anonymous(ctx, 'Sign in', credentialsForm(ctx, 'signin', 'Wrong e-mail or password.', email), 401);
@@ -121,7 +141,12 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
   router.post('/settings/password', async (ctx) => {
     const s = ctx.state.session!;
     try {
-      const changed = await changePassword(up, sessions, { userId: s.userId, token: ctx.state.token! }, { current: ctx.state.form!.get('current') ?? '', next: ctx.state.form!.get('new') ?? '' });
+      const changed = await changePassword(
+        up,
+        sessions,
+        { userId: s.userId, token: ctx.state.token! },
+        { current: ctx.state.form!.get('current') ?? '', next: ctx.state.form!.get('new') ?? '' },
+      );
       if (!changed) return settingsPage(ctx, { error: 'The current password is wrong.' });
       await settingsPage(ctx, { ok: 'Password changed. Your other sessions were signed out.' });
     } catch (err) {

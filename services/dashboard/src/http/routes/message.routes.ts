@@ -4,7 +4,7 @@ import { getMessage, listMessages, statistics } from '../../use-cases/messages.u
 import { messagesView, messageView, statsView } from '../../views/messages.view';
 import { explain, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
-const q = (ctx: DashContext, name: string) => (typeof ctx.query[name] === 'string' ? (ctx.query[name]).trim() : '');
+const q = (ctx: DashContext, name: string) => (typeof ctx.query[name] === 'string' ? ctx.query[name].trim() : '');
 const modeOf = (ctx: DashContext) => parseMode(q(ctx, 'mode'));
 
 export function messageRoutes(router: DashRouter, deps: AppDeps): void {
@@ -13,7 +13,14 @@ export function messageRoutes(router: DashRouter, deps: AppDeps): void {
   router.get('/messages', async (ctx) => {
     const s = ctx.state.session!;
     const mode = modeOf(ctx);
-    const filters = { status: q(ctx, 'status'), to: q(ctx, 'to'), deviceId: q(ctx, 'device_id'), search: q(ctx, 'search'), fromDate: q(ctx, 'from_date'), toDate: q(ctx, 'to_date') };
+    const filters = {
+      status: q(ctx, 'status'),
+      to: q(ctx, 'to'),
+      deviceId: q(ctx, 'device_id'),
+      search: q(ctx, 'search'),
+      fromDate: q(ctx, 'from_date'),
+      toDate: q(ctx, 'to_date'),
+    };
     const pageNo = Math.max(1, Number(q(ctx, 'page')) || 1);
     let list: message.ListMessagesResponse__Output | undefined;
     let error: string | undefined;

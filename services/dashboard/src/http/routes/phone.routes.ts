@@ -58,7 +58,9 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     ctx.set('X-Accel-Buffering', 'no');
     ctx.body = stream;
     stream.write('retry: 2000\n\n');
-    const stop = deviceEvents.listen(ctx.state.session!.clientId, (change) => stream.write(`event: device\ndata: ${JSON.stringify(change)}\n\n`));
+    const stop = deviceEvents.listen(ctx.state.session!.clientId, (change) =>
+      stream.write(`event: device\ndata: ${JSON.stringify(change)}\n\n`),
+    );
     const ping = setInterval(() => stream.write(': ping\n\n'), 25_000);
     const end = () => {
       clearInterval(ping);

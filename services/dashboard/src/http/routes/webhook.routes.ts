@@ -1,5 +1,13 @@
 import { AppError, parseMode } from '@smsgw/platform';
-import { createEndpoint, deleteEndpoint, deliveryLog, listEndpoints, replayEvent, sendTestEvent, setEndpointEnabled } from '../../use-cases/webhooks.use-case';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  deliveryLog,
+  listEndpoints,
+  replayEvent,
+  sendTestEvent,
+  setEndpointEnabled,
+} from '../../use-cases/webhooks.use-case';
 import { problemView } from '../../views/error.view';
 import { deliveryLogView, webhooksView, type WebhooksNotes } from '../../views/webhooks.view';
 import { explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
@@ -17,7 +25,11 @@ export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
   router.post('/webhooks', async (ctx) => {
     const s = ctx.state.session!;
     try {
-      const created = await createEndpoint(up, s.clientId, { url: field(ctx, 'url'), events: ctx.state.form!.getAll('events'), mode: parseMode(field(ctx, 'mode')) });
+      const created = await createEndpoint(up, s.clientId, {
+        url: field(ctx, 'url'),
+        events: ctx.state.form!.getAll('events'),
+        mode: parseMode(field(ctx, 'mode')),
+      });
       await webhooksPage(ctx, { created });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
@@ -31,11 +43,22 @@ export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
     if (sent === 'throttled') {
       ctx.status = 429;
       const seconds = Math.ceil(limit.windowMs / 1000);
-      return page(ctx, 'Too many test events', 'webhooks', problemView(`Too many test events: an account may send ${limit.maxPerAccount} every ${seconds} seconds. Wait a little and send it again.`, true));
+      return page(
+        ctx,
+        'Too many test events',
+        'webhooks',
+        problemView(
+          `Too many test events: an account may send ${limit.maxPerAccount} every ${seconds} seconds. Wait a little and send it again.`,
+          true,
+        ),
+      );
     }
     ctx.redirect(`/webhooks/${ctx.params.endpointId}?sent=${encodeURIComponent(sent.eventId)}`);
   });
-  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
+  for (const [action, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
     router.post(`/webhooks/:endpointId/${action}`, async (ctx) => {
       await setEndpointEnabled(up, ctx.state.session!.clientId, ctx.params.endpointId!, enabled);
       ctx.redirect('/webhooks');

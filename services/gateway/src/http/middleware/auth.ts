@@ -29,7 +29,11 @@ type Verdict = { auth: AuthContext; error?: undefined } | { error: AppError; aut
  * client with a good key (one verification per `ttlMs`) is never limited
  * here; the per-client limit comes after authentication.
  */
-export function authenticate(accounts: PromiseClient<account.AccountServiceClient>, pipeline: TickPipeline, options: AuthOptions): GatewayMiddleware {
+export function authenticate(
+  accounts: PromiseClient<account.AccountServiceClient>,
+  pipeline: TickPipeline,
+  options: AuthOptions,
+): GatewayMiddleware {
   const cache = new TtlCache<Verdict>({ maxEntries: MAX_ENTRIES });
   const failureKey = (ctx: GatewayContext) => `authfail:${ctx.ip}`;
   // A fixed window per address: the first failure opens it, the window's end clears it.

@@ -21,7 +21,8 @@ export function errorEnvelope(log: Logger, dependencyDown: (err: unknown) => boo
     } catch (err) {
       let appError: AppError;
       if (err instanceof AppError) appError = err;
-      else if (dependencyDown(err)) appError = new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: DEPENDENCY_RETRY_SECONDS, cause: err });
+      else if (dependencyDown(err))
+        appError = new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: DEPENDENCY_RETRY_SECONDS, cause: err });
       else appError = new AppError('INTERNAL_ERROR', { cause: err });
       if (appError.code === 'INTERNAL_ERROR') {
         log.error({ err, request_id: ctx.state.requestId, path: ctx.path }, 'request failed');

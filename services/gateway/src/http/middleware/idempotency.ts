@@ -47,7 +47,13 @@ export function idempotency(redis: Redis, options: { ttlSeconds: number; inProgr
     const auth = ctx.state.auth!;
     const fingerprint = sha256(`${ctx.method} ${ctx.path}\n${ctx.get('x-device-id')}\n${canonicalJson(ctx.state.body)}`);
     const storeKey = `idempotency:${auth.clientId}:${auth.mode}:${sha256(key)}`;
-    const claimed = await redis.set(storeKey, JSON.stringify({ state: 'pending', fingerprint } satisfies Stored), 'EX', options.inProgressSeconds, 'NX');
+    const claimed = await redis.set(
+      storeKey,
+      JSON.stringify({ state: 'pending', fingerprint } satisfies Stored),
+      'EX',
+      options.inProgressSeconds,
+      'NX',
+    );
     if (!claimed) {
       const text = await redis.get(storeKey);
       const stored = text ? (JSON.parse(text) as Stored) : undefined;
@@ -65,6 +71,11 @@ export function idempotency(redis: Redis, options: { ttlSeconds: number; inProgr
       await redis.del(storeKey);
       throw err;
     }
-    await redis.set(storeKey, JSON.stringify({ state: 'done', fingerprint, status: ctx.status, body: ctx.body } satisfies Stored), 'EX', options.ttlSeconds);
+    await redis.set(
+      storeKey,
+      JSON.stringify({ state: 'done', fingerprint, status: ctx.status, body: ctx.body } satisfies Stored),
+      'EX',
+      options.ttlSeconds,
+    );
   };
 }

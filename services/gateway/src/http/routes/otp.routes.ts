@@ -10,7 +10,12 @@ import { jsonBody } from '../middleware/json-body';
  * The one-time password endpoints. send-otp is a sending endpoint (device,
  * Idempotency-Key); verify-otp needs only the key and the client.
  */
-export function otpRoutes(up: Upstreams, auth: GatewayMiddleware, guard: GatewayMiddleware, idempotent: GatewayMiddleware): Router<GatewayState> {
+export function otpRoutes(
+  up: Upstreams,
+  auth: GatewayMiddleware,
+  guard: GatewayMiddleware,
+  idempotent: GatewayMiddleware,
+): Router<GatewayState> {
   const router = new Router<GatewayState>();
 
   router.post('/v1/sms/send-otp', auth, guard, jsonBody, idempotent, async (ctx) => {

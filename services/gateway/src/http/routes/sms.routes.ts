@@ -1,5 +1,11 @@
 import Router from '@koa/router';
-import { parseBulkRequest, parsePersonalizedRequest, parseSendRequest, type BatchRequest, type WebhookUrlPolicy } from '../../domain/send-request';
+import {
+  parseBulkRequest,
+  parsePersonalizedRequest,
+  parseSendRequest,
+  type BatchRequest,
+  type WebhookUrlPolicy,
+} from '../../domain/send-request';
 import { batchBody, cancelBody, historyBody, sendBody, statsBody, statusBody } from '../../mappers/sms.mapper';
 import { history, statistics } from '../../use-cases/history.use-case';
 import { cancelMessage, messageStatus } from '../../use-cases/message-status.use-case';
