@@ -210,8 +210,12 @@ describe('the TypeScript client against a scripted gateway', () => {
   it('when the caller aborts, then the call stops at once and is not retried', async () => {
     gw.fallback = 'hang';
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
-    await expect(client().messages.get('msg_1', { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    const call = client().messages.get('msg_1', { signal: controller.signal });
+    // Aborted once the gateway holds the request (a fixed delay raced the request on a loaded machine).
+    while (gw.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ name: 'AbortError' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
     expect(gw.requests).toHaveLength(1);
   });
 
