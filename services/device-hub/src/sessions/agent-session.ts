@@ -1,3 +1,7 @@
+// One phone's connection, whole: the frames of PROTOCOL.md (hello, sms, ack, report, ping), the
+// claim-and-hand loop with its pacing, and the report path. About 300 lines on purpose: the frames
+// share the session's state (in-flight SMS, the handed-out set, the socket), and splitting them
+// would pass that state around for nothing.
 import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@nats-io/transport-node';
 import type WebSocket from 'ws';
