@@ -25,3 +25,4 @@ export * from './grpc-service';
 export * from './timer-loop';
 export * from './ttl-cache';
 export * from './reuse';
+export * from './bus-permissions';

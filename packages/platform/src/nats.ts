@@ -43,6 +43,14 @@ export function natsNames(prefix: string) {
 }
 export type NatsNames = ReturnType<typeof natsNames>;
 
+/**
+ * The prefix of a service's reply subjects (`inboxPrefix` of its connection): replies to one
+ * service, pulled JetStream messages included, never reach another.
+ */
+export function natsInboxPrefix(prefix: string, service: string): string {
+  return `_INBOX.${prefix ? `${prefix}.` : ''}${service}`;
+}
+
 export async function connectNats(options: {
   url: string;
   prefix: string;
@@ -50,11 +58,15 @@ export async function connectNats(options: {
   log: Logger;
   user?: string;
   password?: string;
+  /** False for a service that uses core NATS only (the dashboard): its user may not ask JetStream anything. */
+  jetstream?: boolean;
 }): Promise<Nats> {
   const nc = await connect({
     servers: options.url.split(','),
     ...(options.user === undefined ? {} : { user: options.user, pass: options.password ?? '' }),
     name: options.name,
+    // Each service's user may subscribe to its own replies only (bus-permissions.ts).
+    inboxPrefix: natsInboxPrefix(options.prefix, options.name),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
   });
@@ -70,7 +82,7 @@ export async function connectNats(options: {
   })();
   let jsm: Awaited<ReturnType<typeof jetstreamManager>>;
   try {
-    jsm = await jetstreamManager(nc);
+    jsm = await jetstreamManager(nc, { checkAPI: options.jetstream !== false });
   } catch (err) {
     // A server without JetStream: close the connection, or its reconnection loop keeps the process alive.
     await nc.close();

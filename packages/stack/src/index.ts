@@ -7,6 +7,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { ensureCerts, type Certs } from './certs';
 import { ensureInfra, startPrivateServer, type InfraHandle, type PrivateServer } from './infra';
+import { startBusUsers, type BusUsers } from './bus-users';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from './mail-catcher';
 import { freePort } from './ports';
 import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhone, simulatedPhoneArgs, type ServiceName } from './services';
@@ -23,7 +24,7 @@ export {
   startMailCatcher,
   startPrivateServer,
 };
-export type { CaughtMail, Certs, InfraHandle, MailCatcher, PrivateServer, ServiceName };
+export type { BusUsers, CaughtMail, Certs, InfraHandle, MailCatcher, PrivateServer, ServiceName };
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 
@@ -66,6 +67,8 @@ export interface Stack {
   natsPrefix: string;
   redisUrl: string;
   redisPrefix: string;
+  /** Each service's NATS and Redis user; `nats` is undefined when the stack was given a NATS it cannot add users to. */
+  busUsers: { nats?: BusUsers['nats']; redis: BusUsers['redis'] };
   services: Record<ServiceName, ServiceProcess>;
   logDir: string;
   /** Starts one more gateway replica on a free port (stopped with the stack); returns its URL. */
@@ -122,14 +125,22 @@ function otpSecrets(dataDir: string, isolated: boolean): Record<string, string> 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const log = options.log ?? (() => undefined);
   fs.mkdirSync(options.dataDir, { recursive: true });
-  const infra = await ensureInfra({ ...options.infra, dataDir: path.join(options.dataDir, 'infra'), log });
-  const certs = await ensureCerts(path.join(options.dataDir, 'certs'));
   const runId = options.isolated ? randomBytes(4).toString('hex') : '';
+  const natsPrefix = options.isolated ? `t${runId}` : '';
+  const redisPrefix = options.isolated ? `smsgw:t${runId}:` : 'smsgw:';
+  // One user per service on NATS (a server of the run's own) and Redis.
+  const bus = await startBusUsers({ dataDir: options.dataDir, runId, natsPrefix, redisPrefix, natsUrl: options.infra?.natsUrl, log });
+  const infra = await ensureInfra({ ...options.infra, natsUrl: bus.natsUrl, dataDir: path.join(options.dataDir, 'infra'), log }).catch(
+    async (err: unknown) => {
+      await bus.stop();
+      throw err;
+    },
+  );
+  const certs = await ensureCerts(path.join(options.dataDir, 'certs'));
   const database = options.isolated ? `smsgw_test_${runId}` : 'smsgw';
   await createDatabase(infra.postgresUrl, database);
   const databaseUrl = withDatabase(infra.postgresUrl, database);
-  const natsPrefix = options.isolated ? `t${runId}` : '';
-  const redisPrefix = options.isolated ? `smsgw:t${runId}:` : 'smsgw:';
+  const removeRedisUsers = await bus.addRedisUsers(infra.redisUrl);
   const port = async (key: keyof NonNullable<StackOptions['ports']>) => options.ports?.[key] || (await freePort());
   const ports = {
     account: await port('account'),
@@ -151,7 +162,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ),
     ),
   ) as Record<ServiceName, number>;
-  const metricsEnv = (name: ServiceName) => ({ METRICS_PORT: String(metricsPorts[name]), METRICS_HOST: '127.0.0.1' });
+  const metricsEnv = (name: ServiceName) => ({
+    METRICS_PORT: String(metricsPorts[name]),
+    METRICS_HOST: '127.0.0.1',
+    ...bus.env(name),
+  });
   const logDir = path.join(options.dataDir, options.isolated ? `logs-${runId}` : 'logs');
   const addr = (p: number) => `127.0.0.1:${p}`;
   const common = {
@@ -186,7 +201,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     new ServiceProcess({
       name: 'gateway',
       args: entry('services/gateway'),
-      env: { ...common, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), ...(n === 1 ? metricsEnv('gateway') : {}) },
+      env: { ...common, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), ...(n === 1 ? metricsEnv('gateway') : bus.env('gateway')) },
       logFile: path.join(logDir, n === 1 ? 'gateway.log' : `gateway-${n}.log`),
       ready: () => httpsHealthy(`https://127.0.0.1:${port}/readyz`, certs.caPem),
     });
@@ -195,7 +210,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     new ServiceProcess({
       name: 'scheduler',
       args: entry('services/scheduler'),
-      env: { ...common, GRPC_PORT: String(port), ...(n === 1 ? metricsEnv('scheduler') : {}) },
+      env: { ...common, GRPC_PORT: String(port), ...(n === 1 ? metricsEnv('scheduler') : bus.env('scheduler')) },
       logFile: path.join(logDir, n === 1 ? 'scheduler.log' : `scheduler-${n}.log`),
       ready: () => grpcServing(addr(port)),
     });
@@ -266,7 +281,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await Promise.all([services.gateway.start(), services.dashboard.start()]);
   } catch (err) {
     await stopAll();
+    await removeRedisUsers();
     await infra.stop();
+    await bus.stop();
     throw err;
   }
   log(`stack ready: gateway ${gatewayUrl}, hub ${hubUrl}, logs in ${logDir}`);
@@ -291,6 +308,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     natsPrefix,
     redisUrl: infra.redisUrl,
     redisPrefix,
+    busUsers: bus.users,
     services,
     logDir,
     async addGateway() {
@@ -313,7 +331,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     async stop() {
       await stopAll();
       if (options.isolated) await removeRunData(infra, database, natsPrefix, redisPrefix);
+      await removeRedisUsers();
       await infra.stop();
+      await bus.stop();
     },
   };
 }

@@ -349,11 +349,14 @@ const redis: Service = {
   async start({ dir, logFile, port, binaries }) {
     await fsp.mkdir(dir, { recursive: true });
     const url = `redis://127.0.0.1:${port}`;
+    // The stack's ACL users are saved there (ACL SAVE), so that a restarted server still knows them.
+    const aclFile = path.join(dir, 'users.acl');
+    if (!fs.existsSync(aclFile)) await fsp.writeFile(aclFile, '', { mode: 0o600 });
     const instance = spawnLogged(
       'redis',
       url,
       binaries.main,
-      ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir],
+      ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir, '--aclfile', aclFile],
       { logFile, cwd: dir, stopSignal: 'SIGTERM' },
     );
     await waitUntilReady(instance, () => redis.probe(url), '');
@@ -387,7 +390,12 @@ const nats: Service = {
   async start({ dir, logFile, port, binaries }) {
     await fsp.mkdir(dir, { recursive: true });
     const url = `nats://127.0.0.1:${port}`;
-    const instance = spawnLogged('nats', url, binaries.main, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], {
+    // Users come from auth.conf (empty: no authentication), which `authorize` rewrites and a restart reads again.
+    const authFile = natsAuthFile(dir);
+    if (!fs.existsSync(authFile)) await fsp.writeFile(authFile, '', { mode: 0o600 });
+    const configFile = path.join(dir, 'nats.conf');
+    await fsp.writeFile(configFile, `jetstream { store_dir: ${JSON.stringify(dir)} }\ninclude "auth.conf"\n`);
+    const instance = spawnLogged('nats', url, binaries.main, ['-c', configFile, '-a', '127.0.0.1', '-p', String(port)], {
       logFile,
       cwd: dir,
       stopSignal: 'SIGTERM',
@@ -615,9 +623,24 @@ function redact(url: string): string {
 /** A private Redis or NATS server that a test may stop and start again on the same port. */
 export interface PrivateServer {
   url: string;
-  /** Stops the server (an outage); start() brings it back at the same URL, empty. */
+  /** Stops the server (an outage); start() brings it back at the same URL, empty but for its users. */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /**
+   * NATS only: replaces the users of the server with `authorization` (nats-server configuration:
+   * `authorization { ... }`, `no_auth_user`), by reloading it; a restart keeps them.
+   */
+  authorize(authorization: string): Promise<void>;
+}
+
+const natsAuthFile = (dir: string) => path.join(dir, 'auth.conf');
+
+/** The private servers of this process, by URL: the stack gives its users to one it is pointed at. */
+const privateServers = new Map<string, PrivateServer>();
+
+/** The private server started by this process at `url`, if any. */
+export function privateServerAt(url: string): PrivateServer | undefined {
+  return privateServers.get(url);
 }
 
 /**
@@ -626,7 +649,7 @@ export interface PrivateServer {
  */
 export async function startPrivateServer(
   name: 'redis' | 'nats',
-  options: { dataDir: string; log?: (line: string) => void },
+  options: { dataDir: string; log?: (line: string) => void; natsAuthorization?: string },
 ): Promise<PrivateServer> {
   const service = name === 'redis' ? redis : nats;
   const dataDir = path.resolve(options.dataDir);
@@ -652,7 +675,37 @@ export async function startPrivateServer(
       process.removeListener('exit', signal);
       await instance?.stop();
     },
+    async authorize(authorization) {
+      if (name !== 'nats') throw new Error('only a private NATS takes a users file; give Redis its users with ACL SETUSER');
+      await fsp.writeFile(natsAuthFile(path.join(dataDir, name)), authorization, { mode: 0o600 });
+      if (!instance?.running) return;
+      instance.child.kill('SIGHUP');
+      if (authorization.trim() === '') return;
+      // The reload is done once an unknown user is refused.
+      await waitUntilReady(
+        instance,
+        async () => {
+          const nc = await connect({
+            servers: server.url,
+            user: 'smsgw-no-such-user',
+            pass: 'x',
+            timeout: PROBE_TIMEOUT_MS,
+            reconnect: false,
+          }).catch(() => undefined);
+          if (nc) {
+            await nc.close();
+            throw new Error('the new users are not in force yet');
+          }
+        },
+        '',
+      );
+    },
   };
+  if (name === 'nats' && options.natsAuthorization !== undefined) {
+    await fsp.mkdir(path.join(dataDir, name), { recursive: true });
+    await fsp.writeFile(natsAuthFile(path.join(dataDir, name)), options.natsAuthorization, { mode: 0o600 });
+  }
   await server.start();
+  privateServers.set(server.url, server);
   return server;
 }

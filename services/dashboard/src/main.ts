@@ -30,7 +30,7 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
   };
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'dashboard' });
   await redis.connect();
-  const nats = await connectNats({ ...config.nats, name: 'dashboard', log });
+  const nats = await connectNats({ ...config.nats, name: 'dashboard', log, jetstream: false });
   const deviceEvents = new DeviceEvents(nats, log);
   deviceEvents.start();
   const { tls } = config.http;

@@ -1,0 +1,166 @@
+import { natsInboxPrefix, natsNames } from './nats';
+
+/**
+ * Who may do what on NATS and Redis: one user per service, with only the subjects and keys its code
+ * uses. The local stack, the Helm chart (through `npm run bus-users` in charts/sms-gateway) and the
+ * tests read these lists; nothing else says them again.
+ */
+
+/** The services that connect to NATS. */
+export const NATS_SERVICES = ['message', 'device-hub', 'scheduler', 'webhook', 'dashboard'] as const;
+export type NatsService = (typeof NATS_SERVICES)[number];
+
+/** The services that connect to Redis. */
+export const REDIS_SERVICES = ['gateway', 'dashboard', 'device-hub', 'otp'] as const;
+export type RedisService = (typeof REDIS_SERVICES)[number];
+
+/** The durable JetStream consumers, by service: `stream` is a key of `streamConfigs`. */
+export const DURABLE_CONSUMERS: Record<NatsService, { stream: 'reports' | 'events' | 'timers'; durable: string }[]> = {
+  message: [
+    { stream: 'reports', durable: 'message-reports' },
+    { stream: 'timers', durable: 'message-timers' },
+  ],
+  'device-hub': [],
+  scheduler: [{ stream: 'timers', durable: 'scheduler-jobs' }],
+  webhook: [
+    { stream: 'events', durable: 'webhook-events' },
+    { stream: 'timers', durable: 'webhook-timers' },
+  ],
+  dashboard: [],
+};
+
+/** The streams each service creates or brings up to date at start-up (`ensureStream`). */
+const ENSURED_STREAMS: Record<NatsService, ('reports' | 'events' | 'timers')[]> = {
+  message: ['reports', 'events', 'timers'],
+  'device-hub': ['reports', 'events'],
+  scheduler: ['timers'],
+  webhook: ['events', 'timers'],
+  dashboard: [],
+};
+
+export interface NatsPermissions {
+  publish: string[];
+  subscribe: string[];
+}
+
+/** The subjects `service` may publish to and subscribe to, for the subject prefix `prefix` (NATS_PREFIX). */
+export function natsPermissions(service: NatsService, prefix: string): NatsPermissions {
+  const n = natsNames(prefix);
+  const streamName = { reports: n.reportsStream, events: n.eventsStream, timers: n.timersStream };
+  const own: Record<NatsService, NatsPermissions> = {
+    message: {
+      publish: [n.wake('*'), n.testWake, n.event('sms.*')],
+      subscribe: [],
+    },
+    'device-hub': {
+      publish: [n.agentReport('*'), n.event('device.*'), n.hubControls],
+      subscribe: [n.wake('*'), n.testWake, n.hubControls],
+    },
+    scheduler: {
+      publish: [n.timers, n.schedulerWake],
+      subscribe: [n.schedulerWake],
+    },
+    webhook: { publish: [], subscribe: [] },
+    // The live device view only: core NATS, no JetStream.
+    dashboard: { publish: [], subscribe: [n.event('device.*')] },
+  };
+  const jetStream: string[] = [];
+  const streams = ENSURED_STREAMS[service].map((s) => streamName[s]);
+  const consumers = DURABLE_CONSUMERS[service];
+  if (streams.length > 0 || consumers.length > 0) jetStream.push('$JS.API.INFO');
+  for (const stream of streams) {
+    jetStream.push(`$JS.API.STREAM.INFO.${stream}`, `$JS.API.STREAM.CREATE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`);
+  }
+  for (const { stream, durable } of consumers) {
+    const s = streamName[stream];
+    jetStream.push(
+      // Servers from 2.9 name the consumer (and its filter) in the subject; older ones use DURABLE.CREATE.
+      `$JS.API.CONSUMER.CREATE.${s}.${durable}`,
+      `$JS.API.CONSUMER.CREATE.${s}.${durable}.>`,
+      `$JS.API.CONSUMER.DURABLE.CREATE.${s}.${durable}`,
+      `$JS.API.CONSUMER.INFO.${s}.${durable}`,
+      `$JS.API.CONSUMER.MSG.NEXT.${s}.${durable}`,
+      `$JS.ACK.${s}.${durable}.>`,
+    );
+  }
+  const usesReplies = jetStream.length > 0;
+  return {
+    publish: [...own[service].publish, ...jetStream],
+    subscribe: [...own[service].subscribe, ...(usesReplies ? [`${natsInboxPrefix(prefix, service)}.>`] : [])],
+  };
+}
+
+/** Redis key patterns (after the key prefix, REDIS_PREFIX) each service reads and writes. */
+const REDIS_KEYS: Record<RedisService, { readWrite: string[]; readOnly: string[] }> = {
+  // authfail: the failed-authentication counter; presence: read to answer X-Device-ID.
+  gateway: { readWrite: ['authfail:*', 'idempotency:*', 'ratelimit:*'], readOnly: ['presence:*'] },
+  dashboard: { readWrite: ['dashboard:*'], readOnly: [] },
+  'device-hub': { readWrite: ['pairing:*', 'presence:*'], readOnly: [] },
+  otp: { readWrite: ['otp-rate:*'], readOnly: [] },
+};
+
+/**
+ * The commands every service may run: reads and writes of its own keys, MULTI (the dashboard's
+ * sessions), the limiters' Lua scripts (EVALSHA, EVAL when the script is not cached yet, and what
+ * the scripts call: TIME), and what ioredis sends on connecting (CLIENT SETNAME, INFO).
+ * `-@dangerous` takes out KEYS, FLUSHALL, DEBUG, CONFIG, MIGRATE and the like.
+ */
+export const REDIS_COMMANDS = [
+  '-@all',
+  '+@read',
+  '+@write',
+  '+@transaction',
+  '-@dangerous',
+  '+eval',
+  '+evalsha',
+  '+time',
+  '+ping',
+  '+info',
+  '+client|setname',
+] as const;
+
+/**
+ * The ACL rules of a service's Redis user (after `ACL SETUSER <name> on >password`), for the key
+ * prefix `keyPrefix` (REDIS_PREFIX). Read-only patterns use Redis 7's `%R~`.
+ */
+export function redisAclRules(service: RedisService, keyPrefix: string): string[] {
+  const keys = REDIS_KEYS[service];
+  return [
+    'resetkeys',
+    'resetchannels',
+    ...keys.readWrite.map((k) => `~${keyPrefix}${k}`),
+    ...keys.readOnly.map((k) => `%R~${keyPrefix}${k}`),
+    ...REDIS_COMMANDS,
+  ];
+}
+
+/** The key patterns of a service, for documentation (`%R~` read only). */
+export function redisKeyPatterns(service: RedisService): { readWrite: string[]; readOnly: string[] } {
+  return REDIS_KEYS[service];
+}
+
+/**
+ * nats-server's configuration of the users (`authorization { users: [...] }`), for a config file.
+ * `users` gives each service's user name and password; `admin`, when set, is a user with no limits
+ * (for tools and tests).
+ */
+export function natsAuthorizationConfig(options: {
+  prefix: string;
+  users: Record<NatsService, { user: string; password: string }>;
+  admin?: { user: string; password: string };
+}): string {
+  const q = (s: string) => JSON.stringify(s);
+  // An empty allow list would allow everything: a user with nothing to publish is denied all.
+  const rule = (subjects: string[]) => (subjects.length > 0 ? `{ allow: [${subjects.map(q).join(', ')}] }` : `{ deny: [">"] }`);
+  const entries = NATS_SERVICES.map((service) => {
+    const { user, password } = options.users[service];
+    const p = natsPermissions(service, options.prefix);
+    return (
+      `    { user: ${q(user)}, password: ${q(password)}, permissions: {\n` +
+      `        publish: ${rule(p.publish)},\n` +
+      `        subscribe: ${rule(p.subscribe)} } }`
+    );
+  });
+  if (options.admin) entries.unshift(`    { user: ${q(options.admin.user)}, password: ${q(options.admin.password)} }`);
+  return `authorization {\n  users: [\n${entries.join(',\n')}\n  ]\n}\n`;
+}
