@@ -12,10 +12,10 @@ Usage: {{ include "smsgw.env.common" (dict "context" $ "component" "gateway") }}
 {{ include "smsgw.env.database" .context }}
 {{- end }}
 {{- if has "redis" $c.uses }}
-{{ include "smsgw.env.redis" .context }}
+{{ include "smsgw.env.redis" . }}
 {{- end }}
 {{- if has "nats" $c.uses }}
-{{ include "smsgw.env.nats" .context }}
+{{ include "smsgw.env.nats" . }}
 {{- end }}
 {{- with include "smsgw.env.grpcClients" . }}
 {{ . }}
@@ -97,45 +97,28 @@ Usage: {{ include "smsgw.env.database" $ }}
 {{- end -}}
 
 {{/*
-Redis: the URL, the release's key prefix, and the credentials when Redis asks for them.
-Usage: {{ include "smsgw.env.redis" $ }}
+Redis: the URL, the release's key prefix, and the service's credentials (templates/_bus-users.tpl).
+Usage: {{ include "smsgw.env.redis" (dict "context" $ "component" "gateway") }}
 */}}
 {{- define "smsgw.env.redis" -}}
 - name: REDIS_URL
-  value: {{ include "smsgw.redis.url" . | quote }}
+  value: {{ include "smsgw.redis.url" .context | quote }}
 - name: REDIS_PREFIX
-  value: {{ .Values.redisKeyPrefix | quote }}
-{{- if include "smsgw.redis.authEnabled" . }}
-- name: REDIS_PASSWORD
-  valueFrom:
-    secretKeyRef:
-      name: {{ include "smsgw.redis.secretName" . }}
-      key: {{ include "smsgw.redis.secretPasswordKey" . }}
-{{- end }}
-{{- if and (not .Values.redis.enabled) .Values.externalRedis.username }}
-- name: REDIS_USERNAME
-  value: {{ .Values.externalRedis.username | quote }}
-{{- end }}
+  value: {{ .context.Values.redisKeyPrefix | quote }}
+{{- include "smsgw.busUsers.redisEnv" . }}
 {{- end -}}
 
 {{/*
-NATS: the URL, the replicas of the platform's streams, and the credentials when NATS asks for them.
-Usage: {{ include "smsgw.env.nats" $ }}
+NATS: the URL, the replicas of the platform's streams, and the service's credentials
+(templates/_bus-users.tpl).
+Usage: {{ include "smsgw.env.nats" (dict "context" $ "component" "message") }}
 */}}
 {{- define "smsgw.env.nats" -}}
 - name: NATS_URL
-  value: {{ include "smsgw.nats.url" . | quote }}
+  value: {{ include "smsgw.nats.url" .context | quote }}
 - name: NATS_STREAM_REPLICAS
-  value: {{ ternary 1 .Values.externalNats.streamReplicas .Values.nats.enabled | quote }}
-{{- with include "smsgw.nats.user" . }}
-- name: NATS_USER
-  value: {{ . | quote }}
-- name: NATS_PASSWORD
-  valueFrom:
-    secretKeyRef:
-      name: {{ include "smsgw.nats.secretName" $ }}
-      key: {{ include "smsgw.nats.secretPasswordKey" $ }}
-{{- end }}
+  value: {{ ternary 1 .context.Values.externalNats.streamReplicas .context.Values.nats.enabled | quote }}
+{{- include "smsgw.busUsers.natsEnv" . }}
 {{- end -}}
 
 {{/*

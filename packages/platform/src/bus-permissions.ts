@@ -111,6 +111,8 @@ export const REDIS_COMMANDS = [
   '+@write',
   '+@transaction',
   '-@dangerous',
+  // FUNCTION LOAD and FLUSH are writes, not dangerous: no service uses functions.
+  '-function',
   '+eval',
   '+evalsha',
   '+time',

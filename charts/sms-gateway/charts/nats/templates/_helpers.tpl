@@ -126,3 +126,25 @@ Usage: {{- include "nats.validateValues" $ -}}
 {{- fail (printf "\n\nVALUES VALIDATION:\n- %s" (join "\n- " $problems)) -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+The Secret holding the services' passwords: `auth.usersSecret`, or `<release>-bus-users` (made by
+the SMS gateway chart's secrets Job).
+Usage: {{ include "nats.usersSecretName" $ }}
+*/}}
+{{- define "nats.usersSecretName" -}}
+{{- default (printf "%s-bus-users" .Release.Name) .Values.auth.usersSecret -}}
+{{- end -}}
+
+{{/*
+A permissions rule of nats-server for a list of subjects: `allow` them, or deny everything when
+the list is empty (an empty allow list would allow every subject).
+Usage: {{ include "nats.subjectRule" (list "a.>" "b") }}
+*/}}
+{{- define "nats.subjectRule" -}}
+{{- if . -}}
+{ allow: [{{ range $i, $s := . }}{{ if $i }}, {{ end }}{{ $s | quote }}{{ end }}] }
+{{- else -}}
+{ deny: [">"] }
+{{- end -}}
+{{- end -}}

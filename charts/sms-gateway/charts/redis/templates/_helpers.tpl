@@ -107,3 +107,12 @@ Usage: {{- include "redis.ping" $ | nindent 12 }}
 exec:
   command: [redis-cli, -e, -h, 127.0.0.1, -p, "6379", ping]
 {{- end -}}
+
+{{/*
+The Secret holding the services' passwords: `auth.usersSecret`, or `<release>-bus-users` (made by
+the SMS gateway chart's secrets Job).
+Usage: {{ include "redis.usersSecretName" $ }}
+*/}}
+{{- define "redis.usersSecretName" -}}
+{{- default (printf "%s-bus-users" .Release.Name) .Values.auth.usersSecret -}}
+{{- end -}}
