@@ -102,7 +102,7 @@ describe("the services' own NATS and Redis users in the chart", () => {
     });
 
     it('when rendered, then the secrets Job generates every password once, and two renderings are the same', () => {
-      const job = find(objects, 'Job', 'smsgw-sms-gateway-secrets-init').spec!.template.spec.containers;
+      const job = find(objects, 'Job', 'smsgw-sms-gateway-bus-users-init').spec!.template.spec.containers;
       const busUsers = job.find((c) => c.name === 'bus-users-init')!;
       const keys = busUsers.args![busUsers.args!.indexOf('--keys') + 1]!.split(',');
       expect(keys).toEqual(expect.arrayContaining(['nats-dashboard', 'nats-message', 'redis-dashboard', 'redis-gateway']));
@@ -111,7 +111,7 @@ describe("the services' own NATS and Redis users in the chart", () => {
       const again = render('default').objects;
       expect(find(again, 'ConfigMap', 'smsgw-nats').data).toEqual({ 'nats.conf': natsConf });
       expect(find(again, 'StatefulSet', 'smsgw-redis').spec!.template.spec.containers[0]!.args).toEqual(redisServer.args);
-      expect(find(again, 'Job', 'smsgw-sms-gateway-secrets-init').spec!.template.spec.containers).toEqual(job);
+      expect(find(again, 'Job', 'smsgw-sms-gateway-bus-users-init').spec!.template.spec.containers).toEqual(job);
       expect(text).not.toMatch(/smsgw-bus-users\n\s*type: Opaque/);
     });
 

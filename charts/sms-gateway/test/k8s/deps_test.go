@@ -176,8 +176,13 @@ func TestWhenPasswordsAreGeneratedThenEveryPasswordAPodReadsIsARandomValueOfARen
 		if v == nil || v.ValueFrom == nil || v.ValueFrom.SecretKeyRef == nil {
 			t.Fatalf("%s: %s is not read from a Secret: %+v", d.client, d.password, v)
 		}
-		if ref := v.ValueFrom.SecretKeyRef; ref.Name != d.fullname() || ref.Key != d.secretKey {
-			t.Errorf("%s: %s reads %s/%s, the bundled %s's Secret is %s/%s", d.client, d.password, ref.Name, ref.Key, d.name, d.fullname(), d.secretKey)
+		// Redis and NATS: each service has a user of its own, its password in the bus users' Secret.
+		wantName, wantKey := d.fullname(), d.secretKey
+		if d.name != "postgresql" {
+			wantName, wantKey = release+"-bus-users", d.name+"-"+d.client
+		}
+		if ref := v.ValueFrom.SecretKeyRef; ref.Name != wantName || ref.Key != wantKey {
+			t.Errorf("%s: %s reads %s/%s, expected %s/%s", d.client, d.password, ref.Name, ref.Key, wantName, wantKey)
 		}
 		s := Find[*corev1.Secret](r, d.fullname())
 		if s == nil {
@@ -296,7 +301,8 @@ func TestWhenExistingSecretsAreGivenThenNoSecretIsRenderedAndTheDependenciesAndS
 		"redis":      {"REDIS_PASSWORD": "redis-creds/pw", "REDISCLI_AUTH": "redis-creds/pw"},
 		"nats":       {"NATS_PASSWORD": "nats-creds/nats-password"},
 	}
-	services := map[string]string{"postgresql": "pg-creds/password", "redis": "redis-creds/pw", "nats": "nats-creds/nats-password"}
+	// The services' own NATS and Redis users keep their passwords in the bus users' Secret.
+	services := map[string]string{"postgresql": "pg-creds/password", "redis": release + "-bus-users/redis-gateway", "nats": release + "-bus-users/nats-message"}
 	for _, d := range dependencies {
 		c := d.statefulSet(t, r).Spec.Template.Spec.Containers[0]
 		for variable, ref := range want[d.name] {
@@ -537,6 +543,12 @@ func TestWhenNatsServerRunsTheRenderedConfigThenJetStreamIsOnTheProbesPassAndOnl
 	}
 	natsUser := env(Find[*appsv1.Deployment](r, fullname("message")).Spec.Template.Spec.Containers[0], "NATS_USER")
 	vars := containerEnv(t, r, c)
+	// The variable that holds the message service's password in the server's configuration.
+	m := regexp.MustCompile(`user: "` + regexp.QuoteMeta(natsUser) + `", password: \$(NATS_SERVICE_PASSWORD_\d+)_QUOTED`).FindStringSubmatch(conf)
+	if natsUser != "smsgw-message" || m == nil {
+		t.Fatalf("the message service's user %q is not in the server's configuration:\n%s", natsUser, conf)
+	}
+	natsPasswordVar := m[1]
 
 	// nats-server's own check of the file, with the container's variables.
 	path := filepath.Join(t.TempDir(), "nats.conf")
@@ -604,8 +616,11 @@ func TestWhenNatsServerRunsTheRenderedConfigThenJetStreamIsOnTheProbesPassAndOnl
 	if jsz.Config.MaxStorage != 8<<30 || !strings.HasPrefix(jsz.Config.StoreDir, os.TempDir()) {
 		t.Errorf("JetStream stores at most %d bytes in %q, expected 8Gi in the store directory", jsz.Config.MaxStorage, jsz.Config.StoreDir)
 	}
-	if got := natsConnect(t, clientPort, natsUser, vars["NATS_PASSWORD"]); got != "PONG" {
-		t.Errorf("the services' user %q and password are refused: %s", natsUser, got)
+	if got := natsConnect(t, clientPort, natsUser, vars[natsPasswordVar]); got != "PONG" {
+		t.Errorf("the message service's user %q and password are refused: %s", natsUser, got)
+	}
+	if got := natsConnect(t, clientPort, "smsgw", vars["NATS_PASSWORD"]); got != "PONG" {
+		t.Errorf("the administrator's user and password are refused: %s", got)
 	}
 	if got := natsConnect(t, clientPort, natsUser, "wrong"); !strings.Contains(got, "Authorization Violation") {
 		t.Errorf("a wrong password is answered %q", got)
@@ -615,7 +630,7 @@ func TestWhenNatsServerRunsTheRenderedConfigThenJetStreamIsOnTheProbesPassAndOnl
 	// that reads as a number, a size, a boolean or a comment must still be that very password.
 	for _, password := range []string{"12345", "8Gi", "1e5abc", "true", `a b#c"d`} {
 		t.Run(password, func(t *testing.T) {
-			port, _ := serve(t, containerEnvWith(t, r, c, map[string]string{"NATS_PASSWORD": password}))
+			port, _ := serve(t, containerEnvWith(t, r, c, map[string]string{natsPasswordVar: password}))
 			if got := natsConnect(t, port, natsUser, password); got != "PONG" {
 				t.Errorf("the password %q is refused: %s", password, got)
 			}
@@ -696,6 +711,23 @@ func TestWhenRedisServerRunsTheRenderedConfigThenTheProbeNeedsThePasswordAndFlus
 	}
 	if out := query("SET", "k", "v"); out != "OK" {
 		t.Errorf("SET answers %q", out)
+	}
+	// Each service's ACL user (its password from the bus users' Secret): its own keys only.
+	asUser := func(user string, args ...string) string {
+		auth := []string{"-e", "-p", strconv.Itoa(port), "--no-auth-warning", "--user", user, "--pass", busUserPassword("redis-" + strings.TrimPrefix(user, "smsgw-"))}
+		out, _ := exec.Command(cli, append(auth, args...)...).CombinedOutput()
+		return strings.TrimSpace(string(out))
+	}
+	if out := asUser("smsgw-dashboard", "SET", "smsgw:dashboard:session:x", "v"); out != "OK" {
+		t.Errorf("the dashboard's user writing its own session key: %q", out)
+	}
+	for _, c := range [][]string{{"smsgw-dashboard", "SET", "smsgw:idempotency:cli_x:live:k", "v"}, {"smsgw-dashboard", "GET", "smsgw:presence:device_x"}, {"smsgw-gateway", "SET", "smsgw:presence:device_x", "v"}, {"smsgw-otp", "KEYS", "*"}} {
+		if out := asUser(c[0], c[1:]...); !strings.Contains(out, "NOPERM") {
+			t.Errorf("%s: %v answers %q, expected NOPERM", c[0], c[1:], out)
+		}
+	}
+	if out := asUser("smsgw-gateway", "EXISTS", "smsgw:presence:device_x"); out != "0" {
+		t.Errorf("the gateway's user reading a presence: %q", out)
 	}
 	// SIGTERM, as the kubelet sends it: Redis saves and exits cleanly, its files on the volume.
 	if err := server.Process.Signal(syscall.SIGTERM); err != nil {
@@ -926,6 +958,9 @@ func containerEnvWith(t *testing.T, r *Rendered, c corev1.Container, override ma
 			out[e.Name] = override[e.Name]
 		case e.ValueFrom == nil:
 			out[e.Name] = expand(e.Value, out)
+		case e.ValueFrom.SecretKeyRef != nil && e.ValueFrom.SecretKeyRef.Name == release+"-bus-users":
+			// Made by the bus users' hook Job, never rendered: an awkward password of that key.
+			out[e.Name] = busUserPassword(e.ValueFrom.SecretKeyRef.Key)
 		case e.ValueFrom.SecretKeyRef != nil:
 			ref := e.ValueFrom.SecretKeyRef
 			s := Find[*corev1.Secret](r, ref.Name)
@@ -937,6 +972,10 @@ func containerEnvWith(t *testing.T, r *Rendered, c corev1.Container, override ma
 	}
 	return out
 }
+
+// busUserPassword stands for the generated password of a service's NATS or Redis user (base64:
+// letters, digits, +, / and =).
+func busUserPassword(key string) string { return "pw+" + key + "/=" }
 
 func expand(s string, env map[string]string) string {
 	return envRef.ReplaceAllStringFunc(s, func(m string) string {
