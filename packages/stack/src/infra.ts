@@ -628,7 +628,7 @@ export interface PrivateServer {
   start(): Promise<void>;
   /**
    * NATS only: replaces the users of the server with `authorization` (nats-server configuration:
-   * `authorization { ... }`, `no_auth_user`), by reloading it; a restart keeps them.
+   * `authorization { ... }`, `no_auth_user`), restarting it when it runs; a restart keeps them.
    */
   authorize(authorization: string): Promise<void>;
 }
@@ -678,27 +678,10 @@ export async function startPrivateServer(
     async authorize(authorization) {
       if (name !== 'nats') throw new Error('only a private NATS takes a users file; give Redis its users with ACL SETUSER');
       await fsp.writeFile(natsAuthFile(path.join(dataDir, name)), authorization, { mode: 0o600 });
+      // nats-server cannot reload a change of no_auth_user: it starts again with them (same port, same store).
       if (!instance?.running) return;
-      instance.child.kill('SIGHUP');
-      if (authorization.trim() === '') return;
-      // The reload is done once an unknown user is refused.
-      await waitUntilReady(
-        instance,
-        async () => {
-          const nc = await connect({
-            servers: server.url,
-            user: 'smsgw-no-such-user',
-            pass: 'x',
-            timeout: PROBE_TIMEOUT_MS,
-            reconnect: false,
-          }).catch(() => undefined);
-          if (nc) {
-            await nc.close();
-            throw new Error('the new users are not in force yet');
-          }
-        },
-        '',
-      );
+      await server.stop();
+      await server.start();
     },
   };
   if (name === 'nats' && options.natsAuthorization !== undefined) {
