@@ -63,6 +63,7 @@ export interface Stack {
   /** Each service's Prometheus endpoint (`/metrics`). */
   metricsUrls: Record<ServiceName, string>;
   databaseUrl: string;
+  /** The run's own NATS, unless one was given: a connection without a user is its administrator (tests, tools). */
   natsUrl: string;
   natsPrefix: string;
   redisUrl: string;
@@ -162,6 +163,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ),
     ),
   ) as Record<ServiceName, number>;
+  // A service's metrics port, and its own NATS and Redis users.
   const metricsEnv = (name: ServiceName) => ({
     METRICS_PORT: String(metricsPorts[name]),
     METRICS_HOST: '127.0.0.1',
