@@ -14,6 +14,7 @@ export * from './tracing';
 export * from './periodic-jobs';
 export * from './net/address-policy';
 export * from './net/safe-post';
+export * from './net/forwarded';
 export * from './sealed-text';
 export * from './messaging-trace';
 export * from './metrics';
