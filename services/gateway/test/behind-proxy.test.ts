@@ -60,7 +60,10 @@ describe('the gateway behind a TLS-terminating proxy (TLS_MODE=proxy)', () => {
     expect((await from('198.51.100.4, 203.0.113.7')).status).toBe(429);
     expect((await from('203.0.113.8')).status).toBe(401);
     // Not received over HTTPS by the proxy: refused.
-    expect(await history(base, { 'x-forwarded-proto': 'http' })).toMatchObject({ status: 403, body: { error: { code: 'HTTPS_REQUIRED' } } });
+    expect(await history(base, { 'x-forwarded-proto': 'http' })).toMatchObject({
+      status: 403,
+      body: { error: { code: 'HTTPS_REQUIRED' } },
+    });
   });
 
   it('when a load balancer hides client addresses (no X-Forwarded-For), then no address limit applies, so one caller cannot lock every other out', async () => {
