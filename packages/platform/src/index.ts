@@ -24,5 +24,6 @@ export * from './storable-text';
 export * from './mode';
 export * from './grpc-service';
 export * from './timer-loop';
+export * from './timer-consumer';
 export * from './ttl-cache';
 export * from './reuse';
