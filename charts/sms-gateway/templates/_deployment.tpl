@@ -1,7 +1,7 @@
 {{/*
 One service's Deployment: rolling updates that never lower capacity, pods spread over zones and
-nodes, hardened, with the probes of "smsgw.probes", the environment of "smsgw.env.common" and its gRPC
-certificate ("smsgw.env.grpcTls").
+nodes, hardened, with the probes of "smsgw.probes", the environment of "smsgw.env.common", and
+its gRPC certificate mounted and named by "smsgw.env.grpcTls".
 Usage: {{ include "smsgw.deployment" (dict "context" $ "component" "gateway") }}
 */}}
 {{- define "smsgw.deployment" -}}
