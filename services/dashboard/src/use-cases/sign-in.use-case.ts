@@ -21,9 +21,13 @@ export async function signUp(deps: SignInDeps, form: { email: string; password: 
   return token;
 }
 
-/** The keys of the failed sign-ins of an address and of an e-mail (hashed: no address in Redis's keys). */
-function signInKeys(ip: string, email: string): string[] {
-  return [`dashboard:signin:ip:${ip}`, `dashboard:signin:email:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`];
+/**
+ * The keys of the failed sign-ins of an address and of an e-mail (hashed: no address in Redis's
+ * keys). An address a trusted proxy hid is everyone's: only the e-mail's count applies then.
+ */
+function signInKeys(ip: string | undefined, email: string): string[] {
+  const byEmail = `dashboard:signin:email:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`;
+  return ip === undefined ? [byEmail] : [`dashboard:signin:ip:${ip}`, byEmail];
 }
 
 export type SignInOutcome = { outcome: 'throttled' } | { outcome: 'refused' } | { outcome: 'signed-in'; token: string };
@@ -33,7 +37,7 @@ export type SignInOutcome = { outcome: 'throttled' } | { outcome: 'refused' } | 
  * is checked and counted in one step, and given back when it turns out right or the account
  * service could not answer, so attempts sent at once cannot all pass.
  */
-export async function signIn(deps: SignInDeps, ip: string, email: string, password: string): Promise<SignInOutcome> {
+export async function signIn(deps: SignInDeps, ip: string | undefined, email: string, password: string): Promise<SignInOutcome> {
   const counter = new FixedWindowCounter(deps.redis, { windowMs: deps.signIn.windowMs });
   const keys = signInKeys(ip, email);
   if (!(await counter.take(keys, deps.signIn.maxFailures)).allowed) return { outcome: 'throttled' };

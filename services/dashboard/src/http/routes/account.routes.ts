@@ -45,7 +45,11 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     router.post('/signup', async (ctx) => {
       const email = field(ctx, 'email');
       try {
-        const result = await signUpFrom(deps, ctx.ip, { email, password: ctx.state.form!.get('password') ?? '', name: field(ctx, 'name') });
+        const result = await signUpFrom(deps, ctx.state.clientAddress, {
+          email,
+          password: ctx.state.form!.get('password') ?? '',
+          name: field(ctx, 'name'),
+        });
         if (result.outcome === 'throttled') {
           return anonymous(
             ctx,
@@ -64,7 +68,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     router.get('/signin', (ctx) => anonymous(ctx, 'Sign in', credentialsForm(ctx, 'signin')));
     router.post('/signin', async (ctx) => {
       const email = field(ctx, 'email');
-      const result = await signIn(deps, ctx.ip, email, ctx.state.form!.get('password') ?? '');
+      const result = await signIn(deps, ctx.state.clientAddress, email, ctx.state.form!.get('password') ?? '');
       if (result.outcome === 'throttled') {
         return anonymous(
           ctx,
