@@ -61,7 +61,11 @@ describe('one NATS and one Redis user per service', () => {
 
   /** Whether a message published on `subject` by `publish` reaches an unrestricted subscriber. */
   async function arrives(subject: string, publish: () => void): Promise<boolean> {
-    const admin = await connect({ servers: system.stack.natsUrl });
+    const admin = await connect({
+      servers: system.stack.natsUrl,
+      user: system.stack.natsAdmin!.user,
+      pass: system.stack.natsAdmin!.password,
+    });
     open.push({ close: () => admin.close() });
     const sub = admin.subscribe(subject, { max: 1 });
     await admin.flush();
@@ -96,12 +100,16 @@ describe('one NATS and one Redis user per service', () => {
     expect(await violation(nc, () => nc.subscribe(names().event('sms.>')))).toMatch(/Permissions Violation for Subscription/i);
   });
 
-  it('when a service other than the device-hub publishes an agent report, then it is refused; the device-hub may', async () => {
+  it('when a service other than the device-hub (or a connection without a user) publishes an agent report, then it is refused; the device-hub may', async () => {
     const subject = names().agentReport('device_forged');
     for (const service of ['dashboard', 'message', 'webhook', 'scheduler'] as const) {
       const nc = await natsAs(service);
       expect(await violation(nc, () => nc.publish(subject, '{}'))).toMatch(/Permissions Violation for Publish/i);
     }
+    // The gateway (as account and otp) has no NATS user: a connection without one may do nothing.
+    const anonymous = await connect({ servers: system.stack.natsUrl });
+    open.push({ close: () => anonymous.close() });
+    expect(await violation(anonymous, () => anonymous.publish(subject, '{}'))).toMatch(/Permissions Violation for Publish/i);
     const hub = await natsAs('device-hub');
     expect(await arrives(subject, () => hub.publish(subject, '{}'))).toBe(true);
   });

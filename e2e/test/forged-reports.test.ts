@@ -69,6 +69,7 @@ describe("a phone reports only on its own messages: another tenant's forged repo
     system = await TestSystem.start();
     nats = await connectNats({
       url: system.stack.natsUrl,
+      ...system.stack.natsAdmin,
       prefix: system.stack.natsPrefix,
       name: 'e2e',
       log: createLogger('e2e', 'silent'),

@@ -279,7 +279,7 @@ describe('one-time passwords, end to end over HTTPS with a simulated phone', () 
     expect(dump).toContain('CREATE TABLE otp.otps');
     expect(dump).toContain('CREATE TABLE message.messages');
 
-    const nc = await connect({ servers: system.stack.natsUrl });
+    const nc = await connect({ servers: system.stack.natsUrl, user: system.stack.natsAdmin?.user, pass: system.stack.natsAdmin?.password });
     const streamed: string[] = [];
     try {
       const jsm = await jetstreamManager(nc);

@@ -37,6 +37,7 @@ describe('scheduled sends and durable timers, the whole system', () => {
     await db.connect();
     nats = await connectNats({
       url: system.stack.natsUrl,
+      ...system.stack.natsAdmin,
       prefix: system.stack.natsPrefix,
       name: 'e2e',
       log: createLogger('e2e', 'silent'),

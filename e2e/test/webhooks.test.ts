@@ -437,6 +437,8 @@ describe('webhooks, the whole system', () => {
         DATABASE_URL: system.stack.databaseUrl,
         DATABASE_SCHEMA: schema,
         NATS_URL: system.stack.natsUrl,
+        // Streams of a prefix of its own: no service's user may make them, the administrator may.
+        ...(system.stack.natsAdmin ? { NATS_USER: system.stack.natsAdmin.user, NATS_PASSWORD: system.stack.natsAdmin.password } : {}),
         NATS_PREFIX: `${system.stack.natsPrefix}g`,
         ACCOUNT_GRPC_ADDR: system.stack.accountAddress,
         SCHEDULER_GRPC_ADDR: system.stack.schedulerAddress,

@@ -150,6 +150,8 @@ export function natsAuthorizationConfig(options: {
   prefix: string;
   users: Record<NatsService, { user: string; password: string }>;
   admin?: { user: string; password: string };
+  /** A user allowed nothing, for `no_auth_user`: a connection without credentials can then do nothing. */
+  anonymous?: { user: string; password: string };
 }): string {
   const q = (s: string) => JSON.stringify(s);
   // An empty allow list would allow everything: a user with nothing to publish is denied all.
@@ -163,6 +165,12 @@ export function natsAuthorizationConfig(options: {
       `        subscribe: ${rule(p.subscribe)} } }`
     );
   });
+  if (options.anonymous) {
+    const { user, password } = options.anonymous;
+    entries.push(
+      `    { user: ${q(user)}, password: ${q(password)}, permissions: { publish: { deny: [">"] }, subscribe: { deny: [">"] } } }`,
+    );
+  }
   if (options.admin) entries.unshift(`    { user: ${q(options.admin.user)}, password: ${q(options.admin.password)} }`);
   return `authorization {\n  users: [\n${entries.join(',\n')}\n  ]\n}\n`;
 }

@@ -21,7 +21,7 @@ export interface Credentials {
 export interface BusUsers {
   nats: Record<NatsService, Credentials>;
   redis: Record<RedisService, Credentials>;
-  /** The NATS user of tools and tests: no limits, and the one a connection without credentials gets. */
+  /** The NATS user of tools and tests: no limits. */
   natsAdmin: Credentials;
 }
 
@@ -50,11 +50,11 @@ export function busUsers(dataDir: string, runId: string): BusUsers {
 
 /**
  * nats-server's `authorization` for the users, for the subject prefix `prefix`. A connection
- * without credentials is the admin (`no_auth_user`): the tests and tools on this machine; the
- * server listens on 127.0.0.1 only.
+ * without credentials (a service given none) is a user allowed nothing (`no_auth_user`).
  */
 export function natsAuthorization(users: BusUsers, prefix: string): string {
-  return `${natsAuthorizationConfig({ prefix, users: users.nats, admin: users.natsAdmin })}no_auth_user: ${JSON.stringify(users.natsAdmin.user)}\n`;
+  const anonymous = { user: 'anonymous', password: password() };
+  return `${natsAuthorizationConfig({ prefix, users: users.nats, admin: users.natsAdmin, anonymous })}no_auth_user: "anonymous"\n`;
 }
 
 /**
@@ -106,6 +106,8 @@ export interface StackBus {
   /** The NATS the services use: the run's own server, or the one the stack was given. */
   natsUrl: string | undefined;
   users: { nats?: BusUsers['nats']; redis: BusUsers['redis'] };
+  /** The NATS administrator (tests, tools), when the run's NATS has users. */
+  natsAdmin: Credentials | undefined;
   /** A service's credentials as environment variables. */
   env(service: string): Record<string, string>;
   /** Creates the Redis users; returns what deletes them. */
@@ -134,10 +136,15 @@ export async function startBusUsers(options: {
   let natsUsers = true;
   const runDir = path.join(options.dataDir, 'infra', options.runId ? `bus-${options.runId}` : 'bus');
   if (givenUrl === undefined) {
-    server = await startPrivateServer('nats', { dataDir: runDir, log: options.log, natsAuthorization: authorization });
+    server = await startPrivateServer('nats', {
+      dataDir: runDir,
+      log: options.log,
+      natsAuthorization: authorization,
+      natsAdmin: users.natsAdmin,
+    });
     options.log(`nats: the run's own server at ${server.url}, one user per service (output in ${runDir}/nats.log)`);
   } else if (privateServerAt(givenUrl)) {
-    await privateServerAt(givenUrl)!.authorize(authorization);
+    await privateServerAt(givenUrl)!.authorize(authorization, users.natsAdmin);
   } else {
     natsUsers = false;
     options.log(`nats: ${givenUrl} is not the stack's own server: the services connect to it without a user of their own`);
@@ -145,6 +152,7 @@ export async function startBusUsers(options: {
   return {
     natsUrl: server?.url ?? givenUrl,
     users: { ...(natsUsers ? { nats: users.nats } : {}), redis: users.redis },
+    natsAdmin: natsUsers ? users.natsAdmin : undefined,
     env: (service) => busEnv(natsUsers ? users : { ...users, nats: {} as BusUsers['nats'] }, service),
     addRedisUsers: (redisUrl) => addRedisUsers(redisUrl, users, options.redisPrefix),
     async stop() {

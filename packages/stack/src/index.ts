@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { ensureCerts, type Certs } from './certs';
-import { ensureInfra, startPrivateServer, type InfraHandle, type PrivateServer } from './infra';
+import { ensureInfra, natsAdminOf, startPrivateServer, type InfraHandle, type PrivateServer } from './infra';
 import { startBusUsers, type BusUsers } from './bus-users';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from './mail-catcher';
 import { freePort } from './ports';
@@ -63,13 +63,15 @@ export interface Stack {
   /** Each service's Prometheus endpoint (`/metrics`). */
   metricsUrls: Record<ServiceName, string>;
   databaseUrl: string;
-  /** The run's own NATS, unless one was given: a connection without a user is its administrator (tests, tools). */
+  /** The run's own NATS, unless one was given: connect as `natsAdmin` (a connection without a user may do nothing). */
   natsUrl: string;
   natsPrefix: string;
   redisUrl: string;
   redisPrefix: string;
   /** Each service's NATS and Redis user; `nats` is undefined when the stack was given a NATS it cannot add users to. */
   busUsers: { nats?: BusUsers['nats']; redis: BusUsers['redis'] };
+  /** The NATS user with every right, for tests and tools (undefined when the stack was given a NATS without users). */
+  natsAdmin?: { user: string; password: string };
   services: Record<ServiceName, ServiceProcess>;
   logDir: string;
   /** Starts one more gateway replica on a free port (stopped with the stack); returns its URL. */
@@ -311,6 +313,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     redisUrl: infra.redisUrl,
     redisPrefix,
     busUsers: bus.users,
+    natsAdmin: bus.natsAdmin,
     services,
     logDir,
     async addGateway() {
@@ -345,7 +348,7 @@ export async function removeRunData(infra: InfraHandle, database: string, natsPr
   const client = new pg.Client({ connectionString: infra.postgresUrl });
   await client.connect();
   await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).finally(() => client.end());
-  const nc = await connect({ servers: infra.natsUrl });
+  const nc = await connect({ servers: infra.natsUrl, ...natsAdminOf(infra.natsUrl) });
   try {
     const jsm = await jetstreamManager(nc);
     for await (const name of jsm.streams.names()) {

@@ -376,7 +376,7 @@ const nats: Service = {
   },
 
   async probe(url) {
-    const nc = await connect({ servers: url.split(','), timeout: PROBE_TIMEOUT_MS, reconnect: false });
+    const nc = await connect({ servers: url.split(','), timeout: PROBE_TIMEOUT_MS, reconnect: false, ...natsAdminOf(url) });
     try {
       // The services keep their events in JetStream streams; a core-only server is no use to them.
       await jetstreamManager(nc, { timeout: PROBE_TIMEOUT_MS }).catch((err: unknown) => {
@@ -629,8 +629,18 @@ export interface PrivateServer {
   /**
    * NATS only: replaces the users of the server with `authorization` (nats-server configuration:
    * `authorization { ... }`, `no_auth_user`), restarting it when it runs; a restart keeps them.
+   * `admin`, a user of them with every right, is who this module connects as from then on.
    */
-  authorize(authorization: string): Promise<void>;
+  authorize(authorization: string, admin: { user: string; password: string }): Promise<void>;
+}
+
+/** The administrator of each private NATS that has users, by URL: probes and clean-ups connect as it. */
+const natsAdmins = new Map<string, { user: string; password: string }>();
+
+/** The connection options of the administrator of the NATS at `url` (none when it has no users). */
+export function natsAdminOf(url: string): { user?: string; pass?: string } {
+  const admin = natsAdmins.get(url);
+  return admin ? { user: admin.user, pass: admin.password } : {};
 }
 
 const natsAuthFile = (dir: string) => path.join(dir, 'auth.conf');
@@ -649,7 +659,13 @@ export function privateServerAt(url: string): PrivateServer | undefined {
  */
 export async function startPrivateServer(
   name: 'redis' | 'nats',
-  options: { dataDir: string; log?: (line: string) => void; natsAuthorization?: string },
+  options: {
+    dataDir: string;
+    log?: (line: string) => void;
+    /** NATS: its users from the start, and their administrator (see `authorize`). */
+    natsAuthorization?: string;
+    natsAdmin?: { user: string; password: string };
+  },
 ): Promise<PrivateServer> {
   const service = name === 'redis' ? redis : nats;
   const dataDir = path.resolve(options.dataDir);
@@ -675,15 +691,17 @@ export async function startPrivateServer(
       process.removeListener('exit', signal);
       await instance?.stop();
     },
-    async authorize(authorization) {
+    async authorize(authorization, admin) {
       if (name !== 'nats') throw new Error('only a private NATS takes a users file; give Redis its users with ACL SETUSER');
       await fsp.writeFile(natsAuthFile(path.join(dataDir, name)), authorization, { mode: 0o600 });
+      natsAdmins.set(server.url, admin);
       // nats-server cannot reload a change of no_auth_user: it starts again with them (same port, same store).
       if (!instance?.running) return;
       await server.stop();
       await server.start();
     },
   };
+  if (name === 'nats' && options.natsAdmin) natsAdmins.set(server.url, options.natsAdmin);
   if (name === 'nats' && options.natsAuthorization !== undefined) {
     await fsp.mkdir(path.join(dataDir, name), { recursive: true });
     await fsp.writeFile(natsAuthFile(path.join(dataDir, name)), options.natsAuthorization, { mode: 0o600 });

@@ -57,15 +57,25 @@ describe("a run's NATS and Redis users", () => {
     admin.disconnect();
   });
 
-  it("when a private NATS is given the users, then an unknown user is refused, a service's user connects and no user is the administrator", async () => {
+  it("when a private NATS is given the users, then an unknown user is refused, a service's user connects and a connection without a user may do nothing", async () => {
     const nats = await startPrivateServer('nats', { dataDir });
     servers.push(nats);
     const users = busUsers(dataDir, 'ab12');
-    await nats.authorize(natsAuthorization(users, 't1'));
+    await nats.authorize(natsAuthorization(users, 't1'), users.natsAdmin);
     await expect(connect({ servers: nats.url, user: 'nobody', pass: 'x', reconnect: false })).rejects.toThrow(/Authorization/i);
     const dashboard = await connect({ servers: nats.url, user: users.nats.dashboard.user, pass: users.nats.dashboard.password });
     await dashboard.close();
-    const admin = await connect({ servers: nats.url });
+    const admin = await connect({ servers: nats.url, user: users.natsAdmin.user, pass: users.natsAdmin.password });
     await admin.close();
+    // Without a user: connected, allowed nothing.
+    const anonymous = await connect({ servers: nats.url });
+    const refused = (async () => {
+      for await (const s of anonymous.status()) if (s.type === 'error') return String(s.error);
+      return '';
+    })();
+    anonymous.publish('t1.agent.report.device_x', '{}');
+    await anonymous.flush();
+    expect(await refused).toMatch(/Permissions Violation/);
+    await anonymous.close();
   });
 });
