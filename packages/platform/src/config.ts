@@ -15,6 +15,8 @@ export interface EnvReader {
   oneOf<T extends string>(name: string, values: readonly T[], fallback?: T): T;
   /** A secret key of at least `minBytes` bytes, given as hex or base64; required, no default. */
   key(name: string, minBytes?: number): Buffer;
+  /** Reports a problem of several variables that only make sense together; the text names them. */
+  problem(text: string): void;
 }
 
 /**
@@ -88,6 +90,9 @@ export function loadConfig<T extends object>(build: (env: EnvReader) => T, sourc
         `${name} ${text ? 'is malformed' : 'is required but not set'}: a key of at least ${minBytes} random bytes, as hex or base64, is expected`,
       );
       return Buffer.alloc(0);
+    },
+    problem: (text) => {
+      problems.push(text);
     },
   };
   const config = build(env);

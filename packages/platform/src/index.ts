@@ -25,3 +25,5 @@ export * from './grpc-service';
 export * from './timer-loop';
 export * from './ttl-cache';
 export * from './reuse';
+export * from './grpc-tls';
+export * from './service-identity';

@@ -1,4 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import {
+  createCertificateAuthority,
+  issueServiceCertificate,
+  type CertificateAuthority,
+  type GrpcTlsPem,
+  type ServiceIdentity,
+} from '@smsgw/platform';
 
 // The local servers the tests run against; TEST_* overrides them (CI, another port).
 export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -29,4 +36,28 @@ export async function thrownBy<E = Error>(promise: Promise<unknown>): Promise<E>
     return err as E;
   }
   throw new Error('expected a rejection, but the promise resolved');
+}
+
+let testCa: CertificateAuthority | undefined;
+const testCertificates = new Map<ServiceIdentity, GrpcTlsPem>();
+
+/** The test CA, made once per process: every identity of `grpcTlsFor` is signed by it. */
+export function testCertificateAuthority(): CertificateAuthority {
+  testCa ??= createCertificateAuthority({ commonName: 'smsgw test CA' });
+  return testCa;
+}
+
+/**
+ * Mutual TLS credentials of `identity` for an in-process server or client of a test: a certificate
+ * of the process's test CA, issued once per identity.
+ */
+export function grpcTlsFor(identity: ServiceIdentity): GrpcTlsPem {
+  let tls = testCertificates.get(identity);
+  if (!tls) {
+    const ca = testCertificateAuthority();
+    const issued = issueServiceCertificate(ca, identity);
+    tls = { mode: 'mtls', ca: ca.certPem, cert: issued.certPem, key: issued.keyPem };
+    testCertificates.set(identity, tls);
+  }
+  return tls;
 }
