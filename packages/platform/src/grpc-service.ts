@@ -1,6 +1,6 @@
 import type * as grpc from '@grpc/grpc-js';
 import { startGrpcServer, unaryHandlers, type AsyncHandlers, type GrpcServerHandle } from './grpc';
-import type { GrpcTls } from './grpc-tls';
+import type { GrpcTls } from './service-config';
 import type { Logger } from './logger';
 import type { Nats } from './nats';
 import type { Redis } from './redis';

@@ -1,18 +1,7 @@
 import fs from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
-import type { GrpcTlsSettings } from './service-config';
+import type { GrpcTls } from './service-config';
 import { identityFromSubjectAltName, type ServiceIdentity } from './service-identity';
-
-/** The PEM contents themselves (tests, the stack's own clients), instead of files. */
-export interface GrpcTlsPem {
-  mode: 'mtls';
-  ca: string | Buffer;
-  cert: string | Buffer;
-  key: string | Buffer;
-}
-
-/** What a gRPC server or client is given: the settings read from the environment, or the PEMs. */
-export type GrpcTls = GrpcTlsSettings | GrpcTlsPem;
 
 function material(tls: Exclude<GrpcTls, { mode: 'off' }>): { ca: Buffer; cert: Buffer; key: Buffer } {
   if ('caFile' in tls) {

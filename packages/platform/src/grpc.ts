@@ -1,7 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, service as healthService } from 'grpc-health-check';
 import { AppError, fromServiceError, toServiceError } from './errors';
-import { callerIdentity, channelCredentials, identityServing, serverCredentials, type GrpcTls } from './grpc-tls';
+import { callerIdentity, channelCredentials, identityServing, serverCredentials } from './grpc-tls';
+import type { GrpcTls } from './service-config';
 import { isRedisUnavailable } from './redis';
 import type { Logger } from './logger';
 import { recordRpc } from './metrics';

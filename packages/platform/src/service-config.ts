@@ -29,6 +29,17 @@ export type TlsSettings = { mode: 'native'; certFile: string; keyFile: string } 
  */
 export type GrpcTlsSettings = { mode: 'mtls'; caFile: string; certFile: string; keyFile: string } | { mode: 'off' };
 
+/** The PEM contents themselves (tests, the stack's own clients), instead of files. */
+export interface GrpcTlsPem {
+  mode: 'mtls';
+  ca: string | Buffer;
+  cert: string | Buffer;
+  key: string | Buffer;
+}
+
+/** What a gRPC server or client is given: the settings read from the environment, or the PEMs. */
+export type GrpcTls = GrpcTlsSettings | GrpcTlsPem;
+
 const GRPC_TLS_FILES = ['GRPC_TLS_CA_FILE', 'GRPC_TLS_CERT_FILE', 'GRPC_TLS_KEY_FILE'] as const;
 
 /** Settings every backend service reads the same way. */
@@ -43,7 +54,7 @@ export const commonConfig = {
     };
   },
   /** Read by every process that serves or calls internal gRPC. */
-  grpcTls: (env: EnvReader): GrpcTlsSettings => {
+  grpcTls: (env: EnvReader): GrpcTls => {
     if (env.oneOf('GRPC_TLS', ['on', 'off'] as const, 'on') === 'off') return { mode: 'off' };
     const [caFile, certFile, keyFile] = GRPC_TLS_FILES.map((name) => env.optional(name));
     if (caFile === undefined || certFile === undefined || keyFile === undefined) {

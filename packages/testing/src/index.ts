@@ -1,9 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Client, ServiceClientConstructor, ServiceDefinition } from '@grpc/grpc-js';
 import {
+  createClient,
   createCertificateAuthority,
   issueServiceCertificate,
   type CertificateAuthority,
   type GrpcTlsPem,
+  type PromiseClient,
   type ServiceIdentity,
 } from '@smsgw/platform';
 
@@ -60,4 +66,54 @@ export function grpcTlsFor(identity: ServiceIdentity): GrpcTlsPem {
     testCertificates.set(identity, tls);
   }
   return tls;
+}
+
+let certDir: string | undefined;
+
+/**
+ * The environment a service started in-process reads its gRPC identity from
+ * (GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE): `grpcTlsFor(identity)` written to files.
+ */
+export function grpcTlsEnv(identity: ServiceIdentity): Record<string, string> {
+  const tls = grpcTlsFor(identity);
+  certDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'smsgw-test-certs-'));
+  const file = (name: string, content: string | Buffer) => {
+    const target = path.join(certDir!, name);
+    if (!fs.existsSync(target)) fs.writeFileSync(target, content, { mode: 0o600 });
+    return target;
+  };
+  return {
+    GRPC_TLS_CA_FILE: file('ca.pem', tls.ca),
+    GRPC_TLS_CERT_FILE: file(`${identity}.pem`, tls.cert),
+    GRPC_TLS_KEY_FILE: file(`${identity}-key.pem`, tls.key),
+  };
+}
+
+/**
+ * A promise client of an in-process service whose every method is called with an identity that
+ * method allows (the first of its `callers`), so that a test may call every method.
+ */
+export function clientOfAllowedCallers<C extends Client>(
+  Ctor: { service: ServiceDefinition },
+  address: string,
+  callers: Readonly<Record<string, readonly ServiceIdentity[]>>,
+  options: { deadlineMs?: number } = {},
+): PromiseClient<C> {
+  const byIdentity = new Map<ServiceIdentity, PromiseClient<C>>();
+  const clientAs = (identity: ServiceIdentity) => {
+    let client = byIdentity.get(identity);
+    if (!client) {
+      client = createClient<C>(Ctor as unknown as ServiceClientConstructor, address, { ...options, tls: grpcTlsFor(identity) });
+      byIdentity.set(identity, client);
+    }
+    return client;
+  };
+  const out: Record<string, unknown> = { close: () => byIdentity.forEach((c) => c.close()) };
+  for (const [name, def] of Object.entries(Ctor.service) as [string, { originalName?: string }][]) {
+    const method = def.originalName ?? name.charAt(0).toLowerCase() + name.slice(1);
+    const identity = callers[name]?.[0] ?? 'admin';
+    out[method] = (...args: unknown[]) => (clientAs(identity) as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!(...args);
+  }
+  Object.defineProperty(out, 'raw', { get: () => clientAs('admin').raw });
+  return out as PromiseClient<C>;
 }
