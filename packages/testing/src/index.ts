@@ -6,6 +6,8 @@ import type { Client, ServiceClientConstructor, ServiceDefinition } from '@grpc/
 import {
   createClient,
   createCertificateAuthority,
+  SERVICE_IDENTITIES,
+  type Callers,
   issueServiceCertificate,
   type CertificateAuthority,
   type GrpcTlsPem,
@@ -116,4 +118,9 @@ export function clientOfAllowedCallers<C extends Client>(
   }
   Object.defineProperty(out, 'raw', { get: () => clientAs('admin').raw });
   return out as PromiseClient<C>;
+}
+
+/** Callers for a stand-in server of a test: every identity may call every method of `definition`. */
+export function anyCaller<H>(definition: ServiceDefinition): Callers<H> {
+  return Object.fromEntries(Object.keys(definition).map((method) => [method, SERVICE_IDENTITIES])) as unknown as Callers<H>;
 }
