@@ -14,6 +14,7 @@ import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhone, simulatedPho
 
 export {
   ensureCerts,
+  ensureServiceCerts,
   ensureInfra,
   freePort,
   ServiceProcess,
