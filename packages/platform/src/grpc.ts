@@ -268,7 +268,7 @@ export function createClient<C extends grpc.Client>(
     channelCredentials(options.tls, serverIdentity),
     {
       // The name sent in the TLS handshake: the identity, never an IP address (which SNI forbids).
-      ...(options.tls.mode !== 'off' && serverIdentity ? { 'grpc.ssl_target_name_override': serverIdentity } : {}),
+      ...(options.tls.mode !== 'off' ? { 'grpc.ssl_target_name_override': serverIdentity ?? 'smsgw' } : {}),
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
       'grpc.enable_retries': 1,
@@ -325,7 +325,12 @@ export interface HealthChecker {
  * for a health port.
  */
 export function createHealthChecker(address: string, options: { tls?: GrpcTls; serverIdentity?: ServiceIdentity } = {}): HealthChecker {
-  const client = new HealthClient(address, channelCredentials(options.tls ?? { mode: 'off' }, options.serverIdentity));
+  const tls = options.tls ?? { mode: 'off' };
+  const client = new HealthClient(
+    address,
+    channelCredentials(tls, options.serverIdentity),
+    tls.mode === 'off' ? {} : { 'grpc.ssl_target_name_override': options.serverIdentity ?? 'smsgw' },
+  );
   const check = (client as unknown as { Check: HealthCheck }).Check.bind(client);
   return {
     serving(service = '', deadlineMs = 1000) {
