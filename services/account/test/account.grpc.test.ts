@@ -90,7 +90,7 @@ describe('account service over gRPC', () => {
     });
     try {
       const { clientId } = await newClient();
-      const err = await thrownBy<AppError>(gateway.createApiKey({ clientId, mode: 'KEY_MODE_LIVE' } as account.CreateApiKeyRequest));
+      const err = await thrownBy<AppError>(gateway.createApiKey({ clientId, mode: 'KEY_MODE_LIVE' }));
       expect((err.cause as grpc.ServiceError).code).toBe(grpc.status.PERMISSION_DENIED);
       expect((err.cause as grpc.ServiceError).details).toContain('gateway');
     } finally {

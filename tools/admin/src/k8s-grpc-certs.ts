@@ -23,7 +23,12 @@ const text = (data: Record<string, string> | undefined, key: string) =>
   data?.[key] === undefined ? undefined : Buffer.from(data[key], 'base64').toString('utf8');
 
 /** The CA Secret (`ca.crt`, `ca.key`): created when missing, otherwise read and kept. */
-async function ensureCa(api: ReplaceableSecretsApi, name: string, labels: Record<string, string>, now: number) {
+async function ensureCa(
+  api: ReplaceableSecretsApi,
+  name: string,
+  labels: Record<string, string>,
+  now: number,
+): Promise<{ ca: CertificateAuthority; action: 'create' | 'keep' }> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const existing = await api.get(name);
     if (existing) {
@@ -31,10 +36,10 @@ async function ensureCa(api: ReplaceableSecretsApi, name: string, labels: Record
       const keyPem = text(existing, 'ca.key');
       // Never replace a CA by ourselves: every service certificate hangs on it.
       if (!certPem || !keyPem) throw new Error(`secret ${name} exists but lacks ca.crt or ca.key; fix or delete it`);
-      return { ca: { certPem, keyPem } as CertificateAuthority, action: 'keep' as const };
+      return { ca: { certPem, keyPem }, action: 'keep' };
     }
     const ca = createCertificateAuthority({ commonName: 'smsgw services CA', now });
-    if (await api.create(name, { 'ca.crt': b64(ca.certPem), 'ca.key': b64(ca.keyPem) }, labels)) return { ca, action: 'create' as const };
+    if (await api.create(name, { 'ca.crt': b64(ca.certPem), 'ca.key': b64(ca.keyPem) }, labels)) return { ca, action: 'create' };
   }
   throw new Error(`secret ${name} was created concurrently; run again`);
 }

@@ -1,17 +1,7 @@
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  connectNats,
-  createClient,
-  createLogger,
-  createPool,
-  createRedis,
-  quoteIdent,
-  type Pool,
-  type PromiseClient,
-  type Redis,
-} from '@smsgw/platform';
+import { connectNats, createLogger, createPool, createRedis, quoteIdent, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
 import { deviceHubProto, type devicehub } from '@smsgw/proto';
 import { ensureCerts, type Certs } from '@smsgw/stack';
 import { loadDeviceHubConfig } from '../../src/config';

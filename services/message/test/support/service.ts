@@ -1,4 +1,4 @@
-import { connectNats, createClient, createLogger, createPool, quoteIdent, type Pool, type PromiseClient } from '@smsgw/platform';
+import { connectNats, createLogger, createPool, quoteIdent, type Pool, type PromiseClient } from '@smsgw/platform';
 import { messageProto, type message } from '@smsgw/proto';
 import { clientOfAllowedCallers, grpcTlsEnv } from '@smsgw/testing';
 import { loadMessageConfig } from '../../src/config';

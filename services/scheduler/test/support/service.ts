@@ -1,4 +1,4 @@
-import { connectNats, createClient, createLogger, createPool, quoteIdent, type Nats, type Pool, type PromiseClient } from '@smsgw/platform';
+import { connectNats, createLogger, createPool, quoteIdent, type Nats, type Pool, type PromiseClient } from '@smsgw/platform';
 import { schedulerProto, type scheduler } from '@smsgw/proto';
 import { loadSchedulerConfig } from '../../src/config';
 import { schedulerCallers } from '../../src/grpc/scheduler.handlers';
