@@ -73,7 +73,7 @@ describe('service identity: mutual TLS and the callers of each RPC', () => {
     clients.push(gateway);
     const { client_id } = await system.createClient();
 
-    const status = await statusOf(gateway.createApiKey({ clientId: client_id, mode: 'KEY_MODE_LIVE' } as account.CreateApiKeyRequest));
+    const status = await statusOf(gateway.createApiKey({ clientId: client_id, mode: 'KEY_MODE_LIVE' }));
 
     expect(status.code).toBe(grpc.status.PERMISSION_DENIED);
     expect(status.details).toContain('gateway');
