@@ -54,7 +54,7 @@ export async function startGrpcService<H extends grpc.UntypedServiceImplementati
         name: options.name,
         definition: options.definition,
         implementation: unaryHandlers<H>(options.handlers, options.log),
-        callers: options.callers as Readonly<Record<string, readonly ServiceIdentity[]>>,
+        callers: options.callers,
       },
     ],
   });
