@@ -439,11 +439,14 @@ async function main() {
     say(`  EXPERIMENT — ${GATEWAYS} gateway replicas (not comparable with a default run; the CPU table's gateway is the first one)`);
   const atGateways = (route) => (GATEWAYS > 1 ? gatewayUrls.map((u) => `${u}${route}`) : `${stack.gatewayUrl}${route}`);
 
-  const admin = new Admin({
-    accountAddress: stack.accountAddress,
-    deviceHubAddress: stack.deviceHubAddress,
-    webhookAddress: stack.webhookAddress,
-  });
+  const admin = new Admin(
+    {
+      accountAddress: stack.accountAddress,
+      deviceHubAddress: stack.deviceHubAddress,
+      webhookAddress: stack.webhookAddress,
+    },
+    stack.grpcCredentials('admin'),
+  );
   cleanups.push({ name: 'admin client', fn: async () => admin.close() });
   const client = await admin.createClient(`bench-${Date.now()}@example.com`, 'bench');
   const device = await admin.createDevice(client.client_id, 'bench phone');

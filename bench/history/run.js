@@ -26,6 +26,7 @@ const readline = require('node:readline');
 const { randomBytes } = require('node:crypto');
 const { connectNats, createClient, createLogger, createPool, migrate, quoteIdent } = require('@smsgw/platform');
 const { messageProto } = require('@smsgw/proto');
+const { grpcTlsEnv, grpcTlsFor } = require('@smsgw/testing');
 const { intEnv } = require('../knobs');
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
@@ -147,6 +148,7 @@ function startService(schema, prefix) {
         DATABASE_SCHEMA: schema,
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: '0',
+        ...grpcTlsEnv('message'),
         NATS_URL,
         NATS_PREFIX: prefix,
         OTP_SEAL_KEY: randomBytes(32).toString('hex'),
@@ -227,7 +229,8 @@ async function main() {
     log('rows per client and mode:', sizes.map((r) => `${r.client_id.slice(-1)}/${r.mode}=${r.n}`).join(' '));
 
     service = await timed('start the message service', () => startService(schema, prefix));
-    client = createClient(messageProto().MessageService, `127.0.0.1:${service.port}`, { deadlineMs: 60_000 });
+    // History and statistics are read as the gateway reads them.
+    client = createClient(messageProto().MessageService, `127.0.0.1:${service.port}`, { deadlineMs: 60_000, tls: grpcTlsFor('gateway') });
 
     const day = 86_400_000;
     const since = (days) => new Date(Date.now() - days * day).toISOString();

@@ -24,8 +24,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { randomBytes } = require('node:crypto');
-const { connectNats, createClient, createLogger, createPool, quoteIdent } = require('@smsgw/platform');
+const { connectNats, createLogger, createPool, quoteIdent } = require('@smsgw/platform');
 const { schedulerProto } = require('@smsgw/proto');
+const { clientOfAllowedCallers, grpcTlsEnv } = require('@smsgw/testing');
 const { intEnv } = require('../knobs');
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
@@ -83,12 +84,19 @@ async function main() {
       NATS_PREFIX: prefix,
       GRPC_HOST: '127.0.0.1',
       GRPC_PORT: String(port),
+      ...grpcTlsEnv('scheduler'),
       PERIODIC_JOBS: 'false',
       LOG_LEVEL: 'info',
     },
     stdio: ['ignore', out, out],
   });
-  const client = createClient(schedulerProto().SchedulerService, `127.0.0.1:${port}`, { deadlineMs: 30_000 });
+  // Timers are made as the message service makes them; the jobs are listed as the admin tool lists them.
+  const client = clientOfAllowedCallers(
+    schedulerProto().SchedulerService,
+    `127.0.0.1:${port}`,
+    { CreateTimer: ['message'], CancelTimer: ['message'], ListJobs: ['admin'] },
+    { deadlineMs: 30_000 },
+  );
   try {
     for (let i = 0; ; i++) {
       try {

@@ -47,11 +47,14 @@ async function measure(label, env) {
     isolated: true,
     env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', ...env },
   });
-  const admin = new Admin({
-    accountAddress: stack.accountAddress,
-    deviceHubAddress: stack.deviceHubAddress,
-    webhookAddress: stack.webhookAddress,
-  });
+  const admin = new Admin(
+    {
+      accountAddress: stack.accountAddress,
+      deviceHubAddress: stack.deviceHubAddress,
+      webhookAddress: stack.webhookAddress,
+    },
+    stack.grpcCredentials('admin'),
+  );
   let agent;
   try {
     const client = await admin.createClient('bench@example.com', 'bench');

@@ -189,11 +189,14 @@ async function partTwo() {
     isolated: true,
     env: { LOG_LEVEL: 'warn', DISPATCH_INTERVAL_MIN_MS: '0', DISPATCH_INTERVAL_MAX_MS: '5', RATE_LIMIT_PER_MINUTE: '100000' },
   });
-  const admin = new Admin({
-    accountAddress: stack.accountAddress,
-    deviceHubAddress: stack.deviceHubAddress,
-    webhookAddress: stack.webhookAddress,
-  });
+  const admin = new Admin(
+    {
+      accountAddress: stack.accountAddress,
+      deviceHubAddress: stack.deviceHubAddress,
+      webhookAddress: stack.webhookAddress,
+    },
+    stack.grpcCredentials('admin'),
+  );
   const delays = { 'sms.sent': [], 'sms.delivered': [] };
   const receiver = await startReceiver(stack.certs, (body, at) => {
     const t = body.event === 'sms.sent' ? body.data.sent_at : body.data.delivered_at;

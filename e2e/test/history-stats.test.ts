@@ -157,7 +157,10 @@ describe('history and statistics', () => {
     const before = (await system.api(`/v1/sms/stats${period}`, client)).body.stats as { by_day: { date: string }[] };
     expect(before.by_day).toHaveLength(2);
 
-    const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, system.stack.messageAddress);
+    // Retention runs as the scheduler's periodic job would run it.
+    const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, system.stack.messageAddress, {
+      tls: system.stack.grpcCredentials('scheduler'),
+    });
     const run = await messages.runRetention({ retentionDays: 90 });
     messages.close();
     expect(run.deleted).toBeGreaterThanOrEqual(2);

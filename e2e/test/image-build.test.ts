@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import {
   ensureCerts,
+  ensureServiceCerts,
   ensureInfra,
   freePort,
   grpcServing,
@@ -18,6 +19,7 @@ import {
   type Certs,
   type InfraHandle,
 } from '@smsgw/stack';
+import { SERVICE_IDENTITIES, type ServiceIdentity } from '@smsgw/platform';
 import { eventually } from './support/http';
 
 /**
@@ -255,6 +257,8 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
   let infra: InfraHandle | undefined;
   let databaseUrl: string;
   let certs: Certs;
+  let serviceCerts: Awaited<ReturnType<typeof ensureServiceCerts>>;
+  const healthPorts = {} as Record<Name, number>;
   /** Who the services run as: the image's user when this test can switch to it. */
   let user: { uid?: number; gid?: number } = {};
   let baseEnv: Record<string, string>;
@@ -262,6 +266,12 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
   const ports = {} as Record<Name | 'agents', number>;
   const metricsPorts = {} as Record<Name, number>;
   const addr = (name: Name) => `127.0.0.1:${ports[name]}`;
+  const healthAddr = (name: Name) => `127.0.0.1:${healthPorts[name]}`;
+  const grpcTlsEnv = (identity: ServiceIdentity) => ({
+    GRPC_TLS_CA_FILE: serviceCerts[identity].caFile,
+    GRPC_TLS_CERT_FILE: serviceCerts[identity].certFile,
+    GRPC_TLS_KEY_FILE: serviceCerts[identity].keyFile,
+  });
   const urlOf = (name: 'gateway' | 'dashboard' | 'agents') => `https://127.0.0.1:${ports[name]}`;
 
   beforeAll(async () => {
@@ -311,12 +321,16 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
     // The chart mounts the certificate from a Secret readable by the pod's fsGroup.
     certs = await ensureCerts(path.join(work, 'certs'));
     if (user.uid !== undefined) fs.chownSync(certs.keyFile, user.uid, user.gid!);
+    // One gRPC identity per service and the admin tool, as the chart's hook Job makes them.
+    serviceCerts = await ensureServiceCerts(path.join(work, 'certs'), certs, SERVICE_IDENTITIES);
+    if (user.uid !== undefined) for (const files of Object.values(serviceCerts)) fs.chownSync(files.keyFile, user.uid, user.gid!);
     const tmp = path.join(work, 'tmp');
     fs.mkdirSync(tmp, { mode: 0o1777 });
     fs.chmodSync(tmp, 0o1777);
 
     for (const name of [...SERVICES, 'agents'] as const) ports[name] = await freePort();
     for (const name of SERVICES) metricsPorts[name] = await freePort();
+    for (const name of SERVICES) healthPorts[name] = await freePort();
     baseEnv = {
       NODE_ENV: 'production',
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -421,19 +435,19 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
 
   it('when each service is started from the output as the image starts it, then each turns ready and serves its metrics', async () => {
     const ready: Record<Name, () => Promise<boolean>> = {
-      account: () => grpcServing(addr('account')),
-      scheduler: () => grpcServing(addr('scheduler')),
-      message: () => grpcServing(addr('message')),
-      webhook: () => grpcServing(addr('webhook')),
-      otp: () => grpcServing(addr('otp')),
-      'device-hub': async () => (await grpcServing(addr('device-hub'))) && httpsHealthy(`${urlOf('agents')}/readyz`, certs.caPem),
+      account: () => grpcServing(healthAddr('account')),
+      scheduler: () => grpcServing(healthAddr('scheduler')),
+      message: () => grpcServing(healthAddr('message')),
+      webhook: () => grpcServing(healthAddr('webhook')),
+      otp: () => grpcServing(healthAddr('otp')),
+      'device-hub': async () => (await grpcServing(healthAddr('device-hub'))) && httpsHealthy(`${urlOf('agents')}/readyz`, certs.caPem),
       gateway: () => httpsHealthy(`${urlOf('gateway')}/readyz`, certs.caPem),
       dashboard: () => httpsHealthy(`${urlOf('dashboard')}/readyz`, certs.caPem),
     };
     const ownEnv = (name: Name): Record<string, string> => {
-      const own: Record<string, string> = { METRICS_PORT: String(metricsPorts[name]) };
+      const own: Record<string, string> = { METRICS_PORT: String(metricsPorts[name]), ...grpcTlsEnv(name) };
       if (name === 'gateway' || name === 'dashboard') own.HTTP_PORT = String(ports[name]);
-      else own.GRPC_PORT = String(ports[name]);
+      else Object.assign(own, { GRPC_PORT: String(ports[name]), GRPC_HEALTH_PORT: String(healthPorts[name]) });
       if (name === 'device-hub') Object.assign(own, { AGENT_PORT: String(ports.agents), HUB_PUBLIC_URL: urlOf('agents') });
       return own;
     };
@@ -468,7 +482,7 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
     const cli = async (...args: string[]) => {
       const { stdout } = await run(process.execPath, ['tools/admin/dist/cli.js', ...args], {
         cwd: out,
-        env: baseEnv,
+        env: { ...baseEnv, ...grpcTlsEnv('admin') },
         ...user,
       });
       return JSON.parse(stdout) as Record<string, string>;

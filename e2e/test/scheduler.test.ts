@@ -42,7 +42,10 @@ describe('scheduled sends and durable timers, the whole system', () => {
       name: 'e2e',
       log: createLogger('e2e', 'silent'),
     });
-    timers = createClient(schedulerProto().SchedulerService, system.stack.schedulerAddress);
+    // Timers are created as the message service creates them.
+    timers = createClient(schedulerProto().SchedulerService, system.stack.schedulerAddress, {
+      tls: system.stack.grpcCredentials('message'),
+    });
   });
 
   afterAll(async () => {
@@ -151,7 +154,9 @@ describe('scheduled sends and durable timers, the whole system', () => {
 
   it('when two scheduler replicas share 1,000 timers due in the same few seconds, then each fires exactly once', async () => {
     const extra = await system.stack.addScheduler();
-    const second = createClient(schedulerProto().SchedulerService, `127.0.0.1:${extra.spec.env.GRPC_PORT}`);
+    const second = createClient(schedulerProto().SchedulerService, `127.0.0.1:${extra.spec.env.GRPC_PORT}`, {
+      tls: system.stack.grpcCredentials('message'),
+    });
     const subject = nats.names.timer('e2e.replicas');
     const published = new Map<string, number>();
     const sub: Subscription = nats.nc.subscribe(subject, {

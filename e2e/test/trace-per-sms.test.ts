@@ -86,7 +86,9 @@ describe('one trace per SMS, exported over OTLP', () => {
     const device = await system.createDevice(client.client_id, 'traced');
     // Online is checked over gRPC, not with the API key: the send below is then the key's first use, which the account service checks.
     await system.startAgent(client, device, { waitOnline: false });
-    const hub = createClient(deviceHubProto().DeviceHubService, system.stack.deviceHubAddress);
+    const hub = createClient(deviceHubProto().DeviceHubService, system.stack.deviceHubAddress, {
+      tls: system.stack.grpcCredentials('gateway'),
+    });
     await eventually(
       async () =>
         (await hub.getDevice({ clientId: client.client_id, deviceId: device.device_id })).status === 'online' ? true : undefined,

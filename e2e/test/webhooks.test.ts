@@ -34,7 +34,7 @@ describe('webhooks, the whole system', () => {
       WEBHOOK_USER_AGENT_NAME: 'SMSGatewayTest',
     });
     receiver = await Receiver.start(system.stack.certs);
-    webhooks = createClient(webhookProto().WebhookService, system.stack.webhookAddress);
+    webhooks = createClient(webhookProto().WebhookService, system.stack.webhookAddress, { tls: system.stack.grpcCredentials('admin') });
     client = await system.createClient();
     device = await system.createDevice(client.client_id, 'webhooks');
     await system.startAgent(client, device);
@@ -429,6 +429,7 @@ describe('webhooks, the whole system', () => {
 
   it('when a replica runs with the production address rules, then 30 private forms are refused at creation and a private address is refused again at delivery time', async () => {
     const port = await freePort();
+    const healthPort = await freePort();
     const schema = 'webhook_guarded';
     const guarded = new ServiceProcess({
       name: 'webhook',
@@ -444,14 +445,18 @@ describe('webhooks, the whole system', () => {
         SCHEDULER_GRPC_ADDR: system.stack.schedulerAddress,
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(port),
+        GRPC_HEALTH_PORT: String(healthPort),
+        GRPC_TLS_CA_FILE: system.stack.grpcCredentials('webhook').caFile,
+        GRPC_TLS_CERT_FILE: system.stack.grpcCredentials('webhook').certFile,
+        GRPC_TLS_KEY_FILE: system.stack.grpcCredentials('webhook').keyFile,
         WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'false',
         WEBHOOK_EXTRA_CA_FILE: system.stack.certs.caCertFile,
       },
       logFile: path.join(system.stack.logDir, 'webhook-guarded.log'),
-      ready: () => grpcServing(`127.0.0.1:${port}`),
+      ready: () => grpcServing(`127.0.0.1:${healthPort}`),
     });
     await guarded.start();
-    const guard = createClient(webhookProto().WebhookService, `127.0.0.1:${port}`);
+    const guard = createClient(webhookProto().WebhookService, `127.0.0.1:${port}`, { tls: system.stack.grpcCredentials('admin') });
     const db = new pg.Client({ connectionString: system.stack.databaseUrl });
     await db.connect();
     try {

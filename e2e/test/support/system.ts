@@ -52,7 +52,10 @@ export class TestSystem {
     });
     return new TestSystem(
       stack,
-      new Admin({ accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress, webhookAddress: stack.webhookAddress }),
+      new Admin(
+        { accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress, webhookAddress: stack.webhookAddress },
+        stack.grpcCredentials('admin'),
+      ),
     );
   }
 
@@ -64,6 +67,9 @@ export class TestSystem {
         ACCOUNT_GRPC_ADDR: this.stack.accountAddress,
         DEVICE_HUB_GRPC_ADDR: this.stack.deviceHubAddress,
         WEBHOOK_GRPC_ADDR: this.stack.webhookAddress,
+        GRPC_TLS_CA_FILE: this.stack.grpcCredentials('admin').caFile,
+        GRPC_TLS_CERT_FILE: this.stack.grpcCredentials('admin').certFile,
+        GRPC_TLS_KEY_FILE: this.stack.grpcCredentials('admin').keyFile,
       },
     });
     return JSON.parse(stdout) as Record<string, unknown>;

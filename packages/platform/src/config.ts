@@ -17,6 +17,8 @@ export interface EnvReader {
   key(name: string, minBytes?: number): Buffer;
   /** A value read by `parse`, whose thrown error's message is the problem reported. */
   parsed<V>(name: string, fallback: string, parse: (text: string) => V): V;
+  /** Reports a problem of several variables that only make sense together; the text names them. */
+  problem(text: string): void;
 }
 
 /**
@@ -98,6 +100,9 @@ export function loadConfig<T extends object>(build: (env: EnvReader) => T, sourc
         `${name} ${text ? 'is malformed' : 'is required but not set'}: a key of at least ${minBytes} random bytes, as hex or base64, is expected`,
       );
       return Buffer.alloc(0);
+    },
+    problem: (text) => {
+      problems.push(text);
     },
   };
   const config = build(env);

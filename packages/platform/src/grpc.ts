@@ -1,9 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, service as healthService } from 'grpc-health-check';
 import { AppError, fromServiceError, toServiceError } from './errors';
+import { callerIdentity, channelCredentials, identityServing, serverCredentials } from './grpc-tls';
+import type { GrpcTls } from './service-config';
 import { isRedisUnavailable } from './redis';
 import type { Logger } from './logger';
 import { recordRpc } from './metrics';
+import type { ServiceIdentity } from './service-identity';
 
 type AsyncUnary<H> =
   H extends grpc.handleUnaryCall<infer Req, infer Res> ? (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res> : never;
@@ -47,6 +50,8 @@ export function unaryHandlers<H extends grpc.UntypedServiceImplementation>(impl:
 
 export interface GrpcServerHandle {
   port: number;
+  /** The plaintext port that serves only grpc.health.v1.Health (for probes that cannot speak TLS). */
+  healthPort: number;
   /** Flip readiness of every service (and the overall "" entry) served here. */
   setServing(serving: boolean): void;
   stop(graceMs?: number): Promise<void>;
@@ -57,6 +62,40 @@ export interface ServiceRegistration {
   implementation: grpc.UntypedServiceImplementation;
   /** Fully qualified name for health checks, e.g. `smsgw.account.v1.AccountService`. */
   name: string;
+  /**
+   * Who may call each method (by handler name): a method absent is refused to everyone. Absent
+   * altogether, any caller with a certificate of the CA may call every method.
+   */
+  callers?: Readonly<Record<string, readonly ServiceIdentity[]>>;
+}
+
+/** The answer to a caller not allowed: PERMISSION_DENIED naming the caller and the method. */
+function callerRefused(caller: ServiceIdentity | undefined, path: string): Partial<grpc.StatusObject> {
+  return { code: grpc.status.PERMISSION_DENIED, details: `${caller ?? 'a caller without an smsgw identity'} may not call ${path}` };
+}
+
+/** Checks the caller's identity (from its client certificate) against the method's allowlist before the handler runs. */
+function callersOnly(
+  s: ServiceRegistration & { callers: Readonly<Record<string, readonly ServiceIdentity[]>> },
+  log: Logger | undefined,
+): grpc.UntypedServiceImplementation {
+  const out: grpc.UntypedServiceImplementation = {};
+  for (const [name, handler] of Object.entries(s.implementation)) {
+    const unary = handler as (call: unknown, callback?: grpc.sendUnaryData<unknown>) => void;
+    const allowed = s.callers[name] ?? [];
+    const path = (s.definition[name] as { path?: string } | undefined)?.path ?? name;
+    out[name] = ((call: grpc.ServerUnaryCall<unknown, unknown>, callback?: grpc.sendUnaryData<unknown>) => {
+      const caller = callerIdentity(call);
+      if ((caller === undefined || !allowed.includes(caller)) && typeof callback === 'function') {
+        log?.warn({ caller: caller ?? 'unknown', method: path }, 'gRPC call refused: caller not allowed');
+        recordRpc(name, 'CALLER_NOT_ALLOWED', 0);
+        callback(callerRefused(caller, path));
+        return;
+      }
+      unary(call, callback);
+    }) as grpc.UntypedHandleCall;
+  }
+  return out;
 }
 
 /**
@@ -83,16 +122,28 @@ function refusedUntilReady(implementation: grpc.UntypedServiceImplementation, is
 export const LIVENESS_SERVICE = 'liveness';
 const MAX_CONNECTION_AGE_MS = 5 * 60_000;
 
+function bind(server: grpc.Server, address: string, credentials: grpc.ServerCredentials): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.bindAsync(address, credentials, (err, bound) => (err ? reject(err) : resolve(bound)));
+  });
+}
+
 /**
- * Starts a gRPC server that also serves `grpc.health.v1.Health`. Every
- * service answers NOT_SERVING until `setServing(true)` is called, once its
- * dependencies are ready, and refuses calls with UNAVAILABLE until then.
+ * Starts a gRPC server that also serves `grpc.health.v1.Health`, on its main port (mutual TLS
+ * unless `tls` is off) and alone on a plaintext health port. Every service answers NOT_SERVING
+ * until `setServing(true)` is called, once its dependencies are ready, and refuses calls with
+ * UNAVAILABLE until then. With mutual TLS, each service's `callers` are checked before its handlers.
  */
 export async function startGrpcServer(options: {
   host?: string;
   port: number;
+  /** The plaintext health port; absent, the port + 100 (a free one when `port` is 0). */
+  healthPort?: number;
+  tls: GrpcTls;
   services: ServiceRegistration[];
+  log?: Logger;
 }): Promise<GrpcServerHandle> {
+  const host = options.host ?? '0.0.0.0';
   const server = new grpc.Server({
     'grpc.keepalive_permit_without_calls': 1,
     // Clients reconnect (and so re-resolve the service's addresses) at least
@@ -108,25 +159,36 @@ export async function startGrpcServer(options: {
     [LIVENESS_SERVICE]: 'SERVING',
   });
   health.addToServer(server);
+  // Kubernetes' gRPC probes cannot speak TLS: they get a port of their own that serves nothing else.
+  const healthServer = new grpc.Server();
+  health.addToServer(healthServer);
   let started = false;
-  for (const s of options.services)
+  for (const s of options.services) {
+    const gated = refusedUntilReady(s.implementation, () => started);
     server.addService(
       s.definition,
-      refusedUntilReady(s.implementation, () => started),
+      s.callers && options.tls.mode !== 'off' ? callersOnly({ ...s, implementation: gated, callers: s.callers }, options.log) : gated,
     );
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
-      err ? reject(err) : resolve(bound),
-    );
+  }
+  const port = await bind(server, `${host}:${options.port}`, serverCredentials(options.tls));
+  const healthPort = await bind(
+    healthServer,
+    `${host}:${options.healthPort ?? (options.port === 0 ? 0 : port + 100)}`,
+    grpc.ServerCredentials.createInsecure(),
+  ).catch((err: unknown) => {
+    server.forceShutdown();
+    throw err;
   });
   return {
     port,
+    healthPort,
     setServing(serving) {
       if (serving) started = true;
       for (const n of names) health.setStatus(n, serving ? 'SERVING' : 'NOT_SERVING');
     },
     stop(graceMs = 5000) {
       for (const n of names) health.setStatus(n, 'NOT_SERVING');
+      healthServer.forceShutdown();
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           server.forceShutdown();
@@ -174,6 +236,10 @@ export type PromiseClient<C> = {
 export interface ClientOptions {
   /** Deadline applied to every call that does not set its own. */
   deadlineMs?: number;
+  /** This process's certificate, key and CA (mutual TLS), or `{ mode: 'off' }` (plaintext behind a mesh). */
+  tls: GrpcTls;
+  /** The identity the server's certificate must carry; by default the one serving the contract's package. */
+  serverIdentity?: ServiceIdentity;
 }
 
 /**
@@ -192,13 +258,17 @@ export function spreadsOverReplicas(address: string): boolean {
 export function createClient<C extends grpc.Client>(
   Ctor: grpc.ServiceClientConstructor | (new (address: string, credentials: grpc.ChannelCredentials, options?: grpc.ClientOptions) => C),
   address: string,
-  options: ClientOptions = {},
+  options: ClientOptions,
 ): PromiseClient<C> {
   const defaultDeadline = options.deadlineMs ?? 5000;
+  const service = (Ctor as grpc.ServiceClientConstructor).service;
+  const serverIdentity = options.serverIdentity ?? identityServing(service);
   const client = new (Ctor as new (a: string, c: grpc.ChannelCredentials, o?: grpc.ClientOptions) => C)(
     address,
-    grpc.credentials.createInsecure(),
+    channelCredentials(options.tls, serverIdentity),
     {
+      // The name sent in the TLS handshake: the identity, never an IP address (which SNI forbids).
+      ...(options.tls.mode !== 'off' ? { 'grpc.ssl_target_name_override': serverIdentity ?? 'smsgw' } : {}),
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
       'grpc.enable_retries': 1,
@@ -216,7 +286,6 @@ export function createClient<C extends grpc.Client>(
         : {}),
     },
   );
-  const service = (Ctor as grpc.ServiceClientConstructor).service;
   const wrapped: Record<string, unknown> = {
     raw: client,
     close: () => client.close(),
@@ -251,8 +320,17 @@ export interface HealthChecker {
   close(): void;
 }
 
-export function createHealthChecker(address: string): HealthChecker {
-  const client = new HealthClient(address, grpc.credentials.createInsecure());
+/**
+ * `tls` for a service's main port (mutual TLS, `serverIdentity` checked when given); absent, plaintext,
+ * for a health port.
+ */
+export function createHealthChecker(address: string, options: { tls?: GrpcTls; serverIdentity?: ServiceIdentity } = {}): HealthChecker {
+  const tls = options.tls ?? { mode: 'off' };
+  const client = new HealthClient(
+    address,
+    channelCredentials(tls, options.serverIdentity),
+    tls.mode === 'off' ? {} : { 'grpc.ssl_target_name_override': options.serverIdentity ?? 'smsgw' },
+  );
   const check = (client as unknown as { Check: HealthCheck }).Check.bind(client);
   return {
     serving(service = '', deadlineMs = 1000) {

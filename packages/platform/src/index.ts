@@ -28,3 +28,5 @@ export * from './timer-consumer';
 export * from './ttl-cache';
 export * from './reuse';
 export * from './bus-permissions';
+export * from './grpc-tls';
+export * from './service-identity';

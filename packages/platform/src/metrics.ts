@@ -20,8 +20,8 @@ const rpcDuration = meter.createHistogram('smsgw.rpc.server.duration.seconds', {
   advice: { explicitBucketBoundaries: LATENCY_BUCKETS },
 });
 
-/** Records one handled gRPC call: `code` is OK or the error catalogue's code. */
-export function recordRpc(method: string, code: ErrorCode | 'OK', seconds: number): void {
+/** Records one handled gRPC call: `code` is OK, the error catalogue's code, or CALLER_NOT_ALLOWED (refused by the allowlist). */
+export function recordRpc(method: string, code: ErrorCode | 'OK' | 'CALLER_NOT_ALLOWED', seconds: number): void {
   rpcDuration.record(seconds, { 'rpc.method': method, 'smsgw.code': code });
 }
 

@@ -22,12 +22,51 @@ export function withCredentials(url: string | undefined, username: string | unde
  */
 export type TlsSettings = { mode: 'native'; certFile: string; keyFile: string } | { mode: 'proxy'; trustedProxies: readonly string[] };
 
+/**
+ * How a process speaks internal gRPC. `mtls` (the default): every connection is mutual TLS, with
+ * the process's certificate and key and the CA that signs every service's certificate; the
+ * identity is the certificate's `spiffe://smsgw/<identity>` URI. `off` (GRPC_TLS=off): plaintext,
+ * only for a service mesh that already does mutual TLS between pods; callers are then unknown and
+ * the per-RPC allowlists cannot be checked.
+ */
+export type GrpcTlsSettings = { mode: 'mtls'; caFile: string; certFile: string; keyFile: string } | { mode: 'off' };
+
+/** The PEM contents themselves (tests, the stack's own clients), instead of files. */
+export interface GrpcTlsPem {
+  mode: 'mtls';
+  ca: string | Buffer;
+  cert: string | Buffer;
+  key: string | Buffer;
+}
+
+/** What a gRPC server or client is given: the settings read from the environment, or the PEMs. */
+export type GrpcTls = GrpcTlsSettings | GrpcTlsPem;
+
+const GRPC_TLS_FILES = ['GRPC_TLS_CA_FILE', 'GRPC_TLS_CERT_FILE', 'GRPC_TLS_KEY_FILE'] as const;
+
 /** Settings every backend service reads the same way. */
 export const commonConfig = {
-  grpc: (env: EnvReader, defaultPort: number) => ({
-    host: env.str('GRPC_HOST', '0.0.0.0'),
-    port: env.int('GRPC_PORT', defaultPort, { min: 0, max: 65535 }),
-  }),
+  grpc: (env: EnvReader, defaultPort: number) => {
+    const port = env.int('GRPC_PORT', defaultPort, { min: 0, max: 65535 });
+    return {
+      host: env.str('GRPC_HOST', '0.0.0.0'),
+      port,
+      /** The plaintext port serving only grpc.health.v1.Health, for probes that cannot speak TLS. */
+      healthPort: env.int('GRPC_HEALTH_PORT', port === 0 ? 0 : Math.min(port + 100, 65535), { min: 0, max: 65535 }),
+    };
+  },
+  /** Read by every process that serves or calls internal gRPC. */
+  grpcTls: (env: EnvReader): GrpcTls => {
+    if (env.oneOf('GRPC_TLS', ['on', 'off'] as const, 'on') === 'off') return { mode: 'off' };
+    const [caFile, certFile, keyFile] = GRPC_TLS_FILES.map((name) => env.optional(name));
+    if (caFile === undefined || certFile === undefined || keyFile === undefined) {
+      env.problem(
+        `internal gRPC is mutual TLS: set ${GRPC_TLS_FILES.join(', ')} (PEM files), or GRPC_TLS=off behind a service mesh that already does mutual TLS`,
+      );
+      return { mode: 'off' };
+    }
+    return { mode: 'mtls', caFile, certFile, keyFile };
+  },
   database: (env: EnvReader, defaultSchema: string) => ({
     /** DATABASE_URL, with DATABASE_PASSWORD (when set) as its password. */
     url: withCredentials(

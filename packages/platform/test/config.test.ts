@@ -91,7 +91,7 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/postgres',
     });
 
-    expect(config.grpc).toEqual({ host: '0.0.0.0', port: 50051 });
+    expect(config.grpc).toEqual({ host: '0.0.0.0', port: 50051, healthPort: 50151 });
     expect(config.database).toEqual({ url: 'postgresql://postgres@127.0.0.1:5432/postgres', schema: 'account', poolMax: 10 });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.database)).toBe(true);

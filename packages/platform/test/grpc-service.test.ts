@@ -5,11 +5,14 @@ import {
   createClient,
   createHealthChecker,
   createLogger,
+  SERVICE_IDENTITIES,
   startGrpcService,
+  type Callers,
   type AsyncHandlers,
   type GrpcService,
   type Redis,
 } from '../src';
+import { tlsFor } from './support/service-tls';
 
 const NAME = 'smsgw.account.v1.AccountService';
 const refuse = async () => {
@@ -24,6 +27,9 @@ const handlers = {
   }),
 } as unknown as AsyncHandlers<account.AccountServiceHandlers>;
 for (const method of Object.keys(accountProto().AccountService.service)) (handlers as Record<string, unknown>)[method] ??= refuse;
+const everyoneMayCall = Object.fromEntries(
+  Object.keys(accountProto().AccountService.service).map((m) => [m, SERVICE_IDENTITIES]),
+) as unknown as Callers<account.AccountServiceHandlers>;
 
 describe('startGrpcService', () => {
   let service: GrpcService;
@@ -33,13 +39,15 @@ describe('startGrpcService', () => {
   beforeEach(async () => {
     service = await startGrpcService({
       listen: { host: '127.0.0.1', port: 0 },
+      tls: tlsFor('account'),
+      callers: everyoneMayCall,
       name: NAME,
       definition: accountProto().AccountService.service,
       handlers,
       log: createLogger('test', 'silent'),
     });
-    client = createClient(accountProto().AccountService, `127.0.0.1:${service.port}`);
-    health = createHealthChecker(`127.0.0.1:${service.port}`);
+    client = createClient(accountProto().AccountService, `127.0.0.1:${service.port}`, { tls: tlsFor('gateway') });
+    health = createHealthChecker(`127.0.0.1:${service.port}`, { tls: tlsFor('gateway') });
   });
 
   afterEach(async () => {

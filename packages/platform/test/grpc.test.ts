@@ -15,6 +15,7 @@ import {
   type GrpcServerHandle,
   type PromiseClient,
 } from '../src';
+import { tlsFor } from './support/service-tls';
 
 const SERVICE_NAME = 'smsgw.account.v1.AccountService';
 
@@ -131,6 +132,7 @@ describe('gRPC server and client', () => {
   beforeAll(async () => {
     server = await startGrpcServer({
       host: '127.0.0.1',
+      tls: tlsFor('account'),
       port: 0,
       services: [
         {
@@ -140,8 +142,8 @@ describe('gRPC server and client', () => {
         },
       ],
     });
-    health = new HealthClientCtor(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
-    client = createClient(accountProto().AccountService, `127.0.0.1:${server.port}`);
+    health = new HealthClientCtor(`127.0.0.1:${server.healthPort}`, grpc.credentials.createInsecure());
+    client = createClient(accountProto().AccountService, `127.0.0.1:${server.port}`, { tls: tlsFor('gateway') });
   });
 
   afterAll(async () => {
@@ -154,7 +156,7 @@ describe('gRPC server and client', () => {
     expect(server.port).toBeGreaterThan(0);
     expect(await healthStatus(health, '')).toBe('NOT_SERVING');
     expect(await healthStatus(health, SERVICE_NAME)).toBe('NOT_SERVING');
-    const checker = createHealthChecker(`127.0.0.1:${server.port}`);
+    const checker = createHealthChecker(`127.0.0.1:${server.port}`, { tls: tlsFor('gateway') });
     expect(await checker.serving()).toBe(false);
     // Before its migrations ran, no handler runs.
     const early = await rejection(client.getClient({ clientId: 'client_1' }));
@@ -172,8 +174,8 @@ describe('gRPC server and client', () => {
   });
 
   it('when the server is not ready yet, then the liveness service already answers SERVING (a probe restarts only a dead process)', async () => {
-    const fresh = await startGrpcServer({ host: '127.0.0.1', port: 0, services: [] });
-    const probe = new HealthClientCtor(`127.0.0.1:${fresh.port}`, grpc.credentials.createInsecure());
+    const fresh = await startGrpcServer({ host: '127.0.0.1', port: 0, tls: tlsFor('account'), services: [] });
+    const probe = new HealthClientCtor(`127.0.0.1:${fresh.healthPort}`, grpc.credentials.createInsecure());
     try {
       expect(await healthStatus(probe, '')).toBe('NOT_SERVING');
       expect(await healthStatus(probe, LIVENESS_SERVICE)).toBe('SERVING');
@@ -191,16 +193,16 @@ describe('gRPC server and client', () => {
         implementation: unaryHandlers(handlers, createLogger('test', 'silent')),
       },
     ];
-    const first = await startGrpcServer({ host: '127.0.0.1', port: 0, services: registration() });
+    const first = await startGrpcServer({ host: '127.0.0.1', port: 0, tls: tlsFor('account'), services: registration() });
     first.setServing(true);
     const port = first.port;
-    const single = createClient(accountProto().AccountService, `127.0.0.1:${port}`);
+    const single = createClient(accountProto().AccountService, `127.0.0.1:${port}`, { tls: tlsFor('gateway') });
     try {
       await single.getClient({ clientId: 'client_1' });
       await first.stop(1000);
       // Down for longer than a reconnection backoff: a client that kept retrying would be waiting now.
       await new Promise((r) => setTimeout(r, 3000));
-      const back = await startGrpcServer({ host: '127.0.0.1', port, services: registration() });
+      const back = await startGrpcServer({ host: '127.0.0.1', port, tls: tlsFor('account'), services: registration() });
       back.setServing(true);
       try {
         await expect(single.getClient({ clientId: 'client_1' })).resolves.toMatchObject({ clientId: 'client_1' });
@@ -218,6 +220,7 @@ describe('gRPC server and client', () => {
       ['a', 'b'].map(async (name) => {
         const replica = await startGrpcServer({
           host: '127.0.0.1',
+          tls: tlsFor('account'),
           port: 0,
           services: [
             {
@@ -234,7 +237,9 @@ describe('gRPC server and client', () => {
         return replica;
       }),
     );
-    const spread = createClient(accountProto().AccountService, `ipv4:${replicas.map((r) => `127.0.0.1:${r.port}`).join(',')}`);
+    const spread = createClient(accountProto().AccountService, `ipv4:${replicas.map((r) => `127.0.0.1:${r.port}`).join(',')}`, {
+      tls: tlsFor('gateway'),
+    });
     try {
       for (let i = 0; i < 20; i++) await spread.getClient({ clientId: `client_${i}` });
       expect(served.filter((n) => n === 'a').length).toBeGreaterThanOrEqual(5);
@@ -314,7 +319,7 @@ describe('gRPC server and client', () => {
   });
 
   it('when nothing listens at the address, then a call with a 300 ms deadline fails SERVICE_UNAVAILABLE', async () => {
-    const nowhere = createClient(accountProto().AccountService, `127.0.0.1:${await closedPort()}`);
+    const nowhere = createClient(accountProto().AccountService, `127.0.0.1:${await closedPort()}`, { tls: tlsFor('gateway') });
     try {
       const started = Date.now();
       const err = await rejection(nowhere.getClient({ clientId: 'client_1' }, { deadlineMs: 300 }));

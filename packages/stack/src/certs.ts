@@ -3,9 +3,12 @@ import fsp from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import forge from 'node-forge';
+import { issueServiceCertificate, serviceCertificateUsable, type ServiceIdentity } from '@smsgw/platform';
 
 export interface Certs {
   caCertFile: string;
+  /** The local CA's key: it also signs the services' gRPC certificates. */
+  caKeyFile: string;
   certFile: string;
   keyFile: string;
   caPem: string;
@@ -49,7 +52,15 @@ export async function ensureCerts(dir: string, hosts: string[] = ['localhost', '
   let ca = await loadCa(files.caCertFile, files.caKeyFile, now);
   if (ca) {
     const server = await loadServer(files.certFile, files.keyFile, ca.x509, wanted, now);
-    if (server) return { caCertFile: files.caCertFile, certFile: files.certFile, keyFile: files.keyFile, caPem: ca.certPem, ...server };
+    if (server)
+      return {
+        caCertFile: files.caCertFile,
+        caKeyFile: files.caKeyFile,
+        certFile: files.certFile,
+        keyFile: files.keyFile,
+        caPem: ca.certPem,
+        ...server,
+      };
   } else {
     ca = createCa(now);
     await writeAtomically(files.caKeyFile, ca.keyPem, 0o600);
@@ -59,7 +70,14 @@ export async function ensureCerts(dir: string, hosts: string[] = ['localhost', '
   const server = createServerCert(ca, wanted, now);
   await writeAtomically(files.keyFile, server.keyPem, 0o600);
   await writeAtomically(files.certFile, server.certPem, 0o644);
-  return { caCertFile: files.caCertFile, certFile: files.certFile, keyFile: files.keyFile, caPem: ca.certPem, ...server };
+  return {
+    caCertFile: files.caCertFile,
+    caKeyFile: files.caKeyFile,
+    certFile: files.certFile,
+    keyFile: files.keyFile,
+    caPem: ca.certPem,
+    ...server,
+  };
 }
 
 interface Ca {
@@ -188,4 +206,46 @@ async function writeAtomically(file: string, content: string, mode: number): Pro
   await fsp.writeFile(temp, content, { mode });
   await fsp.chmod(temp, mode);
   await fsp.rename(temp, file);
+}
+
+/** One service's gRPC certificate files (its identity as `spiffe://smsgw/<identity>`). */
+export interface ServiceCertFiles {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+}
+
+/**
+ * A gRPC certificate per identity, signed by the local CA, in `<dir>/grpc`: reused while good
+ * (same CA, more than a week left), issued again otherwise.
+ */
+export async function ensureServiceCerts(
+  dir: string,
+  certs: Pick<Certs, 'caCertFile' | 'caKeyFile' | 'caPem'>,
+  identities: readonly ServiceIdentity[],
+): Promise<Record<ServiceIdentity, ServiceCertFiles>> {
+  const grpcDir = path.join(dir, 'grpc');
+  await fsp.mkdir(grpcDir, { recursive: true });
+  const ca = { certPem: certs.caPem, keyPem: await fsp.readFile(certs.caKeyFile, 'utf8') };
+  const out: Partial<Record<ServiceIdentity, ServiceCertFiles>> = {};
+  for (const identity of identities) {
+    const files = {
+      caFile: certs.caCertFile,
+      certFile: path.join(grpcDir, `${identity}.pem`),
+      keyFile: path.join(grpcDir, `${identity}-key.pem`),
+    };
+    const existing = await Promise.all([fsp.readFile(files.certFile, 'utf8'), fsp.readFile(files.keyFile, 'utf8')]).catch(() => undefined);
+    const good =
+      existing !== undefined &&
+      serviceCertificateUsable({ certPem: existing[0], keyPem: existing[1] }, ca.certPem, identity, {
+        marginDays: RENEW_MARGIN_MS / DAY_MS,
+      });
+    if (!good) {
+      const issued = issueServiceCertificate(ca, identity);
+      await writeAtomically(files.keyFile, issued.keyPem, 0o600);
+      await writeAtomically(files.certFile, issued.certPem, 0o644);
+    }
+    out[identity] = files;
+  }
+  return out as Record<ServiceIdentity, ServiceCertFiles>;
 }

@@ -134,18 +134,25 @@ async function dev(): Promise<void> {
         messageAddress: stack.messageAddress,
         deviceHubAddress: stack.deviceHubAddress,
         webhookAddress: stack.webhookAddress,
+        // The admin tool's gRPC identity (npm run admin reads it from here).
+        adminGrpcTls: stack.grpcCredentials('admin'),
       },
       null,
       2,
     ),
   );
 
-  const admin = new Admin({
-    accountAddress: stack.accountAddress,
-    deviceHubAddress: stack.deviceHubAddress,
-    webhookAddress: stack.webhookAddress,
+  const admin = new Admin(
+    {
+      accountAddress: stack.accountAddress,
+      deviceHubAddress: stack.deviceHubAddress,
+      webhookAddress: stack.webhookAddress,
+    },
+    stack.grpcCredentials('admin'),
+  );
+  const devices = createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, stack.deviceHubAddress, {
+    tls: stack.grpcCredentials('admin'),
   });
-  const devices = createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, stack.deviceHubAddress);
   let saved: Demo | undefined;
   if (fs.existsSync(DEMO_FILE)) {
     const previous = JSON.parse(fs.readFileSync(DEMO_FILE, 'utf8')) as Demo;

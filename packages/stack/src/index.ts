@@ -5,7 +5,8 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { ensureCerts, type Certs } from './certs';
+import { ensureCerts, ensureServiceCerts, type Certs, type ServiceCertFiles } from './certs';
+import { SERVICE_IDENTITIES, type GrpcTls, type ServiceIdentity } from '@smsgw/platform';
 import { ensureInfra, natsAdminOf, startPrivateServer, type InfraHandle, type PrivateServer } from './infra';
 import { startBusUsers, type BusUsers } from './bus-users';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from './mail-catcher';
@@ -14,6 +15,7 @@ import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhone, simulatedPho
 
 export {
   ensureCerts,
+  ensureServiceCerts,
   ensureInfra,
   freePort,
   ServiceProcess,
@@ -24,7 +26,7 @@ export {
   startMailCatcher,
   startPrivateServer,
 };
-export type { BusUsers, CaughtMail, Certs, InfraHandle, MailCatcher, PrivateServer, ServiceName };
+export type { BusUsers, CaughtMail, Certs, InfraHandle, MailCatcher, PrivateServer, ServiceCertFiles, ServiceName };
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 
@@ -74,6 +76,10 @@ export interface Stack {
   natsAdmin?: { user: string; password: string };
   services: Record<ServiceName, ServiceProcess>;
   logDir: string;
+  /** Each gRPC service's plaintext health port (grpc.health.v1.Health only). */
+  healthAddresses: Record<'account' | 'message' | 'device-hub' | 'otp' | 'scheduler' | 'webhook', string>;
+  /** The certificate files of an identity, signed by the stack's CA: what a test or tool calls internal gRPC with. */
+  grpcCredentials(identity: ServiceIdentity): GrpcTls & ServiceCertFiles;
   /** Starts one more gateway replica on a free port (stopped with the stack); returns its URL. */
   addGateway(): Promise<string>;
   /** Starts one more scheduler replica on a free port (stopped with the stack); returns it. */
@@ -140,6 +146,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     },
   );
   const certs = await ensureCerts(path.join(options.dataDir, 'certs'));
+  // One gRPC identity per service (and the admin tool's), from the same local CA.
+  const serviceCerts = await ensureServiceCerts(path.join(options.dataDir, 'certs'), certs, SERVICE_IDENTITIES);
+  const grpcEnv = (identity: ServiceIdentity) => ({
+    GRPC_TLS_CA_FILE: serviceCerts[identity].caFile,
+    GRPC_TLS_CERT_FILE: serviceCerts[identity].certFile,
+    GRPC_TLS_KEY_FILE: serviceCerts[identity].keyFile,
+  });
   const database = options.isolated ? `smsgw_test_${runId}` : 'smsgw';
   await createDatabase(infra.postgresUrl, database);
   const databaseUrl = withDatabase(infra.postgresUrl, database);
@@ -155,6 +168,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     scheduler: await port('scheduler'),
     webhook: await port('webhook'),
     dashboard: await port('dashboard'),
+  };
+  // The plaintext health ports: the gRPC port + 100 for fixed ports (make dev), free ones otherwise.
+  const healthPort = async (key: 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook') =>
+    options.ports?.[key] ? ports[key] + 100 : await freePort();
+  const healthPorts = {
+    account: await healthPort('account'),
+    message: await healthPort('message'),
+    deviceHub: await healthPort('deviceHub'),
+    otp: await healthPort('otp'),
+    scheduler: await healthPort('scheduler'),
+    webhook: await healthPort('webhook'),
   };
   // `/metrics` of each service: fixed ports for make dev (9460 onwards, as docs/operators/running-locally.md lists), free ones for tests.
   const METRICS_ORDER: ServiceName[] = ['gateway', 'account', 'message', 'device-hub', 'otp', 'scheduler', 'webhook', 'dashboard'];
@@ -205,69 +229,107 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     new ServiceProcess({
       name: 'gateway',
       args: entry('services/gateway'),
-      env: { ...common, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port), ...(n === 1 ? metricsEnv('gateway') : bus.env('gateway')) },
+      env: {
+        ...common,
+        ...grpcEnv('gateway'),
+        HTTP_HOST: '127.0.0.1',
+        HTTP_PORT: String(port),
+        ...(n === 1 ? metricsEnv('gateway') : bus.env('gateway')),
+      },
       logFile: path.join(logDir, n === 1 ? 'gateway.log' : `gateway-${n}.log`),
       ready: () => httpsHealthy(`https://127.0.0.1:${port}/readyz`, certs.caPem),
     });
   const extraGateways: ServiceProcess[] = [];
-  const schedulerProcess = (port: number, n: number) =>
+  const schedulerProcess = (port: number, health: number, n: number) =>
     new ServiceProcess({
       name: 'scheduler',
       args: entry('services/scheduler'),
-      env: { ...common, GRPC_PORT: String(port), ...(n === 1 ? metricsEnv('scheduler') : bus.env('scheduler')) },
+      env: {
+        ...common,
+        ...grpcEnv('scheduler'),
+        GRPC_PORT: String(port),
+        GRPC_HEALTH_PORT: String(health),
+        ...(n === 1 ? metricsEnv('scheduler') : bus.env('scheduler')),
+      },
       logFile: path.join(logDir, n === 1 ? 'scheduler.log' : `scheduler-${n}.log`),
-      ready: () => grpcServing(addr(port)),
+      ready: () => grpcServing(addr(health)),
     });
   const extraSchedulers: ServiceProcess[] = [];
   const services: Record<ServiceName, ServiceProcess> = {
     account: new ServiceProcess({
       name: 'account',
       args: entry('services/account'),
-      env: { ...common, GRPC_PORT: String(ports.account), ...metricsEnv('account') },
+      env: {
+        ...common,
+        ...grpcEnv('account'),
+        GRPC_PORT: String(ports.account),
+        GRPC_HEALTH_PORT: String(healthPorts.account),
+        ...metricsEnv('account'),
+      },
       logFile: path.join(logDir, 'account.log'),
-      ready: () => grpcServing(addr(ports.account)),
+      ready: () => grpcServing(addr(healthPorts.account)),
     }),
     message: new ServiceProcess({
       name: 'message',
       args: entry('services/message'),
-      env: { ...common, GRPC_PORT: String(ports.message), ...metricsEnv('message') },
+      env: {
+        ...common,
+        ...grpcEnv('message'),
+        GRPC_PORT: String(ports.message),
+        GRPC_HEALTH_PORT: String(healthPorts.message),
+        ...metricsEnv('message'),
+      },
       logFile: path.join(logDir, 'message.log'),
-      ready: () => grpcServing(addr(ports.message)),
+      ready: () => grpcServing(addr(healthPorts.message)),
     }),
     otp: new ServiceProcess({
       name: 'otp',
       args: entry('services/otp'),
-      env: { ...common, GRPC_PORT: String(ports.otp), ...metricsEnv('otp') },
+      env: {
+        ...common,
+        ...grpcEnv('otp'),
+        GRPC_PORT: String(ports.otp),
+        GRPC_HEALTH_PORT: String(healthPorts.otp),
+        ...metricsEnv('otp'),
+      },
       logFile: path.join(logDir, 'otp.log'),
-      ready: () => grpcServing(addr(ports.otp)),
+      ready: () => grpcServing(addr(healthPorts.otp)),
     }),
     'device-hub': new ServiceProcess({
       name: 'device-hub',
       args: entry('services/device-hub'),
       env: {
         ...common,
+        ...grpcEnv('device-hub'),
         GRPC_PORT: String(ports.deviceHub),
+        GRPC_HEALTH_PORT: String(healthPorts.deviceHub),
         AGENT_HOST: '127.0.0.1',
         AGENT_PORT: String(ports.agents),
         HUB_PUBLIC_URL: hubUrl,
         ...metricsEnv('device-hub'),
       },
       logFile: path.join(logDir, 'device-hub.log'),
-      ready: async () => (await grpcServing(addr(ports.deviceHub))) && httpsHealthy(`${hubUrl}/readyz`, certs.caPem),
+      ready: async () => (await grpcServing(addr(healthPorts.deviceHub))) && httpsHealthy(`${hubUrl}/readyz`, certs.caPem),
     }),
     gateway: gatewayProcess(ports.gateway, 1),
-    scheduler: schedulerProcess(ports.scheduler, 1),
+    scheduler: schedulerProcess(ports.scheduler, healthPorts.scheduler, 1),
     webhook: new ServiceProcess({
       name: 'webhook',
       args: entry('services/webhook'),
-      env: { ...common, GRPC_PORT: String(ports.webhook), ...metricsEnv('webhook') },
+      env: {
+        ...common,
+        ...grpcEnv('webhook'),
+        GRPC_PORT: String(ports.webhook),
+        GRPC_HEALTH_PORT: String(healthPorts.webhook),
+        ...metricsEnv('webhook'),
+      },
       logFile: path.join(logDir, 'webhook.log'),
-      ready: () => grpcServing(addr(ports.webhook)),
+      ready: () => grpcServing(addr(healthPorts.webhook)),
     }),
     dashboard: new ServiceProcess({
       name: 'dashboard',
       args: entry('services/dashboard'),
-      env: { ...common, HTTP_HOST: '127.0.0.1', HTTP_PORT: String(ports.dashboard), ...metricsEnv('dashboard') },
+      env: { ...common, ...grpcEnv('dashboard'), HTTP_HOST: '127.0.0.1', HTTP_PORT: String(ports.dashboard), ...metricsEnv('dashboard') },
       logFile: path.join(logDir, 'dashboard.log'),
       ready: () => httpsHealthy(`${dashboardUrl}/signin`, certs.caPem),
     }),
@@ -302,6 +364,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     otpAddress: addr(ports.otp),
     schedulerAddress: addr(ports.scheduler),
     webhookAddress: addr(ports.webhook),
+    healthAddresses: {
+      account: addr(healthPorts.account),
+      message: addr(healthPorts.message),
+      'device-hub': addr(healthPorts.deviceHub),
+      otp: addr(healthPorts.otp),
+      scheduler: addr(healthPorts.scheduler),
+      webhook: addr(healthPorts.webhook),
+    },
+    grpcCredentials: (identity) => ({ mode: 'mtls', ...serviceCerts[identity] }),
     dashboardUrl,
     metricsUrls: Object.fromEntries(METRICS_ORDER.map((name) => [name, `http://127.0.0.1:${metricsPorts[name]}/metrics`])) as Record<
       ServiceName,
@@ -324,7 +395,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       return `https://127.0.0.1:${port}`;
     },
     async addScheduler() {
-      const scheduler = schedulerProcess(await freePort(), extraSchedulers.length + 2);
+      const scheduler = schedulerProcess(await freePort(), await freePort(), extraSchedulers.length + 2);
       extraSchedulers.push(scheduler);
       await scheduler.start();
       return scheduler;

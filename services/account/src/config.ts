@@ -6,6 +6,7 @@ export function loadAccountConfig(source: NodeJS.ProcessEnv = process.env) {
   return loadConfig(
     (env) => ({
       grpc: commonConfig.grpc(env, 50051),
+      grpcTls: commonConfig.grpcTls(env),
       database: commonConfig.database(env, 'account'),
     }),
     source,

@@ -5,7 +5,7 @@ import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { accountProto } from '@smsgw/proto';
 import { loadAccountConfig, type AccountConfig } from './config';
 import { AccountRepository } from './data/account.repository';
-import { accountHandlers } from './grpc/account.handlers';
+import { accountHandlers, accountCallers } from './grpc/account.handlers';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
@@ -18,6 +18,8 @@ export async function start(config: AccountConfig = loadAccountConfig(), log: Lo
   });
   const server = await startGrpcService({
     listen: config.grpc,
+    tls: config.grpcTls,
+    callers: accountCallers,
     name: 'smsgw.account.v1.AccountService',
     definition: accountProto().AccountService.service,
     handlers: accountHandlers(new AccountRepository(pool)),
@@ -28,6 +30,7 @@ export async function start(config: AccountConfig = loadAccountConfig(), log: Lo
   log.info({ port: server.port }, 'account service ready');
   return {
     port: server.port,
+    healthPort: server.healthPort,
     async stop() {
       await server.stop();
       await pool.end();

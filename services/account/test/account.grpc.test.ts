@@ -11,7 +11,9 @@ import {
   type PromiseClient,
 } from '@smsgw/platform';
 import { accountProto, type account } from '@smsgw/proto';
+import { clientOfAllowedCallers, grpcTlsEnv, grpcTlsFor, thrownBy } from '@smsgw/testing';
 import { loadAccountConfig } from '../src/config';
+import { accountCallers } from '../src/grpc/account.handlers';
 import { start } from '../src/main';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -44,11 +46,12 @@ describe('account service over gRPC', () => {
       DATABASE_SCHEMA: schema,
       GRPC_PORT: '0',
       GRPC_HOST: '127.0.0.1',
+      ...grpcTlsEnv('account'),
       DATABASE_POOL_MAX: '4',
     });
     db = createPool({ url: DATABASE_URL, schema, max: 2 });
     service = await start(config, createLogger('account-test', 'silent'));
-    accounts = createClient(accountProto().AccountService, `127.0.0.1:${service.port}`);
+    accounts = clientOfAllowedCallers(accountProto().AccountService, `127.0.0.1:${service.port}`, accountCallers);
   });
 
   afterAll(async () => {
@@ -68,7 +71,7 @@ describe('account service over gRPC', () => {
 
   it('when the service has started, then its gRPC health check answers SERVING', async () => {
     const Health = grpc.makeGenericClientConstructor(healthService, 'Health');
-    const health = new Health(`127.0.0.1:${service.port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+    const health = new Health(`127.0.0.1:${service.healthPort}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
       check(req: { service: string }, cb: grpc.requestCallback<{ status: string }>): void;
     };
     try {
@@ -78,6 +81,33 @@ describe('account service over gRPC', () => {
       expect(status).toBe('SERVING');
     } finally {
       health.close();
+    }
+  });
+
+  it('when the gateway asks for a new API key, then it is refused with PERMISSION_DENIED: only the dashboard and the admin tool may', async () => {
+    const gateway = createClient<account.AccountServiceClient>(accountProto().AccountService, `127.0.0.1:${service.port}`, {
+      tls: grpcTlsFor('gateway'),
+    });
+    try {
+      const { clientId } = await newClient();
+      const err = await thrownBy<AppError>(gateway.createApiKey({ clientId, mode: 'KEY_MODE_LIVE' }));
+      expect((err.cause as grpc.ServiceError).code).toBe(grpc.status.PERMISSION_DENIED);
+      expect((err.cause as grpc.ServiceError).details).toContain('gateway');
+    } finally {
+      gateway.close();
+    }
+  });
+
+  it('when a client calls the gRPC port in plaintext, then it is refused', async () => {
+    const plain = createClient<account.AccountServiceClient>(accountProto().AccountService, `127.0.0.1:${service.port}`, {
+      tls: { mode: 'off' },
+      deadlineMs: 2000,
+    });
+    try {
+      const err = await thrownBy<AppError>(plain.getClient({ clientId: 'client_1' }));
+      expect((err.cause as grpc.ServiceError).code).toBe(grpc.status.UNAVAILABLE);
+    } finally {
+      plain.close();
     }
   });
 

@@ -17,6 +17,7 @@ export function loadDashboardConfig(source: NodeJS.ProcessEnv = process.env) {
       },
       redis: commonConfig.redis(env),
       nats: commonConfig.nats(env),
+      grpcTls: commonConfig.grpcTls(env),
       accountAddress: commonConfig.grpcAddress(env, 'ACCOUNT_GRPC_ADDR', '127.0.0.1:50051'),
       deviceHubAddress: commonConfig.grpcAddress(env, 'DEVICE_HUB_GRPC_ADDR', '127.0.0.1:50053'),
       messageAddress: commonConfig.grpcAddress(env, 'MESSAGE_GRPC_ADDR', '127.0.0.1:50052'),

@@ -21,7 +21,7 @@ import { SessionStore } from './http/session';
 import { DeviceEvents } from './live/device-events';
 
 export async function start(config: DashboardConfig = loadDashboardConfig(), log: Logger = createLogger('dashboard')) {
-  const options = { deadlineMs: config.grpcDeadlineMs };
+  const options = { deadlineMs: config.grpcDeadlineMs, tls: config.grpcTls };
   const up = {
     accounts: createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress, options),
     devices: createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, config.deviceHubAddress, options),

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger, createRedis, type Redis } from '@smsgw/platform';
+import { grpcTlsEnv } from '@smsgw/testing';
 import { loadDashboardConfig } from '../src/config';
 import { start } from '../src/main';
 
@@ -16,6 +17,7 @@ describe('the dashboard behind a TLS-terminating proxy (TLS_MODE=proxy)', () => 
   beforeAll(async () => {
     app = await start(
       loadDashboardConfig({
+        ...grpcTlsEnv('dashboard'),
         TLS_MODE: 'proxy',
         HTTP_HOST: '127.0.0.1',
         HTTP_PORT: '0',

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger, createRedis, type Redis } from '@smsgw/platform';
+import { grpcTlsEnv } from '@smsgw/testing';
 import { loadDashboardConfig } from '../src/config';
 import { SessionStore } from '../src/http/session';
 import { start } from '../src/main';
@@ -20,6 +21,7 @@ describe('the dashboard limits sign-ups and test events', () => {
   beforeAll(async () => {
     app = await start(
       loadDashboardConfig({
+        ...grpcTlsEnv('dashboard'),
         TLS_MODE: 'proxy',
         HTTP_HOST: '127.0.0.1',
         HTTP_PORT: '0',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, createLogger, createRedis, startGrpcService, type AsyncHandlers, type GrpcService, type Redis } from '@smsgw/platform';
 import { accountProto, type account } from '@smsgw/proto';
+import { anyCaller, grpcTlsEnv, grpcTlsFor } from '@smsgw/testing';
 import { loadDashboardConfig } from '../src/config';
 import { start } from '../src/main';
 
@@ -36,6 +37,8 @@ describe('the dashboard sign-in throttle, against real Redis and a real account 
     const log = createLogger('dashboard-test', 'silent');
     accounts = await startGrpcService({
       listen: { host: '127.0.0.1', port: 0 },
+      tls: grpcTlsFor('account'),
+      callers: anyCaller(accountProto().AccountService.service),
       name: 'smsgw.account.v1.AccountService',
       definition: accountProto().AccountService.service,
       handlers: accountRefusingEverySignIn(calls),
@@ -45,6 +48,7 @@ describe('the dashboard sign-in throttle, against real Redis and a real account 
     app = await start(
       loadDashboardConfig({
         TLS_MODE: 'proxy',
+        ...grpcTlsEnv('dashboard'),
         HTTP_HOST: '127.0.0.1',
         HTTP_PORT: '0',
         REDIS_URL,

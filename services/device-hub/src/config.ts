@@ -6,6 +6,7 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
   return loadConfig(
     (env) => ({
       grpc: commonConfig.grpc(env, 50053),
+      grpcTls: commonConfig.grpcTls(env),
       database: commonConfig.database(env, 'devicehub'),
       nats: commonConfig.nats(env),
       redis: commonConfig.redis(env),

@@ -27,7 +27,7 @@ import { DeviceRepository, type DeviceRow } from './data/device.repository';
 import { PairingAttemptStore } from './data/pairing-attempts.store';
 import { PresenceStore } from './data/presence.store';
 import { DeviceUseCases } from './use-cases/devices.use-case';
-import { deviceHubHandlers } from './grpc/device-hub.handlers';
+import { deviceHubHandlers, deviceHubCallers } from './grpc/device-hub.handlers';
 import { createAgentServer } from './http/agent-server';
 import { ReportPublisher } from './events/report.publisher';
 import { AgentSession } from './sessions/agent-session';
@@ -46,7 +46,9 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'device-hub' });
   await redis.connect();
   const nats = await connectNats({ ...config.nats, name: 'device-hub', log });
-  const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress);
+  const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, {
+    tls: config.grpcTls,
+  });
   const repo = new DeviceRepository(pool);
   const presence = new PresenceStore(redis, config.presenceTtlMs);
   const sessions = new SessionRegistry(nats, log);
@@ -107,6 +109,8 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
 
   const grpcServer = await startGrpcService({
     listen: config.grpc,
+    tls: config.grpcTls,
+    callers: deviceHubCallers,
     name: 'smsgw.devicehub.v1.DeviceHubService',
     definition: deviceHubProto().DeviceHubService.service,
     handlers: deviceHubHandlers(devices, sessions),
@@ -125,6 +129,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
 
   return {
     port: grpcServer.port,
+    healthPort: grpcServer.healthPort,
     agentPort,
     async stop() {
       agentServer.close();

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { connectNats, createClient, createLogger, createPool, type Nats, type Pool, type PromiseClient } from '@smsgw/platform';
 import { messageProto, type message } from '@smsgw/proto';
+import { grpcTlsEnv, grpcTlsFor } from '@smsgw/testing';
 import { freePort, grpcServing, REPO_ROOT, ServiceProcess } from '@smsgw/stack';
 import WebSocket from 'ws';
 import { DATABASE_URL, HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
@@ -115,6 +116,7 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
         DATABASE_SCHEMA: messageSchema,
         GRPC_HOST: '127.0.0.1',
         GRPC_PORT: String(port),
+        ...grpcTlsEnv('message'),
         NATS_URL,
         NATS_PREFIX: natsPrefix,
         OTP_SEAL_KEY: randomHex(32),
@@ -122,10 +124,12 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
         LOG_LEVEL: 'warn',
       },
       logFile: path.join(REPO_ROOT, `.stack/device-hub-tests/message-${run}.log`),
-      ready: () => grpcServing(`127.0.0.1:${port}`),
+      ready: () => grpcServing(`127.0.0.1:${port + 100}`),
     });
     await messageService.start();
-    messages = createClient<message.MessageServiceClient>(messageProto().MessageService, `127.0.0.1:${port}`);
+    messages = createClient<message.MessageServiceClient>(messageProto().MessageService, `127.0.0.1:${port}`, {
+      tls: grpcTlsFor('gateway'),
+    });
     messagePool = createPool({ url: DATABASE_URL, schema: messageSchema, max: 2 });
     hub = await HubCluster.start(
       2,

@@ -11,6 +11,7 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
         /** In `native` mode a plain HTTP request on the same port gets 403 HTTPS_REQUIRED. */
         tls: commonConfig.tls(env),
       },
+      grpcTls: commonConfig.grpcTls(env),
       accountAddress: env.str('ACCOUNT_GRPC_ADDR', '127.0.0.1:50051'),
       messageAddress: env.str('MESSAGE_GRPC_ADDR', '127.0.0.1:50052'),
       deviceHubAddress: env.str('DEVICE_HUB_GRPC_ADDR', '127.0.0.1:50053'),

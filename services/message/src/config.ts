@@ -6,6 +6,7 @@ export function loadMessageConfig(source: NodeJS.ProcessEnv = process.env) {
   return loadConfig(
     (env) => ({
       grpc: commonConfig.grpc(env, 50052),
+      grpcTls: commonConfig.grpcTls(env),
       database: commonConfig.database(env, 'message'),
       nats: commonConfig.nats(env),
       /** The hub's pacing, used here only to estimate delivery times. */

@@ -28,7 +28,7 @@ import { ScheduledSends } from './events/scheduled-sends';
 import { SmsEventPublisher } from './events/sms-event.publisher';
 import { TimerConsumer } from './events/timer.consumer';
 import { WakeUpPublisher } from './events/wake-up.publisher';
-import { messageHandlers } from './grpc/message.handlers';
+import { messageHandlers, messageCallers } from './grpc/message.handlers';
 import { ReportTimeoutJob } from './jobs/report-timeout.job';
 import { OtpExpiryJob } from './jobs/otp-expiry.job';
 import { RetentionJob } from './jobs/retention.job';
@@ -45,7 +45,10 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const nats = await connectNats({ ...config.nats, name: 'message', log });
   const repo = new MessageRepository(pool);
   const history = new HistoryRepository(pool);
-  const scheduler = createClient(schedulerProto().SchedulerService, config.scheduler.address, { deadlineMs: config.scheduler.deadlineMs });
+  const scheduler = createClient(schedulerProto().SchedulerService, config.scheduler.address, {
+    deadlineMs: config.scheduler.deadlineMs,
+    tls: config.grpcTls,
+  });
   const scheduledSends = new ScheduledSends(scheduler, nats, log);
   const messageService = {
     messages: repo,
@@ -59,6 +62,8 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   };
   const server = await startGrpcService({
     listen: config.grpc,
+    tls: config.grpcTls,
+    callers: messageCallers,
     name: 'smsgw.message.v1.MessageService',
     definition: messageProto().MessageService.service,
     handlers: messageHandlers(messageService),
@@ -111,6 +116,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   log.info({ port: server.port }, 'message service ready');
   return {
     port: server.port,
+    healthPort: server.healthPort,
     async stop() {
       await server.stop();
       await timers.stop();

@@ -6,6 +6,7 @@ export function loadOtpConfig(source: NodeJS.ProcessEnv = process.env) {
   return loadConfig(
     (env) => ({
       grpc: commonConfig.grpc(env, 50054),
+      grpcTls: commonConfig.grpcTls(env),
       database: commonConfig.database(env, 'otp'),
       redis: commonConfig.redis(env),
       messageAddress: env.str('MESSAGE_GRPC_ADDR', '127.0.0.1:50052'),

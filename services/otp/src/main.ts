@@ -16,7 +16,7 @@ import { messageProto, otpProto, type message } from '@smsgw/proto';
 import { loadOtpConfig, type OtpConfig } from './config';
 import { OtpRepository } from './data/otp.repository';
 import { OtpRateLimit } from './data/rate-limit.store';
-import { otpHandlers } from './grpc/otp.handlers';
+import { otpHandlers, otpCallers } from './grpc/otp.handlers';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 /** The specification's limit: 10 OTPs an hour for one number. */
@@ -36,10 +36,13 @@ export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = c
   await redis.connect();
   const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, {
     deadlineMs: config.grpcDeadlineMs,
+    tls: config.grpcTls,
   });
   const repo = new OtpRepository(pool);
   const server = await startGrpcService({
     listen: config.grpc,
+    tls: config.grpcTls,
+    callers: otpCallers,
     name: 'smsgw.otp.v1.OtpService',
     definition: otpProto().OtpService.service,
     handlers: otpHandlers({
@@ -77,6 +80,7 @@ export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = c
   log.info({ port: server.port }, 'otp service ready');
   return {
     port: server.port,
+    healthPort: server.healthPort,
     async stop() {
       await server.stop();
       await Promise.all([purge.stop(), sealSweep.stop()]);

@@ -22,6 +22,7 @@ export function loadSchedulerConfig(source: NodeJS.ProcessEnv = process.env) {
   return loadConfig(
     (env) => ({
       grpc: commonConfig.grpc(env, 50055),
+      grpcTls: commonConfig.grpcTls(env),
       database: commonConfig.database(env, 'scheduler'),
       nats: commonConfig.nats(env),
       timers: {

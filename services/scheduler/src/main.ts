@@ -19,7 +19,7 @@ import { TimerRepository } from './data/timer.repository';
 import { jobsWithPeriods } from './domain/periodic-jobs';
 import { JobConsumer } from './events/job.consumer';
 import { TimerFirer } from './events/timer-firer';
-import { schedulerHandlers } from './grpc/scheduler.handlers';
+import { schedulerHandlers, schedulerCallers } from './grpc/scheduler.handlers';
 import { JobTimers } from './jobs/job-timers';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
@@ -36,6 +36,8 @@ export async function start(config: SchedulerConfig = loadSchedulerConfig(), log
   const repo = new TimerRepository(pool);
   const server = await startGrpcService({
     listen: config.grpc,
+    tls: config.grpcTls,
+    callers: schedulerCallers,
     name: 'smsgw.scheduler.v1.SchedulerService',
     definition: schedulerProto().SchedulerService.service,
     handlers: schedulerHandlers(repo, nats, jobs, config.timers),
@@ -58,6 +60,7 @@ export async function start(config: SchedulerConfig = loadSchedulerConfig(), log
   log.info({ port: server.port, jobs: jobs.map((j) => ({ name: j.name, period_ms: j.periodMs })) }, 'scheduler ready');
   return {
     port: server.port,
+    healthPort: server.healthPort,
     async stop() {
       await server.stop();
       await firer.stop();

@@ -15,6 +15,7 @@ export function loadWebhookConfig(source: NodeJS.ProcessEnv = process.env) {
   return loadConfig(
     (env) => ({
       grpc: commonConfig.grpc(env, 50056),
+      grpcTls: commonConfig.grpcTls(env),
       database: commonConfig.database(env, 'webhook'),
       nats: commonConfig.nats(env),
       /** The client's signing secret (per-message URLs) and e-mail address (alerts). */

@@ -33,7 +33,7 @@ import { Sweeper } from './delivery/sweeper';
 import { RetryPolicy } from './domain/retry-policy';
 import { EventConsumer } from './events/event.consumer';
 import { RETRY_SUBJECT, retryTimerKey, TimerConsumer } from './events/timer.consumer';
-import { webhookHandlers } from './grpc/webhook.handlers';
+import { webhookHandlers, webhookCallers } from './grpc/webhook.handlers';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
@@ -45,9 +45,12 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     applicationName: 'webhook',
   });
   const nats = await connectNats({ ...config.nats, name: 'webhook', log });
-  const accounts = createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress);
+  const accounts = createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress, {
+    tls: config.grpcTls,
+  });
   const timers = createClient<scheduler.SchedulerServiceClient>(schedulerProto().SchedulerService, config.scheduler.address, {
     deadlineMs: config.scheduler.deadlineMs,
+    tls: config.grpcTls,
   });
   const endpoints = new EndpointRepository(pool);
   const deliveries = new DeliveryRepository(pool, config.delivery.leaseMs);
@@ -93,6 +96,8 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
 
   const server = await startGrpcService({
     listen: config.grpc,
+    tls: config.grpcTls,
+    callers: webhookCallers,
     name: 'smsgw.webhook.v1.WebhookService',
     definition: webhookProto().WebhookService.service,
     handlers: webhookHandlers({ endpoints, deliveries, deliveryLog, accounts, checkUrl: receivers.checkUrl, enqueue }),
@@ -126,6 +131,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
   log.info({ port: server.port, retry_delays_ms: config.delivery.retryDelaysMs }, 'webhook service ready');
   return {
     port: server.port,
+    healthPort: server.healthPort,
     async stop() {
       await server.stop();
       await eventConsumer.stop();

@@ -11,7 +11,7 @@ import {
   type PromiseClient,
 } from '@smsgw/platform';
 import { accountProto, webhookProto, type account, type webhook } from '@smsgw/proto';
-import { DATABASE_URL, NATS_URL, randomHex, thrownBy } from '@smsgw/testing';
+import { DATABASE_URL, NATS_URL, randomHex, thrownBy, anyCaller, grpcTlsEnv, grpcTlsFor } from '@smsgw/testing';
 import { loadWebhookConfig } from '../src/config';
 import { start } from '../src/main';
 
@@ -44,6 +44,8 @@ describe('the webhook service through its gRPC API (real Postgres and NATS)', ()
     const log = createLogger('webhook-test', 'silent');
     accounts = await startGrpcService({
       listen: { host: '127.0.0.1', port: 0 },
+      tls: grpcTlsFor('account'),
+      callers: anyCaller(accountProto().AccountService.service),
       name: 'smsgw.account.v1.AccountService',
       definition: accountProto().AccountService.service,
       handlers: accountKnowing(CLIENT),
@@ -53,6 +55,7 @@ describe('the webhook service through its gRPC API (real Postgres and NATS)', ()
     service = await start(
       loadWebhookConfig({
         GRPC_HOST: '127.0.0.1',
+        ...grpcTlsEnv('webhook'),
         GRPC_PORT: '0',
         DATABASE_URL,
         DATABASE_SCHEMA: schema,
@@ -64,7 +67,7 @@ describe('the webhook service through its gRPC API (real Postgres and NATS)', ()
       }),
       log,
     );
-    client = createClient(webhookProto().WebhookService, `127.0.0.1:${service.port}`, { deadlineMs: 5000 });
+    client = createClient(webhookProto().WebhookService, `127.0.0.1:${service.port}`, { deadlineMs: 5000, tls: grpcTlsFor('dashboard') });
   });
 
   afterAll(async () => {

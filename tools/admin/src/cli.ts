@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { AppError } from '@smsgw/platform';
-import { Admin, resolveAddresses } from './index';
+import { AppError, isServiceIdentity, type ServiceIdentity } from '@smsgw/platform';
+import { ensureGrpcCerts } from './k8s-grpc-certs';
+import { Admin, resolveAddresses, resolveGrpcTls } from './index';
 import { ensureSecret, inClusterSecretsApi } from './k8s-secret';
 
 const USAGE = `Operator command line of the SMS gateway.
@@ -26,9 +27,16 @@ const USAGE = `Operator command line of the SMS gateway.
   smsgw-admin ensure-secret --name S --keys otp-hash-key,otp-seal-key [--labels k=v,...]
       inside a Kubernetes pod: creates the Secret S with 32 random bytes (base64) per key, or adds
       the keys it lacks; never changes a key it has (the chart's secrets Job); prints {secret, action}
+  smsgw-admin ensure-grpc-certs --ca-secret NAME --secrets identity=secretName,... [--labels k=v,...]
+      inside a Kubernetes pod: creates the CA Secret (ca.crt, ca.key) if missing; creates or replaces
+      each identity's kubernetes.io/tls Secret (ca.crt, tls.crt, tls.key) when missing, signed by
+      another CA or within 30 days of its end; never touches a good one; prints one
+      {secret, identity, action} line per Secret
 
 Service addresses come from ACCOUNT_GRPC_ADDR and DEVICE_HUB_GRPC_ADDR, else from the
-local stack started by 'make dev' (.stack/dev.json); WEBHOOK_GRPC_ADDR for the webhook commands.`;
+local stack started by 'make dev' (.stack/dev.json); WEBHOOK_GRPC_ADDR for the webhook commands.
+The admin identity's certificate comes from GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and
+GRPC_TLS_KEY_FILE (or GRPC_TLS=off), else from the local stack's files.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -48,6 +56,8 @@ async function main(argv: string[]): Promise<number> {
       password: { type: 'string' },
       keys: { type: 'string' },
       labels: { type: 'string' },
+      'ca-secret': { type: 'string' },
+      secrets: { type: 'string' },
       test: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -62,21 +72,34 @@ async function main(argv: string[]): Promise<number> {
     if (!value) throw new UsageError(`${command} needs --${name}`);
     return value;
   };
+  const labels = Object.fromEntries(
+    (values.labels ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => pair.split('=', 2) as [string, string]),
+  );
+  if (command === 'ensure-grpc-certs') {
+    const caSecret = values['ca-secret'];
+    const pairs = (values.secrets ?? '').split(',').filter(Boolean);
+    if (!caSecret || pairs.length === 0) throw new UsageError('ensure-grpc-certs needs --ca-secret and --secrets');
+    const secrets: Partial<Record<ServiceIdentity, string>> = {};
+    for (const pair of pairs) {
+      const [identity, secret] = pair.split('=', 2);
+      if (!identity || !secret || !isServiceIdentity(identity)) throw new UsageError(`--secrets: "${pair}" is not identity=secretName`);
+      secrets[identity] = secret;
+    }
+    for (const outcome of await ensureGrpcCerts(inClusterSecretsApi(), caSecret, secrets, labels)) console.log(JSON.stringify(outcome));
+    return 0;
+  }
   if (command === 'ensure-secret') {
     const name = values.name;
     const keys = (values.keys ?? '').split(',').filter(Boolean);
     if (!name || keys.length === 0) throw new UsageError('ensure-secret needs --name and --keys');
-    const labels = Object.fromEntries(
-      (values.labels ?? '')
-        .split(',')
-        .filter(Boolean)
-        .map((pair) => pair.split('=', 2) as [string, string]),
-    );
     const action = await ensureSecret(inClusterSecretsApi(), name, keys, labels);
     console.log(JSON.stringify({ secret: name, action }));
     return 0;
   }
-  const admin = new Admin(resolveAddresses());
+  const admin = new Admin(resolveAddresses(), resolveGrpcTls());
   try {
     let result: unknown;
     if (command === 'create-client') result = await admin.createClient(need('email'), values.name);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createClient } from '@smsgw/platform';
+import { commonConfig, createClient, loadConfig, type GrpcTls } from '@smsgw/platform';
 import { accountProto, deviceHubProto, webhookProto, type account, type devicehub, type webhook } from '@smsgw/proto';
 
 export interface AdminAddresses {
@@ -23,20 +23,38 @@ export function resolveAddresses(env: NodeJS.ProcessEnv = process.env): AdminAdd
   };
 }
 
+/**
+ * The admin identity's certificate: GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE
+ * (or GRPC_TLS=off) when set, else the files of a running local stack, else a configuration error
+ * naming the variables.
+ */
+export function resolveGrpcTls(env: NodeJS.ProcessEnv = process.env): GrpcTls {
+  const fromEnv = ['GRPC_TLS', 'GRPC_TLS_CA_FILE', 'GRPC_TLS_CERT_FILE', 'GRPC_TLS_KEY_FILE'].some((name) => env[name]);
+  if (!fromEnv && fs.existsSync(DEV_FILE)) {
+    const dev = JSON.parse(fs.readFileSync(DEV_FILE, 'utf8')) as { adminGrpcTls?: { caFile: string; certFile: string; keyFile: string } };
+    if (dev.adminGrpcTls) return { mode: 'mtls', ...dev.adminGrpcTls };
+  }
+  return loadConfig((reader) => commonConfig.grpcTls(reader), env);
+}
+
 export class Admin {
   private readonly accounts;
   private readonly devices;
   private readonly webhooks;
 
-  constructor(addresses: AdminAddresses) {
+  /** `tls`: the admin identity's certificate (`resolveGrpcTls()`, or a stack's `grpcCredentials('admin')`). */
+  constructor(addresses: AdminAddresses, tls: GrpcTls) {
     this.accounts = createClient<account.AccountServiceClient>(accountProto().AccountService, addresses.accountAddress, {
       deadlineMs: 10_000,
+      tls,
     });
     this.devices = createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, addresses.deviceHubAddress, {
       deadlineMs: 10_000,
+      tls,
     });
     this.webhooks = createClient<webhook.WebhookServiceClient>(webhookProto().WebhookService, addresses.webhookAddress, {
       deadlineMs: 15_000,
+      tls,
     });
   }
 

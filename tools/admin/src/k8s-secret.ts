@@ -33,10 +33,15 @@ export function planSecret(
 export interface SecretsApi {
   /** The Secret's data, or undefined when there is none of that name. */
   get(name: string): Promise<Record<string, string> | undefined>;
-  /** Creates the Secret; false when one of that name appeared meanwhile (409). */
-  create(name: string, data: Record<string, string>, labels: Record<string, string>): Promise<boolean>;
+  /** Creates the Secret (`Opaque` unless `type` says otherwise); false when one of that name appeared meanwhile (409). */
+  create(name: string, data: Record<string, string>, labels: Record<string, string>, type?: string): Promise<boolean>;
   /** Adds keys to the Secret (a merge patch of `data`). */
   addKeys(name: string, data: Record<string, string>): Promise<void>;
+}
+
+/** Also replacing a Secret's whole data (the certificates' Job). */
+export interface ReplaceableSecretsApi extends SecretsApi {
+  replace(name: string, data: Record<string, string>, labels: Record<string, string>, type: string): Promise<void>;
 }
 
 export async function ensureSecret(
@@ -61,7 +66,7 @@ export async function ensureSecret(
 const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** The API server from inside a pod: its service account's token, CA and namespace. */
-export function inClusterSecretsApi(): SecretsApi {
+export function inClusterSecretsApi(): ReplaceableSecretsApi {
   const host = process.env.KUBERNETES_SERVICE_HOST;
   const port = process.env.KUBERNETES_SERVICE_PORT ?? '443';
   if (!host) throw new Error('not in a Kubernetes pod: KUBERNETES_SERVICE_HOST is not set');
@@ -100,8 +105,8 @@ export function inClusterSecretsApi(): SecretsApi {
       if (res.status !== 200) throw fail(`reading secret ${name}`, res);
       return (JSON.parse(res.body) as { data?: Record<string, string> }).data ?? {};
     },
-    async create(name, data, labels) {
-      const res = await call('POST', base, { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name, labels }, data });
+    async create(name, data, labels, type = 'Opaque') {
+      const res = await call('POST', base, { apiVersion: 'v1', kind: 'Secret', type, metadata: { name, labels }, data });
       if (res.status === 409) return false;
       if (res.status !== 201) throw fail(`creating secret ${name}`, res);
       return true;
@@ -109,6 +114,16 @@ export function inClusterSecretsApi(): SecretsApi {
     async addKeys(name, data) {
       const res = await call('PATCH', `${base}/${encodeURIComponent(name)}`, { data }, 'application/merge-patch+json');
       if (res.status !== 200) throw fail(`adding keys to secret ${name}`, res);
+    },
+    async replace(name, data, labels, type) {
+      const res = await call('PUT', `${base}/${encodeURIComponent(name)}`, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type,
+        metadata: { name, labels },
+        data,
+      });
+      if (res.status !== 200) throw fail(`replacing secret ${name}`, res);
     },
   };
 }

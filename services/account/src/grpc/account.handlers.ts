@@ -1,4 +1,4 @@
-import { keyModeToProto, modeFromProto } from '@smsgw/platform';
+import { keyModeToProto, modeFromProto, type Callers } from '@smsgw/platform';
 import type { AsyncHandlers } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { AccountRepository } from '../data/account.repository';
@@ -6,6 +6,27 @@ import { createApiKey, listApiKeys, revokeApiKey, revokeApiKeyById, verifyApiKey
 import { createClient, getClient, rotateSigningSecret, signUp, updateClient } from '../use-cases/clients.use-case';
 import { changePassword, getUser, signIn } from '../use-cases/users.use-case';
 import { clientOut, keyOut, NO_USER, userOut } from './account.mapper';
+
+/**
+ * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
+ * A new method must be listed here; startGrpcService refuses any other caller with PERMISSION_DENIED.
+ */
+export const accountCallers: Callers<account.AccountServiceHandlers> = {
+  CreateClient: ['admin'],
+  GetClient: ['dashboard', 'webhook', 'admin'],
+  CreateApiKey: ['dashboard', 'admin'],
+  VerifyApiKey: ['gateway'],
+  RevokeApiKey: ['admin'],
+  GetSigningSecret: ['dashboard', 'webhook', 'admin'],
+  SignUp: ['dashboard', 'admin'],
+  SignIn: ['dashboard'],
+  GetUser: ['dashboard'],
+  ChangePassword: ['dashboard'],
+  UpdateClient: ['dashboard'],
+  ListApiKeys: ['dashboard'],
+  RevokeApiKeyById: ['dashboard'],
+  RotateSigningSecret: ['dashboard'],
+};
 
 /** The gRPC methods of `smsgw.account.v1.AccountService`: each reads its request, runs one use case, maps the answer. */
 export function accountHandlers(repo: AccountRepository): AsyncHandlers<account.AccountServiceHandlers> {

@@ -1,3 +1,4 @@
+import type { Callers } from '@smsgw/platform';
 import type { AsyncHandlers } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
 import { removeDevice, revokeDeviceTokens } from '../use-cases/device-access.use-case';
@@ -14,6 +15,19 @@ function toProto(view: DeviceView): devicehub.Device {
     createdAt: view.device.created_at.toISOString(),
   };
 }
+
+/**
+ * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
+ * A new method must be listed here; startGrpcService refuses any other caller with PERMISSION_DENIED.
+ */
+export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
+  CreateDevice: ['dashboard', 'admin'],
+  ListDevices: ['gateway', 'dashboard'],
+  GetDevice: ['gateway', 'dashboard', 'admin'],
+  RevokeDeviceTokens: ['dashboard', 'admin'],
+  RenameDevice: ['dashboard'],
+  RemoveDevice: ['dashboard', 'admin'],
+};
 
 export function deviceHubHandlers(devices: DeviceUseCases, sessions: SessionRegistry): AsyncHandlers<devicehub.DeviceHubServiceHandlers> {
   return {

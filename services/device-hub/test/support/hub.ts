@@ -1,22 +1,13 @@
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  connectNats,
-  createClient,
-  createLogger,
-  createPool,
-  createRedis,
-  quoteIdent,
-  type Pool,
-  type PromiseClient,
-  type Redis,
-} from '@smsgw/platform';
+import { connectNats, createLogger, createPool, createRedis, quoteIdent, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
 import { deviceHubProto, type devicehub } from '@smsgw/proto';
 import { ensureCerts, type Certs } from '@smsgw/stack';
 import { loadDeviceHubConfig } from '../../src/config';
+import { deviceHubCallers } from '../../src/grpc/device-hub.handlers';
 import { start } from '../../src/main';
-import { DATABASE_URL, NATS_URL, randomHex, REDIS_URL } from '@smsgw/testing';
+import { DATABASE_URL, NATS_URL, randomHex, REDIS_URL, clientOfAllowedCallers, grpcTlsEnv } from '@smsgw/testing';
 
 export { DATABASE_URL, NATS_URL, randomHex, REDIS_URL };
 
@@ -68,6 +59,7 @@ export class HubCluster {
         DATABASE_SCHEMA: this.schema,
         DATABASE_POOL_MAX: '4',
         GRPC_HOST: '127.0.0.1',
+        ...grpcTlsEnv('device-hub'),
         GRPC_PORT: '0',
         AGENT_HOST: '127.0.0.1',
         AGENT_PORT: '0',
@@ -84,7 +76,11 @@ export class HubCluster {
       }),
       createLogger('device-hub-test', 'silent'),
     );
-    const client = createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, `127.0.0.1:${app.port}`);
+    const client = clientOfAllowedCallers<devicehub.DeviceHubServiceClient>(
+      deviceHubProto().DeviceHubService,
+      `127.0.0.1:${app.port}`,
+      deviceHubCallers,
+    );
     this.replicas.push({
       agentUrl: `https://127.0.0.1:${app.agentPort}`,
       client,

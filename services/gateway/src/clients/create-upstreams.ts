@@ -7,7 +7,7 @@ import type { Upstreams } from '../use-cases/upstreams';
 
 /** The gRPC channels of the gateway, built once at start-up. */
 export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Upstreams & { health: Record<string, HealthChecker>; close(): void } {
-  const options = { deadlineMs: config.grpcDeadlineMs };
+  const options = { deadlineMs: config.grpcDeadlineMs, tls: config.grpcTls };
   const up = {
     accounts: createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress, options),
     devices: createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, config.deviceHubAddress, options),
@@ -16,10 +16,10 @@ export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Ups
   };
   // Health checks on channels of their own, for readiness.
   const health = {
-    account: createHealthChecker(config.accountAddress),
-    message: createHealthChecker(config.messageAddress),
-    'device-hub': createHealthChecker(config.deviceHubAddress),
-    otp: createHealthChecker(config.otpAddress),
+    account: createHealthChecker(config.accountAddress, { tls: config.grpcTls, serverIdentity: 'account' }),
+    message: createHealthChecker(config.messageAddress, { tls: config.grpcTls, serverIdentity: 'message' }),
+    'device-hub': createHealthChecker(config.deviceHubAddress, { tls: config.grpcTls, serverIdentity: 'device-hub' }),
+    otp: createHealthChecker(config.otpAddress, { tls: config.grpcTls, serverIdentity: 'otp' }),
   };
   return {
     ...up,

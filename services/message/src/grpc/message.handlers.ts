@@ -1,4 +1,4 @@
-import { modeFromProto } from '@smsgw/platform';
+import { modeFromProto, type Callers } from '@smsgw/platform';
 import type { AsyncHandlers } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import { cancelMessage } from '../use-cases/cancel-message.use-case';
@@ -10,6 +10,26 @@ import { sendBatch } from '../use-cases/send-batch.use-case';
 import { sendMessages } from '../use-cases/send-messages.use-case';
 import { sendOtpMessage } from '../use-cases/send-otp-message.use-case';
 import { iso, sendInput, toProto, toSendManyResult } from './message.mapper';
+
+/**
+ * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
+ * A new method must be listed here; startGrpcService refuses any other caller with PERMISSION_DENIED.
+ */
+export const messageCallers: Callers<message.MessageServiceHandlers> = {
+  Send: ['gateway'],
+  SendBatch: ['gateway'],
+  SendMany: ['gateway'],
+  GetMessage: ['gateway', 'dashboard', 'otp', 'device-hub'],
+  CancelMessage: ['gateway'],
+  // The phones' side: only the hub claims and accepts.
+  ClaimNext: ['device-hub'],
+  AcceptMessage: ['device-hub'],
+  QueueDepths: ['gateway', 'dashboard'],
+  ListMessages: ['gateway', 'dashboard'],
+  GetStats: ['gateway', 'dashboard'],
+  RunRetention: ['scheduler'],
+  SendOtpMessage: ['otp'],
+};
 
 /** The gRPC methods of `smsgw.message.v1.MessageService`: each reads its request, runs one use case, maps the answer. */
 export function messageHandlers(service: MessageService): AsyncHandlers<message.MessageServiceHandlers> {

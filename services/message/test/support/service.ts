@@ -1,6 +1,8 @@
-import { connectNats, createClient, createLogger, createPool, quoteIdent, type Pool, type PromiseClient } from '@smsgw/platform';
+import { connectNats, createLogger, createPool, quoteIdent, type Pool, type PromiseClient } from '@smsgw/platform';
 import { messageProto, type message } from '@smsgw/proto';
+import { clientOfAllowedCallers, grpcTlsEnv } from '@smsgw/testing';
 import { loadMessageConfig } from '../../src/config';
+import { messageCallers } from '../../src/grpc/message.handlers';
 import { start } from '../../src/main';
 import { DATABASE_URL, NATS_URL, randomHex } from './database';
 
@@ -30,6 +32,7 @@ export async function startMessageService(env: Record<string, string> = {}): Pro
       DATABASE_SCHEMA: schema,
       GRPC_PORT: '0',
       GRPC_HOST: '127.0.0.1',
+      ...grpcTlsEnv('message'),
       NATS_URL,
       NATS_PREFIX: prefix,
       OTP_SEAL_KEY: TEST_SEAL_KEY,
@@ -39,7 +42,11 @@ export async function startMessageService(env: Record<string, string> = {}): Pro
     }),
     log,
   );
-  const client = createClient(messageProto().MessageService, `127.0.0.1:${app.port}`);
+  const client = clientOfAllowedCallers<message.MessageServiceClient>(
+    messageProto().MessageService,
+    `127.0.0.1:${app.port}`,
+    messageCallers,
+  );
   const pool = createPool({ url: DATABASE_URL, schema, max: 2 });
   return {
     client,

@@ -1,4 +1,4 @@
-import { modeFromProto } from '@smsgw/platform';
+import { modeFromProto, type Callers } from '@smsgw/platform';
 import type { AsyncHandlers, Logger, PromiseClient } from '@smsgw/platform';
 import type { message, otp } from '@smsgw/proto';
 import type { OtpRepository } from '../data/otp.repository';
@@ -19,6 +19,15 @@ export interface OtpDeps {
   idempotencyTtlSeconds: number;
   log: Logger;
 }
+
+/**
+ * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
+ * A new method must be listed here; startGrpcService refuses any other caller with PERMISSION_DENIED.
+ */
+export const otpCallers: Callers<otp.OtpServiceHandlers> = {
+  SendOtp: ['gateway'],
+  VerifyOtp: ['gateway'],
+};
 
 /** The gRPC methods of `smsgw.otp.v1.OtpService`: each reads its request, runs one use case, maps the answer. */
 export function otpHandlers({ messages, ...deps }: OtpDeps): AsyncHandlers<otp.OtpServiceHandlers> {

@@ -16,7 +16,7 @@ import { messageProto, otpProto, type message, type otp } from '@smsgw/proto';
 import { freePort, grpcServing, REPO_ROOT, ServiceProcess } from '@smsgw/stack';
 import { loadOtpConfig } from '../../src/config';
 import { start } from '../../src/main';
-import { DATABASE_URL, NATS_URL, REDIS_URL } from '@smsgw/testing';
+import { DATABASE_URL, NATS_URL, REDIS_URL, grpcTlsEnv, grpcTlsFor } from '@smsgw/testing';
 
 export { DATABASE_URL, NATS_URL, REDIS_URL };
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
@@ -61,6 +61,7 @@ export async function startOtpSystem(): Promise<OtpSystem> {
       DATABASE_SCHEMA: messageSchema,
       GRPC_HOST: '127.0.0.1',
       GRPC_PORT: String(messagePort),
+      ...grpcTlsEnv('message'),
       NATS_URL,
       NATS_PREFIX: natsPrefix,
       OTP_SEAL_KEY: hex(32),
@@ -68,7 +69,7 @@ export async function startOtpSystem(): Promise<OtpSystem> {
       LOG_LEVEL: 'warn',
     },
     logFile: path.join(REPO_ROOT, `.stack/otp-tests/message-${run}.log`),
-    ready: () => grpcServing(`127.0.0.1:${messagePort}`),
+    ready: () => grpcServing(`127.0.0.1:${messagePort + 100}`),
   });
   await messageService.start();
   const env = {
@@ -76,6 +77,7 @@ export async function startOtpSystem(): Promise<OtpSystem> {
     DATABASE_SCHEMA: otpSchema,
     GRPC_HOST: '127.0.0.1',
     GRPC_PORT: '0',
+    ...grpcTlsEnv('otp'),
     REDIS_URL,
     REDIS_PREFIX: redisPrefix,
     MESSAGE_GRPC_ADDR: `127.0.0.1:${messagePort}`,
@@ -111,8 +113,11 @@ export async function startOtpSystem(): Promise<OtpSystem> {
   proxy.address = `127.0.0.1:${(proxyServer.address() as net.AddressInfo).port}`;
   const log = createLogger('otp-test', 'silent');
   const apps = [await start(loadOtpConfig(env), log)];
-  const clients = [createClient<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${apps[0]!.port}`)];
-  const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, `127.0.0.1:${messagePort}`);
+  const clients = [createClient<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${apps[0]!.port}`, { tls: grpcTlsFor('gateway') })];
+  // The tests claim as the hub would and read as any reader of messages may.
+  const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, `127.0.0.1:${messagePort}`, {
+    tls: grpcTlsFor('device-hub'),
+  });
   const otpPool = createPool({ url: DATABASE_URL, schema: otpSchema, max: 2 });
   const messagePool = createPool({ url: DATABASE_URL, schema: messageSchema, max: 2 });
   const redis = createRedis({ url: REDIS_URL, keyPrefix: redisPrefix, name: 'otp-test' });
@@ -128,7 +133,7 @@ export async function startOtpSystem(): Promise<OtpSystem> {
     async addReplica(overrides = {}) {
       const app = await start(loadOtpConfig({ ...env, ...overrides }), log);
       apps.push(app);
-      const client = createClient<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${app.port}`);
+      const client = createClient<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${app.port}`, { tls: grpcTlsFor('gateway') });
       clients.push(client);
       return client;
     },

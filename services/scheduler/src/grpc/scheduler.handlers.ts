@@ -1,3 +1,4 @@
+import type { Callers } from '@smsgw/platform';
 import type { AsyncHandlers, Nats } from '@smsgw/platform';
 import type { scheduler } from '@smsgw/proto';
 import type { TimerRepository, TimerRow } from '../data/timer.repository';
@@ -17,6 +18,16 @@ function toProto(t: TimerRow, created: boolean): scheduler.Timer {
     firedAt: iso(t.fired_at),
   };
 }
+
+/**
+ * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
+ * A new method must be listed here; startGrpcService refuses any other caller with PERMISSION_DENIED.
+ */
+export const schedulerCallers: Callers<scheduler.SchedulerServiceHandlers> = {
+  CreateTimer: ['message', 'webhook'],
+  CancelTimer: ['message', 'webhook'],
+  ListJobs: ['admin'],
+};
 
 /** The gRPC methods of `smsgw.scheduler.v1.SchedulerService`: each reads its request, runs one use case, maps the answer. */
 export function schedulerHandlers(

@@ -1,8 +1,9 @@
-import { connectNats, createClient, createLogger, createPool, quoteIdent, type Nats, type Pool, type PromiseClient } from '@smsgw/platform';
+import { connectNats, createLogger, createPool, quoteIdent, type Nats, type Pool, type PromiseClient } from '@smsgw/platform';
 import { schedulerProto, type scheduler } from '@smsgw/proto';
 import { loadSchedulerConfig } from '../../src/config';
+import { schedulerCallers } from '../../src/grpc/scheduler.handlers';
 import { start } from '../../src/main';
-import { DATABASE_URL, eventually, NATS_URL, randomHex, sleep } from '@smsgw/testing';
+import { DATABASE_URL, eventually, NATS_URL, randomHex, sleep, clientOfAllowedCallers, grpcTlsEnv } from '@smsgw/testing';
 
 export { DATABASE_URL, eventually, NATS_URL, randomHex, sleep };
 
@@ -40,6 +41,7 @@ export class SchedulerWorld {
         DATABASE_SCHEMA: this.schema,
         GRPC_PORT: '0',
         GRPC_HOST: '127.0.0.1',
+        ...grpcTlsEnv('scheduler'),
         NATS_URL,
         NATS_PREFIX: this.prefix,
         PERIODIC_JOBS: 'false',
@@ -47,7 +49,11 @@ export class SchedulerWorld {
       }),
       createLogger('scheduler-test', process.env.TEST_LOG_LEVEL ?? 'silent'),
     );
-    const client = createClient(schedulerProto().SchedulerService, `127.0.0.1:${app.port}`);
+    const client = clientOfAllowedCallers<scheduler.SchedulerServiceClient>(
+      schedulerProto().SchedulerService,
+      `127.0.0.1:${app.port}`,
+      schedulerCallers,
+    );
     let stopped = false;
     const replica = {
       client,

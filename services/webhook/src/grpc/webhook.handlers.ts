@@ -1,10 +1,24 @@
-import { modeFromProto } from '@smsgw/platform';
+import { modeFromProto, type Callers } from '@smsgw/platform';
 import type { AsyncHandlers } from '@smsgw/platform';
 import type { webhook } from '@smsgw/proto';
 import { listDeliveries, replayEvent, sendTestEvent } from '../use-cases/deliveries.use-case';
 import { createEndpoint, deleteEndpoint, listEndpoints, updateEndpoint } from '../use-cases/endpoints.use-case';
 import type { WebhookService } from '../use-cases/webhook-service';
 import { deliveryOut, endpointOut } from './webhook.mapper';
+
+/**
+ * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
+ * A new method must be listed here; startGrpcService refuses any other caller with PERMISSION_DENIED.
+ */
+export const webhookCallers: Callers<webhook.WebhookServiceHandlers> = {
+  CreateEndpoint: ['dashboard', 'admin'],
+  ListEndpoints: ['dashboard', 'admin'],
+  UpdateEndpoint: ['dashboard'],
+  DeleteEndpoint: ['dashboard', 'admin'],
+  SendTestEvent: ['dashboard', 'admin'],
+  ReplayEvent: ['dashboard', 'admin'],
+  ListDeliveries: ['dashboard', 'admin'],
+};
 
 /** Endpoints, test events, replays and the delivery log over gRPC (the dashboard and the operator command line): each method reads its request, runs one use case, maps the answer. */
 export function webhookHandlers(service: WebhookService): AsyncHandlers<webhook.WebhookServiceHandlers> {
