@@ -20,7 +20,7 @@ export async function start(config: AccountConfig = loadAccountConfig(), log: Lo
     listen: config.grpc,
     name: 'smsgw.account.v1.AccountService',
     definition: accountProto().AccountService.service,
-    handlers: accountHandlers(new AccountRepository(pool)),
+    handlers: accountHandlers(new AccountRepository(pool), config.emailLinks),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
