@@ -19,6 +19,7 @@ import { loadDashboardConfig, type DashboardConfig } from './config';
 import { createApp } from './http/app';
 import { SessionStore } from './http/session';
 import { DeviceEvents } from './live/device-events';
+import { createMailer } from './mail/mailer';
 
 export async function start(config: DashboardConfig = loadDashboardConfig(), log: Logger = createLogger('dashboard')) {
   const options = { deadlineMs: config.grpcDeadlineMs };
@@ -36,6 +37,8 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
   const { tls } = config.http;
   const behindProxy = tls.mode === 'proxy';
   const unready = async () => ((await redisAnswers(redis, 1000)) ? [] : ['redis']);
+  const mailer = createMailer(config.mail, log);
+  let port = config.http.port;
   const app = createApp({
     up,
     sessions: new SessionStore(redis, config.sessions),
@@ -48,13 +51,16 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
     behindProxy,
     unready,
     apkFile: config.apkFile,
+    mailer,
+    publicUrl: () => config.mail.publicUrl ?? `https://127.0.0.1:${port}`,
+    emailLimits: config.emailLimits,
   });
   const server =
     tls.mode === 'proxy'
       ? http.createServer(app.callback())
       : https.createServer({ cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) }, app.callback());
   await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
   log.info({ port }, 'dashboard ready');
   return {
     port,
@@ -65,6 +71,7 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
         server.closeAllConnections();
       });
       deviceEvents.stop();
+      mailer.close();
       await nats.nc.drain();
       redis.disconnect();
       for (const client of Object.values(up)) client.close();

@@ -10,19 +10,25 @@ export interface SignInDeps {
   signIn: { maxFailures: number; windowMs: number };
 }
 
-/** A new account and its first session: the session's token. */
-export async function signUp(deps: SignInDeps, form: { email: string; password: string; name: string }): Promise<string> {
+/** A new account and its first session: the session's token, and the account's client. */
+export async function signUp(
+  deps: SignInDeps,
+  form: { email: string; password: string; name: string },
+): Promise<{ token: string; clientId: string }> {
   const created = await deps.up.accounts.signUp(form);
   const { token } = await deps.sessions.create({
     userId: created.user!.userId,
     clientId: created.user!.clientId,
     email: created.user!.email,
   });
-  return token;
+  return { token, clientId: created.user!.clientId };
 }
 
-/** The keys of the failed sign-ins of an address and of an e-mail (hashed: no address in Redis's keys). */
-function signInKeys(ip: string, email: string): string[] {
+/**
+ * The keys of the failed sign-ins of an address and of an e-mail (hashed: no address in Redis's
+ * keys). The password asked again (re-authentication, password change) counts against them too.
+ */
+export function signInKeys(ip: string, email: string): string[] {
   return [`dashboard:signin:ip:${ip}`, `dashboard:signin:email:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`];
 }
 
@@ -33,8 +39,11 @@ export type SignInOutcome = { outcome: 'throttled' } | { outcome: 'refused' } | 
  * is checked and counted in one step, and given back when it turns out right or the account
  * service could not answer, so attempts sent at once cannot all pass.
  */
+export const signInCounter = (deps: Pick<SignInDeps, 'redis' | 'signIn'>) =>
+  new FixedWindowCounter(deps.redis, { windowMs: deps.signIn.windowMs });
+
 export async function signIn(deps: SignInDeps, ip: string, email: string, password: string): Promise<SignInOutcome> {
-  const counter = new FixedWindowCounter(deps.redis, { windowMs: deps.signIn.windowMs });
+  const counter = signInCounter(deps);
   const keys = signInKeys(ip, email);
   if (!(await counter.take(keys, deps.signIn.maxFailures)).allowed) return { outcome: 'throttled' };
   const user = await deps.up.accounts.signIn({ email, password }).catch(async (err: unknown) => {
