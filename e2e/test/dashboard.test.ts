@@ -277,7 +277,10 @@ describe('the dashboard in a real browser', () => {
     await page.getByLabel(/^Address that receives alerts/).fill(`new-${email}`);
     await page.getByLabel('Your password, to change it').fill('the owner password');
     await page.getByRole('button', { name: 'Save' }).click();
-    expect(await page.locator('.notice.ok').textContent()).toBe('Alert e-mails go to the new address.');
+    expect(await page.locator('.notice.ok').textContent()).toBe(
+      'Alert e-mails go to the new address once you confirm it: open the link we e-mailed there.',
+    );
+    expect(await page.locator('.notice.warn').textContent()).toContain(`Alert e-mails are not sent until you confirm new-${email}`);
     await page.getByLabel('Your password, to show it').fill('the owner password');
     await page.getByRole('button', { name: 'Show the signing secret' }).click();
     expect(await page.getByLabel('Signing secret').inputValue()).toMatch(/^whsec_/);

@@ -26,7 +26,7 @@ export function credentialsForm(
 
 /** The notice of an alert address not verified yet, with its "send again" button. */
 export function unverifiedNotice(csrfToken: string, email: string): SafeHtml {
-  return html`<div class="notice error" role="status"><p>Alert e-mails are not sent until you confirm <strong>${email}</strong>: open the link we e-mailed there.</p>
+  return html`<div class="notice warn" role="status"><p>Alert e-mails are not sent until you confirm <strong>${email}</strong>: open the link we e-mailed there.</p>
 <form method="post" action="/settings/verify-email">${csrfField({ csrf: csrfToken })}<button type="submit">Send the link again</button></form></div>`;
 }
 
