@@ -256,9 +256,10 @@ describe('webhooks, the whole system', () => {
     }
     await send(c, d, { to: '+33612345678', message: 'Avec alerte' });
     const second = await receiver.waitFor('/unverified-500', 6, 30_000);
-    const alert = await mail.waitFor((m) => m.raw.includes(second[5]!.body.event_id));
-    expect(alert.to).toEqual([email]);
-    expect(mail.mails.filter((m) => m.raw.includes(first[0]!.body.event_id))).toEqual([]);
+    const alert = await mail.waitFor((m) => m.to.includes(email));
+    // Quoted-printable may break a long line anywhere: undo its soft breaks before looking for the event.
+    expect(alert.raw.replace(/=\r?\n/g, '')).toContain(second[5]!.body.event_id);
+    expect(mail.mails.filter((m) => m.to.includes(email))).toHaveLength(1);
   });
 
   async function eventuallyDelivery(c: DemoClient, endpointId: string, ok: (d: webhook.Delivery__Output) => boolean, timeoutMs = 15_000) {
