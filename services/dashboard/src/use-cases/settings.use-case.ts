@@ -1,5 +1,5 @@
 import type { Confirmation } from './confirm-password.use-case';
-import { signInCounter, signInKeys, type SignInDeps } from './sign-in.use-case';
+import { signInCounter, signInEmailKey, type SignInDeps } from './sign-in.use-case';
 import type { Upstreams } from './upstreams';
 
 /** Where the client's alert e-mails go, and whether that address is verified (alerts are sent only then). */
@@ -23,16 +23,16 @@ export async function changeAlertEmail(up: Upstreams, clientId: string, email: s
 
 /**
  * A password change; the user's other sessions end. A wrong current password counts with the
- * failed sign-ins of the address and the e-mail; past their limit it is not even checked.
+ * failed sign-ins of the user's e-mail; past their limit it is not even checked.
  */
 export async function changePassword(
   deps: Pick<SignInDeps, 'up' | 'redis' | 'signIn' | 'sessions'>,
-  ip: string,
   user: { userId: string; email: string; token: string },
   passwords: { current: string; next: string },
 ): Promise<Confirmation> {
   const counter = signInCounter(deps);
-  const keys = signInKeys(ip, user.email);
+  // The session says whose password is guessed: its e-mail's count, which sign-in also reads.
+  const keys = [signInEmailKey(user.email)];
   if (!(await counter.take(keys, deps.signIn.maxFailures)).allowed) return 'throttled';
   const { changed } = await deps.up.accounts
     .changePassword({ userId: user.userId, currentPassword: passwords.current, newPassword: passwords.next })

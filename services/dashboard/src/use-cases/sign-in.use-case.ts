@@ -24,12 +24,12 @@ export async function signUp(
   return { token, clientId: created.user!.clientId };
 }
 
-/**
- * The keys of the failed sign-ins of an address and of an e-mail (hashed: no address in Redis's
- * keys). The password asked again (re-authentication, password change) counts against them too.
- */
-export function signInKeys(ip: string, email: string): string[] {
-  return [`dashboard:signin:ip:${ip}`, `dashboard:signin:email:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`];
+/** The key of the failed sign-ins for an e-mail (hashed: no address in Redis's keys). */
+export const signInEmailKey = (email: string) => `dashboard:signin:email:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`;
+
+/** The keys of the failed sign-ins of an address and of an e-mail. */
+function signInKeys(ip: string, email: string): string[] {
+  return [`dashboard:signin:ip:${ip}`, signInEmailKey(email)];
 }
 
 export type SignInOutcome = { outcome: 'throttled' } | { outcome: 'refused' } | { outcome: 'signed-in'; token: string };

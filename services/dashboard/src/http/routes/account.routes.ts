@@ -160,7 +160,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
 
   /** The sensitive actions' re-authentication: the form's `password` field is the user's. */
   const passwordRefusal = async (ctx: DashContext) =>
-    refusal(ctx, await confirmPassword(deps, ctx.ip, ctx.state.session!, ctx.state.form!.get('password') ?? ''));
+    refusal(ctx, await confirmPassword(deps, ctx.state.session!, ctx.state.form!.get('password') ?? ''));
 
   async function keysPage(ctx: DashContext, fresh?: { key: string; mode: string; name: string }, error?: string, typed?: string) {
     const s = ctx.state.session!;
@@ -227,7 +227,6 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     try {
       const outcome = await changePassword(
         deps,
-        ctx.ip,
         { userId: s.userId, email: s.email, token: ctx.state.token! },
         { current: ctx.state.form!.get('current') ?? '', next: ctx.state.form!.get('new') ?? '' },
       );
