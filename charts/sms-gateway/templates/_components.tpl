@@ -2,6 +2,8 @@
 The services: their values key, ports, what they use and whom they call, as in DESIGN.md's table
 of parts. The env, the probes and the NetworkPolicies are all derived from this one table.
   kind: grpc (gRPC probes) or http (HTTP probes on /healthz and /readyz)
+  healthPort: the gRPC services' plaintext health port (GRPC_HEALTH_PORT): the probes' port, since
+    `port` takes mutual TLS only and the kubelet's gRPC probes cannot speak TLS
   public: the port an Ingress routes to
 Usage: {{ $all := fromYaml (include "smsgw.components" $) }}
 */}}
@@ -10,18 +12,21 @@ account:
   key: account
   kind: grpc
   port: 50051
+  healthPort: 50151
   uses: [postgres]
   calls: []
 message:
   key: message
   kind: grpc
   port: 50052
+  healthPort: 50152
   uses: [postgres, nats]
   calls: [scheduler]
 device-hub:
   key: deviceHub
   kind: grpc
   port: 50053
+  healthPort: 50153
   public: 8444
   uses: [postgres, redis, nats]
   calls: [message]
@@ -29,18 +34,21 @@ otp:
   key: otp
   kind: grpc
   port: 50054
+  healthPort: 50154
   uses: [postgres, redis]
   calls: [message]
 scheduler:
   key: scheduler
   kind: grpc
   port: 50055
+  healthPort: 50155
   uses: [postgres, nats]
   calls: []
 webhook:
   key: webhook
   kind: grpc
   port: 50056
+  healthPort: 50156
   uses: [postgres, nats, smtp, internet]
   calls: [account, scheduler]
 gateway:

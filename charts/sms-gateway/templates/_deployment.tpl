@@ -1,6 +1,7 @@
 {{/*
 One service's Deployment: rolling updates that never lower capacity, pods spread over zones and
-nodes, hardened, with the probes of "smsgw.probes" and the environment of "smsgw.env.common".
+nodes, hardened, with the probes of "smsgw.probes", the environment of "smsgw.env.common", and
+its gRPC certificate mounted and named by "smsgw.env.grpcTls".
 Usage: {{ include "smsgw.deployment" (dict "context" $ "component" "gateway") }}
 */}}
 {{- define "smsgw.deployment" -}}
@@ -92,6 +93,9 @@ spec:
             - name: {{ $c.kind }}
               containerPort: {{ $c.port }}
               protocol: TCP
+            {{- with include "smsgw.grpcTls.healthContainerPort" . }}
+            {{- . | nindent 12 }}
+            {{- end }}
             {{- if and $c.public (ne $c.kind "http") }}
             - name: agent
               containerPort: {{ $c.public }}
@@ -104,6 +108,7 @@ spec:
             {{- end }}
           env:
             {{- include "smsgw.env.common" . | nindent 12 }}
+            {{- include "smsgw.env.grpcTls" . | nindent 12 }}
             {{- include (printf "smsgw.env.%s" .component) $root | nindent 12 }}
             {{- with $v.extraEnv }}
             {{- toYaml . | nindent 12 }}
@@ -120,6 +125,9 @@ spec:
           volumeMounts:
             - name: tmp
               mountPath: /tmp
+            {{- with include "smsgw.grpcTls.volumeMount" . }}
+            {{- . | nindent 12 }}
+            {{- end }}
             {{- if and (eq $root.Values.tls.mode "native") $c.public }}
             - name: tls
               mountPath: /etc/smsgw/tls
@@ -133,6 +141,9 @@ spec:
         - name: tmp
           emptyDir:
             sizeLimit: 64Mi
+        {{- with include "smsgw.grpcTls.volume" . }}
+        {{- . | nindent 8 }}
+        {{- end }}
         {{- if and (eq $root.Values.tls.mode "native") $c.public }}
         - name: tls
           secret:

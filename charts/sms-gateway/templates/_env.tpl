@@ -71,6 +71,10 @@ Usage: {{ include "smsgw.env.listen" (dict "context" $ "component" "device-hub")
 {{- if $c.public }}
 - name: TLS_MODE
   value: {{ $root.Values.tls.mode | quote }}
+{{- with $root.Values.tls.trustedProxies }}
+- name: TRUSTED_PROXIES
+  value: {{ join "," . | quote }}
+{{- end }}
 {{- if eq $root.Values.tls.mode "native" }}
 - name: TLS_CERT_FILE
   value: /etc/smsgw/tls/tls.crt

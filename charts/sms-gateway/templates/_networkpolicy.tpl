@@ -47,6 +47,9 @@ spec:
         {{- toYaml . | nindent 8 }}
       {{- end }}
     {{- end }}
+    {{- with include "smsgw.grpcTls.networkPolicyIngress" . | trim }}
+    {{- . | nindent 4 }}
+    {{- end }}
     {{- /* Metrics only from the scrapers named in networkPolicy.metricsFrom: an empty `from` would admit any source. */}}
     {{- if and $root.Values.metrics.enabled $np.metricsFrom }}
     - ports:

@@ -1,5 +1,6 @@
 {{/*
-The startup, liveness and readiness probes of one service's container: gRPC health checks, or
+The startup, liveness and readiness probes of one service's container: gRPC health checks on the
+plaintext health port (`healthPort` of "smsgw.components"), or
 /healthz and /readyz for the gateway and the dashboard (HTTPS in native TLS mode).
 Usage: {{- include "smsgw.probes" (dict "context" $ "component" "gateway") | nindent 10 }}
 */}}
@@ -7,18 +8,19 @@ Usage: {{- include "smsgw.probes" (dict "context" $ "component" "gateway") | nin
 {{- $c := fromYaml (include "smsgw.component.facts" .) -}}
 {{- if eq $c.kind "grpc" -}}
 # The 'liveness' health service answers SERVING while the process does; '' (readiness)
-# answers NOT_SERVING until the migrations ran and while a dependency is down.
+# answers NOT_SERVING until the migrations ran and while a dependency is down. The kubelet's
+# gRPC probes cannot speak TLS: they ask the plaintext health port, not the mutual TLS one.
 startupProbe:
-  grpc: { port: {{ $c.port }}, service: liveness }
+  grpc: { port: {{ $c.healthPort }}, service: liveness }
   periodSeconds: 2
   failureThreshold: 60
 livenessProbe:
-  grpc: { port: {{ $c.port }}, service: liveness }
+  grpc: { port: {{ $c.healthPort }}, service: liveness }
   periodSeconds: 10
   timeoutSeconds: 3
   failureThreshold: 3
 readinessProbe:
-  grpc: { port: {{ $c.port }} }
+  grpc: { port: {{ $c.healthPort }} }
   periodSeconds: 5
   timeoutSeconds: 3
   failureThreshold: 2

@@ -5,7 +5,7 @@ Usage: {{ include "smsgw.validateValues" $ }}
 */}}
 {{- define "smsgw.validateValues" -}}
 {{- $problems := list -}}
-{{- range list "database" "redis" "nats" "tls" "ingress" "components" "metrics" "secrets" -}}
+{{- range list "database" "redis" "nats" "tls" "ingress" "components" "metrics" "secrets" "grpcTls" -}}
 {{- $problems = concat $problems (include (printf "smsgw.validateValues.%s" .) $ | splitList "\n" | compact) -}}
 {{- end -}}
 {{- if $problems -}}

@@ -113,3 +113,16 @@ describe('the environment the chart gives each service', () => {
     },
   );
 });
+
+describe('the trusted proxies of the public endpoints', () => {
+  it('when tls.trustedProxies is set, then the gateway, dashboard and device-hub believe forwarded headers from those ranges only', () => {
+    const rendered = deployments('default', 'tls.trustedProxies={10.42.0.0/16,192.0.2.7}');
+    for (const service of ['gateway', 'dashboard', 'device-hub']) {
+      const config = loader(service)(processEnv(rendered.get(service)!)) as { http?: { tls: unknown }; agents?: { tls: unknown } };
+      expect({ service, tls: config.http?.tls ?? config.agents?.tls }).toEqual({
+        service,
+        tls: { mode: 'proxy', trustedProxies: ['10.42.0.0/16', '192.0.2.7'] },
+      });
+    }
+  });
+});

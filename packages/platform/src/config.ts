@@ -15,6 +15,8 @@ export interface EnvReader {
   oneOf<T extends string>(name: string, values: readonly T[], fallback?: T): T;
   /** A secret key of at least `minBytes` bytes, given as hex or base64; required, no default. */
   key(name: string, minBytes?: number): Buffer;
+  /** A value read by `parse`, whose thrown error's message is the problem reported. */
+  parsed<V>(name: string, fallback: string, parse: (text: string) => V): V;
 }
 
 /**
@@ -73,6 +75,14 @@ export function loadConfig<T extends object>(build: (env: EnvReader) => T, sourc
       }),
     oneOf: (name, values, fallback) =>
       required(name, fallback, (t) => ((values as readonly string[]).includes(t) ? t : `!must be one of ${values.join(', ')}`)),
+    parsed: (name, fallback, parse) =>
+      required(name, { value: parse(fallback) }, (t) => {
+        try {
+          return { value: parse(t) };
+        } catch (err) {
+          return `!${(err as Error).message}`;
+        }
+      })?.value,
     key: (name, minBytes = 32) => {
       const text = raw(name)?.trim();
       const bytes = !text

@@ -1,4 +1,5 @@
 import type { EnvReader } from './config';
+import { DEFAULT_TRUSTED_PROXIES, TrustedProxies } from './net/forwarded';
 
 /**
  * The URL with the user name and password put in, each percent-encoded. The
@@ -16,9 +17,10 @@ export function withCredentials(url: string | undefined, username: string | unde
 /**
  * How a public endpoint (gateway, dashboard, the hub's phones) speaks TLS. `native`: the process
  * serves HTTPS with TLS_CERT_FILE and TLS_KEY_FILE (both then required). `proxy`: a trusted proxy
- * (an Ingress) terminates TLS and forwards plain HTTP, saying `X-Forwarded-Proto: https`.
+ * (an Ingress) terminates TLS and forwards plain HTTP, saying `X-Forwarded-Proto: https`; its
+ * forwarded headers are believed only from TRUSTED_PROXIES (net/forwarded.ts).
  */
-export type TlsSettings = { mode: 'native'; certFile: string; keyFile: string } | { mode: 'proxy' };
+export type TlsSettings = { mode: 'native'; certFile: string; keyFile: string } | { mode: 'proxy'; trustedProxies: readonly string[] };
 
 /** Settings every backend service reads the same way. */
 export const commonConfig = {
@@ -58,6 +60,9 @@ export const commonConfig = {
   grpcAddress: (env: EnvReader, name: string, fallback: string) => env.str(name, fallback),
   tls: (env: EnvReader): TlsSettings =>
     env.oneOf('TLS_MODE', ['native', 'proxy'] as const, 'native') === 'proxy'
-      ? { mode: 'proxy' }
+      ? {
+          mode: 'proxy',
+          trustedProxies: env.parsed('TRUSTED_PROXIES', DEFAULT_TRUSTED_PROXIES.join(','), (t) => TrustedProxies.parse(t).ranges),
+        }
       : { mode: 'native', certFile: env.str('TLS_CERT_FILE'), keyFile: env.str('TLS_KEY_FILE') },
 };

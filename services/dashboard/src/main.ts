@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { connectNats, createClient, createLogger, createRedis, redisAnswers, runMain, type Logger } from '@smsgw/platform';
+import { connectNats, createClient, createLogger, createRedis, redisAnswers, runMain, TrustedProxies, type Logger } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import {
   accountProto,
@@ -35,7 +35,6 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
   const deviceEvents = new DeviceEvents(nats, log);
   deviceEvents.start();
   const { tls } = config.http;
-  const behindProxy = tls.mode === 'proxy';
   const unready = async () => ((await redisAnswers(redis, 1000)) ? [] : ['redis']);
   const mailer = createMailer(config.mail, log);
   let port = config.http.port;
@@ -48,7 +47,7 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
     signUpLimit: config.signUpLimit,
     testEventLimit: config.testEventLimit,
     log,
-    behindProxy,
+    trustedProxies: tls.mode === 'proxy' ? new TrustedProxies(tls.trustedProxies) : undefined,
     unready,
     apkFile: config.apkFile,
     mailer,

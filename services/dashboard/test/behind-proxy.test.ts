@@ -83,4 +83,18 @@ describe('the dashboard behind a TLS-terminating proxy (TLS_MODE=proxy)', () => 
     // Another address gets past the throttle (and on to the account service, absent here).
     expect((await signIn('203.0.113.7, 203.0.113.8')).status).not.toBe(429);
   });
+
+  it('when a load balancer hides client addresses (no X-Forwarded-For), then the address count does not apply, so one caller cannot lock everyone out', async () => {
+    // The proxy's own address has failed too often: without X-Forwarded-For that address is everyone's.
+    await redis.set('dashboard:signin:ip:127.0.0.1', '3', 'EX', 60);
+    const form = await fetch(`${base}/signin`, { headers: { 'x-forwarded-proto': 'https' } });
+    const cookie = form.headers.get('set-cookie')!.split(';')[0]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    const res = await fetch(`${base}/signin`, {
+      method: 'POST',
+      headers: { 'x-forwarded-proto': 'https', cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, email: 'someone@example.com', password: 'wrong' }).toString(),
+    });
+    expect(res.status).not.toBe(429);
+  });
 });

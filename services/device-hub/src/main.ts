@@ -151,7 +151,6 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   };
 }
 
-/** Whether `check` succeeds within `ms` (a failure or a late answer is false). */
 if (require.main === module) {
   const log = createLogger('device-hub');
   runMain(log, () => start(loadDeviceHubConfig(), log));

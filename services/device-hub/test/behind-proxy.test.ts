@@ -49,6 +49,25 @@ describe('the phones endpoint behind a TLS-terminating proxy (TLS_MODE=proxy)', 
     expect((await from('203.0.113.7, 203.0.113.9')).status).toBe(401);
   });
 
+  it('when a load balancer hides phone addresses (no X-Forwarded-For), then no address limit applies: one phone cannot lock every other out', async () => {
+    for (let i = 0; i < 4; i++) expect((await pair({ 'x-forwarded-proto': 'https' })).status).toBe(401);
+  });
+
+  it('when the connection does not come from a trusted proxy, then its X-Forwarded-* headers are not believed: it is refused as not HTTPS', async () => {
+    const untrusting = await HubCluster.start(1, { TLS_MODE: 'proxy', TLS_CERT_FILE: '', TLS_KEY_FILE: '', TRUSTED_PROXIES: '192.0.2.1' });
+    try {
+      const res = await fetch(`http://127.0.0.1:${new URL(untrusting.first.agentUrl).port}/v1/agent/pair`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.7' },
+        body: JSON.stringify({ pairing_code: 'NOTACODE' }),
+      });
+      expect(res.status).toBe(403);
+      expect(await res.json()).toMatchObject({ success: false, error: { code: 'HTTPS_REQUIRED' } });
+    } finally {
+      await untrusting.stop();
+    }
+  });
+
   it('when a WebSocket upgrade did not come over HTTPS, then it is refused with 403; over HTTPS an unknown token is 401', async () => {
     const upgrade = (headers: Record<string, string>) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {

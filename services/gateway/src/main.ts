@@ -2,7 +2,7 @@ import './instrumentation';
 import http from 'node:http';
 import type net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { createLogger, createRedis, runMain, TickPipeline, type Logger } from '@smsgw/platform';
+import { createLogger, createRedis, runMain, TickPipeline, TrustedProxies, type Logger } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { createUpstreams } from './clients/create-upstreams';
 import { watchRedis } from './clients/watch-redis';
@@ -23,7 +23,6 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
   const pipeline = new TickPipeline(redis);
   const upstreams = createUpstreams(config, pipeline);
   const { tls } = config.http;
-  const proxied = tls.mode === 'proxy';
   const app = createApp({
     upstreams,
     redis,
@@ -36,7 +35,7 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     // Three deadlines: longer than a request may run, short enough that a key left by a dead gateway frees soon.
     idempotencyInProgressSeconds: Math.ceil((3 * config.grpcDeadlineMs) / 1000),
-    requireForwardedHttps: proxied,
+    trustedProxies: tls.mode === 'proxy' ? new TrustedProxies(tls.trustedProxies) : undefined,
   });
   let server: net.Server;
   if (tls.mode === 'proxy') {

@@ -113,8 +113,10 @@ func TestWhenRenderedThenGrpcServicesHaveNativeGrpcProbesAndTheGatewayAndDashboa
 			t.Errorf("%s: readiness and liveness must be native gRPC probes, got %+v / %+v", name, c.ReadinessProbe.ProbeHandler, c.LivenessProbe.ProbeHandler)
 			continue
 		}
-		if ready.Port != port || live.Port != port {
-			t.Errorf("%s: probes on ports %d/%d, the service serves %d", name, ready.Port, live.Port, port)
+		// The gRPC port takes mutual TLS only, which the kubelet cannot speak: the probes ask the
+		// plaintext health port, gRPC port + 100, which the container declares.
+		if health := port + 100; ready.Port != health || live.Port != health || containerPort(c, "grpc-health") != health {
+			t.Errorf("%s: probes on ports %d/%d, the health port is %d (declared %d)", name, ready.Port, live.Port, health, containerPort(c, "grpc-health"))
 		}
 		// Readiness asks for the whole server (""); liveness for the service that stays SERVING
 		// while a dependency is down, so an outage never restarts every pod.

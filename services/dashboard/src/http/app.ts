@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { AppError, ERROR_CATALOG, recordHttp } from '@smsgw/platform';
+import { AppError, ERROR_CATALOG, recordHttp, settleForwardedHeaders } from '@smsgw/platform';
 import { problemView } from '../views/error.view';
 import { cookieOptions, explain, page, SESSION_COOKIE, type AppDeps, type DashContext, type DashState } from './context';
 import { accountRoutes } from './routes/account.routes';
@@ -46,12 +46,15 @@ async function readForm(ctx: DashContext): Promise<URLSearchParams> {
 
 export function createApp(deps: AppDeps): Koa<DashState> {
   const app = new Koa<DashState>();
-  if (deps.behindProxy) {
-    app.proxy = true;
-    // The client's address is the last one of X-Forwarded-For, the one the trusted proxy appended:
-    // the earlier ones come from the client and would let it escape the sign-in throttle.
-    app.maxIpsCount = 1;
-  }
+  const trusted = deps.trustedProxies;
+  // Koa reads the forwarded headers (ctx.secure, ctx.ip) once settleForwardedHeaders has rewritten them to what a trusted proxy said.
+  app.proxy = trusted !== undefined;
+  app.maxIpsCount = 1;
+  app.use(async (ctx, next) => {
+    const origin = trusted ? settleForwardedHeaders(ctx.req, trusted) : { ip: ctx.req.socket.remoteAddress, clientKnown: true };
+    ctx.state.clientAddress = origin.clientKnown ? origin.ip : undefined;
+    await next();
+  });
   const statics = {
     '/static/app.js': { type: 'application/javascript; charset=utf-8', body: fs.readFileSync(path.join(PUBLIC_DIR, 'app.js')) },
     '/static/app.css': { type: 'text/css; charset=utf-8', body: fs.readFileSync(path.join(PUBLIC_DIR, 'app.css')) },

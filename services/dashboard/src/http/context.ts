@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import { AppError, type Logger, type Redis } from '@smsgw/platform';
+import { AppError, type Logger, type Redis, type TrustedProxies } from '@smsgw/platform';
 import type { DeviceEvents } from '../live/device-events';
 import type { Mailer } from '../mail/mailer';
 import type { EmailLimits } from '../use-cases/email-links.use-case';
@@ -20,6 +20,8 @@ export interface DashState {
   form?: URLSearchParams;
   /** The anonymous forms' token (its cookie may be set by this very response). */
   formToken?: string;
+  /** The caller's address, for limits per address; undefined when a trusted proxy hid it (such limits then do not apply). */
+  clientAddress?: string;
 }
 
 export type DashContext = Koa.ParameterizedContext<DashState>;
@@ -41,8 +43,8 @@ export interface AppDeps {
   publicUrl(): string;
   emailLimits: EmailLimits;
   log: Logger;
-  /** Behind a TLS-terminating proxy: trust its `X-Forwarded-*` headers and refuse what it did not receive over HTTPS. */
-  behindProxy?: boolean;
+  /** Behind a TLS-terminating proxy: its addresses, whose `X-Forwarded-*` headers are believed; what it did not receive over HTTPS is refused. */
+  trustedProxies?: TrustedProxies;
   /** The dependencies that are down (none: ready), for GET /readyz. */
   unready(): Promise<string[]>;
   /** The phone app's APK offered on the Phones page (absent: not built here). */

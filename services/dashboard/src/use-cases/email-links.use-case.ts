@@ -95,14 +95,15 @@ export async function confirmVerification(deps: EmailLinkDeps, token: string): P
 }
 
 /**
- * A password reset request: counted per client address and per e-mail, then a link is mailed
+ * A password reset request: counted per client address (when known) and per e-mail, then a link is mailed
  * when the address has a user. The answer and its timing are the same whether it has one or not:
  * the mail goes out after the answer.
  */
-export async function requestPasswordReset(deps: EmailLinkDeps, ip: string, email: string): Promise<'requested' | 'throttled'> {
+export async function requestPasswordReset(deps: EmailLinkDeps, ip: string | undefined, email: string): Promise<'requested' | 'throttled'> {
   const { resetMaxPerAddress, resetMaxPerEmail, resetWindowMs } = deps.emailLimits;
   const counter = new FixedWindowCounter(deps.redis, { windowMs: resetWindowMs });
-  if (!(await counter.take([`dashboard:reset:ip:${ip}`], resetMaxPerAddress)).allowed) return 'throttled';
+  // An address a trusted proxy hid is everyone's: only the e-mail's count applies then.
+  if (ip !== undefined && !(await counter.take([`dashboard:reset:ip:${ip}`], resetMaxPerAddress)).allowed) return 'throttled';
   if (!email || email.length > 254) return 'requested';
   if (!(await counter.take([`dashboard:reset:email:${hashed(email)}`], resetMaxPerEmail)).allowed) return 'throttled';
   const link = await deps.up.accounts.issuePasswordReset({ email });

@@ -27,9 +27,12 @@ export async function signUp(
 /** The key of the failed sign-ins for an e-mail (hashed: no address in Redis's keys). */
 export const signInEmailKey = (email: string) => `dashboard:signin:email:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`;
 
-/** The keys of the failed sign-ins of an address and of an e-mail. */
-function signInKeys(ip: string, email: string): string[] {
-  return [`dashboard:signin:ip:${ip}`, signInEmailKey(email)];
+/**
+ * The keys of the failed sign-ins of an address and of an e-mail. An address a trusted proxy hid
+ * is everyone's: only the e-mail's count applies then.
+ */
+function signInKeys(ip: string | undefined, email: string): string[] {
+  return ip === undefined ? [signInEmailKey(email)] : [`dashboard:signin:ip:${ip}`, signInEmailKey(email)];
 }
 
 export type SignInOutcome = { outcome: 'throttled' } | { outcome: 'refused' } | { outcome: 'signed-in'; token: string };
@@ -42,7 +45,7 @@ export type SignInOutcome = { outcome: 'throttled' } | { outcome: 'refused' } | 
 export const signInCounter = (deps: Pick<SignInDeps, 'redis' | 'signIn'>) =>
   new FixedWindowCounter(deps.redis, { windowMs: deps.signIn.windowMs });
 
-export async function signIn(deps: SignInDeps, ip: string, email: string, password: string): Promise<SignInOutcome> {
+export async function signIn(deps: SignInDeps, ip: string | undefined, email: string, password: string): Promise<SignInOutcome> {
   const counter = signInCounter(deps);
   const keys = signInKeys(ip, email);
   if (!(await counter.take(keys, deps.signIn.maxFailures)).allowed) return { outcome: 'throttled' };

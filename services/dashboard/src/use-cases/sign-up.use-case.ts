@@ -21,9 +21,10 @@ export type SignUpOutcome = { outcome: 'throttled' } | { outcome: 'signed-up'; t
 /**
  * A sign-up from `ip`: fields too long are refused (VALIDATION_ERROR) before
  * anything is counted; then the address's sign-ups are counted, and past the
- * limit refused without reaching the account service.
+ * limit refused without reaching the account service. An address a trusted proxy hid
+ * (`undefined`) is everyone's and is not limited.
  */
-export async function signUpFrom(deps: SignUpDeps, ip: string, form: SignUpForm): Promise<SignUpOutcome> {
+export async function signUpFrom(deps: SignUpDeps, ip: string | undefined, form: SignUpForm): Promise<SignUpOutcome> {
   const tooLong = (Object.keys(SIGN_UP_LIMITS) as (keyof SignUpForm)[]).filter((f) => form[f].length > SIGN_UP_LIMITS[f]);
   if (tooLong.length > 0) {
     throw new AppError('VALIDATION_ERROR', {
@@ -35,7 +36,9 @@ export async function signUpFrom(deps: SignUpDeps, ip: string, form: SignUpForm)
     });
   }
   const { maxPerAddress, windowMs } = deps.signUpLimit;
-  const { count } = await new FixedWindowCounter(deps.redis, { windowMs }).count(`dashboard:signup:ip:${ip}`);
-  if (count > maxPerAddress) return { outcome: 'throttled' };
+  if (ip !== undefined) {
+    const { count } = await new FixedWindowCounter(deps.redis, { windowMs }).count(`dashboard:signup:ip:${ip}`);
+    if (count > maxPerAddress) return { outcome: 'throttled' };
+  }
   return { outcome: 'signed-up', ...(await signUp(deps, form)) };
 }

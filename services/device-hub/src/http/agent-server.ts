@@ -3,7 +3,16 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { AppError, ERROR_CATALOG, type ErrorCode, type Logger, type TlsSettings } from '@smsgw/platform';
+import {
+  AppError,
+  ERROR_CATALOG,
+  requestOrigin,
+  TrustedProxies,
+  type ErrorCode,
+  type Logger,
+  type RequestOrigin,
+  type TlsSettings,
+} from '@smsgw/platform';
 import type { AuthenticatedDevice } from '../use-cases/devices.use-case';
 
 export const AGENT_SUBPROTOCOL = 'smsgw.agent.v1';
@@ -11,8 +20,8 @@ const MAX_BODY = 16 * 1024;
 
 export interface AgentServerDeps {
   /**
-   * Behind a proxy, requests it did not receive over HTTPS (`X-Forwarded-Proto`) are refused,
-   * and the client's address is the one the proxy appended to `X-Forwarded-For`.
+   * Behind a proxy, requests it did not receive over HTTPS are refused, and the client's address is
+   * read from `X-Forwarded-For`, both believed from trusted proxies only (platform's net/forwarded.ts).
    */
   tls: TlsSettings;
   log: Logger;
@@ -64,20 +73,19 @@ function rejectUpgrade(socket: Duplex, code: ErrorCode): void {
   );
 }
 
-/** The last value of a header a proxy may have appended to (`a, b, c` → `c`): the one the trusted proxy set. */
-function lastForwarded(value: string | string[] | undefined): string | undefined {
-  const joined = Array.isArray(value) ? value.join(',') : value;
-  const last = joined?.split(',').pop()?.trim();
-  return last ? last : undefined;
-}
-
 /** The HTTPS endpoint phones talk to: pairing, then the WebSocket of PROTOCOL.md. */
 export function createAgentServer(deps: AgentServerDeps): http.Server {
-  const proxied = deps.tls.mode === 'proxy';
-  const forwardedOverHttps = (req: IncomingMessage) =>
-    !proxied || lastForwarded(req.headers['x-forwarded-proto'])?.toLowerCase() === 'https';
-  const clientAddress = (req: IncomingMessage) =>
-    proxied ? (lastForwarded(req.headers['x-forwarded-for']) ?? req.socket.remoteAddress) : req.socket.remoteAddress;
+  const trusted = deps.tls.mode === 'proxy' ? new TrustedProxies(deps.tls.trustedProxies) : undefined;
+  const origin = (req: IncomingMessage): RequestOrigin =>
+    trusted
+      ? requestOrigin(req.socket.remoteAddress, req.headers, trusted)
+      : { ip: req.socket.remoteAddress, https: true, clientKnown: true };
+  const forwardedOverHttps = (req: IncomingMessage) => origin(req).https;
+  /** Undefined when a trusted proxy hid the phone's address: limits per address do not apply then. */
+  const clientAddress = (req: IncomingMessage) => {
+    const o = origin(req);
+    return o.clientKnown ? o.ip : undefined;
+  };
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: 64 * 1024,

@@ -112,9 +112,10 @@ export class DeviceUseCases {
    */
   async pair(body: Record<string, unknown>, clientAddress: string | undefined): Promise<{ device_id: string; device_token: string }> {
     const { rateLimit, rateWindowMs, maxFailures, lockMs } = this.settings;
-    const address = `address:${pairingAddressKey(clientAddress)}`;
-    const byAddress = await this.attempts.count(address, rateWindowMs);
-    if (byAddress.count > rateLimit) {
+    // An address a trusted proxy hid (undefined) is everyone's: only the target's count applies then.
+    const address = clientAddress === undefined ? undefined : `address:${pairingAddressKey(clientAddress)}`;
+    const byAddress = address === undefined ? undefined : await this.attempts.count(address, rateWindowMs);
+    if (byAddress && byAddress.count > rateLimit) {
       throw new AppError('RATE_LIMIT_EXCEEDED', {
         message: "Trop de tentatives d'appairage depuis cette adresse : réessayez plus tard.",
         retryAfterSeconds: Math.max(1, Math.ceil(byAddress.retryAfterMs / 1000)),
@@ -131,7 +132,7 @@ export class DeviceUseCases {
     }
     const device = await target.find();
     if (!device) throw new AppError('INVALID_PAIRING');
-    await Promise.all([this.attempts.refund(address), this.attempts.reset(target.key)]);
+    await Promise.all([address && this.attempts.refund(address), this.attempts.reset(target.key)]);
     const token = issueSecret(TOKEN_PREFIX);
     await this.repo.insertToken({ tokenId: newId('tok'), deviceId: device.device_id, lookup: token.lookup, hash: token.hash });
     return { device_id: device.device_id, device_token: token.plain };

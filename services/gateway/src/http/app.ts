@@ -1,6 +1,14 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { AppError, isRedisUnavailable, type Logger, type Redis, type TickPipeline } from '@smsgw/platform';
+import {
+  AppError,
+  isRedisUnavailable,
+  settleForwardedHeaders,
+  type Logger,
+  type Redis,
+  type TickPipeline,
+  type TrustedProxies,
+} from '@smsgw/platform';
 import type { Upstreams } from '../use-cases/upstreams';
 import { PROBES, type GatewayState } from './context';
 import { authenticate, type AuthOptions } from './middleware/auth';
@@ -28,17 +36,17 @@ export interface AppOptions {
   idempotencyTtlSeconds: number;
   /** How long a request's Idempotency-Key answers 409 while it runs, at most (a gateway may die mid-request). */
   idempotencyInProgressSeconds: number;
-  /** Behind a TLS-terminating proxy: refuse requests it did not receive over HTTPS. */
-  requireForwardedHttps: boolean;
+  /** Behind a TLS-terminating proxy: its addresses. Requests it did not receive over HTTPS are refused. */
+  trustedProxies?: TrustedProxies;
   /** Whether a message's `webhook_url` may be a private address (development only; the webhook service has the same setting). */
   allowPrivateWebhooks: boolean;
 }
 
 export function createApp(options: AppOptions): Koa<GatewayState> {
   const app = new Koa<GatewayState>();
-  app.proxy = options.requireForwardedHttps;
-  // ctx.ip is the last address of X-Forwarded-For, the one the trusted proxy appended: the earlier
-  // ones come from the client, which could otherwise pick a new one to escape the auth-failure limit.
+  const trusted = options.trustedProxies;
+  // Koa reads the forwarded headers once settleForwardedHeaders has rewritten them to what a trusted proxy said.
+  app.proxy = trusted !== undefined;
   app.maxIpsCount = 1;
   const auth = authenticate(options.upstreams.accounts, options.pipeline, options.auth);
   const guard = rateLimit(options.redis, options.pipeline, options.rateLimit);
@@ -73,12 +81,17 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
     ctx.body = openApiDocument;
   });
 
+  app.use(async (ctx, next) => {
+    const origin = trusted ? settleForwardedHeaders(ctx.req, trusted) : { ip: ctx.req.socket.remoteAddress, clientKnown: true };
+    ctx.state.clientAddress = origin.clientKnown ? origin.ip : undefined;
+    await next();
+  });
   app.use(traceRequest);
   app.use(requestId);
   app.use(accessLog(options.log));
   app.use(errorEnvelope(options.log, isRedisUnavailable));
   app.use(async (ctx, next) => {
-    if (options.requireForwardedHttps && !PROBES.has(ctx.path) && ctx.protocol !== 'https') throw new AppError('HTTPS_REQUIRED');
+    if (trusted && !PROBES.has(ctx.path) && ctx.protocol !== 'https') throw new AppError('HTTPS_REQUIRED');
     await next();
   });
   app.use(health.routes());

@@ -8,6 +8,11 @@ export interface AuthContext {
 
 export interface GatewayState {
   requestId: string;
+  /**
+   * The caller's address, for limits per address; undefined when a trusted proxy hid it (a load
+   * balancer that does not say who its client is): such limits then do not apply.
+   */
+  clientAddress?: string;
   auth?: AuthContext;
   body?: Record<string, unknown>;
   /** The presence of the X-Device-ID device, read alongside the rate limit (see sms.routes). */

@@ -1,13 +1,5 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import {
-  consumeTraced,
-  handleJobFire,
-  runDurableConsumer,
-  type DurableConsumer,
-  type JobHandler,
-  type Logger,
-  type Nats,
-} from '@smsgw/platform';
+import { consumeTraced, runTimerConsumer, type DurableConsumer, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
 import type { DueTimerPayload } from './scheduled-sends';
 
 const DURABLE = 'message-timers';
@@ -42,24 +34,15 @@ export class TimerConsumer {
   ) {}
 
   async start(): Promise<void> {
-    const { names } = this.nats;
-    this.consumer = await runDurableConsumer(
-      this.nats,
-      // A job may run for minutes (its fire kept by a heartbeat): due messages must not wait behind it.
-      {
-        stream: names.timersStream,
-        durable: DURABLE,
-        filterSubject: names.timer('message.>'),
-        ackWaitMs: 60_000,
-        concurrency: 'concurrent',
-        log: this.log,
-      },
-      async (msg) => {
-        // In the trace of the send that scheduled it (the scheduler carries it on the fire).
-        if (msg.subject === names.timer('message.due')) await consumeTraced(msg, {}, async () => this.due(msg));
-        else await handleJobFire(msg, this.jobs, this.log, MAX_ATTEMPTS);
-      },
-    );
+    this.consumer = await runTimerConsumer(this.nats, {
+      service: 'message',
+      durable: DURABLE,
+      jobs: this.jobs,
+      // In the trace of the send that scheduled it (the scheduler carries it on the fire).
+      handlers: { 'message.due': (msg) => consumeTraced(msg, {}, async () => this.due(msg)) },
+      maxJobAttempts: MAX_ATTEMPTS,
+      log: this.log,
+    });
   }
 
   private due(msg: JsMsg): void {

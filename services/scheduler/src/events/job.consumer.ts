@@ -1,4 +1,4 @@
-import { handleJobFire, runDurableConsumer, type DurableConsumer, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
+import { runTimerConsumer, type DurableConsumer, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
 
 const DURABLE = 'scheduler-jobs';
 /** A failed run is tried this many times in all, then left to the next period. */
@@ -19,20 +19,13 @@ export class JobConsumer {
   ) {}
 
   async start(): Promise<void> {
-    const { names } = this.nats;
-    this.consumer = await runDurableConsumer(
-      this.nats,
-      // Jobs run side by side, as in the other services' timer consumers; each fire keeps itself with a heartbeat.
-      {
-        stream: names.timersStream,
-        durable: DURABLE,
-        filterSubject: names.timer('scheduler.>'),
-        ackWaitMs: 60_000,
-        concurrency: 'concurrent',
-        log: this.log,
-      },
-      (msg) => handleJobFire(msg, this.handlers, this.log, MAX_ATTEMPTS),
-    );
+    this.consumer = await runTimerConsumer(this.nats, {
+      service: 'scheduler',
+      durable: DURABLE,
+      jobs: this.handlers,
+      maxJobAttempts: MAX_ATTEMPTS,
+      log: this.log,
+    });
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import { handleJobFire, runDurableConsumer, type DurableConsumer, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
+import { runTimerConsumer, type DurableConsumer, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
 import type { DeliveryJob, DeliveryRepository } from '../data/delivery.repository';
 
 const DURABLE = 'webhook-timers';
@@ -41,20 +41,13 @@ export class TimerConsumer {
   ) {}
 
   async start(): Promise<void> {
-    const { names } = this.nats;
-    this.consumer = await runDurableConsumer(
-      this.nats,
-      // A job may run for minutes (its fire kept by a heartbeat): retries must not wait behind it.
-      {
-        stream: names.timersStream,
-        durable: DURABLE,
-        filterSubject: names.timer('webhook.>'),
-        ackWaitMs: 60_000,
-        concurrency: 'concurrent',
-        log: this.log,
-      },
-      (msg) => (msg.subject === names.timer(RETRY_SUBJECT) ? this.retry(msg) : handleJobFire(msg, this.jobs, this.log)),
-    );
+    this.consumer = await runTimerConsumer(this.nats, {
+      service: 'webhook',
+      durable: DURABLE,
+      jobs: this.jobs,
+      handlers: { [RETRY_SUBJECT]: (msg) => this.retry(msg) },
+      log: this.log,
+    });
   }
 
   private async retry(msg: JsMsg): Promise<void> {

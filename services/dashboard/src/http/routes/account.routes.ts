@@ -68,7 +68,11 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     router.post('/signup', async (ctx) => {
       const email = field(ctx, 'email');
       try {
-        const result = await signUpFrom(deps, ctx.ip, { email, password: ctx.state.form!.get('password') ?? '', name: field(ctx, 'name') });
+        const result = await signUpFrom(deps, ctx.state.clientAddress, {
+          email,
+          password: ctx.state.form!.get('password') ?? '',
+          name: field(ctx, 'name'),
+        });
         if (result.outcome === 'throttled') {
           return anonymous(
             ctx,
@@ -96,7 +100,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     );
     router.post('/signin', async (ctx) => {
       const email = field(ctx, 'email');
-      const result = await signIn(deps, ctx.ip, email, ctx.state.form!.get('password') ?? '');
+      const result = await signIn(deps, ctx.state.clientAddress, email, ctx.state.form!.get('password') ?? '');
       if (result.outcome === 'throttled') {
         return anonymous(
           ctx,
@@ -115,7 +119,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     router.get('/forgot-password', (ctx) => anonymous(ctx, 'Forgot password', forgotPasswordView(pageContext(ctx), {})));
     router.post('/forgot-password', async (ctx) => {
       const email = field(ctx, 'email');
-      if ((await requestPasswordReset(deps, ctx.ip, email)) === 'throttled') {
+      if ((await requestPasswordReset(deps, ctx.state.clientAddress, email)) === 'throttled') {
         const error = 'Too many password reset requests. Wait an hour and try again.';
         return anonymous(ctx, 'Forgot password', forgotPasswordView(pageContext(ctx), { error, email }), 429);
       }
