@@ -2,7 +2,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { REPO_ROOT } from '@smsgw/stack';
+import { REPO_ROOT, startMailCatcher, type CaughtMail, type MailCatcher } from '@smsgw/stack';
 import { AgentProcess } from './support/agent';
 import { eventually } from './support/http';
 import { Receiver } from './support/receiver';
@@ -16,12 +16,15 @@ describe('the dashboard in a real browser', () => {
   let system: TestSystem;
   let browser: Browser;
   let receiver: Receiver;
+  let mail: MailCatcher;
   const agents: AgentProcess[] = [];
 
   beforeAll(async () => {
     fs.rmSync(SHOTS, { recursive: true, force: true });
     fs.mkdirSync(SHOTS, { recursive: true });
-    system = await TestSystem.start();
+    mail = await startMailCatcher();
+    // Every sign-up of this file comes from 127.0.0.1: more than the 5 an hour an address gets.
+    system = await TestSystem.start({ SMTP_URL: mail.url, DASHBOARD_SIGNUP_MAX_PER_ADDRESS: '20' });
     receiver = await Receiver.start(system.stack.certs);
     // The stack's certificate is made by a local CA the browser does not know: trust that one certificate (its key's SPKI hash), nothing else.
     const spki = new X509Certificate(system.stack.certs.certPem).publicKey.export({ type: 'spki', format: 'der' });
@@ -37,6 +40,7 @@ describe('the dashboard in a real browser', () => {
     await Promise.all(agents.map((a) => a.kill()));
     await receiver?.stop();
     await system?.stop();
+    await mail?.stop();
   });
 
   async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
@@ -277,10 +281,102 @@ describe('the dashboard in a real browser', () => {
     await page.getByLabel(/^Address that receives alerts/).fill(`new-${email}`);
     await page.getByLabel('Your password, to change it').fill('the owner password');
     await page.getByRole('button', { name: 'Save' }).click();
-    expect(await page.locator('.notice.ok').textContent()).toBe('Alert e-mails go to the new address.');
+    expect(await page.locator('.notice.ok').textContent()).toBe(
+      'Alert e-mails go to the new address once you confirm it: open the link we e-mailed there.',
+    );
+    expect(await page.locator('.notice.warn').textContent()).toContain(`Alert e-mails are not sent until you confirm new-${email}`);
     await page.getByLabel('Your password, to show it').fill('the owner password');
     await page.getByRole('button', { name: 'Show the signing secret' }).click();
     expect(await page.getByLabel('Signing secret').inputValue()).toMatch(/^whsec_/);
+  });
+
+  /** The link of a mail (its quoted-printable soft breaks undone). */
+  function linkIn(m: CaughtMail, route: string): string {
+    const text = m.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    return new RegExp(`https://[^\\s]+${route}\\?token=[A-Za-z0-9_-]+`).exec(text)![0];
+  }
+
+  it('when an owner signs up, then the address is confirmed with the mailed link; when the password is forgotten, then the mailed link sets a new one once and signs every session out', async () => {
+    const { page } = await newPage();
+    const email = `forgot${Date.now()}@example.com`;
+    await signUp(page, email, 'the first password');
+    await page.goto('/settings');
+    expect(await page.locator('.notice.warn').textContent()).toContain(`Alert e-mails are not sent until you confirm ${email}`);
+    const verification = await mail.waitFor((m) => m.to.includes(email) && m.subject.startsWith('Confirm'));
+    await page.goto(linkIn(verification, '/verify-email'));
+    await page.getByRole('button', { name: 'Confirm the address' }).click();
+    expect(await page.locator('.notice.ok').textContent()).toContain('Your address is confirmed');
+    await page.goto('/settings');
+    expect(await page.locator('.notice.warn').count()).toBe(0);
+
+    const other = await newPage();
+    await other.page.goto('/signin');
+    await other.page.getByRole('link', { name: 'Forgot password?' }).click();
+    await other.page.getByLabel('E-mail').fill(email);
+    await other.page.getByRole('button', { name: 'Send me a link' }).click();
+    expect(await other.page.locator('.notice.ok').textContent()).toContain('If an account uses this address');
+    const reset = await mail.waitFor((m) => m.to.includes(email) && m.subject === 'Reset your SMS Gateway password');
+    const link = linkIn(reset, '/reset-password');
+    await other.page.goto(link);
+    await other.page.getByLabel(/^New password/).fill('the second password');
+    await other.page.getByRole('button', { name: 'Set the new password' }).click();
+    await other.page.waitForURL('**/signin?reset=1');
+    await shoot(other.page, '13-password-reset');
+
+    // The session opened before the reset is over.
+    await page.goto('/settings');
+    await page.waitForURL('**/signin?next=**');
+    await other.page.getByLabel('E-mail').fill(email);
+    await other.page.getByLabel(/^Password/).fill('the second password');
+    await other.page.getByRole('button', { name: 'Sign in' }).click();
+    await other.page.waitForURL((url) => url.pathname === '/');
+
+    const again = await newPage();
+    await again.page.goto(link);
+    await again.page.getByLabel(/^New password/).fill('a third password');
+    await again.page.getByRole('button', { name: 'Set the new password' }).click();
+    expect(await again.page.locator('.notice.error').textContent()).toContain('This link does not work');
+  });
+
+  it('when an owner gives a connected phone a new pairing, then it is disconnected, its old credentials cannot bring it back, and the new pairing connects it', async () => {
+    const { page } = await newPage();
+    await signUp(page, `rotate${Date.now()}@example.com`, 'the owner password');
+    await page.getByRole('link', { name: 'Phones' }).click();
+    await page.getByLabel('Name').fill('Old phone');
+    await page.getByRole('button', { name: 'Add a phone' }).click();
+    const firstUrl = (await page.locator('figure.qr').getAttribute('data-qr-payload'))!;
+    await page.goto('/phones');
+    const deviceId = (await page.locator('tr[data-device]').getAttribute('data-device'))!;
+    const startAgent = (pairingUrl: string, dir: string) => {
+      const agent = new AgentProcess(
+        [
+          path.join(REPO_ROOT, 'android-agent/dist/cli.js'),
+          ...['--driver', 'simulator', '--hub', system.stack.hubUrl, '--ca', system.stack.certs.caCertFile, '--pairing-url', pairingUrl],
+          ...['--data-dir', path.join(system.stack.logDir, dir), '--log-json'],
+        ],
+        path.join(system.stack.logDir, `${dir}.log`),
+      ).start();
+      agents.push(agent);
+      return agent;
+    };
+    startAgent(firstUrl, 'rotate-agent-1');
+    const state = page.locator(`tr[data-device="${deviceId}"] [data-state]`);
+    await state.filter({ hasText: 'online' }).waitFor({ timeout: 20_000 });
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.locator(`tr[data-device="${deviceId}"]`).getByRole('button', { name: 'New pairing' }).click();
+    expect(await page.locator('.reveal strong').textContent()).toContain('has a new pairing');
+    const secondUrl = (await page.locator('figure.qr').getAttribute('data-qr-payload'))!;
+    expect(secondUrl).not.toBe(firstUrl);
+    await page.goto('/phones');
+    await state.filter({ hasText: 'offline' }).waitFor({ timeout: 10_000 });
+    // The first agent keeps trying with its old token: it stays refused.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await page.goto('/phones');
+    expect(await state.textContent()).toBe('offline');
+
+    startAgent(secondUrl, 'rotate-agent-2');
+    await state.filter({ hasText: 'online' }).waitFor({ timeout: 20_000 });
   });
 
   it('when someone keeps guessing a password, then sign-in is refused with a clear message after 10 failures, even with the right password', async () => {

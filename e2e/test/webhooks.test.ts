@@ -4,7 +4,7 @@ import https from 'node:https';
 import path from 'node:path';
 import readline from 'node:readline';
 import { createClient, type PromiseClient } from '@smsgw/platform';
-import { webhookProto, type webhook } from '@smsgw/proto';
+import { accountProto, webhookProto, type webhook } from '@smsgw/proto';
 import pg from 'pg';
 import { freePort, grpcServing, REPO_ROOT, ServiceProcess, startMailCatcher, type MailCatcher } from '@smsgw/stack';
 import { Receiver, type ReceivedWebhook } from './support/receiver';
@@ -223,6 +223,43 @@ describe('webhooks, the whole system', () => {
     await sleep(RETRY_DELAYS_MS[1]! + 500);
     expect(receiver.at('/flaky')).toHaveLength(2);
     expect(mail.mails.some((m) => m.raw.includes(got[0]!.body.event_id))).toBe(false);
+  });
+
+  it('when an owner who signed up has not verified the alert address, then a dropped delivery sends no alert e-mail; once verified with its link, the next one does', async () => {
+    const email = `unverified${Date.now()}@example.com`;
+    const c = (await system.cli(
+      'create-user',
+      '--email',
+      email,
+      '--password',
+      'a long password',
+      '--name',
+      'Unverified',
+    )) as unknown as DemoClient;
+    const d = await system.createDevice(c.client_id, 'unverified');
+    await system.startAgent(c, d);
+    const e = await endpoint(c, '/unverified-500', ['sms.delivered']);
+    receiver.on('/unverified-500', 500);
+    await send(c, d, { to: '+33612345678', message: 'Sans alerte' });
+    const first = await receiver.waitFor('/unverified-500', 3, 30_000);
+    await eventuallyDelivery(c, e.endpoint_id, (x) => x.state === 'failed' && x.eventId === first[0]!.body.event_id);
+    await sleep(2000);
+    expect(mail.mails.filter((m) => m.to.includes(email))).toEqual([]);
+
+    const accounts = createClient(accountProto().AccountService, system.stack.accountAddress);
+    try {
+      const link = await accounts.issueEmailVerification({ clientId: c.client_id });
+      expect(link.email).toBe(email);
+      expect((await accounts.verifyEmail({ token: link.token })).verified).toBe(true);
+    } finally {
+      accounts.close();
+    }
+    await send(c, d, { to: '+33612345678', message: 'Avec alerte' });
+    const second = await receiver.waitFor('/unverified-500', 6, 30_000);
+    const alert = await mail.waitFor((m) => m.to.includes(email));
+    // Quoted-printable may break a long line anywhere: undo its soft breaks before looking for the event.
+    expect(alert.raw.replace(/=\r?\n/g, '')).toContain(second[5]!.body.event_id);
+    expect(mail.mails.filter((m) => m.to.includes(email))).toHaveLength(1);
   });
 
   async function eventuallyDelivery(c: DemoClient, endpointId: string, ok: (d: webhook.Delivery__Output) => boolean, timeoutMs = 15_000) {

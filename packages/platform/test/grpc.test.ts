@@ -85,6 +85,18 @@ const handlers: AsyncHandlers<account.AccountServiceHandlers> = {
   async RotateSigningSecret() {
     throw new AppError('INTERNAL_ERROR');
   },
+  async IssueEmailVerification() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async VerifyEmail() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async IssuePasswordReset() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async ResetPassword() {
+    throw new AppError('INTERNAL_ERROR');
+  },
 };
 
 interface HealthClient extends grpc.Client {

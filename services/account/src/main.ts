@@ -22,7 +22,7 @@ export async function start(config: AccountConfig = loadAccountConfig(), log: Lo
     callers: accountCallers,
     name: 'smsgw.account.v1.AccountService',
     definition: accountProto().AccountService.service,
-    handlers: accountHandlers(new AccountRepository(pool)),
+    handlers: accountHandlers(new AccountRepository(pool), config.emailLinks),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });

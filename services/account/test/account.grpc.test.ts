@@ -279,4 +279,65 @@ describe('account service over gRPC', () => {
     expect((await failure(accounts.getClient({ clientId: 'client_42' }))).code).toBe('INVALID_CLIENT_ID');
     expect((await failure(accounts.getSigningSecret({ clientId: 'client_42' }))).code).toBe('INVALID_CLIENT_ID');
   });
+
+  const signUp = (email = `owner-${randomBytes(3).toString('hex')}@example.com`, password = 'the first password') =>
+    accounts.signUp({ email, password, name: 'Fleuriste' });
+
+  it('when an owner signs up, then the alert address is unverified until its link is used, and the link works once', async () => {
+    const { user } = await signUp();
+    const clientId = user!.clientId;
+    expect((await accounts.getClient({ clientId })).emailVerified).toBe(false);
+
+    const link = await accounts.issueEmailVerification({ clientId });
+    expect(link).toMatchObject({ token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), email: user!.email });
+    // Only its hash is stored.
+    const stored = await db.query('SELECT token_hash FROM email_tokens WHERE client_id = $1', [clientId]);
+    expect(stored.rows[0].token_hash).toHaveLength(32);
+    expect(JSON.stringify(stored.rows)).not.toContain(link.token);
+
+    expect(await accounts.verifyEmail({ token: link.token })).toEqual({ verified: true, clientId });
+    expect((await accounts.getClient({ clientId })).emailVerified).toBe(true);
+    expect((await accounts.verifyEmail({ token: link.token })).verified).toBe(false);
+    expect((await accounts.issueEmailVerification({ clientId })).token).toBe('');
+    // An operator's client is verified from the start.
+    expect((await accounts.getClient({ clientId: (await newClient()).clientId })).emailVerified).toBe(true);
+  });
+
+  it('when the alert address changes, then it is unverified again, and a link sent to the old address does not verify the new one', async () => {
+    const { user } = await signUp();
+    const clientId = user!.clientId;
+    const old = await accounts.issueEmailVerification({ clientId });
+    await accounts.updateClient({ clientId, email: `new-${user!.email}`, name: '' });
+    expect((await accounts.verifyEmail({ token: old.token })).verified).toBe(false);
+    const fresh = await accounts.issueEmailVerification({ clientId });
+    expect(fresh.email).toBe(`new-${user!.email}`);
+    expect((await accounts.verifyEmail({ token: fresh.token })).verified).toBe(true);
+    await accounts.updateClient({ clientId, email: '', name: 'Renamed' });
+    expect((await accounts.getClient({ clientId })).emailVerified).toBe(true);
+    await accounts.updateClient({ clientId, email: `other-${user!.email}`, name: '' });
+    expect((await accounts.getClient({ clientId })).emailVerified).toBe(false);
+  });
+
+  it('when a password is reset with its link, then the new password signs in, the old does not, and the link (or an expired one) is refused', async () => {
+    const email = `reset-${randomBytes(3).toString('hex')}@example.com`;
+    await signUp(email, 'the first password');
+    expect(await accounts.issuePasswordReset({ email: 'nobody-here@example.com' })).toEqual({ token: '', email: '', expiresAt: '' });
+
+    const link = await accounts.issuePasswordReset({ email: email.toUpperCase() });
+    expect(link.email).toBe(email);
+    const ttl = Date.parse(link.expiresAt) - Date.now();
+    expect(ttl).toBeGreaterThan(29 * 60_000);
+    expect(ttl).toBeLessThanOrEqual(30 * 60_000);
+    expect((await failure(accounts.resetPassword({ token: link.token, newPassword: 'short' }))).code).toBe('VALIDATION_ERROR');
+
+    expect((await accounts.resetPassword({ token: link.token, newPassword: 'the second password' })).email).toBe(email);
+    expect((await accounts.signIn({ email, password: 'the second password' })).email).toBe(email);
+    expect((await accounts.signIn({ email, password: 'the first password' })).userId).toBe('');
+    expect((await accounts.resetPassword({ token: link.token, newPassword: 'a third password' })).userId).toBe('');
+
+    const late = await accounts.issuePasswordReset({ email });
+    await db.query(`UPDATE email_tokens SET expires_at = now() - interval '1 second' WHERE purpose = 'reset_password' AND used_at IS NULL`);
+    expect((await accounts.resetPassword({ token: late.token, newPassword: 'a third password' })).userId).toBe('');
+    expect((await accounts.signIn({ email, password: 'the second password' })).email).toBe(email);
+  });
 });

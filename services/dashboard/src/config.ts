@@ -41,6 +41,22 @@ export function loadDashboardConfig(source: NodeJS.ProcessEnv = process.env) {
         maxPerAddress: env.int('DASHBOARD_SIGNUP_MAX_PER_ADDRESS', 5, { min: 1 }),
         windowMs: env.int('DASHBOARD_SIGNUP_WINDOW_MS', 3600_000, { min: 1000 }),
       },
+      mail: {
+        /** `smtp://host:port` (or `smtps://`): verification and password reset e-mails. Unset: none is sent (logged). */
+        smtpUrl: env.optional('SMTP_URL'),
+        from: env.str('DASHBOARD_MAIL_FROM', 'SMS Gateway <no-reply@smsgateway.local>'),
+        /** The dashboard's address in the links mailed (never taken from a request's Host); defaults to https://127.0.0.1:<port>. */
+        publicUrl: env.optional('DASHBOARD_PUBLIC_URL'),
+      },
+      emailLimits: {
+        /** Verification e-mails an account may ask for ("send again") in the window. */
+        verificationMax: env.int('DASHBOARD_VERIFICATION_MAX', 3, { min: 1 }),
+        verificationWindowMs: env.int('DASHBOARD_VERIFICATION_WINDOW_MS', 3600_000, { min: 1000 }),
+        /** Password reset requests per e-mail address, and per client address, in the window. */
+        resetMaxPerEmail: env.int('DASHBOARD_RESET_MAX_PER_EMAIL', 3, { min: 1 }),
+        resetMaxPerAddress: env.int('DASHBOARD_RESET_MAX_PER_ADDRESS', 10, { min: 1 }),
+        resetWindowMs: env.int('DASHBOARD_RESET_WINDOW_MS', 3600_000, { min: 1000 }),
+      },
       testEventLimit: {
         /** Webhook test events an account may send in the window; past them the page says so. */
         maxPerAccount: env.int('DASHBOARD_TEST_EVENTS_MAX', 10, { min: 1 }),

@@ -19,6 +19,7 @@ import { loadDashboardConfig, type DashboardConfig } from './config';
 import { createApp } from './http/app';
 import { SessionStore } from './http/session';
 import { DeviceEvents } from './live/device-events';
+import { createMailer } from './mail/mailer';
 
 export async function start(config: DashboardConfig = loadDashboardConfig(), log: Logger = createLogger('dashboard')) {
   const options = { deadlineMs: config.grpcDeadlineMs, tls: config.grpcTls };
@@ -35,6 +36,8 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
   deviceEvents.start();
   const { tls } = config.http;
   const unready = async () => ((await redisAnswers(redis, 1000)) ? [] : ['redis']);
+  const mailer = createMailer(config.mail, log);
+  let port = config.http.port;
   const app = createApp({
     up,
     sessions: new SessionStore(redis, config.sessions),
@@ -47,13 +50,16 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
     trustedProxies: tls.mode === 'proxy' ? new TrustedProxies(tls.trustedProxies) : undefined,
     unready,
     apkFile: config.apkFile,
+    mailer,
+    publicUrl: () => config.mail.publicUrl ?? `https://127.0.0.1:${port}`,
+    emailLimits: config.emailLimits,
   });
   const server =
     tls.mode === 'proxy'
       ? http.createServer(app.callback())
       : https.createServer({ cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) }, app.callback());
   await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
   log.info({ port }, 'dashboard ready');
   return {
     port,
@@ -64,6 +70,7 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
         server.closeAllConnections();
       });
       deviceEvents.stop();
+      mailer.close();
       await nats.nc.drain();
       redis.disconnect();
       for (const client of Object.values(up)) client.close();

@@ -32,6 +32,8 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
       },
       pingIntervalMs: env.int('AGENT_PING_INTERVAL_MS', 25_000, { min: 100 }),
       presenceTtlMs: env.int('PRESENCE_TTL_MS', 60_000, { min: 1000 }),
+      /** How often each replica checks that its phones' tokens are still good (closes revoked ones). */
+      credentialCheckMs: env.int('HUB_CREDENTIAL_CHECK_MS', 2000, { min: 100 }),
       pairing: {
         codeTtlMs: env.int('PAIRING_CODE_TTL_MS', 15 * 60_000, { min: 60_000, max: 24 * 3600_000 }),
         rateLimit: env.int('PAIRING_RATE_LIMIT', 20, { min: 1 }),

@@ -17,6 +17,7 @@ import {
   runMain,
   startGrpcService,
   streamConfigs,
+  timerLoop,
   type Logger,
   type PublicEvent,
 } from '@smsgw/platform';
@@ -52,6 +53,14 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   const repo = new DeviceRepository(pool);
   const presence = new PresenceStore(redis, config.presenceTtlMs);
   const sessions = new SessionRegistry(nats, log);
+  // The revocation order over NATS is fast but may be lost; this check, on every replica, is what
+  // makes sure a removed or revoked phone does not stay connected.
+  const credentialCheck = timerLoop({
+    name: 'hub-credential-check',
+    intervalMs: config.credentialCheckMs,
+    tick: () => sessions.closeRevoked((tokenIds) => repo.liveTokens(tokenIds)),
+    log,
+  });
   gauge('hub.connected_phones', 'Phones connected to this hub replica (sum over replicas: phones online)', (r) => r.observe(sessions.size));
   const reports = new ReportPublisher(nats);
   const testMode = new TestModeSimulator(messages, nats, reports, { ...config.testMode, leaseMs: config.dispatch.leaseMs }, log);
@@ -97,9 +106,9 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
     pair: (body, clientAddress) => devices.pair(body, clientAddress),
     authenticate: (token) => devices.authenticate(token),
     wsUrl: () => `${publicUrl().replace(/^https:/, 'wss:')}/v1/agent`,
-    onConnection(ws, device) {
+    onConnection(ws, { device, tokenId }) {
       const session = new AgentSession(ws, device, { messages, nats, reports, presence, config, log, publishDeviceEvent });
-      sessions.add(session);
+      sessions.add(session, tokenId);
       session.start().catch((err: unknown) => {
         log.error({ err, device_id: device.device_id }, 'agent session failed to start');
         ws.terminate();
@@ -123,6 +132,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   await new Promise<void>((resolve) => agentServer.listen(config.agents.port, config.agents.host, resolve));
   agentPort = (agentServer.address() as AddressInfo).port;
   testMode.start();
+  credentialCheck.start();
   // From now on, readiness follows the NATS connection.
   grpcServer.ready({ nats });
   log.info({ grpc_port: grpcServer.port, agent_port: agentPort, public_url: publicUrl() }, 'device-hub ready');
@@ -133,6 +143,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
     agentPort,
     async stop() {
       agentServer.close();
+      await credentialCheck.stop();
       await sessions.closeAll();
       await testMode.stop();
       await grpcServer.stop();

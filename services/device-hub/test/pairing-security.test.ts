@@ -181,6 +181,8 @@ describe('pairing over HTTPS (two hub replicas)', () => {
         lockMs: 60_000,
         publicUrl: () => 'https://hub.example',
       },
+      // What is tested is the draws, not the hash: 20,000 scrypt hashes would take minutes.
+      { hash: async (normalized) => hashSecret(normalized), matches: async () => false, isCurrent: () => true },
     );
     const clientId = newClientId();
     const passwords = new Set<string>();
@@ -204,6 +206,43 @@ describe('pairing over HTTPS (two hub replicas)', () => {
     expect(rows[0]!.n).toBe(20_000);
     expect(rows[0]!.lookups).toBe(20_000);
   }, 90_000);
+  it('when a device is created or rotated, then its password is stored as a salted scrypt hash, and a SHA-256 hash of before still pairs and is upgraded to scrypt', async () => {
+    const clientId = newClientId();
+    const created = await hub.first.client.createDevice({ clientId, name: 'Pixel' });
+    const stored = async () =>
+      (await hub.pool.query<{ password_hash: Buffer }>('SELECT password_hash FROM devices WHERE device_id = $1', [created.deviceId]))
+        .rows[0]!.password_hash;
+    expect((await stored()).toString('utf8')).toMatch(/^scrypt\$15\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
+
+    const normalized = created.devicePassword.replace(/-/g, '');
+    await hub.pool.query('UPDATE devices SET password_hash = $2 WHERE device_id = $1', [created.deviceId, hashSecret(normalized)]);
+    expect(await stored()).toEqual(hashSecret(normalized));
+    expect((await pair({ client_id: clientId, device_password: created.devicePassword }, newAddress())).status).toBe(200);
+    expect((await stored()).toString('utf8')).toMatch(/^scrypt\$15\$8\$1\$/);
+    expect((await pair({ client_id: clientId, device_password: created.devicePassword }, newAddress(), 1)).status).toBe(200);
+  });
+
+  it('when a device is rotated, then the old password and pairing code are refused at once and the new ones pair; when revoked, then its password pairs no more', async () => {
+    const clientId = newClientId();
+    const created = await hub.first.client.createDevice({ clientId, name: 'Pixel' });
+    const rotated = await hub.replicas[1]!.client.rotateDeviceCredentials({ clientId, deviceId: created.deviceId });
+    expect(rotated.deviceId).toBe(created.deviceId);
+    expect(rotated.devicePassword).not.toBe(created.devicePassword);
+
+    expect((await pair({ client_id: clientId, device_password: created.devicePassword }, newAddress())).status).toBe(401);
+    expect((await pair({ pairing_code: created.pairingCode }, newAddress())).status).toBe(401);
+    expect((await pair({ client_id: clientId, device_password: rotated.devicePassword }, newAddress())).status).toBe(200);
+    expect((await pair({ pairing_code: rotated.pairingCode }, newAddress(), 1)).status).toBe(200);
+
+    const again = await hub.first.client.rotateDeviceCredentials({ clientId, deviceId: created.deviceId });
+    await hub.first.client.revokeDeviceCredentials({ clientId, deviceId: created.deviceId });
+    expect((await pair({ client_id: clientId, device_password: again.devicePassword }, newAddress())).status).toBe(401);
+    expect((await pair({ pairing_code: again.pairingCode }, newAddress())).status).toBe(401);
+    // Another client's device is not found.
+    await expect(hub.first.client.rotateDeviceCredentials({ clientId: newClientId(), deviceId: created.deviceId })).rejects.toMatchObject({
+      code: 'INVALID_DEVICE_ID',
+    });
+  });
 });
 
 describe('upgrade of an existing hub database', () => {

@@ -141,6 +141,7 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
         PRESENCE_TTL_MS: '1500',
         // Pings every 500 ms refresh the presence (TTL 1.5 s); two missed pongs drop a connection.
         AGENT_PING_INTERVAL_MS: '500',
+        HUB_CREDENTIAL_CHECK_MS: '500',
       },
       undefined,
       natsPrefix,
@@ -332,5 +333,46 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
     await eventually(async () => (await status(owner.clientId, messageId)) === 'delivered', 10_000, 'delivered');
     expect(await storedReportOf(owner.deviceId)).toBe(true);
     again.ws.close();
+  });
+
+  it("when a device's tokens are revoked and no replica gets the NATS order, then each replica still closes its phone's connection within a few seconds", async () => {
+    const a = await pairedDevice();
+    const b = await pairedDevice();
+    const onFirst = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, a.token);
+    const onSecond = await Phone.connect(hub.replicas[1]!.agentUrl, hub.certs.caPem, b.token);
+    await Promise.all([onFirst.next('hello'), onSecond.next('hello')]);
+
+    // As a lost order would leave it: revoked in the database, nothing sent over NATS.
+    await hub.pool.query('UPDATE device_tokens SET revoked_at = now() WHERE device_id = ANY($1)', [[a.deviceId, b.deviceId]]);
+    const started = Date.now();
+    expect(await onFirst.closed(5000)).toBe(4001);
+    expect(await onSecond.closed(5000)).toBe(4001);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('when a phone is removed, or its credentials rotated or revoked, then its connection on the other replica closes; after a rotation the old token and password are refused and the new password connects', async () => {
+    for (const action of ['remove', 'rotate', 'revoke'] as const) {
+      const { clientId, deviceId, token } = await pairedDevice();
+      const phone = await Phone.connect(hub.replicas[1]!.agentUrl, hub.certs.caPem, token);
+      await phone.next('hello');
+      const rotated =
+        action === 'remove'
+          ? await hub.first.client.removeDevice({ clientId, deviceId })
+          : action === 'rotate'
+            ? await hub.first.client.rotateDeviceCredentials({ clientId, deviceId })
+            : await hub.first.client.revokeDeviceCredentials({ clientId, deviceId });
+      expect(await phone.closed(5000)).toBe(4001);
+      await expect(Phone.connect(hub.first.agentUrl, hub.certs.caPem, token)).rejects.toThrow(/401/);
+      if ('devicePassword' in rotated) {
+        const paired = await postPair(hub.first.agentUrl, hub.certs.caPem, {
+          client_id: clientId,
+          device_password: rotated.devicePassword,
+        });
+        expect(paired.status).toBe(200);
+        const again = await Phone.connect(hub.replicas[1]!.agentUrl, hub.certs.caPem, paired.body.device_token as string);
+        expect(await again.next('hello')).toMatchObject({ device_id: deviceId });
+        again.ws.close();
+      }
+    }
   });
 });

@@ -13,6 +13,12 @@ const USAGE = `Operator command line of the SMS gateway.
       a dashboard user and the client it owns; prints {user_id, client_id, live_api_key, test_api_key, signing_secret}
   npm run admin -- create-device --client C [--name N]
       prints {device_id, device_password, pairing_url, pairing_expires_at}
+  npm run admin -- rotate-device --client C --device D
+      a new pairing: prints {device_id, device_password, pairing_url, pairing_expires_at}; the old
+      password, pairing code and tokens stop working and the phone is disconnected
+  npm run admin -- revoke-device --client C --device D
+      the device's tokens, password and pairing code stop working and the phone is disconnected,
+      until rotate-device; prints {device_id, tokens_revoked}
   npm run admin -- revoke-key --key K
       prints {key_id, revoked_at}
   npm run admin -- create-webhook --client C --url U --events sms.sent,sms.failed [--test] [--name D]
@@ -46,6 +52,7 @@ async function main(argv: string[]): Promise<number> {
       email: { type: 'string' },
       name: { type: 'string' },
       client: { type: 'string' },
+      device: { type: 'string' },
       key: { type: 'string' },
       url: { type: 'string' },
       events: { type: 'string' },
@@ -67,7 +74,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command ? 0 : 2;
   }
-  const need = (name: 'email' | 'client' | 'key' | 'url' | 'events' | 'event' | 'event-id' | 'endpoint' | 'password'): string => {
+  const need = (
+    name: 'email' | 'client' | 'device' | 'key' | 'url' | 'events' | 'event' | 'event-id' | 'endpoint' | 'password',
+  ): string => {
     const value = values[name];
     if (!value) throw new UsageError(`${command} needs --${name}`);
     return value;
@@ -105,6 +114,8 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'create-client') result = await admin.createClient(need('email'), values.name);
     else if (command === 'create-user') result = await admin.createUser(need('email'), need('password'), values.name);
     else if (command === 'create-device') result = await admin.createDevice(need('client'), values.name);
+    else if (command === 'rotate-device') result = await admin.rotateDevice(need('client'), need('device'));
+    else if (command === 'revoke-device') result = await admin.revokeDevice(need('client'), need('device'));
     else if (command === 'revoke-key') result = await admin.revokeKey(need('key'));
     else if (command === 'create-webhook')
       result = await admin.createWebhook(need('client'), need('url'), need('events').split(','), {

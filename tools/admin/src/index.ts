@@ -83,6 +83,18 @@ export class Admin {
     return { device_id: d.deviceId, device_password: d.devicePassword, pairing_url: d.pairingUrl, pairing_expires_at: d.pairingExpiresAt };
   }
 
+  /** A new pairing for the device: its old password, code and tokens stop working and its phone is disconnected. */
+  async rotateDevice(clientId: string, deviceId: string) {
+    const d = await this.devices.rotateDeviceCredentials({ clientId, deviceId });
+    return { device_id: d.deviceId, device_password: d.devicePassword, pairing_url: d.pairingUrl, pairing_expires_at: d.pairingExpiresAt };
+  }
+
+  /** The device's tokens, password and pairing code stop working and its phone is disconnected, until it is rotated. */
+  async revokeDevice(clientId: string, deviceId: string) {
+    const r = await this.devices.revokeDeviceCredentials({ clientId, deviceId });
+    return { device_id: deviceId, tokens_revoked: r.revoked };
+  }
+
   async revokeKey(apiKey: string) {
     const r = await this.accounts.revokeApiKey({ apiKey });
     return { key_id: r.keyId, revoked_at: r.revokedAt };

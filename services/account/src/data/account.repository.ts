@@ -7,6 +7,7 @@ export interface ClientRow {
   name: string;
   signing_secret: string;
   created_at: Date;
+  email_verified_at: Date | null;
 }
 
 export interface ApiKeyRow {
@@ -45,6 +46,8 @@ export interface KeyListRow {
   revoked_at: Date | null;
 }
 
+export type EmailTokenPurpose = 'verify_email' | 'reset_password';
+
 /** A sign-up with an e-mail that already has a user. */
 export class EmailTakenError extends Error {
   override readonly name = 'EmailTakenError';
@@ -54,17 +57,16 @@ export class AccountRepository {
   constructor(private readonly pool: Pool) {}
 
   async createClient(
-    client: { clientId: string; email: string; name: string; signingSecret: string },
+    client: { clientId: string; email: string; name: string; signingSecret: string; emailVerified: boolean },
     keys: NewApiKey[],
     user?: { userId: string; passwordHash: string },
   ): Promise<void> {
     await inTransaction(this.pool, async (db) => {
-      await db.query('INSERT INTO clients (client_id, email, name, signing_secret) VALUES ($1, $2, $3, $4)', [
-        client.clientId,
-        client.email,
-        client.name,
-        client.signingSecret,
-      ]);
+      await db.query(
+        `INSERT INTO clients (client_id, email, name, signing_secret, email_verified_at)
+         VALUES ($1, $2, $3, $4, CASE WHEN $5 THEN now() END)`,
+        [client.clientId, client.email, client.name, client.signingSecret, client.emailVerified],
+      );
       for (const key of keys) await this.insertKey(db, key);
       if (!user) return;
       const inserted = await db.query(
@@ -90,12 +92,68 @@ export class AccountRepository {
     await this.pool.query('UPDATE users SET password_hash = $2 WHERE user_id = $1', [userId, passwordHash]);
   }
 
+  /** A changed address is no longer verified (the same one, in any case, stays as it was). */
   async updateClient(clientId: string, change: { email?: string; name?: string }): Promise<ClientRow | undefined> {
     const { rows } = await this.pool.query<ClientRow>(
-      'UPDATE clients SET email = COALESCE($2, email), name = COALESCE($3, name) WHERE client_id = $1 RETURNING *',
+      `UPDATE clients SET email = COALESCE($2, email), name = COALESCE($3, name),
+         email_verified_at = CASE WHEN $2::text IS NULL OR lower($2) = lower(email) THEN email_verified_at END
+       WHERE client_id = $1 RETURNING *`,
       [clientId, change.email ?? null, change.name ?? null],
     );
     return rows[0];
+  }
+
+  async insertEmailToken(token: {
+    hash: Buffer;
+    purpose: EmailTokenPurpose;
+    clientId: string;
+    userId?: string;
+    email: string;
+    expiresAt: Date;
+  }): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO email_tokens (token_hash, purpose, client_id, user_id, email, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      [token.hash, token.purpose, token.clientId, token.userId ?? null, token.email, token.expiresAt],
+    );
+  }
+
+  /** Uses up a token that is unused and not expired: its row once, never again. */
+  async useEmailToken(
+    hash: Buffer,
+    purpose: EmailTokenPurpose,
+  ): Promise<{ client_id: string; user_id: string | null; email: string } | undefined> {
+    const { rows } = await this.pool.query<{ client_id: string; user_id: string | null; email: string }>(
+      `UPDATE email_tokens SET used_at = now()
+       WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > now()
+       RETURNING client_id, user_id, email`,
+      [hash, purpose],
+    );
+    return rows[0];
+  }
+
+  /** Marks the client's address verified, if it is still `email`; false otherwise. */
+  async markEmailVerified(clientId: string, email: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      'UPDATE clients SET email_verified_at = now() WHERE client_id = $1 AND lower(email) = lower($2)',
+      [clientId, email],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  /** A new password, and the user's other reset links voided, in one transaction; false when the user's e-mail is no longer `email`. */
+  async resetPassword(userId: string, email: string, passwordHash: string): Promise<boolean> {
+    return inTransaction(this.pool, async (db) => {
+      const { rowCount } = await db.query('UPDATE users SET password_hash = $3 WHERE user_id = $1 AND lower(email) = lower($2)', [
+        userId,
+        email,
+        passwordHash,
+      ]);
+      if (!rowCount) return false;
+      await db.query(`UPDATE email_tokens SET used_at = now() WHERE user_id = $1 AND purpose = 'reset_password' AND used_at IS NULL`, [
+        userId,
+      ]);
+      return true;
+    });
   }
 
   async listKeys(clientId: string): Promise<KeyListRow[]> {

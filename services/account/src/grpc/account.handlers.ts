@@ -5,6 +5,13 @@ import type { AccountRepository } from '../data/account.repository';
 import { createApiKey, listApiKeys, revokeApiKey, revokeApiKeyById, verifyApiKey } from '../use-cases/api-keys.use-case';
 import { createClient, getClient, rotateSigningSecret, signUp, updateClient } from '../use-cases/clients.use-case';
 import { changePassword, getUser, signIn } from '../use-cases/users.use-case';
+import {
+  issueEmailVerification,
+  issuePasswordReset,
+  resetPassword,
+  verifyEmail,
+  type EmailLinkSettings,
+} from '../use-cases/email-links.use-case';
 import { clientOut, keyOut, NO_USER, userOut } from './account.mapper';
 
 /**
@@ -26,10 +33,14 @@ export const accountCallers: Callers<account.AccountServiceHandlers> = {
   ListApiKeys: ['dashboard'],
   RevokeApiKeyById: ['dashboard'],
   RotateSigningSecret: ['dashboard'],
+  IssueEmailVerification: ['dashboard'],
+  VerifyEmail: ['dashboard'],
+  IssuePasswordReset: ['dashboard'],
+  ResetPassword: ['dashboard'],
 };
 
 /** The gRPC methods of `smsgw.account.v1.AccountService`: each reads its request, runs one use case, maps the answer. */
-export function accountHandlers(repo: AccountRepository): AsyncHandlers<account.AccountServiceHandlers> {
+export function accountHandlers(repo: AccountRepository, links: EmailLinkSettings): AsyncHandlers<account.AccountServiceHandlers> {
   return {
     async CreateClient(req) {
       return createClient(repo, req.email.trim(), req.name.trim());
@@ -90,6 +101,23 @@ export function accountHandlers(repo: AccountRepository): AsyncHandlers<account.
 
     async RotateSigningSecret(req) {
       return { clientId: req.clientId, secret: await rotateSigningSecret(repo, req.clientId) };
+    },
+
+    async IssueEmailVerification(req) {
+      return issueEmailVerification(repo, links, req.clientId);
+    },
+
+    async VerifyEmail(req) {
+      return verifyEmail(repo, req.token);
+    },
+
+    async IssuePasswordReset(req) {
+      return issuePasswordReset(repo, links, req.email.trim());
+    },
+
+    async ResetPassword(req) {
+      const user = await resetPassword(repo, req.token, req.newPassword);
+      return user ? userOut(user) : NO_USER;
     },
   };
 }

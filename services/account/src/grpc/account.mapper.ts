@@ -13,7 +13,13 @@ export const userOut = (u: UserRow) => ({
 /** The answer to a failed sign-in: no user, whatever was wrong. */
 export const NO_USER = { userId: '', email: '', clientId: '', createdAt: '' };
 
-export const clientOut = (c: ClientRow) => ({ clientId: c.client_id, email: c.email, name: c.name, createdAt: c.created_at.toISOString() });
+export const clientOut = (c: ClientRow) => ({
+  clientId: c.client_id,
+  email: c.email,
+  name: c.name,
+  createdAt: c.created_at.toISOString(),
+  emailVerified: c.email_verified_at !== null,
+});
 
 /** A key as the dashboard lists it: its prefix and first characters only. */
 export function keyOut(k: KeyListRow): account.ApiKey {

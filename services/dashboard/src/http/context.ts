@@ -2,6 +2,8 @@ import type Router from '@koa/router';
 import type Koa from 'koa';
 import { AppError, type Logger, type Redis, type TrustedProxies } from '@smsgw/platform';
 import type { DeviceEvents } from '../live/device-events';
+import type { Mailer } from '../mail/mailer';
+import type { EmailLimits } from '../use-cases/email-links.use-case';
 import type { Upstreams } from '../use-cases/upstreams';
 import { layout, type PageContext } from '../views/layout';
 import type { SafeHtml } from '../views/html';
@@ -35,6 +37,11 @@ export interface AppDeps {
   signUpLimit: { maxPerAddress: number; windowMs: number };
   /** Test events an account may send in the window. */
   testEventLimit: { maxPerAccount: number; windowMs: number };
+  /** Verification and password reset e-mails. */
+  mailer: Mailer;
+  /** The dashboard's own address, for the links mailed. */
+  publicUrl(): string;
+  emailLimits: EmailLimits;
   log: Logger;
   /** Behind a TLS-terminating proxy: its addresses, whose `X-Forwarded-*` headers are believed; what it did not receive over HTTPS is refused. */
   trustedProxies?: TrustedProxies;

@@ -83,4 +83,11 @@ export class SessionStore {
     await this.redis.del(...others);
     await this.redis.srem(userKey(userId), ...others);
   }
+
+  /** Ends every session of the user (a password reset). */
+  async endAll(userId: string): Promise<void> {
+    const all = await this.redis.smembers(userKey(userId));
+    if (all.length > 0) await this.redis.del(...all);
+    await this.redis.del(userKey(userId));
+  }
 }

@@ -1,8 +1,8 @@
 import type { Upstreams } from './upstreams';
 
-/** The overview's figures: live sends of the last 7 days, and the phones online. */
+/** The overview's figures: live sends of the last 7 days, the phones online, and the alert address while unverified. */
 export async function overview(up: Upstreams, clientId: string) {
-  const [stats, devices] = await Promise.all([
+  const [stats, devices, client] = await Promise.all([
     up.messages.getStats({
       clientId,
       mode: 'MODE_LIVE',
@@ -11,7 +11,15 @@ export async function overview(up: Upstreams, clientId: string) {
       deviceId: '',
     }),
     up.devices.listDevices({ clientId, onlineOnly: false }),
+    up.accounts.getClient({ clientId }),
   ]);
   const online = devices.devices.filter((d) => d.status === 'online').length;
-  return { clientId, totalSent: stats.totalSent, deliveryRate: stats.deliveryRate, online, phones: devices.devices.length };
+  return {
+    clientId,
+    totalSent: stats.totalSent,
+    deliveryRate: stats.deliveryRate,
+    online,
+    phones: devices.devices.length,
+    unverifiedEmail: client.emailVerified ? undefined : client.email,
+  };
 }

@@ -15,6 +15,8 @@ export interface AddedPhone {
   password: string;
   pairingUrl: string;
   expiresAt: string;
+  /** A new pairing of a phone added before. */
+  rotated?: boolean;
 }
 
 /** A phone's row: the phone, its queue and what it sent today. */
@@ -70,4 +72,16 @@ export async function renamePhone(up: Upstreams, clientId: string, deviceId: str
 
 export async function removePhone(up: Upstreams, clientId: string, deviceId: string): Promise<void> {
   await up.devices.removeDevice({ clientId, deviceId });
+}
+
+/** A new pairing for a phone: a new password and pairing code (shown once); the old ones and its tokens stop working and it is disconnected. */
+export async function rotatePhone(up: Upstreams, clientId: string, deviceId: string): Promise<AddedPhone> {
+  const { name } = await up.devices.getDevice({ clientId, deviceId });
+  const d = await up.devices.rotateDeviceCredentials({ clientId, deviceId });
+  return { deviceId, name, password: d.devicePassword, pairingUrl: d.pairingUrl, expiresAt: d.pairingExpiresAt, rotated: true };
+}
+
+/** A phone's tokens, password and pairing code stop working and it is disconnected, until a new pairing. */
+export async function revokePhone(up: Upstreams, clientId: string, deviceId: string): Promise<void> {
+  await up.devices.revokeDeviceCredentials({ clientId, deviceId });
 }

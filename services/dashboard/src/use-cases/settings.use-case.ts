@@ -1,9 +1,11 @@
-import type { SessionStore } from '../http/session';
+import type { Confirmation } from './confirm-password.use-case';
+import { signInCounter, signInEmailKey, type SignInDeps } from './sign-in.use-case';
 import type { Upstreams } from './upstreams';
 
-/** Where the client's alert e-mails go. */
-export async function alertEmail(up: Upstreams, clientId: string): Promise<string> {
-  return (await up.accounts.getClient({ clientId })).email;
+/** Where the client's alert e-mails go, and whether that address is verified (alerts are sent only then). */
+export async function alertEmail(up: Upstreams, clientId: string): Promise<{ email: string; verified: boolean }> {
+  const client = await up.accounts.getClient({ clientId });
+  return { email: client.email, verified: client.emailVerified };
 }
 
 export async function signingSecret(up: Upstreams, clientId: string): Promise<string> {
@@ -19,19 +21,28 @@ export async function changeAlertEmail(up: Upstreams, clientId: string, email: s
   await up.accounts.updateClient({ clientId, email, name: '' });
 }
 
-/** A password change; the user's other sessions end. False when the current password is wrong. */
+/**
+ * A password change; the user's other sessions end. A wrong current password counts with the
+ * failed sign-ins of the user's e-mail; past their limit it is not even checked.
+ */
 export async function changePassword(
-  up: Upstreams,
-  sessions: SessionStore,
-  user: { userId: string; token: string },
+  deps: Pick<SignInDeps, 'up' | 'redis' | 'signIn' | 'sessions'>,
+  user: { userId: string; email: string; token: string },
   passwords: { current: string; next: string },
-): Promise<boolean> {
-  const { changed } = await up.accounts.changePassword({
-    userId: user.userId,
-    currentPassword: passwords.current,
-    newPassword: passwords.next,
-  });
-  if (!changed) return false;
-  await sessions.endOthers(user.userId, user.token);
-  return true;
+): Promise<Confirmation> {
+  const counter = signInCounter(deps);
+  // The session says whose password is guessed: its e-mail's count, which sign-in also reads.
+  const keys = [signInEmailKey(user.email)];
+  if (!(await counter.take(keys, deps.signIn.maxFailures)).allowed) return 'throttled';
+  const { changed } = await deps.up.accounts
+    .changePassword({ userId: user.userId, currentPassword: passwords.current, newPassword: passwords.next })
+    .catch(async (err: unknown) => {
+      // A refused new password (its current one was right) or an unanswered call: not a wrong guess.
+      await counter.refund(...keys);
+      throw err;
+    });
+  if (!changed) return 'wrong';
+  await counter.refund(...keys);
+  await deps.sessions.endOthers(user.userId, user.token);
+  return 'confirmed';
 }

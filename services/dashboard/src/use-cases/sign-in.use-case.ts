@@ -10,24 +10,29 @@ export interface SignInDeps {
   signIn: { maxFailures: number; windowMs: number };
 }
 
-/** A new account and its first session: the session's token. */
-export async function signUp(deps: SignInDeps, form: { email: string; password: string; name: string }): Promise<string> {
+/** A new account and its first session: the session's token, and the account's client. */
+export async function signUp(
+  deps: SignInDeps,
+  form: { email: string; password: string; name: string },
+): Promise<{ token: string; clientId: string }> {
   const created = await deps.up.accounts.signUp(form);
   const { token } = await deps.sessions.create({
     userId: created.user!.userId,
     clientId: created.user!.clientId,
     email: created.user!.email,
   });
-  return token;
+  return { token, clientId: created.user!.clientId };
 }
 
+/** The key of the failed sign-ins for an e-mail (hashed: no address in Redis's keys). */
+export const signInEmailKey = (email: string) => `dashboard:signin:email:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`;
+
 /**
- * The keys of the failed sign-ins of an address and of an e-mail (hashed: no address in Redis's
- * keys). An address a trusted proxy hid is everyone's: only the e-mail's count applies then.
+ * The keys of the failed sign-ins of an address and of an e-mail. An address a trusted proxy hid
+ * is everyone's: only the e-mail's count applies then.
  */
 function signInKeys(ip: string | undefined, email: string): string[] {
-  const byEmail = `dashboard:signin:email:${createHash('sha256').update(email.toLowerCase()).digest('hex')}`;
-  return ip === undefined ? [byEmail] : [`dashboard:signin:ip:${ip}`, byEmail];
+  return ip === undefined ? [signInEmailKey(email)] : [`dashboard:signin:ip:${ip}`, signInEmailKey(email)];
 }
 
 export type SignInOutcome = { outcome: 'throttled' } | { outcome: 'refused' } | { outcome: 'signed-in'; token: string };
@@ -37,8 +42,11 @@ export type SignInOutcome = { outcome: 'throttled' } | { outcome: 'refused' } | 
  * is checked and counted in one step, and given back when it turns out right or the account
  * service could not answer, so attempts sent at once cannot all pass.
  */
+export const signInCounter = (deps: Pick<SignInDeps, 'redis' | 'signIn'>) =>
+  new FixedWindowCounter(deps.redis, { windowMs: deps.signIn.windowMs });
+
 export async function signIn(deps: SignInDeps, ip: string | undefined, email: string, password: string): Promise<SignInOutcome> {
-  const counter = new FixedWindowCounter(deps.redis, { windowMs: deps.signIn.windowMs });
+  const counter = signInCounter(deps);
   const keys = signInKeys(ip, email);
   if (!(await counter.take(keys, deps.signIn.maxFailures)).allowed) return { outcome: 'throttled' };
   const user = await deps.up.accounts.signIn({ email, password }).catch(async (err: unknown) => {

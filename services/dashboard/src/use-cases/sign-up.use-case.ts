@@ -16,7 +16,7 @@ export const SIGN_UP_LIMITS = { email: 254, name: 100, password: 200 } as const;
 
 const LABELS: Record<keyof SignUpForm, string> = { email: 'The e-mail address', name: 'The name', password: 'The password' };
 
-export type SignUpOutcome = { outcome: 'throttled' } | { outcome: 'signed-up'; token: string };
+export type SignUpOutcome = { outcome: 'throttled' } | { outcome: 'signed-up'; token: string; clientId: string };
 
 /**
  * A sign-up from `ip`: fields too long are refused (VALIDATION_ERROR) before
@@ -40,5 +40,5 @@ export async function signUpFrom(deps: SignUpDeps, ip: string | undefined, form:
     const { count } = await new FixedWindowCounter(deps.redis, { windowMs }).count(`dashboard:signup:ip:${ip}`);
     if (count > maxPerAddress) return { outcome: 'throttled' };
   }
-  return { outcome: 'signed-up', token: await signUp(deps, form) };
+  return { outcome: 'signed-up', ...(await signUp(deps, form)) };
 }

@@ -21,10 +21,56 @@ export function credentialsForm(
   <input id="password" name="password" type="password" autocomplete="${signup ? 'new-password' : 'current-password'}" required minlength="${signup ? 10 : 1}" maxlength="200">
   <button type="submit">${signup ? 'Create my account' : 'Sign in'}</button>
 </form>
-<p>${signup ? html`Already have an account? <a href="/signin">Sign in</a>` : html`New here? <a href="/signup">Create an account</a>`}</p>`;
+<p>${signup ? html`Already have an account? <a href="/signin">Sign in</a>` : html`<a href="/forgot-password">Forgot password?</a> New here? <a href="/signup">Create an account</a>`}</p>`;
+}
+
+/** The notice of an alert address not verified yet, with its "send again" button. */
+export function unverifiedNotice(csrfToken: string, email: string): SafeHtml {
+  return html`<div class="notice warn" role="status"><p>Alert e-mails are not sent until you confirm <strong>${email}</strong>: open the link we e-mailed there.</p>
+<form method="post" action="/settings/verify-email">${csrfField({ csrf: csrfToken })}<button type="submit">Send the link again</button></form></div>`;
+}
+
+/** "Forgot password?": the request form, or what it answers (the same whether the address has an account or not). */
+export function forgotPasswordView(pc: PageContext, options: { sent?: boolean; error?: string; email?: string }): SafeHtml {
+  if (options.sent) {
+    return html`${notice('ok', 'If an account uses this address, we sent it a link to choose a new password. It works once, for a limited time: check your e-mails.')}`;
+  }
+  return html`${notice('error', options.error)}
+<form method="post" action="/forgot-password" class="card narrow">
+  ${csrfField(pc)}
+  <p>Type the e-mail you sign in with: we send it a link to choose a new password.</p>
+  <label for="email">E-mail</label>
+  <input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${options.email ?? ''}">
+  <button type="submit">Send me a link</button>
+</form>
+<p><a href="/signin">Sign in</a></p>`;
+}
+
+/** The new password form of a reset link. */
+export function resetPasswordView(pc: PageContext, token: string, error?: string): SafeHtml {
+  return html`${notice('error', error)}
+<form method="post" action="/reset-password" class="card narrow">
+  ${csrfField(pc)}
+  <input type="hidden" name="token" value="${token}">
+  <label for="new">New password (10 characters or more)</label>
+  <input id="new" name="new" type="password" autocomplete="new-password" required minlength="10" maxlength="200">
+  <button type="submit">Set the new password</button>
+</form>`;
+}
+
+/** The button that uses a verification link (a POST, so that a mail scanner opening the link uses nothing). */
+export function verifyEmailView(pc: PageContext, token: string): SafeHtml {
+  return html`<form method="post" action="/verify-email" class="card narrow">
+  ${csrfField(pc)}
+  <input type="hidden" name="token" value="${token}">
+  <p>Confirm this address to receive your account's alert e-mails.</p>
+  <button type="submit">Confirm the address</button>
+</form>`;
 }
 
 export interface OverviewData {
+  /** The alert address while it is not verified. */
+  unverifiedEmail?: string;
   clientId: string;
   totalSent: number;
   deliveryRate: number;
@@ -32,8 +78,8 @@ export interface OverviewData {
   phones: number;
 }
 
-export function overviewView(o: OverviewData): SafeHtml {
-  return html`<section class="tiles">
+export function overviewView(o: OverviewData, csrfToken: string): SafeHtml {
+  return html`${o.unverifiedEmail ? unverifiedNotice(csrfToken, o.unverifiedEmail) : ''}<section class="tiles">
   <div class="tile"><span class="label">Client id</span><code class="big">${o.clientId}</code></div>
   <div class="tile"><span class="label">Sent, last 7 days</span><span class="big">${o.totalSent}</span></div>
   <div class="tile"><span class="label">Delivery rate</span><span class="big">${o.deliveryRate.toFixed(2)} %</span></div>
@@ -92,9 +138,10 @@ export interface SettingsNotes {
   error?: string;
 }
 
-export function settingsView(csrfToken: string, alertEmail: string, extra: SettingsNotes): SafeHtml {
+export function settingsView(csrfToken: string, alert: { email: string; verified: boolean }, extra: SettingsNotes): SafeHtml {
   const csrf = csrfField({ csrf: csrfToken });
-  return html`${notice('ok', extra.ok)}${notice('error', extra.error)}
+  const alertEmail = alert.email;
+  return html`${notice('ok', extra.ok)}${notice('error', extra.error)}${alert.verified ? '' : unverifiedNotice(csrfToken, alertEmail)}
 <section class="card">
   <h2>Signing secret</h2>
   <p>Signs the webhooks sent to a message's own <code>webhook_url</code> (<code>X-Webhook-Signature</code>). Global endpoints have secrets of their own.</p>

@@ -27,7 +27,7 @@ export async function installSection(apk: ApkInfo | undefined, downloadUrl: stri
 async function pairingCard(added: AddedPhone, clientId: string): Promise<SafeHtml> {
   const svg = await QRCode.toString(added.pairingUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return html`<div class="card reveal" role="status">
-  <p><strong>"${added.name}" is added.</strong> Pair the phone's agent with the QR code (valid until ${when(added.expiresAt)}, once) or with the device password. Both are shown only now.</p>
+  <p><strong>"${added.name}" ${added.rotated ? 'has a new pairing: its old password and code no longer work' : 'is added'}.</strong> Pair the phone's agent with the QR code (valid until ${when(added.expiresAt)}, once) or with the device password. Both are shown only now.</p>
   <figure class="qr" data-qr-payload="${added.pairingUrl}">${trusted(svg)}<figcaption>Pairing QR code</figcaption></figure>
   ${copyable('Pairing URL', added.pairingUrl, 'pairing-url')}
   ${copyable('Device password', added.password, 'device-password')}
@@ -44,12 +44,13 @@ export interface PhonesPage {
   install: SafeHtml;
   added?: AddedPhone;
   error?: string;
+  ok?: string;
 }
 
 export async function phonesView(p: PhonesPage): Promise<SafeHtml> {
   const csrf = csrfField({ csrf: p.csrf });
   const pairing = p.added ? await pairingCard(p.added, p.clientId) : html``;
-  return html`${notice('error', p.error)}${pairing}${p.install}
+  return html`${notice('ok', p.ok)}${notice('error', p.error)}${pairing}${p.install}
 <form method="post" action="/phones" class="card inline">${csrf}
   <label for="phone-name">Name</label><input id="phone-name" name="name" required maxlength="100" placeholder="Pixel 8, shop">
   <button type="submit">Add a phone</button>
@@ -64,7 +65,9 @@ export async function phonesView(p: PhonesPage): Promise<SafeHtml> {
   <td data-seen>${when(d.lastSeenAt)}</td>
   <td>${queued}</td>
   <td>${sentToday}</td>
-  <td><form method="post" action="/phones/${d.deviceId}/remove" data-confirm="Remove this phone? It will be disconnected and will have to be added again.">${csrf}<button type="submit" class="danger">Remove</button></form></td>
+  <td><form method="post" action="/phones/${d.deviceId}/rotate" data-confirm="Give this phone a new pairing? Its device password and pairing code change, and it is disconnected until it pairs with the new ones.">${csrf}<button type="submit">New pairing</button></form>
+    <form method="post" action="/phones/${d.deviceId}/revoke" data-confirm="Revoke this phone's credentials? It is disconnected and cannot pair again until you give it a new pairing.">${csrf}<button type="submit" class="danger">Revoke</button></form>
+    <form method="post" action="/phones/${d.deviceId}/remove" data-confirm="Remove this phone? It will be disconnected and will have to be added again.">${csrf}<button type="submit" class="danger">Remove</button></form></td>
 </tr>`,
   )}</tbody></table></div>`;
 }

@@ -1,14 +1,16 @@
-import type { Pool } from '@smsgw/platform';
+import { inTransaction, type Pool } from '@smsgw/platform';
 
 export interface DeviceRow {
   device_id: string;
   client_id: string;
   name: string;
-  password_hash: Buffer;
+  /** Null once the device's credentials are revoked. */
+  password_hash: Buffer | null;
   created_at: Date;
   last_seen_at: Date | null;
 }
 
+const UNIQUE_VIOLATION = '23505';
 const DEVICE_COLUMNS = 'device_id, client_id, name, password_hash, created_at, last_seen_at';
 
 export class DeviceRepository {
@@ -88,14 +90,18 @@ export class DeviceRepository {
     ]);
   }
 
-  async findToken(lookup: string): Promise<{ token_hash: Buffer; revoked_at: Date | null; device: DeviceRow } | undefined> {
-    const { rows } = await this.pool.query<DeviceRow & { token_hash: Buffer; revoked_at: Date | null }>(
-      `SELECT t.token_hash, t.revoked_at, d.device_id, d.client_id, d.name, d.password_hash, d.created_at, d.last_seen_at
+  async findToken(
+    lookup: string,
+  ): Promise<{ token_id: string; token_hash: Buffer; revoked_at: Date | null; device: DeviceRow } | undefined> {
+    const { rows } = await this.pool.query<DeviceRow & { token_id: string; token_hash: Buffer; revoked_at: Date | null }>(
+      `SELECT t.token_id, t.token_hash, t.revoked_at, d.device_id, d.client_id, d.name, d.password_hash, d.created_at, d.last_seen_at
        FROM device_tokens t JOIN devices d USING (device_id) WHERE t.lookup = $1 AND d.removed_at IS NULL`,
       [lookup],
     );
     const row = rows[0];
-    return row && { token_hash: row.token_hash, revoked_at: row.revoked_at, device: row };
+    if (!row) return undefined;
+    const { token_id, token_hash, revoked_at, ...device } = row;
+    return { token_id, token_hash, revoked_at, device };
   }
 
   async rename(deviceId: string, name: string): Promise<void> {
@@ -117,6 +123,59 @@ export class DeviceRepository {
       deviceId,
     ]);
     return result.rowCount ?? 0;
+  }
+
+  /** Of these tokens, the ones still good: not revoked, of a device not removed. */
+  async liveTokens(tokenIds: string[]): Promise<Set<string>> {
+    if (tokenIds.length === 0) return new Set();
+    const { rows } = await this.pool.query<{ token_id: string }>(
+      `SELECT t.token_id FROM device_tokens t JOIN devices d USING (device_id)
+       WHERE t.token_id = ANY($1) AND t.revoked_at IS NULL AND d.removed_at IS NULL`,
+      [tokenIds],
+    );
+    return new Set(rows.map((r) => r.token_id));
+  }
+
+  /**
+   * New credentials for the device, in one transaction: a new password and pairing code, every
+   * token revoked. False, changing nothing, when the password lookup clashes within the client or
+   * the pairing code lookup anywhere (the caller draws again), or the device is gone.
+   */
+  async rotateCredentials(
+    deviceId: string,
+    next: { passwordLookup: string; passwordHash: Buffer; pairingCodeLookup: string; pairingCodeHash: Buffer; pairingExpiresAt: Date },
+  ): Promise<boolean> {
+    try {
+      return await inTransaction(this.pool, async (tx) => {
+        const updated = await tx.query(
+          `UPDATE devices SET password_lookup = $2, password_hash = $3, pairing_code_lookup = $4, pairing_code_hash = $5, pairing_expires_at = $6
+           WHERE device_id = $1 AND removed_at IS NULL`,
+          [deviceId, next.passwordLookup, next.passwordHash, next.pairingCodeLookup, next.pairingCodeHash, next.pairingExpiresAt],
+        );
+        if ((updated.rowCount ?? 0) === 0) return false;
+        await tx.query('UPDATE device_tokens SET revoked_at = now() WHERE device_id = $1 AND revoked_at IS NULL', [deviceId]);
+        return true;
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code === UNIQUE_VIOLATION) return false;
+      throw err;
+    }
+  }
+
+  /** Voids the device's password and pairing code and revokes its tokens; how many tokens were revoked. */
+  async revokeCredentials(deviceId: string): Promise<number> {
+    const result = await this.pool.query(
+      `WITH d AS (UPDATE devices SET password_hash = NULL, pairing_code_lookup = NULL, pairing_code_hash = NULL, pairing_expires_at = NULL
+                  WHERE device_id = $1 AND removed_at IS NULL RETURNING device_id)
+       UPDATE device_tokens SET revoked_at = now() WHERE device_id IN (SELECT device_id FROM d) AND revoked_at IS NULL`,
+      [deviceId],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /** Replaces a password hash of before by its scrypt one, unless it changed meanwhile. */
+  async upgradePasswordHash(deviceId: string, previous: Buffer, next: Buffer): Promise<void> {
+    await this.pool.query('UPDATE devices SET password_hash = $3 WHERE device_id = $1 AND password_hash = $2', [deviceId, previous, next]);
   }
 
   async touch(deviceId: string): Promise<void> {

@@ -1,7 +1,6 @@
-import type { Callers } from '@smsgw/platform';
-import type { AsyncHandlers } from '@smsgw/platform';
+import type { AsyncHandlers, Callers } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
-import { removeDevice, revokeDeviceTokens } from '../use-cases/device-access.use-case';
+import { removeDevice, revokeDeviceCredentials, revokeDeviceTokens, rotateDeviceCredentials } from '../use-cases/device-access.use-case';
 import type { DeviceUseCases, DeviceView } from '../use-cases/devices.use-case';
 import type { SessionRegistry } from '../sessions/session-registry';
 
@@ -27,19 +26,30 @@ export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
   RevokeDeviceTokens: ['dashboard', 'admin'],
   RenameDevice: ['dashboard'],
   RemoveDevice: ['dashboard', 'admin'],
+  RotateDeviceCredentials: ['dashboard', 'admin'],
+  RevokeDeviceCredentials: ['dashboard', 'admin'],
 };
+
+function pairingAnswer(created: Awaited<ReturnType<DeviceUseCases['create']>>): devicehub.CreateDeviceResponse {
+  return {
+    deviceId: created.device.device_id,
+    devicePassword: created.password,
+    pairingUrl: created.pairingUrl,
+    pairingCode: created.pairingCode,
+    pairingExpiresAt: created.pairingExpiresAt.toISOString(),
+  };
+}
 
 export function deviceHubHandlers(devices: DeviceUseCases, sessions: SessionRegistry): AsyncHandlers<devicehub.DeviceHubServiceHandlers> {
   return {
     async CreateDevice(req) {
-      const created = await devices.create(req.clientId, req.name);
-      return {
-        deviceId: created.device.device_id,
-        devicePassword: created.password,
-        pairingUrl: created.pairingUrl,
-        pairingCode: created.pairingCode,
-        pairingExpiresAt: created.pairingExpiresAt.toISOString(),
-      };
+      return pairingAnswer(await devices.create(req.clientId, req.name));
+    },
+    async RotateDeviceCredentials(req) {
+      return pairingAnswer(await rotateDeviceCredentials(devices, sessions, req.clientId, req.deviceId));
+    },
+    async RevokeDeviceCredentials(req) {
+      return { revoked: await revokeDeviceCredentials(devices, sessions, req.clientId, req.deviceId) };
     },
     async ListDevices(req) {
       return { devices: (await devices.list(req.clientId, req.onlineOnly)).map(toProto) };

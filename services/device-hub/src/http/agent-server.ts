@@ -13,7 +13,7 @@ import {
   type RequestOrigin,
   type TlsSettings,
 } from '@smsgw/platform';
-import type { DeviceRow } from '../data/device.repository';
+import type { AuthenticatedDevice } from '../use-cases/devices.use-case';
 
 export const AGENT_SUBPROTOCOL = 'smsgw.agent.v1';
 const MAX_BODY = 16 * 1024;
@@ -27,8 +27,8 @@ export interface AgentServerDeps {
   log: Logger;
   /** `clientAddress` is the phone's: pairing attempts are limited per address. */
   pair(body: Record<string, unknown>, clientAddress: string | undefined): Promise<{ device_id: string; device_token: string }>;
-  authenticate(token: string): Promise<DeviceRow>;
-  onConnection(ws: import('ws').WebSocket, device: DeviceRow): void;
+  authenticate(token: string): Promise<AuthenticatedDevice>;
+  onConnection(ws: import('ws').WebSocket, authenticated: AuthenticatedDevice): void;
   wsUrl(): string;
   /** The dependencies that are down (none: ready), for GET /readyz. */
   unready(): Promise<string[]>;
@@ -134,7 +134,7 @@ export function createAgentServer(deps: AgentServerDeps): http.Server {
     if (url.pathname !== '/v1/agent') return rejectUpgrade(socket, 'NOT_FOUND');
     if (!token) return rejectUpgrade(socket, 'INVALID_DEVICE_TOKEN');
     deps.authenticate(token).then(
-      (device) => wss.handleUpgrade(req, socket, head, (ws) => deps.onConnection(ws, device)),
+      (authenticated) => wss.handleUpgrade(req, socket, head, (ws) => deps.onConnection(ws, authenticated)),
       (err: unknown) => {
         if (!(err instanceof AppError)) deps.log.error({ err }, 'agent authentication failed');
         rejectUpgrade(socket, err instanceof AppError ? err.code : 'SERVICE_UNAVAILABLE');

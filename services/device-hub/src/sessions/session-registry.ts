@@ -9,10 +9,14 @@ interface ControlOrder {
 /**
  * The sessions held by this replica. A new connection of a device closes the
  * older one, here or on any other replica (a core NATS order on
- * `hub.control.<device>`); so does a revocation of the device's tokens.
+ * `hub.control.<device>`); so does a revocation of the device's tokens. That
+ * order is fire-and-forget: `closeRevoked`, run on a short interval by every
+ * replica, closes what a lost order left open.
  */
 export class SessionRegistry {
   private readonly sessions = new Map<string, AgentSession>();
+  /** The token each session connected with. */
+  private readonly tokens = new WeakMap<AgentSession, string>();
 
   constructor(
     private readonly nats: Nats,
@@ -31,7 +35,8 @@ export class SessionRegistry {
     });
   }
 
-  add(session: AgentSession): void {
+  add(session: AgentSession, tokenId: string): void {
+    this.tokens.set(session, tokenId);
     const previous = this.sessions.get(session.deviceId);
     if (previous) previous.close(CLOSE_REPLACED, 'replaced');
     this.sessions.set(session.deviceId, session);
@@ -46,6 +51,23 @@ export class SessionRegistry {
 
   revoke(deviceId: string): void {
     this.nats.nc.publish(this.nats.names.hubControl(deviceId), JSON.stringify({ action: 'revoke' }));
+  }
+
+  /**
+   * Closes the sessions whose token is no longer good (revoked, or its device removed), as
+   * `liveTokens` says: the check that does not depend on the revocation order reaching this replica.
+   */
+  async closeRevoked(liveTokens: (tokenIds: string[]) => Promise<Set<string>>): Promise<number> {
+    const held = [...this.sessions.values()].flatMap((session) => {
+      const tokenId = this.tokens.get(session);
+      return tokenId ? [{ session, tokenId }] : [];
+    });
+    if (held.length === 0) return 0;
+    const live = await liveTokens(held.map((h) => h.tokenId));
+    const revoked = held.filter((h) => !live.has(h.tokenId));
+    for (const { session } of revoked) session.close(CLOSE_REVOKED, 'revoked');
+    if (revoked.length > 0) this.log.info({ sessions: revoked.length }, 'sessions of revoked credentials closed');
+    return revoked.length;
   }
 
   get size(): number {

@@ -2,6 +2,7 @@ import { AppError, hashSecret, issueSecret, newId, secretLookup, secretMatches }
 import type { DeviceRepository, DeviceRow } from '../data/device.repository';
 import type { PairingAttemptStore } from '../data/pairing-attempts.store';
 import type { PresenceStore } from '../data/presence.store';
+import { scryptDevicePasswords, type DevicePasswordHasher } from '../domain/device-password-hash';
 import { newDevicePassword, newPairingCode, normalizeDevicePassword, normalizePairingCode, pairingAddressKey } from '../domain/pairing';
 
 const TOKEN_PREFIX = 'dtk_';
@@ -20,6 +21,11 @@ export interface PairingSettings {
   lockMs: number;
 }
 
+export interface AuthenticatedDevice {
+  device: DeviceRow;
+  tokenId: string;
+}
+
 export interface DeviceView {
   device: DeviceRow;
   online: boolean;
@@ -32,20 +38,52 @@ export class DeviceUseCases {
     private readonly presence: PresenceStore,
     private readonly attempts: PairingAttemptStore,
     private readonly settings: PairingSettings & { publicUrl: () => string },
+    private readonly passwords: DevicePasswordHasher = scryptDevicePasswords,
   ) {}
 
   async create(clientId: string, name: string) {
     if (!/^client_[0-9]+$/.test(clientId)) throw new AppError('INVALID_CLIENT_ID');
+    const deviceId = newId('device');
+    const created = await this.drawCredentials(async (next) => {
+      const device = await this.repo.create({ deviceId, clientId, name: name.trim().slice(0, 100), ...next });
+      return device;
+    });
+    return { ...created.secrets, device: created.device };
+  }
+
+  /**
+   * A new pairing for the client's device: a new password and pairing code (shown once), every
+   * token revoked. The caller disconnects the phone.
+   */
+  async rotateCredentials(clientId: string, deviceId: string) {
+    const { device } = await this.get(clientId, deviceId);
+    const rotated = await this.drawCredentials(async (next) => ((await this.repo.rotateCredentials(deviceId, next)) ? device : undefined));
+    return { ...rotated.secrets, device };
+  }
+
+  /** Revokes the client's device's tokens, password and pairing code; how many tokens were revoked. */
+  async revokeCredentials(clientId: string, deviceId: string): Promise<number> {
+    await this.get(clientId, deviceId);
+    return this.repo.revokeCredentials(deviceId);
+  }
+
+  /** Draws a password and a pairing code until `store` takes them (a lookup may clash). */
+  private async drawCredentials(
+    store: (next: {
+      passwordLookup: string;
+      passwordHash: Buffer;
+      pairingCodeLookup: string;
+      pairingCodeHash: Buffer;
+      pairingExpiresAt: Date;
+    }) => Promise<DeviceRow | undefined>,
+  ) {
     for (let draw = 1; ; draw++) {
       const password = newDevicePassword();
       const pairingCode = newPairingCode();
       const expiresAt = new Date(Date.now() + this.settings.codeTtlMs);
-      const device = await this.repo.create({
-        deviceId: newId('device'),
-        clientId,
-        name: name.trim().slice(0, 100),
+      const device = await store({
         passwordLookup: password.lookup,
-        passwordHash: hashSecret(password.normalized),
+        passwordHash: await this.passwords.hash(password.normalized),
         pairingCodeLookup: pairingCode.lookup,
         pairingCodeHash: hashSecret(pairingCode.plain),
         pairingExpiresAt: expiresAt,
@@ -53,10 +91,12 @@ export class DeviceUseCases {
       if (device) {
         return {
           device,
-          password: password.plain,
-          pairingCode: pairingCode.plain,
-          pairingUrl: `${this.settings.publicUrl()}/v1/agent/pair?code=${pairingCode.plain}`,
-          pairingExpiresAt: expiresAt,
+          secrets: {
+            password: password.plain,
+            pairingCode: pairingCode.plain,
+            pairingUrl: `${this.settings.publicUrl()}/v1/agent/pair?code=${pairingCode.plain}`,
+            pairingExpiresAt: expiresAt,
+          },
         };
       }
       if (draw === CREATE_DRAWS)
@@ -112,7 +152,16 @@ export class DeviceUseCases {
           key: `password:${clientId}:${password.lookup}`,
           find: async () => {
             const candidate = await this.repo.findByPasswordLookup(clientId, password.lookup);
-            return candidate && secretMatches(password.normalized, candidate.password_hash) ? candidate : undefined;
+            if (!candidate?.password_hash || !(await this.passwords.matches(password.normalized, candidate.password_hash)))
+              return undefined;
+            if (!this.passwords.isCurrent(candidate.password_hash)) {
+              await this.repo.upgradePasswordHash(
+                candidate.device_id,
+                candidate.password_hash,
+                await this.passwords.hash(password.normalized),
+              );
+            }
+            return candidate;
           },
         }
       );
@@ -120,11 +169,12 @@ export class DeviceUseCases {
     return undefined;
   }
 
-  async authenticate(token: string): Promise<DeviceRow> {
+  /** The device of a good token, with the token's id (its session is closed once the token is revoked). */
+  async authenticate(token: string): Promise<AuthenticatedDevice> {
     const lookup = secretLookup(TOKEN_PREFIX, token);
     const found = lookup && (await this.repo.findToken(lookup));
     if (!found || found.revoked_at || !secretMatches(token, found.token_hash)) throw new AppError('INVALID_DEVICE_TOKEN');
-    return found.device;
+    return { device: found.device, tokenId: found.token_id };
   }
 
   /** The client's device with its presence; another client's device is "unknown". */

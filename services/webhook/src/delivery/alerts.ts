@@ -22,7 +22,8 @@ export function alertMail(d: DroppedDelivery, clientName: string): { subject: st
 }
 
 /**
- * Sends one alert e-mail per dropped delivery to the account's address.
+ * Sends one alert e-mail per dropped delivery to the account's address, once
+ * that address is verified.
  * The delivery says whether its alert is due or sent, so an alert that
  * could not be sent (SMTP down) is sent by the sweep later, and one sent is
  * not sent again by another replica.
@@ -44,7 +45,14 @@ export class AlertMailer {
   async send(d: DroppedDelivery): Promise<void> {
     const client = await this.accounts.getClient({ clientId: d.client_id });
     const { subject, text } = alertMail(d, client.name);
-    if (!this.transport) {
+    if (!client.emailVerified) {
+      // Until its owner follows the link mailed to it, the address may be anyone's: nothing is
+      // sent there, and the alert is not sent later either.
+      this.log.warn(
+        { delivery_id: d.delivery_id, client_id: d.client_id },
+        'webhook delivery dropped; alert address not verified, no e-mail',
+      );
+    } else if (!this.transport) {
       this.log.warn({ delivery_id: d.delivery_id, client_id: d.client_id }, 'webhook delivery dropped; no SMTP_URL, so no alert e-mail');
     } else {
       await this.transport.sendMail({ from: this.from, to: client.email, subject, text });

@@ -1,13 +1,29 @@
 import { AppError, parseMode } from '@smsgw/platform';
-import { confirmPassword } from '../../use-cases/confirm-password.use-case';
+import { confirmPassword, type Confirmation } from '../../use-cases/confirm-password.use-case';
+import {
+  confirmVerification,
+  requestPasswordReset,
+  resendVerification,
+  resetPassword,
+  sendVerificationQuietly,
+} from '../../use-cases/email-links.use-case';
 import { createKey, listKeys, revokeKey } from '../../use-cases/keys.use-case';
 import { overview } from '../../use-cases/overview.use-case';
 import { alertEmail, changeAlertEmail, changePassword, rotateSigningSecret, signingSecret } from '../../use-cases/settings.use-case';
 import { signIn, signOut } from '../../use-cases/sign-in.use-case';
 import { signUpFrom } from '../../use-cases/sign-up.use-case';
-import { credentialsForm as credentialsView, keysView, overviewView, settingsView, type SettingsNotes } from '../../views/account.view';
-import type { SafeHtml } from '../../views/html';
-import { layout } from '../../views/layout';
+import {
+  credentialsForm as credentialsView,
+  forgotPasswordView,
+  keysView,
+  overviewView,
+  resetPasswordView,
+  settingsView,
+  verifyEmailView,
+  type SettingsNotes,
+} from '../../views/account.view';
+import { html, type SafeHtml } from '../../views/html';
+import { layout, notice } from '../../views/layout';
 import {
   cookieOptions,
   explain,
@@ -36,6 +52,13 @@ function credentialsForm(ctx: DashContext, kind: 'signin' | 'signup', error?: st
 const startSession = (ctx: DashContext, token: string) => ctx.cookies.set(SESSION_COOKIE, token, cookieOptions());
 
 const WRONG_PASSWORD = 'Your password is wrong: nothing was changed. Type the password you sign in with.';
+const TOO_MANY_WRONG = 'Too many wrong passwords: nothing was changed. Wait 15 minutes and try again.';
+
+/** What a password asked again says when it is not right ('' when it is). */
+function refusal(ctx: DashContext, confirmation: Confirmation): string {
+  if (confirmation === 'throttled') ctx.status = 429;
+  return confirmation === 'confirmed' ? '' : confirmation === 'throttled' ? TOO_MANY_WRONG : WRONG_PASSWORD;
+}
 
 export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' | 'private'): void {
   const { up, sessions } = deps;
@@ -59,13 +82,22 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
           );
         }
         startSession(ctx, result.token);
+        await sendVerificationQuietly(deps, result.clientId);
         ctx.redirect('/keys?welcome=1');
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
         anonymous(ctx, 'Create your account', credentialsForm(ctx, 'signup', explain(err), email), 400);
       }
     });
-    router.get('/signin', (ctx) => anonymous(ctx, 'Sign in', credentialsForm(ctx, 'signin')));
+    router.get('/signin', (ctx) =>
+      anonymous(
+        ctx,
+        'Sign in',
+        ctx.query.reset === '1'
+          ? html`${notice('ok', 'Your password was changed and every session signed out. Sign in with the new one.')}${credentialsForm(ctx, 'signin')}`
+          : credentialsForm(ctx, 'signin'),
+      ),
+    );
     router.post('/signin', async (ctx) => {
       const email = field(ctx, 'email');
       const result = await signIn(deps, ctx.state.clientAddress, email, ctx.state.form!.get('password') ?? '');
@@ -83,6 +115,40 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
       startSession(ctx, result.token);
       ctx.redirect(safeNext(ctx.query.next as string | undefined));
     });
+
+    router.get('/forgot-password', (ctx) => anonymous(ctx, 'Forgot password', forgotPasswordView(pageContext(ctx), {})));
+    router.post('/forgot-password', async (ctx) => {
+      const email = field(ctx, 'email');
+      if ((await requestPasswordReset(deps, ctx.state.clientAddress, email)) === 'throttled') {
+        const error = 'Too many password reset requests. Wait an hour and try again.';
+        return anonymous(ctx, 'Forgot password', forgotPasswordView(pageContext(ctx), { error, email }), 429);
+      }
+      anonymous(ctx, 'Forgot password', forgotPasswordView(pageContext(ctx), { sent: true }));
+    });
+    const linkToken = (ctx: DashContext) => String(ctx.query.token ?? '').slice(0, 100);
+    const USED_LINK = 'This link does not work: it was used already, it expired, or it is not whole. Ask for a new one.';
+    router.get('/reset-password', (ctx) => anonymous(ctx, 'Choose a new password', resetPasswordView(pageContext(ctx), linkToken(ctx))));
+    router.post('/reset-password', async (ctx) => {
+      const token = field(ctx, 'token');
+      try {
+        if (!(await resetPassword(deps, token, ctx.state.form!.get('new') ?? ''))) {
+          return anonymous(ctx, 'Choose a new password', resetPasswordView(pageContext(ctx), token, USED_LINK), 400);
+        }
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
+        return anonymous(ctx, 'Choose a new password', resetPasswordView(pageContext(ctx), token, explain(err)), 400);
+      }
+      // Every session of the user ended, this browser's too.
+      ctx.cookies.set(SESSION_COOKIE, '', cookieOptions(0));
+      ctx.redirect('/signin?reset=1');
+    });
+    router.get('/verify-email', (ctx) => anonymous(ctx, 'Confirm your address', verifyEmailView(pageContext(ctx), linkToken(ctx))));
+    router.post('/verify-email', async (ctx) => {
+      if (!(await confirmVerification(deps, field(ctx, 'token')))) {
+        return anonymous(ctx, 'Confirm your address', html`${notice('error', USED_LINK)}`, 400);
+      }
+      anonymous(ctx, 'Address confirmed', html`${notice('ok', 'Your address is confirmed: alert e-mails will be sent to it.')}`);
+    });
     return;
   }
 
@@ -93,11 +159,12 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
   });
 
   router.get('/', async (ctx) => {
-    page(ctx, 'Overview', 'overview', overviewView(await overview(up, ctx.state.session!.clientId)));
+    page(ctx, 'Overview', 'overview', overviewView(await overview(up, ctx.state.session!.clientId), ctx.state.session!.csrf));
   });
 
   /** The sensitive actions' re-authentication: the form's `password` field is the user's. */
-  const passwordConfirmed = (ctx: DashContext) => confirmPassword(up, ctx.state.session!, ctx.state.form!.get('password') ?? '');
+  const passwordRefusal = async (ctx: DashContext) =>
+    refusal(ctx, await confirmPassword(deps, ctx.state.session!, ctx.state.form!.get('password') ?? ''));
 
   async function keysPage(ctx: DashContext, fresh?: { key: string; mode: string; name: string }, error?: string, typed?: string) {
     const s = ctx.state.session!;
@@ -110,7 +177,8 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     const name = field(ctx, 'name').slice(0, 100);
     const mode = parseMode(field(ctx, 'mode'));
     if (!name) return keysPage(ctx, undefined, 'Give the key a name, to recognise it later.');
-    if (!(await passwordConfirmed(ctx))) return keysPage(ctx, undefined, WRONG_PASSWORD, name);
+    const refused = await passwordRefusal(ctx);
+    if (refused) return keysPage(ctx, undefined, refused, name);
     const key = await createKey(up, ctx.state.session!.clientId, name, mode);
     await keysPage(ctx, { key, mode, name });
   });
@@ -126,7 +194,8 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
 
   router.get('/settings', (ctx) => settingsPage(ctx));
   router.post('/settings/secret', async (ctx) => {
-    if (!(await passwordConfirmed(ctx))) return settingsPage(ctx, { error: WRONG_PASSWORD });
+    const refused = await passwordRefusal(ctx);
+    if (refused) return settingsPage(ctx, { error: refused });
     await settingsPage(ctx, { secret: await signingSecret(up, ctx.state.session!.clientId) });
   });
   router.post('/settings/secret/rotate', async (ctx) => {
@@ -134,24 +203,39 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     await settingsPage(ctx, { secret, ok: 'The signing secret was rotated. Here is the new one.' });
   });
   router.post('/settings/alerts', async (ctx) => {
-    if (!(await passwordConfirmed(ctx))) return settingsPage(ctx, { error: WRONG_PASSWORD });
+    const refused = await passwordRefusal(ctx);
+    if (refused) return settingsPage(ctx, { error: refused });
     try {
-      await changeAlertEmail(up, ctx.state.session!.clientId, field(ctx, 'email'));
-      await settingsPage(ctx, { ok: 'Alert e-mails go to the new address.' });
+      const clientId = ctx.state.session!.clientId;
+      await changeAlertEmail(up, clientId, field(ctx, 'email'));
+      await sendVerificationQuietly(deps, clientId);
+      await settingsPage(ctx, { ok: 'Alert e-mails go to the new address once you confirm it: open the link we e-mailed there.' });
     } catch (err) {
       await settingsPage(ctx, { error: explain(err) });
     }
   });
+  router.post('/settings/verify-email', async (ctx) => {
+    const outcome = await resendVerification(deps, ctx.state.session!.clientId);
+    if (outcome === 'throttled') ctx.status = 429;
+    await settingsPage(
+      ctx,
+      outcome === 'sent'
+        ? { ok: 'We sent the link again. Open it from the e-mail to confirm the address.' }
+        : outcome === 'verified'
+          ? { ok: 'The address is confirmed already.' }
+          : { error: 'Several links were sent already. Wait an hour before asking again.' },
+    );
+  });
   router.post('/settings/password', async (ctx) => {
     const s = ctx.state.session!;
     try {
-      const changed = await changePassword(
-        up,
-        sessions,
-        { userId: s.userId, token: ctx.state.token! },
+      const outcome = await changePassword(
+        deps,
+        { userId: s.userId, email: s.email, token: ctx.state.token! },
         { current: ctx.state.form!.get('current') ?? '', next: ctx.state.form!.get('new') ?? '' },
       );
-      if (!changed) return settingsPage(ctx, { error: 'The current password is wrong.' });
+      if (outcome === 'throttled') return settingsPage(ctx, { error: refusal(ctx, outcome) });
+      if (outcome === 'wrong') return settingsPage(ctx, { error: 'The current password is wrong.' });
       await settingsPage(ctx, { ok: 'Password changed. Your other sessions were signed out.' });
     } catch (err) {
       await settingsPage(ctx, { error: explain(err) });

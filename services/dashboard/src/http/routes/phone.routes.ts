@@ -1,7 +1,16 @@
 import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { AppError } from '@smsgw/platform';
-import { addPhone, apkInfo, listPhones, removePhone, renamePhone, type AddedPhone } from '../../use-cases/phones.use-case';
+import {
+  addPhone,
+  apkInfo,
+  listPhones,
+  removePhone,
+  renamePhone,
+  revokePhone,
+  rotatePhone,
+  type AddedPhone,
+} from '../../use-cases/phones.use-case';
 import { APK_PATH, installSection, phonesView } from '../../views/phones.view';
 import { field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
@@ -22,11 +31,11 @@ export function downloadRoutes(router: DashRouter, deps: AppDeps): void {
 export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   const { up, deviceEvents } = deps;
 
-  async function phonesPage(ctx: DashContext, added?: AddedPhone, error?: string) {
+  async function phonesPage(ctx: DashContext, added?: AddedPhone, error?: string, ok?: string) {
     const s = ctx.state.session!;
     const phones = await listPhones(up, s.clientId);
     const install = await installSection(apkInfo(deps.apkFile), `${ctx.origin}${APK_PATH}`);
-    page(ctx, 'Phones', 'phones', await phonesView({ csrf: s.csrf, clientId: s.clientId, phones, install, added, error }));
+    page(ctx, 'Phones', 'phones', await phonesView({ csrf: s.csrf, clientId: s.clientId, phones, install, added, error, ok }));
   }
 
   router.get('/phones', (ctx) => phonesPage(ctx));
@@ -43,6 +52,18 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     }
     await renamePhone(up, ctx.state.session!.clientId, ctx.params.deviceId!, name);
     ctx.redirect('/phones');
+  });
+  router.post('/phones/:deviceId/rotate', async (ctx) => {
+    await phonesPage(ctx, await rotatePhone(up, ctx.state.session!.clientId, ctx.params.deviceId!));
+  });
+  router.post('/phones/:deviceId/revoke', async (ctx) => {
+    await revokePhone(up, ctx.state.session!.clientId, ctx.params.deviceId!);
+    await phonesPage(
+      ctx,
+      undefined,
+      undefined,
+      'The phone is disconnected and its password, pairing code and tokens no longer work. Give it a new pairing to use it again.',
+    );
   });
   router.post('/phones/:deviceId/remove', async (ctx) => {
     await removePhone(up, ctx.state.session!.clientId, ctx.params.deviceId!);
