@@ -1,20 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import {
-  AppError,
-  createClient,
-  createLogger,
-  createPool,
-  healthService,
-  quoteIdent,
-  type Pool,
-  type PromiseClient,
-} from '@smsgw/platform';
+import { AppError, createClient, healthService, quoteIdent, type Pool, type PromiseClient } from '@smsgw/platform';
 import { accountProto, type account } from '@smsgw/proto';
+import { startServiceUnderTest } from '@smsgw/testing';
 import { loadAccountConfig } from '../src/config';
 import { start } from '../src/main';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const KEY_BODY = /^[A-Za-z0-9]{40}$/;
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
@@ -27,40 +18,29 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
   throw new Error('expected the call to fail');
 }
 
+/** The real account service on port 0, on a schema of its own. */
+const startAccountService = () =>
+  startServiceUnderTest({ name: 'account', loadConfig: loadAccountConfig, start, env: { DATABASE_POOL_MAX: '4' } });
+
 /** The same key with its last character changed: same lookup, wrong secret. */
 function tamper(key: string): string {
   return key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
 }
 
 describe('account service over gRPC', () => {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  let service: Awaited<ReturnType<typeof start>>;
+  let service: Awaited<ReturnType<typeof startAccountService>>;
   let accounts: PromiseClient<account.AccountServiceClient>;
   let db: Pool;
 
   beforeAll(async () => {
-    const config = loadAccountConfig({
-      DATABASE_URL,
-      DATABASE_SCHEMA: schema,
-      GRPC_PORT: '0',
-      GRPC_HOST: '127.0.0.1',
-      DATABASE_POOL_MAX: '4',
-    });
-    db = createPool({ url: DATABASE_URL, schema, max: 2 });
-    service = await start(config, createLogger('account-test', 'silent'));
+    service = await startAccountService();
+    db = service.pool;
     accounts = createClient(accountProto().AccountService, `127.0.0.1:${service.port}`);
   });
 
   afterAll(async () => {
     accounts?.close();
-    try {
-      await service?.stop();
-    } finally {
-      if (db) {
-        await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
-        await db.end();
-      }
-    }
+    await service?.stop();
   });
 
   const newClient = (email = `owner-${randomBytes(3).toString('hex')}@example.com`) =>
@@ -215,7 +195,7 @@ describe('account service over gRPC', () => {
     const { rows: columns } = await db.query<{ table_name: string; column_name: string; data_type: string }>(
       `SELECT table_name, column_name, data_type FROM information_schema.columns
        WHERE table_schema = $1 AND data_type IN ('text', 'character varying', 'character', 'bytea', 'jsonb', 'json')`,
-      [schema],
+      [service.schema],
     );
     expect(columns.map((c) => `${c.table_name}.${c.column_name}`)).toEqual(
       expect.arrayContaining(['api_keys.lookup', 'api_keys.key_hash']),

@@ -1,22 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
-import {
-  connectNats,
-  createClient,
-  createLogger,
-  createPool,
-  createRedis,
-  quoteIdent,
-  type Pool,
-  type PromiseClient,
-  type Redis,
-} from '@smsgw/platform';
+import { createClient, createPool, quoteIdent, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
 import { messageProto, otpProto, type message, type otp } from '@smsgw/proto';
 import { freePort, grpcServing, REPO_ROOT, ServiceProcess } from '@smsgw/stack';
+import { createSandbox, DATABASE_URL, NATS_URL, REDIS_URL, startServiceUnderTest } from '@smsgw/testing';
 import { loadOtpConfig } from '../../src/config';
 import { start } from '../../src/main';
-import { DATABASE_URL, NATS_URL, REDIS_URL } from '@smsgw/testing';
 
 export { DATABASE_URL, NATS_URL, REDIS_URL };
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
@@ -47,10 +37,8 @@ export interface OtpSystem {
  */
 export async function startOtpSystem(): Promise<OtpSystem> {
   const run = hex(5);
-  const otpSchema = `t_otp_${run}`;
+  const sandbox = await createSandbox({ name: 'otp', schema: `t_otp_${run}`, natsPrefix: `t${run}`, redis: true });
   const messageSchema = `t_msg_${run}`;
-  const redisPrefix = `smsgw:t${run}:`;
-  const natsPrefix = `t${run}`;
   const hashKey = randomBytes(32);
   const messagePort = await freePort();
   const messageService = new ServiceProcess({
@@ -62,7 +50,7 @@ export async function startOtpSystem(): Promise<OtpSystem> {
       GRPC_HOST: '127.0.0.1',
       GRPC_PORT: String(messagePort),
       NATS_URL,
-      NATS_PREFIX: natsPrefix,
+      NATS_PREFIX: sandbox.natsPrefix,
       OTP_SEAL_KEY: hex(32),
       RETENTION_INTERVAL_MS: '0',
       LOG_LEVEL: 'warn',
@@ -72,12 +60,6 @@ export async function startOtpSystem(): Promise<OtpSystem> {
   });
   await messageService.start();
   const env = {
-    DATABASE_URL,
-    DATABASE_SCHEMA: otpSchema,
-    GRPC_HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    REDIS_URL,
-    REDIS_PREFIX: redisPrefix,
     MESSAGE_GRPC_ADDR: `127.0.0.1:${messagePort}`,
     OTP_HASH_KEY: hashKey.toString('base64'),
     OTP_SEAL_KEY: hex(32),
@@ -109,24 +91,22 @@ export async function startOtpSystem(): Promise<OtpSystem> {
   });
   await new Promise<void>((resolve) => proxyServer.listen(0, '127.0.0.1', resolve));
   proxy.address = `127.0.0.1:${(proxyServer.address() as net.AddressInfo).port}`;
-  const log = createLogger('otp-test', 'silent');
-  const apps = [await start(loadOtpConfig(env), log)];
+  const startOtp = (overrides: Record<string, string> = {}) =>
+    startServiceUnderTest({ name: 'otp', loadConfig: loadOtpConfig, start, env: { ...env, ...overrides }, on: sandbox });
+  const apps = [await startOtp()];
   const clients = [createClient<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${apps[0]!.port}`)];
   const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, `127.0.0.1:${messagePort}`);
-  const otpPool = createPool({ url: DATABASE_URL, schema: otpSchema, max: 2 });
   const messagePool = createPool({ url: DATABASE_URL, schema: messageSchema, max: 2 });
-  const redis = createRedis({ url: REDIS_URL, keyPrefix: redisPrefix, name: 'otp-test' });
-  await redis.connect();
   return {
     otp: clients[0]!,
     messages,
-    otpPool,
+    otpPool: sandbox.pool,
     messagePool,
-    redis,
+    redis: sandbox.redis!,
     hashKey,
     proxy,
     async addReplica(overrides = {}) {
-      const app = await start(loadOtpConfig({ ...env, ...overrides }), log);
+      const app = await startOtp(overrides);
       apps.push(app);
       const client = createClient<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${app.port}`);
       clients.push(client);
@@ -140,17 +120,9 @@ export async function startOtpSystem(): Promise<OtpSystem> {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => proxyServer.close(() => resolve()));
       await messageService.stop();
-      await otpPool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(otpSchema)} CASCADE`);
       await messagePool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(messageSchema)} CASCADE`);
-      await Promise.all([otpPool.end(), messagePool.end()]);
-      const keys = await redis.keys('*');
-      // keys() answers with the prefix; del() adds it again.
-      if (keys.length > 0) await redis.del(...keys.map((k) => k.slice(redisPrefix.length)));
-      redis.disconnect();
-      const nats = await connectNats({ url: NATS_URL, prefix: natsPrefix, name: 'otp-test-cleanup', log });
-      for (const stream of [nats.names.reportsStream, nats.names.eventsStream])
-        await nats.jsm.streams.delete(stream).catch(() => undefined);
-      await nats.nc.drain();
+      await messagePool.end();
+      await sandbox.cleanUp();
     },
   };
 }

@@ -1,0 +1,164 @@
+import {
+  connectNats,
+  createLogger,
+  createPool,
+  createRedis,
+  quoteIdent,
+  type Logger,
+  type Nats,
+  type Pool,
+  type Redis,
+} from '@smsgw/platform';
+import { DATABASE_URL, NATS_URL, randomHex, REDIS_URL } from './servers';
+
+export interface SandboxOptions {
+  /** Names the logger and the connections (`<name>-test`). */
+  name: string;
+  /** A schema to use instead of a fresh one (a second set of servers on the same rows). */
+  schema?: string;
+  /** A NATS prefix to use instead of a fresh one. */
+  natsPrefix?: string;
+  /** Keep a Redis connection under the sandbox's key prefix (`sandbox.redis`) for the test to look. */
+  redis?: boolean;
+  /** Keep a NATS connection under the sandbox's prefix (`sandbox.nats`) for the test to look. */
+  nats?: boolean;
+  /** Connections of the test's pool on the schema. */
+  poolMax?: number;
+}
+
+/**
+ * A Postgres schema, a NATS prefix and a Redis key prefix of one's own on the
+ * shared local servers, so that a test file meets no other run's rows,
+ * streams or keys. `cleanUp()` removes all three.
+ */
+export interface Sandbox {
+  readonly schema: string;
+  readonly natsPrefix: string;
+  readonly redisPrefix: string;
+  readonly log: Logger;
+  /** The settings a service reads to use the sandbox (database, NATS and Redis URLs and prefixes). */
+  readonly env: Record<string, string>;
+  /** A pool on the schema, for seeding and inspecting rows. */
+  readonly pool: Pool;
+  /** With `redis: true`: a connection with the sandbox's key prefix. */
+  readonly redis: Redis | undefined;
+  /** With `nats: true`: a connection with the sandbox's prefix. */
+  readonly nats: Nats | undefined;
+  /** Deletes the prefix's streams and Redis keys and drops the schema; closes the sandbox's connections. */
+  cleanUp(): Promise<void>;
+}
+
+export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const schema = options.schema ?? `t_${randomHex()}`;
+  const natsPrefix = options.natsPrefix ?? `t${randomHex(5)}`;
+  const redisPrefix = `smsgw:t${randomHex(5)}:`;
+  const name = `${options.name}-test`;
+  const log = createLogger(name, process.env.TEST_LOG_LEVEL ?? 'silent');
+  const pool = createPool({ url: DATABASE_URL, schema, max: options.poolMax ?? 2 });
+  let redis: Redis | undefined;
+  if (options.redis) {
+    redis = createRedis({ url: REDIS_URL, keyPrefix: redisPrefix, name });
+    await redis.connect();
+  }
+  const nats = options.nats ? await connectNats({ url: NATS_URL, prefix: natsPrefix, name, log }) : undefined;
+  return {
+    schema,
+    natsPrefix,
+    redisPrefix,
+    log,
+    env: {
+      DATABASE_URL,
+      DATABASE_SCHEMA: schema,
+      NATS_URL,
+      NATS_PREFIX: natsPrefix,
+      REDIS_URL,
+      REDIS_PREFIX: redisPrefix,
+    },
+    pool,
+    redis,
+    nats,
+    async cleanUp() {
+      const bus = nats ?? (await connectNats({ url: NATS_URL, prefix: natsPrefix, name: `${name}-cleanup`, log }));
+      for (const stream of [bus.names.reportsStream, bus.names.eventsStream, bus.names.timersStream])
+        await bus.jsm.streams.delete(stream).catch(() => undefined);
+      await bus.nc.drain();
+      const keys = redis ?? createRedis({ url: REDIS_URL, keyPrefix: redisPrefix, name: `${name}-cleanup` });
+      if (!redis) await keys.connect();
+      const found = await keys.keys(`${redisPrefix}*`);
+      // KEYS takes and answers whole names (no key prefix); DEL adds the prefix.
+      if (found.length > 0) await keys.del(...found.map((k) => k.slice(redisPrefix.length)));
+      keys.disconnect();
+      await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+      await pool.end();
+    },
+  };
+}
+
+/** What a service's `start(config, log)` returns: its gRPC (or HTTP) port and its orderly stop. */
+export interface StartedApp {
+  port: number;
+  stop(): Promise<void>;
+}
+
+export interface ServiceUnderTestOptions<C, A extends StartedApp> extends Omit<SandboxOptions, 'schema' | 'natsPrefix'> {
+  /** The service's configuration reader (`loadXxxConfig`). */
+  loadConfig: (env: Record<string, string>) => C;
+  /** The service's composition root (`start` of its `main.ts`). */
+  start: (config: C, log: Logger) => Promise<A>;
+  /** Settings on top of the sandbox's and a gRPC server on 127.0.0.1, port 0. */
+  env?: Record<string, string>;
+  /** Servers already made (another replica on the same rows); they are left for their owner to clean up. */
+  on?: Sandbox;
+}
+
+export interface ServiceUnderTest<C, A extends StartedApp> {
+  app: A;
+  config: C;
+  port: number;
+  sandbox: Sandbox;
+  schema: string;
+  natsPrefix: string;
+  redisPrefix: string;
+  pool: Pool;
+  /** Stops the service, then cleans up the sandbox when it made it; a second call does nothing. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The real service, in this process, on a sandbox of its own (or `on`'s):
+ * its settings are the sandbox's, a gRPC server on port 0, and `env`.
+ */
+export async function startServiceUnderTest<C, A extends StartedApp>(
+  options: ServiceUnderTestOptions<C, A>,
+): Promise<ServiceUnderTest<C, A>> {
+  const sandbox = options.on ?? (await createSandbox(options));
+  let app: A;
+  let config: C;
+  try {
+    config = options.loadConfig({ ...sandbox.env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', ...options.env });
+    app = await options.start(config, sandbox.log);
+  } catch (err) {
+    if (!options.on) await sandbox.cleanUp();
+    throw err;
+  }
+  let stopped = false;
+  return {
+    app,
+    config,
+    port: app.port,
+    sandbox,
+    schema: sandbox.schema,
+    natsPrefix: sandbox.natsPrefix,
+    redisPrefix: sandbox.redisPrefix,
+    pool: sandbox.pool,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        await app.stop();
+      } finally {
+        if (!options.on) await sandbox.cleanUp();
+      }
+    },
+  };
+}
