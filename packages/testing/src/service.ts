@@ -24,6 +24,8 @@ export interface SandboxOptions {
   nats?: boolean;
   /** Connections of the test's pool on the schema. */
   poolMax?: number;
+  /** False for a service without Postgres (the dashboard): no schema is dropped at clean-up. */
+  database?: boolean;
 }
 
 /**
@@ -88,7 +90,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       // KEYS takes and answers whole names (no key prefix); DEL adds the prefix.
       if (found.length > 0) await keys.del(...found.map((k) => k.slice(redisPrefix.length)));
       keys.disconnect();
-      await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+      // pg connects on the first query: a sandbox without a database never opened one.
+      if (options.database !== false) await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
       await pool.end();
     },
   };
