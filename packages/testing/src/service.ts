@@ -1,3 +1,4 @@
+import path from 'node:path';
 import {
   connectNats,
   createLogger,
@@ -9,6 +10,7 @@ import {
   type Pool,
   type Redis,
 } from '@smsgw/platform';
+import { freePort, grpcServing, REPO_ROOT, ServiceProcess, type ServiceName } from '@smsgw/stack';
 import { DATABASE_URL, NATS_URL, randomHex, REDIS_URL } from './servers';
 
 export interface SandboxOptions {
@@ -162,6 +164,81 @@ export async function startServiceUnderTest<C, A extends StartedApp>(
       } finally {
         if (!options.on) await sandbox.cleanUp();
       }
+    },
+  };
+}
+
+export interface ServiceProcessOptions {
+  /** Which one: its built `services/<service>/dist/main.js`. */
+  service: ServiceName;
+  /** The NATS prefix it shares with the service under test. */
+  natsPrefix: string;
+  /** The Redis key prefix it shares, when it uses Redis. */
+  redisPrefix?: string;
+  /** Settings on top of its own schema, the prefixes, a gRPC server on a free port and `LOG_LEVEL=warn`. */
+  env?: Record<string, string>;
+  /** Its gRPC port, when the service under test must know it before it starts; a free one by default. */
+  port?: number;
+  /** Its log goes to `.stack/<logFolder>/<service>-<schema>.log`. */
+  logFolder: string;
+}
+
+export interface ServiceProcessUnderTest {
+  /** `127.0.0.1:<port>` of its gRPC server. */
+  address: string;
+  port: number;
+  schema: string;
+  /** Stops the process, then drops its schema. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Another service the one under test talks to, run as production runs it:
+ * its built dist as a process of its own (a service never imports another
+ * service's code), with a schema of its own, ready once its gRPC health
+ * check answers SERVING. Needs `make build` (or the service in the test
+ * workspace's devDependencies, which turbo builds first).
+ */
+export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcessUnderTest> {
+  const schema = `t_${options.service.replace('-', '_')}_${randomHex(5)}`;
+  const port = options.port ?? (await freePort());
+  const address = `127.0.0.1:${port}`;
+  const child = new ServiceProcess({
+    name: options.service,
+    args: [path.join(REPO_ROOT, `services/${options.service}/dist/main.js`)],
+    env: {
+      DATABASE_URL,
+      DATABASE_SCHEMA: schema,
+      NATS_URL,
+      NATS_PREFIX: options.natsPrefix,
+      ...(options.redisPrefix === undefined ? {} : { REDIS_URL, REDIS_PREFIX: options.redisPrefix }),
+      GRPC_HOST: '127.0.0.1',
+      GRPC_PORT: String(port),
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+    logFile: path.join(REPO_ROOT, `.stack/${options.logFolder}/${options.service}-${schema}.log`),
+    ready: () => grpcServing(address),
+  });
+  const dropSchema = async () => {
+    const pool = createPool({ url: DATABASE_URL, schema: 'public', max: 1 });
+    await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+    await pool.end();
+  };
+  try {
+    await child.start();
+  } catch (err) {
+    await child.stop();
+    await dropSchema();
+    throw err;
+  }
+  return {
+    address,
+    port,
+    schema,
+    async stop() {
+      await child.stop();
+      await dropSchema();
     },
   };
 }

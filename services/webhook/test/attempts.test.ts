@@ -4,18 +4,9 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createPool, newId, quoteIdent, type AppError, type PublicEvent } from '@smsgw/platform';
-import {
-  ensureCerts,
-  freePort,
-  grpcServing,
-  REPO_ROOT,
-  ServiceProcess,
-  startMailCatcher,
-  type Certs,
-  type MailCatcher,
-} from '@smsgw/stack';
-import { DATABASE_URL, eventually, NATS_URL, randomHex, sleep, thrownBy } from '@smsgw/testing';
+import { newId, type AppError, type PublicEvent } from '@smsgw/platform';
+import { ensureCerts, freePort, startMailCatcher, type Certs, type MailCatcher } from '@smsgw/stack';
+import { eventually, randomHex, sleep, startServiceProcess, thrownBy, type ServiceProcessUnderTest } from '@smsgw/testing';
 import { startWebhookService, type RunningWebhookService } from './support/service';
 
 const CLIENT = 'client_attempts';
@@ -81,11 +72,10 @@ class Receiver {
 const signatureOf = (secret: string, raw: string) => createHmac('sha256', secret).update(raw, 'utf8').digest('hex');
 
 describe('webhook attempts: the real service posts to a real HTTPS receiver, retries through the real scheduler, gives up and alerts', () => {
-  const schedulerSchema = `t_${randomHex()}`;
   let certs: Certs;
   let receiver: Receiver;
   let mail: MailCatcher;
-  let scheduler: ServiceProcess;
+  let scheduler: ServiceProcessUnderTest;
   let service: RunningWebhookService;
 
   beforeAll(async () => {
@@ -104,23 +94,13 @@ describe('webhook attempts: the real service posts to a real HTTPS receiver, ret
       },
     );
     // The scheduler fires the retry timers on the webhook service's NATS prefix, as in production.
-    scheduler = new ServiceProcess({
-      name: 'scheduler',
-      args: [path.join(REPO_ROOT, 'services/scheduler/dist/main.js')],
-      env: {
-        DATABASE_URL,
-        DATABASE_SCHEMA: schedulerSchema,
-        GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: String(schedulerPort),
-        NATS_URL,
-        NATS_PREFIX: service.natsPrefix,
-        PERIODIC_JOBS: 'false',
-        LOG_LEVEL: 'warn',
-      },
-      logFile: path.join(REPO_ROOT, `.stack/webhook-tests/scheduler-${schedulerSchema}.log`),
-      ready: () => grpcServing(`127.0.0.1:${schedulerPort}`),
+    scheduler = await startServiceProcess({
+      service: 'scheduler',
+      natsPrefix: service.natsPrefix,
+      port: schedulerPort,
+      env: { PERIODIC_JOBS: 'false' },
+      logFolder: 'webhook-tests',
     });
-    await scheduler.start();
   }, 60_000);
 
   afterAll(async () => {
@@ -128,9 +108,6 @@ describe('webhook attempts: the real service posts to a real HTTPS receiver, ret
     await service?.stop();
     await receiver?.stop();
     await mail?.stop();
-    const pool = createPool({ url: DATABASE_URL, schema: 'public', max: 1 });
-    await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schedulerSchema)} CASCADE`);
-    await pool.end();
   });
 
   /** An endpoint of the client's, subscribed to `sms.delivered` in live mode, posting to `at` on the receiver. */

@@ -1,9 +1,17 @@
 import os from 'node:os';
 import path from 'node:path';
-import { AppError, createLogger, quoteIdent, startGrpcService, type AsyncHandlers, type GrpcService, type Redis } from '@smsgw/platform';
+import { AppError, createLogger, startGrpcService, type AsyncHandlers, type GrpcService, type Redis } from '@smsgw/platform';
 import { accountProto, type account } from '@smsgw/proto';
-import { ensureCerts, freePort, grpcServing, REPO_ROOT, ServiceProcess, type ServiceName } from '@smsgw/stack';
-import { createSandbox, DATABASE_URL, NATS_URL, randomHex, REDIS_URL, startServiceUnderTest, type Sandbox } from '@smsgw/testing';
+import { ensureCerts, freePort } from '@smsgw/stack';
+import {
+  createSandbox,
+  randomHex,
+  startServiceProcess,
+  startServiceUnderTest,
+  type Sandbox,
+  type ServiceProcessOptions,
+  type ServiceProcessUnderTest,
+} from '@smsgw/testing';
 import { loadDashboardConfig } from '../../src/config';
 import { start } from '../../src/main';
 
@@ -103,75 +111,64 @@ export interface Upstreams {
  * Redis prefixes, as the dashboard finds them in production.
  */
 export async function startUpstreams(sandbox: Sandbox): Promise<Upstreams> {
-  const run = randomHex(4);
   const certs = await ensureCerts(path.join(os.tmpdir(), 'smsgw-dashboard-test-certs'));
-  const ports = { account: await freePort(), message: await freePort(), deviceHub: await freePort(), webhook: await freePort() };
-  const addr = (port: number) => `127.0.0.1:${port}`;
-  const schemas: string[] = [];
+  const [accountPort, messagePort] = [await freePort(), await freePort()];
   const common = {
-    DATABASE_URL,
-    NATS_URL,
-    NATS_PREFIX: sandbox.natsPrefix,
-    REDIS_URL,
-    REDIS_PREFIX: sandbox.redisPrefix,
-    GRPC_HOST: '127.0.0.1',
-    ACCOUNT_GRPC_ADDR: addr(ports.account),
-    MESSAGE_GRPC_ADDR: addr(ports.message),
+    ACCOUNT_GRPC_ADDR: `127.0.0.1:${accountPort}`,
+    MESSAGE_GRPC_ADDR: `127.0.0.1:${messagePort}`,
     // No scheduler: nothing here is scheduled.
     SCHEDULER_GRPC_ADDR: '127.0.0.1:9',
     OTP_SEAL_KEY: randomHex(32),
-    LOG_LEVEL: 'warn',
   };
-  const processOf = (name: ServiceName, port: number, env: Record<string, string> = {}) => {
-    const schema = `t_${name.replace('-', '_')}_${run}`;
-    schemas.push(schema);
-    return new ServiceProcess({
-      name,
-      args: [path.join(REPO_ROOT, `services/${name}/dist/main.js`)],
-      env: { ...common, DATABASE_SCHEMA: schema, GRPC_PORT: String(port), ...env },
-      logFile: path.join(REPO_ROOT, `.stack/dashboard-tests/${name}-${run}.log`),
-      ready: () => grpcServing(addr(port)),
-    });
-  };
-  const processes = [
-    processOf('account', ports.account),
-    processOf('message', ports.message),
-    processOf('device-hub', ports.deviceHub, {
-      AGENT_HOST: '127.0.0.1',
-      AGENT_PORT: String(await freePort()),
-      TLS_CERT_FILE: certs.certFile,
-      TLS_KEY_FILE: certs.keyFile,
-    }),
-    processOf('webhook', ports.webhook, { WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' }),
+  const specs: Omit<ServiceProcessOptions, 'natsPrefix' | 'redisPrefix' | 'logFolder'>[] = [
+    { service: 'account', port: accountPort, env: common },
+    { service: 'message', port: messagePort, env: common },
+    {
+      service: 'device-hub',
+      env: {
+        ...common,
+        AGENT_HOST: '127.0.0.1',
+        AGENT_PORT: String(await freePort()),
+        TLS_CERT_FILE: certs.certFile,
+        TLS_KEY_FILE: certs.keyFile,
+      },
+    },
+    { service: 'webhook', env: { ...common, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' } },
   ];
-  const started: ServiceProcess[] = [];
+  const started: ServiceProcessUnderTest[] = [];
   const stop = async () => {
-    for (const p of started.reverse()) await p.stop();
-    for (const schema of schemas) await sandbox.pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+    for (const p of [...started].reverse()) await p.stop();
   };
   try {
-    for (const p of processes) {
-      await p.start();
-      started.push(p);
+    for (const spec of specs) {
+      started.push(
+        await startServiceProcess({
+          ...spec,
+          natsPrefix: sandbox.natsPrefix,
+          redisPrefix: sandbox.redisPrefix,
+          logFolder: 'dashboard-tests',
+        }),
+      );
     }
   } catch (err) {
     await stop();
     throw err;
   }
+  const [account, message, deviceHub, webhook] = started;
   return {
     env: {
-      ACCOUNT_GRPC_ADDR: addr(ports.account),
-      MESSAGE_GRPC_ADDR: addr(ports.message),
-      DEVICE_HUB_GRPC_ADDR: addr(ports.deviceHub),
-      WEBHOOK_GRPC_ADDR: addr(ports.webhook),
+      ACCOUNT_GRPC_ADDR: account!.address,
+      MESSAGE_GRPC_ADDR: message!.address,
+      DEVICE_HUB_GRPC_ADDR: deviceHub!.address,
+      WEBHOOK_GRPC_ADDR: webhook!.address,
       GRPC_DEADLINE_MS: '5000',
     },
     stop,
   };
 }
 
-/** A sandbox for the dashboard and its upstreams: Redis and NATS prefixes, and the pool that drops the upstreams' schemas. */
-export const dashboardSandbox = () => createSandbox({ name: 'dashboard', redis: true });
+/** A sandbox for the dashboard and its upstreams: the Redis and NATS prefixes they share. */
+export const dashboardSandbox = () => createSandbox({ name: 'dashboard', redis: true, database: false });
 
 async function firstChunk(res: Response): Promise<string> {
   const reader = res.body!.getReader();

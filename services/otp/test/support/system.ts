@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import path from 'node:path';
-import { createClient, createPool, quoteIdent, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
+import { createClient, createPool, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
 import { messageProto, otpProto, type message, type otp } from '@smsgw/proto';
-import { freePort, grpcServing, REPO_ROOT, ServiceProcess } from '@smsgw/stack';
-import { createSandbox, DATABASE_URL, NATS_URL, REDIS_URL, startServiceUnderTest } from '@smsgw/testing';
+import { createSandbox, DATABASE_URL, NATS_URL, REDIS_URL, startServiceProcess, startServiceUnderTest } from '@smsgw/testing';
 import { loadOtpConfig } from '../../src/config';
 import { start } from '../../src/main';
 
@@ -36,31 +34,20 @@ export interface OtpSystem {
  * on the shared Postgres, Redis and NATS under prefixes of their own.
  */
 export async function startOtpSystem(): Promise<OtpSystem> {
-  const run = hex(5);
-  const sandbox = await createSandbox({ name: 'otp', schema: `t_otp_${run}`, natsPrefix: `t${run}`, redis: true });
-  const messageSchema = `t_msg_${run}`;
+  const sandbox = await createSandbox({ name: 'otp', redis: true });
   const hashKey = randomBytes(32);
-  const messagePort = await freePort();
-  const messageService = new ServiceProcess({
-    name: 'message',
-    args: [path.join(REPO_ROOT, 'services/message/dist/main.js')],
-    env: {
-      DATABASE_URL,
-      DATABASE_SCHEMA: messageSchema,
-      GRPC_HOST: '127.0.0.1',
-      GRPC_PORT: String(messagePort),
-      NATS_URL,
-      NATS_PREFIX: sandbox.natsPrefix,
-      OTP_SEAL_KEY: hex(32),
-      RETENTION_INTERVAL_MS: '0',
-      LOG_LEVEL: 'warn',
-    },
-    logFile: path.join(REPO_ROOT, `.stack/otp-tests/message-${run}.log`),
-    ready: () => grpcServing(`127.0.0.1:${messagePort}`),
+  const messageService = await startServiceProcess({
+    service: 'message',
+    natsPrefix: sandbox.natsPrefix,
+    env: { OTP_SEAL_KEY: hex(32), RETENTION_INTERVAL_MS: '0' },
+    logFolder: 'otp-tests',
+  }).catch(async (err: unknown) => {
+    await sandbox.cleanUp();
+    throw err;
   });
-  await messageService.start();
+  const messagePort = messageService.port;
   const env = {
-    MESSAGE_GRPC_ADDR: `127.0.0.1:${messagePort}`,
+    MESSAGE_GRPC_ADDR: messageService.address,
     OTP_HASH_KEY: hashKey.toString('base64'),
     OTP_SEAL_KEY: hex(32),
   };
@@ -96,7 +83,7 @@ export async function startOtpSystem(): Promise<OtpSystem> {
   const apps = [await startOtp()];
   const clients = [createClient<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${apps[0]!.port}`)];
   const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, `127.0.0.1:${messagePort}`);
-  const messagePool = createPool({ url: DATABASE_URL, schema: messageSchema, max: 2 });
+  const messagePool = createPool({ url: DATABASE_URL, schema: messageService.schema, max: 2 });
   return {
     otp: clients[0]!,
     messages,
@@ -119,9 +106,8 @@ export async function startOtpSystem(): Promise<OtpSystem> {
       proxy.holdAnswers = false;
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => proxyServer.close(() => resolve()));
-      await messageService.stop();
-      await messagePool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(messageSchema)} CASCADE`);
       await messagePool.end();
+      await messageService.stop();
       await sandbox.cleanUp();
     },
   };
