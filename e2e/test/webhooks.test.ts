@@ -246,7 +246,9 @@ describe('webhooks, the whole system', () => {
     await sleep(2000);
     expect(mail.mails.filter((m) => m.to.includes(email))).toEqual([]);
 
-    const accounts = createClient(accountProto().AccountService, system.stack.accountAddress);
+    const accounts = createClient(accountProto().AccountService, system.stack.accountAddress, {
+      tls: system.stack.grpcCredentials('dashboard'),
+    });
     try {
       const link = await accounts.issueEmailVerification({ clientId: c.client_id });
       expect(link.email).toBe(email);

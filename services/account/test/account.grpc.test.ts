@@ -1,22 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import {
-  AppError,
-  createClient,
-  createLogger,
-  createPool,
-  healthService,
-  quoteIdent,
-  type Pool,
-  type PromiseClient,
-} from '@smsgw/platform';
+import { AppError, createClient, healthService, quoteIdent, type Pool, type PromiseClient } from '@smsgw/platform';
 import { accountProto, type account } from '@smsgw/proto';
-import { clientOfAllowedCallers, grpcTlsEnv, grpcTlsFor, thrownBy } from '@smsgw/testing';
+import { clientOfAllowedCallers, grpcTlsFor, startServiceUnderTest, thrownBy } from '@smsgw/testing';
 import { loadAccountConfig } from '../src/config';
 import { accountCallers } from '../src/grpc/account.handlers';
 import { start } from '../src/main';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const KEY_BODY = /^[A-Za-z0-9]{40}$/;
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
@@ -29,41 +19,29 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
   throw new Error('expected the call to fail');
 }
 
+/** The real account service on port 0, on a schema of its own. */
+const startAccountService = () =>
+  startServiceUnderTest({ name: 'account', loadConfig: loadAccountConfig, start, env: { DATABASE_POOL_MAX: '4' } });
+
 /** The same key with its last character changed: same lookup, wrong secret. */
 function tamper(key: string): string {
   return key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
 }
 
 describe('account service over gRPC', () => {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  let service: Awaited<ReturnType<typeof start>>;
+  let service: Awaited<ReturnType<typeof startAccountService>>;
   let accounts: PromiseClient<account.AccountServiceClient>;
   let db: Pool;
 
   beforeAll(async () => {
-    const config = loadAccountConfig({
-      DATABASE_URL,
-      DATABASE_SCHEMA: schema,
-      GRPC_PORT: '0',
-      GRPC_HOST: '127.0.0.1',
-      ...grpcTlsEnv('account'),
-      DATABASE_POOL_MAX: '4',
-    });
-    db = createPool({ url: DATABASE_URL, schema, max: 2 });
-    service = await start(config, createLogger('account-test', 'silent'));
+    service = await startAccountService();
+    db = service.pool;
     accounts = clientOfAllowedCallers(accountProto().AccountService, `127.0.0.1:${service.port}`, accountCallers);
   });
 
   afterAll(async () => {
     accounts?.close();
-    try {
-      await service?.stop();
-    } finally {
-      if (db) {
-        await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
-        await db.end();
-      }
-    }
+    await service?.stop();
   });
 
   const newClient = (email = `owner-${randomBytes(3).toString('hex')}@example.com`) =>
@@ -71,7 +49,7 @@ describe('account service over gRPC', () => {
 
   it('when the service has started, then its gRPC health check answers SERVING', async () => {
     const Health = grpc.makeGenericClientConstructor(healthService, 'Health');
-    const health = new Health(`127.0.0.1:${service.healthPort}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+    const health = new Health(`127.0.0.1:${service.app.healthPort}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
       check(req: { service: string }, cb: grpc.requestCallback<{ status: string }>): void;
     };
     try {
@@ -245,7 +223,7 @@ describe('account service over gRPC', () => {
     const { rows: columns } = await db.query<{ table_name: string; column_name: string; data_type: string }>(
       `SELECT table_name, column_name, data_type FROM information_schema.columns
        WHERE table_schema = $1 AND data_type IN ('text', 'character varying', 'character', 'bytea', 'jsonb', 'json')`,
-      [schema],
+      [service.schema],
     );
     expect(columns.map((c) => `${c.table_name}.${c.column_name}`)).toEqual(
       expect.arrayContaining(['api_keys.lookup', 'api_keys.key_hash']),

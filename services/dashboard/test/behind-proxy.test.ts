@@ -1,50 +1,20 @@
-import { randomBytes } from 'node:crypto';
-import { createLogger, createRedis, type Redis } from '@smsgw/platform';
-import { grpcTlsEnv } from '@smsgw/testing';
-import { loadDashboardConfig } from '../src/config';
-import { start } from '../src/main';
-
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+import type { Redis } from '@smsgw/platform';
+import { anonymousForm, postForm, startDashboard, type DashboardUnderTest } from './support/harness';
 
 /** The dashboard as the Helm chart runs it by default: plain HTTP behind an Ingress that terminates TLS. */
 describe('the dashboard behind a TLS-terminating proxy (TLS_MODE=proxy)', () => {
-  const prefix = `smsgw:t${randomBytes(5).toString('hex')}:`;
-  let app: Awaited<ReturnType<typeof start>>;
+  let dashboard: DashboardUnderTest;
   let redis: Redis;
   let base: string;
 
   beforeAll(async () => {
-    app = await start(
-      loadDashboardConfig({
-        ...grpcTlsEnv('dashboard'),
-        TLS_MODE: 'proxy',
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: '0',
-        REDIS_URL,
-        REDIS_PREFIX: prefix,
-        NATS_URL,
-        NATS_PREFIX: `t${randomBytes(5).toString('hex')}`,
-        // No upstream answers: these tests stop before any page needs one.
-        ACCOUNT_GRPC_ADDR: '127.0.0.1:9',
-        DEVICE_HUB_GRPC_ADDR: '127.0.0.1:9',
-        MESSAGE_GRPC_ADDR: '127.0.0.1:9',
-        WEBHOOK_GRPC_ADDR: '127.0.0.1:9',
-        GRPC_DEADLINE_MS: '500',
-        DASHBOARD_SIGNIN_MAX_FAILURES: '3',
-      }),
-      createLogger('dashboard-test', 'silent'),
-    );
-    base = `http://127.0.0.1:${app.port}`;
-    redis = createRedis({ url: REDIS_URL, keyPrefix: prefix, name: 'dashboard-test' });
-    await redis.connect();
+    // No upstream answers: these tests stop before any page needs one.
+    dashboard = await startDashboard({ DASHBOARD_SIGNIN_MAX_FAILURES: '3' });
+    ({ base, redis } = dashboard);
   });
 
   afterAll(async () => {
-    await app?.stop();
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys.map((k) => k.slice(prefix.length)));
-    redis.disconnect();
+    await dashboard?.stop();
   });
 
   it('when the kubelet probes it, then /healthz and /readyz answer 200 over plain HTTP', async () => {
@@ -70,15 +40,9 @@ describe('the dashboard behind a TLS-terminating proxy (TLS_MODE=proxy)', () => 
 
   it('when an address is past its failed sign-ins, then it is throttled by the address the proxy appended, whatever the client wrote before it', async () => {
     await redis.set('dashboard:signin:ip:203.0.113.7', '3', 'EX', 60);
-    const form = await fetch(`${base}/signin`, { headers: { 'x-forwarded-proto': 'https' } });
-    const cookie = form.headers.get('set-cookie')!.split(';')[0]!;
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    const { cookie, csrf } = await anonymousForm(base, '/signin');
     const signIn = (xff: string) =>
-      fetch(`${base}/signin`, {
-        method: 'POST',
-        headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': xff, cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ _csrf: csrf, email: 'owner@example.com', password: 'wrong' }).toString(),
-      });
+      postForm(base, '/signin', { _csrf: csrf, email: 'owner@example.com', password: 'wrong' }, { 'x-forwarded-for': xff, cookie });
 
     expect((await signIn('203.0.113.7')).status).toBe(429);
     expect((await signIn('192.0.2.1, 203.0.113.7')).status).toBe(429);

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createClient, createLogger, createPool, quoteIdent, type Pool, type PromiseClient } from '@smsgw/platform';
 import { accountProto, type account } from '@smsgw/proto';
 import { freePort, grpcServing, REPO_ROOT, ServiceProcess, startMailCatcher, type CaughtMail, type MailCatcher } from '@smsgw/stack';
-import { DATABASE_URL, eventually, NATS_URL, randomHex, REDIS_URL, sleep } from '@smsgw/testing';
+import { DATABASE_URL, eventually, NATS_URL, randomHex, REDIS_URL, grpcTlsEnv, grpcTlsFor, sleep } from '@smsgw/testing';
 import { loadDashboardConfig } from '../src/config';
 import { start } from '../src/main';
 
@@ -93,20 +93,32 @@ describe('dashboard e-mails: address verification, password reset, and passwords
 
   beforeAll(async () => {
     const port = await freePort();
+    const healthPort = await freePort();
     accountService = new ServiceProcess({
       name: 'account',
       args: [path.join(REPO_ROOT, 'services/account/dist/main.js')],
-      env: { DATABASE_URL, DATABASE_SCHEMA: schema, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(port), LOG_LEVEL: 'warn' },
+      env: {
+        DATABASE_URL,
+        DATABASE_SCHEMA: schema,
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: String(port),
+        GRPC_HEALTH_PORT: String(healthPort),
+        ...grpcTlsEnv('account'),
+        LOG_LEVEL: 'warn',
+      },
       logFile: path.join(REPO_ROOT, `.stack/dashboard-tests/account-${run}.log`),
-      ready: () => grpcServing(`127.0.0.1:${port}`),
+      ready: () => grpcServing(`127.0.0.1:${healthPort}`),
     });
     await accountService.start();
-    accounts = createClient<account.AccountServiceClient>(accountProto().AccountService, `127.0.0.1:${port}`);
+    accounts = createClient<account.AccountServiceClient>(accountProto().AccountService, `127.0.0.1:${port}`, {
+      tls: grpcTlsFor('dashboard'),
+    });
     accountDb = createPool({ url: DATABASE_URL, schema, max: 2 });
     mail = await startMailCatcher();
     app = await start(
       loadDashboardConfig({
         TLS_MODE: 'proxy',
+        ...grpcTlsEnv('dashboard'),
         HTTP_HOST: '127.0.0.1',
         HTTP_PORT: '0',
         REDIS_URL,

@@ -1,69 +1,28 @@
-import { randomBytes } from 'node:crypto';
-import { createLogger, createRedis, type Redis } from '@smsgw/platform';
-import { grpcTlsEnv } from '@smsgw/testing';
-import { loadDashboardConfig } from '../src/config';
+import type { Redis } from '@smsgw/platform';
 import { SessionStore } from '../src/http/session';
-import { start } from '../src/main';
-
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+import { anonymousForm, postForm, startDashboard, type DashboardUnderTest } from './support/harness';
 
 /**
  * Sign-up's bounds and throttle, and the test events' limit, with no upstream
  * answering: each refusal must come before the dashboard calls one.
  */
 describe('the dashboard limits sign-ups and test events', () => {
-  const prefix = `smsgw:t${randomBytes(5).toString('hex')}:`;
-  let app: Awaited<ReturnType<typeof start>>;
+  let dashboard: DashboardUnderTest;
   let redis: Redis;
   let base: string;
 
   beforeAll(async () => {
-    app = await start(
-      loadDashboardConfig({
-        ...grpcTlsEnv('dashboard'),
-        TLS_MODE: 'proxy',
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: '0',
-        REDIS_URL,
-        REDIS_PREFIX: prefix,
-        NATS_URL,
-        NATS_PREFIX: `t${randomBytes(5).toString('hex')}`,
-        ACCOUNT_GRPC_ADDR: '127.0.0.1:9',
-        DEVICE_HUB_GRPC_ADDR: '127.0.0.1:9',
-        MESSAGE_GRPC_ADDR: '127.0.0.1:9',
-        WEBHOOK_GRPC_ADDR: '127.0.0.1:9',
-        GRPC_DEADLINE_MS: '300',
-      }),
-      createLogger('dashboard-test', 'silent'),
-    );
-    base = `http://127.0.0.1:${app.port}`;
-    redis = createRedis({ url: REDIS_URL, keyPrefix: prefix, name: 'dashboard-test' });
-    await redis.connect();
+    dashboard = await startDashboard({ GRPC_DEADLINE_MS: '300' });
+    ({ base, redis } = dashboard);
   });
 
   afterAll(async () => {
-    await app?.stop();
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys.map((k) => k.slice(prefix.length)));
-    redis.disconnect();
+    await dashboard?.stop();
   });
 
-  const https = { 'x-forwarded-proto': 'https' };
-
-  async function anonymousForm(): Promise<{ cookie: string; csrf: string }> {
-    const form = await fetch(`${base}/signup`, { headers: https });
-    return { cookie: form.headers.get('set-cookie')!.split(';')[0]!, csrf: /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]! };
-  }
-
   async function signUp(from: string, fields: Record<string, string>): Promise<{ status: number; text: string }> {
-    const { cookie, csrf } = await anonymousForm();
-    const res = await fetch(`${base}/signup`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { ...https, 'x-forwarded-for': from, cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-    });
+    const { cookie, csrf } = await anonymousForm(base);
+    const res = await postForm(base, '/signup', { _csrf: csrf, ...fields }, { 'x-forwarded-for': from, cookie });
     return { status: res.status, text: await res.text() };
   }
 
@@ -91,12 +50,7 @@ describe('the dashboard limits sign-ups and test events', () => {
       email: 'owner@example.com',
     });
     const sendTest = () =>
-      fetch(`${base}/webhooks/wh_1/test`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { ...https, cookie: `__Host-smsgw_session=${token}`, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ _csrf: session.csrf, event: 'sms.sent' }).toString(),
-      });
+      postForm(base, '/webhooks/wh_1/test', { _csrf: session.csrf, event: 'sms.sent' }, { cookie: `__Host-smsgw_session=${token}` });
     for (let i = 0; i < 10; i++) expect((await sendTest()).status).not.toBe(429);
     const refused = await sendTest();
     expect(refused.status).toBe(429);

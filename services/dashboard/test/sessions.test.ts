@@ -1,24 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { createRedis, type Redis } from '@smsgw/platform';
+import type { Redis } from '@smsgw/platform';
+import { createSandbox, sleep, type Sandbox } from '@smsgw/testing';
 import { SessionStore } from '../src/http/session';
-
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The session store against a real Redis, with short idle times and lifetimes. */
 describe('dashboard sessions', () => {
-  const prefix = `smsgw:t${randomBytes(5).toString('hex')}:`;
+  let sandbox: Sandbox;
   let redis: Redis;
 
   beforeAll(async () => {
-    redis = createRedis({ url: REDIS_URL, keyPrefix: prefix, name: 'dashboard-sessions-test' });
-    await redis.connect();
+    sandbox = await createSandbox({ name: 'dashboard-sessions', redis: true, database: false });
+    redis = sandbox.redis!;
   });
 
   afterAll(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys.map((k) => k.slice(prefix.length)));
-    redis.disconnect();
+    await sandbox?.cleanUp();
   });
 
   const user = () => ({ userId: `usr_${randomBytes(6).toString('hex')}`, clientId: 'cli_test', email: 'owner@example.com' });

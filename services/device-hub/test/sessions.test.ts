@@ -1,8 +1,6 @@
-import path from 'node:path';
 import { connectNats, createClient, createLogger, createPool, type Nats, type Pool, type PromiseClient } from '@smsgw/platform';
 import { messageProto, type message } from '@smsgw/proto';
-import { grpcTlsEnv, grpcTlsFor } from '@smsgw/testing';
-import { freePort, grpcServing, REPO_ROOT, ServiceProcess } from '@smsgw/stack';
+import { grpcTlsFor, startServiceProcess, type ServiceProcessUnderTest } from '@smsgw/testing';
 import WebSocket from 'ws';
 import { DATABASE_URL, HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
 
@@ -97,40 +95,25 @@ async function eventually<T>(probe: () => Promise<T | undefined | false>, timeou
 }
 
 describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and revocation', () => {
-  const run = randomHex(5);
-  const natsPrefix = `t${run}`;
-  const messageSchema = `t_msg_${run}`;
-  let messageService: ServiceProcess;
+  const natsPrefix = `t${randomHex(5)}`;
+  let messageService: ServiceProcessUnderTest;
   let messages: PromiseClient<message.MessageServiceClient>;
   let messagePool: Pool;
   let hub: HubCluster;
   let nats: Nats;
 
   beforeAll(async () => {
-    const port = await freePort();
-    messageService = new ServiceProcess({
-      name: 'message',
-      args: [path.join(REPO_ROOT, 'services/message/dist/main.js')],
-      env: {
-        DATABASE_URL,
-        DATABASE_SCHEMA: messageSchema,
-        GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: String(port),
-        ...grpcTlsEnv('message'),
-        NATS_URL,
-        NATS_PREFIX: natsPrefix,
-        OTP_SEAL_KEY: randomHex(32),
-        SCHEDULER_GRPC_ADDR: '127.0.0.1:1',
-        LOG_LEVEL: 'warn',
-      },
-      logFile: path.join(REPO_ROOT, `.stack/device-hub-tests/message-${run}.log`),
-      ready: () => grpcServing(`127.0.0.1:${port + 100}`),
+    messageService = await startServiceProcess({
+      service: 'message',
+      natsPrefix,
+      env: { OTP_SEAL_KEY: randomHex(32), SCHEDULER_GRPC_ADDR: '127.0.0.1:1' },
+      logFolder: 'device-hub-tests',
     });
-    await messageService.start();
-    messages = createClient<message.MessageServiceClient>(messageProto().MessageService, `127.0.0.1:${port}`, {
+    const port = messageService.port;
+    messages = createClient<message.MessageServiceClient>(messageProto().MessageService, messageService.address, {
       tls: grpcTlsFor('gateway'),
     });
-    messagePool = createPool({ url: DATABASE_URL, schema: messageSchema, max: 2 });
+    messagePool = createPool({ url: DATABASE_URL, schema: messageService.schema, max: 2 });
     hub = await HubCluster.start(
       2,
       {
@@ -158,7 +141,6 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
     await nats?.nc.drain();
     await hub?.stop();
     messages?.close();
-    await messagePool?.query(`DROP SCHEMA IF EXISTS "${messageSchema}" CASCADE`);
     await messagePool?.end();
     await messageService?.stop();
   });

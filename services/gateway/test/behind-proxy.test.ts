@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger, createRedis } from '@smsgw/platform';
+import { grpcTlsEnv } from '@smsgw/testing';
 import { loadGatewayConfig } from '../src/config';
 import { start } from '../src/main';
 
@@ -17,6 +18,7 @@ describe('the gateway behind a TLS-terminating proxy (TLS_MODE=proxy)', () => {
   async function gateway(env: Record<string, string> = {}): Promise<string> {
     const app = await start(
       loadGatewayConfig({
+        ...grpcTlsEnv('gateway'),
         TLS_MODE: 'proxy',
         HTTP_HOST: '127.0.0.1',
         HTTP_PORT: '0',
@@ -81,7 +83,7 @@ describe('the gateway behind a TLS-terminating proxy (TLS_MODE=proxy)', () => {
   });
 
   it('when TRUSTED_PROXIES is not a list of addresses or ranges, then the gateway does not start and says which value is wrong', () => {
-    expect(() => loadGatewayConfig({ TLS_MODE: 'proxy', TRUSTED_PROXIES: '10.0.0.0/8, ingress' })).toThrow(
+    expect(() => loadGatewayConfig({ ...grpcTlsEnv('gateway'), TLS_MODE: 'proxy', TRUSTED_PROXIES: '10.0.0.0/8, ingress' })).toThrow(
       /TRUSTED_PROXIES.*"ingress" is not an IP address or a CIDR range/,
     );
   });

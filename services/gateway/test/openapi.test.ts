@@ -1,10 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import Koa from 'koa';
 import { AppError, createLogger, ERROR_CATALOG, FAILURE_CODES, newId, type ErrorCode } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
+import { escapePointer, OpenApi, type ResponseObject } from '@smsgw/testing';
 import { openApiDocument } from '../src/openapi';
 import type { GatewayMiddleware, GatewayState } from '../src/http/context';
 import { errorEnvelope } from '../src/http/middleware/errors';
@@ -16,17 +15,6 @@ import { statusBody } from '../src/mappers/sms.mapper';
 import type { Upstreams } from '../src/use-cases/upstreams';
 
 type Json = Record<string, unknown>;
-interface HeaderObject {
-  $ref?: string;
-  required?: boolean;
-  schema?: unknown;
-}
-interface ResponseObject {
-  $ref?: string;
-  description?: string;
-  headers?: Record<string, HeaderObject>;
-  content?: Record<string, { schema?: unknown }>;
-}
 interface Operation {
   operationId?: string;
   responses: Record<string, ResponseObject>;
@@ -43,44 +31,24 @@ const doc = openApiDocument as {
     securitySchemes: Record<string, Json>;
   };
 };
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-const DOCUMENT_ID = 'https://smsgw.local/openapi.json';
 // Documented here but served outside the routers below: the probes live in app.ts.
 const OUTSIDE_ROUTERS = ['GET /healthz', 'GET /readyz'];
 const AGENT_ONLY_CODES = ['INVALID_DEVICE_TOKEN', 'INVALID_PAIRING'];
 
-const escapePointer = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1');
+const api = new OpenApi(doc);
 
+/** The value at a local pointer, or undefined when nothing is there. */
 function resolvePointer(ref: string): unknown {
-  let node: unknown = doc;
-  for (const part of ref.replace(/^#\//, '').split('/')) {
-    node = node && typeof node === 'object' ? (node as Json)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  try {
+    return api.resolve(ref);
+  } catch {
+    return undefined;
   }
-  return node;
 }
 
-function deref<T extends { $ref?: string }>(value: T, pointer: string): { value: T; pointer: string } {
-  let current = value;
-  let at = pointer;
-  while (current.$ref !== undefined) {
-    at = current.$ref;
-    current = resolvePointer(at) as T;
-  }
-  return { value: current, pointer: at };
-}
-
-function operations(): { method: string; template: string; pointer: string; operation: Operation }[] {
-  return Object.entries(doc.paths).flatMap(([template, item]) =>
-    Object.entries(item)
-      .filter(([method]) => HTTP_METHODS.includes(method))
-      .map(([method, operation]) => ({
-        method,
-        template,
-        pointer: `#/paths/${escapePointer(template)}/${method}`,
-        operation: operation as Operation,
-      })),
-  );
-}
+const deref = <T extends { $ref?: string }>(value: T, pointer: string) => api.deref(value, pointer);
+const operations = () => api.operations() as { method: string; template: string; pointer: string; operation: Operation }[];
+const validatorAt = (pointer: string) => api.validatorAt(pointer);
 
 function allRefs(node: unknown, at = '#'): { at: string; ref: string }[] {
   if (Array.isArray(node)) return node.flatMap((v, i) => allRefs(v, `${at}/${i}`));
@@ -95,38 +63,6 @@ function narrowedCodes(response: ResponseObject): string[] {
   const schema = response.content?.['application/json']?.schema as { allOf?: Json[] } | undefined;
   const narrowing = schema?.allOf?.[1] as { properties: { error: { properties: { code: { enum: string[] } } } } } | undefined;
   return narrowing?.properties.error.properties.code.enum ?? [];
-}
-
-let ajv: Ajv2020 | undefined;
-const validators = new Map<string, ValidateFunction>();
-
-function validatorAt(pointer: string): ValidateFunction {
-  if (!ajv) {
-    ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
-    ajv.addVocabulary([
-      'openapi',
-      'info',
-      'servers',
-      'paths',
-      'webhooks',
-      'components',
-      'security',
-      'tags',
-      'jsonSchemaDialect',
-      'externalDocs',
-      'example',
-      'discriminator',
-      'xml',
-    ]);
-    addFormats(ajv);
-    ajv.addSchema({ ...doc, $id: DOCUMENT_ID });
-  }
-  let validate = validators.get(pointer);
-  if (!validate) {
-    validate = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
-    validators.set(pointer, validate);
-  }
-  return validate;
 }
 
 /** What is wrong with `body` (and `headers`, when given) as the response at `pointer`; empty when it conforms. */

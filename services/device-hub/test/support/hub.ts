@@ -1,13 +1,22 @@
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { connectNats, createLogger, createPool, createRedis, quoteIdent, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
+import type { Pool, PromiseClient, Redis } from '@smsgw/platform';
 import { deviceHubProto, type devicehub } from '@smsgw/proto';
 import { ensureCerts, type Certs } from '@smsgw/stack';
+import {
+  clientOfAllowedCallers,
+  createSandbox,
+  DATABASE_URL,
+  NATS_URL,
+  randomHex,
+  REDIS_URL,
+  startServiceUnderTest,
+  type Sandbox,
+} from '@smsgw/testing';
 import { loadDeviceHubConfig } from '../../src/config';
 import { deviceHubCallers } from '../../src/grpc/device-hub.handlers';
 import { start } from '../../src/main';
-import { DATABASE_URL, NATS_URL, randomHex, REDIS_URL, clientOfAllowedCallers, grpcTlsEnv } from '@smsgw/testing';
 
 export { DATABASE_URL, NATS_URL, randomHex, REDIS_URL };
 
@@ -25,15 +34,27 @@ export class HubCluster {
   readonly replicas: HubReplica[] = [];
 
   private constructor(
-    readonly schema: string,
-    readonly redisPrefix: string,
-    private readonly natsPrefix: string,
+    private readonly sandbox: Sandbox,
     readonly certs: Certs,
-    /** A pool on the hub's schema, for seeding and inspecting rows. */
-    readonly pool: Pool,
-    /** A Redis connection with the hub's key prefix. */
-    readonly redis: Redis,
   ) {}
+
+  get schema(): string {
+    return this.sandbox.schema;
+  }
+
+  get redisPrefix(): string {
+    return this.sandbox.redisPrefix;
+  }
+
+  /** A pool on the hub's schema, for seeding and inspecting rows. */
+  get pool(): Pool {
+    return this.sandbox.pool;
+  }
+
+  /** A Redis connection with the hub's key prefix. */
+  get redis(): Redis {
+    return this.sandbox.redis!;
+  }
 
   static async start(
     replicas: number,
@@ -42,47 +63,38 @@ export class HubCluster {
     natsPrefix = `t${randomHex(5)}`,
   ): Promise<HubCluster> {
     const certs = await ensureCerts(path.join(os.tmpdir(), 'smsgw-device-hub-test-certs'));
-    const pool = createPool({ url: DATABASE_URL, schema, max: 10 });
-    const redisPrefix = `smsgw:t${randomHex(5)}:`;
-    const redis = createRedis({ url: REDIS_URL, keyPrefix: redisPrefix, name: 'device-hub-test' });
-    await redis.connect();
-    const cluster = new HubCluster(schema, redisPrefix, natsPrefix, certs, pool, redis);
+    const sandbox = await createSandbox({ name: 'device-hub', schema, natsPrefix, redis: true, poolMax: 10 });
+    const cluster = new HubCluster(sandbox, certs);
     // One after the other: the first one runs the migrations.
     for (let i = 0; i < replicas; i++) await cluster.addReplica(env);
     return cluster;
   }
 
   private async addReplica(env: Record<string, string>): Promise<void> {
-    const app = await start(
-      loadDeviceHubConfig({
-        DATABASE_URL,
-        DATABASE_SCHEMA: this.schema,
+    const app = await startServiceUnderTest({
+      name: 'device-hub',
+      loadConfig: loadDeviceHubConfig,
+      start,
+      env: {
         DATABASE_POOL_MAX: '4',
-        GRPC_HOST: '127.0.0.1',
-        ...grpcTlsEnv('device-hub'),
-        GRPC_PORT: '0',
         AGENT_HOST: '127.0.0.1',
         AGENT_PORT: '0',
         TLS_CERT_FILE: this.certs.certFile,
         TLS_KEY_FILE: this.certs.keyFile,
-        NATS_URL,
-        NATS_PREFIX: this.natsPrefix,
-        REDIS_URL,
-        REDIS_PREFIX: this.redisPrefix,
         // No message service in these tests: nothing is dispatched.
         MESSAGE_GRPC_ADDR: '127.0.0.1:9',
         TEST_MODE_POLL_MS: '600000',
         ...env,
-      }),
-      createLogger('device-hub-test', 'silent'),
-    );
+      },
+      on: this.sandbox,
+    });
     const client = clientOfAllowedCallers<devicehub.DeviceHubServiceClient>(
       deviceHubProto().DeviceHubService,
       `127.0.0.1:${app.port}`,
       deviceHubCallers,
     );
     this.replicas.push({
-      agentUrl: `https://127.0.0.1:${app.agentPort}`,
+      agentUrl: `https://127.0.0.1:${app.app.agentPort}`,
       client,
       async stop() {
         client.close();
@@ -97,20 +109,7 @@ export class HubCluster {
 
   async stop(): Promise<void> {
     for (const replica of this.replicas) await replica.stop();
-    const nats = await connectNats({
-      url: NATS_URL,
-      prefix: this.natsPrefix,
-      name: 'device-hub-test-cleanup',
-      log: createLogger('device-hub-test', 'silent'),
-    });
-    for (const stream of [nats.names.reportsStream, nats.names.eventsStream]) await nats.jsm.streams.delete(stream).catch(() => undefined);
-    await nats.nc.drain();
-    const keys = await this.redis.keys(`${this.redisPrefix}*`);
-    // KEYS takes and answers whole names (no key prefix); DEL adds the prefix.
-    if (keys.length > 0) await this.redis.del(...keys.map((k) => k.slice(this.redisPrefix.length)));
-    this.redis.disconnect();
-    await this.pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(this.schema)} CASCADE`);
-    await this.pool.end();
+    await this.sandbox.cleanUp();
   }
 }
 

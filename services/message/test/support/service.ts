@@ -1,10 +1,10 @@
-import { connectNats, createLogger, createPool, quoteIdent, type Pool, type PromiseClient } from '@smsgw/platform';
+import type { Pool, PromiseClient } from '@smsgw/platform';
 import { messageProto, type message } from '@smsgw/proto';
-import { clientOfAllowedCallers, grpcTlsEnv } from '@smsgw/testing';
+import { clientOfAllowedCallers, startServiceUnderTest } from '@smsgw/testing';
 import { loadMessageConfig } from '../../src/config';
 import { messageCallers } from '../../src/grpc/message.handlers';
 import { start } from '../../src/main';
-import { DATABASE_URL, NATS_URL, randomHex } from './database';
+import { randomHex } from './database';
 
 /** The key that seals OTP texts in component tests (a fresh one per test process). */
 export const TEST_SEAL_KEY = randomHex(32);
@@ -23,45 +23,30 @@ export interface RunningService {
  * own; `stop()` shuts it down and removes the schema and the streams.
  */
 export async function startMessageService(env: Record<string, string> = {}): Promise<RunningService> {
-  const schema = `t_${randomHex()}`;
-  const prefix = `t${randomHex(5)}`;
-  const log = createLogger('message-test', 'silent');
-  const app = await start(
-    loadMessageConfig({
-      DATABASE_URL,
-      DATABASE_SCHEMA: schema,
-      GRPC_PORT: '0',
-      GRPC_HOST: '127.0.0.1',
-      ...grpcTlsEnv('message'),
-      NATS_URL,
-      NATS_PREFIX: prefix,
+  const svc = await startServiceUnderTest({
+    name: 'message',
+    loadConfig: loadMessageConfig,
+    start,
+    env: {
       OTP_SEAL_KEY: TEST_SEAL_KEY,
       // No scheduler here: timers of scheduled messages fail to be created (and are logged); tests fire timers themselves.
       SCHEDULER_GRPC_ADDR: '127.0.0.1:1',
       ...env,
-    }),
-    log,
-  );
+    },
+  });
   const client = clientOfAllowedCallers<message.MessageServiceClient>(
     messageProto().MessageService,
-    `127.0.0.1:${app.port}`,
+    `127.0.0.1:${svc.port}`,
     messageCallers,
   );
-  const pool = createPool({ url: DATABASE_URL, schema, max: 2 });
   return {
     client,
-    natsPrefix: prefix,
-    pool,
-    schema,
+    natsPrefix: svc.natsPrefix,
+    pool: svc.pool,
+    schema: svc.schema,
     async stop() {
       client.close();
-      await app.stop();
-      const nats = await connectNats({ url: NATS_URL, prefix, name: 'message-test-cleanup', log });
-      for (const stream of [nats.names.reportsStream, nats.names.eventsStream, nats.names.timersStream])
-        await nats.jsm.streams.delete(stream).catch(() => undefined);
-      await nats.nc.drain();
-      await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
-      await pool.end();
+      await svc.stop();
     },
   };
 }

@@ -1,22 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import path from 'node:path';
-import {
-  connectNats,
-  createClient,
-  createLogger,
-  createPool,
-  createRedis,
-  quoteIdent,
-  type Pool,
-  type PromiseClient,
-  type Redis,
-} from '@smsgw/platform';
+import { createClient, createPool, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
 import { messageProto, otpProto, type message, type otp } from '@smsgw/proto';
-import { freePort, grpcServing, REPO_ROOT, ServiceProcess } from '@smsgw/stack';
+import { createSandbox, DATABASE_URL, NATS_URL, REDIS_URL, grpcTlsFor, startServiceProcess, startServiceUnderTest } from '@smsgw/testing';
 import { loadOtpConfig } from '../../src/config';
 import { start } from '../../src/main';
-import { DATABASE_URL, NATS_URL, REDIS_URL, grpcTlsEnv, grpcTlsFor } from '@smsgw/testing';
 
 export { DATABASE_URL, NATS_URL, REDIS_URL };
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
@@ -46,41 +34,20 @@ export interface OtpSystem {
  * on the shared Postgres, Redis and NATS under prefixes of their own.
  */
 export async function startOtpSystem(): Promise<OtpSystem> {
-  const run = hex(5);
-  const otpSchema = `t_otp_${run}`;
-  const messageSchema = `t_msg_${run}`;
-  const redisPrefix = `smsgw:t${run}:`;
-  const natsPrefix = `t${run}`;
+  const sandbox = await createSandbox({ name: 'otp', redis: true });
   const hashKey = randomBytes(32);
-  const messagePort = await freePort();
-  const messageService = new ServiceProcess({
-    name: 'message',
-    args: [path.join(REPO_ROOT, 'services/message/dist/main.js')],
-    env: {
-      DATABASE_URL,
-      DATABASE_SCHEMA: messageSchema,
-      GRPC_HOST: '127.0.0.1',
-      GRPC_PORT: String(messagePort),
-      ...grpcTlsEnv('message'),
-      NATS_URL,
-      NATS_PREFIX: natsPrefix,
-      OTP_SEAL_KEY: hex(32),
-      RETENTION_INTERVAL_MS: '0',
-      LOG_LEVEL: 'warn',
-    },
-    logFile: path.join(REPO_ROOT, `.stack/otp-tests/message-${run}.log`),
-    ready: () => grpcServing(`127.0.0.1:${messagePort + 100}`),
+  const messageService = await startServiceProcess({
+    service: 'message',
+    natsPrefix: sandbox.natsPrefix,
+    env: { OTP_SEAL_KEY: hex(32), RETENTION_INTERVAL_MS: '0' },
+    logFolder: 'otp-tests',
+  }).catch(async (err: unknown) => {
+    await sandbox.cleanUp();
+    throw err;
   });
-  await messageService.start();
+  const messagePort = messageService.port;
   const env = {
-    DATABASE_URL,
-    DATABASE_SCHEMA: otpSchema,
-    GRPC_HOST: '127.0.0.1',
-    GRPC_PORT: '0',
-    ...grpcTlsEnv('otp'),
-    REDIS_URL,
-    REDIS_PREFIX: redisPrefix,
-    MESSAGE_GRPC_ADDR: `127.0.0.1:${messagePort}`,
+    MESSAGE_GRPC_ADDR: messageService.address,
     OTP_HASH_KEY: hashKey.toString('base64'),
     OTP_SEAL_KEY: hex(32),
   };
@@ -111,27 +78,25 @@ export async function startOtpSystem(): Promise<OtpSystem> {
   });
   await new Promise<void>((resolve) => proxyServer.listen(0, '127.0.0.1', resolve));
   proxy.address = `127.0.0.1:${(proxyServer.address() as net.AddressInfo).port}`;
-  const log = createLogger('otp-test', 'silent');
-  const apps = [await start(loadOtpConfig(env), log)];
+  const startOtp = (overrides: Record<string, string> = {}) =>
+    startServiceUnderTest({ name: 'otp', loadConfig: loadOtpConfig, start, env: { ...env, ...overrides }, on: sandbox });
+  const apps = [await startOtp()];
   const clients = [createClient<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${apps[0]!.port}`, { tls: grpcTlsFor('gateway') })];
   // The tests claim as the hub would and read as any reader of messages may.
   const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, `127.0.0.1:${messagePort}`, {
     tls: grpcTlsFor('device-hub'),
   });
-  const otpPool = createPool({ url: DATABASE_URL, schema: otpSchema, max: 2 });
-  const messagePool = createPool({ url: DATABASE_URL, schema: messageSchema, max: 2 });
-  const redis = createRedis({ url: REDIS_URL, keyPrefix: redisPrefix, name: 'otp-test' });
-  await redis.connect();
+  const messagePool = createPool({ url: DATABASE_URL, schema: messageService.schema, max: 2 });
   return {
     otp: clients[0]!,
     messages,
-    otpPool,
+    otpPool: sandbox.pool,
     messagePool,
-    redis,
+    redis: sandbox.redis!,
     hashKey,
     proxy,
     async addReplica(overrides = {}) {
-      const app = await start(loadOtpConfig({ ...env, ...overrides }), log);
+      const app = await startOtp(overrides);
       apps.push(app);
       const client = createClient<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${app.port}`, { tls: grpcTlsFor('gateway') });
       clients.push(client);
@@ -144,18 +109,9 @@ export async function startOtpSystem(): Promise<OtpSystem> {
       proxy.holdAnswers = false;
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => proxyServer.close(() => resolve()));
+      await messagePool.end();
       await messageService.stop();
-      await otpPool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(otpSchema)} CASCADE`);
-      await messagePool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(messageSchema)} CASCADE`);
-      await Promise.all([otpPool.end(), messagePool.end()]);
-      const keys = await redis.keys('*');
-      // keys() answers with the prefix; del() adds it again.
-      if (keys.length > 0) await redis.del(...keys.map((k) => k.slice(redisPrefix.length)));
-      redis.disconnect();
-      const nats = await connectNats({ url: NATS_URL, prefix: natsPrefix, name: 'otp-test-cleanup', log });
-      for (const stream of [nats.names.reportsStream, nats.names.eventsStream])
-        await nats.jsm.streams.delete(stream).catch(() => undefined);
-      await nats.nc.drain();
+      await sandbox.cleanUp();
     },
   };
 }

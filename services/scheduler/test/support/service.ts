@@ -1,9 +1,19 @@
-import { connectNats, createLogger, createPool, quoteIdent, type Nats, type Pool, type PromiseClient } from '@smsgw/platform';
+import type { Nats, Pool, PromiseClient } from '@smsgw/platform';
 import { schedulerProto, type scheduler } from '@smsgw/proto';
+import {
+  clientOfAllowedCallers,
+  createSandbox,
+  DATABASE_URL,
+  eventually,
+  NATS_URL,
+  randomHex,
+  sleep,
+  startServiceUnderTest,
+  type Sandbox,
+} from '@smsgw/testing';
 import { loadSchedulerConfig } from '../../src/config';
 import { schedulerCallers } from '../../src/grpc/scheduler.handlers';
 import { start } from '../../src/main';
-import { DATABASE_URL, eventually, NATS_URL, randomHex, sleep, clientOfAllowedCallers, grpcTlsEnv } from '@smsgw/testing';
 
 export { DATABASE_URL, eventually, NATS_URL, randomHex, sleep };
 
@@ -20,35 +30,36 @@ export interface SchedulerReplica {
 export class SchedulerWorld {
   readonly replicas: SchedulerReplica[] = [];
 
-  private constructor(
-    readonly schema: string,
-    readonly prefix: string,
-    readonly nats: Nats,
-    readonly pool: Pool,
-  ) {}
+  private constructor(private readonly sandbox: Sandbox) {}
+
+  get schema(): string {
+    return this.sandbox.schema;
+  }
+
+  get prefix(): string {
+    return this.sandbox.natsPrefix;
+  }
+
+  get nats(): Nats {
+    return this.sandbox.nats!;
+  }
+
+  get pool(): Pool {
+    return this.sandbox.pool;
+  }
 
   static async create(): Promise<SchedulerWorld> {
-    const schema = `t_${randomHex()}`;
-    const prefix = `t${randomHex(5)}`;
-    const nats = await connectNats({ url: NATS_URL, prefix, name: 'scheduler-test', log: createLogger('scheduler-test', 'silent') });
-    return new SchedulerWorld(schema, prefix, nats, createPool({ url: DATABASE_URL, schema, max: 2 }));
+    return new SchedulerWorld(await createSandbox({ name: 'scheduler', nats: true }));
   }
 
   async startReplica(env: Record<string, string> = {}): Promise<SchedulerReplica> {
-    const app = await start(
-      loadSchedulerConfig({
-        DATABASE_URL,
-        DATABASE_SCHEMA: this.schema,
-        GRPC_PORT: '0',
-        GRPC_HOST: '127.0.0.1',
-        ...grpcTlsEnv('scheduler'),
-        NATS_URL,
-        NATS_PREFIX: this.prefix,
-        PERIODIC_JOBS: 'false',
-        ...env,
-      }),
-      createLogger('scheduler-test', process.env.TEST_LOG_LEVEL ?? 'silent'),
-    );
+    const app = await startServiceUnderTest({
+      name: 'scheduler',
+      loadConfig: loadSchedulerConfig,
+      start,
+      env: { PERIODIC_JOBS: 'false', ...env },
+      on: this.sandbox,
+    });
     const client = clientOfAllowedCallers<scheduler.SchedulerServiceClient>(
       schedulerProto().SchedulerService,
       `127.0.0.1:${app.port}`,
@@ -86,9 +97,6 @@ export class SchedulerWorld {
 
   async stop(): Promise<void> {
     for (const r of this.replicas) await r.stop();
-    await this.nats.jsm.streams.delete(this.nats.names.timersStream).catch(() => undefined);
-    await this.nats.nc.drain();
-    await this.pool.query(`DROP SCHEMA IF EXISTS ${quoteIdent(this.schema)} CASCADE`);
-    await this.pool.end();
+    await this.sandbox.cleanUp();
   }
 }

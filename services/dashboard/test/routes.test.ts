@@ -1,0 +1,341 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomHex, type Sandbox } from '@smsgw/testing';
+import {
+  Browser,
+  dashboardSandbox,
+  postForm,
+  startDashboard,
+  startUpstreams,
+  type DashboardUnderTest,
+  type Upstreams,
+} from './support/harness';
+
+const PASSWORD = 'a long enough password';
+const WRONG_PASSWORD = 'Your password is wrong: nothing was changed.';
+const HOSTILE = '<img src=x onerror=alert(1)>';
+const ESCAPED = '&lt;img src=x onerror=alert(1)&gt;';
+
+/** The ids of the forms posting to `/<kind>/<id>/<action>` on a page. */
+const idsIn = (text: string, kind: string, action: string) =>
+  [...text.matchAll(new RegExp(`action="/${kind}/([^/"]+)/${action}"`, 'g'))].map((m) => m[1]!);
+
+/**
+ * Every route of the dashboard, through real HTTP, with the real account,
+ * message, device-hub and webhook services behind it: what a person sees
+ * (status, redirect, the page's words), refusals without a session or a
+ * CSRF token, and what they typed given back escaped.
+ */
+describe('the dashboard routes, with the real services behind them', () => {
+  const apkDir = fs.mkdtempSync(path.join(os.tmpdir(), 'smsgw-dashboard-apk-'));
+  const apkFile = path.join(apkDir, 'smsgw-agent.apk');
+  let sandbox: Sandbox;
+  let upstreams: Upstreams;
+  let dashboard: DashboardUnderTest;
+  let base: string;
+
+  beforeAll(async () => {
+    fs.writeFileSync(apkFile, Buffer.from('PK\u0003\u0004 not really an APK'));
+    sandbox = await dashboardSandbox();
+    upstreams = await startUpstreams(sandbox);
+    dashboard = await startDashboard({ ...upstreams.env, AGENT_APK_FILE: apkFile }, sandbox);
+    base = dashboard.base;
+  }, 120_000);
+
+  afterAll(async () => {
+    await dashboard?.stop();
+    await upstreams?.stop();
+    await sandbox?.cleanUp();
+    fs.rmSync(apkDir, { recursive: true, force: true });
+  });
+
+  /** A new account, signed in in a browser of its own. */
+  async function signedUp(name = 'Boulangerie Martin'): Promise<{ browser: Browser; email: string }> {
+    const browser = new Browser(base);
+    const email = `owner-${randomHex(4)}@example.com`;
+    await browser.get('/signup');
+    const res = await browser.post('/signup', { email, name, password: PASSWORD });
+    expect([res.status, res.location]).toEqual([302, '/keys?welcome=1']);
+    return { browser, email };
+  }
+
+  describe('without a session', () => {
+    it('when the sign-up and sign-in pages are asked for, then they answer 200 with a form and its token cookie', async () => {
+      const browser = new Browser(base);
+      for (const page of ['/signup', '/signin']) {
+        const res = await browser.get(page);
+        expect(res.status).toBe(200);
+        expect(res.text).toContain(`action="${page}`);
+        expect(res.text).toMatch(/name="_csrf" value="[^"]+"/);
+      }
+    });
+
+    it('when a private page is asked for, then it redirects to sign-in with the page to come back to; its live events and its forms answer 401', async () => {
+      const browser = new Browser(base);
+      for (const page of ['/', '/keys', '/settings', '/phones', '/webhooks', '/webhooks/whe_1', '/messages', '/messages/msg_1', '/stats']) {
+        const res = await browser.get(page);
+        expect([page, res.status, res.location]).toEqual([page, 302, `/signin?next=${encodeURIComponent(page)}`]);
+      }
+      expect((await browser.get('/phones/events')).status).toBe(401);
+      await browser.get('/signin');
+      for (const page of ['/keys', '/phones', '/webhooks', '/signout', '/settings/secret/rotate']) {
+        expect([page, (await browser.post(page, { name: 'x' })).status]).toEqual([page, 401]);
+      }
+    });
+
+    it('when a form comes without the token of its cookie, then it is refused with 403 and nothing is created', async () => {
+      const email = `owner-${randomHex(4)}@example.com`;
+      const browser = new Browser(base);
+      await browser.get('/signup');
+
+      const forged = await browser.post('/signup', { _csrf: 'forged', email, name: 'Acme', password: PASSWORD });
+      const noCookie = await postForm(base, '/signup', { _csrf: 'forged', email, name: 'Acme', password: PASSWORD });
+
+      expect(forged.status).toBe(403);
+      expect(forged.text).toContain('This form expired or did not come from this site.');
+      expect(noCookie.status).toBe(403);
+      await browser.get('/signin');
+      expect((await browser.post('/signin', { email, password: PASSWORD })).status).toBe(401);
+    });
+
+    it('when the phone app is downloaded, then the APK comes with its type, name and digest', async () => {
+      const res = await fetch(`${base}/downloads/smsgw-agent.apk`, { headers: { 'x-forwarded-proto': 'https' } });
+
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/vnd.android.package-archive');
+      expect(res.headers.get('content-disposition')).toBe('attachment; filename="smsgw-agent.apk"');
+      expect(res.headers.get('etag')).toMatch(/^"[0-9a-f]{64}"$/);
+      expect(Buffer.from(await res.arrayBuffer())).toEqual(fs.readFileSync(apkFile));
+    });
+  });
+
+  describe('sign-up, sign-in and sign-out', () => {
+    it('when an account is created, then the browser is signed in and lands on its keys with a welcome', async () => {
+      const { browser } = await signedUp();
+
+      const keys = await browser.get('/keys?welcome=1');
+
+      expect(keys.status).toBe(200);
+      expect(keys.text).toContain('Your account is ready.');
+      expect(browser.session).toBeDefined();
+    });
+
+    it('when an e-mail is already taken or a field is wrong, then sign-up answers 400 with the reason and the e-mail typed', async () => {
+      const { email } = await signedUp();
+      const browser = new Browser(base);
+      await browser.get('/signup');
+
+      const taken = await browser.post('/signup', { email, name: 'Other', password: PASSWORD });
+      const short = await browser.post('/signup', { email: `x-${email}`, name: 'Other', password: 'short' });
+
+      expect(taken.status).toBeGreaterThanOrEqual(400);
+      expect(taken.text).toContain(`value="${email}"`);
+      expect(short.status).toBe(400);
+      expect(browser.session).toBeUndefined();
+    });
+
+    it('when the password is wrong, then sign-in answers 401; when right, then it follows a local next and never another site', async () => {
+      const { email } = await signedUp();
+      const browser = new Browser(base);
+      await browser.get('/signin');
+
+      const wrong = await browser.post('/signin', { email, password: 'not the password' });
+      await browser.get('/signin?next=/webhooks');
+      const local = await browser.post('/signin?next=/webhooks', { email, password: PASSWORD });
+      const other = new Browser(base);
+      await other.get('/signin');
+      const away = await other.post('/signin?next=//evil.example/x', { email, password: PASSWORD });
+
+      expect(wrong.status).toBe(401);
+      expect(wrong.text).toContain('Wrong e-mail or password.');
+      expect([local.status, local.location]).toEqual([302, '/webhooks']);
+      expect([away.status, away.location]).toEqual([302, '/']);
+    });
+
+    it('when the owner signs out, then the session ends and the pages ask to sign in again', async () => {
+      const { browser } = await signedUp();
+      await browser.get('/');
+
+      const out = await browser.post('/signout');
+
+      expect([out.status, out.location]).toEqual([302, '/signin']);
+      expect(browser.session).toBeUndefined();
+      expect((await browser.get('/')).location).toBe('/signin?next=%2F');
+    });
+  });
+
+  describe('signed in', () => {
+    it('when the overview is asked for, then it shows the figures and the links to keys and phones', async () => {
+      const { browser } = await signedUp();
+
+      const res = await browser.get('/');
+
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('Phones online');
+      expect(res.text).toContain('0 / 0');
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    });
+
+    it('when a page does not exist, then it answers 404 in words', async () => {
+      const { browser } = await signedUp();
+
+      const res = await browser.get('/nowhere');
+
+      expect(res.status).toBe(404);
+      expect(res.text).toContain('This page does not exist, or it is not yours.');
+    });
+
+    it('when a key is made, then it needs a name and the password, is shown once with its name escaped, and can be revoked', async () => {
+      const { browser } = await signedUp();
+      await browser.get('/keys');
+
+      const noName = await browser.post('/keys', { name: '', mode: 'live', password: PASSWORD });
+      const wrong = await browser.post('/keys', { name: 'server', mode: 'live', password: 'wrong password!' });
+      const made = await browser.post('/keys', { name: HOSTILE, mode: 'test', password: PASSWORD });
+
+      expect(noName.text).toContain('Give the key a name, to recognise it later.');
+      expect(wrong.text).toContain(WRONG_PASSWORD);
+      expect(made.status).toBe(200);
+      expect(made.text).toMatch(/sgw_test_[A-Za-z0-9]{40}/);
+      expect(made.text).toContain(ESCAPED);
+      expect(made.text).not.toContain(HOSTILE);
+      const before = idsIn(made.text, 'keys', 'revoke');
+      expect(before).toHaveLength(3);
+
+      const revoked = await browser.post(`/keys/${before[0]}/revoke`);
+      expect([revoked.status, revoked.location]).toEqual([302, '/keys']);
+      expect(idsIn((await browser.get('/keys')).text, 'keys', 'revoke')).toHaveLength(2);
+    });
+
+    it('when the settings are used, then the secret needs the password, rotates, the alert address changes and the password changes with the current one only', async () => {
+      const { browser, email } = await signedUp();
+      const elsewhere = new Browser(base);
+      await elsewhere.get('/signin');
+      await elsewhere.post('/signin', { email, password: PASSWORD });
+      expect((await browser.get('/settings')).status).toBe(200);
+
+      const refused = await browser.post('/settings/secret', { password: 'wrong password!' });
+      const secret = await browser.post('/settings/secret', { password: PASSWORD });
+      const rotated = await browser.post('/settings/secret/rotate');
+      const alerts = await browser.post('/settings/alerts', { email: 'alerts@example.com', password: PASSWORD });
+      const badCurrent = await browser.post('/settings/password', { current: 'not it at all', new: 'another long password' });
+      const changed = await browser.post('/settings/password', { current: PASSWORD, new: 'another long password' });
+
+      expect(refused.text).toContain(WRONG_PASSWORD);
+      const shown = /whsec_[A-Za-z0-9_-]+/.exec(secret.text)?.[0];
+      expect(shown).toBeDefined();
+      expect(rotated.text).toContain('The signing secret was rotated.');
+      expect(rotated.text).not.toContain(shown);
+      expect(alerts.text).toContain('Alert e-mails go to the new address.');
+      expect(alerts.text).toContain('alerts@example.com');
+      expect(badCurrent.text).toContain('The current password is wrong.');
+      expect(changed.text).toContain('Password changed. Your other sessions were signed out.');
+      expect((await elsewhere.get('/')).status).toBe(302);
+      expect((await browser.get('/')).status).toBe(200);
+    });
+
+    it('when a phone is added, renamed and removed, then the pages show it with its pairing card, its name escaped, and then no more', async () => {
+      const { browser } = await signedUp();
+      expect((await browser.get('/phones')).status).toBe(200);
+
+      const noName = await browser.post('/phones', { name: '' });
+      const added = await browser.post('/phones', { name: HOSTILE });
+      const [deviceId] = idsIn(added.text, 'phones', 'rename');
+      const emptyRename = await browser.post(`/phones/${deviceId}/rename`, { name: '' });
+      const renamed = await browser.post(`/phones/${deviceId}/rename`, { name: 'Kitchen phone' });
+      const listed = await browser.get('/phones');
+      const removed = await browser.post(`/phones/${deviceId}/remove`);
+
+      expect(noName.text).toContain('Give the phone a name.');
+      expect(added.text).toContain('Pairing QR code');
+      expect(added.text).toContain(ESCAPED);
+      expect(added.text).not.toContain(HOSTILE);
+      expect(emptyRename.status).toBe(400);
+      expect(emptyRename.text).toContain('A phone needs a name.');
+      expect([renamed.status, renamed.location]).toEqual([302, '/phones']);
+      expect(listed.text).toContain('Kitchen phone');
+      expect([removed.status, removed.location]).toEqual([302, '/phones']);
+      expect(idsIn((await browser.get('/phones')).text, 'phones', 'rename')).toEqual([]);
+    });
+
+    it('when the live phone states are opened, then they come as server-sent events', async () => {
+      const { browser } = await signedUp();
+
+      const res = await browser.get('/phones/events');
+
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(res.text).toContain('retry: 2000');
+    });
+
+    it('when a webhook endpoint is made, tested, disabled, enabled, replayed and deleted, then each step answers as a person expects', async () => {
+      const { browser } = await signedUp();
+      expect((await browser.get('/webhooks')).status).toBe(200);
+
+      const noEvents = await browser.post('/webhooks', { url: 'https://127.0.0.1:9/hook', mode: 'live' });
+      const plain = await browser.post('/webhooks', { url: 'http://127.0.0.1:9/hook', mode: 'live', events: ['sms.sent'] });
+      const created = await browser.post('/webhooks', {
+        url: 'https://127.0.0.1:9/hook',
+        mode: 'live',
+        events: ['sms.sent', 'sms.failed'],
+      });
+      const [endpointId] = idsIn(created.text, 'webhooks', 'test');
+      const tested = await browser.post(`/webhooks/${endpointId}/test`, { event: 'sms.sent' });
+      const eventId = new URL(tested.location, base).searchParams.get('sent')!;
+      const log = await browser.get(tested.location);
+      const disabled = await browser.post(`/webhooks/${endpointId}/disable`);
+      const whileDisabled = await browser.get('/webhooks');
+      const enabled = await browser.post(`/webhooks/${endpointId}/enable`);
+      await browser.get(`/webhooks/${endpointId}`);
+      const replayed = await browser.post(`/webhooks/${endpointId}/replay`, { event_id: eventId });
+      const deleted = await browser.post(`/webhooks/${endpointId}/delete`);
+
+      expect(noEvents.text).toContain('Choose at least one kind of event.');
+      expect(plain.text).toContain('the URL must be HTTPS');
+      expect(created.text).toMatch(/whsec_[A-Za-z0-9_-]+/);
+      expect([tested.status, tested.location]).toEqual([302, `/webhooks/${endpointId}?sent=${eventId}`]);
+      expect(eventId).toMatch(/^evt_/);
+      expect(log.status).toBe(200);
+      expect(log.text).toContain(eventId);
+      expect([disabled.status, disabled.location]).toEqual([302, '/webhooks']);
+      expect(idsIn(whileDisabled.text, 'webhooks', 'enable')).toEqual([endpointId]);
+      expect([enabled.status, enabled.location]).toEqual([302, '/webhooks']);
+      expect([replayed.status, replayed.location]).toEqual([302, `/webhooks/${endpointId}?replayed=${eventId}`]);
+      expect([deleted.status, deleted.location]).toEqual([302, '/webhooks']);
+      expect(idsIn((await browser.get('/webhooks')).text, 'webhooks', 'test')).toEqual([]);
+    });
+
+    it("when another account's endpoint or message is asked for, then it is 404 as if it did not exist", async () => {
+      const owner = await signedUp();
+      await owner.browser.get('/webhooks');
+      const created = await owner.browser.post('/webhooks', { url: 'https://127.0.0.1:9/hook', mode: 'live', events: ['sms.sent'] });
+      const [endpointId] = idsIn(created.text, 'webhooks', 'test');
+      const { browser: intruder } = await signedUp();
+
+      const log = await intruder.get(`/webhooks/${endpointId}`);
+      await intruder.get('/webhooks');
+      await intruder.post(`/webhooks/${endpointId}/delete`);
+
+      expect(log.status).toBe(404);
+      expect(idsIn((await owner.browser.get('/webhooks')).text, 'webhooks', 'test')).toEqual([endpointId]);
+      expect((await intruder.get('/messages/msg_01M88GGK8NSDNS61Q3Z14M1RPE')).status).toBe(404);
+    });
+
+    it('when the messages, a filtered page and the statistics are asked for, then they answer 200, and what was typed is given back escaped', async () => {
+      const { browser } = await signedUp();
+
+      const list = await browser.get('/messages');
+      const filtered = await browser.get(`/messages?search=${encodeURIComponent(HOSTILE)}&mode=test&page=2`);
+      const stats = await browser.get('/stats?days=7');
+      const oddDays = await browser.get('/stats?days=abc');
+
+      expect(list.status).toBe(200);
+      expect(filtered.status).toBe(200);
+      expect(filtered.text).toContain(ESCAPED);
+      expect(filtered.text).not.toContain(HOSTILE);
+      expect(stats.status).toBe(200);
+      expect(oddDays.status).toBe(200);
+    });
+  });
+});
