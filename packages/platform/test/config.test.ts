@@ -1,4 +1,4 @@
-import { commonConfig, ConfigError, loadConfig } from '../src';
+import { commonConfig, ConfigError, DEFAULT_TRUSTED_PROXIES, loadConfig } from '../src';
 
 function problemsOf(fn: () => unknown): string[] {
   try {
@@ -135,7 +135,8 @@ describe('commonConfig.tls', () => {
   });
 
   it('when TLS_MODE is proxy, then no certificate file is needed', () => {
-    expect(tls({ TLS_MODE: 'proxy' })).toEqual({ mode: 'proxy' });
+    expect(tls({ TLS_MODE: 'proxy' })).toEqual({ mode: 'proxy', trustedProxies: DEFAULT_TRUSTED_PROXIES });
+    expect(tls({ TLS_MODE: 'proxy', TRUSTED_PROXIES: '10.1.0.0/16' })).toEqual({ mode: 'proxy', trustedProxies: ['10.1.0.0/16'] });
     expect(() => tls({ TLS_MODE: 'passthrough' })).toThrow(/TLS_MODE.*must be one of native, proxy/);
   });
 });

@@ -32,6 +32,8 @@ export function accountKnowing(known: KnownClient): AsyncHandlers<account.Accoun
         email: known.email ?? 'owner@example.com',
         name: known.name ?? 'Owner',
         createdAt: new Date().toISOString(),
+        // Alerts go only to an address its owner confirmed.
+        emailVerified: true,
       };
     },
     GetSigningSecret: async () => ({ secret: known.signingSecret ?? 'whsec_test' }),
