@@ -28,6 +28,7 @@ const { connectNats, createLogger, createPool, ensureStream, migrate, newId, quo
 const { ensureCerts, REPO_ROOT, simulatedPhone, startStack } = require('@smsgw/stack');
 const { Admin } = require('@smsgw/admin');
 const { intEnv } = require('../knobs');
+const { grpcTlsEnv } = require('@smsgw/testing');
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -130,6 +131,7 @@ async function partOne() {
       NATS_PREFIX: prefix,
       GRPC_HOST: '127.0.0.1',
       GRPC_PORT: '0',
+      ...grpcTlsEnv('webhook'),
       WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
       WEBHOOK_EXTRA_CA_FILE: certs.caCertFile,
       ACCOUNT_GRPC_ADDR: '127.0.0.1:1',

@@ -94,14 +94,6 @@ describe('a flood of bad keys from one address', () => {
     expect(calls).toBeLessThanOrEqual(refused.length + 1);
   });
 
-  it('when 50 wrong keys arrive at once from one address, then exactly the limit reach the account service and the rest get 429', async () => {
-    const answers = await Promise.all(Array.from({ length: 50 }, () => history('127.0.0.5', randomKey())));
-    const statuses = answers.map((a) => a.status);
-    // Each attempt is counted before it is checked, atomically: a burst gets no more than the limit through.
-    expect(statuses.filter((s) => s === 401)).toHaveLength(FAILURE_LIMIT);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(50 - FAILURE_LIMIT);
-  });
-
   it('when the same wrong key is repeated, then it is refused from memory for a moment without asking the account service again', async () => {
     const key = randomKey();
     const callsBefore = verifyCalls();

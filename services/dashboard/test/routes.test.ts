@@ -227,7 +227,7 @@ describe('the dashboard routes, with the real services behind them', () => {
       expect(shown).toBeDefined();
       expect(rotated.text).toContain('The signing secret was rotated.');
       expect(rotated.text).not.toContain(shown);
-      expect(alerts.text).toContain('Alert e-mails go to the new address.');
+      expect(alerts.text).toContain('Alert e-mails go to the new address once you confirm it');
       expect(alerts.text).toContain('alerts@example.com');
       expect(badCurrent.text).toContain('The current password is wrong.');
       expect(changed.text).toContain('Password changed. Your other sessions were signed out.');

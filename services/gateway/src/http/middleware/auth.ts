@@ -22,12 +22,14 @@ type Verdict = { auth: AuthContext; error?: undefined } | { error: AppError; aut
  * the key, then the client. Answers of the account service are remembered
  * briefly: a success for `ttlMs` (5 s at most), a refusal for `negativeTtlMs`.
  *
- * Every verification that reaches the account service is counted against the caller's address
- * before it is made (a Redis counter, atomic and exact across replicas), and given back when the
- * key is good: so only failures stay counted, a busy client with a good key (one verification per
- * `ttlMs`) is never limited here, and a burst of concurrent guesses gets no more than the limit
- * through. Past the limit, that address gets 429 for any key this replica has not verified
- * recently, without reaching the account service. An address a trusted proxy hid is not limited
+ * Every verification the account service refuses counts against the
+ * caller's address (a Redis counter, exact across replicas); past the limit,
+ * that address gets 429 for any key this replica has not verified recently,
+ * without reaching the account service. Only failures count, so a busy
+ * client with a good key (one verification per `ttlMs`), or many clients
+ * behind one address verifying at once, are never limited here; verifications
+ * under way when the limit is reached may each still fail once (at most the
+ * concurrency of that address). An address a trusted proxy hid is not limited
  * here (it would be everyone's); the per-client limit comes after authentication.
  */
 export function authenticate(
@@ -36,22 +38,26 @@ export function authenticate(
   options: AuthOptions,
 ): GatewayMiddleware {
   const cache = new TtlCache<Verdict>({ maxEntries: MAX_ENTRIES });
-  // A fixed window per address: the first attempt opens it, the window's end clears it.
+  // A fixed window per address: the first failure opens it, the window's end clears it.
   const failures = new FixedWindowCounter(pipeline, { windowMs: options.failures.windowMs });
+  const failureKey = (ctx: GatewayContext) => (ctx.state.clientAddress === undefined ? undefined : `authfail:${ctx.state.clientAddress}`);
 
-  /** Takes one attempt for the caller's address, or refuses the request; returns the key to refund on success. */
-  async function takeAttempt(ctx: GatewayContext): Promise<string | undefined> {
-    if (ctx.state.clientAddress === undefined) return undefined;
-    const key = `authfail:${ctx.state.clientAddress}`;
-    const { allowed, ttlMs } = await failures.take([key], options.failures.limit);
-    if (!allowed) {
+  async function refuseFloodingAddress(ctx: GatewayContext): Promise<void> {
+    const key = failureKey(ctx);
+    if (key === undefined) return;
+    const { count, ttlMs } = await failures.read(key);
+    if (count >= options.failures.limit) {
       const retryAfterSeconds = Math.max(1, Math.ceil((ttlMs > 0 ? ttlMs : options.failures.windowMs) / 1000));
       throw new AppError('RATE_LIMIT_EXCEEDED', {
         message: "Trop d'échecs d'authentification depuis cette adresse : réessayez plus tard.",
         retryAfterSeconds,
       });
     }
-    return key;
+  }
+
+  async function countFailure(ctx: GatewayContext): Promise<void> {
+    const key = failureKey(ctx);
+    if (key !== undefined) await failures.count(key);
   }
 
   return async (ctx, next) => {
@@ -66,8 +72,11 @@ export function authenticate(
     }
     if (known?.error) throw known.error;
 
-    const attempt = await takeAttempt(ctx);
-    if (!KEY_PATTERN.test(apiKey)) throw new AppError('INVALID_API_KEY');
+    await refuseFloodingAddress(ctx);
+    if (!KEY_PATTERN.test(apiKey)) {
+      await countFailure(ctx);
+      throw new AppError('INVALID_API_KEY');
+    }
     let auth: AuthContext;
     try {
       const verified = await accounts.verifyApiKey({ apiKey, clientId });
@@ -75,13 +84,11 @@ export function authenticate(
     } catch (err) {
       if (err instanceof AppError && (err.code === 'INVALID_API_KEY' || err.code === 'INVALID_CLIENT_ID')) {
         if (clientId.length <= 64) cache.set(cacheKey, { error: new AppError(err.code) }, options.negativeTtlMs);
+        await countFailure(ctx);
         throw new AppError(err.code);
       }
-      // Not a refusal (the account service is unavailable): the attempt does not count.
-      if (attempt) await failures.refund(attempt);
       throw err;
     }
-    if (attempt) await failures.refund(attempt);
     cache.set(cacheKey, { auth }, options.ttlMs);
     ctx.state.auth = auth;
     return next();
