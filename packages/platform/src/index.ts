@@ -30,3 +30,4 @@ export * from './reuse';
 export * from './bus-permissions';
 export * from './grpc-tls';
 export * from './service-identity';
+export * from './payload';

@@ -1,5 +1,6 @@
 import { metrics } from '@opentelemetry/api';
 import type { Logger } from './logger';
+import { decodeJsonPayload } from './payload';
 
 const meter = metrics.getMeter('smsgw-jobs');
 const runs = meter.createCounter('smsgw.jobs.runs', { description: 'Periodic job runs, by job and outcome (ok, failed)' });
@@ -17,13 +18,8 @@ export interface JobFire {
 }
 
 export function parseJobFire(bytes: Uint8Array): JobFire | undefined {
-  try {
-    const body = JSON.parse(new TextDecoder().decode(bytes)) as Partial<JobFire> | null;
-    if (body && typeof body.job === 'string' && typeof body.period_start === 'string') return body as JobFire;
-  } catch {
-    // not a job fire
-  }
-  return undefined;
+  const body = decodeJsonPayload<JobFire>(bytes);
+  return body && typeof body.job === 'string' && typeof body.period_start === 'string' ? (body as JobFire) : undefined;
 }
 
 /**

@@ -55,7 +55,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Certificates start an hour in the past so a clock slightly behind still accepts them. */
 const BACKDATE_MS = 60 * 60 * 1000;
 
-function createKeyPair() {
+/** A new RSA key pair, PEM and as node-forge objects (to sign certificates with forge). */
+export function createCertificateKeyPair() {
   // Node generates the key far faster than forge's JavaScript RSA.
   const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', {
     modulusLength: 2048,
@@ -65,8 +66,8 @@ function createKeyPair() {
   return { keyPem: privateKey, forgePrivate: forge.pki.privateKeyFromPem(privateKey), forgePublic: forge.pki.publicKeyFromPem(publicKey) };
 }
 
-/** 128 random bits, first byte 0x01..0x7f: positive, and minimal in DER. */
-function randomSerial(): string {
+/** A certificate serial number: 128 random bits, first byte 0x01..0x7f: positive, and minimal in DER. */
+export function randomCertificateSerial(): string {
   const bytes = crypto.randomBytes(16);
   bytes[0] = (bytes[0]! & 0x7f) | 0x01;
   return bytes.toString('hex');
@@ -74,18 +75,18 @@ function randomSerial(): string {
 
 /** A CA for the services' certificates (the Helm chart's hook, the local stack, the tests). */
 export function createCertificateAuthority(
-  options: { commonName?: string; validityDays?: number; now?: number } = {},
+  options: { commonName?: string; organization?: string; validityDays?: number; now?: number } = {},
 ): CertificateAuthority {
   const now = options.now ?? Date.now();
-  const keys = createKeyPair();
+  const keys = createCertificateKeyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.forgePublic;
-  cert.serialNumber = randomSerial();
+  cert.serialNumber = randomCertificateSerial();
   cert.validity.notBefore = new Date(now - BACKDATE_MS);
   cert.validity.notAfter = new Date(now + (options.validityDays ?? 10 * 365) * DAY_MS);
   const name = [
     { name: 'commonName', value: options.commonName ?? 'smsgw services CA' },
-    { name: 'organizationName', value: 'smsgw' },
+    { name: 'organizationName', value: options.organization ?? 'smsgw' },
   ];
   cert.setSubject(name);
   cert.setIssuer(name);
@@ -109,11 +110,11 @@ export function issueServiceCertificate(
   options: { validityDays?: number; now?: number } = {},
 ): IssuedCertificate {
   const now = options.now ?? Date.now();
-  const keys = createKeyPair();
+  const keys = createCertificateKeyPair();
   const caCert = forge.pki.certificateFromPem(ca.certPem);
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.forgePublic;
-  cert.serialNumber = randomSerial();
+  cert.serialNumber = randomCertificateSerial();
   cert.validity.notBefore = new Date(now - BACKDATE_MS);
   cert.validity.notAfter = new Date(Math.min(now + (options.validityDays ?? 365) * DAY_MS, caCert.validity.notAfter.getTime()));
   cert.setSubject([

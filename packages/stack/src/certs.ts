@@ -3,7 +3,14 @@ import fsp from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import forge from 'node-forge';
-import { issueServiceCertificate, serviceCertificateUsable, type ServiceIdentity } from '@smsgw/platform';
+import {
+  createCertificateAuthority,
+  createCertificateKeyPair,
+  issueServiceCertificate,
+  randomCertificateSerial,
+  serviceCertificateUsable,
+  type ServiceIdentity,
+} from '@smsgw/platform';
 
 export interface Certs {
   caCertFile: string;
@@ -25,12 +32,6 @@ const RENEW_MARGIN_MS = 7 * DAY_MS;
 const BACKDATE_MS = 60 * 60 * 1000;
 const CA_NAME = 'smsgw local development CA';
 const ORGANIZATION = 'smsgw local development';
-
-interface KeyPair {
-  keyPem: string;
-  forgePrivate: forge.pki.rsa.PrivateKey;
-  forgePublic: forge.pki.rsa.PublicKey;
-}
 
 /**
  * A local CA and a server certificate it signed for `hosts`, in `dir`.
@@ -126,56 +127,17 @@ function isCurrent(x509: X509Certificate, now: number): boolean {
   return from <= now && to - now >= RENEW_MARGIN_MS;
 }
 
-function createKeyPair(): KeyPair {
-  // Node generates the key far faster than forge's JavaScript RSA.
-  const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
-  return {
-    keyPem: privateKey,
-    forgePrivate: forge.pki.privateKeyFromPem(privateKey),
-    forgePublic: forge.pki.publicKeyFromPem(publicKey),
-  };
-}
-
-/** 128 random bits, first byte 0x01..0x7f: positive, and minimal in DER. */
-function randomSerial(): string {
-  const bytes = crypto.randomBytes(16);
-  bytes[0] = (bytes[0]! & 0x7f) | 0x01;
-  return bytes.toString('hex');
-}
-
 function createCa(now: number): Ca {
-  const keys = createKeyPair();
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = keys.forgePublic;
-  cert.serialNumber = randomSerial();
-  cert.validity.notBefore = new Date(now - BACKDATE_MS);
-  cert.validity.notAfter = new Date(now + CA_VALIDITY_MS);
-  const name = [
-    { name: 'commonName', value: CA_NAME },
-    { name: 'organizationName', value: ORGANIZATION },
-  ];
-  cert.setSubject(name);
-  cert.setIssuer(name);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: true, critical: true },
-    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-    { name: 'subjectKeyIdentifier' },
-  ]);
-  cert.sign(keys.forgePrivate, forge.md.sha256.create());
-  const certPem = forge.pki.certificateToPem(cert);
-  return { certPem, keyPem: keys.keyPem, x509: new X509Certificate(certPem) };
+  const ca = createCertificateAuthority({ commonName: CA_NAME, organization: ORGANIZATION, validityDays: CA_VALIDITY_MS / DAY_MS, now });
+  return { ...ca, x509: new X509Certificate(ca.certPem) };
 }
 
 function createServerCert(ca: Ca, hosts: string[], now: number): { certPem: string; keyPem: string } {
-  const keys = createKeyPair();
+  const keys = createCertificateKeyPair();
   const caCert = forge.pki.certificateFromPem(ca.certPem);
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.forgePublic;
-  cert.serialNumber = randomSerial();
+  cert.serialNumber = randomCertificateSerial();
   cert.validity.notBefore = new Date(now - BACKDATE_MS);
   // A certificate that outlives its issuer would stop verifying early anyway.
   cert.validity.notAfter = new Date(Math.min(now + SERVER_VALIDITY_MS, caCert.validity.notAfter.getTime()));

@@ -2,6 +2,7 @@ import type { JsMsg } from '@nats-io/jetstream';
 import {
   AGENT_REPORT_STATUSES,
   consumeTraced,
+  decodeJsonPayload,
   counter,
   inTrace,
   FAILURE_CODES,
@@ -20,13 +21,7 @@ const DURABLE = 'message-reports';
 const reportsSeen = counter('message.reports', 'Phone reports applied (a redelivered one counts again), by status and failure code');
 
 function parseReport(bytes: Uint8Array): AgentReport | undefined {
-  let data: unknown;
-  try {
-    data = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return undefined;
-  }
-  const r = data as Partial<AgentReport> | null;
+  const r = decodeJsonPayload<AgentReport>(bytes);
   if (!r || typeof r.message_id !== 'string' || typeof r.device_id !== 'string') return undefined;
   if (!AGENT_REPORT_STATUSES.includes(r.status as never) || typeof r.at !== 'string' || Number.isNaN(Date.parse(r.at))) return undefined;
   return r as AgentReport;

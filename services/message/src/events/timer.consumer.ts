@@ -1,5 +1,13 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import { consumeTraced, runTimerConsumer, type DurableConsumer, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
+import {
+  consumeTraced,
+  decodeJsonPayload,
+  runTimerConsumer,
+  type DurableConsumer,
+  type JobHandler,
+  type Logger,
+  type Nats,
+} from '@smsgw/platform';
 import type { DueTimerPayload } from './scheduled-sends';
 
 const DURABLE = 'message-timers';
@@ -7,14 +15,10 @@ const DURABLE = 'message-timers';
 const MAX_ATTEMPTS = 5;
 
 function parseDue(bytes: Uint8Array): DueTimerPayload | undefined {
-  try {
-    const p = JSON.parse(new TextDecoder().decode(bytes)) as Partial<DueTimerPayload> | null;
-    if (p && typeof p.message_id === 'string' && typeof p.device_id === 'string' && (p.mode === 'live' || p.mode === 'test'))
-      return p as DueTimerPayload;
-  } catch {
-    // dropped below
-  }
-  return undefined;
+  const p = decodeJsonPayload<DueTimerPayload>(bytes);
+  return p && typeof p.message_id === 'string' && typeof p.device_id === 'string' && (p.mode === 'live' || p.mode === 'test')
+    ? (p as DueTimerPayload)
+    : undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import {
+  decodeJsonPayload,
   endSpan,
   newId,
   runDurableConsumer,
@@ -21,16 +22,12 @@ const DURABLE = 'webhook-events';
 const MAX_BATCH = 200;
 
 function parseEvent(bytes: Uint8Array): PublicEvent | undefined {
-  try {
-    const e = JSON.parse(new TextDecoder().decode(bytes)) as Partial<PublicEvent> | null;
-    if (!e || typeof e.event !== 'string' || !isEventKind(e.event) || typeof e.event_id !== 'string' || typeof e.timestamp !== 'string')
-      return undefined;
-    if (!e.data || typeof e.data !== 'object' || !e.routing || typeof e.routing.client_id !== 'string') return undefined;
-    if (e.routing.mode !== 'live' && e.routing.mode !== 'test') return undefined;
-    return e as PublicEvent;
-  } catch {
+  const e = decodeJsonPayload<PublicEvent>(bytes);
+  if (!e || typeof e.event !== 'string' || !isEventKind(e.event) || typeof e.event_id !== 'string' || typeof e.timestamp !== 'string')
     return undefined;
-  }
+  if (!e.data || typeof e.data !== 'object' || !e.routing || typeof e.routing.client_id !== 'string') return undefined;
+  if (e.routing.mode !== 'live' && e.routing.mode !== 'test') return undefined;
+  return e as PublicEvent;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import { runTimerConsumer, type DurableConsumer, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
+import { decodeJsonPayload, runTimerConsumer, type DurableConsumer, type JobHandler, type Logger, type Nats } from '@smsgw/platform';
 import type { DeliveryJob, DeliveryRepository } from '../data/delivery.repository';
 
 const DURABLE = 'webhook-timers';
@@ -14,13 +14,8 @@ export interface RetryPayload {
 export const retryTimerKey = (deliveryId: string, attempt: number) => `webhook:${deliveryId}:${attempt}`;
 
 function parseRetry(bytes: Uint8Array): RetryPayload | undefined {
-  try {
-    const p = JSON.parse(new TextDecoder().decode(bytes)) as Partial<RetryPayload> | null;
-    if (p && typeof p.delivery_id === 'string' && Number.isInteger(p.attempt)) return p as RetryPayload;
-  } catch {
-    // dropped below
-  }
-  return undefined;
+  const p = decodeJsonPayload<RetryPayload>(bytes);
+  return p && typeof p.delivery_id === 'string' && Number.isInteger(p.attempt) ? (p as RetryPayload) : undefined;
 }
 
 /**
