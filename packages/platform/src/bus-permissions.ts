@@ -49,12 +49,12 @@ export function natsPermissions(service: NatsService, prefix: string): NatsPermi
   const streamName = { reports: n.reportsStream, events: n.eventsStream, timers: n.timersStream };
   const own: Record<NatsService, NatsPermissions> = {
     message: {
-      publish: [n.wake('*'), n.testWake, n.event('sms.*')],
+      publish: [n.wake('*'), n.wakeClient('*'), n.testWake, n.event('sms.*')],
       subscribe: [],
     },
     'device-hub': {
-      publish: [n.agentReport('*'), n.event('device.*'), n.hubControls],
-      subscribe: [n.wake('*'), n.testWake, n.hubControls],
+      publish: [n.agentReport('*'), n.event('device.*'), n.hubControls, n.wakeClient('*')],
+      subscribe: [n.wake('*'), n.wakeClient('*'), n.testWake, n.hubControls],
     },
     scheduler: {
       publish: [n.timers, n.schedulerWake],
@@ -92,10 +92,11 @@ export function natsPermissions(service: NatsService, prefix: string): NatsPermi
 
 /** Redis key patterns (after the key prefix, REDIS_PREFIX) each service reads and writes. */
 const REDIS_KEYS: Record<RedisService, { readWrite: string[]; readOnly: string[] }> = {
-  // authfail: the failed-authentication counter; presence: read to answer X-Device-ID.
-  gateway: { readWrite: ['authfail:*', 'idempotency:*', 'ratelimit:*'], readOnly: ['presence:*'] },
+  // authfail: the failed-authentication counter; presence and device-removed: read to answer X-Device-ID.
+  gateway: { readWrite: ['authfail:*', 'idempotency:*', 'ratelimit:*'], readOnly: ['presence:*', 'device-removed:*'] },
   dashboard: { readWrite: ['dashboard:*'], readOnly: [] },
-  'device-hub': { readWrite: ['pairing:*', 'presence:*'], readOnly: [] },
+  // hub-sent: each phone's SMS in its limits' windows; presence-last: when a phone was last seen online.
+  'device-hub': { readWrite: ['pairing:*', 'presence:*', 'presence-last:*', 'hub-sent:*', 'device-removed:*'], readOnly: [] },
   otp: { readWrite: ['otp-rate:*'], readOnly: [] },
 };
 

@@ -3,7 +3,15 @@
 export const AGENT_REPORT_STATUSES = ['accepted', 'sent', 'delivered', 'failed'] as const;
 export type AgentReportStatus = (typeof AGENT_REPORT_STATUSES)[number];
 
-export const FAILURE_CODES = ['INVALID_NUMBER', 'OUT_OF_NETWORK', 'INSUFFICIENT_CREDIT', 'BLACKLISTED', 'EXPIRED', 'DEVICE_ERROR'] as const;
+export const FAILURE_CODES = [
+  'INVALID_NUMBER',
+  'OUT_OF_NETWORK',
+  'INSUFFICIENT_CREDIT',
+  'BLACKLISTED',
+  'EXPIRED',
+  'DEVICE_ERROR',
+  'DEVICE_REMOVED',
+] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
 /** What a phone said about a message, as the device-hub publishes it on `agent.report.<device>`. */
@@ -14,6 +22,18 @@ export interface AgentReport {
   /** When it happened on the phone (RFC 3339). */
   at: string;
   error?: { code: FailureCode; message: string };
+  /**
+   * With `failed`: the phone is sure nothing of the SMS left it (the radio
+   * refused it: no service, radio off, generic failure, limit exceeded), so
+   * another phone may send it without sending it twice (protocol 2).
+   */
+  not_sent?: boolean;
+  /**
+   * Set by the hub on a `not_sent` failure when another phone of the client
+   * is online: the message service then tries the message once more on
+   * another phone instead of failing it.
+   */
+  retry_elsewhere?: boolean;
 }
 
 export type PublicEventKind = 'sms.sent' | 'sms.delivered' | 'sms.failed' | 'device.connected' | 'device.disconnected';
@@ -39,6 +59,7 @@ export const FAILURE_MESSAGES: Record<FailureCode, string> = {
   BLACKLISTED: "Numéro bloqué par l'opérateur.",
   EXPIRED: "Le message n'a pas pu être envoyé à temps.",
   DEVICE_ERROR: "Le téléphone n'a pas pu envoyer le message.",
+  DEVICE_REMOVED: 'Le téléphone a été retiré du compte.',
 };
 
 /**

@@ -22,6 +22,8 @@ export function natsNames(prefix: string) {
     prefix,
     /** Core NATS hint that a device has work; the queue itself is in Postgres. */
     wake: (deviceId: string) => `${p}dispatch.wake.${deviceId}`,
+    /** Core NATS hint to every phone of a client that a message was opened to its fleet. */
+    wakeClient: (clientId: string) => `${p}dispatch.wake-client.${clientId}`,
     /** Hint to the test-mode simulator that a test key's message is due. */
     testWake: `${p}dispatch.test-wake`,
     /** Core NATS orders to the hub replica holding a device (takeover, revocation). */

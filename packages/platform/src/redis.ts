@@ -76,6 +76,16 @@ export function presenceKey(deviceId: string): string {
 }
 
 /**
+ * The Redis key that marks a removed device, written by the device-hub
+ * before it answers the removal and read by every gateway replica on each
+ * send naming the device, so that none accepts a send for it afterwards
+ * (their ownership caches may still hold it).
+ */
+export function removedDeviceKey(deviceId: string): string {
+  return `device-removed:${deviceId}`;
+}
+
+/**
  * Gathers the commands of every request handled in one turn of the event
  * loop into one pipeline: one write and one read for all of them. (ioredis'
  * own auto-pipelining flushes on the next tick, which on a busy server is
