@@ -56,4 +56,11 @@ describe('every benchmark under bench/ runs end to end in smoke mode', () => {
     expectSucceeded(run);
     expect(run.output).toContain('ratio_exported_to_off');
   }, 300_000);
+
+  it('when the failover benchmark runs, then every message queued on the phone that left goes out once on another phone', async () => {
+    const run = await smoke('failover/run.js');
+    expectSucceeded(run);
+    expect(run.output).toMatch(/from the phone going offline: p50 [\d.]+ s, p99 [\d.]+ s/);
+    expect(run.output).toMatch(/missing: 0; sent twice: 0/);
+  }, 300_000);
 });
