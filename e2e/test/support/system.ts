@@ -150,6 +150,9 @@ export class TestSystem {
       },
       timeoutMs,
       `${messageId} to be ${status}`,
+      // Each probe is an API call, counted by the client's 100 a minute: a long wait (a phone
+      // coming back) polled every 100 ms used them all up and the test's next send got 429.
+      500,
     );
   }
 
