@@ -29,7 +29,7 @@ device-hub:
   healthPort: 50153
   public: 8444
   uses: [postgres, redis, nats]
-  calls: [message]
+  calls: [message, account]
 otp:
   key: otp
   kind: grpc

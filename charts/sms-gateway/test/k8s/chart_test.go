@@ -334,6 +334,7 @@ var designCalls = []string{
 	"dashboard -> nats:4222",
 	"dashboard -> redis:6379",
 	"dashboard -> webhook:50056",
+	"device-hub -> account:50051",
 	"device-hub -> message:50052",
 	"device-hub -> nats:4222",
 	"device-hub -> postgresql:5432",
