@@ -44,9 +44,11 @@ export interface StartAgentOptions {
   driver?: DriverName;
   /** Simulator: time between `sent` and `delivered` (default 300 ms). */
   deliveryDelayMs?: number;
+  /** Simulator: the radio is off, every send fails at once with OUT_OF_NETWORK and `not_sent`. */
+  radioOff?: boolean;
   /** Pause between accepting an SMS (ack) and handing it to the driver (default 0). */
   sendDelayMs?: number;
-  /** Print one JSON line {message_id, to, text} on `stdout` for each SMS handed to the driver. */
+  /** Print one JSON line {message_id, to, text} on `stdout` for each SMS handed to the driver (none with `radioOff`). */
   logJson?: boolean;
   /** Where the --log-json lines go (default process.stdout). */
   stdout?: NodeJS.WritableStream;
@@ -136,13 +138,17 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
   if (recovery.failed.length > 0) {
     logger.warn({ message_ids: recovery.failed }, 'SMS interrupted while sending reported failed, not sent again');
   }
+  if (recovery.expired.length > 0) {
+    logger.warn({ message_ids: recovery.expired }, 'SMS that expired while the agent was stopped reported failed, not sent');
+  }
   const deviceId = device.deviceId;
   const deviceFolder = device.dir;
 
   const targetOf = (c: Credentials): ConnectionTarget => ({ wsUrl: wsUrlOf(c), token: c.device_token });
 
   const printHandOver = (sms: Sms): void => {
-    if (options.logJson) {
+    // A line stands for an SMS that may leave the phone; with the radio off none does.
+    if (options.logJson && !options.radioOff) {
       stdout.write(`${JSON.stringify({ message_id: sms.message_id, to: sms.to, text: sms.text })}\n`);
     }
   };
@@ -218,7 +224,7 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
 
   for (const sms of recovery.toSend) sendLoop.enqueue(sms);
   connection.start();
-  logger.info({ hub: hubUrl, driver: driverName, device_id: deviceId }, 'agent started');
+  logger.info({ hub: hubUrl, driver: driverName, device_id: deviceId, ...(options.radioOff ? { radio_off: true } : {}) }, 'agent started');
 
   return {
     deviceId,
@@ -258,7 +264,10 @@ async function createDriver(name: DriverName, options: StartAgentOptions): Promi
   if (name === 'termux') {
     return TermuxDriver.create({ searchPath: options.searchPath ?? process.env.PATH ?? '' });
   }
-  return new SimulatorDriver(options.deliveryDelayMs !== undefined ? { deliveryDelayMs: options.deliveryDelayMs } : {});
+  return new SimulatorDriver({
+    ...(options.deliveryDelayMs !== undefined ? { deliveryDelayMs: options.deliveryDelayMs } : {}),
+    ...(options.radioOff ? { radioOff: true } : {}),
+  });
 }
 
 function readVersion(): string {

@@ -32,8 +32,12 @@ Options:
                              (default $SMSGW_AGENT_DIR or ~/.smsgw-agent)
   --name <device name>       name sent to the hub when pairing
   --log-json                 print one JSON line {message_id,to,text} on stdout per SMS sent
+                             (none with --radio-off: nothing leaves the phone)
   --sim-send-delay-ms <n>    simulator: pause between ack and sending (default 0)
   --sim-delivery-delay-ms <n> simulator: time between sent and delivered (default 300)
+  --radio-off                simulator: the phone's radio is off: every SMS fails at once with
+                             OUT_OF_NETWORK and not_sent, so the hub may try another phone
+                             (also $SMSGW_AGENT_RADIO_OFF=1)
   -h, --help                 show this help
 
 Logs are JSON lines on stderr (level from $LOG_LEVEL, default info).
@@ -59,7 +63,17 @@ export function exitCodeFor(error: unknown): number {
 /** Options of startAgent that come from the command line. */
 export type CliAgentOptions = Pick<
   StartAgentOptions,
-  'hubUrl' | 'dataDir' | 'ca' | 'pairing' | 'deviceId' | 'deviceName' | 'driver' | 'deliveryDelayMs' | 'sendDelayMs' | 'logJson'
+  | 'hubUrl'
+  | 'dataDir'
+  | 'ca'
+  | 'pairing'
+  | 'deviceId'
+  | 'deviceName'
+  | 'driver'
+  | 'deliveryDelayMs'
+  | 'sendDelayMs'
+  | 'radioOff'
+  | 'logJson'
 >;
 
 export type CliCommand = { kind: 'help' } | { kind: 'run'; options: CliAgentOptions };
@@ -101,6 +115,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
         'log-json': { type: 'boolean' },
         'sim-send-delay-ms': { type: 'string' },
         'sim-delivery-delay-ms': { type: 'string' },
+        'radio-off': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -148,6 +163,11 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
   if (driver !== 'simulator' && (sendDelayMs !== undefined || deliveryDelayMs !== undefined)) {
     throw new UsageError('--sim-send-delay-ms and --sim-delivery-delay-ms go with --driver simulator only');
   }
+  const radioOff = values['radio-off'] ?? envFlag(context.env.SMSGW_AGENT_RADIO_OFF, 'SMSGW_AGENT_RADIO_OFF');
+  if (driver !== 'simulator' && radioOff) {
+    // A real phone's radio is what it is: pretending it is off would fail SMS it could send.
+    throw new UsageError('--radio-off (or SMSGW_AGENT_RADIO_OFF) goes with --driver simulator only');
+  }
 
   return {
     kind: 'run',
@@ -162,6 +182,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
       ...(values.name !== undefined ? { deviceName: values.name } : {}),
       ...(sendDelayMs !== undefined ? { sendDelayMs } : {}),
       ...(deliveryDelayMs !== undefined ? { deliveryDelayMs } : {}),
+      ...(radioOff ? { radioOff } : {}),
     },
   };
 }
@@ -254,6 +275,14 @@ function milliseconds(value: string | undefined, flag: string): number | undefin
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number of milliseconds`);
   return Number(value);
+}
+
+/** An on/off environment variable: unset or empty, 0, false, no, off; 1, true, yes, on. */
+function envFlag(value: string | undefined, name: string): boolean {
+  const normalized = (value ?? '').trim().toLowerCase();
+  if (['', '0', 'false', 'no', 'off'].includes(normalized)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(normalized)) return true;
+  throw new UsageError(`${name} must be 1 or 0 (or true or false), not ${JSON.stringify(value)}`);
 }
 
 function isDriverName(value: string): value is DriverName {

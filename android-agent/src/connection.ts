@@ -6,6 +6,7 @@ import type { Outbox } from './outbox';
 import {
   parseHubFrame,
   PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOLS,
   WS_SUBPROTOCOL,
   type AgentFrame,
   type HelloFrame,
@@ -199,8 +200,8 @@ export class HubConnection {
     this.pingIntervalMs = hello.ping_interval_ms ?? DEFAULT_PING_INTERVAL_MS;
     this.armWatchdog(ws);
     this.logger.info({ device_id: hello.device_id, protocol: hello.protocol }, 'hub said hello');
-    if (hello.protocol !== PROTOCOL_VERSION) {
-      // Carry on: unknown frames are ignored both ways, so a newer hub can still work with us.
+    if (!SUPPORTED_PROTOCOLS.includes(hello.protocol)) {
+      // Carry on: unknown frames and fields are ignored both ways, so a newer hub can still work with us.
       this.logger.warn({ protocol: hello.protocol, supported: PROTOCOL_VERSION }, 'the hub speaks another protocol version');
     }
     this.options.onHello?.(hello);
@@ -220,6 +221,7 @@ export class HubConnection {
         to: sms.to,
         text: sms.text,
         ...(sms.traceparent ? { traceparent: sms.traceparent } : {}),
+        ...(sms.expires_at ? { expires_at: sms.expires_at } : {}),
       });
     } catch (error) {
       // No ack: the lease expires and the hub offers the SMS again.

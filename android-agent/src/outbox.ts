@@ -2,25 +2,19 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { appendLineDurably, isErrnoCode, removeFileDurably, writeFileDurably } from './durable-file';
 import { OutboxError } from './errors';
-import type { Report, ReportStatus, Sms, SmsError } from './protocol';
+import {
+  EXPIRED_ERROR,
+  INTERRUPTED_SEND_ERROR,
+  NEXT_STATES,
+  parseEntry,
+  smsOf,
+  type OutboxEntry,
+  type OutboxState,
+  type PendingReport,
+} from './outbox-entry';
+import { isExpired, type Report, type ReportStatus, type Sms, type SmsError } from './protocol';
 
-export type OutboxState = 'accepted' | 'sending' | 'sent' | 'delivered' | 'failed';
-
-export interface PendingReport {
-  status: ReportStatus;
-  at: string;
-  error?: SmsError;
-}
-
-/** One file `<data-dir>/outbox/<message_id>.json`. */
-export interface OutboxEntry extends Sms {
-  state: OutboxState;
-  /** Reports not yet acknowledged by the hub with `report_ack`, oldest first. */
-  pending_reports: PendingReport[];
-  updated_at: string;
-  /** Order of acceptance: SMS are sent in this order, also after a restart. */
-  seq: number;
-}
+export { EXPIRED_ERROR, INTERRUPTED_SEND_ERROR, type OutboxEntry, type OutboxState, type PendingReport } from './outbox-entry';
 
 export interface OutboxOptions {
   /** Whether the driver reports delivery. When it does not, `sent` is a final state. */
@@ -32,31 +26,17 @@ export interface OutboxOptions {
 
 /** What the agent must do after a restart (PROTOCOL.md §3). */
 export interface Recovery {
-  /** Entries still `accepted`: sending them had not begun. In acceptance order. */
+  /** Entries still `accepted` and not expired: sending them had not begun. In acceptance order. */
   toSend: Sms[];
   /** Entries left `sending`, now `failed` with DEVICE_ERROR. */
   failed: string[];
+  /** Entries still `accepted` whose expiry had passed, now `failed` with EXPIRED and `not_sent`. */
+  expired: string[];
 }
-
-const STATES: readonly OutboxState[] = ['accepted', 'sending', 'sent', 'delivered', 'failed'];
-
-const NEXT_STATES: Record<OutboxState, readonly OutboxState[]> = {
-  accepted: ['sending'],
-  sending: ['sent', 'failed'],
-  // A phone may learn that an SMS it sent was not delivered.
-  sent: ['delivered', 'failed'],
-  delivered: [],
-  failed: [],
-};
 
 // A hub re-offers an SMS only within its lease (30 s) or after a reconnect, so the ids of the
 // last ten thousand finished SMS are far more than de-duplication needs.
 const DEFAULT_DONE_LOG_LIMIT = 10_000;
-
-export const INTERRUPTED_SEND_ERROR: SmsError = {
-  code: 'DEVICE_ERROR',
-  message: 'the agent stopped while sending this SMS; it may or may not have left the phone, so it is not sent again',
-};
 
 /**
  * The durable outbox of PROTOCOL.md §3. Every change is on disk before the promise resolves;
@@ -113,6 +93,7 @@ export class Outbox {
         to: sms.to,
         text: sms.text,
         ...(sms.traceparent ? { traceparent: sms.traceparent } : {}),
+        ...(sms.expires_at ? { expires_at: sms.expires_at } : {}),
         state: 'accepted',
         pending_reports: [],
         updated_at: this.now().toISOString(),
@@ -128,6 +109,22 @@ export class Outbox {
     return this.serialize(() => this.transition(messageId, 'sending'));
   }
 
+  /**
+   * Moves an `accepted` entry to `sending`, unless its expiry has passed: it then becomes
+   * `failed` with EXPIRED and `not_sent` instead, and the promise resolves to that report (the
+   * caller must not send). Resolves to undefined once `sending` is on disk.
+   */
+  markSendingUnlessExpired(messageId: string): Promise<Report | undefined> {
+    return this.serialize(async () => {
+      const entry = this.entries.get(messageId);
+      if (entry?.state === 'accepted' && isExpired(entry.expires_at, this.now())) {
+        return this.recordNow(messageId, 'failed', this.expiredReport());
+      }
+      await this.transition(messageId, 'sending');
+      return undefined;
+    });
+  }
+
   markSent(messageId: string, at: Date): Promise<Report> {
     return this.record(messageId, 'sent', { status: 'sent', at: at.toISOString() });
   }
@@ -136,8 +133,9 @@ export class Outbox {
     return this.record(messageId, 'delivered', { status: 'delivered', at: at.toISOString() });
   }
 
-  markFailed(messageId: string, at: Date, error: SmsError): Promise<Report> {
-    return this.record(messageId, 'failed', { status: 'failed', at: at.toISOString(), error });
+  /** `notSent`: the phone is sure nothing of the SMS left it (PROTOCOL.md, `not_sent`). */
+  markFailed(messageId: string, at: Date, error: SmsError, notSent = false): Promise<Report> {
+    return this.record(messageId, 'failed', { status: 'failed', at: at.toISOString(), error, ...(notSent ? { not_sent: true } : {}) });
   }
 
   /**
@@ -174,20 +172,19 @@ export class Outbox {
   }
 
   /**
-   * Applies the start-up rules of PROTOCOL.md §3: `accepted` entries are to be sent, `sending`
-   * ones become `failed` with DEVICE_ERROR because sending them again could send them twice.
+   * Applies the start-up rules of PROTOCOL.md §3: `accepted` entries are to be sent (those whose
+   * expiry has passed become `failed` with EXPIRED and `not_sent` instead), `sending` ones become
+   * `failed` with DEVICE_ERROR because sending them again could send them twice.
    */
   recover(): Promise<Recovery> {
     return this.serialize(async () => {
-      const recovery: Recovery = { toSend: [], failed: [] };
+      const recovery: Recovery = { toSend: [], failed: [], expired: [] };
       for (const entry of [...this.entries.values()].sort((a, b) => a.seq - b.seq)) {
-        if (entry.state === 'accepted') {
-          recovery.toSend.push({
-            message_id: entry.message_id,
-            to: entry.to,
-            text: entry.text,
-            ...(entry.traceparent ? { traceparent: entry.traceparent } : {}),
-          });
+        if (entry.state === 'accepted' && isExpired(entry.expires_at, this.now())) {
+          await this.transition(entry.message_id, 'failed', this.expiredReport());
+          recovery.expired.push(entry.message_id);
+        } else if (entry.state === 'accepted') {
+          recovery.toSend.push(smsOf(entry));
         } else if (entry.state === 'sending') {
           await this.transition(entry.message_id, 'failed', {
             status: 'failed',
@@ -221,11 +218,18 @@ export class Outbox {
 
   /** Moves to `state` with a report to send; resolves to that report once both are on disk. */
   private record(messageId: string, state: OutboxState, report: PendingReport): Promise<Report> {
-    return this.serialize(async () => {
-      await this.transition(messageId, state, report);
-      const traceparent = this.entries.get(messageId)?.traceparent;
-      return { message_id: messageId, ...report, ...(traceparent ? { traceparent } : {}) };
-    });
+    return this.serialize(() => this.recordNow(messageId, state, report));
+  }
+
+  /** record() for a caller already serialized. */
+  private async recordNow(messageId: string, state: OutboxState, report: PendingReport): Promise<Report> {
+    await this.transition(messageId, state, report);
+    const traceparent = this.entries.get(messageId)?.traceparent;
+    return { message_id: messageId, ...report, ...(traceparent ? { traceparent } : {}) };
+  }
+
+  private expiredReport(): PendingReport {
+    return { status: 'failed', at: this.now().toISOString(), error: EXPIRED_ERROR, not_sent: true };
   }
 
   private async transition(messageId: string, state: OutboxState, report?: PendingReport): Promise<void> {
@@ -312,25 +316,4 @@ export class Outbox {
     }
     for (const id of kept) this.done.add(id);
   }
-}
-
-function parseEntry(content: string): OutboxEntry | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(content);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const entry = value as Partial<OutboxEntry>;
-  const valid =
-    typeof entry.message_id === 'string' &&
-    typeof entry.to === 'string' &&
-    typeof entry.text === 'string' &&
-    typeof entry.state === 'string' &&
-    STATES.includes(entry.state) &&
-    Array.isArray(entry.pending_reports) &&
-    typeof entry.updated_at === 'string' &&
-    typeof entry.seq === 'number';
-  return valid ? (entry as OutboxEntry) : undefined;
 }

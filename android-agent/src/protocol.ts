@@ -1,11 +1,14 @@
 /**
- * Types and frame parsing of the phone agent protocol, version 1 (see PROTOCOL.md).
+ * Types and frame parsing of the phone agent protocol, version 2 (see PROTOCOL.md).
  */
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
+/** The `hello.protocol` values this agent works with: version 2 adds fields a version 1 hub ignores. */
+export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2];
+// The subprotocol names the framing, which version 2 keeps; the version itself is in `hello`.
 export const WS_SUBPROTOCOL = 'smsgw.agent.v1';
 
-export type SmsErrorCode = 'INVALID_NUMBER' | 'OUT_OF_NETWORK' | 'INSUFFICIENT_CREDIT' | 'BLACKLISTED' | 'DEVICE_ERROR';
+export type SmsErrorCode = 'INVALID_NUMBER' | 'OUT_OF_NETWORK' | 'INSUFFICIENT_CREDIT' | 'BLACKLISTED' | 'EXPIRED' | 'DEVICE_ERROR';
 
 export interface SmsError {
   code: SmsErrorCode;
@@ -21,6 +24,8 @@ export interface Sms {
   text: string;
   /** The hub's W3C trace context for this SMS, echoed on its ack and reports (PROTOCOL.md §2). */
   traceparent?: string;
+  /** RFC 3339: an SMS not yet begun to send by then is dropped as EXPIRED (protocol 2). */
+  expires_at?: string;
 }
 
 export interface Report {
@@ -29,6 +34,8 @@ export interface Report {
   /** RFC 3339, UTC. */
   at: string;
   error?: SmsError;
+  /** With `failed`: the phone is sure nothing of the SMS left it (protocol 2). */
+  not_sent?: boolean;
   /** The SMS's trace context, as the hub sent it. */
   traceparent?: string;
 }
@@ -66,6 +73,24 @@ const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 /** A well-formed W3C traceparent, or nothing: the agent only echoes it. */
 export const traceparentOf = (value: unknown): { traceparent?: string } =>
   typeof value === 'string' && TRACEPARENT.test(value) ? { traceparent: value } : {};
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A valid RFC 3339 time, normalised to UTC, or nothing. Like a malformed traceparent, a malformed
+ * expiry is dropped rather than the SMS refused: the hub never hands out an expired message, and
+ * refusing the frame would only have it offered again until its lease runs out, again and again.
+ */
+export const expiresAtOf = (value: unknown): { expires_at?: string } => {
+  if (typeof value !== 'string' || !RFC3339.test(value)) return {};
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? {} : { expires_at: new Date(ms).toISOString() };
+};
+
+/** True when an SMS with this expiry must not begin to send at `now`. */
+export function isExpired(expiresAt: string | undefined, now: Date): boolean {
+  return expiresAt !== undefined && Date.parse(expiresAt) <= now.getTime();
+}
 
 const REPORT_STATUSES: readonly string[] = ['sent', 'delivered', 'failed'];
 
@@ -118,6 +143,7 @@ export function parseHubFrame(data: string): ParsedFrame {
           priority: frame.priority,
           ...(typeof frame.attempt === 'number' ? { attempt: frame.attempt } : {}),
           ...traceparentOf(frame.traceparent),
+          ...expiresAtOf(frame.expires_at),
         },
       };
     case 'report_ack':

@@ -69,7 +69,13 @@ export class SendLoop {
 
   private async sendOne(sms: Sms): Promise<void> {
     const { outbox, driver, logger } = this.options;
-    await outbox.markSending(sms.message_id);
+    // Checked right before sending, after any pause: an SMS that waited past its expiry is dropped.
+    const expired = await outbox.markSendingUnlessExpired(sms.message_id);
+    if (expired) {
+      logger.warn({ message_id: sms.message_id, expires_at: sms.expires_at }, 'SMS expired before it was sent: reported failed, not sent');
+      this.options.onReport(expired);
+      return;
+    }
     this.options.onHandOver?.(sms);
     logger.info({ message_id: sms.message_id, driver: driver.name }, 'handing SMS to the driver');
     let answered = false;
@@ -80,9 +86,9 @@ export class SendLoop {
           this.record(sms.message_id, () => outbox.markSent(sms.message_id, at));
         },
         onDelivered: (at) => this.record(sms.message_id, () => outbox.markDelivered(sms.message_id, at)),
-        onFailed: (at, error) => {
+        onFailed: (at, error, notSent) => {
           answered = true;
-          this.record(sms.message_id, () => outbox.markFailed(sms.message_id, at, error));
+          this.record(sms.message_id, () => outbox.markFailed(sms.message_id, at, error, notSent === true));
         },
       });
     } catch (error) {
@@ -96,7 +102,10 @@ export class SendLoop {
   private record(messageId: string, write: () => Promise<Report>): void {
     const pending = write()
       .then((report) => {
-        this.options.logger.info({ message_id: messageId, status: report.status, error_code: report.error?.code }, 'SMS state changed');
+        this.options.logger.info(
+          { message_id: messageId, status: report.status, error_code: report.error?.code, not_sent: report.not_sent },
+          'SMS state changed',
+        );
         this.options.onReport(report);
       })
       .catch((error: unknown) => {

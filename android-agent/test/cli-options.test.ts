@@ -121,6 +121,16 @@ describe('parseCli', () => {
     expect(options).toMatchObject({ sendDelayMs: 2000, deliveryDelayMs: 0 });
   });
 
+  it('when --radio-off is given, or SMSGW_AGENT_RADIO_OFF=1, then the simulator runs with its radio off', async () => {
+    await expect(run(['--hub', 'https://h.example'])).resolves.not.toHaveProperty('radioOff');
+    await expect(run(['--hub', 'https://h.example', '--radio-off'])).resolves.toMatchObject({ radioOff: true });
+
+    context.env.SMSGW_AGENT_RADIO_OFF = '1';
+    await expect(run(['--hub', 'https://h.example'])).resolves.toMatchObject({ radioOff: true });
+    context.env.SMSGW_AGENT_RADIO_OFF = '0';
+    await expect(run(['--hub', 'https://h.example'])).resolves.not.toHaveProperty('radioOff');
+  });
+
   it.each([
     [['--hub', 'http://127.0.0.1:8444'], /https/],
     [['--hub', 'https://h.example', '--client', 'c'], /--device-password/],
@@ -130,6 +140,7 @@ describe('parseCli', () => {
     [['--hub', 'https://h.example', '--driver', 'carrier-pigeon'], /--driver/],
     [['--hub', 'https://h.example', '--driver', 'termux', '--sim-send-delay-ms', '5'], /simulator only/],
     [['--hub', 'https://h.example', '--sim-delivery-delay-ms=-1'], /milliseconds/],
+    [['--hub', 'https://h.example', '--driver', 'termux', '--radio-off'], /simulator only/],
     [['--hub', 'https://h.example', '--sim-send-delay-ms', '1.5'], /milliseconds/],
     [['--hub', 'https://h.example', '--ca', '/nonexistent/ca.pem'], /CA certificate/],
     [['--hub', 'https://h.example', '--unknown'], /unknown/i],
@@ -139,6 +150,12 @@ describe('parseCli', () => {
 
     await expect(parsing).rejects.toBeInstanceOf(UsageError);
     await expect(parsing).rejects.toThrow(message);
+  });
+
+  it('when SMSGW_AGENT_RADIO_OFF is neither on nor off, then it is a usage error', async () => {
+    context.env.SMSGW_AGENT_RADIO_OFF = 'maybe';
+
+    await expect(parseCli(['--hub', 'https://h.example'], context)).rejects.toThrow(/SMSGW_AGENT_RADIO_OFF/);
   });
 
   it('when --help is given, then the command is help whatever else is there', async () => {

@@ -33,7 +33,7 @@ describe('Outbox', () => {
     const reopened = await open();
     expect(reopened.get('msg_1')).toMatchObject({ ...SMS, state: 'sent', pending_reports: [{ status: 'sent', at: AT.toISOString() }] });
     expect(reopened.pendingReports()).toEqual([{ message_id: 'msg_1', status: 'sent', at: AT.toISOString() }]);
-    await expect(reopened.recover()).resolves.toEqual({ toSend: [], failed: [] });
+    await expect(reopened.recover()).resolves.toEqual({ toSend: [], failed: [], expired: [] });
   });
 
   it('when SMS are still accepted at restart, then recovery gives them to send in acceptance order', async () => {
@@ -54,7 +54,7 @@ describe('Outbox', () => {
     const reopened = await open();
     const recovery = await reopened.recover();
 
-    expect(recovery).toEqual({ toSend: [], failed: ['msg_1'] });
+    expect(recovery).toEqual({ toSend: [], failed: ['msg_1'], expired: [] });
     expect(reopened.get('msg_1')?.state).toBe('failed');
     expect(reopened.pendingReports()).toEqual([
       { message_id: 'msg_1', status: 'failed', at: expect.any(String), error: INTERRUPTED_SEND_ERROR },

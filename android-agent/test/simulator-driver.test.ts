@@ -2,9 +2,10 @@ import type { DriverEvents } from '../src/drivers/driver';
 import { SimulatorDriver } from '../src/drivers/simulator.driver';
 import type { SmsError } from '../src/protocol';
 
-function listen(): { events: DriverEvents; calls: string[]; errors: SmsError[]; delivered: Promise<Date> } {
+function listen(): { events: DriverEvents; calls: string[]; errors: SmsError[]; notSent: boolean[]; delivered: Promise<Date> } {
   const calls: string[] = [];
   const errors: SmsError[] = [];
+  const notSent: boolean[] = [];
   let onDelivered!: (at: Date) => void;
   const delivered = new Promise<Date>((resolve) => {
     onDelivered = resolve;
@@ -12,6 +13,7 @@ function listen(): { events: DriverEvents; calls: string[]; errors: SmsError[]; 
   return {
     calls,
     errors,
+    notSent,
     delivered,
     events: {
       onSent: () => calls.push('sent'),
@@ -19,9 +21,10 @@ function listen(): { events: DriverEvents; calls: string[]; errors: SmsError[]; 
         calls.push('delivered');
         onDelivered(at);
       },
-      onFailed: (_at, error) => {
+      onFailed: (_at, error, unsent) => {
         calls.push('failed');
         errors.push(error);
+        notSent.push(unsent === true);
       },
     },
   };
@@ -35,14 +38,32 @@ describe('SimulatorDriver', () => {
     ['+33600000004', 'BLACKLISTED'],
   ])('when the number is the magic %s, then the SMS fails at once with %s', async (to, code) => {
     const driver = new SimulatorDriver({ deliveryDelayMs: 0 });
-    const { events, calls, errors } = listen();
+    const { events, calls, errors, notSent } = listen();
 
     await driver.send({ message_id: 'msg_1', to, text: 'hello' }, events);
 
     expect(calls).toEqual(['failed']);
     expect(errors[0]?.code).toBe(code);
+    // The network refused it: the SMS left the phone.
+    expect(notSent).toEqual([false]);
     await driver.close();
   });
+
+  it.each(['+33611111111', '+33600000001'])(
+    'when the radio is off, then an SMS to %s fails at once with OUT_OF_NETWORK and not_sent',
+    async (to) => {
+      const driver = new SimulatorDriver({ deliveryDelayMs: 0, radioOff: true });
+      const { events, calls, errors, notSent } = listen();
+
+      await driver.send({ message_id: 'msg_1', to, text: 'hello' }, events);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+
+      expect(calls).toEqual(['failed']);
+      expect(errors).toEqual([{ code: 'OUT_OF_NETWORK', message: expect.stringContaining('radio is off') }]);
+      expect(notSent).toEqual([true]);
+      await driver.close();
+    },
+  );
 
   it('when the number is any other, then the SMS is sent at once and delivered after the delay', async () => {
     const driver = new SimulatorDriver({ deliveryDelayMs: 30 });

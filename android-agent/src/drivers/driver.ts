@@ -4,7 +4,11 @@ import type { Sms, SmsError } from '../protocol';
 export interface DriverEvents {
   onSent(at: Date): void;
   onDelivered(at: Date): void;
-  onFailed(at: Date, error: SmsError): void;
+  /**
+   * `notSent`: the driver is sure nothing of the SMS left the phone (the radio refused it), so the
+   * hub may have another phone send it (PROTOCOL.md, `not_sent`). Leave it out when unsure.
+   */
+  onFailed(at: Date, error: SmsError, notSent?: boolean): void;
 }
 
 export type DriverName = 'simulator' | 'termux';

@@ -20,6 +20,8 @@ export interface TestHubOptions {
   throttleSeconds?: number;
   /** Answer every report with report_ack at once (default true). */
   autoAckReports?: boolean;
+  /** `hello.protocol` (default 2, as the device-hub). */
+  protocol?: number;
 }
 
 /** A frame the hub received, with the number of the connection it came on (1 for the first). */
@@ -95,7 +97,7 @@ export class TestHub {
   }
 
   /** Offers an SMS to the latest connection, or to the connection of `deviceId`. */
-  offer(sms: { message_id: string; to: string; text: string }, attempt = 1, deviceId?: string): void {
+  offer(sms: { message_id: string; to: string; text: string; expires_at?: string }, attempt = 1, deviceId?: string): void {
     this.send({ type: 'sms', ...sms, priority: 'normal', attempt }, deviceId);
   }
 
@@ -254,7 +256,7 @@ export class TestHub {
       }
       this.changes.emit('change');
     });
-    ws.send(JSON.stringify({ type: 'hello', protocol: 1, device_id: deviceId, ping_interval_ms: 25_000 }));
+    ws.send(JSON.stringify({ type: 'hello', protocol: this.options.protocol ?? 2, device_id: deviceId, ping_interval_ms: 25_000 }));
     this.changes.emit('change');
   }
 }

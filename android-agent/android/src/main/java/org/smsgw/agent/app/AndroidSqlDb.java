@@ -15,7 +15,7 @@ import org.smsgw.agent.core.SqlOutboxStore;
  * the core's (SqlOutboxStore), tested on the JVM against SQLite through JDBC.
  */
 final class AndroidSqlDb extends SQLiteOpenHelper implements SqlDb {
-    private static final int VERSION = 1;
+    private static final int VERSION = SqlOutboxStore.SCHEMA_VERSION;
 
     AndroidSqlDb(Context context, String deviceId) {
         super(context, "outbox-" + deviceId.replaceAll("[^A-Za-z0-9_]", "_") + ".db", null, VERSION);
@@ -35,7 +35,10 @@ final class AndroidSqlDb extends SQLiteOpenHelper implements SqlDb {
 
     @Override
     public void onUpgrade(SQLiteDatabase db, int oldVersion, int newVersion) {
-        // Version 1 is the only one so far.
+        // SQLiteOpenHelper runs this in a transaction: an upgrade cut short leaves the old version.
+        for (int v = oldVersion; v < newVersion; v++) {
+            for (String statement : SqlOutboxStore.UPGRADES[v - 1]) db.execSQL(statement);
+        }
     }
 
     @Override

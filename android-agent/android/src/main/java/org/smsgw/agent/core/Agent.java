@@ -119,6 +119,7 @@ public final class Agent {
                     }
                 });
                 for (String id : outbox.failedAtOpen()) log.info(id + " was interrupted while sending: reported failed, not sent again");
+                for (String id : outbox.expiredAtOpen()) log.info(id + " expired while the app was stopped: reported failed, not sent");
                 // Accepted before a restart and not yet handed to Android: in acceptance order.
                 for (Sms sms : outbox.toSend()) handOver(sms);
                 hub.start();
@@ -169,6 +170,10 @@ public final class Agent {
     private void handOver(Sms sms) {
         OutboxEntry e = outbox.get(sms.messageId);
         if (e == null || !OutboxEntry.ACCEPTED.equals(e.state)) return;
+        if (outbox.dropIfExpired(sms.messageId)) {
+            log.info(sms.messageId + " expired before it was sent: reported failed, not sent");
+            return;
+        }
         List<String> parts;
         try {
             parts = sender.divide(sms.text);

@@ -238,8 +238,8 @@ public final class HubClient {
         ready = true;
         pingIntervalMs = hello.pingIntervalMs > 0 ? hello.pingIntervalMs : DEFAULT_PING_INTERVAL_MS;
         armWatchdog(c);
-        if (hello.protocol != Protocol.VERSION) {
-            // Carry on: unknown frames are ignored both ways, so a newer hub can still work with us.
+        if (!Protocol.isSupported(hello.protocol)) {
+            // Carry on: unknown frames and fields are ignored both ways, so a newer hub can still work with us.
             log.warn("the hub speaks protocol " + hello.protocol + ", this app " + Protocol.VERSION, null);
         }
         listener.onState(State.CONNECTED, "");

@@ -42,6 +42,8 @@ public final class Outbox {
             "the phone restarted before Android reported this SMS sent; it may or may not have left the phone");
     static final SmsError NO_SENT_REPORT = new SmsError(SmsError.DEVICE_ERROR,
             "Android did not report this SMS sent within 30 minutes");
+    static final SmsError EXPIRED = new SmsError(SmsError.EXPIRED,
+            "the SMS expired before the phone began to send it; it was not sent");
 
     private final OutboxStore store;
     private final Clock clock;
@@ -52,6 +54,8 @@ public final class Outbox {
     private volatile Listener listener;
     /** Ids the start-up rules failed (logged by the caller). */
     private final List<String> failedAtOpen = new ArrayList<String>();
+    /** Ids the start-up rules found {@code accepted} past their expiry, now failed as EXPIRED. */
+    private final List<String> expiredAtOpen = new ArrayList<String>();
 
     private Outbox(OutboxStore store, Clock clock, String bootId) {
         this.store = store;
@@ -62,7 +66,8 @@ public final class Outbox {
     /**
      * Loads the outbox and applies the restart rules: an entry left {@code sending} before its
      * parts reached Android is failed with DEVICE_ERROR (sending it again could send it twice);
-     * one handed over during an earlier boot too; {@code accepted} ones stay to be sent.
+     * one handed over during an earlier boot too; {@code accepted} ones past their expiry fail
+     * with EXPIRED and not_sent; other {@code accepted} ones stay to be sent.
      */
     public static Outbox open(OutboxStore store, Clock clock, String bootId) {
         Outbox outbox = new Outbox(store, clock, bootId);
@@ -76,6 +81,10 @@ public final class Outbox {
 
     public synchronized List<String> failedAtOpen() {
         return new ArrayList<String>(failedAtOpen);
+    }
+
+    public synchronized List<String> expiredAtOpen() {
+        return new ArrayList<String>(expiredAtOpen);
     }
 
     /** True when this SMS is in the outbox or finished earlier: it must not be sent again. */
@@ -99,7 +108,7 @@ public final class Outbox {
     public synchronized List<Sms> toSend() {
         List<Sms> out = new ArrayList<Sms>();
         for (OutboxEntry e : entries.values()) {
-            if (OutboxEntry.ACCEPTED.equals(e.state)) out.add(new Sms(e.messageId, e.to, e.text, e.traceparent));
+            if (OutboxEntry.ACCEPTED.equals(e.state)) out.add(new Sms(e.messageId, e.to, e.text, e.traceparent, e.expiresAt));
         }
         return out;
     }
@@ -125,6 +134,7 @@ public final class Outbox {
         e.to = sms.to;
         e.text = sms.text;
         e.traceparent = sms.traceparent;
+        e.expiresAt = sms.expiresAt;
         e.state = OutboxEntry.ACCEPTED;
         e.acceptedAt = clock.now();
         e.updatedAt = e.acceptedAt;
@@ -132,6 +142,19 @@ public final class Outbox {
         entries.put(e.messageId, e);
         nextSeq++;
         changed();
+        return true;
+    }
+
+    /**
+     * Called right before an {@code accepted} SMS would begin to send: once its expiry has come,
+     * it fails with EXPIRED and not_sent instead, and this returns true (the caller must not send).
+     */
+    public synchronized boolean dropIfExpired(String messageId) {
+        OutboxEntry e = entries.get(messageId);
+        if (e == null || !OutboxEntry.ACCEPTED.equals(e.state) || !Sms.expired(e.expiresAt, clock.now())) return false;
+        OutboxEntry u = e.copy();
+        toFailed(u, EXPIRED, true);
+        write(u);
         return true;
     }
 
@@ -166,13 +189,22 @@ public final class Outbox {
 
     /** Android's sent report of one part: {@code error} null when it left the phone. */
     public synchronized void partSent(String messageId, int part, SmsError error) {
+        partSent(messageId, part, error, false);
+    }
+
+    /**
+     * Android's sent report of one part. {@code refusedBeforeSending}: Android refused this part
+     * before it reached the network; with no part of the SMS sent before it, the failure is
+     * reported not_sent (nothing of the SMS left the phone).
+     */
+    public synchronized void partSent(String messageId, int part, SmsError error, boolean refusedBeforeSending) {
         OutboxEntry e = entries.get(messageId);
         // Unknown (finished and forgotten), a part out of range, or a late report after the SMS
         // ended: nothing left to decide.
         if (e == null || part < 0 || part >= e.parts || !OutboxEntry.SENDING.equals(e.state)) return;
         OutboxEntry u = e.copy();
         if (error != null) {
-            toFailed(u, error);
+            toFailed(u, error, refusedBeforeSending && u.partsSent.indexOf(OutboxEntry.PART_SENT) < 0);
         } else {
             u.partsSent = with(u.partsSent, part, OutboxEntry.PART_SENT);
             if (all(u.partsSent, OutboxEntry.PART_SENT)) {
@@ -273,7 +305,12 @@ public final class Outbox {
         done.addAll(ids);
         for (OutboxEntry e : new ArrayList<OutboxEntry>(entries.values())) {
             boolean sameBoot = bootId.equals(e.handedBoot);
-            if (OutboxEntry.SENDING.equals(e.state) && (e.handedAt == 0 || !sameBoot)) {
+            if (OutboxEntry.ACCEPTED.equals(e.state) && Sms.expired(e.expiresAt, clock.now())) {
+                OutboxEntry u = e.copy();
+                toFailed(u, EXPIRED, true);
+                write(u);
+                expiredAtOpen.add(e.messageId);
+            } else if (OutboxEntry.SENDING.equals(e.state) && (e.handedAt == 0 || !sameBoot)) {
                 OutboxEntry u = e.copy();
                 toFailed(u, e.handedAt == 0 ? INTERRUPTED : REBOOTED);
                 write(u);
@@ -306,8 +343,12 @@ public final class Outbox {
     }
 
     private void toFailed(OutboxEntry u, SmsError error) {
+        toFailed(u, error, false);
+    }
+
+    private void toFailed(OutboxEntry u, SmsError error, boolean notSent) {
         u.state = OutboxEntry.FAILED;
-        u.reports.add(new OutboxEntry.PendingReport(Report.FAILED, clock.now(), error));
+        u.reports.add(new OutboxEntry.PendingReport(Report.FAILED, clock.now(), error, notSent));
     }
 
     private void toDelivered(OutboxEntry u) {

@@ -22,6 +22,8 @@ public final class OutboxEntry {
     public String to;
     public String text;
     public String traceparent;
+    /** Epoch milliseconds from which the SMS must not begin to send; 0 when it never expires (and for entries of version 1). */
+    public long expiresAt;
     public String state;
     /** How many parts Android sends it in; 0 until {@code sending}. */
     public int parts;
@@ -44,11 +46,18 @@ public final class OutboxEntry {
         public final String status;
         public final long at;
         public final SmsError error;
+        /** A {@code failed} report the phone is sure of: nothing of the SMS left it. Kept so a re-sent report says it too. */
+        public final boolean notSent;
 
         public PendingReport(String status, long at, SmsError error) {
+            this(status, at, error, false);
+        }
+
+        public PendingReport(String status, long at, SmsError error, boolean notSent) {
             this.status = status;
             this.at = at;
             this.error = error;
+            this.notSent = notSent;
         }
     }
 
@@ -59,6 +68,7 @@ public final class OutboxEntry {
         c.to = to;
         c.text = text;
         c.traceparent = traceparent;
+        c.expiresAt = expiresAt;
         c.state = state;
         c.parts = parts;
         c.partsSent = partsSent;
@@ -73,7 +83,7 @@ public final class OutboxEntry {
     }
 
     public Report reportOf(PendingReport pending) {
-        return new Report(messageId, pending.status, pending.at, pending.error, traceparent);
+        return new Report(messageId, pending.status, pending.at, pending.error, pending.notSent, traceparent);
     }
 
     public boolean hasReport(String status) {

@@ -5,11 +5,12 @@ import org.json.JSONException;
 import org.json.JSONObject;
 
 /**
- * Protocol version 1 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
+ * Protocol version 2 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
  * Node agent's (src/protocol.ts), so both agents accept and refuse the same frames.
  */
 public final class Protocol {
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+    /** The subprotocol names the framing, which version 2 keeps; the version itself is in {@code hello}. */
     public static final String SUBPROTOCOL = "smsgw.agent.v1";
     public static final String PAIR_PATH = "/v1/agent/pair";
     public static final String AGENT_PATH = "/v1/agent";
@@ -23,6 +24,11 @@ public final class Protocol {
     private static final int MAX_MESSAGE_ID_LENGTH = 200;
 
     private Protocol() {
+    }
+
+    /** Hubs of version 1 work too: version 2 only adds fields, which a version 1 hub ignores. */
+    public static boolean isSupported(int version) {
+        return version == 1 || version == 2;
     }
 
     /**
@@ -56,7 +62,10 @@ public final class Protocol {
                 return HubFrame.invalid("sms without a valid message_id, to or text");
             }
             Object attempt = frame.opt("attempt");
-            return HubFrame.sms(new Sms(messageId, (String) to, (String) body, traceparentOf(frame.opt("traceparent"))),
+            // A malformed expiry is dropped, as a malformed traceparent: refusing the frame would only
+            // have the hub offer it again and again until its lease runs out.
+            long expiresAt = Times.parseRfc3339(frame.opt("expires_at"));
+            return HubFrame.sms(new Sms(messageId, (String) to, (String) body, traceparentOf(frame.opt("traceparent")), expiresAt),
                     attempt instanceof Number ? ((Number) attempt).intValue() : 0);
         }
         if ("report_ack".equals(type)) {
@@ -99,6 +108,7 @@ public final class Protocol {
             if (report.error != null) {
                 frame.put("error", new JSONObject().put("code", report.error.code).put("message", report.error.message));
             }
+            if (report.notSent) frame.put("not_sent", true);
             if (report.traceparent != null) frame.put("traceparent", report.traceparent);
             return frame.toString();
         } catch (JSONException e) {

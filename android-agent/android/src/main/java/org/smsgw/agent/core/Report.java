@@ -12,18 +12,25 @@ public final class Report {
     public final long at;
     /** Only for {@code failed}. */
     public final SmsError error;
+    /** Only for {@code failed}: the phone is sure nothing of the SMS left it (protocol 2). */
+    public final boolean notSent;
     public final String traceparent;
 
     public Report(String messageId, String status, long at, SmsError error, String traceparent) {
+        this(messageId, status, at, error, false, traceparent);
+    }
+
+    public Report(String messageId, String status, long at, SmsError error, boolean notSent, String traceparent) {
         this.messageId = messageId;
         this.status = status;
         this.at = at;
         this.error = error;
+        this.notSent = notSent;
         this.traceparent = traceparent;
     }
 
     @Override
     public String toString() {
-        return messageId + " " + status + (error == null ? "" : " " + error.code);
+        return messageId + " " + status + (error == null ? "" : " " + error.code) + (notSent ? " (not sent)" : "");
     }
 }

@@ -36,6 +36,15 @@ public final class SendFailures {
     private SendFailures() {
     }
 
+    /**
+     * True for the sent results where Android refused the part before it reached the network
+     * (generic failure, radio off, no service, Android's own SMS limit): when no part of the SMS
+     * was sent before, nothing of it left the phone, and another phone may send it (not_sent).
+     */
+    public static boolean refusedBeforeSending(int resultCode) {
+        return resultCode == GENERIC_FAILURE || resultCode == RADIO_OFF || resultCode == NO_SERVICE || resultCode == LIMIT_EXCEEDED;
+    }
+
     /** The failure a sent report stands for, or null when the part was sent. */
     public static SmsError ofSentResult(int resultCode, int errorCode) {
         if (resultCode == RESULT_OK) return null;

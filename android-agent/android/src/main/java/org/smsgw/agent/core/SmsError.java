@@ -6,6 +6,8 @@ public final class SmsError {
     public static final String OUT_OF_NETWORK = "OUT_OF_NETWORK";
     public static final String INSUFFICIENT_CREDIT = "INSUFFICIENT_CREDIT";
     public static final String BLACKLISTED = "BLACKLISTED";
+    /** The SMS expired before the phone began to send it (protocol 2): it was not sent. */
+    public static final String EXPIRED = "EXPIRED";
     public static final String DEVICE_ERROR = "DEVICE_ERROR";
 
     public final String code;

@@ -7,7 +7,8 @@ public final class SmsResults {
 
     /** A sent PendingIntent fired with {@code resultCode} and its {@code errorCode} extra (-1 when absent). */
     public static void sent(Outbox outbox, String messageId, int part, int resultCode, int errorCode) {
-        outbox.partSent(messageId, part, SendFailures.ofSentResult(resultCode, errorCode));
+        outbox.partSent(messageId, part, SendFailures.ofSentResult(resultCode, errorCode),
+                SendFailures.refusedBeforeSending(resultCode));
     }
 
     /**

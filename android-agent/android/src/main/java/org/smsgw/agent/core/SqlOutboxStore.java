@@ -7,6 +7,10 @@ import java.util.Map;
 
 /** The outbox in three SQLite tables. The same statements run on the phone and in the JVM tests. */
 public final class SqlOutboxStore implements OutboxStore {
+    /** The version of {@link #SCHEMA}: the app's SQLiteOpenHelper version. */
+    public static final int SCHEMA_VERSION = 2;
+
+    /** The latest schema, for a new database. */
     public static final String[] SCHEMA = {
         "CREATE TABLE IF NOT EXISTS outbox_entry ("
             + " message_id TEXT PRIMARY KEY NOT NULL,"
@@ -14,6 +18,7 @@ public final class SqlOutboxStore implements OutboxStore {
             + " recipient TEXT NOT NULL,"
             + " body TEXT NOT NULL,"
             + " traceparent TEXT,"
+            + " expires_at INTEGER NOT NULL DEFAULT 0,"
             + " state TEXT NOT NULL CHECK (state IN ('accepted', 'sending', 'sent', 'delivered', 'failed')),"
             + " parts INTEGER NOT NULL DEFAULT 0,"
             + " parts_sent TEXT NOT NULL DEFAULT '',"
@@ -30,13 +35,25 @@ public final class SqlOutboxStore implements OutboxStore {
             + " at INTEGER NOT NULL,"
             + " error_code TEXT,"
             + " error_message TEXT,"
+            + " not_sent INTEGER NOT NULL DEFAULT 0,"
             + " PRIMARY KEY (message_id, status))",
         // rowid orders the done ids for trimming.
         "CREATE TABLE IF NOT EXISTS outbox_done (message_id TEXT PRIMARY KEY NOT NULL)",
     };
 
+    /**
+     * What brings a database of version {@code i + 1} to version {@code i + 2}. Rows of version 1
+     * get no expiry (0) and reports without not_sent, which is what they meant.
+     */
+    public static final String[][] UPGRADES = {
+        {
+            "ALTER TABLE outbox_entry ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE outbox_report ADD COLUMN not_sent INTEGER NOT NULL DEFAULT 0",
+        },
+    };
+
     private static final String ENTRY_COLUMNS = "message_id, seq, recipient, body, traceparent, state, parts, parts_sent,"
-            + " parts_delivered, handed_at, handed_boot, delivery_wait_until, accepted_at, updated_at";
+            + " parts_delivered, handed_at, handed_boot, delivery_wait_until, accepted_at, updated_at, expires_at";
 
     private final SqlDb db;
 
@@ -44,8 +61,16 @@ public final class SqlOutboxStore implements OutboxStore {
         this.db = db;
     }
 
+    /** Creates the tables of a new database (the JVM's; the app's SQLiteOpenHelper runs SCHEMA itself). */
     public void createSchema() {
         for (String statement : SCHEMA) db.execute(statement);
+    }
+
+    /** Brings a database of schema {@code fromVersion} to {@link #SCHEMA_VERSION} (the app's onUpgrade does the same). */
+    public void upgrade(int fromVersion) {
+        for (int v = fromVersion; v < SCHEMA_VERSION; v++) {
+            for (String statement : UPGRADES[v - 1]) db.execute(statement);
+        }
     }
 
     @Override
@@ -68,15 +93,16 @@ public final class SqlOutboxStore implements OutboxStore {
             e.deliveryWaitUntil = (Long) row[11];
             e.acceptedAt = (Long) row[12];
             e.updatedAt = (Long) row[13];
+            e.expiresAt = (Long) row[14];
             entries.add(e);
             byId.put(e.messageId, e);
         }
         for (Object[] row : db.query(
-                "SELECT message_id, status, at, error_code, error_message FROM outbox_report ORDER BY message_id, position")) {
+                "SELECT message_id, status, at, error_code, error_message, not_sent FROM outbox_report ORDER BY message_id, position")) {
             OutboxEntry e = byId.get((String) row[0]);
             if (e == null) continue;
             SmsError error = row[3] == null ? null : new SmsError((String) row[3], row[4] == null ? "" : (String) row[4]);
-            e.reports.add(new OutboxEntry.PendingReport((String) row[1], (Long) row[2], error));
+            e.reports.add(new OutboxEntry.PendingReport((String) row[1], (Long) row[2], error, ((Long) row[5]) != 0));
         }
         return entries;
     }
@@ -93,9 +119,9 @@ public final class SqlOutboxStore implements OutboxStore {
         db.transaction(new Runnable() {
             @Override
             public void run() {
-                db.execute("INSERT INTO outbox_entry (" + ENTRY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                db.execute("INSERT INTO outbox_entry (" + ENTRY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         e.messageId, e.seq, e.to, e.text, e.traceparent, e.state, (long) e.parts, e.partsSent,
-                        e.partsDelivered, e.handedAt, e.handedBoot, e.deliveryWaitUntil, e.acceptedAt, e.updatedAt);
+                        e.partsDelivered, e.handedAt, e.handedBoot, e.deliveryWaitUntil, e.acceptedAt, e.updatedAt, e.expiresAt);
                 writeReports(e);
             }
         });
@@ -137,10 +163,10 @@ public final class SqlOutboxStore implements OutboxStore {
     private void writeReports(OutboxEntry e) {
         long position = 0;
         for (OutboxEntry.PendingReport r : e.reports) {
-            db.execute("INSERT INTO outbox_report (message_id, position, status, at, error_code, error_message)"
-                    + " VALUES (?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT INTO outbox_report (message_id, position, status, at, error_code, error_message, not_sent)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?)",
                     e.messageId, position++, r.status, r.at, r.error == null ? null : r.error.code,
-                    r.error == null ? null : r.error.message);
+                    r.error == null ? null : r.error.message, r.notSent ? 1L : 0L);
         }
     }
 }

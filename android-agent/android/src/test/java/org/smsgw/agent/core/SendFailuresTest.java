@@ -1,6 +1,7 @@
 package org.smsgw.agent.core;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
@@ -46,5 +47,19 @@ public class SendFailuresTest {
         assertEquals(SmsError.INVALID_NUMBER, code(11, -1)); // INVALID_ARGUMENTS
         assertEquals(SmsError.DEVICE_ERROR, code(120, -1)); // no SIM
         assertEquals(SmsError.DEVICE_ERROR, code(999, -1));
+    }
+
+    @Test
+    public void whenAndroidRefusedThePartBeforeTheNetworkThenOnlyGenericFailureRadioOffNoServiceAndLimitCount() {
+        assertTrue(SendFailures.refusedBeforeSending(1)); // GENERIC_FAILURE
+        assertTrue(SendFailures.refusedBeforeSending(2)); // RADIO_OFF
+        assertTrue(SendFailures.refusedBeforeSending(4)); // NO_SERVICE
+        assertTrue(SendFailures.refusedBeforeSending(5)); // LIMIT_EXCEEDED
+        assertFalse(SendFailures.refusedBeforeSending(SendFailures.RESULT_OK));
+        assertFalse(SendFailures.refusedBeforeSending(3)); // NULL_PDU
+        assertFalse(SendFailures.refusedBeforeSending(6)); // FDN
+        assertFalse(SendFailures.refusedBeforeSending(9)); // RADIO_NOT_AVAILABLE
+        assertFalse(SendFailures.refusedBeforeSending(11)); // INVALID_ARGUMENTS
+        assertFalse(SendFailures.refusedBeforeSending(120)); // no SIM
     }
 }
