@@ -16,6 +16,8 @@ export interface OtpSms {
   expiresAt: Date;
   /** Chosen here, so that a retry after a lost answer names the same message. */
   messageId: string;
+  /** It never moves to another phone. */
+  pinned: boolean;
 }
 
 /** The message service, as the OTP use cases need it. */

@@ -19,6 +19,8 @@ export interface SendOtpInput {
   metadataJson: string;
   idempotencyKey: string;
   requestHash: string;
+  /** The client named the device without `"failover": true`: the SMS stays on it. */
+  pinned?: boolean;
 }
 
 /** The answer to a send-otp: the OTP, its SMS queued. */
@@ -72,6 +74,7 @@ async function sendSms(
     metadataJson: req.metadataJson,
     expiresAt: o.expiresAt,
     messageId: o.messageId,
+    pinned: req.pinned ?? false,
   });
   await repo.smsStored(o.otpId);
   log.debug({ otp_id: o.otpId, message_id: o.messageId }, 'OTP sent');
