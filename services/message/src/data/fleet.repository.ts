@@ -19,8 +19,12 @@ export interface FailedTry {
   at: string;
 }
 
-/** Messages counted one by one per stranded device; past this the count stops. */
-const STRANDED_COUNT_UP_TO = 1000;
+/**
+ * Messages counted per stranded device; past this the count stops. The hub
+ * sweeps every few seconds and only needs to know which devices to look at:
+ * counting whole queues would read every queued row each time.
+ */
+const STRANDED_COUNT_UP_TO = 100;
 
 /** now() as RFC 3339 in UTC with milliseconds, whatever the session's time zone. */
 const NOW_RFC3339 = `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -86,7 +90,7 @@ export class FleetRepository {
   /**
    * The devices holding live, unpinned messages due now that no phone has
    * taken and that are not in the fleet yet, with how many (counted up to
-   * 1000). The distinct devices are read by skipping through the queue
+   * 100: 100 means 100 or more). The distinct devices are read by skipping through the queue
    * index (one probe per device), so a long queue costs one probe, not a scan.
    */
   async strandedDevices(): Promise<StrandedDeviceRow[]> {
