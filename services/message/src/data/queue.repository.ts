@@ -30,6 +30,7 @@ export class QueueRepository {
    * claim. Messages already queued are counted one by one up to
    * 100; past that the device's queued total is read from the per-day counts
    * (priority ignored), so that a long queue does not make every send slower.
+   * Messages opened to the fleet are no longer the device's: not counted.
    *
    * Idempotency keys (of single sends, or of the batch) are stored by the same
    * statement, under a unique constraint per client and mode: a message whose
@@ -86,7 +87,7 @@ export class QueueRepository {
          CROSS JOIN LATERAL (
            SELECT count(*)::int AS exact FROM (
              SELECT 1 FROM messages q
-             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL
+             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.fleet
                AND q.due_at <= h.due_at AND (q.priority < h.priority OR (q.priority = h.priority AND q.due_at < h.due_at))
              LIMIT ${EXACT_UP_TO}
            ) ahead
@@ -94,7 +95,7 @@ export class QueueRepository {
          CROSS JOIN LATERAL (
            SELECT count(*) = 0 AS device_was_idle FROM (
              SELECT 1 FROM messages q
-             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL
+             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.fleet
                AND (q.lease_until IS NULL OR q.lease_until < now()) AND q.due_at <= now()
              LIMIT 1
            ) claimable
@@ -149,7 +150,7 @@ export class QueueRepository {
       `SELECT m.*, CASE WHEN m.status = 'queued' AND m.accepted_at IS NULL THEN (
                 SELECT count(*)::int FROM (
                   SELECT 1 FROM messages q
-                  WHERE q.device_id = m.device_id AND q.mode = m.mode AND q.status = 'queued' AND q.accepted_at IS NULL
+                  WHERE q.device_id = m.device_id AND q.mode = m.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.fleet
                     AND q.due_at <= m.due_at AND (q.priority, q.due_at, q.message_id) < (m.priority, m.due_at, m.message_id)
                   LIMIT ${EXACT_UP_TO}
                 ) a
@@ -180,7 +181,7 @@ export class QueueRepository {
        SELECT i.*, (
          SELECT count(*)::int FROM (
            SELECT 1 FROM messages q
-           WHERE q.device_id = i.device_id AND q.mode = i.mode AND q.status = 'queued' AND q.accepted_at IS NULL
+           WHERE q.device_id = i.device_id AND q.mode = i.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.fleet
              AND q.priority <= i.priority AND q.due_at <= i.due_at
            LIMIT ${EXACT_UP_TO}
          ) a
