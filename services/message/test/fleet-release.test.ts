@@ -184,6 +184,16 @@ describe('ttl, pinned messages, and the fleet taking over a phone that is offlin
     expect(await fleet.row(opened)).toMatchObject({ device_id: b, fleet: false, claim_count: 1 });
   });
 
+  it('when many phones of the client claim one fleet message at once, then exactly one gets it', async () => {
+    const client = newClientId();
+    const opened = await fleet.send(client, newDeviceId());
+    await svc.pool.query('UPDATE messages SET fleet = true WHERE message_id = $1', [opened]);
+    const phones = Array.from({ length: 6 }, newDeviceId);
+    const got = await Promise.all(phones.map((p) => fleet.claim(p, client)));
+    expect(got.filter((id) => id === opened)).toHaveLength(1);
+    expect((await fleet.row(opened)).device_id).toBe(phones[got.indexOf(opened)]);
+  });
+
   it('when the hub sweeps, then StrandedDevices lists the devices holding due unpinned messages not yet in the fleet', async () => {
     const client = newClientId();
     const [a, pinnedOnly, laterOnly, released] = [newDeviceId(), newDeviceId(), newDeviceId(), newDeviceId()];
