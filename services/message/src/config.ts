@@ -37,8 +37,14 @@ export function loadMessageConfig(source: NodeJS.ProcessEnv = process.env) {
       otp: {
         /** Seals the full text of OTP messages until a phone has it (AES-256-GCM): 32 bytes, hex or base64. */
         sealKey: env.key('OTP_SEAL_KEY', 32),
-        /** How often OTP messages still waiting past their expiry are failed with EXPIRED; 0 turns the sweep off. */
-        expirySweepMs: env.int('OTP_EXPIRY_SWEEP_MS', 5000, { min: 0 }),
+      },
+      expiry: {
+        /**
+         * How often messages still waiting for a phone past their expiry (ttl, or an
+         * OTP's) are failed with EXPIRED; 0 turns the sweep off. The name is from
+         * when only OTP messages expired.
+         */
+        sweepMs: env.int('OTP_EXPIRY_SWEEP_MS', 5000, { min: 0 }),
       },
     }),
     source,

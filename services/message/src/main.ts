@@ -18,6 +18,7 @@ import {
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { messageProto, schedulerProto } from '@smsgw/proto';
 import { loadMessageConfig, type MessageConfig } from './config';
+import { FleetRepository } from './data/fleet.repository';
 import { HistoryRepository } from './data/history.repository';
 import { IdempotencyKeyRepository } from './data/idempotency-key.repository';
 import { MessageRepository } from './data/message.repository';
@@ -30,7 +31,7 @@ import { TimerConsumer } from './events/timer.consumer';
 import { WakeUpPublisher } from './events/wake-up.publisher';
 import { messageHandlers, messageCallers } from './grpc/message.handlers';
 import { ReportTimeoutJob } from './jobs/report-timeout.job';
-import { OtpExpiryJob } from './jobs/otp-expiry.job';
+import { ExpiryJob } from './jobs/expiry.job';
 import { RetentionJob } from './jobs/retention.job';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
@@ -50,9 +51,13 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     tls: config.grpcTls,
   });
   const scheduledSends = new ScheduledSends(scheduler, nats, log);
+  const publisher = new SmsEventPublisher(nats);
+  const fleet = new FleetRepository(pool);
   const messageService = {
     messages: repo,
     queue: new QueueRepository(pool),
+    fleet,
+    events: publisher,
     keys: new IdempotencyKeyRepository(pool),
     history,
     wakeUps: new WakeUpPublisher(nats),
@@ -73,9 +78,8 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const streams = streamConfigs(nats.names, config.nats.streamReplicas);
   await ensureStream(nats.jsm, streams.reports);
   await ensureStream(nats.jsm, streams.events);
-  const publisher = new SmsEventPublisher(nats);
   await ensureStream(nats.jsm, streams.timers);
-  const consumer = new ReportConsumer(nats, repo, publisher, log);
+  const consumer = new ReportConsumer(nats, repo, fleet, publisher, log);
   // What an SRE watches: the queue waiting for phones, and the consumers' lag.
   // Both gauges of one scrape share one query (its result is reused for a second).
   const queueRead = reusedFor(1000, () => repo.queueStats());
@@ -109,8 +113,8 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   await timers.start();
   // Only when set: the scheduler's `message.report-timeout` job runs it otherwise.
   reportTimeout.start();
-  const otpExpiry = new OtpExpiryJob(repo, publisher, config.otp.expirySweepMs, log);
-  otpExpiry.start();
+  const expiry = new ExpiryJob(repo, publisher, config.expiry.sweepMs, log);
+  expiry.start();
   // From now on, readiness follows the NATS connection.
   server.ready({ nats });
   log.info({ port: server.port }, 'message service ready');
@@ -121,7 +125,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
       await server.stop();
       await timers.stop();
       await reportTimeout.stop();
-      await otpExpiry.stop();
+      await expiry.stop();
       await consumer.stop();
       scheduler.close();
       await nats.nc.drain();

@@ -1,4 +1,5 @@
 import { connectNats, createLogger, ensureStream, streamConfigs, type AgentReport, type Nats, type PublicEvent } from '@smsgw/platform';
+import { FleetRepository } from '../src/data/fleet.repository';
 import { MessageRepository } from '../src/data/message.repository';
 import { QueueRepository } from '../src/data/queue.repository';
 import { ReportConsumer } from '../src/events/report.consumer';
@@ -23,7 +24,7 @@ describe('agent reports to public events, through JetStream', () => {
     const streams = streamConfigs(nats.names);
     await ensureStream(nats.jsm, streams.reports);
     await ensureStream(nats.jsm, streams.events);
-    consumer = new ReportConsumer(nats, repo, new SmsEventPublisher(nats), log);
+    consumer = new ReportConsumer(nats, repo, new FleetRepository(db.pools[0]!), new SmsEventPublisher(nats), log);
     await consumer.start();
   });
 

@@ -31,10 +31,29 @@ export interface MessageRow {
   error_message: string | null;
   /** An OTP's full text, sealed, until the message is final (see domain/otp-seal.ts). */
   otp_sealed_text: Buffer | null;
-  /** An OTP's expiry: not handed out after it. */
+  /** Its ttl's end, or an OTP's expiry: not handed out after it. */
   expires_at: Date | null;
   /** The trace of the request that queued it. */
   traceparent: string | null;
+  /** The client chose its device: it never moves to another phone. */
+  pinned: boolean;
+  /** Opened to every live phone of its client; the first that claims it becomes its device. */
+  fleet: boolean;
+  /** The phone a fleet message must not go back to. */
+  avoid_device_id: string | null;
+  /** Its earlier tries, oldest first; null when none. */
+  attempts: EarlierAttempt[] | null;
+}
+
+/** An earlier try of a message on a phone, as stored in `messages.attempts`. */
+export interface EarlierAttempt {
+  device_id: string;
+  /** `failed`: the phone failed it without sending it; `moved`: taken off a phone that had not taken it. */
+  status: 'failed' | 'moved';
+  error_code: string | null;
+  error_message: string | null;
+  /** RFC 3339. */
+  at: string;
 }
 
 export interface NewMessage {
@@ -55,6 +74,10 @@ export interface NewMessage {
   idempotency?: Idempotency | null;
   /** The trace context of the request that queued it (W3C traceparent), continued by the hub. */
   traceparent?: string | null;
+  /** Seconds it may wait for a phone from its queueing (or scheduled time); 0 or absent: no limit. */
+  ttlSeconds?: number;
+  /** The client chose the device: the message never moves. */
+  pinned?: boolean;
 }
 
 /** An Idempotency-Key and the hash of the request that came with it. */
@@ -151,8 +174,8 @@ export class MessageRepository {
   ): Promise<{ status: MessageRow['status']; accepted: boolean } | undefined> {
     const { rows } = await this.pool.query<{ status: MessageRow['status']; accepted: boolean }>(
       `WITH moved AS (
-         UPDATE messages SET accepted_at = coalesce(accepted_at, $3), lease_until = NULL
-         WHERE message_id = $1 AND device_id = $2 AND status = 'queued'
+         UPDATE messages SET accepted_at = coalesce(accepted_at, $3), lease_until = NULL, fleet = false
+         WHERE message_id = $1 AND device_id = $2 AND status = 'queued' AND NOT (fleet AND avoid_device_id IS NOT DISTINCT FROM $2)
          RETURNING status, true AS accepted
        )
        SELECT status, accepted FROM moved
@@ -167,6 +190,11 @@ export class MessageRepository {
   /**
    * Moves the message to `status` if the state machine allows it from its
    * current status; returns the updated row, or undefined when it did not move.
+   * A message opened to the fleet has left its device: a failure reported by
+   * that device changes nothing (another phone will try it), nor does any
+   * report of the device it must avoid (it failed there without being sent).
+   * A sent or delivered report of the device it was released from (OFFLINE)
+   * is the truth and ends its stay in the fleet.
    */
   async applyReport(
     messageId: string,
@@ -181,8 +209,10 @@ export class MessageRepository {
          delivered_at = CASE WHEN $3::text = 'delivered' THEN $4 ELSE delivered_at END,
          failed_at = CASE WHEN $3::text = 'failed' THEN $4 ELSE failed_at END,
          error_code = coalesce($5::text, error_code),
-         error_message = coalesce($6::text, error_message)
+         error_message = coalesce($6::text, error_message),
+         fleet = false
        WHERE message_id = $1 AND device_id = $2 AND status = ANY($7::text[])
+         AND NOT (fleet AND ($3::text = 'failed' OR avoid_device_id IS NOT DISTINCT FROM $2))
        RETURNING *`,
       [messageId, deviceId, status, at, error?.code ?? null, error?.message ?? null, ALLOWED_FROM[status]],
     );
@@ -190,13 +220,14 @@ export class MessageRepository {
   }
 
   /**
-   * Fails the OTP messages still waiting for a phone past their expiry
-   * (`EXPIRED`, at their expiry time, the sealed text erased), at most
+   * Fails the messages still waiting for a phone past their expiry (their
+   * ttl, or an OTP's), fleet ones too (`EXPIRED`, at their expiry time, an
+   * OTP's sealed text erased), at most
    * `limit` at a time. `publish` gets the failed rows before the commit: if
    * it throws, nothing changes and the next sweep tries again; a commit lost
    * after it only publishes the same events again (same ids).
    */
-  async expireOtpMessages(errorMessage: string, publish: (rows: MessageRow[]) => Promise<void>, limit = 500): Promise<number> {
+  async expireMessages(errorMessage: string, publish: (rows: MessageRow[]) => Promise<void>, limit = 500): Promise<number> {
     return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<MessageRow>(
         `WITH due AS (
@@ -207,7 +238,7 @@ export class MessageRepository {
            FOR UPDATE SKIP LOCKED
          )
          UPDATE messages m SET status = 'failed', failed_at = m.expires_at, error_code = 'EXPIRED', error_message = $1,
-                               otp_sealed_text = NULL, lease_until = NULL
+                               otp_sealed_text = NULL, lease_until = NULL, fleet = false
          FROM due WHERE m.message_id = due.message_id
          RETURNING m.*`,
         [errorMessage, limit],
@@ -220,7 +251,7 @@ export class MessageRepository {
   async queueDepths(deviceIds: string[]): Promise<Map<string, number>> {
     const { rows } = await this.pool.query<{ device_id: string; depth: number }>(
       `SELECT device_id, count(*)::int AS depth FROM messages
-       WHERE device_id = ANY($1::text[]) AND mode = 'live' AND status = 'queued' AND accepted_at IS NULL
+       WHERE device_id = ANY($1::text[]) AND mode = 'live' AND status = 'queued' AND accepted_at IS NULL AND NOT fleet
        GROUP BY device_id`,
       [deviceIds],
     );

@@ -30,6 +30,7 @@ export class QueueRepository {
    * claim. Messages already queued are counted one by one up to
    * 100; past that the device's queued total is read from the per-day counts
    * (priority ignored), so that a long queue does not make every send slower.
+   * Messages opened to the fleet are no longer the device's: not counted.
    *
    * Idempotency keys (of single sends, or of the batch) are stored by the same
    * statement, under a unique constraint per client and mode: a message whose
@@ -44,9 +45,10 @@ export class QueueRepository {
       name: 'messages-insert',
       text: `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::smallint[], $8::jsonb[],
-                              $9::text[], $10::smallint[], $11::text[], $12::timestamptz[], $17::text[], $18::text[], $22::text[])
+                              $9::text[], $10::smallint[], $11::text[], $12::timestamptz[], $17::text[], $18::text[], $22::text[],
+                              $23::int[], $24::boolean[])
               WITH ORDINALITY AS m(message_id, client_id, mode, device_id, to_number, body, priority, metadata, webhook_url,
-                                   parts, encoding, scheduled_at, idempotency_key, request_hash, traceparent, ord)
+                                   parts, encoding, scheduled_at, idempotency_key, request_hash, traceparent, ttl_seconds, pinned, ord)
        ), claimed AS (
          INSERT INTO idempotency_keys AS k (client_id, mode, idempotency_key, request_hash, message_id, batch_id)
          SELECT client_id, mode, idempotency_key, request_hash, message_id, NULL FROM input WHERE idempotency_key IS NOT NULL
@@ -63,9 +65,10 @@ export class QueueRepository {
          RETURNING batch_id
        ), inserted AS (
          INSERT INTO messages (message_id, client_id, mode, device_id, batch_id, to_number, body, priority, metadata,
-                               webhook_url, parts, encoding, scheduled_at, due_at, status, traceparent)
+                               webhook_url, parts, encoding, scheduled_at, due_at, status, traceparent, expires_at, pinned)
          SELECT m.message_id, m.client_id, m.mode, m.device_id, (SELECT batch_id FROM batch), m.to_number, m.body, m.priority,
-                m.metadata, m.webhook_url, m.parts, m.encoding, m.scheduled_at, coalesce(m.scheduled_at, now()), 'queued', m.traceparent
+                m.metadata, m.webhook_url, m.parts, m.encoding, m.scheduled_at, coalesce(m.scheduled_at, now()), 'queued', m.traceparent,
+                CASE WHEN m.ttl_seconds > 0 THEN coalesce(m.scheduled_at, now()) + make_interval(secs => m.ttl_seconds) END, m.pinned
          FROM input m
          WHERE (m.idempotency_key IS NULL OR m.message_id IN (SELECT message_id FROM claimed WHERE message_id IS NOT NULL))
            AND ($19::text IS NULL OR EXISTS (SELECT 1 FROM claimed WHERE batch_id IS NOT NULL))
@@ -84,7 +87,7 @@ export class QueueRepository {
          CROSS JOIN LATERAL (
            SELECT count(*)::int AS exact FROM (
              SELECT 1 FROM messages q
-             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL
+             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.fleet
                AND q.due_at <= h.due_at AND (q.priority < h.priority OR (q.priority = h.priority AND q.due_at < h.due_at))
              LIMIT ${EXACT_UP_TO}
            ) ahead
@@ -92,7 +95,7 @@ export class QueueRepository {
          CROSS JOIN LATERAL (
            SELECT count(*) = 0 AS device_was_idle FROM (
              SELECT 1 FROM messages q
-             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL
+             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.fleet
                AND (q.lease_until IS NULL OR q.lease_until < now()) AND q.due_at <= now()
              LIMIT 1
            ) claimable
@@ -124,6 +127,8 @@ export class QueueRepository {
         batch?.idempotency?.requestHash ?? null,
         keyTtlSeconds,
         messages.map((m) => m.traceparent || null),
+        messages.map((m) => m.ttlSeconds ?? 0),
+        messages.map((m) => m.pinned === true),
       ],
     });
     const byId = new Map(rows.map((r) => [r.message_id, r]));
@@ -145,7 +150,7 @@ export class QueueRepository {
       `SELECT m.*, CASE WHEN m.status = 'queued' AND m.accepted_at IS NULL THEN (
                 SELECT count(*)::int FROM (
                   SELECT 1 FROM messages q
-                  WHERE q.device_id = m.device_id AND q.mode = m.mode AND q.status = 'queued' AND q.accepted_at IS NULL
+                  WHERE q.device_id = m.device_id AND q.mode = m.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.fleet
                     AND q.due_at <= m.due_at AND (q.priority, q.due_at, q.message_id) < (m.priority, m.due_at, m.message_id)
                   LIMIT ${EXACT_UP_TO}
                 ) a
@@ -168,15 +173,15 @@ export class QueueRepository {
     const { rows } = await this.pool.query<MessageRow & { ahead: number }>(
       `WITH inserted AS (
          INSERT INTO messages (message_id, client_id, mode, device_id, to_number, body, priority, metadata, parts, encoding,
-                               due_at, status, otp_sealed_text, expires_at, traceparent)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), 'queued', $11, $12, $13)
+                               due_at, status, otp_sealed_text, expires_at, traceparent, pinned)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), 'queued', $11, $12, $13, $14)
          ON CONFLICT (message_id) DO NOTHING
          RETURNING *
        )
        SELECT i.*, (
          SELECT count(*)::int FROM (
            SELECT 1 FROM messages q
-           WHERE q.device_id = i.device_id AND q.mode = i.mode AND q.status = 'queued' AND q.accepted_at IS NULL
+           WHERE q.device_id = i.device_id AND q.mode = i.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.fleet
              AND q.priority <= i.priority AND q.due_at <= i.due_at
            LIMIT ${EXACT_UP_TO}
          ) a
@@ -196,6 +201,7 @@ export class QueueRepository {
         sealedText,
         expiresAt,
         m.traceparent || null,
+        m.pinned === true,
       ],
     );
     if (!rows[0]) return undefined;
@@ -207,16 +213,20 @@ export class QueueRepository {
    * Takes the next due message (priority 1 first, then oldest) under a lease:
    * the device's live messages, or in test mode the device's test messages,
    * or with no device any client's test messages (the simulated device).
+   * A live claim given the device's `clientId` also considers the client's
+   * messages opened to the fleet (except those to keep off this device) and
+   * takes the best of both; a fleet message taken becomes this device's.
    */
-  async claimNext(deviceId: string, leaseMs: number, mode: Mode = 'live'): Promise<MessageRow | undefined> {
+  async claimNext(deviceId: string, leaseMs: number, mode: Mode = 'live', clientId = ''): Promise<MessageRow | undefined> {
     // Only the simulated device of test keys may take messages of any device.
     if (!deviceId && mode === 'live') throw new Error('a live claim needs a device');
+    if (mode === 'live' && clientId) return this.claimWithFleet(deviceId, clientId, leaseMs);
     const params: unknown[] = [leaseMs, mode];
     if (deviceId) params.push(deviceId);
     const { rows } = await this.pool.query<MessageRow>(
       `WITH next AS (
          SELECT message_id FROM messages
-         WHERE mode = $2 ${deviceId ? 'AND device_id = $3' : ''} AND ${CLAIMABLE} AND due_at <= now()
+         WHERE mode = $2 ${deviceId ? 'AND device_id = $3 AND NOT fleet' : ''} AND ${CLAIMABLE} AND due_at <= now()
            AND (expires_at IS NULL OR expires_at > now())
          ORDER BY priority, due_at, message_id
          LIMIT 1
@@ -228,6 +238,46 @@ export class QueueRepository {
        RETURNING m.*`,
       params,
     );
+    return rows[0];
+  }
+
+  /**
+   * One round trip: the head of the device's own queue (index
+   * messages_queue), then the head of the client's fleet (messages_fleet_queue)
+   * only if it goes before that one, so that a fleet message is locked only
+   * when it is taken; the better of the two is claimed.
+   */
+  private async claimWithFleet(deviceId: string, clientId: string, leaseMs: number): Promise<MessageRow | undefined> {
+    const { rows } = await this.pool.query<MessageRow>({
+      name: 'messages-claim-fleet',
+      text: `WITH own AS MATERIALIZED (
+         SELECT message_id, priority, due_at FROM messages
+         WHERE device_id = $2 AND mode = 'live' AND NOT fleet AND ${CLAIMABLE} AND due_at <= now()
+           AND (expires_at IS NULL OR expires_at > now())
+         ORDER BY priority, due_at, message_id
+         LIMIT 1
+         FOR UPDATE SKIP LOCKED
+       ), pool AS MATERIALIZED (
+         SELECT message_id, priority, due_at FROM messages
+         WHERE client_id = $3 AND mode = 'live' AND fleet AND ${CLAIMABLE} AND due_at <= now()
+           AND (expires_at IS NULL OR expires_at > now()) AND avoid_device_id IS DISTINCT FROM $2
+           AND (priority, due_at, message_id) < (coalesce((SELECT priority FROM own), 32767),
+                                                 coalesce((SELECT due_at FROM own), 'infinity'),
+                                                 coalesce((SELECT message_id FROM own), ''))
+         ORDER BY priority, due_at, message_id
+         LIMIT 1
+         FOR UPDATE SKIP LOCKED
+       ), next AS (
+         SELECT message_id FROM (SELECT * FROM pool UNION ALL SELECT * FROM own) c
+         ORDER BY priority, due_at, message_id
+         LIMIT 1
+       )
+       UPDATE messages m SET lease_until = now() + make_interval(secs => $1::double precision / 1000),
+                             claim_count = claim_count + 1, device_id = $2, fleet = false
+       FROM next WHERE m.message_id = next.message_id
+       RETURNING m.*`,
+      values: [leaseMs, deviceId, clientId],
+    });
     return rows[0];
   }
 }

@@ -13,11 +13,13 @@ import {
   type Logger,
   type Nats,
 } from '@smsgw/platform';
+import type { FleetRepository } from '../data/fleet.repository';
 import type { MessageRepository } from '../data/message.repository';
 import { reportOutcome } from '../domain/message-status';
 import type { SmsEventPublisher } from './sms-event.publisher';
 
 const DURABLE = 'message-reports';
+const retriesElsewhere = counter('message.retries_elsewhere', 'Messages a phone failed without sending them, opened to its fleet');
 const reportsSeen = counter('message.reports', 'Phone reports applied (a redelivered one counts again), by status and failure code');
 
 function parseReport(bytes: Uint8Array): AgentReport | undefined {
@@ -29,6 +31,9 @@ function parseReport(bytes: Uint8Array): AgentReport | undefined {
 
 /**
  * Applies the phones' reports (`agent.report.<device>`) to the messages.
+ * A failure that sent nothing (`not_sent`), while another phone of the client
+ * is online (`retry_elsewhere`), of an unpinned message that never failed
+ * before, opens the message to the fleet instead of failing it (no event).
  * Each report is acknowledged only after its write and its public event are
  * durable, so a crash in between means the report is applied again: the
  * state machine turns that into a no-op, and the event is published again
@@ -40,6 +45,7 @@ export class ReportConsumer {
   constructor(
     private readonly nats: Nats,
     private readonly repo: MessageRepository,
+    private readonly fleet: FleetRepository,
     private readonly publisher: SmsEventPublisher,
     private readonly log: Logger,
   ) {}
@@ -80,6 +86,15 @@ export class ReportConsumer {
     }
     const code = report.status === 'failed' && FAILURE_CODES.includes(report.error?.code as never) ? report.error!.code : 'DEVICE_ERROR';
     const error = report.status === 'failed' ? { code, message: FAILURE_MESSAGES[code] } : undefined;
+    if (error && report.not_sent === true && report.retry_elsewhere === true) {
+      // Nothing left the phone and another phone of the client is online: try it there once.
+      const retried = await this.fleet.retryElsewhere(report.message_id, report.device_id, { ...error, at: at.toISOString() });
+      if (retried) {
+        retriesElsewhere.add(1, { 'error.code': code });
+        this.nats.nc.publish(this.nats.names.wakeClient(retried.client_id));
+        return;
+      }
+    }
     const status = report.status;
     const moved = await inTrace('message.state_change', '', { 'smsgw.message_id': report.message_id, 'smsgw.status': status }, () =>
       this.repo.applyReport(report.message_id, report.device_id, status, at, error),

@@ -18,4 +18,9 @@ export class WakeUpPublisher {
     }
     if (due.some((p) => p.row.mode === 'test')) this.nats.nc.publish(this.nats.names.testWake);
   }
+
+  /** Hints to every phone of a client that a message was opened to its fleet. */
+  wakeClient(clientId: string): void {
+    this.nats.nc.publish(this.nats.names.wakeClient(clientId));
+  }
 }

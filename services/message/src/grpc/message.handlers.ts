@@ -1,10 +1,12 @@
 import { modeFromProto, type Callers } from '@smsgw/platform';
 import type { AsyncHandlers } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
+import { releaseReason } from '../domain/fleet';
 import { cancelMessage } from '../use-cases/cancel-message.use-case';
 import { acceptMessage, claimNext } from '../use-cases/claim-message.use-case';
 import type { MessageService } from '../use-cases/message-service';
 import { getMessage, getStats, listMessages, queueDepths } from '../use-cases/read-messages.use-case';
+import { releaseDevice, strandedDevices } from '../use-cases/release-device.use-case';
 import { runRetention } from '../use-cases/run-retention.use-case';
 import { sendBatch } from '../use-cases/send-batch.use-case';
 import { sendMessages } from '../use-cases/send-messages.use-case';
@@ -24,6 +26,9 @@ export const messageCallers: Callers<message.MessageServiceHandlers> = {
   // The phones' side: only the hub claims and accepts.
   ClaimNext: ['device-hub'],
   AcceptMessage: ['device-hub'],
+  // The hub's failover: it alone knows which phones are offline or removed.
+  ReleaseDevice: ['device-hub'],
+  StrandedDevices: ['device-hub'],
   QueueDepths: ['gateway', 'dashboard'],
   ListMessages: ['gateway', 'dashboard'],
   GetStats: ['gateway', 'dashboard'],
@@ -67,7 +72,7 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
     },
 
     async ClaimNext(req) {
-      const claimed = await claimNext(service, req.deviceId, req.leaseMs, modeFromProto(req.mode));
+      const claimed = await claimNext(service, req.deviceId, req.leaseMs, modeFromProto(req.mode), req.clientId);
       if (!claimed) return { attempt: 0 };
       const { row, text } = claimed;
       return { message: { ...toProto(row), text }, attempt: row.claim_count, traceparent: row.traceparent ?? '' };
@@ -75,6 +80,15 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
 
     async AcceptMessage(req) {
       return acceptMessage(service, req.messageId, req.deviceId, req.at);
+    },
+
+    async ReleaseDevice(req) {
+      return releaseDevice(service, { clientId: req.clientId, deviceId: req.deviceId, reason: releaseReason(req.reason) });
+    },
+
+    async StrandedDevices() {
+      const devices = await strandedDevices(service);
+      return { devices: devices.map((d) => ({ deviceId: d.device_id, clientId: d.client_id, queued: d.queued })) };
     },
 
     async QueueDepths(req) {

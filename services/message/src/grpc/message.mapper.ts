@@ -1,6 +1,7 @@
 import { modeFromProto, modeToProto } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { MessageRow } from '../data/message.repository';
+import { attemptsOf } from '../domain/fleet';
 import type { SendOutcome } from '../use-cases/send-messages.use-case';
 
 export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : '');
@@ -29,6 +30,9 @@ export function toProto(row: MessageRow): message.Message {
     cancelledAt: iso(row.cancelled_at),
     errorCode: row.error_code ?? '',
     errorMessage: row.error_message ?? '',
+    expiresAt: iso(row.expires_at),
+    pinned: row.pinned,
+    attempts: attemptsOf(row),
   };
 }
 

@@ -11,17 +11,20 @@ const claims = counter(
 /**
  * The next due message of a device (or, in test mode without a device, of
  * the simulated device) under a lease of `leaseMs` (30 s when 0), with the
- * text the phone sends: an OTP's in full, opened from its seal.
+ * text the phone sends: an OTP's in full, opened from its seal. Given the
+ * device's client, a live claim may also take a message of the client's
+ * fleet, which then becomes this device's.
  */
 export async function claimNext(
   service: MessageService,
   deviceId: string,
   leaseMs: number,
   mode: Mode,
+  clientId = '',
 ): Promise<{ row: MessageRow; text: string } | undefined> {
   if (mode === 'live' && !deviceId)
     throw new AppError('INVALID_DEVICE_ID', { details: [{ field: 'device_id', code: 'INVALID_DEVICE_ID' }] });
-  const row = await service.queue.claimNext(deviceId, leaseMs || 30_000, mode);
+  const row = await service.queue.claimNext(deviceId, leaseMs || 30_000, mode, clientId);
   if (!row) return undefined;
   // A claim after the first is a lease that ran out before the phone acknowledged.
   claims.add(1, { mode, claim: row.claim_count > 1 ? 'after_lease_expiry' : 'first' });

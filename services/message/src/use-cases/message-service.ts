@@ -2,15 +2,20 @@ import type { Logger } from '@smsgw/platform';
 import type { MessageConfig } from '../config';
 import type { HistoryRepository } from '../data/history.repository';
 import type { IdempotencyKeyRepository } from '../data/idempotency-key.repository';
+import type { FleetRepository } from '../data/fleet.repository';
 import type { MessageRepository } from '../data/message.repository';
 import type { QueueRepository } from '../data/queue.repository';
 import type { ScheduledSends } from '../events/scheduled-sends';
+import type { SmsEventPublisher } from '../events/sms-event.publisher';
 import type { WakeUpPublisher } from '../events/wake-up.publisher';
 
 /** What the message service's use cases work with, built once in `main.ts`. */
 export interface MessageService {
   messages: MessageRepository;
   queue: QueueRepository;
+  fleet: FleetRepository;
+  /** The public events (`sms.failed` of messages a removed phone leaves behind). */
+  events: SmsEventPublisher;
   keys: IdempotencyKeyRepository;
   history: HistoryRepository;
   wakeUps: WakeUpPublisher;

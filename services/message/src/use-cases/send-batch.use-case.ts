@@ -1,6 +1,7 @@
 import { AppError, currentTraceparent, newId } from '@smsgw/platform';
 import type { MessageRow, PlacedMessage } from '../data/message.repository';
 import { isRefusedData, refusedError } from '../data/sql-errors';
+import { ttlOf } from '../domain/fleet';
 import { asAnswered, idempotencyOf, outgoing, storable, type OutgoingFields, type SendFields } from '../domain/outgoing-message';
 import type { MessageService } from './message-service';
 
@@ -10,6 +11,10 @@ export interface SendBatchInput extends SendFields {
   messages: OutgoingFields[];
   idempotencyKey: string;
   requestHash: string;
+  /** One per message (0: no limit); empty: no limit for any. */
+  ttlSeconds?: number[];
+  /** The client chose the devices: no message of the batch moves to another phone. */
+  pinned?: boolean;
 }
 
 /** The batch stored, or the one its Idempotency-Key stored earlier (`replayed`). */
@@ -28,10 +33,14 @@ export async function sendBatch(service: MessageService, req: SendBatchInput): P
   if (req.deviceIds.length !== req.messages.length) throw new AppError('INVALID_DEVICE_ID');
   const batchId = newId('batch');
   const batch = { batchId, clientId: storable(req.clientId, 'client_id'), mode: req.mode, idempotency: idempotencyOf(req) };
+  const ttls = req.ttlSeconds ?? [];
+  if (ttls.length > 0 && ttls.length !== req.messages.length)
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'ttl_seconds', code: 'VALIDATION_ERROR' }] });
   const traceparent = currentTraceparent();
   const messages = req.messages.map((m, i) => {
     try {
-      return { ...outgoing(req, req.deviceIds[i]!, m, null, batchId), traceparent };
+      const ttlSeconds = ttlOf(ttls[i], 'ttl');
+      return { ...outgoing(req, req.deviceIds[i]!, m, null, batchId), traceparent, ttlSeconds, pinned: req.pinned === true };
     } catch (err) {
       // Name the message that failed, as the API does.
       if (err instanceof AppError && err.details?.length === 1) {

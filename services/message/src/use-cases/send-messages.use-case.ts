@@ -1,6 +1,7 @@
 import { AppError, activeSpan, endSpan, startSpanInTrace, traceparentOf, withSpan } from '@smsgw/platform';
 import type { NewMessage, PlacedMessage } from '../data/message.repository';
 import { isRefusedData, refusedError, sqlState } from '../data/sql-errors';
+import { ttlOf } from '../domain/fleet';
 import { asAnswered, estimateDelivery, idempotencyOf, outgoing, type OutgoingFields, type SendFields } from '../domain/outgoing-message';
 import { averagePacingMs, type MessageService } from './message-service';
 
@@ -11,6 +12,10 @@ export interface SendInput extends SendFields {
   scheduledAt: string;
   idempotencyKey: string;
   requestHash: string;
+  /** Seconds it may wait for a phone (the gateway resolved the client's default); 0: no limit. */
+  ttlSeconds?: number;
+  /** The client chose the device: the message never moves to another phone. */
+  pinned?: boolean;
 }
 
 /** A send gathered by the gateway, with the trace of the API request it came from. */
@@ -117,6 +122,8 @@ export async function sendMessages(service: MessageService, items: SendItem[]): 
       const scheduledAt = request.scheduledAt ? new Date(request.scheduledAt) : null;
       const m = {
         ...outgoing(request, request.deviceId, request.message, scheduledAt, null),
+        ttlSeconds: ttlOf(request.ttlSeconds, 'ttl_seconds'),
+        pinned: request.pinned === true,
         idempotency: idempotencyOf(request),
         traceparent: traceparentOf(spans[index]!),
       };

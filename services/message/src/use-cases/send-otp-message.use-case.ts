@@ -19,6 +19,8 @@ export interface SendOtpMessageInput {
   expiresAt: string;
   /** The otp service's id for it, so that a lost answer is completed with the same message. */
   messageId: string;
+  /** The client chose the device: the message never moves (absent from the request today: false). */
+  pinned?: boolean;
 }
 
 /**
@@ -55,6 +57,7 @@ export async function sendOtpMessage(
     encoding: size.encoding,
     scheduledAt: null,
     traceparent: currentTraceparent(),
+    pinned: req.pinned === true,
   };
   const inserted = await service.queue.insertOtp(message, sealText(service.config.otp.sealKey, message.messageId, req.text), expiresAt);
   // The same id again: the message stored the first time, if it is this client's.

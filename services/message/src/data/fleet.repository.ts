@@ -1,0 +1,144 @@
+import { inTransaction, type Pool } from '@smsgw/platform';
+import { CLAIMABLE, type MessageRow } from './message.repository';
+
+/** Why a phone's messages are taken off it: the code of their `moved` attempt. */
+export type ReleaseCode = 'DEVICE_OFFLINE' | 'DEVICE_REMOVED';
+
+/** A device the failover sweep should look at. */
+export interface StrandedDeviceRow {
+  device_id: string;
+  client_id: string;
+  queued: number;
+}
+
+/** A failure a phone reported, as the attempt it becomes. */
+export interface FailedTry {
+  code: string;
+  message: string;
+  /** RFC 3339. */
+  at: string;
+}
+
+/**
+ * Messages counted per stranded device; past this the count stops. The hub
+ * sweeps every few seconds and only needs to know which devices to look at:
+ * counting whole queues would read every queued row each time.
+ */
+const STRANDED_COUNT_UP_TO = 100;
+
+/** now() as RFC 3339 in UTC with milliseconds, whatever the session's time zone. */
+const NOW_RFC3339 = `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The fleet: moving messages off a phone that cannot send them (offline too
+ * long, removed, or a failure that sent nothing) to the other phones of its
+ * client, each move recorded as an attempt. Claiming a fleet message is the
+ * queue's (`queue.repository.ts`).
+ */
+export class FleetRepository {
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * One batch of a release: up to `limit` messages of the device that no
+   * phone has taken (scheduled ones too) are opened to the fleet with a
+   * `moved` attempt; with DEVICE_REMOVED the pinned ones end `failed` /
+   * DEVICE_REMOVED (`failedMessage`), and the fleet ones must avoid the
+   * device. `publish` gets the failed rows before the commit: if it throws,
+   * nothing changes. A message moves once: moved and failed ones no longer
+   * match. A claim under way holds its row: this waits for it, then skips a
+   * message it took.
+   */
+  async releaseBatch(
+    deviceId: string,
+    clientId: string,
+    code: ReleaseCode,
+    texts: { moved: string; failed: string },
+    publish: (failed: MessageRow[]) => Promise<void>,
+    limit: number,
+  ): Promise<MessageRow[]> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<MessageRow>(
+        `WITH target AS (
+           SELECT message_id FROM messages
+           WHERE device_id = $1 AND ($2::text = '' OR client_id = $2) AND mode = 'live' AND NOT fleet AND ${CLAIMABLE}
+             AND (NOT pinned OR $3::text = 'DEVICE_REMOVED')
+           ORDER BY message_id
+           LIMIT $6
+           FOR UPDATE
+         )
+         UPDATE messages m SET
+           fleet = NOT m.pinned,
+           avoid_device_id = CASE WHEN NOT m.pinned AND $3::text = 'DEVICE_REMOVED' THEN $1 ELSE m.avoid_device_id END,
+           attempts = CASE WHEN m.pinned THEN m.attempts ELSE coalesce(m.attempts, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+             'device_id', $1::text, 'status', 'moved', 'error_code', $3::text, 'error_message', $4::text, 'at', ${NOW_RFC3339})) END,
+           status = CASE WHEN m.pinned THEN 'failed' ELSE m.status END,
+           failed_at = CASE WHEN m.pinned THEN now() ELSE m.failed_at END,
+           error_code = CASE WHEN m.pinned THEN 'DEVICE_REMOVED' ELSE m.error_code END,
+           error_message = CASE WHEN m.pinned THEN $5::text ELSE m.error_message END,
+           otp_sealed_text = CASE WHEN m.pinned THEN NULL ELSE m.otp_sealed_text END,
+           lease_until = NULL
+         FROM target WHERE m.message_id = target.message_id
+         RETURNING m.*`,
+        [deviceId, clientId, code, texts.moved, texts.failed, limit],
+      );
+      const failed = rows.filter((r) => r.status === 'failed');
+      if (failed.length > 0) await publish(failed);
+      return rows;
+    });
+  }
+
+  /**
+   * The devices holding live, unpinned messages due now that no phone has
+   * taken and that are not in the fleet yet, with how many (counted up to
+   * 100: 100 means 100 or more). The distinct devices are read by skipping through the queue
+   * index (one probe per device), so a long queue costs one probe, not a scan.
+   */
+  async strandedDevices(): Promise<StrandedDeviceRow[]> {
+    const { rows } = await this.pool.query<StrandedDeviceRow>(
+      `WITH RECURSIVE d AS (
+         (SELECT device_id FROM messages WHERE status = 'queued' AND accepted_at IS NULL ORDER BY device_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT q.device_id FROM messages q
+                 WHERE q.status = 'queued' AND q.accepted_at IS NULL AND q.device_id > d.device_id
+                 ORDER BY q.device_id LIMIT 1)
+         FROM d WHERE d.device_id IS NOT NULL
+       )
+       SELECT d.device_id, s.client_id, s.queued
+       FROM d
+       CROSS JOIN LATERAL (
+         SELECT x.client_id, count(*)::int AS queued FROM (
+           SELECT q.client_id FROM messages q
+           WHERE q.device_id = d.device_id AND q.mode = 'live' AND NOT q.pinned AND NOT q.fleet AND ${CLAIMABLE}
+             AND q.due_at <= now() AND (q.expires_at IS NULL OR q.expires_at > now())
+           LIMIT ${STRANDED_COUNT_UP_TO}
+         ) x
+         GROUP BY x.client_id
+       ) s
+       WHERE d.device_id IS NOT NULL
+       ORDER BY d.device_id`,
+    );
+    return rows;
+  }
+
+  /**
+   * A failure that sent nothing (the phone says so), on a live unpinned
+   * message of `deviceId` not sent and never failed before, for another
+   * cause than its expiry: the message goes back to the queue, opened to the
+   * fleet and kept off this device, the failure recorded as an attempt.
+   * One statement; a report applied again finds the message in the fleet (or
+   * on another device) and changes nothing. Undefined when it does not apply.
+   */
+  async retryElsewhere(messageId: string, deviceId: string, failure: FailedTry): Promise<MessageRow | undefined> {
+    const { rows } = await this.pool.query<MessageRow>(
+      `UPDATE messages SET status = 'queued', accepted_at = NULL, lease_until = NULL, fleet = true, avoid_device_id = $2,
+         attempts = coalesce(attempts, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+           'device_id', $2::text, 'status', 'failed', 'error_code', $3::text, 'error_message', $4::text, 'at', $5::text))
+       WHERE message_id = $1 AND device_id = $2 AND mode = 'live' AND status = 'queued' AND sent_at IS NULL
+         AND NOT pinned AND NOT fleet AND $3::text <> 'EXPIRED'
+         AND NOT coalesce(attempts @> '[{"status": "failed"}]'::jsonb, false)
+       RETURNING *`,
+      [messageId, deviceId, failure.code, failure.message, failure.at],
+    );
+    return rows[0];
+  }
+}
