@@ -32,7 +32,7 @@ export function fleetSection(csrf: SafeHtml, confirm: SafeHtml, current: FleetSe
     <input id="fleet-delay" name="failover_delay" inputmode="numeric" pattern="[0-9]*" required value="${delay}" ${invalidAttr(typed, 'failoverDelay')}>
     <p class="muted" data-fleet="delay">Now: ${humanDuration(current.failoverDelaySeconds)}.</p>
     ${confirm}
-    <button type="submit">Save the fleet settings</button>
+    <button type="submit">Apply the fleet settings</button>
   </form>
 </section>`;
 }
