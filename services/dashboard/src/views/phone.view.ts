@@ -5,9 +5,11 @@ import { csrfField, notice, when } from './layout';
 
 /** Whether the phone may send now, in words. */
 export function roomBadge(d: devicehub.Device__Output): SafeHtml {
-  return d.hasRoom
+  if (!d.hasRoom)
+    return html`<span class="state offline" data-room="no">waiting: a limit is reached or it is outside its sending hours</span>`;
+  return d.status === 'online'
     ? html`<span class="state online" data-room="yes">may send now</span>`
-    : html`<span class="state offline" data-room="no">waiting: a limit is reached or it is outside its sending hours</span>`;
+    : html`<span class="state" data-room="yes">its limits leave room; it sends once online</span>`;
 }
 
 const limitText = (limit: number) => (limit > 0 ? String(limit) : 'no limit');
