@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { AppError, isServiceIdentity, type ServiceIdentity } from '@smsgw/platform';
+import { hoursOption, OptionError, wholeOption } from './fleet';
 import { ensureGrpcCerts } from './k8s-grpc-certs';
 import { Admin, resolveAddresses, resolveGrpcTls } from './index';
 import { ensureSecret, inClusterSecretsApi } from './k8s-secret';
@@ -19,6 +20,17 @@ const USAGE = `Operator command line of the SMS gateway.
   npm run admin -- revoke-device --client C --device D
       the device's tokens, password and pairing code stop working and the phone is disconnected,
       until rotate-device; prints {device_id, tokens_revoked}
+  npm run admin -- set-device-limits --client C --device D [--per-minute N] [--per-hour N] [--per-day N]
+        [--min-interval-ms N] [--max-interval-ms N] [--hours HH:MM-HH:MM|any] [--time-zone TZ]
+      the phone's sending limits (SMS per sliding minute, hour, 24 hours; 0: none), the pause between
+      two SMS (0 and 0: the hub's default, 2 to 3 s) and its sending hours in an IANA time zone (empty:
+      UTC; an end before the start: across midnight); the options not given keep their value; prints
+      {device_id, limits, usage, has_room}
+  npm run admin -- set-fleet --client C [--default-ttl S] [--failover-delay S]
+      the client's default ttl of a send that gives none (0: none, else 60 to 604800 s) and how long
+      a phone may stay offline before its unpinned queued messages move to its other phones (10 to
+      86400 s, default 60); an option not given keeps its value; prints
+      {client_id, default_ttl_seconds, failover_delay_seconds}
   npm run admin -- revoke-key --key K
       prints {key_id, revoked_at}
   npm run admin -- create-webhook --client C --url U --events sms.sent,sms.failed [--test] [--name D]
@@ -65,6 +77,15 @@ async function main(argv: string[]): Promise<number> {
       labels: { type: 'string' },
       'ca-secret': { type: 'string' },
       secrets: { type: 'string' },
+      'per-minute': { type: 'string' },
+      'per-hour': { type: 'string' },
+      'per-day': { type: 'string' },
+      'min-interval-ms': { type: 'string' },
+      'max-interval-ms': { type: 'string' },
+      hours: { type: 'string' },
+      'time-zone': { type: 'string' },
+      'default-ttl': { type: 'string' },
+      'failover-delay': { type: 'string' },
       test: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -108,6 +129,22 @@ async function main(argv: string[]): Promise<number> {
     console.log(JSON.stringify({ secret: name, action }));
     return 0;
   }
+  // The fleet commands' values, checked before any connection.
+  const limitsChange = () => ({
+    perMinute: wholeOption('per-minute', values['per-minute']),
+    perHour: wholeOption('per-hour', values['per-hour']),
+    perDay: wholeOption('per-day', values['per-day']),
+    minIntervalMs: wholeOption('min-interval-ms', values['min-interval-ms']),
+    maxIntervalMs: wholeOption('max-interval-ms', values['max-interval-ms']),
+    ...hoursOption(values.hours),
+    timeZone: values['time-zone'],
+  });
+  const fleetChange = () => ({
+    defaultTtlSeconds: wholeOption('default-ttl', values['default-ttl']),
+    failoverDelaySeconds: wholeOption('failover-delay', values['failover-delay']),
+  });
+  const limits = command === 'set-device-limits' ? limitsChange() : {};
+  const fleet = command === 'set-fleet' ? fleetChange() : {};
   const admin = new Admin(resolveAddresses(), resolveGrpcTls());
   try {
     let result: unknown;
@@ -116,6 +153,8 @@ async function main(argv: string[]): Promise<number> {
     else if (command === 'create-device') result = await admin.createDevice(need('client'), values.name);
     else if (command === 'rotate-device') result = await admin.rotateDevice(need('client'), need('device'));
     else if (command === 'revoke-device') result = await admin.revokeDevice(need('client'), need('device'));
+    else if (command === 'set-device-limits') result = await admin.setDeviceLimits(need('client'), need('device'), limits);
+    else if (command === 'set-fleet') result = await admin.setFleet(need('client'), fleet);
     else if (command === 'revoke-key') result = await admin.revokeKey(need('key'));
     else if (command === 'create-webhook')
       result = await admin.createWebhook(need('client'), need('url'), need('events').split(','), {
@@ -145,9 +184,10 @@ class UsageError extends Error {}
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof UsageError || (err as Error).name === 'TypeError') console.error(`error: ${(err as Error).message}\n\n${USAGE}`);
+    if (err instanceof UsageError || err instanceof OptionError || (err as Error).name === 'TypeError')
+      console.error(`error: ${(err as Error).message}\n\n${USAGE}`);
     else if (err instanceof AppError) console.error(`error: ${err.code}: ${err.message}`);
     else console.error(err);
-    process.exit(err instanceof UsageError ? 2 : 1);
+    process.exit(err instanceof UsageError || err instanceof OptionError ? 2 : 1);
   },
 );

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { commonConfig, createClient, loadConfig, type GrpcTls } from '@smsgw/platform';
 import { accountProto, deviceHubProto, webhookProto, type account, type devicehub, type webhook } from '@smsgw/proto';
+import { deviceLimitsJson, fleetJson, mergeLimits, type LimitsChange } from './fleet';
 
 export interface AdminAddresses {
   accountAddress: string;
@@ -93,6 +94,29 @@ export class Admin {
   async revokeDevice(clientId: string, deviceId: string) {
     const r = await this.devices.revokeDeviceCredentials({ clientId, deviceId });
     return { device_id: deviceId, tokens_revoked: r.revoked };
+  }
+
+  /** Changes the limits given and keeps the others (the device is read first: SetDeviceLimits sets them all). */
+  async setDeviceLimits(clientId: string, deviceId: string, change: LimitsChange) {
+    const current = await this.devices.getDevice({ clientId, deviceId });
+    const d = await this.devices.setDeviceLimits({ clientId, deviceId, limits: mergeLimits(current.limits, change) });
+    return deviceLimitsJson(d);
+  }
+
+  /** Changes the fleet settings given and keeps the other; with neither, prints them. */
+  async setFleet(clientId: string, change: { defaultTtlSeconds?: number; failoverDelaySeconds?: number }) {
+    const current = await this.accounts.getClient({ clientId });
+    if (change.defaultTtlSeconds === undefined && change.failoverDelaySeconds === undefined) return fleetJson(current);
+    const updated = await this.accounts.updateClient({
+      clientId,
+      email: '',
+      name: '',
+      setFleet: true,
+      defaultTtlSeconds: change.defaultTtlSeconds ?? current.defaultTtlSeconds,
+      // A service that never stored it answers 0: the default 60 s.
+      failoverDelaySeconds: change.failoverDelaySeconds ?? (current.failoverDelaySeconds || 60),
+    });
+    return fleetJson(updated);
   }
 
   async revokeKey(apiKey: string) {

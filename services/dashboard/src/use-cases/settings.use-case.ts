@@ -2,12 +2,6 @@ import type { Confirmation } from './confirm-password.use-case';
 import { signInCounter, signInEmailKey, type SignInDeps } from './sign-in.use-case';
 import type { Upstreams } from './upstreams';
 
-/** Where the client's alert e-mails go, and whether that address is verified (alerts are sent only then). */
-export async function alertEmail(up: Upstreams, clientId: string): Promise<{ email: string; verified: boolean }> {
-  const client = await up.accounts.getClient({ clientId });
-  return { email: client.email, verified: client.emailVerified };
-}
-
 export async function signingSecret(up: Upstreams, clientId: string): Promise<string> {
   return (await up.accounts.getSigningSecret({ clientId })).secret;
 }

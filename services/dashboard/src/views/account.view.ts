@@ -1,5 +1,7 @@
 import { modeFromProto } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
+import type { FleetSettings } from '../use-cases/fleet.use-case';
+import { fleetSection, type FleetTyped } from './fleet.view';
 import { html, type SafeHtml } from './html';
 import { copyable, csrfField, notice, when, type PageContext } from './layout';
 
@@ -100,7 +102,7 @@ export interface KeysPage {
 }
 
 /** The password field of a sensitive action's form (its re-authentication). */
-const confirmField = (id: string, label: string) =>
+export const confirmField = (id: string, label: string) =>
   html`<label for="${id}">${label}</label><input id="${id}" name="password" type="password" autocomplete="current-password" required>`;
 
 export function keysView(p: KeysPage): SafeHtml {
@@ -136,9 +138,18 @@ export interface SettingsNotes {
   secret?: string;
   ok?: string;
   error?: string;
+  /** The fleet form as typed, when it was refused. */
+  fleet?: FleetTyped;
 }
 
-export function settingsView(csrfToken: string, alert: { email: string; verified: boolean }, extra: SettingsNotes): SafeHtml {
+/** What the settings page shows of the client. */
+export interface SettingsData {
+  email: string;
+  verified: boolean;
+  fleet: FleetSettings;
+}
+
+export function settingsView(csrfToken: string, alert: SettingsData, extra: SettingsNotes): SafeHtml {
   const csrf = csrfField({ csrf: csrfToken });
   const alertEmail = alert.email;
   return html`${notice('ok', extra.ok)}${notice('error', extra.error)}${alert.verified ? '' : unverifiedNotice(csrfToken, alertEmail)}
@@ -157,6 +168,7 @@ export function settingsView(csrfToken: string, alert: { email: string; verified
     <button type="submit">Save</button>
   </form>
 </section>
+${fleetSection(csrf, confirmField('fleet-password', 'Your password, to change them'), alert.fleet, extra.fleet)}
 <section class="card">
   <h2>Password</h2>
   <form method="post" action="/settings/password">${csrf}

@@ -29,6 +29,20 @@ function timeline(m: message.Message__Output): SafeHtml {
     )}</ol>`;
 }
 
+/** Each phone's try at the message, oldest first; the last is the current one. */
+function attemptsTable(m: message.Message__Output): SafeHtml | string {
+  if (m.attempts.length === 0) return '';
+  const last = m.attempts.length - 1;
+  return html`<h2>Attempts</h2>
+<div class="table-wrap"><table id="attempts">
+<caption>Each phone's try, oldest first: a message moves to another phone when its phone stays offline, is removed, or refused it without sending</caption>
+<thead><tr><th scope="col">#</th><th scope="col">Phone</th><th scope="col">Status</th><th scope="col">Error</th><th scope="col">Time</th></tr></thead>
+<tbody>${m.attempts.map(
+    (a, i) =>
+      html`<tr data-attempt="${i + 1}"><td>${i + 1}${i === last ? html` <span class="muted">(current)</span>` : ''}</td><td><code class="small">${a.deviceId || '—'}</code></td><td><span class="status ${a.status}">${a.status}</span></td><td>${a.errorCode ? html`<code>${a.errorCode}</code> ${a.errorMessage}` : html`<span class="muted">none</span>`}</td><td>${when(a.at)}</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
 export interface MessagesPage {
   mode: Mode;
   filters: MessageFilters;
@@ -73,7 +87,8 @@ export function messageView(m: message.Message__Output, mode: Mode): SafeHtml {
     <dt>To</dt><dd>${m.to}</dd>
     <dt>Text</dt><dd class="text">${m.text}</dd>
     <dt>Status</dt><dd><span class="status ${m.status}">${m.status}</span></dd>
-    <dt>Phone</dt><dd><code>${m.deviceId}</code></dd>
+    <dt>Phone</dt><dd><code>${m.deviceId}</code> ${m.pinned ? html`<span class="muted" data-pinned>(pinned: it stays on this phone)</span>` : html`<span class="muted">(not pinned: it may move to another of your phones)</span>`}</dd>
+    ${m.expiresAt ? html`<dt>Expires</dt><dd data-expires>${when(m.expiresAt)} <span class="muted">(fails with EXPIRED if no phone took it by then)</span></dd>` : ''}
     <dt>Parts</dt><dd>${m.parts} (${m.encoding})</dd>
     ${m.batchId ? html`<dt>Batch</dt><dd><code>${m.batchId}</code></dd>` : ''}
     ${m.metadataJson ? html`<dt>Metadata</dt><dd><code>${m.metadataJson}</code></dd>` : ''}
@@ -81,6 +96,7 @@ export function messageView(m: message.Message__Output, mode: Mode): SafeHtml {
 </section>
 <h2>Timeline</h2>
 ${timeline(m)}
+${attemptsTable(m)}
 <p><a href="/messages${mode === 'test' ? '?mode=test' : ''}">Back to the messages</a></p>`;
 }
 

@@ -2,6 +2,7 @@ import QRCode from 'qrcode';
 import type { AddedPhone, ApkInfo, PhoneRow } from '../use-cases/phones.use-case';
 import { html, trusted, type SafeHtml } from './html';
 import { copyable, csrfField, notice, when } from './layout';
+import { roomBadge } from './phone.view';
 
 /** Where phones download the app (android-agent/android, built by `make apk`). */
 export const APK_PATH = '/downloads/smsgw-agent.apk';
@@ -57,7 +58,7 @@ export async function phonesView(p: PhonesPage): Promise<SafeHtml> {
 </form>
 <div class="table-wrap"><table id="phones" data-live="/phones/events">
 <caption>Your phones (state updates live)</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Last seen</th><th scope="col">Queued</th><th scope="col">Sent today</th><th scope="col">Actions</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Last seen</th><th scope="col">Queued</th><th scope="col">Sent today</th><th scope="col">Limits</th><th scope="col">Actions</th></tr></thead>
 <tbody>${p.phones.map(
     ({ device: d, queued, sentToday }) => html`<tr data-device="${d.deviceId}">
   <td><form method="post" action="/phones/${d.deviceId}/rename" class="rename">${csrf}<label class="sr" for="name-${d.deviceId}">Name of ${d.deviceId}</label><input id="name-${d.deviceId}" name="name" value="${d.name}" maxlength="100"><button type="submit" class="link">Rename</button></form><code class="small">${d.deviceId}</code></td>
@@ -65,6 +66,7 @@ export async function phonesView(p: PhonesPage): Promise<SafeHtml> {
   <td data-seen>${when(d.lastSeenAt)}</td>
   <td>${queued}</td>
   <td>${sentToday}</td>
+  <td>${roomBadge(d)} <a href="/phones/${d.deviceId}" data-limits>Limits and hours</a></td>
   <td><form method="post" action="/phones/${d.deviceId}/rotate" data-confirm="Give this phone a new pairing? Its device password and pairing code change, and it is disconnected until it pairs with the new ones.">${csrf}<button type="submit">New pairing</button></form>
     <form method="post" action="/phones/${d.deviceId}/revoke" data-confirm="Revoke this phone's credentials? It is disconnected and cannot pair again until you give it a new pairing.">${csrf}<button type="submit" class="danger">Revoke</button></form>
     <form method="post" action="/phones/${d.deviceId}/remove" data-confirm="Remove this phone? It will be disconnected and will have to be added again.">${csrf}<button type="submit" class="danger">Remove</button></form></td>

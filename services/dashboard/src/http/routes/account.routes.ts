@@ -7,9 +7,10 @@ import {
   resetPassword,
   sendVerificationQuietly,
 } from '../../use-cases/email-links.use-case';
+import { changeFleet, clientSettings, parseFleetForm, type FleetField } from '../../use-cases/fleet.use-case';
 import { createKey, listKeys, revokeKey } from '../../use-cases/keys.use-case';
 import { overview } from '../../use-cases/overview.use-case';
-import { alertEmail, changeAlertEmail, changePassword, rotateSigningSecret, signingSecret } from '../../use-cases/settings.use-case';
+import { changeAlertEmail, changePassword, rotateSigningSecret, signingSecret } from '../../use-cases/settings.use-case';
 import { signIn, signOut } from '../../use-cases/sign-in.use-case';
 import { signUpFrom } from '../../use-cases/sign-up.use-case';
 import {
@@ -189,7 +190,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
 
   async function settingsPage(ctx: DashContext, extra: SettingsNotes = {}) {
     const s = ctx.state.session!;
-    page(ctx, 'Settings', 'settings', settingsView(s.csrf, await alertEmail(up, s.clientId), extra));
+    page(ctx, 'Settings', 'settings', settingsView(s.csrf, await clientSettings(up, s.clientId), extra));
   }
 
   router.get('/settings', (ctx) => settingsPage(ctx));
@@ -213,6 +214,28 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     } catch (err) {
       await settingsPage(ctx, { error: explain(err) });
     }
+  });
+  router.post('/settings/fleet', async (ctx) => {
+    const form = { defaultTtl: field(ctx, 'default_ttl'), failoverDelay: field(ctx, 'failover_delay') };
+    const parsed = parseFleetForm(form);
+    if (!parsed.ok) {
+      ctx.status = 400;
+      const invalid = Object.keys(parsed.errors) as FleetField[];
+      return settingsPage(ctx, { error: Object.values(parsed.errors).join(' '), fleet: { form, invalid } });
+    }
+    const refused = await passwordRefusal(ctx);
+    if (refused) return settingsPage(ctx, { error: refused, fleet: { form, invalid: [] } });
+    try {
+      await changeFleet(up, ctx.state.session!.clientId, parsed.value);
+    } catch (err) {
+      // The account service's own refusal (its bounds): shown as the other forms show theirs.
+      if (!(err instanceof AppError) || err.httpStatus !== 400) throw err;
+      ctx.status = 400;
+      return settingsPage(ctx, { error: explain(err), fleet: { form, invalid: [] } });
+    }
+    await settingsPage(ctx, {
+      ok: 'The fleet settings are saved. The default time to live applies to the messages sent from now on, the failover delay within a minute.',
+    });
   });
   router.post('/settings/verify-email', async (ctx) => {
     const outcome = await resendVerification(deps, ctx.state.session!.clientId);

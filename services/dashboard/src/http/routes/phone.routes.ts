@@ -11,8 +11,23 @@ import {
   rotatePhone,
   type AddedPhone,
 } from '../../use-cases/phones.use-case';
+import {
+  getPhone,
+  hubErrors,
+  LIMIT_FIELDS,
+  limitsForm,
+  parseLimitsForm,
+  setPhoneLimits,
+  type LimitErrors,
+  type LimitsForm,
+} from '../../use-cases/phone-limits.use-case';
+import { phoneView } from '../../views/phone.view';
 import { APK_PATH, installSection, phonesView } from '../../views/phones.view';
 import { field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
+
+let zones: string[] | undefined;
+/** The IANA time zones this runtime knows, for the time zone field's suggestions. */
+const timeZones = () => (zones ??= Intl.supportedValuesOf('timeZone'));
 
 /** Public: a phone downloads the app before anyone signs in on it. */
 export function downloadRoutes(router: DashRouter, deps: AppDeps): void {
@@ -43,6 +58,49 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     const name = field(ctx, 'name').slice(0, 100);
     if (!name) return phonesPage(ctx, undefined, 'Give the phone a name.');
     await phonesPage(ctx, await addPhone(up, ctx.state.session!.clientId, name));
+  });
+  /** A phone's page: its state, the use of its limits and the form of its limits (another client's phone: 404). */
+  async function phonePage(ctx: DashContext, typed?: { form: LimitsForm; errors: LimitErrors }) {
+    const s = ctx.state.session!;
+    const device = await getPhone(up, s.clientId, ctx.params.deviceId);
+    const { depths } = await up.messages.queueDepths({ deviceIds: [device.deviceId] });
+    const ok = ctx.query.saved === '1' && !typed ? 'The limits are saved: the phone follows them from its next SMS.' : undefined;
+    page(
+      ctx,
+      device.name || device.deviceId,
+      'phones',
+      phoneView({
+        csrf: s.csrf,
+        device,
+        queued: depths[device.deviceId] ?? 0,
+        form: typed?.form ?? limitsForm(device.limits),
+        errors: typed?.errors,
+        ok,
+        zones: timeZones(),
+      }),
+    );
+  }
+
+  router.post('/phones/:deviceId/limits', async (ctx) => {
+    const clientId = ctx.state.session!.clientId;
+    const deviceId = ctx.params.deviceId!;
+    // Another client's phone is refused (404) before anything is checked or stored.
+    await getPhone(up, clientId, deviceId);
+    const form = Object.fromEntries(LIMIT_FIELDS.map((name) => [name, field(ctx, name).slice(0, 100)])) as LimitsForm;
+    const parsed = parseLimitsForm(form);
+    if (!parsed.ok) {
+      ctx.status = 400;
+      return phonePage(ctx, { form, errors: parsed.errors });
+    }
+    try {
+      await setPhoneLimits(up, clientId, deviceId, parsed.value);
+    } catch (err) {
+      const errors = hubErrors(err);
+      if (!errors) throw err;
+      ctx.status = 400;
+      return phonePage(ctx, { form, errors });
+    }
+    ctx.redirect(`/phones/${encodeURIComponent(deviceId)}?saved=1`);
   });
   router.post('/phones/:deviceId/rename', async (ctx) => {
     const name = field(ctx, 'name');
@@ -90,4 +148,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     ctx.req.on('close', end);
     stream.on('error', end);
   });
+
+  // After /phones/events, which this pattern would take.
+  router.get('/phones/:deviceId', (ctx) => phonePage(ctx));
 }

@@ -1,0 +1,64 @@
+import type { account, devicehub } from '@smsgw/proto';
+
+/** A change of a device's limits: the fields given; the others keep their current value. */
+export type LimitsChange = Partial<devicehub.DeviceLimits__Output>;
+
+/** A command line value that is not right (the command's usage is printed with it). */
+export class OptionError extends Error {}
+
+/** A whole number of at least 0 (`--per-minute 0`: no limit). */
+export function wholeOption(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,10}$/.test(value) || Number(value) > 2_147_483_647) throw new OptionError(`--${name} must be a whole number of at least 0`);
+  return Number(value);
+}
+
+/** `--hours HH:MM-HH:MM` as its two ends; `any` or empty: any time (both empty). */
+export function hoursOption(value: string | undefined): { sendingHoursStart: string; sendingHoursEnd: string } | undefined {
+  if (value === undefined) return undefined;
+  if (value === '' || value === 'any') return { sendingHoursStart: '', sendingHoursEnd: '' };
+  const m = /^(\d{2}:\d{2})-(\d{2}:\d{2})$/.exec(value);
+  if (!m) throw new OptionError('--hours must be HH:MM-HH:MM (for example 08:00-20:00, or 22:00-06:00 across midnight), or "any"');
+  return { sendingHoursStart: m[1]!, sendingHoursEnd: m[2]! };
+}
+
+/** The device's limits with `change` applied: what SetDeviceLimits gets (it sets them all). */
+export function mergeLimits(current: devicehub.DeviceLimits__Output | null, change: LimitsChange): devicehub.DeviceLimits__Output {
+  const base: devicehub.DeviceLimits__Output = current ?? {
+    perMinute: 0,
+    perHour: 0,
+    perDay: 0,
+    minIntervalMs: 0,
+    maxIntervalMs: 0,
+    sendingHoursStart: '',
+    sendingHoursEnd: '',
+    timeZone: '',
+  };
+  const defined = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
+  return { ...base, ...defined };
+}
+
+/** A device's limits, their use and whether it may send now, as the command prints them. */
+export function deviceLimitsJson(d: devicehub.Device__Output) {
+  const l = mergeLimits(d.limits, {});
+  return {
+    device_id: d.deviceId,
+    limits: {
+      per_minute: l.perMinute,
+      per_hour: l.perHour,
+      per_day: l.perDay,
+      min_interval_ms: l.minIntervalMs,
+      max_interval_ms: l.maxIntervalMs,
+      sending_hours_start: l.sendingHoursStart,
+      sending_hours_end: l.sendingHoursEnd,
+      time_zone: l.timeZone,
+    },
+    usage: { last_minute: d.usage?.lastMinute ?? 0, last_hour: d.usage?.lastHour ?? 0, last_day: d.usage?.lastDay ?? 0 },
+    has_room: d.hasRoom,
+  };
+}
+
+/** A client's fleet settings as the command prints them. */
+export function fleetJson(c: account.Client__Output) {
+  return { client_id: c.clientId, default_ttl_seconds: c.defaultTtlSeconds, failover_delay_seconds: c.failoverDelaySeconds };
+}

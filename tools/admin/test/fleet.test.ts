@@ -1,0 +1,181 @@
+import { AppError, createLogger, startGrpcService, type GrpcService, type ServiceIdentity } from '@smsgw/platform';
+import { accountProto, deviceHubProto, type account, type devicehub } from '@smsgw/proto';
+import { anyCaller, grpcTlsFor } from '@smsgw/testing';
+import { hoursOption, mergeLimits, OptionError, wholeOption } from '../src/fleet';
+import { Admin } from '../src/index';
+
+type Handler = (req: never) => Promise<unknown>;
+
+/** A stand-in gRPC server whose `methods` only the admin identity may call; the calls are recorded. */
+async function adminOnly(
+  identity: ServiceIdentity,
+  service: { name: string; definition: Record<string, unknown> },
+  methods: Record<string, Handler>,
+  calls: Record<string, unknown[]>,
+): Promise<GrpcService> {
+  const callers = anyCaller(service.definition as never) as Record<string, readonly ServiceIdentity[]>;
+  const handlers: Record<string, unknown> = {};
+  for (const method of Object.keys(service.definition)) {
+    if (methods[method]) callers[method] = ['admin'];
+    handlers[method] = async (req: unknown) => {
+      (calls[method] ??= []).push(req);
+      if (!methods[method]) throw new AppError('INTERNAL_ERROR');
+      return methods[method](req as never);
+    };
+  }
+  const server = await startGrpcService({
+    listen: { host: '127.0.0.1', port: 0 },
+    tls: grpcTlsFor(identity),
+    callers: callers,
+    name: service.name,
+    definition: service.definition as never,
+    handlers: handlers as never,
+    log: createLogger('admin-test', 'silent'),
+  });
+  server.ready();
+  return server;
+}
+
+describe('the fleet commands of the admin tool, against stand-ins that admit the admin identity only', () => {
+  const calls: Record<string, unknown[]> = {};
+  let device: devicehub.Device__Output;
+  let client: account.Client__Output;
+  let hub: GrpcService;
+  let accounts: GrpcService;
+  let admin: Admin;
+
+  beforeAll(async () => {
+    hub = await adminOnly(
+      'device-hub',
+      { name: 'smsgw.devicehub.v1.DeviceHubService', definition: deviceHubProto().DeviceHubService.service },
+      {
+        GetDevice: async (req: devicehub.GetDeviceRequest__Output) => {
+          if (req.clientId !== device.clientId || req.deviceId !== device.deviceId) throw new AppError('INVALID_DEVICE_ID');
+          return device;
+        },
+        SetDeviceLimits: async (req: devicehub.SetDeviceLimitsRequest__Output) => ({ ...device, limits: req.limits }),
+      },
+      calls,
+    );
+    accounts = await adminOnly(
+      'account',
+      { name: 'smsgw.account.v1.AccountService', definition: accountProto().AccountService.service },
+      {
+        GetClient: async () => client,
+        UpdateClient: async (req: account.UpdateClientRequest__Output) => ({
+          ...client,
+          defaultTtlSeconds: req.defaultTtlSeconds,
+          failoverDelaySeconds: req.failoverDelaySeconds,
+        }),
+      },
+      calls,
+    );
+    admin = new Admin(
+      { accountAddress: `127.0.0.1:${accounts.port}`, deviceHubAddress: `127.0.0.1:${hub.port}`, webhookAddress: '127.0.0.1:9' },
+      grpcTlsFor('admin'),
+    );
+  });
+
+  afterAll(async () => {
+    admin?.close();
+    await hub?.stop(100);
+    await accounts?.stop(100);
+  });
+
+  beforeEach(() => {
+    for (const k of Object.keys(calls)) delete calls[k];
+    device = {
+      deviceId: 'device_1',
+      clientId: 'client_1',
+      name: 'Pixel',
+      status: 'online',
+      lastSeenAt: '',
+      createdAt: '',
+      limits: {
+        perMinute: 5,
+        perHour: 100,
+        perDay: 0,
+        minIntervalMs: 0,
+        maxIntervalMs: 0,
+        sendingHoursStart: '08:00',
+        sendingHoursEnd: '20:00',
+        timeZone: 'Europe/Paris',
+      },
+      usage: { lastMinute: 1, lastHour: 7, lastDay: 30 },
+      hasRoom: true,
+    };
+    client = {
+      clientId: 'client_1',
+      email: 'a@example.com',
+      name: 'A',
+      createdAt: '',
+      emailVerified: true,
+      defaultTtlSeconds: 0,
+      failoverDelaySeconds: 60,
+    };
+  });
+
+  it('when set-device-limits names some limits, then the device is read first and the others keep their value; the limits print as JSON', async () => {
+    const printed = await admin.setDeviceLimits('client_1', 'device_1', { perDay: 300, ...hoursOption('22:00-06:00') });
+
+    expect(Object.keys(calls)).toEqual(['GetDevice', 'SetDeviceLimits']);
+    expect((calls.SetDeviceLimits![0] as devicehub.SetDeviceLimitsRequest__Output).limits).toEqual({
+      perMinute: 5,
+      perHour: 100,
+      perDay: 300,
+      minIntervalMs: 0,
+      maxIntervalMs: 0,
+      sendingHoursStart: '22:00',
+      sendingHoursEnd: '06:00',
+      timeZone: 'Europe/Paris',
+    });
+    expect(printed).toEqual({
+      device_id: 'device_1',
+      limits: {
+        per_minute: 5,
+        per_hour: 100,
+        per_day: 300,
+        min_interval_ms: 0,
+        max_interval_ms: 0,
+        sending_hours_start: '22:00',
+        sending_hours_end: '06:00',
+        time_zone: 'Europe/Paris',
+      },
+      usage: { last_minute: 1, last_hour: 7, last_day: 30 },
+      has_room: true,
+    });
+  });
+
+  it("when set-device-limits names another client's device, then the hub's refusal comes back and nothing is set", async () => {
+    await expect(admin.setDeviceLimits('client_2', 'device_1', { perDay: 1 })).rejects.toMatchObject({ code: 'INVALID_DEVICE_ID' });
+    expect(calls.SetDeviceLimits).toBeUndefined();
+  });
+
+  it('when set-fleet gives one setting, then UpdateClient gets set_fleet with it and the current other; with none it only prints them', async () => {
+    const changed = await admin.setFleet('client_1', { defaultTtlSeconds: 3600 });
+    const shown = await admin.setFleet('client_1', {});
+
+    expect(calls.UpdateClient).toEqual([
+      expect.objectContaining({
+        clientId: 'client_1',
+        setFleet: true,
+        defaultTtlSeconds: 3600,
+        failoverDelaySeconds: 60,
+        email: '',
+        name: '',
+      }),
+    ]);
+    expect(changed).toEqual({ client_id: 'client_1', default_ttl_seconds: 3600, failover_delay_seconds: 60 });
+    expect(shown).toEqual({ client_id: 'client_1', default_ttl_seconds: 0, failover_delay_seconds: 60 });
+  });
+
+  it('when an option is not a whole number or hours are not HH:MM-HH:MM, then it is a usage error; "any" clears the hours', () => {
+    expect(() => wholeOption('per-minute', '-1')).toThrow(OptionError);
+    expect(() => wholeOption('per-minute', '1.5')).toThrow(OptionError);
+    expect(wholeOption('per-minute', '0')).toBe(0);
+    expect(wholeOption('per-minute', undefined)).toBeUndefined();
+    expect(() => hoursOption('8h-20h')).toThrow(OptionError);
+    expect(hoursOption('any')).toEqual({ sendingHoursStart: '', sendingHoursEnd: '' });
+    expect(mergeLimits(null, { perMinute: 3, perHour: undefined })).toMatchObject({ perMinute: 3, perHour: 0, timeZone: '' });
+  });
+});
