@@ -20,6 +20,9 @@ const USAGE = `Operator command line of the SMS gateway.
   npm run admin -- revoke-device --client C --device D
       the device's tokens, password and pairing code stop working and the phone is disconnected,
       until rotate-device; prints {device_id, tokens_revoked}
+  npm run admin -- remove-device --client C --device D
+      removes the phone: it is disconnected and cannot pair again; its unpinned queued messages move
+      to the client's other phones, its pinned ones fail with DEVICE_REMOVED; prints {device_id, removed}
   npm run admin -- set-device-limits --client C --device D [--per-minute N] [--per-hour N] [--per-day N]
         [--min-interval-ms N] [--max-interval-ms N] [--hours HH:MM-HH:MM|any] [--time-zone TZ]
       the phone's sending limits (SMS per sliding minute, hour, 24 hours; 0: none), the pause between
@@ -153,6 +156,7 @@ async function main(argv: string[]): Promise<number> {
     else if (command === 'create-device') result = await admin.createDevice(need('client'), values.name);
     else if (command === 'rotate-device') result = await admin.rotateDevice(need('client'), need('device'));
     else if (command === 'revoke-device') result = await admin.revokeDevice(need('client'), need('device'));
+    else if (command === 'remove-device') result = await admin.removeDevice(need('client'), need('device'));
     else if (command === 'set-device-limits') result = await admin.setDeviceLimits(need('client'), need('device'), limits);
     else if (command === 'set-fleet') result = await admin.setFleet(need('client'), fleet);
     else if (command === 'revoke-key') result = await admin.revokeKey(need('key'));

@@ -96,6 +96,15 @@ export class Admin {
     return { device_id: deviceId, tokens_revoked: r.revoked };
   }
 
+  /**
+   * Removes the phone: its sessions end and its credentials stop working; its unpinned queued
+   * messages move to the client's other phones and its pinned ones fail with DEVICE_REMOVED.
+   */
+  async removeDevice(clientId: string, deviceId: string) {
+    const r = await this.devices.removeDevice({ clientId, deviceId });
+    return { device_id: deviceId, removed: r.removed };
+  }
+
   /** Changes the limits given and keeps the others (the device is read first: SetDeviceLimits sets them all). */
   async setDeviceLimits(clientId: string, deviceId: string, change: LimitsChange) {
     const current = await this.devices.getDevice({ clientId, deviceId });
