@@ -140,7 +140,7 @@ function wallClock(now: number, timeZone: string): number {
   const parts: Record<string, number> = {};
   for (const part of format.formatToParts(now)) if (part.type !== 'literal') parts[part.type] = Number(part.value);
   const ms = ((now % 1000) + 1000) % 1000;
-  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!, ms);
+  return Date.UTC(parts.year!, parts.month! - 1, parts.day, parts.hour, parts.minute, parts.second, ms);
 }
 
 const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
