@@ -1,5 +1,5 @@
 import type { GrpcService } from '@smsgw/platform';
-import { HubCluster, randomHex } from './support/hub';
+import { HubCluster } from './support/hub';
 import { eventually } from './support/phone';
 import { MessageStandIn, startAccountStandIn } from './support/stand-ins';
 
