@@ -99,6 +99,22 @@ describe('device-hub fleet sessions: protocol 2, limits, hours and not_sent repo
     phone.ws.close();
   });
 
+  it('when a phone is online, then presence-last follows its presence refreshes, and it is written again at its disconnect', async () => {
+    const { deviceId, token } = await pairedDevice();
+    const before = Date.now();
+    const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
+    await phone.next('hello');
+    const lastOnline = async () => Number(await hub.redis.get(`presence-last:${deviceId}`));
+    expect(await lastOnline()).toBeGreaterThanOrEqual(before);
+    // Pongs every 500 ms refresh it.
+    const atConnect = await lastOnline();
+    await eventually(async () => (await lastOnline()) > atConnect, 3000, 'a refresh');
+    await sleep(300);
+    const closing = Date.now();
+    phone.ws.close();
+    await eventually(async () => (await lastOnline()) >= closing, 3000, 'the disconnect written');
+  });
+
   it('when a phone may send 3 SMS a minute, then it gets 3, claims nothing more, its device shows the usage and no room; lifting the limit hands the rest at once', async () => {
     const { clientId, deviceId, token } = await pairedDevice();
     const set = await hub.first.client.setDeviceLimits({ clientId, deviceId, limits: { perMinute: 3 } });
