@@ -11,6 +11,8 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
       nats: commonConfig.nats(env),
       redis: commonConfig.redis(env),
       messageAddress: env.str('MESSAGE_GRPC_ADDR', '127.0.0.1:50052'),
+      /** The account service: each client's failover delay, for the failover sweep. */
+      accountAddress: commonConfig.grpcAddress(env, 'ACCOUNT_GRPC_ADDR', '127.0.0.1:50051'),
       agents: {
         host: env.str('AGENT_HOST', '0.0.0.0'),
         port: env.int('AGENT_PORT', 8444, { min: 0, max: 65535 }),
@@ -34,6 +36,8 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
       presenceTtlMs: env.int('PRESENCE_TTL_MS', 60_000, { min: 1000 }),
       /** How often each replica checks that its phones' tokens are still good (closes revoked ones). */
       credentialCheckMs: env.int('HUB_CREDENTIAL_CHECK_MS', 2000, { min: 100 }),
+      /** How often each replica looks for messages stranded on offline or removed phones (0: never). */
+      failoverSweepMs: env.int('HUB_FAILOVER_SWEEP_MS', 5000, { min: 0 }),
       pairing: {
         codeTtlMs: env.int('PAIRING_CODE_TTL_MS', 15 * 60_000, { min: 60_000, max: 24 * 3600_000 }),
         rateLimit: env.int('PAIRING_RATE_LIMIT', 20, { min: 1 }),

@@ -22,11 +22,14 @@ import {
   type PublicEvent,
 } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
-import { deviceHubProto, messageProto, type message } from '@smsgw/proto';
+import { accountProto, deviceHubProto, messageProto, type account, type message } from '@smsgw/proto';
 import { loadDeviceHubConfig, type DeviceHubConfig } from './config';
 import { DeviceRepository, type DeviceRow } from './data/device.repository';
 import { PairingAttemptStore } from './data/pairing-attempts.store';
 import { PresenceStore } from './data/presence.store';
+import { UsageStore } from './data/usage.store';
+import { FailoverDelays, sweepStrandedDevices } from './jobs/failover-sweep';
+import { DeviceLimitsUseCases } from './use-cases/device-limits.use-case';
 import { DeviceUseCases } from './use-cases/devices.use-case';
 import { deviceHubHandlers, deviceHubCallers } from './grpc/device-hub.handlers';
 import { createAgentServer } from './http/agent-server';
@@ -37,7 +40,12 @@ import { SessionRegistry } from './sessions/session-registry';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
-export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log: Logger = createLogger('device-hub')) {
+export async function start(
+  config: DeviceHubConfig = loadDeviceHubConfig(),
+  log: Logger = createLogger('device-hub'),
+  // The hub's clock: limits, hours and the failover delay read it (tests may move it).
+  clock: () => number = Date.now,
+) {
   const pool = createPool({
     url: config.database.url,
     schema: config.database.schema,
@@ -50,8 +58,12 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, {
     tls: config.grpcTls,
   });
+  const accounts = createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress, {
+    tls: config.grpcTls,
+  });
   const repo = new DeviceRepository(pool);
-  const presence = new PresenceStore(redis, config.presenceTtlMs);
+  const presence = new PresenceStore(redis, config.presenceTtlMs, clock);
+  const usage = new UsageStore(redis);
   const sessions = new SessionRegistry(nats, log);
   // The revocation order over NATS is fast but may be lost; this check, on every replica, is what
   // makes sure a removed or revoked phone does not stay connected.
@@ -61,6 +73,15 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
     tick: () => sessions.closeRevoked((tokenIds) => repo.liveTokens(tokenIds)),
     log,
   });
+  // Every replica sweeps (ReleaseDevice is idempotent): a phone offline past its client's delay,
+  // or removed, has its unpinned messages opened to the client's other phones.
+  const delays = new FailoverDelays(accounts, clock);
+  const failoverSweep = timerLoop({
+    name: 'hub-failover-sweep',
+    intervalMs: config.failoverSweepMs,
+    tick: () => sweepStrandedDevices({ messages, repo, presence, delays, clock, log }),
+    log,
+  });
   gauge('hub.connected_phones', 'Phones connected to this hub replica (sum over replicas: phones online)', (r) => r.observe(sessions.size));
   const reports = new ReportPublisher(nats);
   const testMode = new TestModeSimulator(messages, nats, reports, { ...config.testMode, leaseMs: config.dispatch.leaseMs }, log);
@@ -68,6 +89,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   let agentPort = config.agents.port;
   const publicUrl = () => config.agents.publicUrl ?? `https://127.0.0.1:${agentPort}`;
   const devices = new DeviceUseCases(repo, presence, new PairingAttemptStore(redis), { ...config.pairing, publicUrl });
+  const limits = new DeviceLimitsUseCases(devices, repo, usage, sessions, clock);
 
   async function publishDeviceEvent(kind: 'device.connected' | 'device.disconnected', device: DeviceRow, reason: string) {
     const at = new Date().toISOString();
@@ -107,7 +129,19 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
     authenticate: (token) => devices.authenticate(token),
     wsUrl: () => `${publicUrl().replace(/^https:/, 'wss:')}/v1/agent`,
     onConnection(ws, { device, tokenId }) {
-      const session = new AgentSession(ws, device, { messages, nats, reports, presence, config, log, publishDeviceEvent });
+      const session = new AgentSession(ws, device, {
+        messages,
+        nats,
+        reports,
+        presence,
+        usage,
+        config,
+        log,
+        clock,
+        publishDeviceEvent,
+        loadDevice: (deviceId) => repo.find(deviceId),
+        otherPhoneOnline: (of) => devices.otherPhoneOnline(of),
+      });
       sessions.add(session, tokenId);
       session.start().catch((err: unknown) => {
         log.error({ err, device_id: device.device_id }, 'agent session failed to start');
@@ -122,7 +156,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
     callers: deviceHubCallers,
     name: 'smsgw.devicehub.v1.DeviceHubService',
     definition: deviceHubProto().DeviceHubService.service,
-    handlers: deviceHubHandlers(devices, sessions),
+    handlers: deviceHubHandlers(devices, limits, sessions, { presence, messages, log }),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
@@ -133,6 +167,7 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
   agentPort = (agentServer.address() as AddressInfo).port;
   testMode.start();
   credentialCheck.start();
+  failoverSweep.start();
   // From now on, readiness follows the NATS connection.
   grpcServer.ready({ nats });
   log.info({ grpc_port: grpcServer.port, agent_port: agentPort, public_url: publicUrl() }, 'device-hub ready');
@@ -144,10 +179,12 @@ export async function start(config: DeviceHubConfig = loadDeviceHubConfig(), log
     async stop() {
       agentServer.close();
       await credentialCheck.stop();
+      await failoverSweep.stop();
       await sessions.closeAll();
       await testMode.stop();
       await grpcServer.stop();
       messages.close();
+      accounts.close();
       await nats.nc.drain();
       await pool.end();
       redis.disconnect();

@@ -1,4 +1,5 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
+import type { DeviceLimits } from '../domain/limits';
 
 export interface DeviceRow {
   device_id: string;
@@ -8,10 +9,57 @@ export interface DeviceRow {
   password_hash: Buffer | null;
   created_at: Date;
   last_seen_at: Date | null;
+  limit_per_minute: number;
+  limit_per_hour: number;
+  limit_per_day: number;
+  min_interval_ms: number;
+  max_interval_ms: number;
+  sending_hours_start: string;
+  sending_hours_end: string;
+  time_zone: string;
+}
+
+/** A device as the failover sweep sees it: removed ones too. */
+export interface SweptDeviceRow {
+  device_id: string;
+  client_id: string;
+  created_at: Date;
+  last_seen_at: Date | null;
+  removed_at: Date | null;
 }
 
 const UNIQUE_VIOLATION = '23505';
-const DEVICE_COLUMNS = 'device_id, client_id, name, password_hash, created_at, last_seen_at';
+const COLUMN_NAMES = [
+  'device_id',
+  'client_id',
+  'name',
+  'password_hash',
+  'created_at',
+  'last_seen_at',
+  'limit_per_minute',
+  'limit_per_hour',
+  'limit_per_day',
+  'min_interval_ms',
+  'max_interval_ms',
+  'sending_hours_start',
+  'sending_hours_end',
+  'time_zone',
+];
+const DEVICE_COLUMNS = COLUMN_NAMES.join(', ');
+
+/** The limits stored on a device row. */
+export function limitsOf(row: DeviceRow): DeviceLimits {
+  return {
+    perMinute: row.limit_per_minute,
+    perHour: row.limit_per_hour,
+    perDay: row.limit_per_day,
+    minIntervalMs: row.min_interval_ms,
+    maxIntervalMs: row.max_interval_ms,
+    sendingHoursStart: row.sending_hours_start,
+    sendingHoursEnd: row.sending_hours_end,
+    timeZone: row.time_zone,
+  };
+}
 
 export class DeviceRepository {
   constructor(private readonly pool: Pool) {}
@@ -94,7 +142,7 @@ export class DeviceRepository {
     lookup: string,
   ): Promise<{ token_id: string; token_hash: Buffer; revoked_at: Date | null; device: DeviceRow } | undefined> {
     const { rows } = await this.pool.query<DeviceRow & { token_id: string; token_hash: Buffer; revoked_at: Date | null }>(
-      `SELECT t.token_id, t.token_hash, t.revoked_at, d.device_id, d.client_id, d.name, d.password_hash, d.created_at, d.last_seen_at
+      `SELECT t.token_id, t.token_hash, t.revoked_at, ${COLUMN_NAMES.map((c) => `d.${c}`).join(', ')}
        FROM device_tokens t JOIN devices d USING (device_id) WHERE t.lookup = $1 AND d.removed_at IS NULL`,
       [lookup],
     );
@@ -176,6 +224,37 @@ export class DeviceRepository {
   /** Replaces a password hash of before by its scrypt one, unless it changed meanwhile. */
   async upgradePasswordHash(deviceId: string, previous: Buffer, next: Buffer): Promise<void> {
     await this.pool.query('UPDATE devices SET password_hash = $3 WHERE device_id = $1 AND password_hash = $2', [deviceId, previous, next]);
+  }
+
+  /** Stores the device's limits; false when it is gone. */
+  async setLimits(deviceId: string, limits: DeviceLimits): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE devices SET limit_per_minute = $2, limit_per_hour = $3, limit_per_day = $4, min_interval_ms = $5, max_interval_ms = $6,
+              sending_hours_start = $7, sending_hours_end = $8, time_zone = $9
+       WHERE device_id = $1 AND removed_at IS NULL`,
+      [
+        deviceId,
+        limits.perMinute,
+        limits.perHour,
+        limits.perDay,
+        limits.minIntervalMs,
+        limits.maxIntervalMs,
+        limits.sendingHoursStart,
+        limits.sendingHoursEnd,
+        limits.timeZone,
+      ],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  /** These devices, removed ones included (the failover sweep releases a removed one's messages). */
+  async findForSweep(deviceIds: string[]): Promise<SweptDeviceRow[]> {
+    if (deviceIds.length === 0) return [];
+    const { rows } = await this.pool.query<SweptDeviceRow>(
+      'SELECT device_id, client_id, created_at, last_seen_at, removed_at FROM devices WHERE device_id = ANY($1)',
+      [deviceIds],
+    );
+    return rows;
   }
 
   async touch(deviceId: string): Promise<void> {

@@ -1,10 +1,18 @@
 import type { AsyncHandlers, Callers } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
-import { removeDevice, revokeDeviceCredentials, revokeDeviceTokens, rotateDeviceCredentials } from '../use-cases/device-access.use-case';
-import type { DeviceUseCases, DeviceView } from '../use-cases/devices.use-case';
+import {
+  removeDevice,
+  revokeDeviceCredentials,
+  revokeDeviceTokens,
+  rotateDeviceCredentials,
+  type RemovalDeps,
+} from '../use-cases/device-access.use-case';
+import type { DeviceLimitsUseCases, LimitedDeviceView } from '../use-cases/device-limits.use-case';
+import type { DeviceUseCases } from '../use-cases/devices.use-case';
 import type { SessionRegistry } from '../sessions/session-registry';
 
-function toProto(view: DeviceView): devicehub.Device {
+function toProto(view: LimitedDeviceView): devicehub.Device {
+  const { limits, usage } = view;
   return {
     deviceId: view.device.device_id,
     clientId: view.device.client_id,
@@ -12,6 +20,18 @@ function toProto(view: DeviceView): devicehub.Device {
     status: view.online ? 'online' : 'offline',
     lastSeenAt: view.device.last_seen_at?.toISOString() ?? '',
     createdAt: view.device.created_at.toISOString(),
+    limits: {
+      perMinute: limits.perMinute,
+      perHour: limits.perHour,
+      perDay: limits.perDay,
+      minIntervalMs: limits.minIntervalMs,
+      maxIntervalMs: limits.maxIntervalMs,
+      sendingHoursStart: limits.sendingHoursStart,
+      sendingHoursEnd: limits.sendingHoursEnd,
+      timeZone: limits.timeZone,
+    },
+    usage: { lastMinute: usage.lastMinute, lastHour: usage.lastHour, lastDay: usage.lastDay },
+    hasRoom: view.hasRoom,
   };
 }
 
@@ -28,6 +48,7 @@ export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
   RemoveDevice: ['dashboard', 'admin'],
   RotateDeviceCredentials: ['dashboard', 'admin'],
   RevokeDeviceCredentials: ['dashboard', 'admin'],
+  SetDeviceLimits: ['dashboard', 'admin'],
 };
 
 function pairingAnswer(created: Awaited<ReturnType<DeviceUseCases['create']>>): devicehub.CreateDeviceResponse {
@@ -40,7 +61,13 @@ function pairingAnswer(created: Awaited<ReturnType<DeviceUseCases['create']>>): 
   };
 }
 
-export function deviceHubHandlers(devices: DeviceUseCases, sessions: SessionRegistry): AsyncHandlers<devicehub.DeviceHubServiceHandlers> {
+export function deviceHubHandlers(
+  devices: DeviceUseCases,
+  limits: DeviceLimitsUseCases,
+  sessions: SessionRegistry,
+  removal: RemovalDeps,
+): AsyncHandlers<devicehub.DeviceHubServiceHandlers> {
+  const one = async (view: Parameters<DeviceLimitsUseCases['withUsage']>[0][number]) => toProto((await limits.withUsage([view]))[0]!);
   return {
     async CreateDevice(req) {
       return pairingAnswer(await devices.create(req.clientId, req.name));
@@ -52,16 +79,31 @@ export function deviceHubHandlers(devices: DeviceUseCases, sessions: SessionRegi
       return { revoked: await revokeDeviceCredentials(devices, sessions, req.clientId, req.deviceId) };
     },
     async ListDevices(req) {
-      return { devices: (await devices.list(req.clientId, req.onlineOnly)).map(toProto) };
+      return { devices: (await limits.withUsage(await devices.list(req.clientId, req.onlineOnly))).map(toProto) };
     },
     async GetDevice(req) {
-      return toProto(await devices.get(req.clientId, req.deviceId));
+      return one(await devices.get(req.clientId, req.deviceId));
     },
     async RenameDevice(req) {
-      return toProto(await devices.rename(req.clientId, req.deviceId, req.name));
+      return one(await devices.rename(req.clientId, req.deviceId, req.name));
+    },
+    async SetDeviceLimits(req) {
+      const given = req.limits;
+      return toProto(
+        await limits.setLimits(req.clientId, req.deviceId, {
+          perMinute: given?.perMinute ?? 0,
+          perHour: given?.perHour ?? 0,
+          perDay: given?.perDay ?? 0,
+          minIntervalMs: given?.minIntervalMs ?? 0,
+          maxIntervalMs: given?.maxIntervalMs ?? 0,
+          sendingHoursStart: given?.sendingHoursStart ?? '',
+          sendingHoursEnd: given?.sendingHoursEnd ?? '',
+          timeZone: given?.timeZone ?? '',
+        }),
+      );
     },
     async RemoveDevice(req) {
-      await removeDevice(devices, sessions, req.clientId, req.deviceId);
+      await removeDevice(devices, sessions, req.clientId, req.deviceId, removal);
       return { removed: true };
     },
     async RevokeDeviceTokens(req) {

@@ -1,61 +1,56 @@
 // One phone's connection, whole: the frames of PROTOCOL.md (hello, sms, ack, report, ping), the
-// claim-and-hand loop with its pacing, and the report path. About 300 lines on purpose: the frames
-// share the session's state (in-flight SMS, the handed-out set, the socket), and splitting them
-// would pass that state around for nothing.
+// claim-and-hand loop, and the report path. About 300 lines on purpose: the frames share the
+// session's state (in-flight SMS, the handed-out set, the socket), and splitting them would pass
+// that state around for nothing. The pace (limits, hours, pauses) is the DispatchPacer's, the
+// reading of frames agent-frames'.
 import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@nats-io/transport-node';
 import type WebSocket from 'ws';
 import {
-  AGENT_REPORT_STATUSES,
   counter,
   endSpan,
-  FAILURE_CODES,
   inTrace,
   startSpanInTrace,
   traceparentOf,
   withSpan,
-  type AgentReport,
-  type FailureCode,
   type Logger,
   type Nats,
   type PromiseClient,
 } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { DeviceHubConfig } from '../config';
-import type { DeviceRow } from '../data/device.repository';
+import { limitsOf, type DeviceRow } from '../data/device.repository';
 import type { PresenceStore } from '../data/presence.store';
-import { pacingDelay } from '../domain/pairing';
+import type { UsageStore } from '../data/usage.store';
 import type { ReportPublisher } from '../events/report.publisher';
-import { deviceOwnsMessage, HandedMessages, reportsRefused } from '../use-cases/report-ownership.use-case';
+import { echoedTrace, reportOf, type AgentFrame } from './agent-frames';
+import { DispatchPacer } from './dispatch-pacer';
+import { ReportRelay } from './report-relay';
+import { HandedMessages } from '../use-cases/report-ownership.use-case';
 
 export const CLOSE_REVOKED = 4001;
 
 const handedOut = counter('hub.sms_handed_out', 'SMS handed to phones, by whether the phone acknowledged in time');
 export const CLOSE_REPLACED = 4002;
 export const CLOSE_RESTART = 1012;
+/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`. */
+export const PROTOCOL_VERSION = 2;
 
 export interface SessionDeps {
   messages: PromiseClient<message.MessageServiceClient>;
   nats: Nats;
   reports: ReportPublisher;
   presence: PresenceStore;
+  usage: UsageStore;
   config: Pick<DeviceHubConfig, 'dispatch' | 'pingIntervalMs'>;
   log: Logger;
+  clock: () => number;
   publishDeviceEvent(kind: 'device.connected' | 'device.disconnected', device: DeviceRow, reason: string): Promise<void>;
+  /** The device as stored now (its limits at a reload order); undefined once removed. */
+  loadDevice(deviceId: string): Promise<DeviceRow | undefined>;
+  /** Whether another phone of the device's client, not removed, is online now. */
+  otherPhoneOnline(device: DeviceRow): Promise<boolean>;
 }
-
-interface AgentFrame {
-  type?: unknown;
-  message_id?: unknown;
-  status?: unknown;
-  at?: unknown;
-  error?: { code?: unknown; message?: unknown };
-  traceparent?: unknown;
-}
-
-/** The trace context an agent echoed, if it is well formed (else the hub's spans start a trace of their own). */
-const echoedTrace = (value: unknown) =>
-  typeof value === 'string' && /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(value) ? value : '';
 
 /**
  * One phone's connection: hands it SMS one at a time at the configured pace,
@@ -66,9 +61,9 @@ export class AgentSession {
   readonly connectionId = randomUUID();
   private closed = false;
   private closeReason = 'agent_closed';
-  private wakeWaiter?: () => void;
+  private wakeWaiter?: { on: 'work' | 'reload'; done: () => void };
   private ackWaiter?: { messageId: string; resolve: (acked: boolean) => void };
-  private wakeSub?: Subscription;
+  private wakeSubs: Subscription[] = [];
   private pingTimer?: NodeJS.Timeout;
   private missedPongs = 0;
   private loop?: Promise<void>;
@@ -76,6 +71,8 @@ export class AgentSession {
   private readonly log: Logger;
   /** What this connection handed to the phone: its reports need no check at the message service. */
   private readonly handed = new HandedMessages();
+  private readonly pacer: DispatchPacer;
+  private readonly relay: ReportRelay;
 
   constructor(
     private readonly ws: WebSocket,
@@ -83,6 +80,12 @@ export class AgentSession {
     private readonly deps: SessionDeps,
   ) {
     this.log = deps.log.child({ device_id: device.device_id, connection_id: this.connectionId });
+    this.relay = new ReportRelay(device, this.handed, deps, this.log, (frame) => this.send(frame));
+    this.pacer = new DispatchPacer(device.device_id, limitsOf(device), {
+      usage: deps.usage,
+      defaults: deps.config.dispatch,
+      clock: deps.clock,
+    });
   }
 
   get deviceId(): string {
@@ -98,9 +101,12 @@ export class AgentSession {
     });
     this.ws.on('close', () => this.onClosed());
     this.ws.on('error', (err) => this.log.warn({ err }, 'agent socket error'));
-    this.send({ type: 'hello', protocol: 1, device_id: this.deviceId, ping_interval_ms: config.pingIntervalMs });
+    this.send({ type: 'hello', protocol: PROTOCOL_VERSION, device_id: this.deviceId, ping_interval_ms: config.pingIntervalMs });
     await presence.markOnline(this.deviceId, this.connectionId);
-    this.wakeSub = nats.nc.subscribe(nats.names.wake(this.deviceId), { callback: () => this.wake() });
+    // Its own queue, and its client's fleet (messages opened to every phone of the client).
+    for (const subject of [nats.names.wake(this.deviceId), nats.names.wakeClient(this.device.client_id)]) {
+      this.wakeSubs.push(nats.nc.subscribe(subject, { callback: () => this.wake('work') }));
+    }
     this.pingTimer = setInterval(() => this.ping(), config.pingIntervalMs);
     await this.deps.publishDeviceEvent('device.connected', this.device, 'connected');
     this.log.info('agent connected');
@@ -133,13 +139,27 @@ export class AgentSession {
     this.ws.ping();
   }
 
-  private wake(): void {
+  /** New work (wake-ups) ends a wait for work; a reload of the limits ends any wait, also for room. */
+  private wake(cause: 'work' | 'reload'): void {
     const waiter = this.wakeWaiter;
+    if (!waiter || (waiter.on === 'reload' && cause === 'work')) return;
     this.wakeWaiter = undefined;
-    waiter?.();
+    waiter.done();
   }
 
-  private sleep(ms: number, wakeable: boolean): Promise<void> {
+  /** Reads the device's limits again (a SetDeviceLimits order, or every minute) and checks its room at once. */
+  async reloadLimits(): Promise<void> {
+    try {
+      const device = await this.deps.loadDevice(this.deviceId);
+      if (device) this.pacer.reload(limitsOf(device));
+      this.log.debug({ limits: this.pacer.current }, 'limits reloaded');
+    } catch (err) {
+      this.log.warn({ err }, 'reloading the limits failed; the old ones stay');
+    }
+    this.wake('reload');
+  }
+
+  private sleep(ms: number, wakeOn?: 'work' | 'reload'): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -147,26 +167,39 @@ export class AgentSession {
         resolve();
       };
       const timer = setTimeout(done, ms);
-      this.wakeWaiter = wakeable ? done : undefined;
+      this.wakeWaiter = wakeOn ? { on: wakeOn, done } : undefined;
       this.onClose.add(done);
     });
+  }
+
+  /** Whether the phone had no room and slept (until room comes, a reload, or a re-check). */
+  private async waitedForRoom(): Promise<boolean> {
+    if (this.pacer.stale()) await this.reloadLimits(); // a lost reload order is made up here
+    const waitMs = await this.pacer.waitMs(this.deps.config.dispatch.sweepMs, this.log);
+    if (waitMs === 0) return false;
+    await this.sleep(waitMs, 'reload');
+    return true;
   }
 
   private async dispatchLoop(): Promise<void> {
     const { dispatch } = this.deps.config;
     while (!this.closed) {
+      // A phone without room claims nothing: its client's other phones take the fleet's messages.
+      if (await this.waitedForRoom()) continue;
+      if (this.closed) break;
       let claimed: message.ClaimNextResponse__Output;
       try {
-        claimed = await this.deps.messages.claimNext({ deviceId: this.deviceId, leaseMs: dispatch.leaseMs });
+        const request = { deviceId: this.deviceId, clientId: this.device.client_id, leaseMs: dispatch.leaseMs };
+        claimed = await this.deps.messages.claimNext(request);
       } catch (err) {
         this.log.warn({ err }, 'claiming the next message failed; retrying');
-        await this.sleep(1000 + Math.random() * 1000, false);
+        await this.sleep(1000 + Math.random() * 1000);
         continue;
       }
       const sms = claimed.message;
       if (!sms?.messageId) {
         // Sleep until a wake-up, or until the sweep interval covers a lost one.
-        await this.sleep(dispatch.sweepMs * (0.8 + Math.random() * 0.4), true);
+        await this.sleep(dispatch.sweepMs * (0.8 + Math.random() * 0.4), 'work');
         continue;
       }
       if (this.closed) break; // the lease runs out and the message goes back to the queue
@@ -192,6 +225,7 @@ export class AgentSession {
           text: sms.text,
           priority: sms.priority,
           attempt: claimed.attempt,
+          ...(sms.expiresAt ? { expires_at: sms.expiresAt } : {}),
           traceparent: traceparentOf(span),
         }),
       );
@@ -202,7 +236,7 @@ export class AgentSession {
         this.log.warn({ message_id: sms.messageId }, 'agent did not acknowledge in time; the lease will return the message to the queue');
       }
       this.ackWaiter = undefined;
-      await this.sleep(pacingDelay(dispatch.minIntervalMs, dispatch.maxIntervalMs), false);
+      await this.sleep(this.pacer.pauseMs());
     }
   }
 
@@ -222,73 +256,21 @@ export class AgentSession {
       // that a cancel is refused from then on.
       const waiter = this.ackWaiter?.messageId === messageId ? this.ackWaiter : undefined;
       const attributes = { 'smsgw.message_id': messageId, 'smsgw.device_id': this.deviceId };
-      void inTrace('device-hub ack', echoedTrace(frame.traceparent), attributes, () => this.accept(messageId)).finally(() =>
-        waiter?.resolve(true),
-      );
+      // The phone has it: it counts against its limits (a message of another phone does not),
+      // before the dispatch loop checks its room again.
+      const counted = this.handed.has(messageId)
+        ? this.pacer.acknowledged(messageId).catch((err: unknown) => this.log.warn({ err, message_id: messageId }, 'usage not recorded'))
+        : undefined;
+      const accepted = inTrace('device-hub ack', echoedTrace(frame.traceparent), attributes, () => this.relay.accept(messageId));
+      void Promise.all([accepted, counted]).finally(() => waiter?.resolve(true));
       return;
     }
     if (frame.type === 'report') {
-      const status = frame.status;
-      if (status === 'accepted' || !AGENT_REPORT_STATUSES.includes(status as never)) return;
-      const at =
-        typeof frame.at === 'string' && !Number.isNaN(Date.parse(frame.at)) ? new Date(frame.at).toISOString() : new Date().toISOString();
-      const report: AgentReport = { message_id: messageId, device_id: this.deviceId, status: status as AgentReport['status'], at };
-      if (status === 'failed') {
-        const code = FAILURE_CODES.includes(frame.error?.code as never) ? (frame.error!.code as FailureCode) : 'DEVICE_ERROR';
-        report.error = { code, message: typeof frame.error?.message === 'string' ? frame.error.message.slice(0, 200) : '' };
-      }
+      const report = reportOf(frame, messageId, this.deviceId, this.deps.clock());
+      if (!report) return;
       const attributes = { 'smsgw.message_id': messageId, 'smsgw.device_id': this.deviceId, 'smsgw.report.status': report.status };
-      void inTrace('device-hub report', echoedTrace(frame.traceparent), attributes, async () => this.relayReport(report));
+      void inTrace('device-hub report', echoedTrace(frame.traceparent), attributes, async () => this.relay.relay(report));
     }
-  }
-
-  /**
-   * Stores a phone's report, if the message was handed to this device: a
-   * report on any other message (another tenant's, or another phone's) is
-   * acknowledged, so that the phone forgets it, but never stored.
-   */
-  private async relayReport(report: AgentReport): Promise<void> {
-    let owned: boolean;
-    try {
-      owned = this.handed.has(report.message_id) || (await deviceOwnsMessage(this.deps.messages, this.device, report.message_id));
-    } catch (err) {
-      this.log.warn({ err, message_id: report.message_id }, "checking the report's message failed; the agent will send it again");
-      return;
-    }
-    if (!owned) {
-      reportsRefused.add(1, { status: report.status });
-      this.log.warn({ message_id: report.message_id, status: report.status }, 'report refused: the message was not handed to this device');
-      this.send({ type: 'report_ack', message_id: report.message_id, status: report.status });
-      return;
-    }
-    this.publishReport(report, true);
-  }
-
-  /**
-   * Records the phone's acknowledgement at the message service at once; when
-   * that call fails, through JetStream like a report, so that it is still
-   * applied once the message service is back.
-   */
-  private async accept(messageId: string): Promise<void> {
-    const at = new Date().toISOString();
-    try {
-      const outcome = await this.deps.messages.acceptMessage({ deviceId: this.deviceId, messageId, at });
-      if (!outcome.accepted)
-        this.log.warn({ message_id: messageId, status: outcome.status }, 'the phone acknowledged a message that had left the queue');
-    } catch (err) {
-      this.log.warn({ err, message_id: messageId }, 'recording the acknowledgement failed; it goes through JetStream');
-      this.publishReport({ message_id: messageId, device_id: this.deviceId, status: 'accepted', at }, false);
-    }
-  }
-
-  /** Stores the report durably in JetStream, then (for phone reports) tells the phone it may forget it. */
-  private publishReport(report: AgentReport, confirm: boolean): void {
-    this.deps.reports.publish(report).then(
-      () => {
-        if (confirm) this.send({ type: 'report_ack', message_id: report.message_id, status: report.status });
-      },
-      (err: unknown) => this.log.error({ err, message_id: report.message_id }, 'report not stored; the agent will send it again'),
-    );
   }
 
   private send(frame: Record<string, unknown>): void {
@@ -299,7 +281,7 @@ export class AgentSession {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.pingTimer);
-    this.wakeSub?.unsubscribe();
+    for (const sub of this.wakeSubs) sub.unsubscribe();
     this.ackWaiter?.resolve(false);
     for (const callback of [...this.onClose]) callback();
     this.log.info({ reason: this.closeReason }, 'agent disconnected');

@@ -2,15 +2,16 @@ import type { Logger, Nats } from '@smsgw/platform';
 import { CLOSE_REPLACED, CLOSE_RESTART, CLOSE_REVOKED, type AgentSession } from './agent-session';
 
 interface ControlOrder {
-  action: 'takeover' | 'revoke';
+  action: 'takeover' | 'revoke' | 'reload';
   connection_id?: string;
 }
 
 /**
  * The sessions held by this replica. A new connection of a device closes the
  * older one, here or on any other replica (a core NATS order on
- * `hub.control.<device>`); so does a revocation of the device's tokens. That
- * order is fire-and-forget: `closeRevoked`, run on a short interval by every
+ * `hub.control.<device>`); so does a revocation of the device's tokens. A change
+ * of its limits makes its session read them again (`reload`). These orders are
+ * fire-and-forget: a session reads its limits again every minute anyway, and `closeRevoked`, run on a short interval by every
  * replica, closes what a lost order left open.
  */
 export class SessionRegistry {
@@ -29,7 +30,8 @@ export class SessionRegistry {
         const deviceId = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
         const session = this.sessions.get(deviceId);
         if (!session || session.connectionId === order.connection_id) return;
-        if (order.action === 'revoke') session.close(CLOSE_REVOKED, 'revoked');
+        if (order.action === 'reload') void session.reloadLimits();
+        else if (order.action === 'revoke') session.close(CLOSE_REVOKED, 'revoked');
         else session.close(CLOSE_REPLACED, 'replaced');
       },
     });
@@ -51,6 +53,11 @@ export class SessionRegistry {
 
   revoke(deviceId: string): void {
     this.nats.nc.publish(this.nats.names.hubControl(deviceId), JSON.stringify({ action: 'revoke' }));
+  }
+
+  /** Tells the replica holding the device's phone to read its limits again. */
+  reload(deviceId: string): void {
+    this.nats.nc.publish(this.nats.names.hubControl(deviceId), JSON.stringify({ action: 'reload' }));
   }
 
   /**

@@ -191,6 +191,12 @@ export class DeviceUseCases {
     return devices.map((device) => ({ device, online: online.has(device.device_id) })).filter((v) => !onlineOnly || v.online);
   }
 
+  /** Whether another phone of the device's client, not removed, is online now (one query, one Redis read). */
+  async otherPhoneOnline(device: DeviceRow): Promise<boolean> {
+    const others = (await this.repo.listByClient(device.client_id)).filter((d) => d.device_id !== device.device_id);
+    return (await this.presence.onlineSet(others.map((d) => d.device_id))).size > 0;
+  }
+
   async rename(clientId: string, deviceId: string, name: string): Promise<DeviceView> {
     await this.get(clientId, deviceId);
     await this.repo.rename(deviceId, name.trim().slice(0, 100));

@@ -83,6 +83,9 @@ export class HubCluster {
         TLS_KEY_FILE: this.certs.keyFile,
         // No message service in these tests: nothing is dispatched.
         MESSAGE_GRPC_ADDR: '127.0.0.1:9',
+        ACCOUNT_GRPC_ADDR: '127.0.0.1:9',
+        // The failover sweep only where a test asks for it.
+        HUB_FAILOVER_SWEEP_MS: '0',
         TEST_MODE_POLL_MS: '600000',
         ...env,
       },

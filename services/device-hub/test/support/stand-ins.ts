@@ -1,0 +1,140 @@
+import { AppError, createLogger, startGrpcService, type AsyncHandlers, type GrpcService } from '@smsgw/platform';
+import { accountProto, messageProto, type account, type message } from '@smsgw/proto';
+import { anyCaller, grpcTlsFor } from '@smsgw/testing';
+
+/** A queued SMS of the stand-in message service. */
+export interface StandInMessage {
+  messageId: string;
+  clientId: string;
+  deviceId: string;
+  to?: string;
+  text?: string;
+  expiresAt?: string;
+}
+
+/**
+ * A message service that keeps each device's queue in memory and records what the hub asks of it:
+ * the claims (with their client id), the acknowledgements, the releases; `stranded` is what
+ * StrandedDevices answers. Any other method fails.
+ */
+export class MessageStandIn {
+  readonly queues = new Map<string, StandInMessage[]>();
+  readonly owners = new Map<string, StandInMessage>();
+  readonly claims: message.ClaimNextRequest__Output[] = [];
+  readonly accepted: string[] = [];
+  readonly releases: message.ReleaseDeviceRequest__Output[] = [];
+  stranded: message.StrandedDevice[] = [];
+  releaseFails = false;
+
+  private constructor(readonly server: GrpcService) {}
+
+  get address(): string {
+    return `127.0.0.1:${this.server.port}`;
+  }
+
+  static async start(): Promise<MessageStandIn> {
+    const holder: { standIn?: MessageStandIn } = {};
+    const handlers: Record<string, unknown> = {
+      ClaimNext: async (req: message.ClaimNextRequest__Output) => holder.standIn!.claim(req),
+      AcceptMessage: async (req: message.AcceptMessageRequest__Output) => {
+        holder.standIn!.accepted.push(req.messageId);
+        return { accepted: true, status: 'queued' };
+      },
+      GetMessage: async (req: message.GetMessageRequest__Output) => {
+        const found = holder.standIn!.owners.get(req.messageId);
+        if (!found || found.clientId !== req.clientId) throw new AppError('MESSAGE_NOT_FOUND');
+        return { messageId: found.messageId, clientId: found.clientId, deviceId: found.deviceId, status: 'queued' };
+      },
+      ReleaseDevice: async (req: message.ReleaseDeviceRequest__Output) => {
+        holder.standIn!.releases.push(req);
+        if (holder.standIn!.releaseFails) throw new AppError('INTERNAL_ERROR');
+        return { moved: 1, failed: 0 };
+      },
+      StrandedDevices: async () => ({ devices: holder.standIn!.stranded }),
+    };
+    for (const method of Object.keys(messageProto().MessageService.service)) {
+      handlers[method] ??= async () => {
+        throw new AppError('INTERNAL_ERROR');
+      };
+    }
+    const server = await startGrpcService({
+      listen: { host: '127.0.0.1', port: 0 },
+      tls: grpcTlsFor('message'),
+      callers: anyCaller(messageProto().MessageService.service),
+      name: 'smsgw.message.v1.MessageService',
+      definition: messageProto().MessageService.service,
+      handlers: handlers as unknown as AsyncHandlers<message.MessageServiceHandlers>,
+      log: createLogger('device-hub-test-message', 'silent'),
+    });
+    server.ready();
+    holder.standIn = new MessageStandIn(server);
+    return holder.standIn;
+  }
+
+  /** Queues SMS for a device (the hub is not woken: its sessions find them at their next claim or wake-up). */
+  enqueue(...messages: StandInMessage[]): void {
+    for (const m of messages) {
+      const queue = this.queues.get(m.deviceId) ?? [];
+      queue.push(m);
+      this.queues.set(m.deviceId, queue);
+      this.owners.set(m.messageId, m);
+    }
+  }
+
+  claimsOf(deviceId: string): message.ClaimNextRequest__Output[] {
+    return this.claims.filter((c) => c.deviceId === deviceId);
+  }
+
+  private claim(req: message.ClaimNextRequest__Output): message.ClaimNextResponse {
+    this.claims.push(req);
+    const next = this.queues.get(req.deviceId)?.shift();
+    if (!next) return {};
+    return {
+      message: {
+        messageId: next.messageId,
+        clientId: next.clientId,
+        deviceId: next.deviceId,
+        to: next.to ?? '+33612345678',
+        text: next.text ?? 'Bonjour',
+        priority: 3,
+        status: 'queued',
+        expiresAt: next.expiresAt ?? '',
+      },
+      attempt: 1,
+      traceparent: '',
+    };
+  }
+
+  async stop(): Promise<void> {
+    await this.server.stop(100);
+  }
+}
+
+/** An account service whose every client has `failoverDelaySeconds`; any other method fails. */
+export async function startAccountStandIn(failoverDelaySeconds: number): Promise<GrpcService> {
+  const handlers: Record<string, unknown> = {
+    GetClient: async (req: account.GetClientRequest__Output) => ({
+      clientId: req.clientId,
+      email: 'owner@example.com',
+      name: 'Owner',
+      createdAt: new Date().toISOString(),
+      failoverDelaySeconds,
+    }),
+  };
+  for (const method of Object.keys(accountProto().AccountService.service)) {
+    handlers[method] ??= async () => {
+      throw new AppError('INTERNAL_ERROR');
+    };
+  }
+  const server = await startGrpcService({
+    listen: { host: '127.0.0.1', port: 0 },
+    tls: grpcTlsFor('account'),
+    callers: anyCaller(accountProto().AccountService.service),
+    name: 'smsgw.account.v1.AccountService',
+    definition: accountProto().AccountService.service,
+    handlers: handlers as unknown as AsyncHandlers<account.AccountServiceHandlers>,
+    log: createLogger('device-hub-test-account', 'silent'),
+  });
+  server.ready();
+  return server;
+}
