@@ -138,9 +138,9 @@ describe('devices on the send path: removed phones, the automatic choice', () =>
     });
 
     it("when the document describes an attempt's error, then its codes are the failure codes and DEVICE_OFFLINE (a move)", () => {
-      const schemas = (openApiDocument as { components: { schemas: Record<string, { properties: { code: { enum: string[] } } }> } })
-        .components.schemas;
-      expect(schemas.AttemptError!.properties.code.enum).toEqual([...FAILURE_CODES, 'DEVICE_OFFLINE']);
+      type Schema = { properties: Record<string, Schema> } & { enum?: string[] };
+      const attempt = (openApiDocument as { components: { schemas: Record<string, Schema> } }).components.schemas.Attempt!;
+      expect(attempt.properties.error!.properties.code!.enum).toEqual([...FAILURE_CODES, 'DEVICE_OFFLINE']);
     });
 
     it('when a message has no ttl, then its status and history show expires_at null', async () => {
