@@ -138,7 +138,7 @@ describe('devices on the send path: removed phones, the automatic choice', () =>
     });
 
     it("when the document describes an attempt's error, then its codes are the failure codes and DEVICE_OFFLINE (a move)", () => {
-      type Schema = { properties: Record<string, Schema> } & { enum?: string[] };
+      type Schema = { properties: Record<string, Schema>; enum?: string[] };
       const attempt = (openApiDocument as { components: { schemas: Record<string, Schema> } }).components.schemas.Attempt!;
       expect(attempt.properties.error!.properties.code!.enum).toEqual([...FAILURE_CODES, 'DEVICE_OFFLINE']);
     });
