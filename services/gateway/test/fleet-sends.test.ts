@@ -173,5 +173,17 @@ describe('ttl and failover on the sends', () => {
       await gw.call('POST', '/v1/sms/send-bulk-personalized', { key, body: personalized, headers: { 'x-device-id': A } });
       expect(gw.batches.at(-1)).toMatchObject({ pinned: true, deviceIds: [A] });
     });
+
+    it('when send-otp names a device, then its SMS is pinned unless failover is true; without a device it is not', async () => {
+      const key = apiKey();
+      const otp = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+        gw.call('POST', '/v1/sms/send-otp', { key, body: { to: '+33612345678', ...body }, headers });
+      expect((await otp({}, { 'x-device-id': A })).status).toBe(200);
+      expect(gw.otps.at(-1)).toMatchObject({ deviceId: A, pinned: true });
+      await otp({ failover: true }, { 'x-device-id': A });
+      expect(gw.otps.at(-1)).toMatchObject({ deviceId: A, pinned: false });
+      await otp({});
+      expect(gw.otps.at(-1)).toMatchObject({ pinned: false });
+    });
   });
 });
