@@ -122,8 +122,9 @@ describe('account service over gRPC', () => {
     const live = await accounts.verifyApiKey({ apiKey: created.liveApiKey, clientId: created.clientId });
     const test = await accounts.verifyApiKey({ apiKey: created.testApiKey, clientId: created.clientId });
 
-    expect(live).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_LIVE', keyId: expect.stringMatching(/^key_/) });
-    expect(test).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_TEST', keyId: expect.stringMatching(/^key_/) });
+    const key = expect.stringMatching(/^key_/);
+    expect(live).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_LIVE', keyId: key, defaultTtlSeconds: 0 });
+    expect(test).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_TEST', keyId: key, defaultTtlSeconds: 0 });
     expect(live.keyId).not.toBe(test.keyId);
   });
 
@@ -209,6 +210,7 @@ describe('account service over gRPC', () => {
       clientId: created.clientId,
       mode: 'KEY_MODE_TEST',
       keyId: extra.keyId,
+      defaultTtlSeconds: 0,
     });
     expect((await failure(accounts.createApiKey({ clientId: 'client_1', mode: 'KEY_MODE_LIVE', label: '' }))).code).toBe(
       'INVALID_CLIENT_ID',

@@ -231,6 +231,9 @@ function stored(over: Partial<message.Message__Output> = {}): message.Message__O
     cancelledAt: '',
     errorCode: '',
     errorMessage: '',
+    expiresAt: '',
+    pinned: false,
+    attempts: [],
     ...over,
   };
 }
@@ -246,6 +249,7 @@ describe('bodies checked against the document', () => {
     encoding: 'GSM-7',
     queued_at: T0,
     estimated_delivery: T1,
+    expires_at: null,
   };
 
   it('when every response schema is compiled in strict mode, then none is refused', () => {
@@ -261,6 +265,7 @@ describe('bodies checked against the document', () => {
     const at = responsePointer('post', '/v1/sms/send', 200);
     expect(problemsAt(at, send)).toEqual([]);
     expect(problemsAt(at, { ...send, scheduled_at: T2 })).toEqual([]);
+    expect(problemsAt(at, { ...send, expires_at: T2 })).toEqual([]);
     expect(problemsAt(at, { ...send, extra: true })).toEqual([expect.stringContaining('additionalProperty')]);
     expect(problemsAt(at, { ...send, priority: 'normal' })).not.toEqual([]);
     expect(problemsAt(at, { ...send, to: '0612345678' })).not.toEqual([]);
@@ -349,7 +354,8 @@ describe('the gateway routes answering through real HTTP', () => {
         if (deviceId !== DEVICE) throw new AppError('INVALID_DEVICE_ID');
         return { deviceId: DEVICE, clientId: CLIENT };
       },
-      isOnline: async () => true,
+      state: async () => ({ online: true, removed: false }),
+      forgetRemoved: () => undefined,
     },
     sends: {
       send: async (req: { scheduledAt: string }) => {
@@ -410,7 +416,7 @@ describe('the gateway routes answering through real HTTP', () => {
   // Stand-ins for the Redis- and account-backed middleware: the same headers and errors, no I/O.
   const auth: GatewayMiddleware = async (ctx, next) => {
     if (!ctx.get('x-api-key') || !ctx.get('x-client-id')) throw new AppError('MISSING_AUTH_HEADERS');
-    ctx.state.auth = { clientId: CLIENT, mode: 'test' };
+    ctx.state.auth = { clientId: CLIENT, mode: 'test', defaultTtlSeconds: 0 };
     await next();
   };
   const guard: GatewayMiddleware = async (ctx, next) => {

@@ -19,6 +19,7 @@ describe('OTP request validation', () => {
       expirySeconds: 300,
       template: undefined,
       metadata: undefined,
+      failover: false,
     });
   });
 

@@ -32,6 +32,8 @@ describe('parseSendRequest', () => {
       webhookUrl: undefined,
       metadata: undefined,
       scheduledAt: undefined,
+      ttlSeconds: undefined,
+      failover: false,
     });
   });
 
@@ -44,6 +46,8 @@ describe('parseSendRequest', () => {
         webhook_url: 'https://hooks.example.com/sms?x=1',
         metadata: { order_id: 'A-42', tags: ['x'] },
         scheduled_at: '2030-01-16T10:00:00Z',
+        ttl: 3600,
+        failover: true,
       },
       NOW,
     );
@@ -55,6 +59,8 @@ describe('parseSendRequest', () => {
       webhookUrl: 'https://hooks.example.com/sms?x=1',
       metadata: { order_id: 'A-42', tags: ['x'] },
       scheduledAt: new Date('2030-01-16T10:00:00Z'),
+      ttlSeconds: 3600,
+      failover: true,
     });
   });
 

@@ -8,6 +8,8 @@ export interface ClientRow {
   signing_secret: string;
   created_at: Date;
   email_verified_at: Date | null;
+  default_ttl_seconds: number;
+  failover_delay_seconds: number;
 }
 
 export interface ApiKeyRow {
@@ -17,6 +19,7 @@ export interface ApiKeyRow {
   key_hash: Buffer;
   expires_at: Date | null;
   revoked_at: Date | null;
+  default_ttl_seconds: number;
 }
 
 export interface NewApiKey {
@@ -93,12 +96,17 @@ export class AccountRepository {
   }
 
   /** A changed address is no longer verified (the same one, in any case, stays as it was). */
-  async updateClient(clientId: string, change: { email?: string; name?: string }): Promise<ClientRow | undefined> {
+  async updateClient(
+    clientId: string,
+    change: { email?: string; name?: string; defaultTtlSeconds?: number; failoverDelaySeconds?: number },
+  ): Promise<ClientRow | undefined> {
     const { rows } = await this.pool.query<ClientRow>(
       `UPDATE clients SET email = COALESCE($2, email), name = COALESCE($3, name),
-         email_verified_at = CASE WHEN $2::text IS NULL OR lower($2) = lower(email) THEN email_verified_at END
+         email_verified_at = CASE WHEN $2::text IS NULL OR lower($2) = lower(email) THEN email_verified_at END,
+         default_ttl_seconds = COALESCE($4, default_ttl_seconds),
+         failover_delay_seconds = COALESCE($5, failover_delay_seconds)
        WHERE client_id = $1 RETURNING *`,
-      [clientId, change.email ?? null, change.name ?? null],
+      [clientId, change.email ?? null, change.name ?? null, change.defaultTtlSeconds ?? null, change.failoverDelaySeconds ?? null],
     );
     return rows[0];
   }
@@ -206,9 +214,11 @@ export class AccountRepository {
     return rows[0];
   }
 
+  /** The key with its client's default ttl, which the gateway keeps with the verified key. */
   async findKeyByLookup(lookup: string): Promise<ApiKeyRow | undefined> {
     const { rows } = await this.pool.query<ApiKeyRow>(
-      'SELECT key_id, client_id, mode, key_hash, expires_at, revoked_at FROM api_keys WHERE lookup = $1',
+      `SELECT k.key_id, k.client_id, k.mode, k.key_hash, k.expires_at, k.revoked_at, c.default_ttl_seconds
+       FROM api_keys k JOIN clients c ON c.client_id = k.client_id WHERE k.lookup = $1`,
       [lookup],
     );
     return rows[0];

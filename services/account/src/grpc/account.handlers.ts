@@ -20,7 +20,7 @@ import { clientOut, keyOut, NO_USER, userOut } from './account.mapper';
  */
 export const accountCallers: Callers<account.AccountServiceHandlers> = {
   CreateClient: ['admin'],
-  GetClient: ['dashboard', 'webhook', 'admin'],
+  GetClient: ['dashboard', 'webhook', 'admin', 'device-hub'],
   CreateApiKey: ['dashboard', 'admin'],
   VerifyApiKey: ['gateway'],
   RevokeApiKey: ['admin'],
@@ -29,7 +29,7 @@ export const accountCallers: Callers<account.AccountServiceHandlers> = {
   SignIn: ['dashboard'],
   GetUser: ['dashboard'],
   ChangePassword: ['dashboard'],
-  UpdateClient: ['dashboard'],
+  UpdateClient: ['dashboard', 'admin'],
   ListApiKeys: ['dashboard'],
   RevokeApiKeyById: ['dashboard'],
   RotateSigningSecret: ['dashboard'],
@@ -56,7 +56,7 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
 
     async VerifyApiKey(req) {
       const key = await verifyApiKey(repo, req.apiKey, req.clientId);
-      return { clientId: key.client_id, mode: keyModeToProto(key.mode), keyId: key.key_id };
+      return { clientId: key.client_id, mode: keyModeToProto(key.mode), keyId: key.key_id, defaultTtlSeconds: key.default_ttl_seconds };
     },
 
     async RevokeApiKey(req) {
@@ -88,7 +88,8 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
     },
 
     async UpdateClient(req) {
-      return clientOut(await updateClient(repo, req.clientId, { email: req.email.trim(), name: req.name.trim() }));
+      const fleet = req.setFleet ? { defaultTtlSeconds: req.defaultTtlSeconds, failoverDelaySeconds: req.failoverDelaySeconds } : undefined;
+      return clientOut(await updateClient(repo, req.clientId, { email: req.email.trim(), name: req.name.trim(), fleet }));
     },
 
     async ListApiKeys(req) {

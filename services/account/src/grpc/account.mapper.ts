@@ -19,6 +19,8 @@ export const clientOut = (c: ClientRow) => ({
   name: c.name,
   createdAt: c.created_at.toISOString(),
   emailVerified: c.email_verified_at !== null,
+  defaultTtlSeconds: c.default_ttl_seconds,
+  failoverDelaySeconds: c.failover_delay_seconds,
 });
 
 /** A key as the dashboard lists it: its prefix and first characters only. */

@@ -1,6 +1,7 @@
 import { AppError, newClientId, newId } from '@smsgw/platform';
 import { EmailTakenError, type AccountRepository, type ClientRow, type UserRow } from '../data/account.repository';
 import { checkEmail, issueApiKey, newSigningSecret } from '../domain/api-key';
+import { checkFleetSettings, type FleetSettings } from '../domain/fleet';
 import { checkPassword, hashPassword } from '../domain/password';
 
 /** A new client and what it is shown once: its live and test keys, and its signing secret. */
@@ -64,10 +65,22 @@ export async function getClient(repo: AccountRepository, clientId: string): Prom
   return client;
 }
 
-/** Changes the e-mail or the name a client gave (each when not empty). */
-export async function updateClient(repo: AccountRepository, clientId: string, change: { email: string; name: string }): Promise<ClientRow> {
+/**
+ * Changes the e-mail or the name a client gave (each when not empty), and
+ * its fleet settings when `fleet` is given (both at once, each checked).
+ */
+export async function updateClient(
+  repo: AccountRepository,
+  clientId: string,
+  change: { email: string; name: string; fleet?: FleetSettings },
+): Promise<ClientRow> {
   if (change.email) checkEmail(change.email);
-  const client = await repo.updateClient(clientId, { email: change.email || undefined, name: change.name || undefined });
+  if (change.fleet) checkFleetSettings(change.fleet);
+  const client = await repo.updateClient(clientId, {
+    email: change.email || undefined,
+    name: change.name || undefined,
+    ...change.fleet,
+  });
   if (!client) throw new AppError('INVALID_CLIENT_ID');
   return client;
 }

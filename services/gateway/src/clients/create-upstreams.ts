@@ -6,7 +6,10 @@ import { SendCoalescer } from './send-coalescer';
 import type { Upstreams } from '../use-cases/upstreams';
 
 /** The gRPC channels of the gateway, built once at start-up. */
-export function createUpstreams(config: GatewayConfig, redis: TickPipeline): Upstreams & { health: Record<string, HealthChecker>; close(): void } {
+export function createUpstreams(
+  config: GatewayConfig,
+  redis: TickPipeline,
+): Upstreams & { health: Record<string, HealthChecker>; close(): void } {
   const options = { deadlineMs: config.grpcDeadlineMs, tls: config.grpcTls };
   const up = {
     accounts: createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress, options),

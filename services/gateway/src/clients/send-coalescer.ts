@@ -115,7 +115,10 @@ export class SendCoalescer {
 
   private async dispatch(batch: Waiting[]): Promise<void> {
     // The call belongs to no single request: a trace of its own, linked to each request's.
-    const span = startRootSpan('gateway.send.gathered', batch.flatMap((w) => (w.span ? [w.span.spanContext()] : [])));
+    const span = startRootSpan(
+      'gateway.send.gathered',
+      batch.flatMap((w) => (w.span ? [w.span.spanContext()] : [])),
+    );
     span.setAttribute('smsgw.send.gathered', batch.length);
     for (const w of batch) w.span?.addLink({ context: span.spanContext() });
     try {
@@ -145,7 +148,11 @@ export class SendCoalescer {
  * failures are returned as they are.
  */
 export function outcomeUnknown(err: unknown): unknown {
-  if (!(err instanceof AppError) || err.code !== 'SERVICE_UNAVAILABLE' || (err.cause as { code?: unknown } | undefined)?.code !== grpcStatus.DEADLINE_EXCEEDED) {
+  if (
+    !(err instanceof AppError) ||
+    err.code !== 'SERVICE_UNAVAILABLE' ||
+    (err.cause as { code?: unknown } | undefined)?.code !== grpcStatus.DEADLINE_EXCEEDED
+  ) {
     return err;
   }
   return new AppError('SERVICE_UNAVAILABLE', {

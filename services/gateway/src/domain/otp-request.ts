@@ -1,4 +1,4 @@
-import { checkMetadata, FieldErrors, MAX_MESSAGE_CHARACTERS, normalizePhoneNumber } from './send-request';
+import { checkFailover, checkMetadata, FieldErrors, MAX_MESSAGE_CHARACTERS, normalizePhoneNumber } from './send-request';
 
 export const OTP_PLACEHOLDER = '{{code}}';
 export const OTP_LENGTH = { min: 4, max: 8, default: 6 };
@@ -12,6 +12,8 @@ export interface SendOtpRequest {
   /** Undefined: the default French sentence (the otp service's). */
   template?: string;
   metadata?: Record<string, unknown>;
+  /** As SendRequest.failover. An OTP needs no ttl: it is not sent after its expiry. */
+  failover: boolean;
 }
 
 export interface VerifyOtpRequest {
@@ -48,8 +50,9 @@ export function parseSendOtpRequest(body: Record<string, unknown>): SendOtpReque
     }
   }
   const metadata = checkMetadata(body.metadata, 'metadata', errors);
+  const failover = checkFailover(body.failover, errors);
   errors.throwIfAny();
-  return { to: to!, length, expirySeconds, template, metadata };
+  return { to: to!, length, expirySeconds, template, metadata, failover };
 }
 
 /** POST /v1/sms/verify-otp: otp_id and code, both non-empty strings. */

@@ -12,6 +12,10 @@ export interface SendRequest {
   webhookUrl?: string;
   metadata?: Record<string, unknown>;
   scheduledAt?: Date;
+  /** Seconds the message may wait for a phone; undefined: the client's default. */
+  ttlSeconds?: number;
+  /** `"failover": true`: a message sent through X-Device-ID may still move to another phone. */
+  failover: boolean;
 }
 
 /** Collects one detail per failing field; throws the single code, or VALIDATION_ERROR for several. */
@@ -23,7 +27,12 @@ export class FieldErrors {
   }
 
   throwIfAny(): void {
-    if (this.details.length === 1) throw new AppError(this.details[0]!.code as ErrorCode, { details: this.details });
+    const [only] = this.details;
+    if (this.details.length === 1 && only) {
+      // A field with no code of its own (VALIDATION_ERROR): its sentence is the error's, not "several fields".
+      const message = only.code === 'VALIDATION_ERROR' ? only.message : undefined;
+      throw new AppError(only.code as ErrorCode, { message, details: this.details });
+    }
     if (this.details.length > 1) throw new AppError('VALIDATION_ERROR', { details: this.details });
   }
 }
@@ -88,6 +97,32 @@ export function checkMetadata(value: unknown, field: string, errors: FieldErrors
   return value as Record<string, unknown>;
 }
 
+export const TTL_SECONDS = { min: 60, max: 604_800 };
+
+/** `ttl`: whole seconds from 60 (a minute) to 604800 (a week); absent or null: the client's default. */
+export function checkTtl(value: unknown, field: string, errors: FieldErrors): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < TTL_SECONDS.min || value > TTL_SECONDS.max) {
+    errors.add(
+      field,
+      'VALIDATION_ERROR',
+      `Le champ ${field} doit être un nombre entier de secondes compris entre ${TTL_SECONDS.min} et ${TTL_SECONDS.max}.`,
+    );
+    return undefined;
+  }
+  return value;
+}
+
+/** `failover`: a boolean; absent or null: false. */
+export function checkFailover(value: unknown, errors: FieldErrors): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') {
+    errors.add('failover', 'VALIDATION_ERROR', 'Le champ failover doit être un booléen (true ou false).');
+    return false;
+  }
+  return value;
+}
+
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** Date.parse rolls 2030-02-30 over to 2 March; a real calendar day is required. */
@@ -116,8 +151,10 @@ export function parseSendRequest(body: Record<string, unknown>, now = Date.now()
   const webhookUrl = checkWebhookUrl(body.webhook_url, errors, policy);
   const metadata = checkMetadata(body.metadata, 'metadata', errors);
   const scheduledAt = checkScheduledAt(body.scheduled_at, errors, now);
+  const ttlSeconds = checkTtl(body.ttl, 'ttl', errors);
+  const failover = checkFailover(body.failover, errors);
   errors.throwIfAny();
-  return { to: to!, message, priority, webhookUrl, metadata, scheduledAt };
+  return { to: to!, message, priority, webhookUrl, metadata, scheduledAt, ttlSeconds, failover };
 }
 
 export const MAX_BATCH = 100;
@@ -126,12 +163,16 @@ export interface BatchItem {
   to: string;
   message: string;
   metadata?: Record<string, unknown>;
+  /** The message's own ttl, else the request's; undefined: the client's default. */
+  ttlSeconds?: number;
 }
 
 export interface BatchRequest {
   items: BatchItem[];
   priority: number;
   webhookUrl?: string;
+  /** As SendRequest.failover, for every message of the batch. */
+  failover: boolean;
 }
 
 /**
@@ -157,15 +198,21 @@ export function parseBulkRequest(body: Record<string, unknown>, policy: WebhookU
   const priority = checkPriority(body.priority, errors);
   const webhookUrl = checkWebhookUrl(body.webhook_url, errors, policy);
   const metadata = checkMetadata(body.metadata, 'metadata', errors);
+  const ttlSeconds = checkTtl(body.ttl, 'ttl', errors);
+  const failover = checkFailover(body.failover, errors);
   errors.throwIfAny();
-  return { items: numbers.map((to) => ({ to, message, metadata })), priority, webhookUrl };
+  return { items: numbers.map((to) => ({ to, message, metadata, ttlSeconds })), priority, webhookUrl, failover };
 }
 
-/** POST /v1/sms/send-bulk-personalized: up to 100 messages, each with its own text and metadata. */
+/**
+ * POST /v1/sms/send-bulk-personalized: up to 100 messages, each with its own
+ * text, metadata and ttl (a message without one takes the request's `ttl`).
+ */
 export function parsePersonalizedRequest(body: Record<string, unknown>, policy: WebhookUrlPolicy = PUBLIC_ONLY): BatchRequest {
   const errors = new FieldErrors();
   const messages = body.messages;
   const items: BatchItem[] = [];
+  const requestTtl = checkTtl(body.ttl, 'ttl', errors);
   if (!Array.isArray(messages) || messages.length === 0) {
     errors.add('messages', 'MESSAGE_REQUIRED', 'Au moins un message est requis.');
   } else if (messages.length > MAX_BATCH) {
@@ -177,11 +224,13 @@ export function parsePersonalizedRequest(body: Record<string, unknown>, policy: 
       if (!to) errors.add(`messages[${i}].to`, 'INVALID_PHONE_NUMBER');
       const message = checkMessage(entry.message, `messages[${i}].message`, errors);
       const metadata = checkMetadata(entry.metadata, `messages[${i}].metadata`, errors);
-      if (to) items.push({ to, message, metadata });
+      const ttlSeconds = checkTtl(entry.ttl, `messages[${i}].ttl`, errors) ?? requestTtl;
+      if (to) items.push({ to, message, metadata, ttlSeconds });
     });
   }
   const priority = checkPriority(body.priority, errors);
   const webhookUrl = checkWebhookUrl(body.webhook_url, errors, policy);
+  const failover = checkFailover(body.failover, errors);
   errors.throwIfAny();
-  return { items, priority, webhookUrl };
+  return { items, priority, webhookUrl, failover };
 }

@@ -1,9 +1,12 @@
 import type Koa from 'koa';
 import type Router from '@koa/router';
+import type { DeviceState } from '../clients/device-directory';
 
 export interface AuthContext {
   clientId: string;
   mode: 'live' | 'test';
+  /** The client's ttl for sends that give none (seconds; 0: no limit), kept with the verified key. */
+  defaultTtlSeconds: number;
 }
 
 export interface GatewayState {
@@ -15,8 +18,8 @@ export interface GatewayState {
   clientAddress?: string;
   auth?: AuthContext;
   body?: Record<string, unknown>;
-  /** The presence of the X-Device-ID device, read alongside the rate limit (see sms.routes). */
-  presence?: { deviceId: string; online: Promise<boolean> };
+  /** What Redis says of the X-Device-ID device (presence, removal), read alongside the rate limit (see sms.routes). */
+  presence?: { deviceId: string; state: Promise<DeviceState> };
   /** The request's Idempotency-Key and the hash of what makes the request, passed on to the message service. */
   idempotency?: { key: string; requestHash: string };
 }

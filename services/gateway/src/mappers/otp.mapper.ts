@@ -2,16 +2,17 @@ import { modeToProto } from '@smsgw/platform';
 import type { otp } from '@smsgw/proto';
 import type { SendOtpRequest, VerifyOtpRequest } from '../domain/otp-request';
 import type { AuthContext } from '../http/context';
-import type { IdempotencyFields } from './sms.mapper';
+import type { IdempotencyFields, Routing } from './sms.mapper';
 
 /** The OTP endpoints' translations: checked bodies to the otp service's requests, its answers to the API's bodies. */
 
 export function toSendOtpRequest(
   auth: AuthContext,
-  deviceId: string,
+  routing: Routing,
   request: SendOtpRequest,
   idempotency: IdempotencyFields | undefined,
 ): otp.SendOtpRequest {
+  const { deviceId, pinned } = routing;
   return {
     clientId: auth.clientId,
     mode: modeToProto(auth.mode),
@@ -23,6 +24,7 @@ export function toSendOtpRequest(
     metadataJson: request.metadata ? JSON.stringify(request.metadata) : '',
     idempotencyKey: idempotency?.key ?? '',
     requestHash: idempotency?.requestHash ?? '',
+    pinned,
   };
 }
 

@@ -22,12 +22,25 @@ const idempotencyOf = (idempotency: IdempotencyFields | undefined) => ({
 
 const metadataJson = (metadata: Record<string, unknown> | undefined) => (metadata ? JSON.stringify(metadata) : '');
 
+/** The ttl a message gets: its own, else the client's default (0: no limit). */
+export const resolveTtl = (auth: AuthContext, given: number | undefined): number => given ?? auth.defaultTtlSeconds;
+
+/**
+ * Where the message goes. `pinned`: the client named the device and did not
+ * ask for `"failover": true`, so the message never moves to another phone.
+ */
+export interface Routing {
+  deviceId: string;
+  pinned: boolean;
+}
+
 export function toSendRequest(
   auth: AuthContext,
-  deviceId: string,
+  routing: Routing,
   request: SendRequest,
   idempotency: IdempotencyFields | undefined,
 ): message.SendRequest {
+  const { deviceId, pinned } = routing;
   return {
     clientId: auth.clientId,
     mode: modeToProto(auth.mode),
@@ -36,6 +49,8 @@ export function toSendRequest(
     priority: request.priority,
     webhookUrl: request.webhookUrl ?? '',
     scheduledAt: request.scheduledAt?.toISOString() ?? '',
+    ttlSeconds: resolveTtl(auth, request.ttlSeconds),
+    pinned,
     ...idempotencyOf(idempotency),
   };
 }
@@ -43,6 +58,7 @@ export function toSendRequest(
 export function toSendBatchRequest(
   auth: AuthContext,
   deviceIds: string[],
+  pinned: boolean,
   request: BatchRequest,
   idempotency: IdempotencyFields | undefined,
 ): message.SendBatchRequest {
@@ -53,14 +69,41 @@ export function toSendBatchRequest(
     messages: request.items.map((i) => ({ to: i.to, text: i.message, metadataJson: metadataJson(i.metadata) })),
     priority: request.priority,
     webhookUrl: request.webhookUrl ?? '',
+    ttlSeconds: request.items.map((i) => resolveTtl(auth, i.ttlSeconds)),
+    pinned,
     ...idempotencyOf(idempotency),
   };
+}
+
+/**
+ * When a just-stored message stops waiting for a phone: its scheduled time
+ * (or its queueing) plus its ttl, as the message service computes it; null
+ * without a ttl. (The send receipt does not carry it.)
+ */
+export function expiresAtOf(receipt: { queuedAt: string; scheduledAt: string }, ttlSeconds: number): string | null {
+  const from = Date.parse(receipt.scheduledAt || receipt.queuedAt);
+  return ttlSeconds > 0 && !Number.isNaN(from) ? new Date(from + ttlSeconds * 1000).toISOString() : null;
+}
+
+/** The API's attempts: the earlier tries, oldest first, then the current one. */
+function attemptsOf(m: message.Message__Output): Record<string, unknown>[] {
+  return m.attempts.map((a) => ({
+    device_id: a.deviceId,
+    status: a.status,
+    error: a.errorCode ? { code: a.errorCode, message: a.errorMessage } : null,
+    at: a.at,
+  }));
 }
 
 const PRIORITY_LABELS: Record<number, string> = { 1: 'very_high', 2: 'high', 3: 'normal', 4: 'low', 5: 'very_low' };
 
 /** The send answer: `device_id` is the one that took it, or the chosen one. */
-export function sendBody(to: string, chosenDeviceId: string, receipt: message.SendReceipt__Output): Record<string, unknown> {
+export function sendBody(
+  to: string,
+  chosenDeviceId: string,
+  receipt: message.SendReceipt__Output,
+  expiresAt: string | null,
+): Record<string, unknown> {
   return {
     success: true,
     message_id: receipt.messageId,
@@ -72,6 +115,7 @@ export function sendBody(to: string, chosenDeviceId: string, receipt: message.Se
     queued_at: receipt.queuedAt,
     ...(receipt.scheduledAt ? { scheduled_at: receipt.scheduledAt } : {}),
     estimated_delivery: receipt.estimatedDelivery,
+    expires_at: expiresAt,
   };
 }
 
@@ -87,6 +131,7 @@ export function batchBody(batch: message.SendBatchResponse__Output): Record<stri
       device_id: m.deviceId,
       parts: m.parts,
       encoding: m.encoding,
+      expires_at: m.expiresAt || null,
     })),
     queued_at: batch.queuedAt,
   };
@@ -105,6 +150,8 @@ export function statusBody(m: message.Message__Output): Record<string, unknown> 
     encoding: m.encoding,
     created_at: m.createdAt,
     queued_at: m.queuedAt,
+    device_id: m.deviceId,
+    expires_at: m.expiresAt || null,
   };
   if (m.scheduledAt) body.scheduled_at = m.scheduledAt;
   if (m.sentAt) body.sent_at = m.sentAt;
@@ -113,6 +160,7 @@ export function statusBody(m: message.Message__Output): Record<string, unknown> 
   if (m.cancelledAt) body.cancelled_at = m.cancelledAt;
   if (m.errorCode) body.error = { code: m.errorCode, message: m.errorMessage };
   body.metadata = m.metadataJson ? (JSON.parse(m.metadataJson) as unknown) : {};
+  body.attempts = attemptsOf(m);
   return body;
 }
 
@@ -135,6 +183,8 @@ function historyItem(m: message.Message__Output): Record<string, unknown> {
     delivered_at: m.deliveredAt || null,
     failed_at: m.failedAt || null,
     scheduled_at: m.scheduledAt || null,
+    expires_at: m.expiresAt || null,
+    attempts: attemptsOf(m),
   };
 }
 

@@ -2,23 +2,22 @@ import type { otp } from '@smsgw/proto';
 import { outcomeUnknown } from '../clients/send-coalescer';
 import type { SendOtpRequest, VerifyOtpRequest } from '../domain/otp-request';
 import type { AuthContext } from '../http/context';
-import type { IdempotencyFields } from '../mappers/sms.mapper';
 import { toSendOtpRequest, toVerifyOtpRequest } from '../mappers/otp.mapper';
 import { chooseDevice } from './choose-device.use-case';
+import type { SendOptions } from './send-sms.use-case';
 import type { Upstreams } from './upstreams';
 
-/** A one-time password sent through the requested device or the client's least busy one. */
-export async function sendOtp(
-  up: Upstreams,
-  auth: AuthContext,
-  request: SendOtpRequest,
-  deviceId: string | undefined,
-  idempotency: IdempotencyFields | undefined,
-) {
-  const device = await chooseDevice(up, auth, deviceId);
+/**
+ * A one-time password sent through the requested device (pinned unless
+ * `"failover": true`) or the automatic choice. Its SMS needs no ttl: it is
+ * not sent after the OTP's expiry.
+ */
+export async function sendOtp(up: Upstreams, auth: AuthContext, request: SendOtpRequest, options: SendOptions) {
+  const device = await chooseDevice(up, auth, options.deviceId, { presence: options.presence });
   let sent: otp.SendOtpResponse__Output;
   try {
-    sent = await up.otp.sendOtp(toSendOtpRequest(auth, device.deviceId, request, idempotency));
+    const pinned = options.deviceId !== undefined && !request.failover;
+    sent = await up.otp.sendOtp(toSendOtpRequest(auth, { deviceId: device.deviceId, pinned }, request, options.idempotency));
   } catch (err) {
     // Out of time: the otp service may have made the OTP and stored its SMS; it keeps them for a retry with the same key.
     throw outcomeUnknown(err);

@@ -80,7 +80,7 @@ export function authenticate(
     let auth: AuthContext;
     try {
       const verified = await accounts.verifyApiKey({ apiKey, clientId });
-      auth = { clientId: verified.clientId, mode: modeFromProto(verified.mode) };
+      auth = { clientId: verified.clientId, mode: modeFromProto(verified.mode), defaultTtlSeconds: verified.defaultTtlSeconds };
     } catch (err) {
       if (err instanceof AppError && (err.code === 'INVALID_API_KEY' || err.code === 'INVALID_CLIENT_ID')) {
         if (clientId.length <= 64) cache.set(cacheKey, { error: new AppError(err.code) }, options.negativeTtlMs);

@@ -5,6 +5,7 @@ import { sendOtp, verifyOtp } from '../../use-cases/otp.use-case';
 import type { Upstreams } from '../../use-cases/upstreams';
 import type { GatewayMiddleware, GatewayState } from '../context';
 import { jsonBody } from '../middleware/json-body';
+import { askPresence } from '../middleware/presence';
 
 /**
  * The one-time password endpoints. send-otp is a sending endpoint (device,
@@ -18,9 +19,13 @@ export function otpRoutes(
 ): Router<GatewayState> {
   const router = new Router<GatewayState>();
 
-  router.post('/v1/sms/send-otp', auth, guard, jsonBody, idempotent, async (ctx) => {
+  router.post('/v1/sms/send-otp', auth, askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
     const request = parseSendOtpRequest(ctx.state.body!);
-    const sent = await sendOtp(up, ctx.state.auth!, request, ctx.get('x-device-id') || undefined, ctx.state.idempotency);
+    const sent = await sendOtp(up, ctx.state.auth!, request, {
+      deviceId: ctx.get('x-device-id') || undefined,
+      presence: ctx.state.presence,
+      idempotency: ctx.state.idempotency,
+    });
     // Made by an earlier request with this Idempotency-Key (its answer was lost): that OTP.
     if (sent.replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.body = sendOtpBody(sent);

@@ -32,16 +32,20 @@ export function smsRoutes(
   const router = new Router<GatewayState>();
 
   async function batch(ctx: GatewayContext, request: BatchRequest): Promise<void> {
-    const sent = await sendBatch(up, ctx.state.auth!, request, ctx.get('x-device-id') || undefined, ctx.state.idempotency);
+    const sent = await sendBatch(up, ctx.state.auth!, request, {
+      deviceId: ctx.get('x-device-id') || undefined,
+      presence: ctx.state.presence,
+      idempotency: ctx.state.idempotency,
+    });
     if (sent.replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.body = batchBody(sent);
   }
 
-  router.post('/v1/sms/send-bulk', auth, guard, jsonBody, idempotent, async (ctx) => {
+  router.post('/v1/sms/send-bulk', auth, askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
     await batch(ctx, parseBulkRequest(ctx.state.body!, webhookPolicy));
   });
 
-  router.post('/v1/sms/send-bulk-personalized', auth, guard, jsonBody, idempotent, async (ctx) => {
+  router.post('/v1/sms/send-bulk-personalized', auth, askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
     await batch(ctx, parsePersonalizedRequest(ctx.state.body!, webhookPolicy));
   });
 
@@ -61,14 +65,14 @@ export function smsRoutes(
 
   router.post('/v1/sms/send', auth, askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
     const request = parseSendRequest(ctx.state.body!, Date.now(), webhookPolicy);
-    const { deviceId, receipt } = await sendSms(up, ctx.state.auth!, request, {
+    const { deviceId, receipt, expiresAt } = await sendSms(up, ctx.state.auth!, request, {
       deviceId: ctx.get('x-device-id') || undefined,
       presence: ctx.state.presence,
       idempotency: ctx.state.idempotency,
     });
     // Stored by an earlier request with this Idempotency-Key (its answer was lost): that message.
     if (receipt.replayed) ctx.set('Idempotent-Replayed', 'true');
-    ctx.body = sendBody(request.to, deviceId, receipt);
+    ctx.body = sendBody(request.to, deviceId, receipt, expiresAt);
   });
 
   router.get('/v1/sms/status/:message_id', auth, guard, async (ctx) => {

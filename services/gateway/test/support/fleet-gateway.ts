@@ -1,0 +1,191 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AppError, createLogger, createRedis, newId, TickPipeline, type Redis } from '@smsgw/platform';
+import type { devicehub, message, otp } from '@smsgw/proto';
+import { randomHex, REDIS_URL } from '@smsgw/testing';
+import { DeviceDirectory } from '../../src/clients/device-directory';
+import { createApp } from '../../src/http/app';
+import type { Upstreams } from '../../src/use-cases/upstreams';
+
+/** A JSON answer of the API. */
+export interface ApiBody {
+  success: boolean;
+  error?: { code: string; message: string; details?: { field?: string; code?: string; message?: string }[] };
+  [field: string]: unknown;
+}
+
+export const CLIENT = 'client_1736935200000123456';
+export const T0 = '2030-01-15T10:00:00.000Z';
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A key of the account service's shape; each verifies with the default ttl given here. */
+export function apiKey(mode: 'live' | 'test' = 'live'): string {
+  return `sgw_${mode}_${Array.from({ length: 40 }, () => ALPHANUMERIC[Math.floor(Math.random() * ALPHANUMERIC.length)]).join('')}`;
+}
+
+export function storedMessage(over: Partial<message.Message__Output> = {}): message.Message__Output {
+  return {
+    messageId: newId('msg'),
+    clientId: CLIENT,
+    deviceId: 'device_A',
+    batchId: '',
+    mode: 'MODE_LIVE',
+    status: 'queued',
+    to: '+33612345678',
+    text: 'Bonjour',
+    priority: 3,
+    metadataJson: '',
+    webhookUrl: '',
+    parts: 1,
+    encoding: 'GSM-7',
+    createdAt: T0,
+    queuedAt: T0,
+    scheduledAt: '',
+    sentAt: '',
+    deliveredAt: '',
+    failedAt: '',
+    cancelledAt: '',
+    errorCode: '',
+    errorMessage: '',
+    expiresAt: '',
+    pinned: false,
+    attempts: [],
+    ...over,
+  };
+}
+
+/**
+ * The gateway's real app (authentication with its cache, rate limit,
+ * idempotency, the device directory) on real Redis under a prefix of its
+ * own, with stand-ins for the gRPC services that record what they are asked.
+ */
+export class FleetGateway {
+  readonly redis: Redis;
+  base = '';
+  /** The default ttl each key verifies with (set before its first request: verified keys are cached). */
+  readonly defaultTtl = new Map<string, number>();
+  /** The client's devices (getDevice knows them all; listDevices answers them all, or the online ones). */
+  devices: Partial<devicehub.Device__Output>[] = [];
+  depths: Record<string, number> = {};
+  message: message.Message__Output = storedMessage();
+  readonly getDeviceCalls: string[] = [];
+  readonly sends: message.SendRequest[] = [];
+  readonly batches: message.SendBatchRequest[] = [];
+  readonly otps: otp.SendOtpRequest[] = [];
+  private server?: http.Server;
+
+  constructor() {
+    this.redis = createRedis({ url: REDIS_URL, keyPrefix: `smsgw:t${randomHex(5)}:`, name: 'gateway-test' });
+  }
+
+  private upstreams(): Upstreams {
+    const known = (deviceId: string) => {
+      const device = this.devices.find((d) => d.deviceId === deviceId);
+      if (!device) throw new AppError('INVALID_DEVICE_ID');
+      return { clientId: CLIENT, name: 'Pixel', status: 'online', ...device };
+    };
+    const devices = {
+      getDevice: async (req: devicehub.GetDeviceRequest) => {
+        this.getDeviceCalls.push(req.deviceId!);
+        return known(req.deviceId!);
+      },
+      listDevices: async (req: devicehub.ListDevicesRequest) => ({
+        devices: this.devices.filter((d) => !req.onlineOnly || d.status === 'online').map((d) => known(d.deviceId!)),
+      }),
+    } as unknown as Upstreams['devices'];
+    const receipt = (req: message.SendRequest) => ({
+      messageId: newId('msg'),
+      status: 'queued',
+      parts: 1,
+      encoding: 'GSM-7',
+      queuedAt: T0,
+      scheduledAt: req.scheduledAt ?? '',
+      estimatedDelivery: T0,
+      replayed: false,
+      deviceId: req.deviceId ?? '',
+    });
+    return {
+      accounts: {
+        verifyApiKey: async (req: { apiKey: string; clientId: string }) => ({
+          clientId: req.clientId,
+          mode: req.apiKey.startsWith('sgw_test_') ? 'KEY_MODE_TEST' : 'KEY_MODE_LIVE',
+          keyId: 'key_1',
+          defaultTtlSeconds: this.defaultTtl.get(req.apiKey) ?? 0,
+        }),
+      } as unknown as Upstreams['accounts'],
+      devices,
+      messages: {
+        queueDepths: async () => ({ depths: this.depths }),
+        sendBatch: async (req: message.SendBatchRequest) => {
+          this.batches.push(req);
+          const batchId = newId('batch');
+          const messages = req.messages!.map((m, i) =>
+            storedMessage({ batchId, to: m.to, deviceId: req.deviceIds![i], expiresAt: req.ttlSeconds![i] ? T0 : '' }),
+          );
+          return { batchId, messages, queuedAt: T0, replayed: false };
+        },
+        getMessage: async () => this.message,
+        listMessages: async () => ({ messages: [this.message], page: 1, perPage: 50, totalPages: 1, totalItems: 1 }),
+      } as unknown as Upstreams['messages'],
+      otp: {
+        sendOtp: async (req: otp.SendOtpRequest) => {
+          this.otps.push(req);
+          return { otpId: newId('otp'), to: req.to, expiresAt: T0, messageId: newId('msg'), status: 'queued', replayed: false };
+        },
+      } as unknown as Upstreams['otp'],
+      directory: new DeviceDirectory(devices, new TickPipeline(this.redis), 60_000),
+      sends: {
+        send: async (req: message.SendRequest) => {
+          this.sends.push(req);
+          return receipt(req);
+        },
+      },
+    };
+  }
+
+  async start(): Promise<void> {
+    await this.redis.connect();
+    const app = createApp({
+      upstreams: this.upstreams(),
+      log: createLogger('gateway-test', 'silent'),
+      redis: this.redis,
+      pipeline: new TickPipeline(this.redis),
+      auth: { ttlMs: 5000, negativeTtlMs: 1000, failures: { limit: 100, windowMs: 60_000 } },
+      readiness: async () => ({ ready: true, checks: {} }),
+      rateLimit: { limit: 10_000, windowMs: 60_000 },
+      idempotencyTtlSeconds: 60,
+      idempotencyInProgressSeconds: 3,
+      allowPrivateWebhooks: false,
+    });
+    this.server = http.createServer(app.callback());
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+    const prefix = this.redis.options.keyPrefix ?? '';
+    const keys = await this.redis.keys(`${prefix}*`);
+    if (keys.length > 0) await this.redis.del(...keys.map((k) => k.slice(prefix.length)));
+    this.redis.disconnect();
+  }
+
+  async call(
+    method: string,
+    path: string,
+    options: { key: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: ApiBody }> {
+    const res = await fetch(`${this.base}${path}`, {
+      method,
+      headers: {
+        'x-api-key': options.key,
+        'x-client-id': CLIENT,
+        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...options.headers,
+      },
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    });
+    return { status: res.status, body: (await res.json()) as ApiBody };
+  }
+}
