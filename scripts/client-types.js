@@ -39,6 +39,7 @@ const INLINE_NAMES = {
   'Error/error': 'ErrorBody',
   'Error/error/code': 'ErrorCode',
   'SmsError/code': 'SmsErrorCode',
+  'Attempt/error': 'AttemptError',
   'StatsResponse/period': 'StatsPeriod',
   'SendBulkPersonalizedRequest/messages/items': 'PersonalizedMessage',
   'AuthTestResponse/device_status': 'DeviceStatus',

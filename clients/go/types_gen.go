@@ -104,6 +104,7 @@ const (
 	SMSErrorCodeBlacklisted        SMSErrorCode = "BLACKLISTED"
 	SMSErrorCodeExpired            SMSErrorCode = "EXPIRED"
 	SMSErrorCodeDeviceError        SMSErrorCode = "DEVICE_ERROR"
+	SMSErrorCodeDeviceRemoved      SMSErrorCode = "DEVICE_REMOVED"
 )
 
 // DeviceStatus: online when the device is connected (with a test key every device counts as
@@ -158,7 +159,8 @@ func (v *ErrorDetail) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// SMSError: Why a message failed.
+// SMSError: Why a message failed. EXPIRED: no phone took it before its expires_at; DEVICE_REMOVED:
+// it was pinned to a phone that was removed from the account.
 type SMSError struct {
 	Code    SMSErrorCode `json:"code"`
 	Message string       `json:"message"`
@@ -178,6 +180,9 @@ type Message struct {
 	Encoding  Encoding      `json:"encoding"`
 	CreatedAt time.Time     `json:"created_at"`
 	QueuedAt  time.Time     `json:"queued_at"`
+	// The phone the message is on now (it may change while no phone has taken it, unless pinned).
+	DeviceID  string     `json:"device_id"`
+	ExpiresAt *time.Time `json:"expires_at"`
 	// Present for a scheduled message.
 	ScheduledAt *time.Time `json:"scheduled_at,omitempty"`
 	// Present once sent.
@@ -191,6 +196,7 @@ type Message struct {
 	Error       *SMSError  `json:"error,omitempty"`
 	// The metadata given at send time; `{}` when none.
 	Metadata map[string]any `json:"metadata"`
+	Attempts []Attempt      `json:"attempts"`
 }
 
 type SendResponse struct {
@@ -198,7 +204,7 @@ type SendResponse struct {
 	MessageID string `json:"message_id"`
 	Status    string `json:"status"`
 	To        string `json:"to"`
-	// The device that will send it.
+	// The device the message is queued on.
 	DeviceID string    `json:"device_id"`
 	Parts    int       `json:"parts"`
 	Encoding Encoding  `json:"encoding"`
@@ -206,16 +212,18 @@ type SendResponse struct {
 	// Present for a scheduled message.
 	ScheduledAt *time.Time `json:"scheduled_at,omitempty"`
 	// Estimate from the device queue and its pacing.
-	EstimatedDelivery time.Time `json:"estimated_delivery"`
+	EstimatedDelivery time.Time  `json:"estimated_delivery"`
+	ExpiresAt         *time.Time `json:"expires_at"`
 }
 
 type BatchMessage struct {
-	MessageID string   `json:"message_id"`
-	To        string   `json:"to"`
-	Status    string   `json:"status"`
-	DeviceID  string   `json:"device_id"`
-	Parts     int      `json:"parts"`
-	Encoding  Encoding `json:"encoding"`
+	MessageID string     `json:"message_id"`
+	To        string     `json:"to"`
+	Status    string     `json:"status"`
+	DeviceID  string     `json:"device_id"`
+	Parts     int        `json:"parts"`
+	Encoding  Encoding   `json:"encoding"`
+	ExpiresAt *time.Time `json:"expires_at"`
 }
 
 // BatchResponse: Answer of send-bulk and send-bulk-personalized; `messages` follows the order of
@@ -248,6 +256,8 @@ type HistoryItem struct {
 	FailedAt *time.Time `json:"failed_at"`
 	// When a scheduled message is sent; null for an immediate send.
 	ScheduledAt *time.Time `json:"scheduled_at,omitempty"`
+	ExpiresAt   *time.Time `json:"expires_at"`
+	Attempts    []Attempt  `json:"attempts"`
 }
 
 type Pagination struct {
@@ -344,6 +354,8 @@ type SendRequest struct {
 	// INVALID_SCHEDULED_AT. A scheduled message is queued and may target an offline device. null is
 	// the same as absent.
 	ScheduledAt *time.Time `json:"scheduled_at,omitempty"`
+	Ttl         int        `json:"ttl,omitempty"`
+	Failover    bool       `json:"failover,omitempty"`
 }
 
 // SendBulkRequest: All or nothing: one bad recipient rejects the whole request, its index in
@@ -356,6 +368,9 @@ type SendBulkRequest struct {
 	WebhookURL string   `json:"webhook_url,omitempty"`
 	// Given to every message of the batch.
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// The ttl of every message of the batch.
+	Ttl      int  `json:"ttl,omitempty"`
+	Failover bool `json:"failover,omitempty"`
 }
 
 // SendBulkPersonalizedRequest: All or nothing: one bad message rejects the whole request, its
@@ -365,6 +380,9 @@ type SendBulkPersonalizedRequest struct {
 	Messages   []PersonalizedMessage `json:"messages"`
 	Priority   int                   `json:"priority,omitempty"`
 	WebhookURL string                `json:"webhook_url,omitempty"`
+	// The ttl of the messages that give none.
+	Ttl      int  `json:"ttl,omitempty"`
+	Failover bool `json:"failover,omitempty"`
 }
 
 type SendOTPRequest struct {
@@ -378,11 +396,26 @@ type SendOTPRequest struct {
 	// within 1600 characters (MESSAGE_TOO_LONG).
 	Template string         `json:"template,omitempty"`
 	Metadata map[string]any `json:"metadata,omitempty"`
+	Failover bool           `json:"failover,omitempty"`
 }
 
 type VerifyOTPRequest struct {
 	OTPID string `json:"otp_id"`
 	Code  string `json:"code"`
+}
+
+// Attempt: One phone's try at the message.
+type Attempt struct {
+	DeviceID string `json:"device_id"`
+	// An earlier try: failed (the phone could not send it, nothing left the phone, so another phone
+	// took over) or moved (taken off a phone that had not begun it: offline past the failover delay,
+	// or removed). The last entry: the message's current status on its current device.
+	Status string `json:"status"`
+	// Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone
+	// offline past the failover delay.
+	Error *AttemptError `json:"error"`
+	// When that try ended (earlier tries) or last changed (the last entry).
+	At time.Time `json:"at"`
 }
 
 type ErrorBody struct {
@@ -404,6 +437,15 @@ type PersonalizedMessage struct {
 	To       string         `json:"to"`
 	Message  string         `json:"message"`
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// This message's ttl; absent or null: the request's ttl, else the client's default.
+	Ttl int `json:"ttl,omitempty"`
+}
+
+// AttemptError: Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved
+// off a phone offline past the failover delay.
+type AttemptError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 // HistoryParams are the query parameters of GET /v1/sms/history; zero values are left out.

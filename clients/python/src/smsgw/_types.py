@@ -79,6 +79,7 @@ SmsErrorCode = Literal[
     "BLACKLISTED",
     "EXPIRED",
     "DEVICE_ERROR",
+    "DEVICE_REMOVED",
 ]
 
 # online when the device is connected (with a test key every device counts as online); an offline
@@ -108,7 +109,8 @@ ErrorDetail = TypedDict(
     },
 )
 
-# Why a message failed.
+# Why a message failed. EXPIRED: no phone took it before its expires_at; DEVICE_REMOVED: it was
+# pinned to a phone that was removed from the account.
 SmsError = TypedDict(
     "SmsError",
     {
@@ -132,6 +134,8 @@ Message = TypedDict(
         "encoding": "Encoding",
         "created_at": str,
         "queued_at": str,
+        "device_id": str,
+        "expires_at": Optional[str],
         "scheduled_at": NotRequired[str],
         "sent_at": NotRequired[str],
         "delivered_at": NotRequired[str],
@@ -139,6 +143,7 @@ Message = TypedDict(
         "cancelled_at": NotRequired[str],
         "error": NotRequired["SmsError"],
         "metadata": Dict[str, Any],
+        "attempts": List["Attempt"],
     },
 )
 
@@ -155,6 +160,7 @@ SendResponse = TypedDict(
         "queued_at": str,
         "scheduled_at": NotRequired[str],
         "estimated_delivery": str,
+        "expires_at": Optional[str],
     },
 )
 
@@ -167,6 +173,7 @@ BatchMessage = TypedDict(
         "device_id": str,
         "parts": int,
         "encoding": "Encoding",
+        "expires_at": Optional[str],
     },
 )
 
@@ -198,6 +205,8 @@ HistoryItem = TypedDict(
         "delivered_at": Optional[str],
         "failed_at": Optional[str],
         "scheduled_at": NotRequired[Optional[str]],
+        "expires_at": Optional[str],
+        "attempts": List["Attempt"],
     },
 )
 
@@ -298,6 +307,8 @@ SendRequest = TypedDict(
         "webhook_url": NotRequired[Optional[str]],
         "metadata": NotRequired[Optional[Dict[str, Any]]],
         "scheduled_at": NotRequired[Optional[str]],
+        "ttl": NotRequired[Optional[int]],
+        "failover": NotRequired[Optional[bool]],
     },
 )
 
@@ -310,6 +321,8 @@ SendBulkRequest = TypedDict(
         "priority": NotRequired[Optional[int]],
         "webhook_url": NotRequired[Optional[str]],
         "metadata": NotRequired[Optional[Dict[str, Any]]],
+        "ttl": NotRequired[Optional[int]],
+        "failover": NotRequired[Optional[bool]],
     },
 )
 
@@ -320,6 +333,8 @@ SendBulkPersonalizedRequest = TypedDict(
         "messages": List["PersonalizedMessage"],
         "priority": NotRequired[Optional[int]],
         "webhook_url": NotRequired[Optional[str]],
+        "ttl": NotRequired[Optional[int]],
+        "failover": NotRequired[Optional[bool]],
     },
 )
 
@@ -331,6 +346,7 @@ SendOtpRequest = TypedDict(
         "expiry": NotRequired[int],
         "template": NotRequired[str],
         "metadata": NotRequired[Optional[Dict[str, Any]]],
+        "failover": NotRequired[Optional[bool]],
     },
 )
 
@@ -339,6 +355,17 @@ VerifyOtpRequest = TypedDict(
     {
         "otp_id": str,
         "code": str,
+    },
+)
+
+# One phone's try at the message.
+Attempt = TypedDict(
+    "Attempt",
+    {
+        "device_id": str,
+        "status": Literal["queued", "sent", "delivered", "failed", "cancelled", "moved"],
+        "error": Optional["AttemptError"],
+        "at": str,
     },
 )
 
@@ -389,6 +416,17 @@ PersonalizedMessage = TypedDict(
         "to": str,
         "message": str,
         "metadata": NotRequired[Optional[Dict[str, Any]]],
+        "ttl": NotRequired[Optional[int]],
+    },
+)
+
+# Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone
+# offline past the failover delay.
+AttemptError = TypedDict(
+    "AttemptError",
+    {
+        "code": Literal["INVALID_NUMBER", "OUT_OF_NETWORK", "INSUFFICIENT_CREDIT", "BLACKLISTED", "EXPIRED", "DEVICE_ERROR", "DEVICE_REMOVED", "DEVICE_OFFLINE"],
+        "message": str,
     },
 )
 
@@ -404,10 +442,10 @@ class Operation(NamedTuple):
 
 # Every operation of the API, by operationId, with the fields of its body and its query parameters.
 OPERATIONS: Dict[str, Operation] = {
-    "sendSms": Operation("POST", "/v1/sms/send", True, True, ("to", "message", "priority", "webhook_url", "metadata", "scheduled_at"), ()),
-    "sendBulkSms": Operation("POST", "/v1/sms/send-bulk", True, True, ("recipients", "message", "priority", "webhook_url", "metadata"), ()),
-    "sendBulkPersonalizedSms": Operation("POST", "/v1/sms/send-bulk-personalized", True, True, ("messages", "priority", "webhook_url"), ()),
-    "sendOtp": Operation("POST", "/v1/sms/send-otp", True, True, ("to", "length", "expiry", "template", "metadata"), ()),
+    "sendSms": Operation("POST", "/v1/sms/send", True, True, ("to", "message", "priority", "webhook_url", "metadata", "scheduled_at", "ttl", "failover"), ()),
+    "sendBulkSms": Operation("POST", "/v1/sms/send-bulk", True, True, ("recipients", "message", "priority", "webhook_url", "metadata", "ttl", "failover"), ()),
+    "sendBulkPersonalizedSms": Operation("POST", "/v1/sms/send-bulk-personalized", True, True, ("messages", "priority", "webhook_url", "ttl", "failover"), ()),
+    "sendOtp": Operation("POST", "/v1/sms/send-otp", True, True, ("to", "length", "expiry", "template", "metadata", "failover"), ()),
     "verifyOtp": Operation("POST", "/v1/sms/verify-otp", False, False, ("otp_id", "code"), ()),
     "getMessageStatus": Operation("GET", "/v1/sms/status/{message_id}", False, False, (), ()),
     "getHistory": Operation("GET", "/v1/sms/history", False, False, (), ("page", "limit", "status", "to", "from_date", "to_date", "device_id", "search")),

@@ -48,7 +48,7 @@ export type MessageText = string;
 /** Free-form JSON object given at send time, at most 1 KB once serialised. */
 export type Metadata = Record<string, unknown>;
 
-/** Why a message failed. */
+/** Why a message failed. EXPIRED: no phone took it before its expires_at; DEVICE_REMOVED: it was pinned to a phone that was removed from the account. */
 export interface SmsError {
   code: SmsErrorCode;
   message: string;
@@ -67,6 +67,9 @@ export interface Message {
   encoding: Encoding;
   created_at: string;
   queued_at: string;
+  /** The phone the message is on now (it may change while no phone has taken it, unless pinned). */
+  device_id: DeviceId;
+  expires_at: ExpiresAt;
   /** Present for a scheduled message. */
   scheduled_at?: string;
   /** Present once sent. */
@@ -80,6 +83,7 @@ export interface Message {
   error?: SmsError;
   /** The metadata given at send time; `{}` when none. */
   metadata: Metadata;
+  attempts: Attempts;
 }
 
 export interface SendResponse {
@@ -87,7 +91,7 @@ export interface SendResponse {
   message_id: MessageId;
   status: "queued";
   to: PhoneNumber;
-  /** The device that will send it. */
+  /** The device the message is queued on. */
   device_id: DeviceId;
   parts: Parts;
   encoding: Encoding;
@@ -96,6 +100,7 @@ export interface SendResponse {
   scheduled_at?: string;
   /** Estimate from the device queue and its pacing. */
   estimated_delivery: string;
+  expires_at: ExpiresAt;
 }
 
 export interface BatchMessage {
@@ -105,6 +110,7 @@ export interface BatchMessage {
   device_id: DeviceId;
   parts: Parts;
   encoding: Encoding;
+  expires_at: ExpiresAt;
 }
 
 /** Answer of send-bulk and send-bulk-personalized; `messages` follows the order of the request. */
@@ -136,6 +142,8 @@ export interface HistoryItem {
   failed_at: string | null;
   /** When a scheduled message is sent; null for an immediate send. */
   scheduled_at?: string | null;
+  expires_at: ExpiresAt;
+  attempts: Attempts;
 }
 
 export interface Pagination {
@@ -232,6 +240,8 @@ export interface SendRequest {
   metadata?: OptionalMetadata;
   /** ISO 8601 time (UTC or with an offset) to send at: in the future and at most 30 days ahead, else INVALID_SCHEDULED_AT. A scheduled message is queued and may target an offline device. null is the same as absent. */
   scheduled_at?: string | null;
+  ttl?: Ttl;
+  failover?: Failover;
 }
 
 /** All or nothing: one bad recipient rejects the whole request, its index in `details`. */
@@ -243,6 +253,9 @@ export interface SendBulkRequest {
   webhook_url?: WebhookUrl;
   /** Given to every message of the batch. */
   metadata?: OptionalMetadata;
+  /** The ttl of every message of the batch. */
+  ttl?: Ttl;
+  failover?: Failover;
 }
 
 /** All or nothing: one bad message rejects the whole request, its index in `details`. */
@@ -251,6 +264,9 @@ export interface SendBulkPersonalizedRequest {
   messages: PersonalizedMessage[];
   priority?: OptionalPriority;
   webhook_url?: WebhookUrl;
+  /** The ttl of the messages that give none. */
+  ttl?: Ttl;
+  failover?: Failover;
 }
 
 export interface SendOtpRequest {
@@ -262,12 +278,36 @@ export interface SendOtpRequest {
   /** Text of the SMS with the placeholder `{{code}}` replaced by the code (INVALID_TEMPLATE without it). Default: "Votre code de vérification est : {{code}}". The text with the code must stay within 1600 characters (MESSAGE_TOO_LONG). */
   template?: string;
   metadata?: OptionalMetadata;
+  failover?: Failover;
 }
 
 export interface VerifyOtpRequest {
   otp_id: OtpId;
   code: string;
 }
+
+/** Seconds the message may wait for a phone, from 60 (a minute) to 604800 (a week), counted from its queueing or, for a scheduled message, from scheduled_at. A message no phone has taken by then ends failed with EXPIRED. Absent or null: the client's default ttl (set in the dashboard; none unless set). Anything else is VALIDATION_ERROR naming the field. */
+export type Ttl = number | null;
+
+/** Only with X-Device-ID: true lets the message move to another of the client's phones if the named one goes offline (past the account's failover delay), is removed, or refuses it before sending. false or absent: the message stays on the named phone (pinned). Without X-Device-ID messages are never pinned and this field changes nothing. Not a boolean: VALIDATION_ERROR naming the field. */
+export type Failover = boolean | null;
+
+/** When the message stops waiting for a phone: scheduled_at (or queued_at) plus its ttl. null when it has no ttl. */
+export type ExpiresAt = string | null;
+
+/** One phone's try at the message. */
+export interface Attempt {
+  device_id: DeviceId;
+  /** An earlier try: failed (the phone could not send it, nothing left the phone, so another phone took over) or moved (taken off a phone that had not begun it: offline past the failover delay, or removed). The last entry: the message's current status on its current device. */
+  status: "queued" | "sent" | "delivered" | "failed" | "cancelled" | "moved";
+  /** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay. */
+  error: AttemptError | null;
+  /** When that try ended (earlier tries) or last changed (the last entry). */
+  at: string;
+}
+
+/** The phones that tried the message, oldest first; the last entry is the current one (the message's device and status). One entry for a message that never moved. */
+export type Attempts = Attempt[];
 
 /** Stable machine-readable code. INVALID_DEVICE_TOKEN and INVALID_PAIRING are answered only by the phone-pairing endpoints of the device hub, never by this API. */
 export type ErrorCode = "MISSING_AUTH_HEADERS" | "INVALID_JSON" | "VALIDATION_ERROR" | "INVALID_PHONE_NUMBER" | "MESSAGE_TOO_LONG" | "MESSAGE_REQUIRED" | "TOO_MANY_RECIPIENTS" | "INVALID_PRIORITY" | "INVALID_SCHEDULED_AT" | "METADATA_TOO_LARGE" | "INVALID_WEBHOOK_URL" | "INVALID_OTP_LENGTH" | "INVALID_OTP_EXPIRY" | "INVALID_TEMPLATE" | "INVALID_PAGINATION" | "INVALID_STATUS" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_DATE" | "INVALID_CHARACTER" | "INVALID_API_KEY" | "INVALID_CLIENT_ID" | "INVALID_DEVICE_TOKEN" | "INVALID_PAIRING" | "HTTPS_REQUIRED" | "INVALID_DEVICE_ID" | "MESSAGE_NOT_FOUND" | "OTP_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MESSAGE_NOT_CANCELLABLE" | "OTP_ALREADY_VERIFIED" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "OTP_EXPIRED" | "OTP_MAX_ATTEMPTS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "OTP_RATE_LIMITED" | "INTERNAL_ERROR" | "DEVICE_OFFLINE" | "SERVICE_UNAVAILABLE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE";
@@ -279,7 +319,7 @@ export interface ErrorBody {
   details?: ErrorDetail[];
 }
 
-export type SmsErrorCode = "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR";
+export type SmsErrorCode = "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED";
 
 /** The whole UTC days covered: from the first instant of the first day to the last instant of the last. */
 export interface StatsPeriod {
@@ -312,6 +352,14 @@ export interface PersonalizedMessage {
   to: PhoneNumberInput;
   message: RequiredMessageText;
   metadata?: OptionalMetadata;
+  /** This message's ttl; absent or null: the request's ttl, else the client's default. */
+  ttl?: Ttl;
+}
+
+/** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay. */
+export interface AttemptError {
+  code: "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "DEVICE_OFFLINE";
+  message: string;
 }
 
 /** The query parameters of GET /v1/sms/history. */
