@@ -157,18 +157,16 @@ describe('a fleet of phones that never strands a message', () => {
   it('when a phone is removed, then its unpinned messages move, its pinned ones fail DEVICE_REMOVED with their webhooks, and no gateway replica accepts a send for it', async () => {
     const { client, hooks } = await fleetClient();
     const a = await phone(client, 'removed', ['--per-minute', '1']);
-    const b = await phone(client, 'kept', ['--per-minute', '1']);
+    const b = await phone(client, 'kept');
     const secondGateway = await system.stack.addGateway();
     const viaSecond = (body: Record<string, unknown>) =>
       request(`${secondGateway}/v1/sms/send`, system.stack.certs.caPem, {
         headers: { 'X-API-Key': client.live_api_key, 'X-Client-ID': client.client_id, 'X-Device-ID': a.device.device_id },
         body,
       });
-    // Both phones use their minute's room, so what follows waits on them.
+    // The phone to remove uses its minute's room, so what follows waits on it.
     const warmA = String((await send(client, { to: '+33612345678', message: 'room a' }, a.device)).message_id);
-    const warmB = String((await send(client, { to: '+33612345678', message: 'room b' }, b.device)).message_id);
     await statusWhen(client, warmA, (s) => s.status === 'delivered', 20_000);
-    await statusWhen(client, warmB, (s) => s.status === 'delivered', 20_000);
     // The second replica knows the phone (its ownership cache holds it) before the removal.
     const later = new Date(Date.now() + 3_600_000).toISOString();
     const cached = await viaSecond({ to: '+33612345678', message: 'scheduled on a', scheduled_at: later });
@@ -191,7 +189,7 @@ describe('a fleet of phones that never strands a message', () => {
     for (const id of [pinned, String(cached.body.message_id)]) {
       await eventually(async () => (hooksOf(hooks, id, 'sms.failed').length === 1 ? true : undefined), 15_000, `sms.failed of ${id}`);
     }
-    const moved = await statusWhen(client, unpinned, (s) => s.status === 'delivered', 90_000);
+    const moved = await statusWhen(client, unpinned, (s) => s.status === 'delivered', 20_000);
     expect(moved).toMatchObject({
       device_id: b.device.device_id,
       attempts: [{ device_id: a.device.device_id, status: 'moved', error: { code: 'DEVICE_REMOVED' } }, { status: 'delivered' }],

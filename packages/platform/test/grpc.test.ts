@@ -272,8 +272,10 @@ describe('gRPC server and client', () => {
       email: 'owner@example.com',
       name: 'Owner',
       createdAt: '2025-01-01T00:00:00.000Z',
-      // A field the handler leaves out comes as its proto default.
+      // Fields the handler leaves out come as their proto defaults.
       emailVerified: false,
+      defaultTtlSeconds: 0,
+      failoverDelaySeconds: 0,
     });
   });
 
