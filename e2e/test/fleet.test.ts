@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { AgentProcess } from './support/agent';
 import { eventually, request } from './support/http';
 import { Receiver, type ReceivedWebhook } from './support/receiver';
@@ -71,17 +72,25 @@ describe('a fleet of phones that never strands a message', () => {
 
   const sentBy = (agents: AgentProcess[], id: string) => agents.reduce((n, a) => n + a.sentCount(id), 0);
 
-  it('when a message with a ttl waits on an offline phone, then it ends failed EXPIRED on time with its webhook, and the phone does not send it when it returns', async () => {
+  it('when a message with a ttl waits on an offline phone, or in the outbox of a phone that went silent, then it ends failed EXPIRED on time with its webhook, and no phone sends it when it returns', async () => {
     const { client, hooks } = await fleetClient();
     const { device, agent } = await phone(client, 'away');
     await agent.kill();
     await system.waitOnline(client, device, false);
+    // A phone that acknowledges the SMS (it is in its outbox), then goes silent before sending it.
+    const silentDir = path.join(system.stack.logDir, 'silent-phone');
+    const silentDevice = await system.createDevice(client.client_id, 'silent');
+    const silent = await system.startAgent(client, silentDevice, { dataDir: silentDir, extraArgs: ['--sim-send-delay-ms', '600000'] });
 
     // A scheduled send may name an offline phone; its ttl runs from its scheduled time.
     const scheduledAt = new Date(Date.now() + 2000).toISOString();
     const sent = await send(client, { to: '+33612345678', message: 'too late', scheduled_at: scheduledAt, ttl: 60 }, device);
     const id = String(sent.message_id);
     expect(Date.parse(String(sent.expires_at))).toBe(Date.parse(scheduledAt) + 60_000);
+    const inOutbox = await send(client, { to: '+33612345678', message: 'acknowledged, then silence', ttl: 60 }, silentDevice);
+    const outboxId = String(inOutbox.message_id);
+    await eventually(async () => (silent.logs().includes(outboxId) ? true : undefined), 15_000, 'the phone to acknowledge the SMS');
+    await silent.kill('SIGKILL');
 
     const failed = await statusWhen(client, id, (s) => s.status === 'failed', 90_000);
     expect(failed).toMatchObject({ device_id: device.device_id, error: { code: 'EXPIRED' } });
@@ -90,9 +99,15 @@ describe('a fleet of phones that never strands a message', () => {
     await eventually(async () => (hooksOf(hooks, id, 'sms.failed').length === 1 ? true : undefined), 15_000, 'sms.failed');
     expect(hooksOf(hooks, id, 'sms.failed')[0]!.body.data).toMatchObject({ error: { code: 'EXPIRED' } });
 
+    // Both phones come back after the expiry: the first has nothing to send, the second drops its entry and reports it.
     const back = await system.startAgent(client, device);
-    await new Promise((r) => setTimeout(r, 3000));
-    expect(back.sentCount(id) + agent.sentCount(id)).toBe(0);
+    const silentBack = await system.startAgent(client, silentDevice, { dataDir: silentDir });
+    const dropped = await statusWhen(client, outboxId, (s) => s.status === 'failed', 20_000);
+    expect(dropped).toMatchObject({ device_id: silentDevice.device_id, error: { code: 'EXPIRED' } });
+    await eventually(async () => (hooksOf(hooks, outboxId, 'sms.failed').length === 1 ? true : undefined), 15_000, 'sms.failed');
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(sentBy([agent, back, silent, silentBack], id)).toBe(0);
+    expect(sentBy([agent, back, silent, silentBack], outboxId)).toBe(0);
   }, 150_000);
 
   it('when the phone of an automatic choice goes offline, then its queued message goes out once on another phone, a pinned one waits, and one with failover true moves', async () => {
