@@ -31,3 +31,4 @@ export * from './bus-permissions';
 export * from './grpc-tls';
 export * from './service-identity';
 export * from './payload';
+export * from './device-limits';

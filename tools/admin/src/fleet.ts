@@ -1,3 +1,4 @@
+import { NO_DEVICE_LIMITS } from '@smsgw/platform';
 import type { account, devicehub } from '@smsgw/proto';
 
 /** A change of a device's limits: the fields given; the others keep their current value. */
@@ -24,16 +25,7 @@ export function hoursOption(value: string | undefined): { sendingHoursStart: str
 
 /** The device's limits with `change` applied: what SetDeviceLimits gets (it sets them all). */
 export function mergeLimits(current: devicehub.DeviceLimits__Output | null, change: LimitsChange): devicehub.DeviceLimits__Output {
-  const base: devicehub.DeviceLimits__Output = current ?? {
-    perMinute: 0,
-    perHour: 0,
-    perDay: 0,
-    minIntervalMs: 0,
-    maxIntervalMs: 0,
-    sendingHoursStart: '',
-    sendingHoursEnd: '',
-    timeZone: '',
-  };
+  const base: devicehub.DeviceLimits__Output = current ?? NO_DEVICE_LIMITS;
   const defined = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
   return { ...base, ...defined };
 }

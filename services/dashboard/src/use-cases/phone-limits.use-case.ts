@@ -1,4 +1,4 @@
-import { AppError } from '@smsgw/platform';
+import { AppError, NO_DEVICE_LIMITS } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
 import type { Upstreams } from './upstreams';
 
@@ -34,16 +34,7 @@ const COUNT_ERROR: Record<(typeof COUNT_FIELDS)[number], string> = {
 
 /** The form of a phone's current limits. */
 export function limitsForm(limits: devicehub.DeviceLimits__Output | null): LimitsForm {
-  const l = limits ?? {
-    perMinute: 0,
-    perHour: 0,
-    perDay: 0,
-    minIntervalMs: 0,
-    maxIntervalMs: 0,
-    sendingHoursStart: '',
-    sendingHoursEnd: '',
-    timeZone: '',
-  };
+  const l = limits ?? NO_DEVICE_LIMITS;
   const n = (v: number) => (v ? String(v) : '');
   return {
     per_minute: n(l.perMinute),

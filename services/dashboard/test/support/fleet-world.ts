@@ -1,4 +1,4 @@
-import { AppError, type GrpcService } from '@smsgw/platform';
+import { AppError, NO_DEVICE_LIMITS, type GrpcService } from '@smsgw/platform';
 import type { account, devicehub, message } from '@smsgw/proto';
 import { Browser, startDashboard, type DashboardUnderTest } from './harness';
 import { stubService, type Calls } from './stubs';
@@ -11,16 +11,7 @@ export const OWNERS = {
   b: { userId: 'user_b', clientId: 'client_b', email: 'b@example.com', deviceId: 'device_b1' },
 };
 
-const NO_LIMITS: devicehub.DeviceLimits__Output = {
-  perMinute: 0,
-  perHour: 0,
-  perDay: 0,
-  minIntervalMs: 0,
-  maxIntervalMs: 0,
-  sendingHoursStart: '',
-  sendingHoursEnd: '',
-  timeZone: '',
-};
+const NO_LIMITS: devicehub.DeviceLimits__Output = NO_DEVICE_LIMITS;
 
 /** The account service's fleet refusal the stand-in plays for this delay (its own bounds check). */
 export const REFUSED_DELAY = 4321;

@@ -1,6 +1,6 @@
 // A phone's sending limits and hours, and whether they leave it room to send now: pure functions
 // of `now` (ms since the epoch), so that tests drive them with a fake clock.
-import { AppError, type ErrorDetail } from '@smsgw/platform';
+import { AppError, NO_DEVICE_LIMITS, type ErrorDetail } from '@smsgw/platform';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
@@ -25,16 +25,7 @@ export interface DeviceLimits {
   timeZone: string;
 }
 
-export const NO_LIMITS: DeviceLimits = Object.freeze({
-  perMinute: 0,
-  perHour: 0,
-  perDay: 0,
-  minIntervalMs: 0,
-  maxIntervalMs: 0,
-  sendingHoursStart: '',
-  sendingHoursEnd: '',
-  timeZone: '',
-});
+export const NO_LIMITS: DeviceLimits = NO_DEVICE_LIMITS;
 
 /** SMS the phone acknowledged in each sliding window. */
 export interface Usage {
