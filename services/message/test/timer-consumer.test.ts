@@ -101,6 +101,17 @@ describe('timers fired by the scheduler, consumed by the message service', () =>
     expect(wakes).toEqual(['live', 'test']);
   });
 
+  it('when the timer of a scheduled message fires, then every phone of its client is woken too (the message may have moved before it was due)', async () => {
+    const device = `device_${randomHex()}`;
+    const client = `client_${randomHex()}`;
+    const wakes: string[] = [];
+    const sub = nats.nc.subscribe(nats.names.wakeClient(client), { callback: () => void wakes.push('client') });
+    const at = new Date().toISOString();
+    await fire('message.due', { message_id: 'msg_3', device_id: device, mode: 'live', client_id: client }, `${dueTimerKey('msg_3')}:${at}`);
+    await eventually(async () => wakes.includes('client'), 5000, "the client's wake-up");
+    sub.unsubscribe();
+  });
+
   it('when a message is scheduled and the scheduler cannot be reached, then the send still succeeds and the message stays unclaimable until its time', async () => {
     const device = `device_${randomHex()}`;
     const scheduledAt = new Date(Date.now() + 1500);

@@ -7,6 +7,8 @@ export interface DueTimerPayload {
   message_id: string;
   device_id: string;
   mode: 'live' | 'test';
+  /** Its client (timers made before the fleet have none): a message moved meanwhile may go to any of its phones. */
+  client_id?: string;
 }
 
 export const dueTimerKey = (messageId: string) => `msg-due:${messageId}`;
@@ -32,7 +34,7 @@ export class ScheduledSends {
     const scheduled = rows.filter((r) => r.scheduled_at && r.scheduled_at.getTime() > now);
     await Promise.all(
       scheduled.map(async (row) => {
-        const payload: DueTimerPayload = { message_id: row.message_id, device_id: row.device_id, mode: row.mode };
+        const payload: DueTimerPayload = { message_id: row.message_id, device_id: row.device_id, mode: row.mode, client_id: row.client_id };
         try {
           await this.client.createTimer({
             key: dueTimerKey(row.message_id),

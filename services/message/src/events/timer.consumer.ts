@@ -56,8 +56,11 @@ export class TimerConsumer {
       msg.term();
       return;
     }
-    if (due.mode === 'live') this.nats.nc.publish(this.nats.names.wake(due.device_id));
-    else this.nats.nc.publish(this.nats.names.testWake);
+    if (due.mode === 'live') {
+      this.nats.nc.publish(this.nats.names.wake(due.device_id));
+      // The message may have left that phone before it was due (failover, removal): its client's phones may take it.
+      if (typeof due.client_id === 'string') this.nats.nc.publish(this.nats.names.wakeClient(due.client_id));
+    } else this.nats.nc.publish(this.nats.names.testWake);
     this.log.debug({ message_id: due.message_id, device_id: due.device_id }, 'scheduled message due; hub woken');
     msg.ack();
   }
