@@ -18,6 +18,7 @@ export type RedisService = (typeof REDIS_SERVICES)[number];
 export const DURABLE_CONSUMERS: Record<NatsService, { stream: 'reports' | 'events' | 'timers'; durable: string }[]> = {
   message: [
     { stream: 'reports', durable: 'message-reports' },
+    { stream: 'reports', durable: 'message-received' },
     { stream: 'timers', durable: 'message-timers' },
   ],
   'device-hub': [],
@@ -53,7 +54,7 @@ export function natsPermissions(service: NatsService, prefix: string): NatsPermi
       subscribe: [],
     },
     'device-hub': {
-      publish: [n.agentReport('*'), n.event('device.*'), n.hubControls, n.wakeClient('*')],
+      publish: [n.agentReport('*'), n.agentReceived('*'), n.event('device.*'), n.hubControls, n.wakeClient('*')],
       subscribe: [n.wake('*'), n.wakeClient('*'), n.testWake, n.hubControls],
     },
     scheduler: {

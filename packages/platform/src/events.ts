@@ -36,7 +36,28 @@ export interface AgentReport {
   retry_elsewhere?: boolean;
 }
 
-export type PublicEventKind = 'sms.sent' | 'sms.delivered' | 'sms.failed' | 'device.connected' | 'device.disconnected';
+export type PublicEventKind = 'sms.sent' | 'sms.delivered' | 'sms.failed' | 'sms.received' | 'device.connected' | 'device.disconnected';
+
+/**
+ * An SMS a phone received, as the device-hub publishes it on `agent.received.<device>` (JetStream,
+ * `Nats-Msg-Id` = `<device_id>:<received_id>`, so a phone's resend within the stream's duplicate
+ * window is dropped; the message service's unique key catches any later one).
+ */
+export interface AgentReceived {
+  /** The phone's own id of the received SMS (protocol 3): the same on every resend. */
+  received_id: string;
+  device_id: string;
+  client_id: string;
+  mode: 'live' | 'test';
+  /** The sender, as the network gave it (E.164 when it is a number; may be an alphanumeric name). */
+  from: string;
+  /** The whole text (multipart reassembled by the phone). */
+  text: string;
+  /** The SIM slot it arrived on, 1 to n; absent when the phone does not say. */
+  sim?: number;
+  /** When it arrived on the phone (RFC 3339). */
+  received_at: string;
+}
 
 /**
  * A public event as published on `events.<kind>`: the webhook envelope

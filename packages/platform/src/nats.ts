@@ -31,6 +31,9 @@ export function natsNames(prefix: string) {
     hubControls: `${p}hub.control.*`,
     agentReport: (deviceId: string) => `${p}agent.report.${deviceId}`,
     agentReports: `${p}agent.report.>`,
+    /** Received SMS relayed by the hub (same stream as the reports). */
+    agentReceived: (deviceId: string) => `${p}agent.received.${deviceId}`,
+    agentReceiveds: `${p}agent.received.>`,
     event: (kind: string) => `${p}events.${kind}`,
     events: `${p}events.>`,
     reportsStream: `${s}AGENT_REPORTS`,
@@ -129,7 +132,7 @@ export const TIMERS_DUPLICATE_WINDOW_MS = 15 * 60 * 1000;
 export const streamConfigs = (names: NatsNames, replicas = 1) => ({
   reports: {
     name: names.reportsStream,
-    subjects: [names.agentReports],
+    subjects: [names.agentReports, names.agentReceiveds],
     max_age: 7 * DAY_NS,
     duplicate_window: 10 * 60 * 1e9,
     num_replicas: replicas,
