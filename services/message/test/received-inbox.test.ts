@@ -105,7 +105,7 @@ describe('the inbox (ListReceived, GetReceived), its statistics and retention, t
       createdAt: expect.any(String),
     };
     expect(page).toEqual({ messages: [record], page: 1, perPage: 50, totalPages: 1, totalItems: 1 });
-    const id = page!.messages[0]!.id;
+    const id = page.messages[0]!.id;
     expect(await svc.client.getReceived({ clientId: body.client_id, mode: 'MODE_LIVE', id })).toEqual({ ...record, id });
   });
 
