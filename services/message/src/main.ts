@@ -23,7 +23,10 @@ import { HistoryRepository } from './data/history.repository';
 import { IdempotencyKeyRepository } from './data/idempotency-key.repository';
 import { MessageRepository } from './data/message.repository';
 import { QueueRepository } from './data/queue.repository';
+import { ReceivedRepository } from './data/received.repository';
 import { ReportTimeoutRepository } from './data/report-timeout.repository';
+import { ReceivedEventPublisher } from './events/received-event.publisher';
+import { RECEIVED_DURABLE, ReceivedConsumer } from './events/received.consumer';
 import { ReportConsumer } from './events/report.consumer';
 import { ScheduledSends } from './events/scheduled-sends';
 import { SmsEventPublisher } from './events/sms-event.publisher';
@@ -53,6 +56,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const scheduledSends = new ScheduledSends(scheduler, nats, log);
   const publisher = new SmsEventPublisher(nats);
   const fleet = new FleetRepository(pool);
+  const received = new ReceivedRepository(pool);
   const messageService = {
     messages: repo,
     queue: new QueueRepository(pool),
@@ -60,6 +64,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     events: publisher,
     keys: new IdempotencyKeyRepository(pool),
     history,
+    received,
     wakeUps: new WakeUpPublisher(nats),
     scheduledSends,
     config,
@@ -80,6 +85,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   await ensureStream(nats.jsm, streams.events);
   await ensureStream(nats.jsm, streams.timers);
   const consumer = new ReportConsumer(nats, repo, fleet, publisher, log);
+  const receivedConsumer = new ReceivedConsumer(nats, received, new ReceivedEventPublisher(nats), log);
   // What an SRE watches: the queue waiting for phones, and the consumers' lag.
   // Both gauges of one scrape share one query (its result is reused for a second).
   const queueRead = reusedFor(1000, () => repo.queueStats());
@@ -96,9 +102,11 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   });
   observeConsumerLag(nats, [
     { stream: nats.names.reportsStream, durable: 'message-reports' },
+    { stream: nats.names.reportsStream, durable: RECEIVED_DURABLE },
     { stream: nats.names.timersStream, durable: 'message-timers' },
   ]);
   await consumer.start();
+  await receivedConsumer.start();
   const retention = new RetentionJob(history, config.retention);
   const reportTimeout = new ReportTimeoutJob(new ReportTimeoutRepository(pool), publisher, config.reportTimeout, log);
   // Timers of scheduled messages, and the periodic jobs the scheduler declares for this service.
@@ -127,6 +135,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
       await reportTimeout.stop();
       await expiry.stop();
       await consumer.stop();
+      await receivedConsumer.stop();
       scheduler.close();
       await nats.nc.drain();
       await pool.end();

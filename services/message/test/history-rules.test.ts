@@ -139,11 +139,11 @@ describe('history and statistics rules', () => {
       expect(deliveryRate(7, 7)).toBe(100);
     });
 
-    it('then cancelled messages are left out of sent, and pending is queued plus sent', () => {
+    it('then cancelled messages are left out of sent, pending is queued plus sent, and received SMS are summed apart', () => {
       expect(
         summarize([
-          { day: '2025-06-01', queued: 1, sent: 2, delivered: 3, failed: 4, cancelled: 5 },
-          { day: '2025-06-02', queued: 0, sent: 0, delivered: 0, failed: 0, cancelled: 1 },
+          { day: '2025-06-01', queued: 1, sent: 2, delivered: 3, failed: 4, cancelled: 5, received: 2 },
+          { day: '2025-06-02', queued: 0, sent: 0, delivered: 0, failed: 0, cancelled: 1, received: 3 },
         ]),
       ).toEqual({
         totalSent: 10,
@@ -151,9 +151,10 @@ describe('history and statistics rules', () => {
         failed: 4,
         pending: 3,
         deliveryRate: 30,
+        received: 5,
         byDay: [
-          { date: '2025-06-01', sent: 10, delivered: 3, failed: 4 },
-          { date: '2025-06-02', sent: 0, delivered: 0, failed: 0 },
+          { date: '2025-06-01', sent: 10, delivered: 3, failed: 4, received: 2 },
+          { date: '2025-06-02', sent: 0, delivered: 0, failed: 0, received: 3 },
         ],
       });
     });

@@ -75,9 +75,10 @@ describe('GetStats and RunRetention, through gRPC', () => {
         failed: 3,
         pending: 2,
         deliveryRate: 54.55,
+        received: 0,
         byDay: [
-          { date: date(2), sent: 7, delivered: 4, failed: 1 },
-          { date: date(1), sent: 4, delivered: 2, failed: 2 },
+          { date: date(2), sent: 7, delivered: 4, failed: 1, received: 0 },
+          { date: date(1), sent: 4, delivered: 2, failed: 2, received: 0 },
         ],
       });
     });
@@ -97,10 +98,10 @@ describe('GetStats and RunRetention, through gRPC', () => {
       expect(res.to).toBe(`${date(0)}T23:59:59.999Z`);
       expect(res).toMatchObject({ totalSent: 12, delivered: 7, failed: 3, pending: 2, deliveryRate: 58.33 });
       expect(res.byDay).toEqual([
-        { date: date(30), sent: 1, delivered: 1, failed: 0 },
-        { date: date(5), sent: 0, delivered: 0, failed: 0 },
-        { date: date(2), sent: 7, delivered: 4, failed: 1 },
-        { date: date(1), sent: 4, delivered: 2, failed: 2 },
+        { date: date(30), sent: 1, delivered: 1, failed: 0, received: 0 },
+        { date: date(5), sent: 0, delivered: 0, failed: 0, received: 0 },
+        { date: date(2), sent: 7, delivered: 4, failed: 1, received: 0 },
+        { date: date(1), sent: 4, delivered: 2, failed: 2, received: 0 },
       ]);
     });
 
@@ -115,7 +116,8 @@ describe('GetStats and RunRetention, through gRPC', () => {
         failed: 0,
         pending: 1,
         deliveryRate: 0,
-        byDay: [{ date: date(2), sent: 1, delivered: 0, failed: 0 }],
+        received: 0,
+        byDay: [{ date: date(2), sent: 1, delivered: 0, failed: 0, received: 0 }],
       });
     });
 
@@ -130,6 +132,7 @@ describe('GetStats and RunRetention, through gRPC', () => {
         failed: 0,
         pending: 0,
         deliveryRate: 0,
+        received: 0,
         byDay: [],
       });
     });
@@ -142,8 +145,8 @@ describe('GetStats and RunRetention, through gRPC', () => {
 
       expect(all).toMatchObject({ totalSent: 9, delivered: 6, failed: 1, pending: 2, deliveryRate: 66.67 });
       expect(all.byDay).toEqual([
-        { date: date(2), sent: 7, delivered: 4, failed: 1 },
-        { date: date(1), sent: 2, delivered: 2, failed: 0 },
+        { date: date(2), sent: 7, delivered: 4, failed: 1, received: 0 },
+        { date: date(1), sent: 2, delivered: 2, failed: 0, received: 0 },
       ]);
       expect(d1Stats).toMatchObject({ totalSent: 8, delivered: 5, failed: 1, pending: 2 });
     });
@@ -170,6 +173,7 @@ describe('GetStats and RunRetention, through gRPC', () => {
         failed: 0,
         pending: 0,
         deliveryRate: 0,
+        received: 0,
         byDay: [],
       });
     });
@@ -275,7 +279,7 @@ describe('GetStats and RunRetention, through gRPC', () => {
       const res = await stats({ clientId: client, fromDate: day(100, 13).toISOString(), toDate: day(2, 18).toISOString() });
 
       expect(res).toMatchObject({ from: `${date(100)}T00:00:00.000Z`, to: day(2, 18).toISOString() });
-      expect(res.byDay[0]).toEqual({ date: date(100), sent: 7, delivered: 4, failed: 1 });
+      expect(res.byDay[0]).toEqual({ date: date(100), sent: 7, delivered: 4, failed: 1, received: 0 });
     });
 
     it('then messages deleted later onto a day already rolled up are added to it', async () => {

@@ -3,6 +3,13 @@ import { SEARCH_MAX_RESULTS, type HistoryFilter, type Page } from '../domain/his
 import { splitByDay, type CreatedRange, type StatsPeriod } from '../domain/period';
 import type { DayCounts } from '../domain/stats';
 import type { MessageRow, Mode } from './message.repository';
+import { foldReceived } from './received.repository';
+
+/** What a retention run removed: messages, and received SMS. */
+export interface RetentionRun {
+  deleted: number;
+  received: number;
+}
 
 /** Positional parameters of a statement built piece by piece. */
 class Params {
@@ -93,11 +100,13 @@ export class HistoryRepository {
   }
 
   /**
-   * Counts by status for each UTC day of the period that has messages: for
-   * its whole days, the rollups of deleted messages plus the counters of the
-   * messages kept; for the parts of a day at its ends, the messages created
-   * inside them. One statement, so a retention run committing meanwhile is
-   * seen entirely or not at all.
+   * Counts by status, and of received SMS, for each UTC day of the period
+   * that has any: for its whole days, the rollups of deleted records plus
+   * the counters of the messages kept; for the parts of a day at its ends,
+   * the messages created inside them. Received SMS kept are counted over the
+   * whole period by received_at (no counters: far fewer rows than messages).
+   * One statement, so a retention run committing meanwhile is seen entirely
+   * or not at all.
    */
   async dayCounts(clientId: string, mode: Mode, period: StatsPeriod, deviceId?: string): Promise<DayCounts[]> {
     const params = new Params();
@@ -106,7 +115,10 @@ export class HistoryRepository {
     const device = params.add(deviceId ?? null);
     const first = params.add(period.days?.first ?? null);
     const last = params.add(period.days?.last ?? null);
+    const from = params.add(period.from);
+    const until = params.add(period.until);
     const partial = period.partials.map((p) => `(created_at >= ${params.add(p.from)} AND created_at < ${params.add(p.until)})`);
+    const ofClient = `client_id = ${client} AND mode = ${modeParam} AND (${device}::text IS NULL OR device_id = ${device}::text)`;
     const { rows } = await this.pool.query<DayCounts>(
       `WITH kept AS (
          SELECT day,
@@ -114,17 +126,16 @@ export class HistoryRepository {
                 sum(n) FILTER (WHERE status = 'sent') AS sent,
                 sum(n) FILTER (WHERE status = 'delivered') AS delivered,
                 sum(n) FILTER (WHERE status = 'failed') AS failed,
-                sum(n) FILTER (WHERE status = 'cancelled') AS cancelled
+                sum(n) FILTER (WHERE status = 'cancelled') AS cancelled,
+                0 AS received
          FROM message_counts
-         WHERE client_id = ${client} AND mode = ${modeParam} AND day BETWEEN ${first}::date AND ${last}::date
-           AND (${device}::text IS NULL OR device_id = ${device}::text)
+         WHERE ${ofClient} AND day BETWEEN ${first}::date AND ${last}::date
          GROUP BY day
        ), folded AS (
          SELECT day, sum(queued) AS queued, sum(sent) AS sent, sum(delivered) AS delivered, sum(failed) AS failed,
-                sum(cancelled) AS cancelled
+                sum(cancelled) AS cancelled, sum(received) AS received
          FROM daily_rollups
-         WHERE client_id = ${client} AND mode = ${modeParam} AND day BETWEEN ${first}::date AND ${last}::date
-           AND (${device}::text IS NULL OR device_id = ${device}::text)
+         WHERE ${ofClient} AND day BETWEEN ${first}::date AND ${last}::date
          GROUP BY day
        ), part AS (
          SELECT (created_at AT TIME ZONE 'UTC')::date AS day,
@@ -132,19 +143,25 @@ export class HistoryRepository {
                 count(*) FILTER (WHERE status = 'sent') AS sent,
                 count(*) FILTER (WHERE status = 'delivered') AS delivered,
                 count(*) FILTER (WHERE status = 'failed') AS failed,
-                count(*) FILTER (WHERE status = 'cancelled') AS cancelled
+                count(*) FILTER (WHERE status = 'cancelled') AS cancelled,
+                0 AS received
          FROM messages
-         WHERE client_id = ${client} AND mode = ${modeParam} AND (${device}::text IS NULL OR device_id = ${device}::text)
-           AND (${partial.length > 0 ? partial.join(' OR ') : 'false'})
+         WHERE ${ofClient} AND (${partial.length > 0 ? partial.join(' OR ') : 'false'})
+         GROUP BY 1
+       ), inbox AS (
+         SELECT (received_at AT TIME ZONE 'UTC')::date AS day, 0 AS queued, 0 AS sent, 0 AS delivered, 0 AS failed,
+                0 AS cancelled, count(*) AS received
+         FROM received_messages
+         WHERE ${ofClient} AND received_at >= ${from} AND received_at < ${until}
          GROUP BY 1
        )
        SELECT to_char(day, 'YYYY-MM-DD') AS day, coalesce(sum(queued), 0)::int AS queued, coalesce(sum(sent), 0)::int AS sent,
               coalesce(sum(delivered), 0)::int AS delivered, coalesce(sum(failed), 0)::int AS failed,
-              coalesce(sum(cancelled), 0)::int AS cancelled
-       FROM (SELECT * FROM kept UNION ALL SELECT * FROM folded UNION ALL SELECT * FROM part) AS days
+              coalesce(sum(cancelled), 0)::int AS cancelled, coalesce(sum(received), 0)::int AS received
+       FROM (SELECT * FROM kept UNION ALL SELECT * FROM folded UNION ALL SELECT * FROM part UNION ALL SELECT * FROM inbox) AS days
        GROUP BY day
        HAVING coalesce(sum(queued), 0) + coalesce(sum(sent), 0) + coalesce(sum(delivered), 0) + coalesce(sum(failed), 0)
-              + coalesce(sum(cancelled), 0) > 0
+              + coalesce(sum(cancelled), 0) + coalesce(sum(received), 0) > 0
        ORDER BY day`,
       params.values,
     );
@@ -152,12 +169,12 @@ export class HistoryRepository {
   }
 
   /**
-   * Moves the messages created more than `days` days ago into the daily
-   * rollups, in one transaction: the rollups gain exactly what the messages
-   * table loses. With `wait: false` it gives up (null) when another replica
-   * is already running it.
+   * Moves the messages and the received SMS stored more than `days` days ago
+   * into the daily rollups, in one transaction: the rollups gain exactly what
+   * the tables lose. With `wait: false` it gives up (null) when another
+   * replica is already running it.
    */
-  async runRetention(days: number, options: { wait: boolean }): Promise<number | null> {
+  async runRetention(days: number, options: { wait: boolean }): Promise<RetentionRun | null> {
     return inTransaction(this.pool, async (client) => {
       // One run per schema at a time; the lock ends with the transaction.
       const lockKey = `hashtext('smsgw:message:retention:' || current_schema())`;
@@ -198,7 +215,7 @@ export class HistoryRepository {
            AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.batch_id = b.batch_id)`,
         [days],
       );
-      return rows[0]!.deleted;
+      return { deleted: rows[0]!.deleted, received: await foldReceived(client, days) };
     });
   }
 }

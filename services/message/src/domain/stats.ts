@@ -6,6 +6,8 @@ export interface DayCounts {
   delivered: number;
   failed: number;
   cancelled: number;
+  /** SMS received that day (by UTC day of received_at). */
+  received: number;
 }
 
 export interface StatsSummary {
@@ -14,7 +16,9 @@ export interface StatsSummary {
   failed: number;
   pending: number;
   deliveryRate: number;
-  byDay: { date: string; sent: number; delivered: number; failed: number }[];
+  /** SMS the client's phones received over the period. */
+  received: number;
+  byDay: { date: string; sent: number; delivered: number; failed: number; received: number }[];
 }
 
 /** Every message that was not cancelled counts as sent (docs/contributors/design.md, statistics). */
@@ -27,13 +31,14 @@ export function deliveryRate(delivered: number, totalSent: number): number {
 
 /** The figures of a period from its days, which must be sorted by day. */
 export function summarize(days: DayCounts[]): StatsSummary {
-  const sum = { queued: 0, sent: 0, delivered: 0, failed: 0, cancelled: 0 };
+  const sum = { queued: 0, sent: 0, delivered: 0, failed: 0, cancelled: 0, received: 0 };
   for (const d of days) {
     sum.queued += d.queued;
     sum.sent += d.sent;
     sum.delivered += d.delivered;
     sum.failed += d.failed;
     sum.cancelled += d.cancelled;
+    sum.received += d.received;
   }
   const totalSent = totalSentOf(sum);
   return {
@@ -42,6 +47,7 @@ export function summarize(days: DayCounts[]): StatsSummary {
     failed: sum.failed,
     pending: sum.queued + sum.sent,
     deliveryRate: deliveryRate(sum.delivered, totalSent),
-    byDay: days.map((d) => ({ date: d.day, sent: totalSentOf(d), delivered: d.delivered, failed: d.failed })),
+    received: sum.received,
+    byDay: days.map((d) => ({ date: d.day, sent: totalSentOf(d), delivered: d.delivered, failed: d.failed, received: d.received })),
   };
 }

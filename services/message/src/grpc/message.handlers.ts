@@ -6,12 +6,13 @@ import { cancelMessage } from '../use-cases/cancel-message.use-case';
 import { acceptMessage, claimNext } from '../use-cases/claim-message.use-case';
 import type { MessageService } from '../use-cases/message-service';
 import { getMessage, getStats, listMessages, queueDepths } from '../use-cases/read-messages.use-case';
+import { getReceived, listReceived } from '../use-cases/read-received.use-case';
 import { releaseDevice, strandedDevices } from '../use-cases/release-device.use-case';
 import { runRetention } from '../use-cases/run-retention.use-case';
 import { sendBatch } from '../use-cases/send-batch.use-case';
 import { sendMessages } from '../use-cases/send-messages.use-case';
 import { sendOtpMessage } from '../use-cases/send-otp-message.use-case';
-import { iso, sendInput, toProto, toSendManyResult } from './message.mapper';
+import { iso, sendInput, toProto, toReceivedProto, toSendManyResult } from './message.mapper';
 
 /**
  * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
@@ -32,6 +33,9 @@ export const messageCallers: Callers<message.MessageServiceHandlers> = {
   QueueDepths: ['gateway', 'dashboard'],
   ListMessages: ['gateway', 'dashboard'],
   GetStats: ['gateway', 'dashboard'],
+  // The inbox: the public API and the dashboard read it; the consumer of `agent.received.*` writes it.
+  ListReceived: ['gateway', 'dashboard'],
+  GetReceived: ['gateway', 'dashboard'],
   RunRetention: ['scheduler'],
   SendOtpMessage: ['otp'],
 };
@@ -98,6 +102,15 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
     async ListMessages(req) {
       const { rows, ...page } = await listMessages(service, req.clientId, modeFromProto(req.mode), req);
       return { messages: rows.map(toProto), ...page };
+    },
+
+    async ListReceived(req) {
+      const { rows, ...page } = await listReceived(service, req.clientId, modeFromProto(req.mode), req);
+      return { messages: rows.map(toReceivedProto), ...page };
+    },
+
+    async GetReceived(req) {
+      return toReceivedProto(await getReceived(service, req.clientId, modeFromProto(req.mode), req.id));
     },
 
     async GetStats(req) {

@@ -1,6 +1,7 @@
 import { modeFromProto, modeToProto } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { MessageRow } from '../data/message.repository';
+import type { ReceivedRow } from '../data/received.repository';
 import { attemptsOf } from '../domain/fleet';
 import type { SendOutcome } from '../use-cases/send-messages.use-case';
 
@@ -33,6 +34,21 @@ export function toProto(row: MessageRow): message.Message {
     expiresAt: iso(row.expires_at),
     pinned: row.pinned,
     attempts: attemptsOf(row),
+  };
+}
+
+/** A received SMS; `sim` 0 when the phone did not say. */
+export function toReceivedProto(row: ReceivedRow): message.ReceivedMessage {
+  return {
+    id: row.id,
+    clientId: row.client_id,
+    mode: modeToProto(row.mode),
+    deviceId: row.device_id,
+    sim: row.sim ?? 0,
+    from: row.from_number,
+    text: row.body,
+    receivedAt: iso(row.received_at),
+    createdAt: iso(row.created_at),
   };
 }
 

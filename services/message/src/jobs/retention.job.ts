@@ -13,9 +13,9 @@ export class RetentionJob {
   ) {}
 
   async run(): Promise<Record<string, unknown>> {
-    const deleted = await this.history.runRetention(this.settings.days, { wait: false });
-    return deleted === null
+    const run = await this.history.runRetention(this.settings.days, { wait: false });
+    return run === null
       ? { skipped: 'already running elsewhere', retention_days: this.settings.days }
-      : { deleted, retention_days: this.settings.days };
+      : { deleted: run.deleted, received_deleted: run.received, retention_days: this.settings.days };
   }
 }

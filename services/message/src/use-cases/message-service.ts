@@ -5,6 +5,7 @@ import type { IdempotencyKeyRepository } from '../data/idempotency-key.repositor
 import type { FleetRepository } from '../data/fleet.repository';
 import type { MessageRepository } from '../data/message.repository';
 import type { QueueRepository } from '../data/queue.repository';
+import type { ReceivedRepository } from '../data/received.repository';
 import type { ScheduledSends } from '../events/scheduled-sends';
 import type { SmsEventPublisher } from '../events/sms-event.publisher';
 import type { WakeUpPublisher } from '../events/wake-up.publisher';
@@ -18,6 +19,8 @@ export interface MessageService {
   events: SmsEventPublisher;
   keys: IdempotencyKeyRepository;
   history: HistoryRepository;
+  /** The SMS the client's phones received. */
+  received: ReceivedRepository;
   wakeUps: WakeUpPublisher;
   /** Absent in tests that run no scheduler. */
   scheduledSends?: ScheduledSends;

@@ -5,9 +5,10 @@ import type { MessageService } from './message-service';
 const MAX_RETENTION_DAYS = 36_500;
 
 /**
- * Moves the messages created more than `retentionDays` days ago (0: the
- * configured retention) into the daily rollups, waiting for a run another
- * replica has under way. Returns how many messages left the table.
+ * Moves the messages and received SMS stored more than `retentionDays` days
+ * ago (0: the configured retention) into the daily rollups, waiting for a run
+ * another replica has under way. Returns how many messages left the table
+ * (RunRetention's `deleted`); the received SMS folded are logged.
  */
 export async function runRetention(service: MessageService, retentionDays: number): Promise<number> {
   if (retentionDays < 0 || retentionDays > MAX_RETENTION_DAYS) {
@@ -16,6 +17,8 @@ export async function runRetention(service: MessageService, retentionDays: numbe
       details: [{ field: 'retention_days', code: 'VALIDATION_ERROR' }],
     });
   }
-  const deleted = await service.history.runRetention(retentionDays || service.config.retention.days, { wait: true });
-  return deleted ?? 0;
+  const days = retentionDays || service.config.retention.days;
+  const run = await service.history.runRetention(days, { wait: true });
+  if (run) service.log.info({ deleted: run.deleted, received_deleted: run.received, retention_days: days }, 'retention run');
+  return run?.deleted ?? 0;
 }

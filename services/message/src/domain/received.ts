@@ -1,0 +1,94 @@
+import { AppError, decodeJsonPayload, type AgentReceived, type PublicEvent } from '@smsgw/platform';
+import { containsPattern, SEARCH_MIN_LENGTH } from './history';
+import { historyRange } from './period';
+
+/** The id prefix of received records: `rcv_` then a ULID, as message ids (`msg_`). */
+export const RECEIVED_PREFIX = 'rcv_';
+
+/** The filters of an inbox page; the dates bound received_at, as the history's bound created_at. */
+export interface ReceivedFilter {
+  from?: string;
+  deviceId?: string;
+  since?: Date;
+  until?: Date;
+  /** LIKE pattern matching the text anywhere, the user's wildcards escaped. */
+  textPattern?: string;
+}
+
+/** The inbox filters, with the history's rules for dates and search (same errors). */
+export function receivedFilter(req: { from: string; deviceId: string; fromDate: string; toDate: string; search: string }): ReceivedFilter {
+  if (req.search && [...req.search].length < SEARCH_MIN_LENGTH) {
+    throw new AppError('VALIDATION_ERROR', {
+      message: `La recherche (search) doit contenir au moins ${SEARCH_MIN_LENGTH} caractères.`,
+      details: [{ field: 'search', code: 'SEARCH_TOO_SHORT' }],
+    });
+  }
+  const range = historyRange(req.fromDate, req.toDate);
+  return {
+    ...(req.from ? { from: req.from } : {}),
+    ...(req.deviceId ? { deviceId: req.deviceId } : {}),
+    ...(range.from ? { since: range.from } : {}),
+    ...(range.until ? { until: range.until } : {}),
+    ...(req.search ? { textPattern: containsPattern(req.search) } : {}),
+  };
+}
+
+// U+0000 and lone surrogates cannot be stored in a Postgres text.
+// eslint-disable-next-line no-control-regex -- U+0000 is what this replaces
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const storable = (text: string) => text.replace(UNSTORABLE, '\ufffd');
+
+const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+/**
+ * An AgentReceived as the hub publishes it, or undefined when it cannot be
+ * stored (a missing id, device, client, sender, a bad mode, SIM or date).
+ * The hub has checked the phone's frame already; lengths are not checked
+ * again here, so that no SMS the hub accepted is lost. Characters Postgres
+ * cannot store become U+FFFD rather than losing the SMS.
+ */
+export function parseAgentReceived(bytes: Uint8Array): AgentReceived | undefined {
+  const r = decodeJsonPayload<AgentReceived>(bytes);
+  if (!r || !nonEmpty(r.received_id) || !nonEmpty(r.device_id) || !nonEmpty(r.client_id) || !nonEmpty(r.from)) return undefined;
+  if ((r.mode !== 'live' && r.mode !== 'test') || typeof r.text !== 'string') return undefined;
+  if (r.sim !== undefined && r.sim !== null && !(Number.isInteger(r.sim) && r.sim >= 1 && r.sim <= 32_767)) return undefined;
+  if (typeof r.received_at !== 'string' || Number.isNaN(Date.parse(r.received_at))) return undefined;
+  return {
+    received_id: storable(r.received_id),
+    device_id: storable(r.device_id),
+    client_id: storable(r.client_id),
+    mode: r.mode,
+    from: storable(r.from),
+    text: storable(r.text),
+    ...(typeof r.sim === 'number' ? { sim: r.sim } : {}),
+    received_at: r.received_at,
+  };
+}
+
+/** The fields of a stored record that its event carries. */
+export interface ReceivedRecord {
+  id: string;
+  client_id: string;
+  mode: 'live' | 'test';
+  device_id: string;
+  sim: number | null;
+  from_number: string;
+  body: string;
+  received_at: Date;
+}
+
+/**
+ * The `sms.received` event of a record. Its id is the record's id under the
+ * event prefix, so every copy of one SMS publishes the same event id and the
+ * events stream (de-duplicating by Nats-Msg-Id) and receivers keep one.
+ */
+export function receivedEvent(row: ReceivedRecord): PublicEvent {
+  const at = row.received_at.toISOString();
+  return {
+    event: 'sms.received',
+    event_id: `evt_${row.id.slice(RECEIVED_PREFIX.length)}`,
+    timestamp: at,
+    data: { id: row.id, from: row.from_number, device_id: row.device_id, sim: row.sim, message: row.body, received_at: at },
+    routing: { client_id: row.client_id, mode: row.mode },
+  };
+}
