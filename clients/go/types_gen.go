@@ -75,6 +75,7 @@ const (
 	CodeHTTPSRequired         ErrorCode = "HTTPS_REQUIRED"
 	CodeInvalidDeviceID       ErrorCode = "INVALID_DEVICE_ID"
 	CodeMessageNotFound       ErrorCode = "MESSAGE_NOT_FOUND"
+	CodeReceivedNotFound      ErrorCode = "RECEIVED_NOT_FOUND"
 	CodeOTPNotFound           ErrorCode = "OTP_NOT_FOUND"
 	CodeNotFound              ErrorCode = "NOT_FOUND"
 	CodeMethodNotAllowed      ErrorCode = "METHOD_NOT_ALLOWED"
@@ -280,6 +281,8 @@ type DayStats struct {
 	Sent      int `json:"sent"`
 	Delivered int `json:"delivered"`
 	Failed    int `json:"failed"`
+	// SMS received that UTC day.
+	Received int `json:"received"`
 }
 
 type Stats struct {
@@ -292,6 +295,9 @@ type Stats struct {
 	// delivered / total_sent in percent, two decimals; 0 when nothing was sent.
 	DeliveryRate float64    `json:"delivery_rate"`
 	ByDay        []DayStats `json:"by_day"`
+	// SMS the client's phones received in the period (by received_at); not part of the sending
+	// figures.
+	Received int `json:"received"`
 }
 
 type StatsResponse struct {
@@ -418,6 +424,50 @@ type Attempt struct {
 	At time.Time `json:"at"`
 }
 
+// ReceivedSMS: An SMS one of the client's phones received. Stored once: a phone relaying it again
+// (after a reconnect) finds the same record, with the same id.
+type ReceivedSMS struct {
+	ID string `json:"id"`
+	// The sender as the mobile network gave it: an international number (E.164) when it is one, else
+	// a short code or an alphanumeric sender name.
+	From string `json:"from"`
+	// The phone that received it.
+	DeviceID string `json:"device_id"`
+	// The SIM slot it arrived on (1 to n); null when the phone does not say.
+	Sim *int `json:"sim"`
+	// The whole text, a long SMS reassembled from its parts by the phone.
+	Message string `json:"message"`
+	// When it arrived on the phone.
+	ReceivedAt time.Time `json:"received_at"`
+	// When the platform stored it.
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// ReceivedSMSResponse: One received SMS.
+type ReceivedSMSResponse struct {
+	Success bool   `json:"success"`
+	ID      string `json:"id"`
+	// The sender as the mobile network gave it: an international number (E.164) when it is one, else
+	// a short code or an alphanumeric sender name.
+	From string `json:"from"`
+	// The phone that received it.
+	DeviceID string `json:"device_id"`
+	// The SIM slot it arrived on (1 to n); null when the phone does not say.
+	Sim *int `json:"sim"`
+	// The whole text, a long SMS reassembled from its parts by the phone.
+	Message string `json:"message"`
+	// When it arrived on the phone.
+	ReceivedAt time.Time `json:"received_at"`
+	// When the platform stored it.
+	CreatedAt time.Time `json:"created_at"`
+}
+
+type InboxResponse struct {
+	Success    bool          `json:"success"`
+	Messages   []ReceivedSMS `json:"messages"`
+	Pagination Pagination    `json:"pagination"`
+}
+
 type ErrorBody struct {
 	// Stable machine-readable code. INVALID_DEVICE_TOKEN and INVALID_PAIRING are answered only by the
 	// phone-pairing endpoints of the device hub, never by this API.
@@ -529,6 +579,57 @@ func (p StatsParams) values() url.Values {
 	return v
 }
 
+// ListInboxParams are the query parameters of GET /v1/sms/inbox; zero values are left out.
+type ListInboxParams struct {
+	// Page number from 1 (INVALID_PAGINATION otherwise).
+	Page int
+	// Items per page, 1 to 100; out of range is INVALID_PAGINATION (no silent cap).
+	Limit int
+	// Only SMS from this sender. A number given with its + (URL-encoded) is an international number,
+	// normalised as the history's to (INVALID_PHONE_NUMBER otherwise); anything else (a short code, a
+	// sender name) is matched exactly.
+	From string
+	// Start of the period on received_at, inclusive: an ISO 8601 date (the whole day, UTC) or
+	// date-time; else INVALID_DATE.
+	FromDate string
+	// End of the period on received_at, inclusive (a date alone covers its whole day, UTC); before
+	// from_date is INVALID_DATE.
+	ToDate string
+	// Only the SMS this device received.
+	DeviceID string
+	// Text contained in the received SMS: a case-insensitive substring, at least 3 characters (else
+	// 400 VALIDATION_ERROR); only its first 200 characters are used. A search gives its 1,000 newest
+	// matches: total_items counts them exactly (1,000 when more match); a date range reaches older
+	// ones.
+	Search string
+}
+
+func (p ListInboxParams) values() url.Values {
+	v := url.Values{}
+	if p.Page != 0 {
+		v.Set("page", strconv.Itoa(p.Page))
+	}
+	if p.Limit != 0 {
+		v.Set("limit", strconv.Itoa(p.Limit))
+	}
+	if p.From != "" {
+		v.Set("from", string(p.From))
+	}
+	if p.FromDate != "" {
+		v.Set("from_date", string(p.FromDate))
+	}
+	if p.ToDate != "" {
+		v.Set("to_date", string(p.ToDate))
+	}
+	if p.DeviceID != "" {
+		v.Set("device_id", string(p.DeviceID))
+	}
+	if p.Search != "" {
+		v.Set("search", string(p.Search))
+	}
+	return v
+}
+
 // operation is one endpoint of the API.
 type operation struct {
 	id             string
@@ -548,6 +649,8 @@ var operations = map[string]operation{
 	"getMessageStatus":        {"getMessageStatus", "GET", "/v1/sms/status/{message_id}", false, false},
 	"getHistory":              {"getHistory", "GET", "/v1/sms/history", false, false},
 	"getStats":                {"getStats", "GET", "/v1/sms/stats", false, false},
+	"listInbox":               {"listInbox", "GET", "/v1/sms/inbox", false, false},
+	"getReceived":             {"getReceived", "GET", "/v1/sms/inbox/{id}", false, false},
 	"cancelMessage":           {"cancelMessage", "DELETE", "/v1/sms/{message_id}", false, false},
 	"testAuth":                {"testAuth", "GET", "/v1/auth/test", false, true},
 }

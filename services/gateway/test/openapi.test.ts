@@ -9,6 +9,7 @@ import type { GatewayMiddleware, GatewayState } from '../src/http/context';
 import { errorEnvelope } from '../src/http/middleware/errors';
 import { requestId } from '../src/http/middleware/request-id';
 import { authRoutes } from '../src/http/routes/auth.routes';
+import { inboxRoutes } from '../src/http/routes/inbox.routes';
 import { otpRoutes } from '../src/http/routes/otp.routes';
 import { smsRoutes } from '../src/http/routes/sms.routes';
 import { statusBody } from '../src/mappers/sms.mapper';
@@ -158,11 +159,15 @@ describe('the OpenAPI document', () => {
     const noop: GatewayMiddleware = (_ctx, next) => next();
     const up = {} as Upstreams;
     const registered = new Set(
-      [smsRoutes(up, noop, noop, noop, { allowPrivate: false }), otpRoutes(up, noop, noop, noop), authRoutes(up, noop, noop)].flatMap(
-        (router) =>
-          router.stack.flatMap((layer) =>
-            layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
-          ),
+      [
+        smsRoutes(up, noop, noop, noop, { allowPrivate: false }),
+        otpRoutes(up, noop, noop, noop),
+        authRoutes(up, noop, noop),
+        inboxRoutes(up, noop, noop),
+      ].flatMap((router) =>
+        router.stack.flatMap((layer) =>
+          layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+        ),
       ),
     );
     const documented = new Set(operations().map((o) => `${o.method.toUpperCase()} ${o.template}`));
@@ -234,6 +239,23 @@ function stored(over: Partial<message.Message__Output> = {}): message.Message__O
     expiresAt: '',
     pinned: false,
     attempts: [],
+    ...over,
+  };
+}
+
+const RECEIVED_UNKNOWN = 'rcv_01JD3Z8Q6V5N4W2K9T7R1B0UNK';
+
+function received(over: Partial<message.ReceivedMessage__Output> = {}): message.ReceivedMessage__Output {
+  return {
+    id: newId('msg').replace('msg_', 'rcv_'),
+    clientId: CLIENT,
+    mode: 'MODE_TEST',
+    deviceId: DEVICE,
+    sim: 0,
+    from: '+33698765432',
+    text: 'Bonjour',
+    receivedAt: T0,
+    createdAt: T1,
     ...over,
   };
 }
@@ -407,8 +429,20 @@ describe('the gateway routes answering through real HTTP', () => {
         failed: 1,
         pending: 1,
         deliveryRate: 33.33,
-        byDay: [{ date: '2030-01-15', sent: 3, delivered: 1, failed: 1 }],
+        byDay: [{ date: '2030-01-15', sent: 3, delivered: 1, failed: 1, received: 2 }],
+        received: 2,
       }),
+      listReceived: async () => ({
+        messages: [received(), received({ sim: 2, from: 'BANQUE' })],
+        page: 1,
+        perPage: 50,
+        totalPages: 1,
+        totalItems: 2,
+      }),
+      getReceived: async (req: { id: string }) => {
+        if (req.id === RECEIVED_UNKNOWN) throw new AppError('RECEIVED_NOT_FOUND');
+        return received({ id: req.id });
+      },
       queueDepths: async () => ({ depths: {} }),
     },
   } as unknown as Upstreams;
@@ -431,7 +465,11 @@ describe('the gateway routes answering through real HTTP', () => {
     const app = new Koa<GatewayState>();
     app.use(requestId);
     app.use(errorEnvelope(createLogger('gateway-test', 'silent')));
-    for (const router of [smsRoutes(up, auth, guard, idempotent, { allowPrivate: false }), authRoutes(up, auth, guard)]) {
+    for (const router of [
+      smsRoutes(up, auth, guard, idempotent, { allowPrivate: false }),
+      authRoutes(up, auth, guard),
+      inboxRoutes(up, auth, guard),
+    ]) {
       app.use(router.routes());
       app.use(router.allowedMethods());
     }
@@ -478,6 +516,8 @@ describe('the gateway routes answering through real HTTP', () => {
     ['GET', '/v1/sms/stats', '/v1/sms/stats', undefined],
     ['DELETE', '/v1/sms/{message_id}', '/v1/sms/msg_01JD3Z8Q6V5N4W2K9T7R1B0C3E', undefined],
     ['GET', '/v1/auth/test', '/v1/auth/test', undefined],
+    ['GET', '/v1/sms/inbox', '/v1/sms/inbox?page=1&limit=50&from=BANQUE', undefined],
+    ['GET', '/v1/sms/inbox/{id}', '/v1/sms/inbox/rcv_01JD3Z8Q6V5N4W2K9T7R1B0C3E', undefined],
   ])('when %s %s succeeds, then its answer conforms to the document', async (method, template, url, body) => {
     const res = await call(method, url, body);
     expect(res.status).toBe(200);
@@ -500,6 +540,9 @@ describe('the gateway routes answering through real HTTP', () => {
     ['GET', '/v1/sms/history', '/v1/sms/history?limit=abc', undefined, {}, 400],
     ['DELETE', '/v1/sms/{message_id}', '/v1/sms/msg_01JD3Z8Q6V5N4W2K9T7R1B0SNT', undefined, {}, 409],
     ['GET', '/v1/auth/test', '/v1/auth/test', undefined, { 'x-api-key': '' }, 400],
+    ['GET', '/v1/sms/inbox', '/v1/sms/inbox?page=0x', undefined, {}, 400],
+    ['GET', '/v1/sms/inbox/{id}', `/v1/sms/inbox/${RECEIVED_UNKNOWN}`, undefined, {}, 404],
+    ['GET', '/v1/sms/inbox/{id}', '/v1/sms/inbox/msg_01JD3Z8Q6V5N4W2K9T7R1B0C3E', undefined, {}, 404],
   ])('when %s %s fails, then its error conforms to the document', async (method, template, url, body, headers, status) => {
     const res = await call(method, url, body, headers);
     expect(res.status).toBe(status);

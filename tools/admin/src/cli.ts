@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { AppError, isServiceIdentity, type ServiceIdentity } from '@smsgw/platform';
-import { hoursOption, OptionError, wholeOption } from './fleet';
+import { hoursOption, OptionError, simOption, wholeOption } from './fleet';
 import { ensureGrpcCerts } from './k8s-grpc-certs';
 import { Admin, resolveAddresses, resolveGrpcTls } from './index';
 import { ensureSecret, inClusterSecretsApi } from './k8s-secret';
@@ -34,6 +34,10 @@ const USAGE = `Operator command line of the SMS gateway.
       a phone may stay offline before its unpinned queued messages move to its other phones (10 to
       86400 s, default 60); an option not given keeps its value; prints
       {client_id, default_ttl_seconds, failover_delay_seconds}
+  npm run admin -- receive-sms --client C --device D --from F --text T [--sim N] [--test]
+      makes the phone receive an SMS from F: a connected phone running the agent's simulator gets it
+      as from the network (received_id empty: the phone makes its own); with --test the hub records
+      it at once in test mode, for the test keys; prints {device_id, received_id}
   npm run admin -- revoke-key --key K
       prints {key_id, revoked_at}
   npm run admin -- create-webhook --client C --url U --events sms.sent,sms.failed [--test] [--name D]
@@ -89,6 +93,9 @@ async function main(argv: string[]): Promise<number> {
       'time-zone': { type: 'string' },
       'default-ttl': { type: 'string' },
       'failover-delay': { type: 'string' },
+      from: { type: 'string' },
+      text: { type: 'string' },
+      sim: { type: 'string' },
       test: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -99,7 +106,7 @@ async function main(argv: string[]): Promise<number> {
     return command ? 0 : 2;
   }
   const need = (
-    name: 'email' | 'client' | 'device' | 'key' | 'url' | 'events' | 'event' | 'event-id' | 'endpoint' | 'password',
+    name: 'email' | 'client' | 'device' | 'key' | 'url' | 'events' | 'event' | 'event-id' | 'endpoint' | 'password' | 'from' | 'text',
   ): string => {
     const value = values[name];
     if (!value) throw new UsageError(`${command} needs --${name}`);
@@ -148,6 +155,7 @@ async function main(argv: string[]): Promise<number> {
   });
   const limits = command === 'set-device-limits' ? limitsChange() : {};
   const fleet = command === 'set-fleet' ? fleetChange() : {};
+  const sim = command === 'receive-sms' ? simOption(values.sim) : 0;
   const admin = new Admin(resolveAddresses(), resolveGrpcTls());
   try {
     let result: unknown;
@@ -159,6 +167,8 @@ async function main(argv: string[]): Promise<number> {
     else if (command === 'remove-device') result = await admin.removeDevice(need('client'), need('device'));
     else if (command === 'set-device-limits') result = await admin.setDeviceLimits(need('client'), need('device'), limits);
     else if (command === 'set-fleet') result = await admin.setFleet(need('client'), fleet);
+    else if (command === 'receive-sms')
+      result = await admin.receiveSms(need('client'), need('device'), { from: need('from'), text: need('text'), sim, test: values.test });
     else if (command === 'revoke-key') result = await admin.revokeKey(need('key'));
     else if (command === 'create-webhook')
       result = await admin.createWebhook(need('client'), need('url'), need('events').split(','), {

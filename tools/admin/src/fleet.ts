@@ -14,6 +14,13 @@ export function wholeOption(name: string, value: string | undefined): number | u
   return Number(value);
 }
 
+/** `--sim N`: the SIM slot, 1 to 8 (as a phone reports it); absent: 0, the phone's first SIM. */
+export function simOption(value: string | undefined): number {
+  if (value === undefined) return 0;
+  if (!/^[1-8]$/.test(value)) throw new OptionError('--sim must be a SIM slot from 1 to 8');
+  return Number(value);
+}
+
 /** `--hours HH:MM-HH:MM` as its two ends; `any` or empty: any time (both empty). */
 export function hoursOption(value: string | undefined): { sendingHoursStart: string; sendingHoursEnd: string } | undefined {
   if (value === undefined) return undefined;

@@ -112,6 +112,23 @@ export class Admin {
     return deviceLimitsJson(d);
   }
 
+  /**
+   * Makes the phone receive an SMS (tests, demonstrations). Live: the hub tells a connected
+   * simulator phone, which relays it as any received SMS (the answer's received_id is then empty:
+   * the phone makes its own). Test: the hub records it at once for the test keys and returns its id.
+   */
+  async receiveSms(clientId: string, deviceId: string, sms: { from: string; text: string; sim?: number; test?: boolean }) {
+    const r = await this.devices.simulateReceived({
+      clientId,
+      deviceId,
+      mode: sms.test ? 2 : 1,
+      from: sms.from,
+      text: sms.text,
+      sim: sms.sim ?? 0,
+    });
+    return { device_id: deviceId, received_id: r.receivedId };
+  }
+
   /** Changes the fleet settings given and keeps the other; with neither, prints them. */
   async setFleet(clientId: string, change: { defaultTtlSeconds?: number; failoverDelaySeconds?: number }) {
     const current = await this.accounts.getClient({ clientId });

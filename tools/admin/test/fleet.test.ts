@@ -10,7 +10,7 @@ import {
   type ServiceIdentity,
 } from '@smsgw/platform';
 import { accountProto, deviceHubProto, type account, type devicehub } from '@smsgw/proto';
-import { hoursOption, mergeLimits, OptionError, wholeOption } from '../src/fleet';
+import { hoursOption, mergeLimits, OptionError, simOption, wholeOption } from '../src/fleet';
 import { Admin } from '../src/index';
 
 type Handler = (req: never) => Promise<unknown>;
@@ -73,6 +73,11 @@ describe('the fleet commands of the admin tool, against stand-ins that admit the
           return device;
         },
         SetDeviceLimits: async (req: devicehub.SetDeviceLimitsRequest__Output) => ({ ...device, limits: req.limits }),
+        // As the hub: a test-mode SMS gets its id at once; a live one is the phone's to number.
+        SimulateReceived: async (req: devicehub.SimulateReceivedRequest__Output) => {
+          if (req.deviceId !== device.deviceId) throw new AppError('DEVICE_OFFLINE');
+          return { receivedId: req.mode === 2 ? 'sim-test-1' : '' };
+        },
       },
       calls,
     );
@@ -196,5 +201,27 @@ describe('the fleet commands of the admin tool, against stand-ins that admit the
     expect(() => hoursOption('8h-20h')).toThrow(OptionError);
     expect(hoursOption('any')).toEqual({ sendingHoursStart: '', sendingHoursEnd: '' });
     expect(mergeLimits(null, { perMinute: 3, perHour: undefined })).toMatchObject({ perMinute: 3, perHour: 0, timeZone: '' });
+  });
+
+  it('when receive-sms is run, then the hub gets SimulateReceived in live mode (1), or test mode (2) with --test, and the ids print', async () => {
+    const live = await admin.receiveSms('client_1', 'device_1', { from: '+33698765432', text: 'Bonjour' });
+    const test = await admin.receiveSms('client_1', 'device_1', { from: 'BANQUE', text: 'Code 1234', sim: 2, test: true });
+
+    expect(calls.SimulateReceived).toEqual([
+      { clientId: 'client_1', deviceId: 'device_1', mode: 1, from: '+33698765432', text: 'Bonjour', sim: 0 },
+      { clientId: 'client_1', deviceId: 'device_1', mode: 2, from: 'BANQUE', text: 'Code 1234', sim: 2 },
+    ]);
+    expect(live).toEqual({ device_id: 'device_1', received_id: '' });
+    expect(test).toEqual({ device_id: 'device_1', received_id: 'sim-test-1' });
+  });
+
+  it("when receive-sms names a phone the hub cannot reach, then the hub's refusal comes back; --sim is a slot from 1 to 8", async () => {
+    await expect(admin.receiveSms('client_1', 'device_2', { from: '+33698765432', text: 'x' })).rejects.toMatchObject({
+      code: 'DEVICE_OFFLINE',
+    });
+    expect(simOption(undefined)).toBe(0);
+    expect(simOption('3')).toBe(3);
+    expect(() => simOption('0')).toThrow(OptionError);
+    expect(() => simOption('two')).toThrow(OptionError);
   });
 });

@@ -52,6 +52,7 @@ ErrorCode = Literal[
     "HTTPS_REQUIRED",
     "INVALID_DEVICE_ID",
     "MESSAGE_NOT_FOUND",
+    "RECEIVED_NOT_FOUND",
     "OTP_NOT_FOUND",
     "NOT_FOUND",
     "METHOD_NOT_ALLOWED",
@@ -236,6 +237,7 @@ DayStats = TypedDict(
         "sent": int,
         "delivered": int,
         "failed": int,
+        "received": int,
     },
 )
 
@@ -248,6 +250,7 @@ Stats = TypedDict(
         "pending": int,
         "delivery_rate": float,
         "by_day": List["DayStats"],
+        "received": int,
     },
 )
 
@@ -369,6 +372,45 @@ Attempt = TypedDict(
     },
 )
 
+# An SMS one of the client's phones received. Stored once: a phone relaying it again (after a
+# reconnect) finds the same record, with the same id.
+ReceivedSms = TypedDict(
+    "ReceivedSms",
+    {
+        "id": str,
+        "from": str,
+        "device_id": str,
+        "sim": Optional[int],
+        "message": str,
+        "received_at": str,
+        "created_at": str,
+    },
+)
+
+# One received SMS.
+ReceivedSmsResponse = TypedDict(
+    "ReceivedSmsResponse",
+    {
+        "success": Literal[True],
+        "id": str,
+        "from": str,
+        "device_id": str,
+        "sim": Optional[int],
+        "message": str,
+        "received_at": str,
+        "created_at": str,
+    },
+)
+
+InboxResponse = TypedDict(
+    "InboxResponse",
+    {
+        "success": Literal[True],
+        "messages": List["ReceivedSms"],
+        "pagination": "Pagination",
+    },
+)
+
 ErrorBody = TypedDict(
     "ErrorBody",
     {
@@ -450,6 +492,8 @@ OPERATIONS: Dict[str, Operation] = {
     "getMessageStatus": Operation("GET", "/v1/sms/status/{message_id}", False, False, (), ()),
     "getHistory": Operation("GET", "/v1/sms/history", False, False, (), ("page", "limit", "status", "to", "from_date", "to_date", "device_id", "search")),
     "getStats": Operation("GET", "/v1/sms/stats", False, False, (), ("from_date", "to_date", "device_id")),
+    "listInbox": Operation("GET", "/v1/sms/inbox", False, False, (), ("page", "limit", "from", "from_date", "to_date", "device_id", "search")),
+    "getReceived": Operation("GET", "/v1/sms/inbox/{id}", False, False, (), ()),
     "cancelMessage": Operation("DELETE", "/v1/sms/{message_id}", False, False, (), ()),
     "testAuth": Operation("GET", "/v1/auth/test", False, True, (), ()),
 }

@@ -166,6 +166,8 @@ export interface DayStats {
   sent: number;
   delivered: number;
   failed: number;
+  /** SMS received that UTC day. */
+  received: number;
 }
 
 export interface Stats {
@@ -178,6 +180,8 @@ export interface Stats {
   /** delivered / total_sent in percent, two decimals; 0 when nothing was sent. */
   delivery_rate: number;
   by_day: DayStats[];
+  /** SMS the client's phones received in the period (by received_at); not part of the sending figures. */
+  received: number;
 }
 
 export interface StatsResponse {
@@ -309,8 +313,51 @@ export interface Attempt {
 /** The phones that tried the message, oldest first; the last entry is the current one (the message's device and status). One entry for a message that never moved. */
 export type Attempts = Attempt[];
 
+export type ReceivedId = string;
+
+/** An SMS one of the client's phones received. Stored once: a phone relaying it again (after a reconnect) finds the same record, with the same id. */
+export interface ReceivedSms {
+  id: ReceivedId;
+  /** The sender as the mobile network gave it: an international number (E.164) when it is one, else a short code or an alphanumeric sender name. */
+  from: string;
+  /** The phone that received it. */
+  device_id: DeviceId;
+  /** The SIM slot it arrived on (1 to n); null when the phone does not say. */
+  sim: number | null;
+  /** The whole text, a long SMS reassembled from its parts by the phone. */
+  message: string;
+  /** When it arrived on the phone. */
+  received_at: string;
+  /** When the platform stored it. */
+  created_at: string;
+}
+
+/** One received SMS. */
+export interface ReceivedSmsResponse {
+  success: true;
+  id: ReceivedId;
+  /** The sender as the mobile network gave it: an international number (E.164) when it is one, else a short code or an alphanumeric sender name. */
+  from: string;
+  /** The phone that received it. */
+  device_id: DeviceId;
+  /** The SIM slot it arrived on (1 to n); null when the phone does not say. */
+  sim: number | null;
+  /** The whole text, a long SMS reassembled from its parts by the phone. */
+  message: string;
+  /** When it arrived on the phone. */
+  received_at: string;
+  /** When the platform stored it. */
+  created_at: string;
+}
+
+export interface InboxResponse {
+  success: true;
+  messages: ReceivedSms[];
+  pagination: Pagination;
+}
+
 /** Stable machine-readable code. INVALID_DEVICE_TOKEN and INVALID_PAIRING are answered only by the phone-pairing endpoints of the device hub, never by this API. */
-export type ErrorCode = "MISSING_AUTH_HEADERS" | "INVALID_JSON" | "VALIDATION_ERROR" | "INVALID_PHONE_NUMBER" | "MESSAGE_TOO_LONG" | "MESSAGE_REQUIRED" | "TOO_MANY_RECIPIENTS" | "INVALID_PRIORITY" | "INVALID_SCHEDULED_AT" | "METADATA_TOO_LARGE" | "INVALID_WEBHOOK_URL" | "INVALID_OTP_LENGTH" | "INVALID_OTP_EXPIRY" | "INVALID_TEMPLATE" | "INVALID_PAGINATION" | "INVALID_STATUS" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_DATE" | "INVALID_CHARACTER" | "INVALID_API_KEY" | "INVALID_CLIENT_ID" | "INVALID_DEVICE_TOKEN" | "INVALID_PAIRING" | "HTTPS_REQUIRED" | "INVALID_DEVICE_ID" | "MESSAGE_NOT_FOUND" | "OTP_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MESSAGE_NOT_CANCELLABLE" | "OTP_ALREADY_VERIFIED" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "OTP_EXPIRED" | "OTP_MAX_ATTEMPTS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "OTP_RATE_LIMITED" | "INTERNAL_ERROR" | "DEVICE_OFFLINE" | "SERVICE_UNAVAILABLE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE";
+export type ErrorCode = "MISSING_AUTH_HEADERS" | "INVALID_JSON" | "VALIDATION_ERROR" | "INVALID_PHONE_NUMBER" | "MESSAGE_TOO_LONG" | "MESSAGE_REQUIRED" | "TOO_MANY_RECIPIENTS" | "INVALID_PRIORITY" | "INVALID_SCHEDULED_AT" | "METADATA_TOO_LARGE" | "INVALID_WEBHOOK_URL" | "INVALID_OTP_LENGTH" | "INVALID_OTP_EXPIRY" | "INVALID_TEMPLATE" | "INVALID_PAGINATION" | "INVALID_STATUS" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_DATE" | "INVALID_CHARACTER" | "INVALID_API_KEY" | "INVALID_CLIENT_ID" | "INVALID_DEVICE_TOKEN" | "INVALID_PAIRING" | "HTTPS_REQUIRED" | "INVALID_DEVICE_ID" | "MESSAGE_NOT_FOUND" | "RECEIVED_NOT_FOUND" | "OTP_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MESSAGE_NOT_CANCELLABLE" | "OTP_ALREADY_VERIFIED" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "OTP_EXPIRED" | "OTP_MAX_ATTEMPTS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "OTP_RATE_LIMITED" | "INTERNAL_ERROR" | "DEVICE_OFFLINE" | "SERVICE_UNAVAILABLE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE";
 
 export interface ErrorBody {
   /** Stable machine-readable code. INVALID_DEVICE_TOKEN and INVALID_PAIRING are answered only by the phone-pairing endpoints of the device hub, never by this API. */
@@ -392,6 +439,24 @@ export interface StatsParams {
   device_id?: string;
 }
 
+/** The query parameters of GET /v1/sms/inbox. */
+export interface ListInboxParams {
+  /** Page number from 1 (INVALID_PAGINATION otherwise). */
+  page?: number;
+  /** Items per page, 1 to 100; out of range is INVALID_PAGINATION (no silent cap). */
+  limit?: number;
+  /** Only SMS from this sender. A number given with its + (URL-encoded) is an international number, normalised as the history's to (INVALID_PHONE_NUMBER otherwise); anything else (a short code, a sender name) is matched exactly. */
+  from?: string;
+  /** Start of the period on received_at, inclusive: an ISO 8601 date (the whole day, UTC) or date-time; else INVALID_DATE. */
+  from_date?: string;
+  /** End of the period on received_at, inclusive (a date alone covers its whole day, UTC); before from_date is INVALID_DATE. */
+  to_date?: string;
+  /** Only the SMS this device received. */
+  device_id?: string;
+  /** Text contained in the received SMS: a case-insensitive substring, at least 3 characters (else 400 VALIDATION_ERROR); only its first 200 characters are used. A search gives its 1,000 newest matches: total_items counts them exactly (1,000 when more match); a date range reaches older ones. */
+  search?: string;
+}
+
 /** Every operation of the API: its method, path, and whether it takes an Idempotency-Key and X-Device-ID. */
 export const OPERATIONS = {
   sendSms: { method: 'POST', path: '/v1/sms/send', idempotencyKey: true, deviceId: true },
@@ -402,6 +467,8 @@ export const OPERATIONS = {
   getMessageStatus: { method: 'GET', path: '/v1/sms/status/{message_id}', idempotencyKey: false, deviceId: false },
   getHistory: { method: 'GET', path: '/v1/sms/history', idempotencyKey: false, deviceId: false },
   getStats: { method: 'GET', path: '/v1/sms/stats', idempotencyKey: false, deviceId: false },
+  listInbox: { method: 'GET', path: '/v1/sms/inbox', idempotencyKey: false, deviceId: false },
+  getReceived: { method: 'GET', path: '/v1/sms/inbox/{id}', idempotencyKey: false, deviceId: false },
   cancelMessage: { method: 'DELETE', path: '/v1/sms/{message_id}', idempotencyKey: false, deviceId: false },
   testAuth: { method: 'GET', path: '/v1/auth/test', idempotencyKey: false, deviceId: true },
 } as const;
@@ -418,6 +485,8 @@ export interface OperationTypes {
   getMessageStatus: { path: { message_id: string }; response: Message };
   getHistory: { query: HistoryParams; response: HistoryResponse };
   getStats: { query: StatsParams; response: StatsResponse };
+  listInbox: { query: ListInboxParams; response: InboxResponse };
+  getReceived: { path: { id: string }; response: ReceivedSmsResponse };
   cancelMessage: { path: { message_id: string }; response: CancelResponse };
   testAuth: { response: AuthTestResponse };
 }

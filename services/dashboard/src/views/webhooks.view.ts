@@ -3,7 +3,7 @@ import type { webhook } from '@smsgw/proto';
 import { html, type SafeHtml } from './html';
 import { copyable, csrfField, notice, when } from './layout';
 
-const KINDS = ['sms.sent', 'sms.delivered', 'sms.failed', 'device.connected', 'device.disconnected'];
+const KINDS = ['sms.sent', 'sms.delivered', 'sms.failed', 'sms.received', 'device.connected', 'device.disconnected'];
 
 export interface WebhooksNotes {
   /** An endpoint just made: its secret is shown this once. */

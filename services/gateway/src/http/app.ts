@@ -19,6 +19,7 @@ import { accessLog, requestId } from './middleware/request-id';
 import { traceRequest } from './middleware/tracing';
 import { openApiDocument } from '../openapi';
 import { authRoutes } from './routes/auth.routes';
+import { inboxRoutes } from './routes/inbox.routes';
 import { otpRoutes } from './routes/otp.routes';
 import { smsRoutes } from './routes/sms.routes';
 import type { ReadinessReport } from './readiness';
@@ -57,6 +58,7 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   const routers = [
     smsRoutes(options.upstreams, auth, guard, idempotent, { allowPrivate: options.allowPrivateWebhooks }),
     otpRoutes(options.upstreams, auth, guard, idempotent),
+    inboxRoutes(options.upstreams, auth, guard),
     authRoutes(options.upstreams, auth, guard),
   ];
   const health = new Router<GatewayState>();

@@ -1,6 +1,7 @@
 import { AppError, isStorableText } from '@smsgw/platform';
 import { normalizePhoneNumber } from '../domain/send-request';
 import type { HistoryQuery, StatsQuery } from '../use-cases/history.use-case';
+import type { InboxQuery } from '../use-cases/inbox.use-case';
 import type { GatewayContext } from './context';
 
 /** A query parameter; text Postgres cannot take (U+0000, a lone surrogate) is refused for every filter. */
@@ -18,6 +19,16 @@ const MESSAGE_ID = /^msg_[0-9A-Z]{26}$/;
 export function messageIdParam(ctx: GatewayContext): string {
   const id = ctx.params.message_id ?? '';
   if (!MESSAGE_ID.test(id)) throw new AppError('MESSAGE_NOT_FOUND');
+  return id;
+}
+
+// The shape of every received SMS id (`rcv_` and a ULID, as messages).
+const RECEIVED_ID = /^rcv_[0-9A-Z]{26}$/;
+
+/** The `id` path parameter of the inbox; an id that cannot exist is not looked up. */
+export function receivedIdParam(ctx: GatewayContext): string {
+  const id = ctx.params.id ?? '';
+  if (!RECEIVED_ID.test(id)) throw new AppError('RECEIVED_NOT_FOUND');
   return id;
 }
 
@@ -52,10 +63,35 @@ export function historyQuery(ctx: GatewayContext): HistoryQuery {
     fromDate: queryString(ctx, 'from_date') ?? '',
     toDate: queryString(ctx, 'to_date') ?? '',
     deviceId: queryString(ctx, 'device_id') ?? '',
-    // 200 characters at most, cut between code points (a cut pair would be a lone surrogate).
-    search: Array.from(queryString(ctx, 'search') ?? '')
-      .slice(0, 200)
-      .join(''),
+    search: searchOf(ctx),
+  };
+}
+
+/** The `search` filter: 200 characters at most, cut between code points (a cut pair would be a lone surrogate). */
+const searchOf = (ctx: GatewayContext) =>
+  Array.from(queryString(ctx, 'search') ?? '')
+    .slice(0, 200)
+    .join('');
+
+/**
+ * GET /v1/sms/inbox's query, checked as the history's: page, limit, then `from`. A sender given
+ * with a `+` is a phone number, checked and normalized as the history's `to`; any other (a short
+ * code, an alphanumeric sender name) is matched as given. Dates are checked by the message service.
+ */
+export function inboxQuery(ctx: GatewayContext): InboxQuery {
+  const page = pageNumber(ctx, 'page', 1);
+  const limit = pageNumber(ctx, 'limit', 50);
+  const fromFilter = queryString(ctx, 'from')?.trim() ?? '';
+  const from = fromFilter.startsWith('+') ? normalizePhoneNumber(fromFilter) : fromFilter;
+  if (from === undefined) throw new AppError('INVALID_PHONE_NUMBER', { details: [{ field: 'from', code: 'INVALID_PHONE_NUMBER' }] });
+  return {
+    page,
+    limit,
+    from,
+    fromDate: queryString(ctx, 'from_date') ?? '',
+    toDate: queryString(ctx, 'to_date') ?? '',
+    deviceId: queryString(ctx, 'device_id') ?? '',
+    search: searchOf(ctx),
   };
 }
 

@@ -206,7 +206,9 @@ export function statsBody(stats: message.GetStatsResponse__Output): Record<strin
       failed: stats.failed,
       pending: stats.pending,
       delivery_rate: stats.deliveryRate,
-      by_day: stats.byDay.map((d) => ({ date: d.date, sent: d.sent, delivered: d.delivered, failed: d.failed })),
+      // SMS the client's phones received over the period (issue 24): not part of the sending figures.
+      received: stats.received,
+      by_day: stats.byDay.map((d) => ({ date: d.date, sent: d.sent, delivered: d.delivered, failed: d.failed, received: d.received })),
     },
   };
 }

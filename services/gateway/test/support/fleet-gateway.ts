@@ -55,6 +55,22 @@ export function storedMessage(over: Partial<message.Message__Output> = {}): mess
   };
 }
 
+/** A received SMS of the client, live, as the message service stores it. */
+export function storedReceived(over: Partial<message.ReceivedMessage__Output> = {}): message.ReceivedMessage__Output {
+  return {
+    id: `rcv_${newId('msg').slice(4)}`,
+    clientId: CLIENT,
+    mode: 'MODE_LIVE',
+    deviceId: 'device_A',
+    sim: 0,
+    from: '+33698765432',
+    text: 'Bonjour',
+    receivedAt: T0,
+    createdAt: T0,
+    ...over,
+  };
+}
+
 /**
  * The gateway's real app (authentication with its cache, rate limit,
  * idempotency, the device directory) on real Redis under a prefix of its
@@ -73,6 +89,12 @@ export class FleetGateway {
   readonly sends: message.SendRequest[] = [];
   readonly batches: message.SendBatchRequest[] = [];
   readonly otps: otp.SendOtpRequest[] = [];
+  /** The received SMS the message service stand-in holds (every client and mode: it filters as the real one). */
+  received: message.ReceivedMessage__Output[] = [];
+  /** What ListReceived, GetReceived and GetStats were asked. */
+  readonly inboxCalls: message.ListReceivedRequest[] = [];
+  readonly receivedCalls: message.GetReceivedRequest[] = [];
+  readonly statsCalls: message.GetStatsRequest[] = [];
   private server?: http.Server;
 
   constructor() {
@@ -127,6 +149,7 @@ export class FleetGateway {
         },
         getMessage: async () => this.message,
         listMessages: async () => ({ messages: [this.message], page: 1, perPage: 50, totalPages: 1, totalItems: 1 }),
+        ...this.inboxHandlers(),
       } as unknown as Upstreams['messages'],
       otp: {
         sendOtp: async (req: otp.SendOtpRequest) => {
@@ -140,6 +163,44 @@ export class FleetGateway {
           this.sends.push(req);
           return receipt(req);
         },
+      },
+    };
+  }
+
+  /** ListReceived, GetReceived and GetStats as the message service answers them: by client and mode, limit 1 to 100. */
+  private inboxHandlers() {
+    const mine = (req: { clientId?: string; mode?: message.Mode }) =>
+      this.received.filter((r) => r.clientId === req.clientId && r.mode === req.mode);
+    return {
+      listReceived: async (req: message.ListReceivedRequest) => {
+        this.inboxCalls.push(req);
+        if (req.limit! > 100) throw new AppError('INVALID_PAGINATION', { details: [{ field: 'limit', code: 'INVALID_PAGINATION' }] });
+        if (req.fromDate && Number.isNaN(Date.parse(req.fromDate))) throw new AppError('INVALID_DATE');
+        const found = mine(req).filter((r) => (!req.from || r.from === req.from) && (!req.deviceId || r.deviceId === req.deviceId));
+        const page = found.slice((req.page! - 1) * req.limit!, req.page! * req.limit!);
+        const totalPages = Math.ceil(found.length / req.limit!);
+        return { messages: page, page: req.page, perPage: req.limit, totalPages, totalItems: found.length };
+      },
+      getReceived: async (req: message.GetReceivedRequest) => {
+        this.receivedCalls.push(req);
+        const found = mine(req).find((r) => r.id === req.id);
+        if (!found) throw new AppError('RECEIVED_NOT_FOUND');
+        return found;
+      },
+      getStats: async (req: message.GetStatsRequest) => {
+        this.statsCalls.push(req);
+        const day = (date: string, received: number) => ({ date, sent: 2, delivered: 1, failed: 1, received });
+        return {
+          from: '2030-01-14T00:00:00.000Z',
+          to: '2030-01-15T23:59:59.999Z',
+          totalSent: 4,
+          delivered: 2,
+          failed: 2,
+          pending: 0,
+          deliveryRate: 50,
+          byDay: [day('2030-01-14', 0), day('2030-01-15', mine(req).length)],
+          received: mine(req).length,
+        };
       },
     };
   }

@@ -4,11 +4,12 @@ export const EVENT_KINDS: readonly PublicEventKind[] = Object.freeze([
   'sms.sent',
   'sms.delivered',
   'sms.failed',
+  'sms.received',
   'device.connected',
   'device.disconnected',
 ]);
 
-/** The kinds a message's own `webhook_url` receives (the specification's per-message callbacks). */
+/** The kinds a message's own `webhook_url` receives (the specification's per-message callbacks); never `sms.received`, which belongs to no sent message. */
 export const MESSAGE_KINDS: readonly PublicEventKind[] = Object.freeze(['sms.sent', 'sms.delivered', 'sms.failed']);
 
 export const isEventKind = (value: string): value is PublicEventKind => (EVENT_KINDS as readonly string[]).includes(value);

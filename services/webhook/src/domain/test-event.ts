@@ -22,6 +22,15 @@ export function testEvent(
       failed_at: at,
       error: { code: 'INVALID_NUMBER', message: 'Numéro de destinataire invalide.' },
     },
+    'sms.received': {
+      id: 'rcv_00000000000000000000000000',
+      from: '+33698765432',
+      device_id: 'device_00000000000000000000000000',
+      sim: null,
+      message: 'Bonjour, ceci est un SMS reçu de test.',
+      received_at: at,
+      test_event: true,
+    },
     'device.connected': {
       device_id: 'device_00000000000000000000000000',
       client_id: ids.clientId,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, newId } from '@smsgw/platform';
 import type { EndpointRow, Mode } from '../data/endpoint.repository';
-import { parseKinds } from '../domain/event-kinds';
+import { EVENT_KINDS, parseKinds } from '../domain/event-kinds';
 import type { WebhookService } from './webhook-service';
 
 const urlError = (reason: string) =>
@@ -13,7 +13,7 @@ export const kindsError = () =>
       {
         field: 'events',
         code: 'INVALID_WEBHOOK_EVENTS',
-        message: 'one or more of sms.sent, sms.delivered, sms.failed, device.connected, device.disconnected',
+        message: `one or more of ${EVENT_KINDS.join(', ')}`,
       },
     ],
   });
