@@ -464,7 +464,7 @@ type ReceivedSMSResponse struct {
 
 type InboxResponse struct {
 	Success    bool          `json:"success"`
-	Messages   []ReceivedSMS `json:"messages"`
+	Data       []ReceivedSMS `json:"data"`
 	Pagination Pagination    `json:"pagination"`
 }
 

@@ -35,7 +35,7 @@ describe('received SMS: the inbox and sms.received', () => {
   async function inbox(client: DemoClient, query = '', mode: 'live' | 'test' = 'live') {
     const res = await system.api(`/v1/sms/inbox${query}`, client, {}, mode);
     expect(res.status).toBe(200);
-    return res.body.messages as Record<string, unknown>[];
+    return res.body.data as Record<string, unknown>[];
   }
 
   it('when a phone receives an SMS, then it is in the inbox once, with its own id, and one signed sms.received reaches the webhook', async () => {
@@ -61,7 +61,7 @@ describe('received SMS: the inbox and sms.received', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(receivedHooks(hooks, text)).toHaveLength(1);
     const stats = await system.api('/v1/sms/stats', client);
-    expect(stats.body).toMatchObject({ success: true, received: 1 });
+    expect(stats.body).toMatchObject({ success: true, stats: { received: 1 } });
   });
 
   it('when the hub restarts and the phone reconnects, then an SMS it received is still recorded once, and a replay sends the same event id', async () => {

@@ -25,7 +25,7 @@ describe('the inbox: GET /v1/sms/inbox and /v1/sms/inbox/:id', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,
-      messages: [
+      data: [
         {
           id: first.id,
           from: '+33698765432',
@@ -56,7 +56,7 @@ describe('the inbox: GET /v1/sms/inbox and /v1/sms/inbox/:id', () => {
     const byNumber = await get(
       `/v1/sms/inbox?from=${encodeURIComponent('+33 6 98 76 54 32')}&device_id=device_A&from_date=2030-01-01&to_date=2030-01-31&search=confirme&page=1&limit=10`,
     );
-    expect(byNumber.body.messages).toEqual([expect.objectContaining({ id: first.id })]);
+    expect(byNumber.body.data).toEqual([expect.objectContaining({ id: first.id })]);
     expect(gw.inboxCalls.at(-1)).toMatchObject({
       from: '+33698765432',
       deviceId: 'device_A',
@@ -68,14 +68,14 @@ describe('the inbox: GET /v1/sms/inbox and /v1/sms/inbox/:id', () => {
     });
 
     const byName = await get('/v1/sms/inbox?from=BANQUE');
-    expect(byName.body.messages).toEqual([expect.objectContaining({ id: second.id })]);
+    expect(byName.body.data).toEqual([expect.objectContaining({ id: second.id })]);
     expect(gw.inboxCalls.at(-1)).toMatchObject({ from: 'BANQUE' });
   });
 
   it('when page 2 of 1-item pages is asked, then the pagination says so', async () => {
     const res = await get('/v1/sms/inbox?page=2&limit=1');
     expect(res.body).toMatchObject({
-      messages: [expect.objectContaining({ id: second.id })],
+      data: [expect.objectContaining({ id: second.id })],
       pagination: { current_page: 2, per_page: 1, total_pages: 2, total_items: 2 },
     });
   });
@@ -150,7 +150,7 @@ describe('the inbox: GET /v1/sms/inbox and /v1/sms/inbox/:id', () => {
   it('when a test key lists the inbox or reads a test record, then the service is asked in test mode and only test records come', async () => {
     const list = await get('/v1/sms/inbox', test);
     expect(gw.inboxCalls.at(-1)).toMatchObject({ clientId: CLIENT, mode: 'MODE_TEST' });
-    expect(list.body.messages).toEqual([expect.objectContaining({ id: inTest.id, message: 'simulé' })]);
+    expect(list.body.data).toEqual([expect.objectContaining({ id: inTest.id, message: 'simulé' })]);
     expect(await get(`/v1/sms/inbox/${inTest.id}`, test)).toMatchObject({ status: 200, body: { id: inTest.id } });
     expect(gw.receivedCalls.at(-1)).toMatchObject({ mode: 'MODE_TEST' });
   });

@@ -406,7 +406,7 @@ InboxResponse = TypedDict(
     "InboxResponse",
     {
         "success": Literal[True],
-        "messages": List["ReceivedSms"],
+        "data": List["ReceivedSms"],
         "pagination": "Pagination",
     },
 )

@@ -352,7 +352,7 @@ export interface ReceivedSmsResponse {
 
 export interface InboxResponse {
   success: true;
-  messages: ReceivedSms[];
+  data: ReceivedSms[];
   pagination: Pagination;
 }
 

@@ -16,7 +16,8 @@ export function receivedItem(r: message.ReceivedMessage__Output): Record<string,
 export function inboxBody(list: message.ListReceivedResponse__Output): Record<string, unknown> {
   return {
     success: true,
-    messages: list.messages.map(receivedItem),
+    // `data`, as the history's list (the specification's shape for a page of records).
+    data: list.messages.map(receivedItem),
     pagination: { current_page: list.page, per_page: list.perPage, total_pages: list.totalPages, total_items: list.totalItems },
   };
 }
