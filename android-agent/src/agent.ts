@@ -19,9 +19,10 @@ import type { Driver, DriverName } from './drivers/driver';
 import { SimulatorDriver } from './drivers/simulator.driver';
 import { TermuxDriver } from './drivers/termux.driver';
 import { DeviceChoiceError, DeviceUnauthorizedError, NotPairedError } from './errors';
+import { Inbox, type Arrival } from './inbox';
 import { Outbox } from './outbox';
 import { pair, type PairingSecret } from './pairing';
-import type { Sms } from './protocol';
+import type { ReceivedSms, SimulateReceivedFrame, Sms } from './protocol';
 import { SendLoop } from './send-loop';
 
 export interface StartAgentOptions {
@@ -124,6 +125,7 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
   }
   const lock = await DeviceLock.acquire(device);
   let outbox: Outbox;
+  let inbox: Inbox;
   let recovery: Awaited<ReturnType<Outbox['recover']>>;
   try {
     outbox = await Outbox.open(device.dir, { deliveryReports: driver.reportsDelivery });
@@ -131,6 +133,8 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
       logger.warn({ files: outbox.corruptFiles }, 'unreadable outbox files moved aside as .corrupt');
     }
     recovery = await outbox.recover();
+    inbox = await Inbox.open(device.dir);
+    if (inbox.corruptFiles.length > 0) logger.warn({ files: inbox.corruptFiles }, 'unreadable inbox files moved aside as .corrupt');
   } catch (error) {
     await lock.release();
     throw error;
@@ -179,6 +183,7 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
       await connection.stop();
       await driver.close();
       await outbox.flush();
+      await inbox.flush();
       await lock.release();
       logger.info('agent stopped');
     })();
@@ -189,6 +194,9 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
     target: targetOf(device.credentials),
     ...(ca ? { ca } : {}),
     outbox,
+    inbox,
+    driver: driverName,
+    ...(driver.simulatesReceiving ? { onSimulateReceived: (frame: SimulateReceivedFrame) => void receiveSms(frame) } : {}),
     logger,
     ...(options.random ? { random: options.random } : {}),
     ...(options.reportResendMs !== undefined ? { reportResendMs: options.reportResendMs } : {}),
@@ -221,6 +229,19 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
       void shutdown().then(() => rejectDone(error), rejectDone);
     },
   });
+
+  // Protocol 3: on disk first, then to the hub (and again after each reconnect until received_ack).
+  const receiveSms = async (arrival: Arrival): Promise<void> => {
+    let entry: ReceivedSms;
+    try {
+      entry = await inbox.receive(arrival);
+    } catch (error) {
+      logger.error({ err: error, from: arrival.from }, 'could not write a received SMS to the inbox');
+      return;
+    }
+    logger.info({ received_id: entry.received_id, from: entry.from }, 'SMS received');
+    connection.sendReceived(entry);
+  };
 
   for (const sms of recovery.toSend) sendLoop.enqueue(sms);
   connection.start();

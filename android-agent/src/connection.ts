@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import { nextDelay, STABLE_CONNECTION_MS } from './backoff';
 import { DeviceReplacedError } from './errors';
+import type { Inbox } from './inbox';
 import type { Outbox } from './outbox';
 import {
   parseHubFrame,
@@ -11,9 +12,12 @@ import {
   type AgentFrame,
   type HelloFrame,
   type HubFrame,
+  type ReceivedSms,
   type Report,
+  type SimulateReceivedFrame,
   type SmsFrame,
 } from './protocol';
+import { ReceivedRelay } from './received-relay';
 
 /** Where to connect and with which token. */
 export interface ConnectionTarget {
@@ -26,6 +30,12 @@ export interface HubConnectionOptions {
   /** Trusted CA certificates (PEM); undefined trusts Node's default store. */
   ca?: string[];
   outbox: Outbox;
+  /** Received SMS waiting for `received_ack` (protocol 3). */
+  inbox: Inbox;
+  /** Announced in `agent_hello`. */
+  driver: string;
+  /** The hub asked to receive an SMS as if from the network; absent when the driver cannot. */
+  onSimulateReceived?(frame: SimulateReceivedFrame): void;
   /** A new SMS is in the outbox and acknowledged: send it. */
   onAccepted(sms: SmsFrame): void;
   onHello?(hello: HelloFrame): void;
@@ -39,7 +49,7 @@ export interface HubConnectionOptions {
   logger: Logger;
   /** Source of jitter for the reconnection delays. */
   random?: () => number;
-  /** How long a report may wait for its report_ack before it is sent again. */
+  /** How long a report (or a received SMS) may wait for its ack before it is sent again. */
   reportResendMs?: number;
 }
 
@@ -77,12 +87,14 @@ export class HubConnection {
   private stableTimer: NodeJS.Timeout | undefined;
   private watchdogTimer: NodeJS.Timeout | undefined;
   private resendTimer: NodeJS.Timeout | undefined;
+  private readonly relay: ReceivedRelay;
 
   constructor(private readonly options: HubConnectionOptions) {
     this.target = options.target;
     this.logger = options.logger;
     this.random = options.random ?? Math.random;
     this.reportResendMs = options.reportResendMs ?? REPORT_RESEND_MS;
+    this.relay = new ReceivedRelay(options.inbox, this.reportResendMs);
   }
 
   start(): void {
@@ -94,6 +106,12 @@ export class HubConnection {
     if (!this.ready || !this.ws) return;
     this.send(this.ws, { type: 'report', ...report });
     this.lastSent.set(reportKey(report.message_id, report.status), Date.now());
+  }
+
+  /** Sends a received SMS (already in the inbox) now if the hub is listening; else after the next `hello`. */
+  sendReceived(entry: ReceivedSms): void {
+    const ws = this.ws;
+    if (this.ready && ws) this.relay.sendOne(entry, (frame) => this.send(ws, frame));
   }
 
   /** Closes the socket (code 1000) and stops reconnecting. */
@@ -187,6 +205,15 @@ export class HubConnection {
             this.logger.error({ err: error, message_id: frame.message_id }, 'could not forget an acknowledged report');
           });
         return;
+      case 'received_ack':
+        this.relay.ack(frame.received_id).catch((error: unknown) => {
+          this.logger.error({ err: error, received_id: frame.received_id }, 'could not forget an acknowledged received SMS');
+        });
+        return;
+      case 'simulate_received':
+        if (this.options.onSimulateReceived) this.options.onSimulateReceived(frame);
+        else this.logger.warn({ driver: this.options.driver }, 'ignoring simulate_received: only the simulator receives simulated SMS');
+        return;
       case 'reconnect':
         this.logger.info({ after_ms: frame.after_ms }, 'the hub asked to reconnect');
         this.hubDelayMs = frame.after_ms;
@@ -205,11 +232,20 @@ export class HubConnection {
       this.logger.warn({ protocol: hello.protocol, supported: PROTOCOL_VERSION }, 'the hub speaks another protocol version');
     }
     this.options.onHello?.(hello);
-    // Reports not acknowledged on an earlier connection (or before a restart) go again now.
+    // Protocol 3: the hub learns this agent's version and driver (so whether it may simulate).
+    this.send(ws, { type: 'agent_hello', protocol: PROTOCOL_VERSION, driver: this.options.driver });
+    // Reports and received SMS not acknowledged on an earlier connection (or before a restart) go again now.
     this.lastSent.clear();
     for (const report of this.options.outbox.pendingReports()) this.sendReport(report);
+    this.relay.sendAll((frame) => this.send(ws, frame));
     clearInterval(this.resendTimer);
-    this.resendTimer = setInterval(() => this.resendDueReports(), Math.max(1, this.reportResendMs / 2));
+    this.resendTimer = setInterval(
+      () => {
+        this.resendDueReports();
+        this.relay.resendDue((frame) => this.send(ws, frame));
+      },
+      Math.max(1, this.reportResendMs / 2),
+    );
   }
 
   /** Outbox before ack (PROTOCOL.md §3); an SMS already known is acknowledged, never sent again. */

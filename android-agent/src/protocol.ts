@@ -1,10 +1,10 @@
 /**
- * Types and frame parsing of the phone agent protocol, version 2 (see PROTOCOL.md).
+ * Types and frame parsing of the phone agent protocol, version 3 (see PROTOCOL.md).
  */
 
-export const PROTOCOL_VERSION = 2;
-/** The `hello.protocol` values this agent works with: version 2 adds fields a version 1 hub ignores. */
-export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2];
+export const PROTOCOL_VERSION = 3;
+/** The `hello.protocol` values this agent works with: each version adds what an older hub ignores. */
+export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2, 3];
 // The subprotocol names the framing, which version 2 keeps; the version itself is in `hello`.
 export const WS_SUBPROTOCOL = 'smsgw.agent.v1';
 
@@ -64,9 +64,38 @@ export interface ReconnectFrame {
   after_ms: number;
 }
 
-export type HubFrame = HelloFrame | SmsFrame | ReportAckFrame | ReconnectFrame;
+/** An SMS the phone received (protocol 3), kept in the inbox until `received_ack`. */
+export interface ReceivedSms {
+  /** A random UUID, made once when the SMS arrived. */
+  received_id: string;
+  from: string;
+  text: string;
+  /** The SIM slot (1 for the first) when the phone knows it. */
+  sim?: number;
+  /** RFC 3339, UTC. */
+  received_at: string;
+}
 
-export type AgentFrame = { type: 'ack'; message_id: string; traceparent?: string } | ({ type: 'report' } & Report);
+export interface ReceivedAckFrame {
+  type: 'received_ack';
+  received_id: string;
+}
+
+/** The hub asks a simulator to receive an SMS as if from the network (protocol 3). */
+export interface SimulateReceivedFrame {
+  type: 'simulate_received';
+  from: string;
+  text: string;
+  sim?: number;
+}
+
+export type HubFrame = HelloFrame | SmsFrame | ReportAckFrame | ReconnectFrame | ReceivedAckFrame | SimulateReceivedFrame;
+
+export type AgentFrame =
+  | { type: 'ack'; message_id: string; traceparent?: string }
+  | ({ type: 'report' } & Report)
+  | { type: 'agent_hello'; protocol: number; driver: string }
+  | ({ type: 'received' } & ReceivedSms);
 
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
@@ -159,10 +188,25 @@ export function parseHubFrame(data: string): ParsedFrame {
         return { kind: 'invalid', reason: 'reconnect without a valid after_ms' };
       }
       return { kind: 'frame', frame: { type: 'reconnect', after_ms: frame.after_ms } };
+    case 'received_ack':
+      if (!isMessageId(frame.received_id)) return { kind: 'invalid', reason: 'received_ack without a valid received_id' };
+      return { kind: 'frame', frame: { type: 'received_ack', received_id: frame.received_id } };
+    case 'simulate_received':
+      if (typeof frame.from !== 'string' || frame.from.length === 0 || typeof frame.text !== 'string') {
+        return { kind: 'invalid', reason: 'simulate_received without from or text' };
+      }
+      return {
+        kind: 'frame',
+        frame: { type: 'simulate_received', from: frame.from, text: frame.text, ...simOf(frame.sim) },
+      };
     default:
       return { kind: 'unknown', type };
   }
 }
+
+/** A SIM slot 1..8 (the hub's bounds), or nothing: an unknown slot is left out, not refused. */
+export const simOf = (value: unknown): { sim?: number } =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 8 ? { sim: value } : {};
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -72,6 +72,7 @@ describe('the Android app, built by make apk', () => {
         'android.permission.INTERNET',
         'android.permission.POST_NOTIFICATIONS',
         'android.permission.RECEIVE_BOOT_COMPLETED',
+        'android.permission.RECEIVE_SMS',
         'android.permission.REQUEST_IGNORE_BATTERY_OPTIMIZATIONS',
         'android.permission.SEND_SMS',
         'android.permission.WAKE_LOCK',
@@ -84,11 +85,16 @@ describe('the Android app, built by make apk', () => {
     const { stdout } = await run('aapt', ['dump', 'xmltree', apk, 'AndroidManifest.xml']);
     // One block per component: its element line, then its attributes, up to the next element.
     const components = stdout.split(/\n(?=\s+E: )/).filter((block) => /E: (activity|service|receiver) /.test(block));
-    expect(components).toHaveLength(5);
+    expect(components).toHaveLength(6);
     for (const block of components) expect(block).toMatch(/A: android:exported\(0x[0-9a-f]+\)=\(type 0x12\)0x(0|ffffffff)/);
     const service = components.find((block) => block.includes('E: service'))!;
     // dataSync is 0x1 of foregroundServiceType.
     expect(service).toMatch(/A: android:foregroundServiceType\(0x[0-9a-f]+\)=\(type 0x11\)0x1\b/);
+    // Received SMS (protocol 3): only the telephony stack (BROADCAST_SMS) may send it SMS_RECEIVED.
+    const smsReceiver = components.find((block) => block.includes('SmsReceiver'))!;
+    expect(smsReceiver).toContain('android.permission.BROADCAST_SMS');
+    const afterSmsReceiver = stdout.slice(stdout.indexOf('.app.SmsReceiver'));
+    expect(afterSmsReceiver.slice(0, afterSmsReceiver.indexOf('E: receiver'))).toContain('android.provider.Telephony.SMS_RECEIVED');
   });
 
   it("when its dex is listed, then it holds the app's classes, the core's and ZXing's QR reader", async () => {
@@ -100,6 +106,9 @@ describe('the Android app, built by make apk', () => {
       'Lorg/smsgw/agent/app/ScanActivity;',
       'Lorg/smsgw/agent/app/SmsResultReceiver;',
       'Lorg/smsgw/agent/app/BootReceiver;',
+      'Lorg/smsgw/agent/app/SmsReceiver;',
+      'Lorg/smsgw/agent/core/Inbox;',
+      'Lorg/smsgw/agent/core/SmsParts;',
       'Lorg/smsgw/agent/core/HubClient;',
       'Lorg/smsgw/agent/core/Outbox;',
       'Lorg/smsgw/agent/core/WebSocketTransport;',

@@ -17,6 +17,8 @@ export interface Driver {
   readonly name: DriverName;
   /** False when the driver never calls onDelivered: `sent` is then the last state of an SMS. */
   readonly reportsDelivery: boolean;
+  /** True when the hub may make it receive an SMS (`simulate_received`, protocol 3): the simulator only. */
+  readonly simulatesReceiving: boolean;
   /**
    * Hands one SMS to the phone. Resolves once it has been handed over (onSent or onFailed called);
    * onDelivered may come later.

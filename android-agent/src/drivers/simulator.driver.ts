@@ -31,6 +31,7 @@ export interface SimulatorOptions {
  */
 export class SimulatorDriver implements Driver {
   readonly name = 'simulator';
+  readonly simulatesReceiving = true;
   readonly reportsDelivery = true;
   private readonly deliveryDelayMs: number;
   private readonly radioOff: boolean;

@@ -26,6 +26,7 @@ const PHONE_NUMBER = /^\+?[0-9]{3,20}$/;
  */
 export class TermuxDriver implements Driver {
   readonly name = 'termux';
+  readonly simulatesReceiving = false;
   readonly reportsDelivery = false;
 
   private constructor(

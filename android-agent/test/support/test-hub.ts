@@ -20,6 +20,8 @@ export interface TestHubOptions {
   throttleSeconds?: number;
   /** Answer every report with report_ack at once (default true). */
   autoAckReports?: boolean;
+  /** Answer every `received` frame with received_ack at once (default true). */
+  autoAckReceived?: boolean;
   /** `hello.protocol` (default 2, as the device-hub). */
   protocol?: number;
 }
@@ -57,6 +59,7 @@ export class TestHub {
   /** Connections the hub closed because another one of the same device took over (4002). */
   readonly replaced: ClosedConnection[] = [];
   autoAckReports: boolean;
+  autoAckReceived: boolean;
   private readonly pairingCodes: Set<string>;
   /** token -> device id. */
   private readonly tokens = new Map<string, string>();
@@ -75,6 +78,7 @@ export class TestHub {
   ) {
     this.pairingCodes = new Set(options.pairingCodes ?? []);
     this.autoAckReports = options.autoAckReports ?? true;
+    this.autoAckReceived = options.autoAckReceived ?? true;
     this.changes.setMaxListeners(100);
   }
 
@@ -103,6 +107,10 @@ export class TestHub {
 
   ackReport(messageId: string, status: string): void {
     this.send({ type: 'report_ack', message_id: messageId, status });
+  }
+
+  ackReceived(receivedId: string): void {
+    this.send({ type: 'received_ack', received_id: receivedId });
   }
 
   send(frame: Record<string, unknown>, deviceId?: string): void {
@@ -253,6 +261,9 @@ export class TestHub {
       this.frames.push({ connection, deviceId, frame });
       if (frame.type === 'report' && this.autoAckReports && ws.readyState === WebSocket.OPEN) {
         ws.send(JSON.stringify({ type: 'report_ack', message_id: frame.message_id, status: frame.status }));
+      }
+      if (frame.type === 'received' && this.autoAckReceived && ws.readyState === WebSocket.OPEN) {
+        ws.send(JSON.stringify({ type: 'received_ack', received_id: frame.received_id }));
       }
       this.changes.emit('change');
     });

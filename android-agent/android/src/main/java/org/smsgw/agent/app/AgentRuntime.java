@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 import org.smsgw.agent.core.Clock;
+import org.smsgw.agent.core.Inbox;
 import org.smsgw.agent.core.Outbox;
 import org.smsgw.agent.core.SqlOutboxStore;
 
@@ -26,6 +27,9 @@ final class AgentRuntime {
     /** Identifies this boot of the phone: Android's SMS callbacks do not outlive it. */
     final String bootId;
     private final Map<String, Outbox> outboxes = new HashMap<String, Outbox>();
+    private final Map<String, Inbox> inboxes = new HashMap<String, Inbox>();
+    /** One database (one connection) per device, shared by its outbox and inbox. */
+    private final Map<String, AndroidSqlDb> databases = new HashMap<String, AndroidSqlDb>();
 
     private AgentRuntime(Context context) {
         this.context = context;
@@ -42,11 +46,30 @@ final class AgentRuntime {
     synchronized Outbox outbox(String deviceId) {
         Outbox outbox = outboxes.get(deviceId);
         if (outbox == null) {
-            SqlOutboxStore store = new SqlOutboxStore(new AndroidSqlDb(context, deviceId));
+            SqlOutboxStore store = new SqlOutboxStore(database(deviceId));
             outbox = Outbox.open(store, Clock.SYSTEM, bootId);
             outboxes.put(deviceId, outbox);
         }
         return outbox;
+    }
+
+    /** The device's inbox of received SMS (protocol 3), in the outbox's database. */
+    synchronized Inbox inbox(String deviceId) {
+        Inbox inbox = inboxes.get(deviceId);
+        if (inbox == null) {
+            inbox = new Inbox(database(deviceId));
+            inboxes.put(deviceId, inbox);
+        }
+        return inbox;
+    }
+
+    private AndroidSqlDb database(String deviceId) {
+        AndroidSqlDb db = databases.get(deviceId);
+        if (db == null) {
+            db = new AndroidSqlDb(context, deviceId);
+            databases.put(deviceId, db);
+        }
+        return db;
     }
 
     private static String readBootId(Context context) {

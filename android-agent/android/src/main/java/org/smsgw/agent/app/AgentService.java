@@ -104,7 +104,8 @@ public final class AgentService extends Service {
             AndroidLog.INSTANCE.warn("no package info", e);
         }
         loop = new ExecutorEventLoop("smsgw-agent", AndroidLog.INSTANCE);
-        agent = new Agent(credentials, runtime.outbox(credentials.deviceId), new AndroidSmsSender(this, credentials.deviceId),
+        agent = new Agent(credentials, runtime.outbox(credentials.deviceId), runtime.inbox(credentials.deviceId),
+                new AndroidSmsSender(this, credentials.deviceId),
                 new WebSocketTransport(tls, "smsgw-agent-android/" + version, 20000), loop, Clock.SYSTEM, new SecureRandom(),
                 AndroidLog.INSTANCE, new Agent.Listener() {
                     @Override

@@ -200,6 +200,10 @@ public final class MainActivity extends Activity {
         if (checkSelfPermission(android.Manifest.permission.SEND_SMS) != PackageManager.PERMISSION_GRANTED) {
             missing.add(android.Manifest.permission.SEND_SMS);
         }
+        // Protocol 3: received SMS go to the hub. Asked with SEND_SMS (the same "SMS" group).
+        if (checkSelfPermission(android.Manifest.permission.RECEIVE_SMS) != PackageManager.PERMISSION_GRANTED) {
+            missing.add(android.Manifest.permission.RECEIVE_SMS);
+        }
         if (Build.VERSION.SDK_INT >= 33 && checkSelfPermission(POST_NOTIFICATIONS) != PackageManager.PERMISSION_GRANTED) {
             missing.add(POST_NOTIFICATIONS);
         }

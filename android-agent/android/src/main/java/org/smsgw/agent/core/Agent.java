@@ -42,6 +42,7 @@ public final class Agent {
 
     static final long SWEEP_INTERVAL_MS = 60000;
 
+    private final Inbox inbox;
     private final Outbox outbox;
     private final SmsSender sender;
     private final EventLoop loop;
@@ -61,7 +62,14 @@ public final class Agent {
 
     public Agent(Credentials credentials, Outbox outbox, SmsSender sender, Transport transport, EventLoop loop, Clock clock,
             Random random, Logger log, Listener listener, long reportResendMs) {
+        this(credentials, outbox, null, sender, transport, loop, clock, random, log, listener, reportResendMs);
+    }
+
+    /** With an inbox: received SMS are relayed to the hub (protocol 3). */
+    public Agent(Credentials credentials, Outbox outbox, Inbox inbox, SmsSender sender, Transport transport, EventLoop loop,
+            Clock clock, Random random, Logger log, Listener listener, long reportResendMs) {
         this.outbox = outbox;
+        this.inbox = inbox;
         this.sender = sender;
         this.loop = loop;
         this.clock = clock;
@@ -88,6 +96,7 @@ public final class Agent {
                         Agent.this.listener.onFatal(fatal, message);
                     }
                 }, reportResendMs);
+        if (inbox != null) hub.useInbox(inbox);
     }
 
     public void start() {
@@ -118,6 +127,20 @@ public final class Agent {
                         });
                     }
                 });
+                if (inbox != null) {
+                    inbox.setListener(new Inbox.Listener() {
+                        @Override
+                        public void onReceived(ReceivedSms sms) {
+                            // From the SMS receiver's thread: the connection lives on the loop.
+                            loop.post(new Runnable() {
+                                @Override
+                                public void run() {
+                                    if (running) hub.receivedChanged();
+                                }
+                            });
+                        }
+                    });
+                }
                 for (String id : outbox.failedAtOpen()) log.info(id + " was interrupted while sending: reported failed, not sent again");
                 for (String id : outbox.expiredAtOpen()) log.info(id + " expired while the app was stopped: reported failed, not sent");
                 // Accepted before a restart and not yet handed to Android: in acceptance order.
@@ -152,6 +175,7 @@ public final class Agent {
         running = false;
         if (sweepTimer != null) sweepTimer.cancel();
         outbox.setListener(null);
+        if (inbox != null) inbox.setListener(null);
         hub.stop();
     }
 

@@ -54,6 +54,10 @@ public final class HubClient {
     private long pingIntervalMs = DEFAULT_PING_INTERVAL_MS;
     private long hubDelayMs = -1;
     private final Map<String, Long> lastSent = new HashMap<String, Long>();
+    /** Received SMS until received_ack (protocol 3); null: this client relays none. */
+    private Inbox inbox;
+    /** When each pending received SMS was last sent on the current connection. */
+    private final Map<String, Long> receivedSent = new HashMap<String, Long>();
     private EventLoop.Timer reconnectTimer;
     private EventLoop.Timer stableTimer;
     private EventLoop.Timer watchdogTimer;
@@ -72,6 +76,27 @@ public final class HubClient {
         this.log = log;
         this.listener = listener;
         this.reportResendMs = reportResendMs;
+    }
+
+    /** Relays this inbox's SMS (protocol 3); call before {@link #start()}, on the loop. */
+    public void useInbox(Inbox inbox) {
+        this.inbox = inbox;
+    }
+
+    /**
+     * The inbox has a new SMS (call on the loop): it goes now if the hub is listening, else after
+     * the next hello. Entries already sent on this connection wait for their resend time.
+     */
+    public void receivedChanged() {
+        if (!ready || conn == null || inbox == null) return;
+        for (ReceivedSms sms : inbox.pending()) {
+            if (!receivedSent.containsKey(sms.receivedId)) sendReceived(sms);
+        }
+    }
+
+    private void sendReceived(ReceivedSms sms) {
+        conn.send(Protocol.received(sms));
+        receivedSent.put(sms.receivedId, clock.now());
     }
 
     public void start() {
@@ -220,6 +245,17 @@ public final class HubClient {
                 outbox.ackReport(frame.messageId, frame.status);
                 lastSent.remove(key(frame.messageId, frame.status));
                 break;
+            case RECEIVED_ACK:
+                if (inbox != null) {
+                    try {
+                        inbox.ack(frame.messageId);
+                    } catch (RuntimeException e) {
+                        // Kept: it goes again and the hub de-duplicates it.
+                        log.warn("could not forget the acknowledged received SMS " + frame.messageId, e);
+                    }
+                }
+                receivedSent.remove(frame.messageId);
+                break;
             case RECONNECT:
                 log.info("the hub asked to reconnect after " + frame.afterMs + " ms");
                 hubDelayMs = frame.afterMs;
@@ -243,9 +279,13 @@ public final class HubClient {
             log.warn("the hub speaks protocol " + hello.protocol + ", this app " + Protocol.VERSION, null);
         }
         listener.onState(State.CONNECTED, "");
-        // Reports not acknowledged on an earlier connection (or before a restart) go again now.
+        // Protocol 3: the hub learns this agent's version and driver.
+        c.send(Protocol.agentHello());
+        // Reports and received SMS not acknowledged on an earlier connection (or before a restart) go again now.
         lastSent.clear();
         for (Report r : outbox.pendingReports()) sendReport(r);
+        receivedSent.clear();
+        receivedChanged();
         cancel(resendTimer);
         scheduleResend(c);
     }
@@ -259,6 +299,12 @@ public final class HubClient {
                 for (Report r : outbox.pendingReports()) {
                     Long last = lastSent.get(key(r.messageId, r.status));
                     if (last == null || now - last >= reportResendMs) sendReport(r);
+                }
+                if (inbox != null) {
+                    for (ReceivedSms sms : inbox.pending()) {
+                        Long last = receivedSent.get(sms.receivedId);
+                        if (last == null || now - last >= reportResendMs) sendReceived(sms);
+                    }
                 }
                 scheduleResend(c);
             }

@@ -2,7 +2,7 @@ package org.smsgw.agent.core;
 
 /** A frame from the hub, checked (PROTOCOL.md §2). */
 public final class HubFrame {
-    public enum Kind { HELLO, SMS, REPORT_ACK, RECONNECT, UNKNOWN, INVALID }
+    public enum Kind { HELLO, SMS, REPORT_ACK, RECEIVED_ACK, RECONNECT, UNKNOWN, INVALID }
 
     public final Kind kind;
     /** The frame's type as sent (UNKNOWN), or why it is INVALID. */
@@ -13,6 +13,7 @@ public final class HubFrame {
     public final long pingIntervalMs;
     public final Sms sms;
     public final int attempt;
+    /** REPORT_ACK: the message_id; RECEIVED_ACK: the received_id. */
     public final String messageId;
     public final String status;
     public final long afterMs;
@@ -41,6 +42,10 @@ public final class HubFrame {
 
     static HubFrame reportAck(String messageId, String status) {
         return new HubFrame(Kind.REPORT_ACK, null, 0, null, 0, null, 0, messageId, status, 0);
+    }
+
+    static HubFrame receivedAck(String receivedId) {
+        return new HubFrame(Kind.RECEIVED_ACK, null, 0, null, 0, null, 0, receivedId, null, 0);
     }
 
     static HubFrame reconnect(long afterMs) {

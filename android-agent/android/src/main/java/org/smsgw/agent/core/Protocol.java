@@ -5,11 +5,13 @@ import org.json.JSONException;
 import org.json.JSONObject;
 
 /**
- * Protocol version 2 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
+ * Protocol version 3 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
  * Node agent's (src/protocol.ts), so both agents accept and refuse the same frames.
  */
 public final class Protocol {
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
+    /** Announced in {@code agent_hello}. */
+    public static final String DRIVER = "android";
     /** The subprotocol names the framing, which version 2 keeps; the version itself is in {@code hello}. */
     public static final String SUBPROTOCOL = "smsgw.agent.v1";
     public static final String PAIR_PATH = "/v1/agent/pair";
@@ -26,9 +28,9 @@ public final class Protocol {
     private Protocol() {
     }
 
-    /** Hubs of version 1 work too: version 2 only adds fields, which a version 1 hub ignores. */
+    /** Hubs of versions 1 and 2 work too: each version only adds what an older hub ignores. */
     public static boolean isSupported(int version) {
-        return version == 1 || version == 2;
+        return version >= 1 && version <= 3;
     }
 
     /**
@@ -76,6 +78,15 @@ public final class Protocol {
             }
             return HubFrame.reportAck(messageId, (String) status);
         }
+        if ("received_ack".equals(type)) {
+            // The received_id is looked up, never trusted further: the same bounds as a message_id.
+            Object id = frame.opt("received_id");
+            if (!(id instanceof String) || ((String) id).isEmpty() || ((String) id).length() > MAX_MESSAGE_ID_LENGTH) {
+                return HubFrame.invalid("received_ack without a valid received_id");
+            }
+            return HubFrame.receivedAck((String) id);
+        }
+        // simulate_received is for the simulator driver only: the app leaves it UNKNOWN and ignores it.
         if ("reconnect".equals(type)) {
             Object after = frame.opt("after_ms");
             if (!(after instanceof Number) || Double.isNaN(((Number) after).doubleValue())
@@ -110,6 +121,31 @@ public final class Protocol {
             }
             if (report.notSent) frame.put("not_sent", true);
             if (report.traceparent != null) frame.put("traceparent", report.traceparent);
+            return frame.toString();
+        } catch (JSONException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** {@code agent_hello}, right after the hub's hello (protocol 3). */
+    public static String agentHello() {
+        try {
+            return new JSONObject().put("type", "agent_hello").put("protocol", VERSION).put("driver", DRIVER).toString();
+        } catch (JSONException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A {@code received} frame (protocol 3); {@code sim} left out when unknown. */
+    public static String received(ReceivedSms sms) {
+        try {
+            JSONObject frame = new JSONObject()
+                    .put("type", "received")
+                    .put("received_id", sms.receivedId)
+                    .put("from", sms.from)
+                    .put("text", sms.text)
+                    .put("received_at", Times.rfc3339(sms.receivedAt));
+            if (sms.sim > 0) frame.put("sim", sms.sim);
             return frame.toString();
         } catch (JSONException e) {
             throw new IllegalStateException(e);

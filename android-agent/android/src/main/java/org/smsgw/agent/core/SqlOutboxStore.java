@@ -8,7 +8,7 @@ import java.util.Map;
 /** The outbox in three SQLite tables. The same statements run on the phone and in the JVM tests. */
 public final class SqlOutboxStore implements OutboxStore {
     /** The version of {@link #SCHEMA}: the app's SQLiteOpenHelper version. */
-    public static final int SCHEMA_VERSION = 2;
+    public static final int SCHEMA_VERSION = 3;
 
     /** The latest schema, for a new database. */
     public static final String[] SCHEMA = {
@@ -39,6 +39,8 @@ public final class SqlOutboxStore implements OutboxStore {
             + " PRIMARY KEY (message_id, status))",
         // rowid orders the done ids for trimming.
         "CREATE TABLE IF NOT EXISTS outbox_done (message_id TEXT PRIMARY KEY NOT NULL)",
+        // Version 3: received SMS until received_ack (Inbox).
+        Inbox.TABLE,
     };
 
     /**
@@ -49,6 +51,10 @@ public final class SqlOutboxStore implements OutboxStore {
         {
             "ALTER TABLE outbox_entry ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0",
             "ALTER TABLE outbox_report ADD COLUMN not_sent INTEGER NOT NULL DEFAULT 0",
+        },
+        // 2 -> 3 (protocol 3): the inbox, empty.
+        {
+            Inbox.TABLE,
         },
     };
 

@@ -162,13 +162,14 @@ public class AgentV2Test {
     }
 
     @Test
-    public void whenTheHubSpeaksVersionOneOrTwoThenNoVersionWarningAndOtherwiseOne() {
+    public void whenTheHubSpeaksVersionOneToThreeThenNoVersionWarningAndOtherwiseOne() {
         connected(1);
         connected(2);
-        for (String w : warnings) assertFalse(w, w.contains("protocol"));
         connected(3);
+        for (String w : warnings) assertFalse(w, w.contains("protocol"));
+        connected(4);
         boolean warned = false;
-        for (String w : warnings) warned |= w.contains("speaks protocol 3");
+        for (String w : warnings) warned |= w.contains("speaks protocol 4");
         assertTrue(warned);
     }
 }

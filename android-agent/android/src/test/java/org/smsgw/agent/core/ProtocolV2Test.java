@@ -38,11 +38,12 @@ public class ProtocolV2Test {
     }
 
     @Test
-    public void whenTheHubSaysItsVersionThenOneAndTwoAreSupported() {
-        assertEquals(2, Protocol.VERSION);
+    public void whenTheHubSaysItsVersionThenOneToThreeAreSupported() {
+        assertEquals(3, Protocol.VERSION);
         assertTrue(Protocol.isSupported(1));
         assertTrue(Protocol.isSupported(2));
-        assertFalse(Protocol.isSupported(3));
+        assertTrue(Protocol.isSupported(3));
+        assertFalse(Protocol.isSupported(4));
         assertFalse(Protocol.isSupported(0));
     }
 

@@ -13,13 +13,16 @@ import org.smsgw.agent.core.Clock;
 import org.smsgw.agent.core.Credentials;
 import org.smsgw.agent.core.ExecutorEventLoop;
 import org.smsgw.agent.core.HubClient;
+import org.smsgw.agent.core.Inbox;
 import org.smsgw.agent.core.JdbcSqlDb;
 import org.smsgw.agent.core.Logger;
 import org.smsgw.agent.core.Outbox;
 import org.smsgw.agent.core.OutboxEntry;
 import org.smsgw.agent.core.Pairing;
 import org.smsgw.agent.core.PairingException;
+import org.smsgw.agent.core.ReceivedSms;
 import org.smsgw.agent.core.Report;
+import org.smsgw.agent.core.SmsParts;
 import org.smsgw.agent.core.SmsResults;
 import org.smsgw.agent.core.SmsSender;
 import org.smsgw.agent.core.SqlOutboxStore;
@@ -38,6 +41,8 @@ import org.smsgw.agent.core.WebSocketTransport;
  *   {"cmd":"pair_url","url":"https://.../v1/agent/pair?code=..."}
  *   {"cmd":"pair_password","hub":"127.0.0.1:8444","client_id":"client_1","password":"ABCD-..."}
  *   {"cmd":"start"}                       the agent of the stored credentials
+ *   {"cmd":"receive","from":"+336...","parts":["a","b"],"sim":1}   an SMS received (protocol 3)
+ *   {"cmd":"inbox"}                       the received_ids not yet acknowledged
  *   {"cmd":"sent","message_id":"msg_..","part":0,"result":-1,"error_code":-1}
  *   {"cmd":"delivered","message_id":"msg_..","part":0,"tp_status":0}
  *   {"cmd":"drop"}                        cuts the TCP connection without a close frame
@@ -53,6 +58,7 @@ public final class Harness {
     private final String caPem;
     private final String bootId;
     private Outbox outbox;
+    private Inbox inbox;
     private Agent agent;
     private ExecutorEventLoop loop;
     private volatile Transport.Connection current;
@@ -112,6 +118,19 @@ public final class Harness {
             OutboxEntry e = outbox.get(cmd.getString("message_id"));
             emit(event("event", "entry", "message_id", cmd.getString("message_id"), "state", e == null ? "gone" : e.state,
                     "handed_over", e != null && e.handedAt > 0));
+        } else if ("receive".equals(name)) {
+            // As SmsReceiver does with one SMS_RECEIVED intent: the parts (texts) of one sender, put together.
+            org.json.JSONArray texts = cmd.getJSONArray("parts");
+            List<SmsParts.Part> parts = new java.util.ArrayList<SmsParts.Part>();
+            for (int i = 0; i < texts.length(); i++) parts.add(new SmsParts.Part(cmd.getString("from"), texts.getString(i), 0));
+            for (SmsParts.Message m : SmsParts.reassemble(parts)) {
+                ReceivedSms sms = inbox.receive(m.from, m.text, cmd.optInt("sim", 0), System.currentTimeMillis());
+                emit(event("event", "received", "received_id", sms.receivedId));
+            }
+        } else if ("inbox".equals(name)) {
+            org.json.JSONArray ids = new org.json.JSONArray();
+            for (ReceivedSms sms : inbox.pending()) ids.put(sms.receivedId);
+            emit(event("event", "inbox", "received_ids", ids));
         } else if ("stop".equals(name)) {
             stop();
             emit(event("event", "stopped"));
@@ -132,8 +151,10 @@ public final class Harness {
 
     private void start() throws Exception {
         Credentials c = Credentials.fromJson(new String(Files.readAllBytes(new File(dataDir, "credentials.json").toPath()), UTF8));
-        SqlOutboxStore store = new SqlOutboxStore(new JdbcSqlDb(new File(dataDir, "outbox-" + c.deviceId + ".db").getPath()));
+        JdbcSqlDb db = new JdbcSqlDb(new File(dataDir, "outbox-" + c.deviceId + ".db").getPath());
+        SqlOutboxStore store = new SqlOutboxStore(db);
         store.createSchema();
+        inbox = new Inbox(db);
         outbox = Outbox.open(store, Clock.SYSTEM, bootId);
         for (String id : outbox.failedAtOpen()) emit(event("event", "failed_at_open", "message_id", id));
         final Transport real = new WebSocketTransport(Tls.create(caPem), "smsgw-agent-jvm-harness", 10000);
@@ -146,7 +167,7 @@ public final class Harness {
             }
         };
         loop = new ExecutorEventLoop("harness-agent", Logger.STDERR);
-        agent = new Agent(c, outbox, new StandInSender(), remembering, loop, Clock.SYSTEM, new SecureRandom(), Logger.STDERR,
+        agent = new Agent(c, outbox, inbox, new StandInSender(), remembering, loop, Clock.SYSTEM, new SecureRandom(), Logger.STDERR,
                 new Agent.Listener() {
                     private HubClient.State last;
 

@@ -1,0 +1,77 @@
+package org.smsgw.agent.app;
+
+import android.content.BroadcastReceiver;
+import android.content.Context;
+import android.content.Intent;
+import android.os.Bundle;
+import android.provider.Telephony;
+import android.telephony.SmsMessage;
+import java.util.ArrayList;
+import java.util.List;
+import org.smsgw.agent.core.Credentials;
+import org.smsgw.agent.core.Inbox;
+import org.smsgw.agent.core.SmsParts;
+
+/**
+ * {@code SMS_RECEIVED} (protocol 3): the parts of each SMS put back together (SmsParts), written
+ * to the paired device's inbox before the broadcast ends (goAsync, a worker thread, since the
+ * write waits for the disk), then sent to the hub by the running service, or after its next
+ * hello. The default SMS app still gets the SMS too: this app only reads the broadcast.
+ */
+public final class SmsReceiver extends BroadcastReceiver {
+    /** Extras naming the SIM slot (0-based), newest first: Android 11's, then AOSP's and vendors' older ones. */
+    private static final String[] SLOT_EXTRAS = {"android.telephony.extra.SLOT_INDEX", "slot", "slot_id", "simSlot", "phone"};
+
+    @Override
+    public void onReceive(final Context context, final Intent intent) {
+        if (!Telephony.Sms.Intents.SMS_RECEIVED_ACTION.equals(intent.getAction())) return;
+        final PendingResult pending = goAsync();
+        new Thread(new Runnable() {
+            @Override
+            public void run() {
+                try {
+                    store(context, intent);
+                } catch (RuntimeException e) {
+                    AndroidLog.INSTANCE.warn("could not write a received SMS to the inbox", e);
+                } finally {
+                    pending.finish();
+                }
+            }
+        }, "smsgw-sms-received").start();
+    }
+
+    private static void store(Context context, Intent intent) {
+        AgentRuntime runtime = AgentRuntime.get(context);
+        Credentials credentials = runtime.credentials.credentials();
+        if (credentials == null) {
+            // Not paired: there is no hub to give it to.
+            AndroidLog.INSTANCE.info("SMS received while not paired: not kept");
+            return;
+        }
+        SmsMessage[] messages = Telephony.Sms.Intents.getMessagesFromIntent(intent);
+        if (messages == null) return;
+        List<SmsParts.Part> parts = new ArrayList<SmsParts.Part>();
+        for (SmsMessage m : messages) {
+            if (m == null) continue;
+            parts.add(new SmsParts.Part(m.getDisplayOriginatingAddress(), m.getDisplayMessageBody(), m.getTimestampMillis()));
+        }
+        Inbox inbox = runtime.inbox(credentials.deviceId);
+        int sim = simOf(intent.getExtras());
+        long now = System.currentTimeMillis();
+        for (SmsParts.Message message : SmsParts.reassemble(parts)) {
+            // received_at is the phone's time of arrival: the service centre's stamp is the sender's
+            // network's clock, sometimes off by hours.
+            inbox.receive(message.from, message.text, sim, now);
+        }
+    }
+
+    /** The SIM slot, 1 for the first, from the intent's extras; 0 when none says. */
+    static int simOf(Bundle extras) {
+        if (extras == null) return 0;
+        for (String key : SLOT_EXTRAS) {
+            Object value = extras.get(key);
+            if (value instanceof Integer && (Integer) value >= 0 && (Integer) value < 8) return (Integer) value + 1;
+        }
+        return 0;
+    }
+}
