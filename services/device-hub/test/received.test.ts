@@ -104,9 +104,10 @@ describe('device-hub protocol 3: received SMS and SimulateReceived', () => {
     expect(await storedCount(deviceId)).toBe(1);
   });
 
-  it('when a received frame has no date or sim, then it is stored with now and no sim', async () => {
+  it('when a received frame has no date or sim, then it is stored with now and no sim (and JSON that is no object before it is ignored)', async () => {
     const { deviceId, token } = await pairedDevice();
     const phone = await connected(token, 'android');
+    for (const text of ['null', '42', '"received"']) phone.ws.send(text);
     const before = Date.now();
     phone.send({ type: 'received', received_id: 'r-1', from: 'ORANGE', text: '' });
     await phone.next('received_ack');
