@@ -31,8 +31,10 @@ import { UsageStore } from './data/usage.store';
 import { FailoverDelays, sweepStrandedDevices } from './jobs/failover-sweep';
 import { DeviceLimitsUseCases } from './use-cases/device-limits.use-case';
 import { DeviceUseCases } from './use-cases/devices.use-case';
+import { SimulateReceivedUseCase } from './use-cases/simulate-received.use-case';
 import { deviceHubHandlers, deviceHubCallers } from './grpc/device-hub.handlers';
 import { createAgentServer } from './http/agent-server';
+import { ReceivedPublisher } from './events/received.publisher';
 import { ReportPublisher } from './events/report.publisher';
 import { AgentSession } from './sessions/agent-session';
 import { TestModeSimulator } from './sessions/test-mode.simulator';
@@ -84,12 +86,14 @@ export async function start(
   });
   gauge('hub.connected_phones', 'Phones connected to this hub replica (sum over replicas: phones online)', (r) => r.observe(sessions.size));
   const reports = new ReportPublisher(nats);
+  const received = new ReceivedPublisher(nats);
   const testMode = new TestModeSimulator(messages, nats, reports, { ...config.testMode, leaseMs: config.dispatch.leaseMs }, log);
 
   let agentPort = config.agents.port;
   const publicUrl = () => config.agents.publicUrl ?? `https://127.0.0.1:${agentPort}`;
   const devices = new DeviceUseCases(repo, presence, new PairingAttemptStore(redis), { ...config.pairing, publicUrl });
   const limits = new DeviceLimitsUseCases(devices, repo, usage, sessions, clock);
+  const simulateReceived = new SimulateReceivedUseCase(devices, sessions, received, clock);
 
   async function publishDeviceEvent(kind: 'device.connected' | 'device.disconnected', device: DeviceRow, reason: string) {
     const at = new Date().toISOString();
@@ -133,6 +137,7 @@ export async function start(
         messages,
         nats,
         reports,
+        received,
         presence,
         usage,
         config,
@@ -156,7 +161,7 @@ export async function start(
     callers: deviceHubCallers,
     name: 'smsgw.devicehub.v1.DeviceHubService',
     definition: deviceHubProto().DeviceHubService.service,
-    handlers: deviceHubHandlers(devices, limits, sessions, { presence, messages, log }),
+    handlers: deviceHubHandlers(devices, limits, sessions, { presence, messages, log }, simulateReceived),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });

@@ -10,6 +10,7 @@ import {
 import type { DeviceLimitsUseCases, LimitedDeviceView } from '../use-cases/device-limits.use-case';
 import type { DeviceUseCases } from '../use-cases/devices.use-case';
 import type { SessionRegistry } from '../sessions/session-registry';
+import type { SimulateReceivedUseCase } from '../use-cases/simulate-received.use-case';
 
 function toProto(view: LimitedDeviceView): devicehub.Device {
   const { limits, usage } = view;
@@ -49,6 +50,7 @@ export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
   RotateDeviceCredentials: ['dashboard', 'admin'],
   RevokeDeviceCredentials: ['dashboard', 'admin'],
   SetDeviceLimits: ['dashboard', 'admin'],
+  SimulateReceived: ['admin', 'dashboard'],
 };
 
 function pairingAnswer(created: Awaited<ReturnType<DeviceUseCases['create']>>): devicehub.CreateDeviceResponse {
@@ -66,6 +68,7 @@ export function deviceHubHandlers(
   limits: DeviceLimitsUseCases,
   sessions: SessionRegistry,
   removal: RemovalDeps,
+  received: SimulateReceivedUseCase,
 ): AsyncHandlers<devicehub.DeviceHubServiceHandlers> {
   const one = async (view: Parameters<DeviceLimitsUseCases['withUsage']>[0][number]) => toProto((await limits.withUsage([view]))[0]!);
   return {
@@ -101,6 +104,10 @@ export function deviceHubHandlers(
           timeZone: given?.timeZone ?? '',
         }),
       );
+    },
+    async SimulateReceived(req) {
+      const { clientId, deviceId, mode, from, text, sim } = req;
+      return received.simulate({ clientId, deviceId, mode, from, text, sim });
     },
     async RemoveDevice(req) {
       await removeDevice(devices, sessions, req.clientId, req.deviceId, removal);

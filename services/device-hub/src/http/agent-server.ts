@@ -116,7 +116,7 @@ export function createAgentServer(deps: AgentServerDeps): http.Server {
       readJson(req)
         .then((body) => deps.pair(body, clientAddress(req)))
         .then(
-          (paired) => sendJson(res, 200, { success: true, ...paired, ws_url: deps.wsUrl(), protocol: 2 }),
+          (paired) => sendJson(res, 200, { success: true, ...paired, ws_url: deps.wsUrl(), protocol: 3 }),
           (err: unknown) => sendError(res, err, deps.log),
         );
       return;

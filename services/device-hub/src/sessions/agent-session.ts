@@ -1,8 +1,7 @@
 // One phone's connection, whole: the frames of PROTOCOL.md (hello, sms, ack, report, ping), the
-// claim-and-hand loop, and the report path. About 300 lines on purpose: the frames share the
-// session's state (in-flight SMS, the handed-out set, the socket), and splitting them would pass
-// that state around for nothing. The pace (limits, hours, pauses) is the DispatchPacer's, the
-// reading of frames agent-frames'.
+// claim-and-hand loop, and the report path; they share the session's state (in-flight SMS, the
+// handed-out set, the socket). The pace is the DispatchPacer's, the reading of frames
+// agent-frames', protocol 3 (agent_hello, received SMS, simulate_received) the ReceivedRelay's.
 import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@nats-io/transport-node';
 import type WebSocket from 'ws';
@@ -22,9 +21,11 @@ import type { DeviceHubConfig } from '../config';
 import { limitsOf, type DeviceRow } from '../data/device.repository';
 import type { PresenceStore } from '../data/presence.store';
 import type { UsageStore } from '../data/usage.store';
+import type { ReceivedPublisher } from '../events/received.publisher';
 import type { ReportPublisher } from '../events/report.publisher';
 import { echoedTrace, reportOf, type AgentFrame } from './agent-frames';
 import { DispatchPacer } from './dispatch-pacer';
+import { ReceivedRelay } from './received-relay';
 import { ReportRelay } from './report-relay';
 import { HandedMessages } from '../use-cases/report-ownership.use-case';
 
@@ -33,13 +34,14 @@ export const CLOSE_REVOKED = 4001;
 const handedOut = counter('hub.sms_handed_out', 'SMS handed to phones, by whether the phone acknowledged in time');
 export const CLOSE_REPLACED = 4002;
 export const CLOSE_RESTART = 1012;
-/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`. */
-export const PROTOCOL_VERSION = 2;
+/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS. */
+export const PROTOCOL_VERSION = 3;
 
 export interface SessionDeps {
   messages: PromiseClient<message.MessageServiceClient>;
   nats: Nats;
   reports: ReportPublisher;
+  received: ReceivedPublisher;
   presence: PresenceStore;
   usage: UsageStore;
   config: Pick<DeviceHubConfig, 'dispatch' | 'pingIntervalMs'>;
@@ -73,6 +75,8 @@ export class AgentSession {
   private readonly handed = new HandedMessages();
   private readonly pacer: DispatchPacer;
   private readonly relay: ReportRelay;
+  /** Protocol 3: what the agent said of itself, its received SMS, the simulate_received orders. */
+  readonly inbox: ReceivedRelay;
 
   constructor(
     private readonly ws: WebSocket,
@@ -81,6 +85,7 @@ export class AgentSession {
   ) {
     this.log = deps.log.child({ device_id: device.device_id, connection_id: this.connectionId });
     this.relay = new ReportRelay(device, this.handed, deps, this.log, (frame) => this.send(frame));
+    this.inbox = new ReceivedRelay(device, deps, this.log, (frame) => this.send(frame));
     this.pacer = new DispatchPacer(device.device_id, limitsOf(device), {
       usage: deps.usage,
       defaults: deps.config.dispatch,
@@ -248,12 +253,12 @@ export class AgentSession {
       this.log.warn('agent sent a frame that is not JSON');
       return;
     }
+    if (typeof frame !== 'object' || frame === null || this.inbox.handles(frame as Record<string, unknown>)) return;
     if (typeof frame.message_id !== 'string' || !frame.message_id.startsWith('msg_')) return;
     const messageId = frame.message_id;
     if (frame.type === 'ack') {
-      // Even a late ack matters: the phone has the message and will send it.
-      // It is recorded before the dispatch loop moves on (under the lease), so
-      // that a cancel is refused from then on.
+      // Even a late ack matters: the phone has the message and will send it. It is recorded before
+      // the dispatch loop moves on (under the lease), so that a cancel is refused from then on.
       const waiter = this.ackWaiter?.messageId === messageId ? this.ackWaiter : undefined;
       const attributes = { 'smsgw.message_id': messageId, 'smsgw.device_id': this.deviceId };
       // The phone has it: it counts against its limits (a message of another phone does not),

@@ -1,16 +1,20 @@
 import type { Logger, Nats } from '@smsgw/platform';
 import { CLOSE_REPLACED, CLOSE_RESTART, CLOSE_REVOKED, type AgentSession } from './agent-session';
+import type { SimulateOrder } from './received-relay';
 
 interface ControlOrder {
-  action: 'takeover' | 'revoke' | 'reload';
+  action: 'takeover' | 'revoke' | 'reload' | 'simulate_received';
   connection_id?: string;
+  /** For simulate_received: the SMS the phone is to receive. */
+  sms?: SimulateOrder;
 }
 
 /**
  * The sessions held by this replica. A new connection of a device closes the
  * older one, here or on any other replica (a core NATS order on
  * `hub.control.<device>`); so does a revocation of the device's tokens. A change
- * of its limits makes its session read them again (`reload`). These orders are
+ * of its limits makes its session read them again (`reload`); SimulateReceived makes a simulator phone
+ * receive an SMS (`simulate_received`). These orders are
  * fire-and-forget: a session reads its limits again every minute anyway, and `closeRevoked`, run on a short interval by every
  * replica, closes what a lost order left open.
  */
@@ -31,7 +35,9 @@ export class SessionRegistry {
         const session = this.sessions.get(deviceId);
         if (!session || session.connectionId === order.connection_id) return;
         if (order.action === 'reload') void session.reloadLimits();
-        else if (order.action === 'revoke') session.close(CLOSE_REVOKED, 'revoked');
+        else if (order.action === 'simulate_received') {
+          if (order.sms) session.inbox.simulate(order.sms);
+        } else if (order.action === 'revoke') session.close(CLOSE_REVOKED, 'revoked');
         else session.close(CLOSE_REPLACED, 'replaced');
       },
     });
@@ -58,6 +64,14 @@ export class SessionRegistry {
   /** Tells the replica holding the device's phone to read its limits again. */
   reload(deviceId: string): void {
     this.nats.nc.publish(this.nats.names.hubControl(deviceId), JSON.stringify({ action: 'reload' }));
+  }
+
+  /**
+   * Tells the replica holding the device's phone to have it receive an SMS (a simulator agent of
+   * protocol 3 only; any other is left alone, with a warning). Fire-and-forget, like the other orders.
+   */
+  simulateReceived(deviceId: string, sms: SimulateOrder): void {
+    this.nats.nc.publish(this.nats.names.hubControl(deviceId), JSON.stringify({ action: 'simulate_received', sms }));
   }
 
   /**

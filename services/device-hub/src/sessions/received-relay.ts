@@ -1,0 +1,127 @@
+// Protocol 3 of a phone's session (PROTOCOL.md): its `agent_hello` (the agent's protocol and
+// driver), the SMS it received (`received`, answered `received_ack` once stored in JetStream), and
+// the hub's `simulate_received` orders to simulator agents.
+import { counter, type AgentReceived, type Logger } from '@smsgw/platform';
+import type { DeviceRow } from '../data/device.repository';
+import type { ReceivedPublisher } from '../events/received.publisher';
+
+export const AGENT_DRIVERS = ['simulator', 'android', 'termux'] as const;
+export type AgentDriver = (typeof AGENT_DRIVERS)[number];
+
+/** What a protocol 3 agent says of itself right after the hub's hello. */
+export interface AgentHello {
+  protocol: number;
+  driver: AgentDriver | 'unknown';
+}
+
+/** An SMS to make a simulator phone receive (SimulateReceived, live). */
+export interface SimulateOrder {
+  from: string;
+  text: string;
+  /** 1 to 8; absent: the phone's first SIM. */
+  sim?: number;
+}
+
+const relayed = counter('hub.sms_received', 'SMS phones received, by outcome (stored, refused as unreadable, store failed)');
+
+const RECEIVED_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const MAX_FROM = 32;
+const MAX_TEXT = 10_000;
+
+/** The AgentReceived a `received` frame makes, or the reason it cannot be read. */
+export function receivedOf(
+  frame: Record<string, unknown>,
+  device: Pick<DeviceRow, 'device_id' | 'client_id'>,
+  nowMs: number,
+): AgentReceived | { unreadable: string } {
+  const { received_id: id, from, text, sim, received_at: at } = frame;
+  if (typeof id !== 'string' || !RECEIVED_ID.test(id)) return { unreadable: 'received_id' };
+  if (typeof from !== 'string' || from.length < 1 || from.length > MAX_FROM) return { unreadable: 'from' };
+  if (typeof text !== 'string' || text.length > MAX_TEXT) return { unreadable: 'text' };
+  if (sim !== undefined && sim !== null && !(Number.isInteger(sim) && (sim as number) >= 1 && (sim as number) <= 8)) {
+    return { unreadable: 'sim' };
+  }
+  const receivedAt = typeof at === 'string' && !Number.isNaN(Date.parse(at)) ? new Date(at) : new Date(nowMs);
+  return {
+    received_id: id,
+    device_id: device.device_id,
+    client_id: device.client_id,
+    mode: 'live',
+    from,
+    text,
+    ...(typeof sim === 'number' ? { sim } : {}),
+    received_at: receivedAt.toISOString(),
+  };
+}
+
+/**
+ * The protocol 3 frames of one phone's connection. A session whose agent sent no `agent_hello` is
+ * protocol 2: it is never sent `simulate_received`.
+ */
+export class ReceivedRelay {
+  private hello?: AgentHello;
+
+  constructor(
+    private readonly device: DeviceRow,
+    private readonly deps: { received: ReceivedPublisher; clock: () => number },
+    private readonly log: Logger,
+    private readonly send: (frame: Record<string, unknown>) => void,
+  ) {}
+
+  /** What the agent said of itself; undefined for a protocol 1 or 2 agent. */
+  get agent(): AgentHello | undefined {
+    return this.hello;
+  }
+
+  /** Handles the frame if it is one of protocol 3's; false for any other. */
+  handles(frame: Record<string, unknown>): boolean {
+    if (frame.type === 'agent_hello') {
+      const protocol = Number.isInteger(frame.protocol) ? (frame.protocol as number) : 3;
+      const driver = AGENT_DRIVERS.includes(frame.driver as never) ? (frame.driver as AgentDriver) : 'unknown';
+      this.hello = { protocol, driver };
+      this.log.info({ protocol, driver }, 'agent introduced itself');
+      return true;
+    }
+    if (frame.type === 'received') {
+      void this.relay(frame);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Stores the SMS in JetStream, then tells the phone it may forget it. A frame that cannot be
+   * read is acknowledged too (else the phone would send it forever) but dropped; a failed store
+   * is not acknowledged: the phone sends the SMS again at its next connection.
+   */
+  private async relay(frame: Record<string, unknown>): Promise<void> {
+    const received = receivedOf(frame, this.device, this.deps.clock());
+    if ('unreadable' in received) {
+      relayed.add(1, { outcome: 'unreadable' });
+      // Its own id echoed as sent (the phone matches on it); without one, there is nothing to answer.
+      const id = typeof frame.received_id === 'string' ? frame.received_id : undefined;
+      this.log.warn({ received_id: id?.slice(0, 100), field: received.unreadable }, 'received SMS dropped: the frame cannot be read');
+      if (id !== undefined) this.send({ type: 'received_ack', received_id: id });
+      return;
+    }
+    try {
+      await this.deps.received.publish(received);
+    } catch (err) {
+      relayed.add(1, { outcome: 'store_failed' });
+      this.log.error({ err, received_id: received.received_id }, 'received SMS not stored; the agent will send it again');
+      return;
+    }
+    relayed.add(1, { outcome: 'stored' });
+    this.send({ type: 'received_ack', received_id: received.received_id });
+  }
+
+  /** Sends the order to the phone if its agent runs the simulator driver (protocol 3 and later). */
+  simulate(order: SimulateOrder): boolean {
+    if (!this.hello || this.hello.protocol < 3 || this.hello.driver !== 'simulator') {
+      this.log.warn({ agent: this.hello ?? 'protocol 2' }, 'simulate_received not sent: the agent is not a protocol 3 simulator');
+      return false;
+    }
+    this.send({ type: 'simulate_received', from: order.from, text: order.text, ...(order.sim ? { sim: order.sim } : {}) });
+    return true;
+  }
+}

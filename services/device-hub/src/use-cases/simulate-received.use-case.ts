@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, type ErrorDetail } from '@smsgw/platform';
+import type { ReceivedPublisher } from '../events/received.publisher';
+import type { SimulateOrder } from '../sessions/received-relay';
+import type { SessionRegistry } from '../sessions/session-registry';
+import type { DeviceUseCases } from './devices.use-case';
+
+/** SimulateReceived as the RPC gives it (mode: 0 or 1 live, 2 test; sim 0: the phone's first SIM). */
+export interface SimulateReceivedInput {
+  clientId: string;
+  deviceId: string;
+  mode: number;
+  from: string;
+  text: string;
+  sim: number;
+}
+
+const MODE_LIVE = 1;
+const MODE_TEST = 2;
+
+/** The order, checked: VALIDATION_ERROR listing every impossible value, field by field. */
+export function validateSimulateReceived(input: SimulateReceivedInput): SimulateOrder & { test: boolean } {
+  const details: ErrorDetail[] = [];
+  const fail = (field: string, code: string, message: string) => details.push({ field, code, message });
+  const from = input.from.trim();
+  if (from.length < 1 || from.length > 32) fail('from', 'INVALID_LENGTH', "L'expéditeur doit compter de 1 à 32 caractères.");
+  if (input.text.length < 1 || input.text.length > 1600) fail('text', 'INVALID_LENGTH', 'Le texte doit compter de 1 à 1600 caractères.');
+  if (!Number.isInteger(input.sim) || input.sim < 0 || input.sim > 8) fail('sim', 'OUT_OF_RANGE', 'Doit être un entier entre 0 et 8.');
+  if (![0, MODE_LIVE, MODE_TEST].includes(input.mode)) fail('mode', 'INVALID_MODE', 'Mode attendu : 1 (live) ou 2 (test).');
+  if (details.length > 0) throw new AppError('VALIDATION_ERROR', { message: 'SMS simulé invalide.', details });
+  return { from, text: input.text, ...(input.sim > 0 ? { sim: input.sim } : {}), test: input.mode === MODE_TEST };
+}
+
+/**
+ * Makes a client's phone receive an SMS, for tests and demonstrations. Live: the replica holding
+ * the phone tells its agent (a simulator driver of protocol 3 only), which relays it as any
+ * received SMS; the answer comes once the order is sent, with no id (the phone makes it).
+ * Test: the hub records it at once as the phone would, with an id of its own, returned.
+ */
+export class SimulateReceivedUseCase {
+  constructor(
+    private readonly devices: Pick<DeviceUseCases, 'get'>,
+    private readonly sessions: Pick<SessionRegistry, 'simulateReceived'>,
+    private readonly received: Pick<ReceivedPublisher, 'publish'>,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async simulate(input: SimulateReceivedInput): Promise<{ receivedId: string }> {
+    const { test, ...sms } = validateSimulateReceived(input);
+    const { device, online } = await this.devices.get(input.clientId, input.deviceId);
+    if (test) {
+      const receivedId = randomUUID();
+      await this.received.publish({
+        received_id: receivedId,
+        device_id: device.device_id,
+        client_id: device.client_id,
+        mode: 'test',
+        from: sms.from,
+        text: sms.text,
+        // No SIM given: the phone's first one.
+        sim: sms.sim ?? 1,
+        received_at: new Date(this.clock()).toISOString(),
+      });
+      return { receivedId };
+    }
+    if (!online) throw new AppError('DEVICE_OFFLINE');
+    this.sessions.simulateReceived(device.device_id, sms);
+    return { receivedId: '' };
+  }
+}
