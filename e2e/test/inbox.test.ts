@@ -94,7 +94,17 @@ describe('received SMS: the inbox and sms.received', () => {
     const second = await clientWithHooks();
     await system.startAgent(first.client, first.device);
     const text = `privé ${Date.now()}`;
-    await system.cli('receive-sms', '--client', first.client.client_id, '--device', first.device.device_id, '--from', '+33622222222', '--text', text);
+    await system.cli(
+      'receive-sms',
+      '--client',
+      first.client.client_id,
+      '--device',
+      first.device.device_id,
+      '--from',
+      '+33622222222',
+      '--text',
+      text,
+    );
     const [hook] = await receiver.waitFor(first.hooks, 1);
     const id = String(hook!.body.data.id);
 
