@@ -72,6 +72,7 @@ export const ERROR_CATALOG = {
   INVALID_DEVICE_ID: { http: 404, grpc: grpc.status.NOT_FOUND, message: "Appareil inconnu ou n'appartenant pas à ce client." },
   MESSAGE_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: 'Message introuvable.' },
   RECEIVED_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: 'SMS reçu introuvable.' },
+  OPT_OUT_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: "Ce numéro n'est pas dans la liste d'opposition." },
   OTP_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: 'OTP introuvable.' },
   NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: "Cette ressource n'existe pas." },
   METHOD_NOT_ALLOWED: {

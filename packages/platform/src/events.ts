@@ -11,6 +11,7 @@ export const FAILURE_CODES = [
   'EXPIRED',
   'DEVICE_ERROR',
   'DEVICE_REMOVED',
+  'OPTED_OUT',
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
@@ -81,6 +82,7 @@ export const FAILURE_MESSAGES: Record<FailureCode, string> = {
   EXPIRED: "Le message n'a pas pu être envoyé à temps.",
   DEVICE_ERROR: "Le téléphone n'a pas pu envoyer le message.",
   DEVICE_REMOVED: 'Le téléphone a été retiré du compte.',
+  OPTED_OUT: 'Le destinataire a demandé à ne plus recevoir de SMS de ce compte.',
 };
 
 /**
