@@ -164,6 +164,32 @@ describe('the Android app against the device-hub', () => {
     expect(agent.sendCount(after)).toBe(1);
   });
 
+  it('when the phone receives a two-part SMS, once connected and once while its connection is down, then each is in the inbox once, put together', async () => {
+    const { agent, device } = await pairedAgent('receive');
+    const inbox = async () => {
+      const res = await system.api(`/v1/sms/inbox?device_id=${device.device_id}`, client);
+      return res.body.data as { id: string; from: string; message: string; sim: number | null }[];
+    };
+    agent.command({ cmd: 'receive', from: '+33677777777', parts: ['Bonjour, ', 'suite du message'], sim: 1 });
+    await eventually(async () => ((await inbox()).length === 1 ? true : undefined), 15_000, 'the SMS in the inbox', 500);
+    expect(await inbox()).toEqual([expect.objectContaining({ from: '+33677777777', message: 'Bonjour, suite du message', sim: 1 })]);
+
+    const from = agent.events.length;
+    agent.command({ cmd: 'drop' });
+    agent.command({ cmd: 'receive', from: '+33688888888', parts: ['Pendant ', 'la coupure'] });
+    await agent.waitFor((e) => e.event === 'state' && e.state === 'CONNECTED', 20_000, from, 'the app to reconnect');
+    await eventually(async () => ((await inbox()).length === 2 ? true : undefined), 15_000, 'the second SMS in the inbox', 500);
+    agent.command({ cmd: 'inbox' });
+    await agent.waitFor(
+      (e) => e.event === 'inbox' && Array.isArray(e.received_ids) && e.received_ids.length === 0,
+      15_000,
+      from,
+      'the inbox acknowledged',
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await inbox()).map((m) => m.message)).toEqual(['Pendant la coupure', 'Bonjour, suite du message']);
+  });
+
   it('when the device-hub restarts while a report waits, then the report reaches it afterwards and nothing is sent twice', async () => {
     const { agent, device } = await pairedAgent('hub-restart');
     const messageId = await send(device, 'Pendant le redémarrage');
