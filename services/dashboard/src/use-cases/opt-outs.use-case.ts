@@ -43,11 +43,15 @@ export function settingsForm(s: message.OptOutSettings__Output): SettingsForm {
   };
 }
 
-/** A comma-separated list: each keyword trimmed, spaces inside collapsed, upper-cased; empty ones dropped. */
+/**
+ * A comma-separated list: each keyword trimmed, spaces inside collapsed, upper-cased and without
+ * accents (a received SMS is matched without its accents: ARRÊT is stored ARRET, which it then
+ * matches); empty ones dropped.
+ */
 export const keywordList = (text: string) =>
   text
     .split(',')
-    .map((k) => k.trim().replace(/\s+/g, ' ').toUpperCase())
+    .map((k) => k.trim().replace(/\s+/g, ' ').toUpperCase().normalize('NFD').replace(/\p{M}/gu, ''))
     .filter(Boolean);
 
 export async function getSettings(up: Upstreams, clientId: string): Promise<message.OptOutSettings__Output> {
