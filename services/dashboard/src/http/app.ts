@@ -7,7 +7,9 @@ import { AppError, ERROR_CATALOG, recordHttp, settleForwardedHeaders } from '@sm
 import { problemView } from '../views/error.view';
 import { cookieOptions, explain, page, SESSION_COOKIE, type AppDeps, type DashContext, type DashState } from './context';
 import { accountRoutes } from './routes/account.routes';
+import { inboxRoutes } from './routes/inbox.routes';
 import { messageRoutes } from './routes/message.routes';
+import { optOutRoutes } from './routes/opt-out.routes';
 import { downloadRoutes, phoneRoutes } from './routes/phone.routes';
 import { webhookRoutes } from './routes/webhook.routes';
 
@@ -182,6 +184,8 @@ export function createApp(deps: AppDeps): Koa<DashState> {
   accountRoutes(router, deps, 'private');
   phoneRoutes(router, deps);
   messageRoutes(router, deps);
+  inboxRoutes(router, deps);
+  optOutRoutes(router, deps);
   webhookRoutes(router, deps);
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -12,6 +12,8 @@ export interface PageContext {
 const NAV: [string, string][] = [
   ['overview', '/'],
   ['messages', '/messages'],
+  ['inbox', '/inbox'],
+  ['opt-outs', '/opt-outs'],
   ['statistics', '/stats'],
   ['phones', '/phones'],
   ['keys', '/keys'],
@@ -22,6 +24,8 @@ const NAV: [string, string][] = [
 const LABELS: Record<string, string> = {
   overview: 'Overview',
   messages: 'Messages',
+  inbox: 'Inbox',
+  'opt-outs': 'Opt-outs',
   statistics: 'Statistics',
   phones: 'Phones',
   keys: 'API keys',
