@@ -216,8 +216,11 @@ type Message struct {
 type SendResponse struct {
 	Success   bool   `json:"success"`
 	MessageID string `json:"message_id"`
-	Status    string `json:"status"`
-	To        string `json:"to"`
+	// queued, or failed for a number on the client's suppression list (in the key's mode): the
+	// message is stored failed with error OPTED_OUT at once, never reaches a phone, and its
+	// sms.failed is posted (GET /v1/sms/status shows the error).
+	Status string `json:"status"`
+	To     string `json:"to"`
 	// The device the message is queued on.
 	DeviceID string    `json:"device_id"`
 	Parts    int       `json:"parts"`
@@ -231,8 +234,11 @@ type SendResponse struct {
 }
 
 type BatchMessage struct {
-	MessageID string     `json:"message_id"`
-	To        string     `json:"to"`
+	MessageID string `json:"message_id"`
+	To        string `json:"to"`
+	// queued, or failed for a number on the client's suppression list (in the key's mode): the
+	// message is stored failed with error OPTED_OUT at once, never reaches a phone, and its
+	// sms.failed is posted (GET /v1/sms/status shows the error).
 	Status    string     `json:"status"`
 	DeviceID  string     `json:"device_id"`
 	Parts     int        `json:"parts"`
@@ -350,7 +356,10 @@ type SendOTPResponse struct {
 	ExpiresAt time.Time `json:"expires_at"`
 	// The SMS that carries the code.
 	MessageID string `json:"message_id"`
-	Status    string `json:"status"`
+	// queued, or failed when the number is on the client's suppression list and the client's settings
+	// say OTPs follow it (by default an OTP's SMS goes anyway): its SMS then ends failed / OPTED_OUT
+	// at once.
+	Status string `json:"status"`
 }
 
 // VerifyOTPResponse: A wrong code is not an error. After the third wrong code (attempts_remaining

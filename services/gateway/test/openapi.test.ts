@@ -289,6 +289,9 @@ describe('bodies checked against the document', () => {
     const at = responsePointer('post', '/v1/sms/send', 200);
     expect(problemsAt(at, send)).toEqual([]);
     expect(problemsAt(at, { ...send, scheduled_at: T2 })).toEqual([]);
+    // A number on the suppression list: accepted, stored failed / OPTED_OUT at once.
+    expect(problemsAt(at, { ...send, status: 'failed' })).toEqual([]);
+    expect(problemsAt(at, { ...send, status: 'sent' })).not.toEqual([]);
     expect(problemsAt(at, { ...send, expires_at: T2 })).toEqual([]);
     expect(problemsAt(at, { ...send, extra: true })).toEqual([expect.stringContaining('additionalProperty')]);
     expect(problemsAt(at, { ...send, priority: 'normal' })).not.toEqual([]);

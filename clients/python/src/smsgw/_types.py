@@ -160,7 +160,7 @@ SendResponse = TypedDict(
     {
         "success": Literal[True],
         "message_id": str,
-        "status": Literal["queued"],
+        "status": Literal["queued", "failed"],
         "to": str,
         "device_id": str,
         "parts": int,
@@ -177,7 +177,7 @@ BatchMessage = TypedDict(
     {
         "message_id": str,
         "to": str,
-        "status": Literal["queued"],
+        "status": Literal["queued", "failed"],
         "device_id": str,
         "parts": int,
         "encoding": "Encoding",
@@ -302,7 +302,7 @@ SendOtpResponse = TypedDict(
         "to": str,
         "expires_at": str,
         "message_id": str,
-        "status": Literal["queued"],
+        "status": Literal["queued", "failed"],
     },
 )
 

@@ -89,7 +89,8 @@ export interface Message {
 export interface SendResponse {
   success: true;
   message_id: MessageId;
-  status: "queued";
+  /** queued, or failed for a number on the client's suppression list (in the key's mode): the message is stored failed with error OPTED_OUT at once, never reaches a phone, and its sms.failed is posted (GET /v1/sms/status shows the error). */
+  status: "queued" | "failed";
   to: PhoneNumber;
   /** The device the message is queued on. */
   device_id: DeviceId;
@@ -106,7 +107,8 @@ export interface SendResponse {
 export interface BatchMessage {
   message_id: MessageId;
   to: PhoneNumber;
-  status: "queued";
+  /** queued, or failed for a number on the client's suppression list (in the key's mode): the message is stored failed with error OPTED_OUT at once, never reaches a phone, and its sms.failed is posted (GET /v1/sms/status shows the error). */
+  status: "queued" | "failed";
   device_id: DeviceId;
   parts: Parts;
   encoding: Encoding;
@@ -219,7 +221,8 @@ export interface SendOtpResponse {
   expires_at: string;
   /** The SMS that carries the code. */
   message_id: MessageId;
-  status: "queued";
+  /** queued, or failed when the number is on the client's suppression list and the client's settings say OTPs follow it (by default an OTP's SMS goes anyway): its SMS then ends failed / OPTED_OUT at once. */
+  status: "queued" | "failed";
 }
 
 export type VerifyOtpResponse = VerifyOtpValid | VerifyOtpInvalid;
