@@ -44,6 +44,16 @@ const (
 	EncodingUCS2 Encoding = "UCS-2"
 )
 
+// OptOutSource: How the number came on the list: keyword (it sent an opt-out keyword such as
+// STOP), api (POST /v1/opt-outs), dashboard (added by hand in the dashboard).
+type OptOutSource string
+
+const (
+	OptOutSourceKeyword   OptOutSource = "keyword"
+	OptOutSourceAPI       OptOutSource = "api"
+	OptOutSourceDashboard OptOutSource = "dashboard"
+)
+
 // ErrorCode: Stable machine-readable code. INVALID_DEVICE_TOKEN and INVALID_PAIRING are answered
 // only by the phone-pairing endpoints of the device hub, never by this API.
 type ErrorCode string
@@ -76,6 +86,7 @@ const (
 	CodeInvalidDeviceID       ErrorCode = "INVALID_DEVICE_ID"
 	CodeMessageNotFound       ErrorCode = "MESSAGE_NOT_FOUND"
 	CodeReceivedNotFound      ErrorCode = "RECEIVED_NOT_FOUND"
+	CodeOptOutNotFound        ErrorCode = "OPT_OUT_NOT_FOUND"
 	CodeOTPNotFound           ErrorCode = "OTP_NOT_FOUND"
 	CodeNotFound              ErrorCode = "NOT_FOUND"
 	CodeMethodNotAllowed      ErrorCode = "METHOD_NOT_ALLOWED"
@@ -106,6 +117,7 @@ const (
 	SMSErrorCodeExpired            SMSErrorCode = "EXPIRED"
 	SMSErrorCodeDeviceError        SMSErrorCode = "DEVICE_ERROR"
 	SMSErrorCodeDeviceRemoved      SMSErrorCode = "DEVICE_REMOVED"
+	SMSErrorCodeOptedOut           SMSErrorCode = "OPTED_OUT"
 )
 
 // DeviceStatus: online when the device is connected (with a test key every device counts as
@@ -161,7 +173,8 @@ func (v *ErrorDetail) UnmarshalJSON(data []byte) error {
 }
 
 // SMSError: Why a message failed. EXPIRED: no phone took it before its expires_at; DEVICE_REMOVED:
-// it was pinned to a phone that was removed from the account.
+// it was pinned to a phone that was removed from the account; OPTED_OUT: the number is on the
+// client's suppression list (in the key's mode), so the message never reached a phone.
 type SMSError struct {
 	Code    SMSErrorCode `json:"code"`
 	Message string       `json:"message"`
@@ -203,8 +216,11 @@ type Message struct {
 type SendResponse struct {
 	Success   bool   `json:"success"`
 	MessageID string `json:"message_id"`
-	Status    string `json:"status"`
-	To        string `json:"to"`
+	// queued, or failed for a number on the client's suppression list (in the key's mode): the
+	// message is stored failed with error OPTED_OUT at once, never reaches a phone, and its
+	// sms.failed is posted (GET /v1/sms/status shows the error).
+	Status string `json:"status"`
+	To     string `json:"to"`
 	// The device the message is queued on.
 	DeviceID string    `json:"device_id"`
 	Parts    int       `json:"parts"`
@@ -218,8 +234,11 @@ type SendResponse struct {
 }
 
 type BatchMessage struct {
-	MessageID string     `json:"message_id"`
-	To        string     `json:"to"`
+	MessageID string `json:"message_id"`
+	To        string `json:"to"`
+	// queued, or failed for a number on the client's suppression list (in the key's mode): the
+	// message is stored failed with error OPTED_OUT at once, never reaches a phone, and its
+	// sms.failed is posted (GET /v1/sms/status shows the error).
 	Status    string     `json:"status"`
 	DeviceID  string     `json:"device_id"`
 	Parts     int        `json:"parts"`
@@ -337,7 +356,10 @@ type SendOTPResponse struct {
 	ExpiresAt time.Time `json:"expires_at"`
 	// The SMS that carries the code.
 	MessageID string `json:"message_id"`
-	Status    string `json:"status"`
+	// queued, or failed when the number is on the client's suppression list and the client's settings
+	// say OTPs follow it (by default an OTP's SMS goes anyway): its SMS then ends failed / OPTED_OUT
+	// at once.
+	Status string `json:"status"`
 }
 
 // VerifyOTPResponse: A wrong code is not an error. After the third wrong code (attempts_remaining
@@ -466,6 +488,44 @@ type InboxResponse struct {
 	Success    bool          `json:"success"`
 	Data       []ReceivedSMS `json:"data"`
 	Pagination Pagination    `json:"pagination"`
+}
+
+// OptOut: A number on the client's suppression list: a send to it is accepted but ends failed /
+// OPTED_OUT at once, without reaching a phone.
+type OptOut struct {
+	PhoneNumber string       `json:"phone_number"`
+	Source      OptOutSource `json:"source"`
+	// The keyword the number sent (as configured, upper case), for source keyword; null otherwise.
+	Keyword string `json:"keyword"`
+	// When the number came on the list (the first time: adding it again keeps this entry).
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// OptOutResponse: The entry on the list: the new one (source api, keyword null), or, when the
+// number was already there, the first one, unchanged.
+type OptOutResponse struct {
+	Success     bool         `json:"success"`
+	PhoneNumber string       `json:"phone_number"`
+	Source      OptOutSource `json:"source"`
+	// For source keyword, the keyword the number sent; null otherwise.
+	Keyword   string    `json:"keyword"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+type OptOutsResponse struct {
+	Success    bool       `json:"success"`
+	Data       []OptOut   `json:"data"`
+	Pagination Pagination `json:"pagination"`
+}
+
+type AddOptOutRequest struct {
+	PhoneNumber string `json:"phone_number"`
+}
+
+type RemoveOptOutResponse struct {
+	Success     bool   `json:"success"`
+	PhoneNumber string `json:"phone_number"`
+	Removed     bool   `json:"removed"`
 }
 
 type ErrorBody struct {
@@ -630,6 +690,25 @@ func (p ListInboxParams) values() url.Values {
 	return v
 }
 
+// ListOptOutsParams are the query parameters of GET /v1/opt-outs; zero values are left out.
+type ListOptOutsParams struct {
+	// Page number from 1 (INVALID_PAGINATION otherwise).
+	Page int
+	// Items per page, 1 to 100; out of range is INVALID_PAGINATION (no silent cap).
+	Limit int
+}
+
+func (p ListOptOutsParams) values() url.Values {
+	v := url.Values{}
+	if p.Page != 0 {
+		v.Set("page", strconv.Itoa(p.Page))
+	}
+	if p.Limit != 0 {
+		v.Set("limit", strconv.Itoa(p.Limit))
+	}
+	return v
+}
+
 // operation is one endpoint of the API.
 type operation struct {
 	id             string
@@ -652,5 +731,8 @@ var operations = map[string]operation{
 	"listInbox":               {"listInbox", "GET", "/v1/sms/inbox", false, false},
 	"getReceived":             {"getReceived", "GET", "/v1/sms/inbox/{id}", false, false},
 	"cancelMessage":           {"cancelMessage", "DELETE", "/v1/sms/{message_id}", false, false},
+	"listOptOuts":             {"listOptOuts", "GET", "/v1/opt-outs", false, false},
+	"addOptOut":               {"addOptOut", "POST", "/v1/opt-outs", false, false},
+	"removeOptOut":            {"removeOptOut", "DELETE", "/v1/opt-outs/{phone_number}", false, false},
 	"testAuth":                {"testAuth", "GET", "/v1/auth/test", false, true},
 }

@@ -43,17 +43,19 @@ func (e *WebhookError) Unwrap() error { return e.Reason }
 
 // WebhookEvent is a webhook delivery's body (docs/api/webhooks.md).
 type WebhookEvent struct {
-	// Event is sms.sent, sms.delivered, sms.failed, device.connected or device.disconnected.
+	// Event is sms.sent, sms.delivered, sms.failed, sms.received, device.connected or device.disconnected.
 	Event string `json:"event"`
 	// EventID is the same on every attempt and replay: de-duplicate on it.
 	EventID string `json:"event_id"`
 	// Timestamp is when this attempt was signed (the event's own time is in Data).
 	Timestamp string `json:"timestamp"`
-	// Data is the event's data: decode it with MessageData or DeviceData.
+	// Data is the event's data: decode it with MessageData, ReceivedData or DeviceData.
 	Data json.RawMessage `json:"data"`
 }
 
-// MessageEventData is the data of sms.sent, sms.delivered and sms.failed.
+// MessageEventData is the data of sms.sent, sms.delivered and sms.failed. An sms.failed's
+// Error.Code is a failure code: SMSErrorCodeOptedOut for a message to a number on the suppression
+// list (it never reached a phone).
 type MessageEventData struct {
 	MessageID   string         `json:"message_id"`
 	Status      MessageStatus  `json:"status"`
@@ -75,9 +77,31 @@ type DeviceEventData struct {
 	Reason   string    `json:"reason"`
 }
 
-// MessageData decodes the data of an sms.* event.
+// ReceivedEventData is the data of sms.received: an SMS one of the client's phones received.
+type ReceivedEventData struct {
+	// ID is the received SMS's id (rcv_…), as GET /v1/sms/inbox/{id} knows it.
+	ID string `json:"id"`
+	// From is the sender as the network gave it: an E.164 number, a short code or a sender name.
+	From     string `json:"from"`
+	DeviceID string `json:"device_id"`
+	// Sim is the SIM slot (1 to n), nil when the phone does not say.
+	Sim        *int      `json:"sim"`
+	Message    string    `json:"message"`
+	ReceivedAt time.Time `json:"received_at"`
+}
+
+// MessageData decodes the data of sms.sent, sms.delivered and sms.failed.
 func (e *WebhookEvent) MessageData() (*MessageEventData, error) {
 	var d MessageEventData
+	if err := json.Unmarshal(e.Data, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// ReceivedData decodes the data of sms.received.
+func (e *WebhookEvent) ReceivedData() (*ReceivedEventData, error) {
+	var d ReceivedEventData
 	if err := json.Unmarshal(e.Data, &d); err != nil {
 		return nil, err
 	}

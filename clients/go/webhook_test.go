@@ -181,3 +181,34 @@ func TestWhenTheSecretIsEmptyThenNothingIsChecked(t *testing.T) {
 		t.Fatal("accepted")
 	}
 }
+
+func TestWhenAnSMSReceivedEventArrivesThenItsDataDecodesWithANullSim(t *testing.T) {
+	data := map[string]any{"id": "rcv_01JD3Z8Q6V5N4W2K9T7R1B0C3E", "from": "+33698765432", "device_id": "device_1", "sim": 2, "message": "STOP", "received_at": "2030-01-01T11:59:58Z"}
+	raw := eventBody(map[string]any{"event": "sms.received", "data": data})
+	ev, err := VerifyWebhook(raw, SignWebhook(raw, secret), secret, at(signedAt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ev.ReceivedData()
+	if err != nil || ev.Event != "sms.received" || d.ID != "rcv_01JD3Z8Q6V5N4W2K9T7R1B0C3E" || d.From != "+33698765432" || d.Sim == nil || *d.Sim != 2 || d.Message != "STOP" || d.ReceivedAt.IsZero() {
+		t.Fatalf("%+v %v", d, err)
+	}
+	data["sim"] = nil
+	raw = eventBody(map[string]any{"event": "sms.received", "data": data})
+	ev, _ = VerifyWebhook(raw, SignWebhook(raw, secret), secret, at(signedAt))
+	if d, err := ev.ReceivedData(); err != nil || d.Sim != nil {
+		t.Fatalf("%+v %v", d, err)
+	}
+}
+
+func TestWhenAMessageToAnOptedOutNumberFailsThenItsCodeIsOptedOut(t *testing.T) {
+	raw := eventBody(map[string]any{"data": map[string]any{"message_id": "msg_1", "status": "failed", "to": "+33698765432", "failed_at": "2030-01-01T11:59:59Z", "error": map[string]any{"code": "OPTED_OUT", "message": "Le destinataire a demandé à ne plus recevoir de SMS de ce compte."}, "metadata": map[string]any{}}})
+	ev, err := VerifyWebhook(raw, SignWebhook(raw, secret), secret, at(signedAt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ev.MessageData()
+	if err != nil || d.Status != MessageStatusFailed || d.Error == nil || d.Error.Code != SMSErrorCodeOptedOut {
+		t.Fatalf("%+v %v", d, err)
+	}
+}

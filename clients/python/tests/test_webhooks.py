@@ -3,7 +3,10 @@ import threading
 import unittest
 from datetime import datetime, timezone
 
+import typing
+
 import smsgw
+from smsgw import _types as smsgw_types
 from smsgw import webhooks
 
 SECRET = "whsec_test"
@@ -22,6 +25,35 @@ def body(**over):
 
 
 class WebhookTest(unittest.TestCase):
+    def test_when_an_sms_received_event_arrives_then_its_data_has_the_received_sms_with_sim_or_none(self):
+        data = {
+            "id": "rcv_01JD3Z8Q6V5N4W2K9T7R1B0C3E",
+            "from": "+33698765432",
+            "device_id": "device_1",
+            "sim": 2,
+            "message": "STOP",
+            "received_at": "2030-01-01T11:59:58.000Z",
+        }
+        raw = body(event="sms.received", data=data)
+        event = webhooks.verify(raw, webhooks.sign(raw, SECRET), SECRET, now=NOW)
+        received: webhooks.ReceivedEventData = event["data"]  # type: ignore[assignment]
+        self.assertEqual(event["event"], "sms.received")
+        self.assertEqual(
+            (received["id"], received["from"], received["sim"], received["message"]), (data["id"], "+33698765432", 2, "STOP")
+        )
+        self.assertEqual(set(webhooks.ReceivedEventData.__annotations__), set(data))
+        raw = body(event="sms.received", data={**data, "sim": None})
+        self.assertIsNone(webhooks.verify(raw, webhooks.sign(raw, SECRET), SECRET, now=NOW)["data"]["sim"])
+
+    def test_when_a_message_to_an_opted_out_number_fails_then_its_code_is_opted_out(self):
+        error = {"code": "OPTED_OUT", "message": "Le destinataire a demandé à ne plus recevoir de SMS de ce compte."}
+        data = {"message_id": "msg_1", "status": "failed", "to": "+33698765432", "error": error, "metadata": {}}
+        raw = body(event="sms.failed", data=data)
+        event = webhooks.verify(raw, webhooks.sign(raw, SECRET), SECRET, now=NOW)
+        self.assertEqual(event["data"]["error"]["code"], "OPTED_OUT")
+        self.assertIn("OPTED_OUT", typing.get_args(smsgw_types.SmsErrorCode))
+        self.assertIn("sms.received", typing.get_args(webhooks.EventKind))
+
     def test_when_the_body_is_signed_with_the_secret_then_the_event_comes_back_parsed(self):
         raw = body()
         event = webhooks.verify(raw, webhooks.sign(raw, SECRET), SECRET, now=NOW)

@@ -1,6 +1,10 @@
 import type { SmsError } from './gen/openapi-types';
 
-/** The data of sms.sent, sms.delivered and sms.failed. */
+/**
+ * The data of sms.sent, sms.delivered and sms.failed. An sms.failed's `error.code` is one of the
+ * failure codes (SmsErrorCode): OPTED_OUT for a message to a number on the suppression list (it
+ * never reached a phone).
+ */
 export interface MessageEventData {
   message_id: string;
   status: 'sent' | 'delivered' | 'failed';
@@ -24,6 +28,21 @@ export interface DeviceEventData {
   [key: string]: unknown;
 }
 
+/** The data of sms.received: an SMS one of the client's phones received (docs/api/receiving.md). */
+export interface ReceivedEventData {
+  /** `rcv_…`, the received SMS's id (GET /v1/sms/inbox/:id). */
+  id: string;
+  /** The sender as the network gave it: an E.164 number, a short code or an alphanumeric sender name. */
+  from: string;
+  device_id: string;
+  /** The SIM slot (1 to n), or null when the phone does not say. */
+  sim: number | null;
+  /** The whole text. */
+  message: string;
+  received_at: string;
+  [key: string]: unknown;
+}
+
 interface EventBase {
   /** The same on every attempt and replay: de-duplicate on it. */
   event_id: string;
@@ -34,4 +53,5 @@ interface EventBase {
 /** A webhook delivery's body, as docs/api/webhooks.md describes it. */
 export type WebhookEvent =
   | (EventBase & { event: 'sms.sent' | 'sms.delivered' | 'sms.failed'; data: MessageEventData })
-  | (EventBase & { event: 'device.connected' | 'device.disconnected'; data: DeviceEventData });
+  | (EventBase & { event: 'device.connected' | 'device.disconnected'; data: DeviceEventData })
+  | (EventBase & { event: 'sms.received'; data: ReceivedEventData });

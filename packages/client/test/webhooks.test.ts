@@ -8,6 +8,7 @@ import {
   WebhookTimestampError,
   WebhookVerificationError,
 } from '../src';
+import type { ReceivedEventData, SmsError, SmsErrorCode } from '../src';
 
 const SECRET = 'whsec_test';
 const NOW = Date.parse('2030-01-01T12:00:00.000Z');
@@ -21,6 +22,34 @@ const body = (over: Record<string, unknown> = {}) =>
   });
 
 describe('the webhook helper', () => {
+  it('when an sms.received event is verified, then its data is the received SMS, sim a number or null', async () => {
+    const data = {
+      id: 'rcv_01JD3Z8Q6V5N4W2K9T7R1B0C3E',
+      from: '+33698765432',
+      device_id: 'device_1',
+      sim: 2,
+      message: 'STOP',
+      received_at: '2030-01-01T11:59:58.000Z',
+    };
+    for (const sim of [2, null]) {
+      const raw = body({ event: 'sms.received', data: { ...data, sim } });
+      const event = await verifyWebhook(raw, signWebhook(raw, SECRET), SECRET, { now: () => NOW });
+      if (event.event !== 'sms.received') throw new Error(`not narrowed: ${event.event}`);
+      // The union narrows on `event`: data is a ReceivedEventData here.
+      const received: ReceivedEventData = event.data;
+      expect(received).toEqual({ ...data, sim });
+    }
+  });
+
+  it('when a message to an opted-out number fails, then its sms.failed carries OPTED_OUT, a failure code of the types', async () => {
+    const error: SmsError = { code: 'OPTED_OUT', message: 'Le destinataire a demandé à ne plus recevoir de SMS de ce compte.' };
+    const raw = body({ event: 'sms.failed', data: { message_id: 'msg_1', status: 'failed', to: '+33698765432', error, metadata: {} } });
+    const event = await verifyWebhook(raw, signWebhook(raw, SECRET), SECRET, { now: () => NOW });
+    if (event.event !== 'sms.failed') throw new Error(`not narrowed: ${event.event}`);
+    const code: SmsErrorCode | undefined = event.data.error?.code;
+    expect(code).toBe('OPTED_OUT');
+  });
+
   it('when the body is signed with the secret, then the event comes back parsed', async () => {
     const raw = body();
     const event = await verifyWebhook(Buffer.from(raw), signWebhook(raw, SECRET), SECRET, { now: () => NOW });

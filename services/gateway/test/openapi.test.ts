@@ -10,6 +10,7 @@ import { errorEnvelope } from '../src/http/middleware/errors';
 import { requestId } from '../src/http/middleware/request-id';
 import { authRoutes } from '../src/http/routes/auth.routes';
 import { inboxRoutes } from '../src/http/routes/inbox.routes';
+import { optOutRoutes } from '../src/http/routes/opt-outs.routes';
 import { otpRoutes } from '../src/http/routes/otp.routes';
 import { smsRoutes } from '../src/http/routes/sms.routes';
 import { statusBody } from '../src/mappers/sms.mapper';
@@ -164,6 +165,7 @@ describe('the OpenAPI document', () => {
         otpRoutes(up, noop, noop, noop),
         authRoutes(up, noop, noop),
         inboxRoutes(up, noop, noop),
+        optOutRoutes(up, noop, noop),
       ].flatMap((router) =>
         router.stack.flatMap((layer) =>
           layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
@@ -287,6 +289,9 @@ describe('bodies checked against the document', () => {
     const at = responsePointer('post', '/v1/sms/send', 200);
     expect(problemsAt(at, send)).toEqual([]);
     expect(problemsAt(at, { ...send, scheduled_at: T2 })).toEqual([]);
+    // A number on the suppression list: accepted, stored failed / OPTED_OUT at once.
+    expect(problemsAt(at, { ...send, status: 'failed' })).toEqual([]);
+    expect(problemsAt(at, { ...send, status: 'sent' })).not.toEqual([]);
     expect(problemsAt(at, { ...send, expires_at: T2 })).toEqual([]);
     expect(problemsAt(at, { ...send, extra: true })).toEqual([expect.stringContaining('additionalProperty')]);
     expect(problemsAt(at, { ...send, priority: 'normal' })).not.toEqual([]);
@@ -306,6 +311,10 @@ describe('bodies checked against the document', () => {
       ),
     ).toEqual([]);
     expect(problemsAt(at, statusBody(stored({ status: 'cancelled', cancelledAt: T1, encoding: 'UCS-2', text: 'Été ☀️' })))).toEqual([]);
+    const optedOut = 'Le destinataire a demandé à ne plus recevoir de SMS de ce compte.';
+    expect(problemsAt(at, statusBody(stored({ status: 'failed', failedAt: T0, errorCode: 'OPTED_OUT', errorMessage: optedOut })))).toEqual(
+      [],
+    );
     expect(problemsAt(at, { ...statusBody(stored()), sent_at: null })).not.toEqual([]);
   });
 
@@ -444,6 +453,26 @@ describe('the gateway routes answering through real HTTP', () => {
         return received({ id: req.id });
       },
       queueDepths: async () => ({ depths: {} }),
+      listOptOuts: async () => ({
+        optOuts: [
+          { phoneNumber: '+33698765432', source: 'keyword', keyword: 'STOP', createdAt: T0 },
+          { phoneNumber: '+33612345678', source: 'api', keyword: '', createdAt: T1 },
+        ],
+        page: 1,
+        perPage: 50,
+        totalPages: 1,
+        totalItems: 2,
+      }),
+      addOptOut: async (req: { phoneNumber: string; source: string }) => ({
+        phoneNumber: req.phoneNumber,
+        source: req.source,
+        keyword: '',
+        createdAt: T0,
+      }),
+      removeOptOut: async (req: { phoneNumber: string }) => {
+        if (req.phoneNumber === '+33655555555') throw new AppError('OPT_OUT_NOT_FOUND');
+        return { removed: true };
+      },
     },
   } as unknown as Upstreams;
 
@@ -469,6 +498,7 @@ describe('the gateway routes answering through real HTTP', () => {
       smsRoutes(up, auth, guard, idempotent, { allowPrivate: false }),
       authRoutes(up, auth, guard),
       inboxRoutes(up, auth, guard),
+      optOutRoutes(up, auth, guard),
     ]) {
       app.use(router.routes());
       app.use(router.allowedMethods());
@@ -518,6 +548,9 @@ describe('the gateway routes answering through real HTTP', () => {
     ['GET', '/v1/auth/test', '/v1/auth/test', undefined],
     ['GET', '/v1/sms/inbox', '/v1/sms/inbox?page=1&limit=50&from=BANQUE', undefined],
     ['GET', '/v1/sms/inbox/{id}', '/v1/sms/inbox/rcv_01JD3Z8Q6V5N4W2K9T7R1B0C3E', undefined],
+    ['GET', '/v1/opt-outs', '/v1/opt-outs?page=1&limit=50', undefined],
+    ['POST', '/v1/opt-outs', '/v1/opt-outs', { phone_number: '+33 6 98 76 54 32' }],
+    ['DELETE', '/v1/opt-outs/{phone_number}', '/v1/opt-outs/%2B33698765432', undefined],
   ])('when %s %s succeeds, then its answer conforms to the document', async (method, template, url, body) => {
     const res = await call(method, url, body);
     expect(res.status).toBe(200);
@@ -543,6 +576,10 @@ describe('the gateway routes answering through real HTTP', () => {
     ['GET', '/v1/sms/inbox', '/v1/sms/inbox?page=0x', undefined, {}, 400],
     ['GET', '/v1/sms/inbox/{id}', `/v1/sms/inbox/${RECEIVED_UNKNOWN}`, undefined, {}, 404],
     ['GET', '/v1/sms/inbox/{id}', '/v1/sms/inbox/msg_01JD3Z8Q6V5N4W2K9T7R1B0C3E', undefined, {}, 404],
+    ['GET', '/v1/opt-outs', '/v1/opt-outs?limit=x', undefined, {}, 400],
+    ['POST', '/v1/opt-outs', '/v1/opt-outs', { phone_number: '0612345678' }, {}, 400],
+    ['DELETE', '/v1/opt-outs/{phone_number}', '/v1/opt-outs/0612345678', undefined, {}, 400],
+    ['DELETE', '/v1/opt-outs/{phone_number}', '/v1/opt-outs/%2B33655555555', undefined, {}, 404],
   ])('when %s %s fails, then its error conforms to the document', async (method, template, url, body, headers, status) => {
     const res = await call(method, url, body, headers);
     expect(res.status).toBe(status);

@@ -23,6 +23,10 @@ PriorityLabel = Literal["very_high", "high", "normal", "low", "very_low"]
 # GSM-7: 160 characters in a single part, 153 per part when split; UCS-2: 70 and 67.
 Encoding = Literal["GSM-7", "UCS-2"]
 
+# How the number came on the list: keyword (it sent an opt-out keyword such as STOP), api (POST
+# /v1/opt-outs), dashboard (added by hand in the dashboard).
+OptOutSource = Literal["keyword", "api", "dashboard"]
+
 # Stable machine-readable code. INVALID_DEVICE_TOKEN and INVALID_PAIRING are answered only by the
 # phone-pairing endpoints of the device hub, never by this API.
 ErrorCode = Literal[
@@ -53,6 +57,7 @@ ErrorCode = Literal[
     "INVALID_DEVICE_ID",
     "MESSAGE_NOT_FOUND",
     "RECEIVED_NOT_FOUND",
+    "OPT_OUT_NOT_FOUND",
     "OTP_NOT_FOUND",
     "NOT_FOUND",
     "METHOD_NOT_ALLOWED",
@@ -81,6 +86,7 @@ SmsErrorCode = Literal[
     "EXPIRED",
     "DEVICE_ERROR",
     "DEVICE_REMOVED",
+    "OPTED_OUT",
 ]
 
 # online when the device is connected (with a test key every device counts as online); an offline
@@ -111,7 +117,8 @@ ErrorDetail = TypedDict(
 )
 
 # Why a message failed. EXPIRED: no phone took it before its expires_at; DEVICE_REMOVED: it was
-# pinned to a phone that was removed from the account.
+# pinned to a phone that was removed from the account; OPTED_OUT: the number is on the client's
+# suppression list (in the key's mode), so the message never reached a phone.
 SmsError = TypedDict(
     "SmsError",
     {
@@ -153,7 +160,7 @@ SendResponse = TypedDict(
     {
         "success": Literal[True],
         "message_id": str,
-        "status": Literal["queued"],
+        "status": Literal["queued", "failed"],
         "to": str,
         "device_id": str,
         "parts": int,
@@ -170,7 +177,7 @@ BatchMessage = TypedDict(
     {
         "message_id": str,
         "to": str,
-        "status": Literal["queued"],
+        "status": Literal["queued", "failed"],
         "device_id": str,
         "parts": int,
         "encoding": "Encoding",
@@ -295,7 +302,7 @@ SendOtpResponse = TypedDict(
         "to": str,
         "expires_at": str,
         "message_id": str,
-        "status": Literal["queued"],
+        "status": Literal["queued", "failed"],
     },
 )
 
@@ -411,6 +418,56 @@ InboxResponse = TypedDict(
     },
 )
 
+# A number on the client's suppression list: a send to it is accepted but ends failed / OPTED_OUT
+# at once, without reaching a phone.
+OptOut = TypedDict(
+    "OptOut",
+    {
+        "phone_number": str,
+        "source": "OptOutSource",
+        "keyword": Optional[str],
+        "created_at": str,
+    },
+)
+
+# The entry on the list: the new one (source api, keyword null), or, when the number was already
+# there, the first one, unchanged.
+OptOutResponse = TypedDict(
+    "OptOutResponse",
+    {
+        "success": Literal[True],
+        "phone_number": str,
+        "source": "OptOutSource",
+        "keyword": Optional[str],
+        "created_at": str,
+    },
+)
+
+OptOutsResponse = TypedDict(
+    "OptOutsResponse",
+    {
+        "success": Literal[True],
+        "data": List["OptOut"],
+        "pagination": "Pagination",
+    },
+)
+
+AddOptOutRequest = TypedDict(
+    "AddOptOutRequest",
+    {
+        "phone_number": str,
+    },
+)
+
+RemoveOptOutResponse = TypedDict(
+    "RemoveOptOutResponse",
+    {
+        "success": Literal[True],
+        "phone_number": str,
+        "removed": Literal[True],
+    },
+)
+
 ErrorBody = TypedDict(
     "ErrorBody",
     {
@@ -467,7 +524,7 @@ PersonalizedMessage = TypedDict(
 AttemptError = TypedDict(
     "AttemptError",
     {
-        "code": Literal["INVALID_NUMBER", "OUT_OF_NETWORK", "INSUFFICIENT_CREDIT", "BLACKLISTED", "EXPIRED", "DEVICE_ERROR", "DEVICE_REMOVED", "DEVICE_OFFLINE"],
+        "code": Literal["INVALID_NUMBER", "OUT_OF_NETWORK", "INSUFFICIENT_CREDIT", "BLACKLISTED", "EXPIRED", "DEVICE_ERROR", "DEVICE_REMOVED", "OPTED_OUT", "DEVICE_OFFLINE"],
         "message": str,
     },
 )
@@ -495,5 +552,8 @@ OPERATIONS: Dict[str, Operation] = {
     "listInbox": Operation("GET", "/v1/sms/inbox", False, False, (), ("page", "limit", "from", "from_date", "to_date", "device_id", "search")),
     "getReceived": Operation("GET", "/v1/sms/inbox/{id}", False, False, (), ()),
     "cancelMessage": Operation("DELETE", "/v1/sms/{message_id}", False, False, (), ()),
+    "listOptOuts": Operation("GET", "/v1/opt-outs", False, False, (), ("page", "limit")),
+    "addOptOut": Operation("POST", "/v1/opt-outs", False, False, ("phone_number",), ()),
+    "removeOptOut": Operation("DELETE", "/v1/opt-outs/{phone_number}", False, False, (), ()),
     "testAuth": Operation("GET", "/v1/auth/test", False, True, (), ()),
 }

@@ -23,9 +23,69 @@ import threading
 import time
 from collections import OrderedDict
 from datetime import datetime
-from typing import Any, Callable, Dict, Optional, Protocol, Union
+from typing import Any, Callable, Dict, Literal, Optional, Protocol, TypedDict, Union
 
 from ._errors import WebhookDuplicateError, WebhookPayloadError, WebhookSignatureError, WebhookTimestampError
+from ._types import NotRequired, SmsError
+
+# The kinds of events a delivery carries (its "event").
+EventKind = Literal["sms.sent", "sms.delivered", "sms.failed", "sms.received", "device.connected", "device.disconnected"]
+
+# The data of sms.sent, sms.delivered and sms.failed. An sms.failed's error code is a failure code
+# (SmsErrorCode): OPTED_OUT for a message to a number on the suppression list (it never reached a
+# phone).
+MessageEventData = TypedDict(
+    "MessageEventData",
+    {
+        "message_id": str,
+        "status": Literal["sent", "delivered", "failed"],
+        "to": str,
+        "sent_at": NotRequired[str],
+        "delivered_at": NotRequired[str],
+        "failed_at": NotRequired[str],
+        "error": NotRequired[SmsError],
+        "batch_id": NotRequired[str],
+        "metadata": Dict[str, Any],
+    },
+)
+
+# The data of sms.received: an SMS one of the client's phones received. "id" is its rcv_ id (GET
+# /v1/sms/inbox/{id}); "from" the sender as the network gave it (an E.164 number, a short code or a
+# sender name); "sim" the SIM slot (1 to n), None when the phone does not say.
+ReceivedEventData = TypedDict(
+    "ReceivedEventData",
+    {
+        "id": str,
+        "from": str,
+        "device_id": str,
+        "sim": Optional[int],
+        "message": str,
+        "received_at": str,
+    },
+)
+
+# The data of device.connected and device.disconnected.
+DeviceEventData = TypedDict(
+    "DeviceEventData",
+    {
+        "device_id": str,
+        "client_id": str,
+        "name": str,
+        "at": str,
+        "reason": str,
+    },
+)
+
+
+class WebhookEvent(TypedDict):
+    """A delivery's body, as ``verify`` returns it: look at ``event`` to know which data it has."""
+
+    event: str
+    # The same on every attempt and replay: de-duplicate on it.
+    event_id: str
+    # When this attempt was signed (the event's own time is in data).
+    timestamp: str
+    data: Union[MessageEventData, ReceivedEventData, DeviceEventData, Dict[str, Any]]
 
 
 class SeenEvents(Protocol):
@@ -76,7 +136,7 @@ def verify(
     tolerance: float = 300.0,
     seen: Optional[SeenEvents] = None,
     now: Optional[float] = None,
-) -> Dict[str, Any]:
+) -> WebhookEvent:
     """Checks a delivery and returns its event (a dict with event, event_id, timestamp and data).
 
     ``secret`` is the endpoint's ``whsec_…``, or the client's signing secret for messages sent with
@@ -111,7 +171,7 @@ def verify(
 
     if seen is not None and not seen.add(event["event_id"]):
         raise WebhookDuplicateError(event)
-    return event
+    return event  # type: ignore[return-value]
 
 
 def _parse_time(text: str) -> Optional[float]:

@@ -48,7 +48,7 @@ export type MessageText = string;
 /** Free-form JSON object given at send time, at most 1 KB once serialised. */
 export type Metadata = Record<string, unknown>;
 
-/** Why a message failed. EXPIRED: no phone took it before its expires_at; DEVICE_REMOVED: it was pinned to a phone that was removed from the account. */
+/** Why a message failed. EXPIRED: no phone took it before its expires_at; DEVICE_REMOVED: it was pinned to a phone that was removed from the account; OPTED_OUT: the number is on the client's suppression list (in the key's mode), so the message never reached a phone. */
 export interface SmsError {
   code: SmsErrorCode;
   message: string;
@@ -89,7 +89,8 @@ export interface Message {
 export interface SendResponse {
   success: true;
   message_id: MessageId;
-  status: "queued";
+  /** queued, or failed for a number on the client's suppression list (in the key's mode): the message is stored failed with error OPTED_OUT at once, never reaches a phone, and its sms.failed is posted (GET /v1/sms/status shows the error). */
+  status: "queued" | "failed";
   to: PhoneNumber;
   /** The device the message is queued on. */
   device_id: DeviceId;
@@ -106,7 +107,8 @@ export interface SendResponse {
 export interface BatchMessage {
   message_id: MessageId;
   to: PhoneNumber;
-  status: "queued";
+  /** queued, or failed for a number on the client's suppression list (in the key's mode): the message is stored failed with error OPTED_OUT at once, never reaches a phone, and its sms.failed is posted (GET /v1/sms/status shows the error). */
+  status: "queued" | "failed";
   device_id: DeviceId;
   parts: Parts;
   encoding: Encoding;
@@ -219,7 +221,8 @@ export interface SendOtpResponse {
   expires_at: string;
   /** The SMS that carries the code. */
   message_id: MessageId;
-  status: "queued";
+  /** queued, or failed when the number is on the client's suppression list and the client's settings say OTPs follow it (by default an OTP's SMS goes anyway): its SMS then ends failed / OPTED_OUT at once. */
+  status: "queued" | "failed";
 }
 
 export type VerifyOtpResponse = VerifyOtpValid | VerifyOtpInvalid;
@@ -356,8 +359,47 @@ export interface InboxResponse {
   pagination: Pagination;
 }
 
+/** How the number came on the list: keyword (it sent an opt-out keyword such as STOP), api (POST /v1/opt-outs), dashboard (added by hand in the dashboard). */
+export type OptOutSource = "keyword" | "api" | "dashboard";
+
+/** A number on the client's suppression list: a send to it is accepted but ends failed / OPTED_OUT at once, without reaching a phone. */
+export interface OptOut {
+  phone_number: PhoneNumber;
+  source: OptOutSource;
+  /** The keyword the number sent (as configured, upper case), for source keyword; null otherwise. */
+  keyword: string | null;
+  /** When the number came on the list (the first time: adding it again keeps this entry). */
+  created_at: string;
+}
+
+/** The entry on the list: the new one (source api, keyword null), or, when the number was already there, the first one, unchanged. */
+export interface OptOutResponse {
+  success: true;
+  phone_number: PhoneNumber;
+  source: OptOutSource;
+  /** For source keyword, the keyword the number sent; null otherwise. */
+  keyword: string | null;
+  created_at: string;
+}
+
+export interface OptOutsResponse {
+  success: true;
+  data: OptOut[];
+  pagination: Pagination;
+}
+
+export interface AddOptOutRequest {
+  phone_number: PhoneNumberInput;
+}
+
+export interface RemoveOptOutResponse {
+  success: true;
+  phone_number: PhoneNumber;
+  removed: true;
+}
+
 /** Stable machine-readable code. INVALID_DEVICE_TOKEN and INVALID_PAIRING are answered only by the phone-pairing endpoints of the device hub, never by this API. */
-export type ErrorCode = "MISSING_AUTH_HEADERS" | "INVALID_JSON" | "VALIDATION_ERROR" | "INVALID_PHONE_NUMBER" | "MESSAGE_TOO_LONG" | "MESSAGE_REQUIRED" | "TOO_MANY_RECIPIENTS" | "INVALID_PRIORITY" | "INVALID_SCHEDULED_AT" | "METADATA_TOO_LARGE" | "INVALID_WEBHOOK_URL" | "INVALID_OTP_LENGTH" | "INVALID_OTP_EXPIRY" | "INVALID_TEMPLATE" | "INVALID_PAGINATION" | "INVALID_STATUS" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_DATE" | "INVALID_CHARACTER" | "INVALID_API_KEY" | "INVALID_CLIENT_ID" | "INVALID_DEVICE_TOKEN" | "INVALID_PAIRING" | "HTTPS_REQUIRED" | "INVALID_DEVICE_ID" | "MESSAGE_NOT_FOUND" | "RECEIVED_NOT_FOUND" | "OTP_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MESSAGE_NOT_CANCELLABLE" | "OTP_ALREADY_VERIFIED" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "OTP_EXPIRED" | "OTP_MAX_ATTEMPTS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "OTP_RATE_LIMITED" | "INTERNAL_ERROR" | "DEVICE_OFFLINE" | "SERVICE_UNAVAILABLE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE";
+export type ErrorCode = "MISSING_AUTH_HEADERS" | "INVALID_JSON" | "VALIDATION_ERROR" | "INVALID_PHONE_NUMBER" | "MESSAGE_TOO_LONG" | "MESSAGE_REQUIRED" | "TOO_MANY_RECIPIENTS" | "INVALID_PRIORITY" | "INVALID_SCHEDULED_AT" | "METADATA_TOO_LARGE" | "INVALID_WEBHOOK_URL" | "INVALID_OTP_LENGTH" | "INVALID_OTP_EXPIRY" | "INVALID_TEMPLATE" | "INVALID_PAGINATION" | "INVALID_STATUS" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_DATE" | "INVALID_CHARACTER" | "INVALID_API_KEY" | "INVALID_CLIENT_ID" | "INVALID_DEVICE_TOKEN" | "INVALID_PAIRING" | "HTTPS_REQUIRED" | "INVALID_DEVICE_ID" | "MESSAGE_NOT_FOUND" | "RECEIVED_NOT_FOUND" | "OPT_OUT_NOT_FOUND" | "OTP_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MESSAGE_NOT_CANCELLABLE" | "OTP_ALREADY_VERIFIED" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "OTP_EXPIRED" | "OTP_MAX_ATTEMPTS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "OTP_RATE_LIMITED" | "INTERNAL_ERROR" | "DEVICE_OFFLINE" | "SERVICE_UNAVAILABLE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE";
 
 export interface ErrorBody {
   /** Stable machine-readable code. INVALID_DEVICE_TOKEN and INVALID_PAIRING are answered only by the phone-pairing endpoints of the device hub, never by this API. */
@@ -366,7 +408,7 @@ export interface ErrorBody {
   details?: ErrorDetail[];
 }
 
-export type SmsErrorCode = "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED";
+export type SmsErrorCode = "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "OPTED_OUT";
 
 /** The whole UTC days covered: from the first instant of the first day to the last instant of the last. */
 export interface StatsPeriod {
@@ -405,7 +447,7 @@ export interface PersonalizedMessage {
 
 /** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay. */
 export interface AttemptError {
-  code: "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "DEVICE_OFFLINE";
+  code: "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "OPTED_OUT" | "DEVICE_OFFLINE";
   message: string;
 }
 
@@ -457,6 +499,14 @@ export interface ListInboxParams {
   search?: string;
 }
 
+/** The query parameters of GET /v1/opt-outs. */
+export interface ListOptOutsParams {
+  /** Page number from 1 (INVALID_PAGINATION otherwise). */
+  page?: number;
+  /** Items per page, 1 to 100; out of range is INVALID_PAGINATION (no silent cap). */
+  limit?: number;
+}
+
 /** Every operation of the API: its method, path, and whether it takes an Idempotency-Key and X-Device-ID. */
 export const OPERATIONS = {
   sendSms: { method: 'POST', path: '/v1/sms/send', idempotencyKey: true, deviceId: true },
@@ -470,6 +520,9 @@ export const OPERATIONS = {
   listInbox: { method: 'GET', path: '/v1/sms/inbox', idempotencyKey: false, deviceId: false },
   getReceived: { method: 'GET', path: '/v1/sms/inbox/{id}', idempotencyKey: false, deviceId: false },
   cancelMessage: { method: 'DELETE', path: '/v1/sms/{message_id}', idempotencyKey: false, deviceId: false },
+  listOptOuts: { method: 'GET', path: '/v1/opt-outs', idempotencyKey: false, deviceId: false },
+  addOptOut: { method: 'POST', path: '/v1/opt-outs', idempotencyKey: false, deviceId: false },
+  removeOptOut: { method: 'DELETE', path: '/v1/opt-outs/{phone_number}', idempotencyKey: false, deviceId: false },
   testAuth: { method: 'GET', path: '/v1/auth/test', idempotencyKey: false, deviceId: true },
 } as const;
 
@@ -488,5 +541,8 @@ export interface OperationTypes {
   listInbox: { query: ListInboxParams; response: InboxResponse };
   getReceived: { path: { id: string }; response: ReceivedSmsResponse };
   cancelMessage: { path: { message_id: string }; response: CancelResponse };
+  listOptOuts: { query: ListOptOutsParams; response: OptOutsResponse };
+  addOptOut: { body: AddOptOutRequest; response: OptOutResponse };
+  removeOptOut: { path: { phone_number: string }; response: RemoveOptOutResponse };
   testAuth: { response: AuthTestResponse };
 }

@@ -20,6 +20,7 @@ import { traceRequest } from './middleware/tracing';
 import { openApiDocument } from '../openapi';
 import { authRoutes } from './routes/auth.routes';
 import { inboxRoutes } from './routes/inbox.routes';
+import { optOutRoutes } from './routes/opt-outs.routes';
 import { otpRoutes } from './routes/otp.routes';
 import { smsRoutes } from './routes/sms.routes';
 import type { ReadinessReport } from './readiness';
@@ -59,6 +60,7 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
     smsRoutes(options.upstreams, auth, guard, idempotent, { allowPrivate: options.allowPrivateWebhooks }),
     otpRoutes(options.upstreams, auth, guard, idempotent),
     inboxRoutes(options.upstreams, auth, guard),
+    optOutRoutes(options.upstreams, auth, guard),
     authRoutes(options.upstreams, auth, guard),
   ];
   const health = new Router<GatewayState>();

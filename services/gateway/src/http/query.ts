@@ -2,6 +2,7 @@ import { AppError, isStorableText } from '@smsgw/platform';
 import { normalizePhoneNumber } from '../domain/send-request';
 import type { HistoryQuery, StatsQuery } from '../use-cases/history.use-case';
 import type { InboxQuery } from '../use-cases/inbox.use-case';
+import type { OptOutsQuery } from '../use-cases/opt-outs.use-case';
 import type { GatewayContext } from './context';
 
 /** A query parameter; text Postgres cannot take (U+0000, a lone surrogate) is refused for every filter. */
@@ -93,6 +94,43 @@ export function inboxQuery(ctx: GatewayContext): InboxQuery {
     deviceId: queryString(ctx, 'device_id') ?? '',
     search: searchOf(ctx),
   };
+}
+
+/** GET /v1/opt-outs's query: page and limit, checked as the history's (the limit's range by the message service). */
+export function optOutsQuery(ctx: GatewayContext): OptOutsQuery {
+  return { page: pageNumber(ctx, 'page', 1), limit: pageNumber(ctx, 'limit', 50) };
+}
+
+/** A number of the suppression list, checked and normalised as a send's `to`: E.164, or 400 INVALID_PHONE_NUMBER naming `phone_number`. */
+function optOutNumber(value: unknown): string {
+  const number = normalizePhoneNumber(value);
+  if (number === undefined) {
+    throw new AppError('INVALID_PHONE_NUMBER', {
+      details: [{ field: 'phone_number', code: 'INVALID_PHONE_NUMBER', message: new AppError('INVALID_PHONE_NUMBER').message }],
+    });
+  }
+  return number;
+}
+
+/** POST /v1/opt-outs's body: `phone_number`. */
+export function optOutNumberBody(body: Record<string, unknown>): string {
+  return optOutNumber(body.phone_number);
+}
+
+/**
+ * DELETE /v1/opt-outs/:phone_number's number, its `+` URL-encoded as %2B or left as is. Read from
+ * the raw path: the router decodes parameters as a query string would (a literal `+` becomes a
+ * space), but in a path `+` is itself (RFC 3986).
+ */
+export function optOutNumberParam(ctx: GatewayContext): string {
+  const raw = ctx.path.slice(ctx.path.lastIndexOf('/') + 1);
+  let value: string | undefined;
+  try {
+    value = decodeURIComponent(raw);
+  } catch {
+    value = undefined;
+  }
+  return optOutNumber(value);
 }
 
 /** GET /v1/sms/stats's query. */

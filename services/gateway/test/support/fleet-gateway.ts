@@ -95,6 +95,9 @@ export class FleetGateway {
   readonly inboxCalls: message.ListReceivedRequest[] = [];
   readonly receivedCalls: message.GetReceivedRequest[] = [];
   readonly statsCalls: message.GetStatsRequest[] = [];
+  /** The suppression lists the message service stand-in holds (every client and mode), and what it was asked. */
+  optOuts: (message.OptOut__Output & { clientId: string; mode: message.Mode })[] = [];
+  readonly optOutCalls: { rpc: 'list' | 'add' | 'remove'; req: message.ListOptOutsRequest | message.OptOutRequest }[] = [];
   private server?: http.Server;
 
   constructor() {
@@ -150,6 +153,7 @@ export class FleetGateway {
         getMessage: async () => this.message,
         listMessages: async () => ({ messages: [this.message], page: 1, perPage: 50, totalPages: 1, totalItems: 1 }),
         ...this.inboxHandlers(),
+        ...this.optOutHandlers(),
       } as unknown as Upstreams['messages'],
       otp: {
         sendOtp: async (req: otp.SendOtpRequest) => {
@@ -201,6 +205,49 @@ export class FleetGateway {
           byDay: [day('2030-01-14', 0), day('2030-01-15', mine(req).length)],
           received: mine(req).length,
         };
+      },
+    };
+  }
+
+  /** ListOptOuts, AddOptOut and RemoveOptOut as the message service answers them: by client and mode, limit 1 to 100, the first entry kept. */
+  private optOutHandlers() {
+    const mine = (req: { clientId?: string; mode?: message.Mode }) =>
+      this.optOuts.filter((o) => o.clientId === req.clientId && o.mode === req.mode);
+    const entry = ({ phoneNumber, source, keyword, createdAt }: message.OptOut__Output) => ({ phoneNumber, source, keyword, createdAt });
+    return {
+      listOptOuts: async (req: message.ListOptOutsRequest) => {
+        this.optOutCalls.push({ rpc: 'list', req });
+        if (req.limit! > 100) throw new AppError('INVALID_PAGINATION', { details: [{ field: 'limit', code: 'INVALID_PAGINATION' }] });
+        const found = mine(req);
+        return {
+          optOuts: found.slice((req.page! - 1) * req.limit!, req.page! * req.limit!).map(entry),
+          page: req.page,
+          perPage: req.limit,
+          totalPages: Math.ceil(found.length / req.limit!),
+          totalItems: found.length,
+        };
+      },
+      addOptOut: async (req: message.OptOutRequest) => {
+        this.optOutCalls.push({ rpc: 'add', req });
+        const known = mine(req).find((o) => o.phoneNumber === req.phoneNumber);
+        if (known) return entry(known);
+        const added = {
+          clientId: req.clientId!,
+          mode: req.mode as message.Mode,
+          phoneNumber: req.phoneNumber!,
+          source: req.source!,
+          keyword: '',
+          createdAt: T0,
+        };
+        this.optOuts.unshift(added);
+        return entry(added);
+      },
+      removeOptOut: async (req: message.OptOutRequest) => {
+        this.optOutCalls.push({ rpc: 'remove', req });
+        const known = mine(req).find((o) => o.phoneNumber === req.phoneNumber);
+        if (!known) throw new AppError('OPT_OUT_NOT_FOUND');
+        this.optOuts = this.optOuts.filter((o) => o !== known);
+        return { removed: true };
       },
     };
   }
