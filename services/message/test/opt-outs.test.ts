@@ -101,6 +101,26 @@ describe('the suppression list: its RPCs, and sends to a listed number failed OP
     await expectOptedOut(c, message!.messageId, d);
   });
 
+  it('when a send to a listed number is made again with its Idempotency-Key, then the same failed message is answered', async () => {
+    const c = newClientId();
+    const d = newDeviceId();
+    await add(c);
+    const send = () =>
+      svc.client.send({
+        clientId: c,
+        mode: 'MODE_LIVE',
+        deviceId: d,
+        priority: 3,
+        idempotencyKey: 'k-1',
+        requestHash: 'h-1',
+        message: { to: LISTED, text: 'Promo', metadataJson: '' },
+      });
+    const first = await send();
+    const again = await send();
+    expect(again.message).toMatchObject({ messageId: first.message!.messageId, status: 'failed', errorCode: 'OPTED_OUT' });
+    await expectOptedOut(c, first.message!.messageId, d);
+  });
+
   it('when a bulk has one listed number, then it alone fails and the others are queued', async () => {
     const c = newClientId();
     const d = newDeviceId();
