@@ -27,6 +27,7 @@ import { ReceivedRepository } from './data/received.repository';
 import { ReportTimeoutRepository } from './data/report-timeout.repository';
 import { ReceivedEventPublisher } from './events/received-event.publisher';
 import { RECEIVED_DURABLE, ReceivedConsumer } from './events/received.consumer';
+import { OptOutRepository } from './data/opt-out.repository';
 import { ReportConsumer } from './events/report.consumer';
 import { ScheduledSends } from './events/scheduled-sends';
 import { SmsEventPublisher } from './events/sms-event.publisher';
@@ -57,6 +58,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const publisher = new SmsEventPublisher(nats);
   const fleet = new FleetRepository(pool);
   const received = new ReceivedRepository(pool);
+  const optOuts = new OptOutRepository(pool);
   const messageService = {
     messages: repo,
     queue: new QueueRepository(pool),
@@ -65,6 +67,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     keys: new IdempotencyKeyRepository(pool),
     history,
     received,
+    optOuts,
     wakeUps: new WakeUpPublisher(nats),
     scheduledSends,
     config,
@@ -85,7 +88,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   await ensureStream(nats.jsm, streams.events);
   await ensureStream(nats.jsm, streams.timers);
   const consumer = new ReportConsumer(nats, repo, fleet, publisher, log);
-  const receivedConsumer = new ReceivedConsumer(nats, received, new ReceivedEventPublisher(nats), log);
+  const receivedConsumer = new ReceivedConsumer(nats, received, new ReceivedEventPublisher(nats), log, optOuts);
   // What an SRE watches: the queue waiting for phones, and the consumers' lag.
   // Both gauges of one scrape share one query (its result is reused for a second).
   const queueRead = reusedFor(1000, () => repo.queueStats());

@@ -78,6 +78,8 @@ export interface NewMessage {
   ttlSeconds?: number;
   /** The client chose the device: the message never moves. */
   pinned?: boolean;
+  /** Its number is on its client's suppression list: stored `failed` / OPTED_OUT, never claimable. */
+  optedOut?: boolean;
 }
 
 /** An Idempotency-Key and the hash of the request that came with it. */

@@ -1,9 +1,7 @@
-import type { Pool } from '@smsgw/platform';
-import { aheadWithin } from '../domain/queue-order';
+import { FAILURE_MESSAGES, inTransaction, type Pool, type PoolClient } from '@smsgw/platform';
+import { aheadWithin, EXACT_UP_TO } from '../domain/queue-order';
 import { CLAIMABLE, type MessageRow, type Mode, type NewBatch, type NewMessage, type PlacedMessage } from './message.repository';
-
-/** Messages ahead of a new one counted one by one; past this, the device's queued total stands in. */
-const EXACT_UP_TO = 100;
+import { insertOtpRow } from './otp-insert';
 
 /**
  * The per-device priority queue: storing messages where the claim will find
@@ -38,17 +36,38 @@ export class QueueRepository {
    * this one then waits for) is not inserted and is absent from the result;
    * `findKeys` tells what the key points to. A key older than `keyTtlSeconds`
    * is taken over. No two messages of one call may carry the same key.
+   *
+   * A message `optedOut` is stored `failed` / OPTED_OUT (failed_at now), never
+   * claimable, counted in no queue; when the call has any, the statement runs
+   * in a transaction and `publishFailed` gets those rows before the commit
+   * (as the expiry does): if it throws, nothing is stored.
    */
-  async insertPlaced(messages: NewMessage[], batch?: NewBatch, keyTtlSeconds = 86_400): Promise<PlacedMessage[]> {
+  async insertPlaced(
+    messages: NewMessage[],
+    batch?: NewBatch,
+    keyTtlSeconds = 86_400,
+    publishFailed?: (rows: MessageRow[]) => Promise<void>,
+  ): Promise<PlacedMessage[]> {
+    if (!publishFailed || !messages.some((m) => m.optedOut)) return this.insertIn(this.pool, messages, batch, keyTtlSeconds);
+    return inTransaction(this.pool, async (client) => {
+      const placed = await this.insertIn(client, messages, batch, keyTtlSeconds);
+      const failed = placed.filter((p) => p.row.status === 'failed').map((p) => p.row);
+      if (failed.length > 0) await publishFailed(failed);
+      return placed;
+    });
+  }
+
+  private async insertIn(db: Pool | PoolClient, messages: NewMessage[], batch: NewBatch | undefined, keyTtlSeconds: number) {
     const col = <K extends keyof NewMessage>(k: K) => messages.map((m) => m[k]);
-    const { rows } = await this.pool.query<MessageRow & { queued_before: number; long_queue: boolean; device_was_idle: boolean }>({
+    const { rows } = await db.query<MessageRow & { queued_before: number; long_queue: boolean; device_was_idle: boolean }>({
       name: 'messages-insert',
       text: `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::smallint[], $8::jsonb[],
                               $9::text[], $10::smallint[], $11::text[], $12::timestamptz[], $17::text[], $18::text[], $22::text[],
-                              $23::int[], $24::boolean[])
+                              $23::int[], $24::boolean[], $25::boolean[])
               WITH ORDINALITY AS m(message_id, client_id, mode, device_id, to_number, body, priority, metadata, webhook_url,
-                                   parts, encoding, scheduled_at, idempotency_key, request_hash, traceparent, ttl_seconds, pinned, ord)
+                                   parts, encoding, scheduled_at, idempotency_key, request_hash, traceparent, ttl_seconds, pinned,
+                                   opted_out, ord)
        ), claimed AS (
          INSERT INTO idempotency_keys AS k (client_id, mode, idempotency_key, request_hash, message_id, batch_id)
          SELECT client_id, mode, idempotency_key, request_hash, message_id, NULL FROM input WHERE idempotency_key IS NOT NULL
@@ -65,17 +84,21 @@ export class QueueRepository {
          RETURNING batch_id
        ), inserted AS (
          INSERT INTO messages (message_id, client_id, mode, device_id, batch_id, to_number, body, priority, metadata,
-                               webhook_url, parts, encoding, scheduled_at, due_at, status, traceparent, expires_at, pinned)
+                               webhook_url, parts, encoding, scheduled_at, due_at, status, traceparent, expires_at, pinned,
+                               failed_at, error_code, error_message)
          SELECT m.message_id, m.client_id, m.mode, m.device_id, (SELECT batch_id FROM batch), m.to_number, m.body, m.priority,
-                m.metadata, m.webhook_url, m.parts, m.encoding, m.scheduled_at, coalesce(m.scheduled_at, now()), 'queued', m.traceparent,
-                CASE WHEN m.ttl_seconds > 0 THEN coalesce(m.scheduled_at, now()) + make_interval(secs => m.ttl_seconds) END, m.pinned
+                m.metadata, m.webhook_url, m.parts, m.encoding, m.scheduled_at, coalesce(m.scheduled_at, now()),
+                CASE WHEN m.opted_out THEN 'failed' ELSE 'queued' END, m.traceparent,
+                CASE WHEN m.ttl_seconds > 0 THEN coalesce(m.scheduled_at, now()) + make_interval(secs => m.ttl_seconds) END, m.pinned,
+                CASE WHEN m.opted_out THEN now() END, CASE WHEN m.opted_out THEN 'OPTED_OUT' END,
+                CASE WHEN m.opted_out THEN $26::text END
          FROM input m
          WHERE (m.idempotency_key IS NULL OR m.message_id IN (SELECT message_id FROM claimed WHERE message_id IS NOT NULL))
            AND ($19::text IS NULL OR EXISTS (SELECT 1 FROM claimed WHERE batch_id IS NOT NULL))
          ORDER BY m.ord
          RETURNING *
        ), heads AS (
-         SELECT DISTINCT client_id, mode, device_id, priority, due_at FROM inserted
+         SELECT DISTINCT client_id, mode, device_id, priority, due_at FROM inserted WHERE status = 'queued'
        ), placed AS MATERIALIZED (
          SELECT h.*, x.exact >= ${EXACT_UP_TO} AS long_queue,
                 w.device_was_idle,
@@ -101,9 +124,10 @@ export class QueueRepository {
            ) claimable
          ) w
        )
-       SELECT i.*, p.queued_before, p.long_queue, p.device_was_idle
+       SELECT i.*, coalesce(p.queued_before, 0) AS queued_before, coalesce(p.long_queue, false) AS long_queue,
+              coalesce(p.device_was_idle, false) AS device_was_idle
        FROM inserted i
-       JOIN placed p ON (p.client_id, p.mode, p.device_id, p.priority, p.due_at) = (i.client_id, i.mode, i.device_id, i.priority, i.due_at)`,
+       LEFT JOIN placed p ON (p.client_id, p.mode, p.device_id, p.priority, p.due_at) = (i.client_id, i.mode, i.device_id, i.priority, i.due_at)`,
       values: [
         col('messageId'),
         col('clientId'),
@@ -129,11 +153,17 @@ export class QueueRepository {
         messages.map((m) => m.traceparent || null),
         messages.map((m) => m.ttlSeconds ?? 0),
         messages.map((m) => m.pinned === true),
+        messages.map((m) => m.optedOut === true),
+        FAILURE_MESSAGES.OPTED_OUT,
       ],
     });
     const byId = new Map(rows.map((r) => [r.message_id, r]));
     const ordered = messages.flatMap((m) => byId.get(m.messageId) ?? []);
-    const ahead = aheadWithin(ordered);
+    // Only queued messages wait for one another; an opted-out one waits for nothing.
+    const queued = ordered.filter((r) => r.status === 'queued');
+    const aheadOfQueued = aheadWithin(queued);
+    const aheadById = new Map(queued.map((r, i) => [r.message_id, aheadOfQueued[i]!]));
+    const ahead = ordered.map((r) => aheadById.get(r.message_id) ?? 0);
     return ordered.map(({ queued_before, long_queue, device_was_idle, ...row }, i) => ({
       row,
       ahead: long_queue ? Math.max(EXACT_UP_TO, queued_before + ahead[i]!) : queued_before + ahead[i]!,
@@ -168,45 +198,18 @@ export class QueueRepository {
    * undefined. Tells how many messages of its device the claim takes before
    * it (priority 1: only priority-1 messages due no later, up to 100).
    */
-  async insertOtp(message: NewMessage, sealedText: Buffer, expiresAt: Date): Promise<{ row: MessageRow; ahead: number } | undefined> {
-    const m = message;
-    const { rows } = await this.pool.query<MessageRow & { ahead: number }>(
-      `WITH inserted AS (
-         INSERT INTO messages (message_id, client_id, mode, device_id, to_number, body, priority, metadata, parts, encoding,
-                               due_at, status, otp_sealed_text, expires_at, traceparent, pinned)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), 'queued', $11, $12, $13, $14)
-         ON CONFLICT (message_id) DO NOTHING
-         RETURNING *
-       )
-       SELECT i.*, (
-         SELECT count(*)::int FROM (
-           SELECT 1 FROM messages q
-           WHERE q.device_id = i.device_id AND q.mode = i.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.fleet
-             AND q.priority <= i.priority AND q.due_at <= i.due_at
-           LIMIT ${EXACT_UP_TO}
-         ) a
-       ) AS ahead
-       FROM inserted i`,
-      [
-        m.messageId,
-        m.clientId,
-        m.mode,
-        m.deviceId,
-        m.to,
-        m.text,
-        m.priority,
-        m.metadata ? JSON.stringify(m.metadata) : null,
-        m.parts,
-        m.encoding,
-        sealedText,
-        expiresAt,
-        m.traceparent || null,
-        m.pinned === true,
-      ],
-    );
-    if (!rows[0]) return undefined;
-    const { ahead, ...row } = rows[0];
-    return { row, ahead };
+  async insertOtp(
+    message: NewMessage,
+    sealedText: Buffer,
+    expiresAt: Date,
+    publishFailed?: (rows: MessageRow[]) => Promise<void>,
+  ): Promise<{ row: MessageRow; ahead: number } | undefined> {
+    if (!publishFailed || !message.optedOut) return insertOtpRow(this.pool, message, sealedText, expiresAt);
+    return inTransaction(this.pool, async (client) => {
+      const inserted = await insertOtpRow(client, message, sealedText, expiresAt);
+      if (inserted) await publishFailed([inserted.row]);
+      return inserted;
+    });
   }
 
   /**

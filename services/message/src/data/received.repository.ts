@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from '@smsgw/platform';
 import { SEARCH_MAX_RESULTS, type Page } from '../domain/history';
+import type { KeywordMatch } from '../domain/opt-out';
 import type { ReceivedFilter } from '../domain/received';
 import type { Mode } from './message.repository';
 
@@ -51,8 +52,13 @@ export class ReceivedRepository {
    * Stores the record unless the phone's SMS is stored already, and returns
    * the stored row either way (the first copy's id and fields). A received_at
    * later than now (a phone's clock ahead) is stored as now.
+   *
+   * `keyword` (the text is an opt-out or start keyword) adds the sender to
+   * the list of the record's client and mode, or removes it, by the same
+   * statement and only when this call stored the record: a later copy of the
+   * SMS changes nothing (nor undoes a removal made since).
    */
-  async store(r: NewReceived): Promise<ReceivedRow> {
+  async store(r: NewReceived, keyword?: KeywordMatch): Promise<ReceivedRow> {
     const key = [r.deviceId, r.receivedId];
     const { rows } = await this.pool.query<ReceivedRow>(
       `WITH inserted AS (
@@ -60,11 +66,18 @@ export class ReceivedRepository {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, least($9::timestamptz, now()), now())
          ON CONFLICT (device_id, received_id) DO NOTHING
          RETURNING *
+       ), opted_out AS (
+         INSERT INTO opt_outs (client_id, mode, phone_number, source, keyword)
+         SELECT client_id, mode, from_number, 'keyword', $11 FROM inserted WHERE $10::text = 'add'
+         ON CONFLICT (client_id, mode, phone_number) DO NOTHING
+       ), restarted AS (
+         DELETE FROM opt_outs o USING inserted i
+         WHERE $10::text = 'remove' AND o.client_id = i.client_id AND o.mode = i.mode AND o.phone_number = i.from_number
        )
        SELECT * FROM inserted
        UNION ALL
        SELECT * FROM received_messages WHERE device_id = $4 AND received_id = $5 AND NOT EXISTS (SELECT 1 FROM inserted)`,
-      [r.id, r.clientId, r.mode, ...key, r.sim, r.from, r.text, r.receivedAt],
+      [r.id, r.clientId, r.mode, ...key, r.sim, r.from, r.text, r.receivedAt, keyword?.action ?? null, keyword?.keyword ?? null],
     );
     if (rows[0]) return rows[0];
     // A concurrent insert of the same SMS not yet visible to this statement's snapshot: read it now.

@@ -77,10 +77,11 @@ export function outgoing(
 /**
  * A stored message as its send answered it (`queued`), for a send made again
  * with its Idempotency-Key: the same answer, whatever became of it since
- * (its status tells that).
+ * (its status tells that). One stored failed for an opted-out number was
+ * answered so, and is again.
  */
 export function asAnswered(row: MessageRow): MessageRow {
-  return { ...row, status: 'queued' };
+  return row.error_code === 'OPTED_OUT' ? row : { ...row, status: 'queued' };
 }
 
 /** When a message should be delivered, `ahead` messages of its device going first, each `averagePacingMs` apart. */

@@ -1,3 +1,6 @@
+/** Messages ahead of a new one counted one by one; past this, the device's queued total stands in. */
+export const EXACT_UP_TO = 100;
+
 /** What the claim orders messages by. */
 export interface QueuedMessage {
   message_id: string;

@@ -9,7 +9,9 @@ import {
   type Logger,
   type Nats,
 } from '@smsgw/platform';
+import type { OptOutRepository } from '../data/opt-out.repository';
 import type { ReceivedRepository, ReceivedRow } from '../data/received.repository';
+import { matchKeyword } from '../domain/opt-out';
 import { parseAgentReceived, RECEIVED_PREFIX } from '../domain/received';
 import type { ReceivedEventPublisher } from './received-event.publisher';
 
@@ -38,6 +40,8 @@ export class ReceivedConsumer {
     private readonly repo: ReceivedRepository,
     private readonly publisher: ReceivedEventPublisher,
     private readonly log: Logger,
+    /** Absent: keywords change no list (tests of the inbox alone). */
+    private readonly optOuts?: OptOutRepository,
   ) {}
 
   async start(): Promise<void> {
@@ -72,17 +76,23 @@ export class ReceivedConsumer {
 
   /** Stores the SMS (or finds its first copy) and publishes its event; returns the stored row. */
   async apply(received: AgentReceived): Promise<ReceivedRow> {
-    const row = await this.repo.store({
-      id: newReceivedId(),
-      clientId: received.client_id,
-      mode: received.mode,
-      deviceId: received.device_id,
-      receivedId: received.received_id,
-      sim: received.sim ?? null,
-      from: received.from,
-      text: received.text,
-      receivedAt: new Date(received.received_at),
-    });
+    // A keyword (the whole text, the client's lists) adds or removes the sender, with the record's insert.
+    const keyword = this.optOuts && matchKeyword(received.text, await this.optOuts.settings(received.client_id));
+    const row = await this.repo.store(
+      {
+        id: newReceivedId(),
+        clientId: received.client_id,
+        mode: received.mode,
+        deviceId: received.device_id,
+        receivedId: received.received_id,
+        sim: received.sim ?? null,
+        from: received.from,
+        text: received.text,
+        receivedAt: new Date(received.received_at),
+      },
+      keyword,
+    );
+    if (keyword) this.log.info({ client_id: row.client_id, mode: row.mode, action: keyword.action }, 'opt-out keyword received');
     if (row.client_id !== received.client_id || row.mode !== received.mode) {
       // The same phone id and received id under another client: the first one stays; nothing leaks to this one.
       this.log.warn(

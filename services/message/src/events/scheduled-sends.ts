@@ -31,7 +31,7 @@ export class ScheduledSends {
   /** Creates the timers of the messages scheduled in the future; failures are logged, never thrown. */
   async schedule(rows: MessageRow[]): Promise<void> {
     const now = Date.now();
-    const scheduled = rows.filter((r) => r.scheduled_at && r.scheduled_at.getTime() > now);
+    const scheduled = rows.filter((r) => r.status === 'queued' && r.scheduled_at && r.scheduled_at.getTime() > now);
     await Promise.all(
       scheduled.map(async (row) => {
         const payload: DueTimerPayload = { message_id: row.message_id, device_id: row.device_id, mode: row.mode, client_id: row.client_id };

@@ -12,7 +12,7 @@ export class WakeUpPublisher {
 
   wake(placed: PlacedMessage[]): void {
     const now = new Date();
-    const due = placed.filter(({ row }) => !row.scheduled_at || row.scheduled_at <= now);
+    const due = placed.filter(({ row }) => row.status === 'queued' && (!row.scheduled_at || row.scheduled_at <= now));
     for (const deviceId of new Set(due.filter((p) => p.row.mode === 'live' && p.deviceWasIdle).map((p) => p.row.device_id))) {
       this.nats.nc.publish(this.nats.names.wake(deviceId));
     }

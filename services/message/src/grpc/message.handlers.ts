@@ -6,20 +6,22 @@ import { cancelMessage } from '../use-cases/cancel-message.use-case';
 import { acceptMessage, claimNext } from '../use-cases/claim-message.use-case';
 import type { MessageService } from '../use-cases/message-service';
 import { getMessage, getStats, listMessages, queueDepths } from '../use-cases/read-messages.use-case';
+import { addOptOut, getOptOutSettings, listOptOuts, removeOptOut, setOptOutSettings } from '../use-cases/opt-outs.use-case';
 import { getReceived, listReceived } from '../use-cases/read-received.use-case';
 import { releaseDevice, strandedDevices } from '../use-cases/release-device.use-case';
 import { runRetention } from '../use-cases/run-retention.use-case';
 import { sendBatch } from '../use-cases/send-batch.use-case';
 import { sendMessages } from '../use-cases/send-messages.use-case';
 import { sendOtpMessage } from '../use-cases/send-otp-message.use-case';
-import { iso, sendInput, toProto, toReceivedProto, toSendManyResult } from './message.mapper';
+import { iso, sendInput, toOptOutProto, toProto, toReceivedProto, toSendManyResult, toSettingsProto } from './message.mapper';
 
 /**
  * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
  * A new method must be listed here; startGrpcService refuses any other caller with PERMISSION_DENIED.
  */
 export const messageCallers: Callers<message.MessageServiceHandlers> = {
-  Send: ['gateway'],
+  // The dashboard's inbox replies through a phone the user chose.
+  Send: ['gateway', 'dashboard'],
   SendBatch: ['gateway'],
   SendMany: ['gateway'],
   GetMessage: ['gateway', 'dashboard', 'otp', 'device-hub'],
@@ -38,6 +40,12 @@ export const messageCallers: Callers<message.MessageServiceHandlers> = {
   GetReceived: ['gateway', 'dashboard'],
   RunRetention: ['scheduler'],
   SendOtpMessage: ['otp'],
+  // The suppression list and its settings: the public API and the dashboard.
+  ListOptOuts: ['gateway', 'dashboard'],
+  AddOptOut: ['gateway', 'dashboard'],
+  RemoveOptOut: ['gateway', 'dashboard'],
+  GetOptOutSettings: ['gateway', 'dashboard'],
+  SetOptOutSettings: ['gateway', 'dashboard'],
 };
 
 /** The gRPC methods of `smsgw.message.v1.MessageService`: each reads its request, runs one use case, maps the answer. */
@@ -115,6 +123,29 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
 
     async GetStats(req) {
       return getStats(service, req.clientId, modeFromProto(req.mode), req);
+    },
+
+    async ListOptOuts(req) {
+      const { rows, ...page } = await listOptOuts(service, req.clientId, modeFromProto(req.mode), req);
+      return { optOuts: rows.map(toOptOutProto), ...page };
+    },
+
+    async AddOptOut(req) {
+      return toOptOutProto(await addOptOut(service, { ...req, mode: modeFromProto(req.mode) }));
+    },
+
+    async RemoveOptOut(req) {
+      await removeOptOut(service, { ...req, mode: modeFromProto(req.mode) });
+      return { removed: true };
+    },
+
+    async GetOptOutSettings(req) {
+      return toSettingsProto(req.clientId, await getOptOutSettings(service, req.clientId));
+    },
+
+    async SetOptOutSettings(req) {
+      const input = { optOutKeywords: req.optOutKeywords, startKeywords: req.startKeywords, otpIgnoresOptOut: req.otpIgnoresOptOut };
+      return toSettingsProto(req.clientId, await setOptOutSettings(service, req.clientId, input));
     },
 
     async RunRetention(req) {

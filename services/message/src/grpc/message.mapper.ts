@@ -1,6 +1,8 @@
 import { modeFromProto, modeToProto } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { MessageRow } from '../data/message.repository';
+import type { OptOutRow } from '../data/opt-out.repository';
+import type { OptOutSettings } from '../domain/opt-out';
 import type { ReceivedRow } from '../data/received.repository';
 import { attemptsOf } from '../domain/fleet';
 import type { SendOutcome } from '../use-cases/send-messages.use-case';
@@ -74,4 +76,12 @@ export function toSendManyResult({ row, estimatedDelivery, replayed, error }: Se
 /** The request's own fields of a send, its mode read. */
 export function sendInput(req: message.SendRequest__Output) {
   return { ...req, mode: modeFromProto(req.mode) };
+}
+
+export function toOptOutProto(row: OptOutRow): message.OptOut {
+  return { phoneNumber: row.phone_number, source: row.source, keyword: row.keyword ?? '', createdAt: iso(row.created_at) };
+}
+
+export function toSettingsProto(clientId: string, s: OptOutSettings): message.OptOutSettings {
+  return { clientId, optOutKeywords: s.optOutKeywords, startKeywords: s.startKeywords, otpIgnoresOptOut: s.otpIgnoresOptOut };
 }

@@ -4,6 +4,7 @@ import type { HistoryRepository } from '../data/history.repository';
 import type { IdempotencyKeyRepository } from '../data/idempotency-key.repository';
 import type { FleetRepository } from '../data/fleet.repository';
 import type { MessageRepository } from '../data/message.repository';
+import type { OptOutRepository } from '../data/opt-out.repository';
 import type { QueueRepository } from '../data/queue.repository';
 import type { ReceivedRepository } from '../data/received.repository';
 import type { ScheduledSends } from '../events/scheduled-sends';
@@ -21,6 +22,8 @@ export interface MessageService {
   history: HistoryRepository;
   /** The SMS the client's phones received. */
   received: ReceivedRepository;
+  /** The suppression lists and their keyword settings. */
+  optOuts: OptOutRepository;
   wakeUps: WakeUpPublisher;
   /** Absent in tests that run no scheduler. */
   scheduledSends?: ScheduledSends;

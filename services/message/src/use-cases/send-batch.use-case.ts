@@ -4,6 +4,7 @@ import { isRefusedData, refusedError } from '../data/sql-errors';
 import { ttlOf } from '../domain/fleet';
 import { asAnswered, idempotencyOf, outgoing, storable, type OutgoingFields, type SendFields } from '../domain/outgoing-message';
 import type { MessageService } from './message-service';
+import { markOptedOut, publishFailed } from './opt-outs.use-case';
 
 /** A bulk or personalised send: one message per device id, in order. */
 export interface SendBatchInput extends SendFields {
@@ -50,8 +51,10 @@ export async function sendBatch(service: MessageService, req: SendBatchInput): P
     }
   });
   let placed: PlacedMessage[];
+  // One lookup for the batch's numbers: those on the list are stored failed (OPTED_OUT), the others queued.
+  await markOptedOut(service, messages);
   try {
-    placed = await service.queue.insertPlaced(messages, batch, service.config.idempotencyTtlSeconds);
+    placed = await service.queue.insertPlaced(messages, batch, service.config.idempotencyTtlSeconds, publishFailed(service));
   } catch (err) {
     throw isRefusedData(err) ? refusedError(err) : err;
   }

@@ -4,6 +4,7 @@ import { isRefusedData, refusedError, sqlState } from '../data/sql-errors';
 import { ttlOf } from '../domain/fleet';
 import { asAnswered, estimateDelivery, idempotencyOf, outgoing, type OutgoingFields, type SendFields } from '../domain/outgoing-message';
 import { averagePacingMs, type MessageService } from './message-service';
+import { markOptedOut, publishFailed } from './opt-outs.use-case';
 
 /** One send, as `message.Send` and each item of `message.SendMany` carry it. */
 export interface SendInput extends SendFields {
@@ -46,8 +47,11 @@ async function store(service: MessageService, messages: NewMessage[]): Promise<(
     const byId = new Map(placed.map((p) => [p.row.message_id, p]));
     return messages.map((m) => byId.get(m.messageId));
   };
+  // One lookup for all the numbers; those on their client's list are stored failed (OPTED_OUT), their events published.
+  await markOptedOut(service, messages);
+  const publish = publishFailed(service);
   try {
-    return stored(await queue.insertPlaced(messages, undefined, config.idempotencyTtlSeconds));
+    return stored(await queue.insertPlaced(messages, undefined, config.idempotencyTtlSeconds, publish));
   } catch (err) {
     if (!isRefusedData(err)) throw err;
     if (messages.length === 1) return [refusedError(err)];
@@ -56,7 +60,7 @@ async function store(service: MessageService, messages: NewMessage[]): Promise<(
   const out: (PlacedMessage | AppError | undefined)[] = [];
   for (const m of messages) {
     try {
-      const [placed] = await queue.insertPlaced([m], undefined, config.idempotencyTtlSeconds);
+      const [placed] = await queue.insertPlaced([m], undefined, config.idempotencyTtlSeconds, publish);
       out.push(placed);
     } catch (err) {
       out.push(refusedError(err));

@@ -4,6 +4,7 @@ import { parseMetadata } from '../domain/outgoing-message';
 import { sealText } from '../domain/otp-seal';
 import { measureSms } from '../domain/sms-encoding';
 import { averagePacingMs, type MessageService } from './message-service';
+import { publishFailed } from './opt-outs.use-case';
 
 /** The SMS of an OTP, as the otp service asks for it. */
 export interface SendOtpMessageInput {
@@ -59,7 +60,10 @@ export async function sendOtpMessage(
     traceparent: currentTraceparent(),
     pinned: req.pinned === true,
   };
-  const inserted = await service.queue.insertOtp(message, sealText(service.config.otp.sealKey, message.messageId, req.text), expiresAt);
+  // An opted-out number gets its code only if the client's OTPs ignore the list (the default).
+  message.optedOut = await service.optOuts.blocksOtp(message);
+  const sealed = sealText(service.config.otp.sealKey, message.messageId, req.text);
+  const inserted = await service.queue.insertOtp(message, sealed, expiresAt, publishFailed(service));
   // The same id again: the message stored the first time, if it is this client's.
   const existing = inserted ? undefined : await service.messages.find(message.clientId, message.messageId, message.mode);
   const stored = inserted ? { ...inserted, created: true } : existing && { row: existing, ahead: 0, created: false };
