@@ -55,6 +55,8 @@ type Client struct {
 	Messages *MessagesService
 	OTP      *OTPService
 	Auth     *AuthService
+	Inbox    *InboxService
+	OptOuts  *OptOutsService
 
 	base       *url.URL
 	apiKey     string
@@ -115,6 +117,8 @@ func NewClient(cfg Config) (*Client, error) {
 	c.Messages = &MessagesService{c}
 	c.OTP = &OTPService{c}
 	c.Auth = &AuthService{c}
+	c.Inbox = &InboxService{c}
+	c.OptOuts = &OptOutsService{c}
 	return c, nil
 }
 
@@ -176,6 +180,8 @@ type call struct {
 	query   url.Values
 	body    any
 	message string
+	// param is the path's other parameter ({id}, {phone_number}).
+	param string
 }
 
 func (c *Client) call(opID string) call {
@@ -202,6 +208,10 @@ func (c *Client) do(ctx context.Context, k call, out any, opts []CallOption) err
 	}
 	// The id is one path segment, escaped: a "/" in it cannot reach another endpoint.
 	path := strings.Replace(k.op.path, "{message_id}", url.PathEscape(k.message), 1)
+	if i, j := strings.Index(path, "{"), strings.Index(path, "}"); i >= 0 && j > i {
+		// PathEscape keeps a +: a phone number's is written %2B, as the API asks.
+		path = path[:i] + strings.ReplaceAll(url.PathEscape(k.param), "+", "%2B") + path[j+1:]
+	}
 	target, err := url.Parse(strings.TrimSuffix(c.base.String(), "/") + path)
 	if err != nil {
 		return fmt.Errorf("smsgw: building the URL: %w", err)
@@ -501,6 +511,127 @@ func (s *OTPService) Verify(ctx context.Context, req VerifyOTPRequest, opts ...C
 	k := s.c.call("verifyOtp")
 	k.body = req
 	var out VerifyOTPResponse
+	return answer(&out, s.c.do(ctx, k, &out, opts))
+}
+
+// InboxService reads the SMS the client's phones received (docs/api/receiving.md).
+type InboxService struct{ c *Client }
+
+// Page answers one page of the received SMS, newest first by received_at (GET /v1/sms/inbox).
+func (s *InboxService) Page(ctx context.Context, params ListInboxParams, opts ...CallOption) (*InboxResponse, error) {
+	k := s.c.call("listInbox")
+	k.query = params.values()
+	var out InboxResponse
+	return answer(&out, s.c.do(ctx, k, &out, opts))
+}
+
+// List yields every matching received SMS, newest first, fetching pages of params.Limit (100
+// when zero) as it goes; it stops at the first error, which it yields.
+//
+//	for m, err := range sms.Inbox.List(ctx, smsgw.ListInboxParams{From: "+33698765432"}) {
+//		if err != nil { return err }
+//		fmt.Println(m.Message)
+//	}
+//
+// SMS received while it runs do not shift the pages under it: after the first page, the period
+// ends at the newest SMS that page saw.
+func (s *InboxService) List(ctx context.Context, params ListInboxParams, opts ...CallOption) iter.Seq2[ReceivedSMS, error] {
+	return func(yield func(ReceivedSMS, error) bool) {
+		p := params
+		if p.Limit == 0 {
+			p.Limit = 100
+		}
+		if p.Page == 0 {
+			p.Page = 1
+		}
+		first := p.Page
+		for {
+			page, err := s.Page(ctx, p, opts...)
+			if err != nil {
+				yield(ReceivedSMS{}, err)
+				return
+			}
+			for _, m := range page.Data {
+				if !yield(m, nil) {
+					return
+				}
+			}
+			if len(page.Data) == 0 || page.Pagination.CurrentPage >= page.Pagination.TotalPages {
+				return
+			}
+			if p.Page == first {
+				p.ToDate = page.Data[0].ReceivedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+			}
+			p.Page++
+		}
+	}
+}
+
+// Get answers one received SMS (GET /v1/sms/inbox/:id); ErrNotFound (RECEIVED_NOT_FOUND) otherwise.
+func (s *InboxService) Get(ctx context.Context, id string, opts ...CallOption) (*ReceivedSMSResponse, error) {
+	k := s.c.call("getReceived")
+	k.param = id
+	var out ReceivedSMSResponse
+	return answer(&out, s.c.do(ctx, k, &out, opts))
+}
+
+// OptOutsService reads and changes the suppression list of the key's mode: numbers that receive
+// nothing (docs/api/opt-outs.md).
+type OptOutsService struct{ c *Client }
+
+// Page answers one page of the list, newest first (GET /v1/opt-outs).
+func (s *OptOutsService) Page(ctx context.Context, params ListOptOutsParams, opts ...CallOption) (*OptOutsResponse, error) {
+	k := s.c.call("listOptOuts")
+	k.query = params.values()
+	var out OptOutsResponse
+	return answer(&out, s.c.do(ctx, k, &out, opts))
+}
+
+// List yields every number on the list, newest first, fetching pages of params.Limit (100 when
+// zero) as it goes; it stops at the first error, which it yields. A number added while it runs
+// shifts the later pages by one: an entry may come twice.
+func (s *OptOutsService) List(ctx context.Context, params ListOptOutsParams, opts ...CallOption) iter.Seq2[OptOut, error] {
+	return func(yield func(OptOut, error) bool) {
+		p := params
+		if p.Limit == 0 {
+			p.Limit = 100
+		}
+		if p.Page == 0 {
+			p.Page = 1
+		}
+		for {
+			page, err := s.Page(ctx, p, opts...)
+			if err != nil {
+				yield(OptOut{}, err)
+				return
+			}
+			for _, o := range page.Data {
+				if !yield(o, nil) {
+					return
+				}
+			}
+			if len(page.Data) == 0 || page.Pagination.CurrentPage >= page.Pagination.TotalPages {
+				return
+			}
+			p.Page++
+		}
+	}
+}
+
+// Add puts a number on the list (POST /v1/opt-outs); one already there answers its first entry.
+func (s *OptOutsService) Add(ctx context.Context, req AddOptOutRequest, opts ...CallOption) (*OptOutResponse, error) {
+	k := s.c.call("addOptOut")
+	k.body = req
+	var out OptOutResponse
+	return answer(&out, s.c.do(ctx, k, &out, opts))
+}
+
+// Remove takes a number off the list (DELETE /v1/opt-outs/:phone_number, its + sent as %2B);
+// ErrNotFound (OPT_OUT_NOT_FOUND) when it is not on it.
+func (s *OptOutsService) Remove(ctx context.Context, phoneNumber string, opts ...CallOption) (*RemoveOptOutResponse, error) {
+	k := s.c.call("removeOptOut")
+	k.param = phoneNumber
+	var out RemoveOptOutResponse
 	return answer(&out, s.c.do(ctx, k, &out, opts))
 }
 

@@ -453,6 +453,17 @@ func TestWhenEveryMethodIsCalledThenTogetherTheyReachEveryOperationOfTheDocument
 		func() error { _, err := c.Messages.Stats(ctx, StatsParams{FromDate: "2030-01-01"}); return err },
 		func() error { _, err := c.OTP.Send(ctx, SendOTPRequest{To: "+1"}); return err },
 		func() error { _, err := c.OTP.Verify(ctx, VerifyOTPRequest{OTPID: "otp_1", Code: "1"}); return err },
+		func() error {
+			_, err := c.Inbox.Page(ctx, ListInboxParams{From: "+33698765432", Limit: 10})
+			return err
+		},
+		func() error { _, err := c.Inbox.Get(ctx, "rcv_1"); return err },
+		func() error { _, err := c.OptOuts.Page(ctx, ListOptOutsParams{Page: 2}); return err },
+		func() error {
+			_, err := c.OptOuts.Add(ctx, AddOptOutRequest{PhoneNumber: "+33612345678"})
+			return err
+		},
+		func() error { _, err := c.OptOuts.Remove(ctx, "+33612345678"); return err },
 		func() error { _, err := c.Auth.Test(ctx, WithDeviceID("device_B")); return err },
 	}
 	for _, call := range calls {
@@ -473,7 +484,8 @@ func TestWhenEveryMethodIsCalledThenTogetherTheyReachEveryOperationOfTheDocument
 		if op.method == "GET" {
 			id = "msg_1%2F..%2Fx"
 		}
-		expected = append(expected, op.method+" "+strings.Replace(op.path, "{message_id}", id, 1))
+		path := strings.NewReplacer("{message_id}", id, "{id}", "rcv_1", "{phone_number}", "%2B33612345678").Replace(op.path)
+		expected = append(expected, op.method+" "+path)
 		if op.idempotencyKey {
 			wantKeyed = append(wantKeyed, op.path)
 		}
@@ -524,5 +536,163 @@ func TestWhenTheCAFileIsGivenThenTheCertificateIsTrustedAndWithoutItRefused(t *t
 	var ce *ConnectionError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("%v", err)
+	}
+}
+
+func TestWhenAMessageIsSentWithTTLAndFailoverThenBothGoInTheBody(t *testing.T) {
+	f := newFake(t, false)
+	c := newTestClient(t, f, Config{DeviceID: "device_A"})
+	ctx := context.Background()
+	if _, err := c.Messages.Send(ctx, SendRequest{To: "+33612345678", Message: "a", Ttl: 600, Failover: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Messages.SendBulk(ctx, SendBulkRequest{Recipients: []string{"+33612345678"}, Message: "a", Ttl: 3600}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Messages.SendPersonalized(ctx, SendBulkPersonalizedRequest{Messages: []PersonalizedMessage{{To: "+33612345678", Message: "a", Ttl: 120}}, Ttl: 60, Failover: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.OTP.Send(ctx, SendOTPRequest{To: "+33612345678", Failover: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`{"failover":true,"message":"a","to":"+33612345678","ttl":600}`,
+		`{"message":"a","recipients":["+33612345678"],"ttl":3600}`,
+		`{"failover":true,"messages":[{"message":"a","to":"+33612345678","ttl":120}],"ttl":60}`,
+		`{"failover":true,"to":"+33612345678"}`,
+	}
+	for i, r := range f.got() {
+		if mustJSON(r.Body) != want[i] {
+			t.Fatalf("request %d: %s", i+1, mustJSON(r.Body))
+		}
+	}
+}
+
+func TestWhenTheInboxIsAskedForThenItsFiltersGoInTheQueryAndOneSMSComesByItsEscapedID(t *testing.T) {
+	f := newFake(t, false)
+	received := map[string]any{"id": "rcv_01JD3Z8Q6V5N4W2K9T7R1B0C3E", "from": "+33698765432", "device_id": "device_A", "sim": 1, "message": "Oui", "received_at": "2026-11-25T09:12:03.000Z", "created_at": "2026-11-25T09:12:03.412Z"}
+	one := map[string]any{"success": true}
+	for k, v := range received {
+		one[k] = v
+	}
+	f.reply(
+		reply{status: 200, body: map[string]any{"success": true, "data": []any{received}, "pagination": map[string]any{"current_page": 1, "per_page": 50, "total_pages": 1, "total_items": 1}}},
+		reply{status: 200, body: one},
+		reply{status: 404, body: envelope("RECEIVED_NOT_FOUND")},
+	)
+	c := newTestClient(t, f, Config{DeviceID: "device_A"})
+	ctx := context.Background()
+	page, err := c.Inbox.Page(ctx, ListInboxParams{From: "+33698765432", DeviceID: "device_A", FromDate: "2026-11-01", ToDate: "2026-11-30", Search: "oui", Page: 1, Limit: 50})
+	if err != nil || len(page.Data) != 1 || page.Data[0].From != "+33698765432" || page.Data[0].Sim == nil || *page.Data[0].Sim != 1 {
+		t.Fatalf("%+v %v", page, err)
+	}
+	got, err := c.Inbox.Get(ctx, "rcv_01JD3Z8Q6V5N4W2K9T7R1B0C3E")
+	if err != nil || got.Message != "Oui" || !got.ReceivedAt.Equal(time.Date(2026, 11, 25, 9, 12, 3, 0, time.UTC)) {
+		t.Fatalf("%+v %v", got, err)
+	}
+	var apiErr *APIError
+	if _, err := c.Inbox.Get(ctx, "rcv_x/../y"); !errors.Is(err, ErrNotFound) || !errors.As(err, &apiErr) || apiErr.Code != "RECEIVED_NOT_FOUND" {
+		t.Fatalf("%v", err)
+	}
+	rs := f.got()
+	if mustJSON(rs[0].Query) != mustJSON(map[string]string{"from": "+33698765432", "device_id": "device_A", "from_date": "2026-11-01", "to_date": "2026-11-30", "search": "oui", "page": "1", "limit": "50"}) {
+		t.Fatalf("%v", rs[0].Query)
+	}
+	var paths []string
+	for _, r := range rs {
+		paths = append(paths, r.Method+" "+r.Path)
+		if r.Header.Get("Idempotency-Key") != "" || r.Header.Get("X-Device-Id") != "" {
+			t.Fatalf("%s: %v", r.Path, r.Header)
+		}
+	}
+	if strings.Join(paths, ",") != "GET /v1/sms/inbox,GET /v1/sms/inbox/rcv_01JD3Z8Q6V5N4W2K9T7R1B0C3E,GET /v1/sms/inbox/rcv_x%2F..%2Fy" {
+		t.Fatalf("%v", paths)
+	}
+}
+
+func TestWhenTheInboxIsListedThenEveryPageIsFetchedWithThePeriodPinned(t *testing.T) {
+	f := newFake(t, false)
+	item := func(n int) map[string]any {
+		return map[string]any{"id": "rcv_" + strconv.Itoa(n), "received_at": "2030-01-01T00:00:0" + strconv.Itoa(9-n) + ".000Z", "created_at": "2030-01-01T00:00:09.000Z"}
+	}
+	page := func(n int, data ...map[string]any) reply {
+		return reply{status: 200, body: map[string]any{"success": true, "data": data, "pagination": map[string]any{"current_page": n, "per_page": 2, "total_pages": 2, "total_items": 3}}}
+	}
+	f.reply(page(1, item(1), item(2)), page(2, item(3)))
+	var ids []string
+	for m, err := range newTestClient(t, f, Config{}).Inbox.List(context.Background(), ListInboxParams{Limit: 2, From: "BANQUE"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	if strings.Join(ids, ",") != "rcv_1,rcv_2,rcv_3" {
+		t.Fatalf("%v", ids)
+	}
+	want := []map[string]string{
+		{"from": "BANQUE", "limit": "2", "page": "1"},
+		{"from": "BANQUE", "limit": "2", "page": "2", "to_date": "2030-01-01T00:00:08.000Z"},
+	}
+	for i, r := range f.got() {
+		if mustJSON(r.Query) != mustJSON(want[i]) {
+			t.Fatalf("page %d: %v", i+1, r.Query)
+		}
+	}
+}
+
+func TestWhenTheOptOutsAreListedAddedAndRemovedThenThePlusIsEscapedInThePath(t *testing.T) {
+	f := newFake(t, false)
+	entry := func(n int) map[string]any {
+		return map[string]any{"phone_number": "+3361234567" + strconv.Itoa(n), "source": "api", "keyword": nil, "created_at": "2026-11-25T09:20:00.000Z"}
+	}
+	page := func(n int, data ...map[string]any) reply {
+		return reply{status: 200, body: map[string]any{"success": true, "data": data, "pagination": map[string]any{"current_page": n, "per_page": 2, "total_pages": 2, "total_items": 3}}}
+	}
+	added := entry(4)
+	added["success"] = true
+	f.reply(
+		page(1, entry(1), entry(2)),
+		page(2, entry(3)),
+		reply{status: 200, body: added},
+		reply{status: 200, body: map[string]any{"success": true, "phone_number": "+33612345674", "removed": true}},
+		reply{status: 404, body: envelope("OPT_OUT_NOT_FOUND")},
+	)
+	c := newTestClient(t, f, Config{})
+	ctx := context.Background()
+	var numbers []string
+	for o, err := range c.OptOuts.List(ctx, ListOptOutsParams{Limit: 2}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		numbers = append(numbers, o.PhoneNumber)
+	}
+	if strings.Join(numbers, ",") != "+33612345671,+33612345672,+33612345673" {
+		t.Fatalf("%v", numbers)
+	}
+	if res, err := c.OptOuts.Add(ctx, AddOptOutRequest{PhoneNumber: "+33612345674"}); err != nil || res.Source != OptOutSourceAPI {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if res, err := c.OptOuts.Remove(ctx, "+33612345674"); err != nil || !res.Removed {
+		t.Fatalf("%+v %v", res, err)
+	}
+	var apiErr *APIError
+	if _, err := c.OptOuts.Remove(ctx, "+33612345674"); !errors.Is(err, ErrNotFound) || !errors.As(err, &apiErr) || apiErr.Code != CodeOptOutNotFound {
+		t.Fatalf("%v", err)
+	}
+	want := []string{
+		`GET /v1/opt-outs {"limit":"2","page":"1"} null`,
+		`GET /v1/opt-outs {"limit":"2","page":"2"} null`,
+		`POST /v1/opt-outs {} {"phone_number":"+33612345674"}`,
+		`DELETE /v1/opt-outs/%2B33612345674 {} null`,
+		`DELETE /v1/opt-outs/%2B33612345674 {} null`,
+	}
+	rs := f.got()
+	for i, r := range rs {
+		if got := r.Method + " " + r.Path + " " + mustJSON(r.Query) + " " + mustJSON(r.Body); got != want[i] {
+			t.Fatalf("request %d: %s", i+1, got)
+		}
+	}
+	if rs[2].Header.Get("Idempotency-Key") != "" {
+		t.Fatal("an opt-out is sent without Idempotency-Key")
 	}
 }

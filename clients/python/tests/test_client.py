@@ -189,10 +189,19 @@ class ClientTest(unittest.TestCase):
         c.messages.stats(from_date="2030-01-01")
         c.otp.send("+1")
         c.otp.verify("otp_1", "1")
+        c.inbox.page(from_="+33698765432", limit=10)
+        c.inbox.get("rcv_1")
+        c.opt_outs.page(page=2)
+        c.opt_outs.add("+33612345678")
+        c.opt_outs.remove("+33612345678")
         c.auth.test(device_id="device_B")
         reached = sorted(f"{r.method} {r.path}" for r in self.gw.requests)
         expected = sorted(
-            f"{op.method} {op.path.replace('{message_id}', 'msg_1%2F..%2Fx' if op.method == 'GET' else 'msg_1')}" for op in OPERATIONS.values()
+            f"{op.method} "
+            + op.path.replace("{message_id}", "msg_1%2F..%2Fx" if op.method == "GET" else "msg_1")
+            .replace("{id}", "rcv_1")
+            .replace("{phone_number}", "%2B33612345678")
+            for op in OPERATIONS.values()
         )
         self.assertEqual(reached, expected)
         keyed = sorted(r.path for r in self.gw.requests if "idempotency-key" in r.headers)
@@ -209,11 +218,120 @@ class ClientTest(unittest.TestCase):
             "verifyOtp": smsgw.Otp.verify,
             "getHistory": smsgw.Messages.history,
             "getStats": smsgw.Messages.stats,
+            "listInbox": smsgw.Inbox.page,
+            "listOptOuts": smsgw.OptOuts.page,
+            "addOptOut": smsgw.OptOuts.add,
         }
         for op_id, method in methods.items():
             with self.subTest(op_id):
-                params = [p for p in inspect.signature(method).parameters if p not in ("self", "options")]
+                # A name that is a Python keyword takes a final _ (from_ is the query's from).
+                params = [p.rstrip("_") for p in inspect.signature(method).parameters if p not in ("self", "options")]
                 self.assertEqual(sorted(params), sorted(OPERATIONS[op_id].body_fields + OPERATIONS[op_id].query))
+
+    def test_when_a_message_is_sent_with_ttl_and_failover_then_both_go_in_the_body(self):
+        c = self.client(device_id="device_A")
+        c.messages.send("+33612345678", "a", ttl=600, failover=True)
+        c.messages.send_bulk(["+33612345678"], "a", ttl=3600, failover=False)
+        c.messages.send_personalized([{"to": "+33612345678", "message": "a", "ttl": 120}], ttl=60, failover=True)
+        c.otp.send("+33612345678", failover=True)
+        c.messages.send("+33612345678", "b")
+        self.assertEqual(
+            [r.body for r in self.gw.requests],
+            [
+                {"to": "+33612345678", "message": "a", "ttl": 600, "failover": True},
+                {"recipients": ["+33612345678"], "message": "a", "ttl": 3600, "failover": False},
+                {"messages": [{"to": "+33612345678", "message": "a", "ttl": 120}], "ttl": 60, "failover": True},
+                {"to": "+33612345678", "failover": True},
+                {"to": "+33612345678", "message": "b"},
+            ],
+        )
+
+    def test_when_the_inbox_is_asked_for_then_its_filters_go_in_the_query_and_one_sms_comes_by_its_escaped_id(self):
+        received = {
+            "id": "rcv_01JD3Z8Q6V5N4W2K9T7R1B0C3E",
+            "from": "+33698765432",
+            "device_id": "device_A",
+            "sim": 1,
+            "message": "Oui",
+            "received_at": "2026-11-25T09:12:03.000Z",
+            "created_at": "2026-11-25T09:12:03.412Z",
+        }
+        self.gw.reply(
+            {"status": 200, "body": {"success": True, "data": [received], "pagination": {"current_page": 1, "per_page": 50, "total_pages": 1, "total_items": 1}}},
+            {"status": 200, "body": dict(received, success=True)},
+            {"status": 404, "body": envelope("RECEIVED_NOT_FOUND")},
+        )
+        c = self.client(device_id="device_A")
+        page = c.inbox.page(
+            from_="+33698765432", device_id="device_A", from_date=dt.date(2026, 11, 1), to_date="2026-11-30", search="oui", page=1, limit=50
+        )
+        self.assertEqual(page["data"], [received])
+        self.assertEqual(c.inbox.get(received["id"])["message"], "Oui")
+        with self.assertRaises(smsgw.NotFoundError) as caught:
+            c.inbox.get("rcv_x/../y")
+        self.assertEqual(caught.exception.code, "RECEIVED_NOT_FOUND")
+        self.assertEqual(
+            self.gw.requests[0].query,
+            {"from": "+33698765432", "device_id": "device_A", "from_date": "2026-11-01", "to_date": "2026-11-30", "search": "oui", "page": "1", "limit": "50"},
+        )
+        self.assertEqual(
+            [f"{r.method} {r.path}" for r in self.gw.requests],
+            ["GET /v1/sms/inbox", f"GET /v1/sms/inbox/{received['id']}", "GET /v1/sms/inbox/rcv_x%2F..%2Fy"],
+        )
+        for r in self.gw.requests:
+            self.assertNotIn("idempotency-key", r.headers)
+            self.assertNotIn("x-device-id", r.headers)
+
+    def test_when_the_inbox_is_listed_then_every_page_is_fetched_with_the_period_pinned(self):
+        def page(n, data):
+            return {"status": 200, "body": {"success": True, "data": data, "pagination": {"current_page": n, "per_page": 2, "total_pages": 2, "total_items": 3}}}
+
+        def item(n):
+            return {"id": f"rcv_{n}", "received_at": f"2030-01-01T00:00:0{9 - n}.000Z"}
+
+        self.gw.reply(page(1, [item(1), item(2)]), page(2, [item(3)]))
+        ids = [m["id"] for m in self.client().inbox.list(limit=2, from_="BANQUE")]
+        self.assertEqual(ids, ["rcv_1", "rcv_2", "rcv_3"])
+        self.assertEqual(
+            [r.query for r in self.gw.requests],
+            [
+                {"page": "1", "limit": "2", "from": "BANQUE"},
+                {"page": "2", "limit": "2", "from": "BANQUE", "to_date": "2030-01-01T00:00:08.000Z"},
+            ],
+        )
+
+    def test_when_the_opt_outs_are_listed_added_and_removed_then_the_plus_is_escaped_in_the_path(self):
+        def entry(n):
+            return {"phone_number": f"+3361234567{n}", "source": "api", "keyword": None, "created_at": "2026-11-25T09:20:00.000Z"}
+
+        def page(n, data):
+            return {"status": 200, "body": {"success": True, "data": data, "pagination": {"current_page": n, "per_page": 2, "total_pages": 2, "total_items": 3}}}
+
+        self.gw.reply(
+            page(1, [entry(1), entry(2)]),
+            page(2, [entry(3)]),
+            {"status": 200, "body": dict(entry(4), success=True)},
+            {"status": 200, "body": {"success": True, "phone_number": "+33612345674", "removed": True}},
+            {"status": 404, "body": envelope("OPT_OUT_NOT_FOUND")},
+        )
+        c = self.client()
+        self.assertEqual([o["phone_number"] for o in c.opt_outs.list(limit=2)], ["+33612345671", "+33612345672", "+33612345673"])
+        self.assertEqual(c.opt_outs.add("+33612345674")["source"], "api")
+        self.assertTrue(c.opt_outs.remove("+33612345674")["removed"])
+        with self.assertRaises(smsgw.NotFoundError) as caught:
+            c.opt_outs.remove("+33612345674")
+        self.assertEqual(caught.exception.code, "OPT_OUT_NOT_FOUND")
+        self.assertEqual(
+            [(r.method, r.path, r.query, r.body) for r in self.gw.requests],
+            [
+                ("GET", "/v1/opt-outs", {"page": "1", "limit": "2"}, None),
+                ("GET", "/v1/opt-outs", {"page": "2", "limit": "2"}, None),
+                ("POST", "/v1/opt-outs", {}, {"phone_number": "+33612345674"}),
+                ("DELETE", "/v1/opt-outs/%2B33612345674", {}, None),
+                ("DELETE", "/v1/opt-outs/%2B33612345674", {}, None),
+            ],
+        )
+        self.assertNotIn("idempotency-key", self.gw.requests[2].headers)
 
     def test_when_a_datetime_has_no_timezone_then_it_is_refused_rather_than_guessed(self):
         with self.assertRaises(ValueError):

@@ -7,7 +7,17 @@ import {
   type HistoryItem,
   type HistoryParams,
   type HistoryResponse,
+  type AddOptOutRequest,
+  type InboxResponse,
+  type ListInboxParams,
+  type ListOptOutsParams,
   type Message,
+  type OptOut,
+  type OptOutResponse,
+  type OptOutsResponse,
+  type ReceivedSms,
+  type ReceivedSmsResponse,
+  type RemoveOptOutResponse,
   type OperationId,
   type SendBulkPersonalizedRequest,
   type SendBulkRequest,
@@ -61,6 +71,9 @@ const call = (id: OperationId, path?: string) => {
 };
 
 const pathWithId = (id: OperationId, messageId: string) => OPERATIONS[id].path.replace('{message_id}', encodeURIComponent(messageId));
+
+/** The operation's path with its one parameter (`{id}`, `{phone_number}`) as one escaped segment (`+` is `%2B`). */
+const pathWith = (id: OperationId, value: string) => OPERATIONS[id].path.replace(/\{[a-z_]+\}/, encodeURIComponent(value));
 
 /** Sending, following and cancelling messages. */
 export class Messages {
@@ -140,6 +153,75 @@ export class Otp {
   }
 }
 
+/** The SMS the client's phones received (see docs/api/receiving.md). */
+export class Inbox {
+  constructor(private readonly t: Transport) {}
+
+  /** One page of the received SMS, newest first by `received_at` (GET /v1/sms/inbox). */
+  page(params: ListInboxParams = {}, options?: RequestOptions): Promise<WithResponse<InboxResponse>> {
+    return this.t.request({ ...call('listInbox'), query: { ...params } }, options);
+  }
+
+  /**
+   * Every received SMS that matches, newest first, fetching pages as it goes (`limit` per page,
+   * 100 by default):
+   *
+   *     for await (const sms of client.inbox.list({ from: '+33698765432' })) console.log(sms.message);
+   *
+   * SMS received while it runs do not shift the pages under it: after the first page, the period
+   * ends at the newest SMS that page saw (a `to_date` of the first SMS's received_at).
+   */
+  async *list(params: ListInboxParams = {}, options?: RequestOptions): AsyncGenerator<ReceivedSms, void, undefined> {
+    const query: ListInboxParams = { ...params, limit: params.limit ?? 100, page: params.page ?? 1 };
+    for (;;) {
+      const page = await this.page(query, options);
+      yield* page.data;
+      if (page.data.length === 0 || page.pagination.current_page >= page.pagination.total_pages) return;
+      if (query.page === (params.page ?? 1) && page.data[0]) query.to_date = page.data[0].received_at;
+      query.page = (query.page ?? 1) + 1;
+    }
+  }
+
+  /** One received SMS (GET /v1/sms/inbox/:id); 404 NotFoundError (RECEIVED_NOT_FOUND) otherwise. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<ReceivedSmsResponse>> {
+    return this.t.request({ ...call('getReceived', pathWith('getReceived', id)) }, options);
+  }
+}
+
+/** The suppression list of the key's mode: numbers that receive nothing (see docs/api/opt-outs.md). */
+export class OptOuts {
+  constructor(private readonly t: Transport) {}
+
+  /** One page of the list, newest first (GET /v1/opt-outs). */
+  page(params: ListOptOutsParams = {}, options?: RequestOptions): Promise<WithResponse<OptOutsResponse>> {
+    return this.t.request({ ...call('listOptOuts'), query: { ...params } }, options);
+  }
+
+  /**
+   * Every number on the list, newest first, fetching pages as it goes (`limit` per page, 100 by
+   * default). A number added while it runs shifts the later pages by one: an entry may come twice.
+   */
+  async *list(params: ListOptOutsParams = {}, options?: RequestOptions): AsyncGenerator<OptOut, void, undefined> {
+    const query: ListOptOutsParams = { ...params, limit: params.limit ?? 100, page: params.page ?? 1 };
+    for (;;) {
+      const page = await this.page(query, options);
+      yield* page.data;
+      if (page.data.length === 0 || page.pagination.current_page >= page.pagination.total_pages) return;
+      query.page = (query.page ?? 1) + 1;
+    }
+  }
+
+  /** Puts a number on the list (POST /v1/opt-outs); one already there answers its first entry. */
+  add(body: AddOptOutRequest, options?: RequestOptions): Promise<WithResponse<OptOutResponse>> {
+    return this.t.request({ ...call('addOptOut'), body }, options);
+  }
+
+  /** Takes a number off the list (DELETE /v1/opt-outs/:phone_number); 404 NotFoundError (OPT_OUT_NOT_FOUND) when absent. */
+  remove(phoneNumber: string, options?: RequestOptions): Promise<WithResponse<RemoveOptOutResponse>> {
+    return this.t.request({ ...call('removeOptOut', pathWith('removeOptOut', phoneNumber)) }, options);
+  }
+}
+
 /** The credentials check. */
 export class Auth {
   constructor(private readonly t: Transport) {}
@@ -161,6 +243,8 @@ export class SmsGateway {
   readonly messages: Messages;
   readonly otp: Otp;
   readonly auth: Auth;
+  readonly inbox: Inbox;
+  readonly optOuts: OptOuts;
   private readonly transport: Transport;
 
   constructor(options: ClientOptions) {
@@ -185,6 +269,8 @@ export class SmsGateway {
     this.messages = new Messages(this.transport);
     this.otp = new Otp(this.transport);
     this.auth = new Auth(this.transport);
+    this.inbox = new Inbox(this.transport);
+    this.optOuts = new OptOuts(this.transport);
   }
 
   /** Closes the idle connections (a process exits without it too). */

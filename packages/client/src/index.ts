@@ -1,4 +1,4 @@
-export { SmsGateway, Messages, Otp, Auth, type ClientOptions, type ListParams } from './client';
+export { SmsGateway, Messages, Otp, Auth, Inbox, OptOuts, type ClientOptions, type ListParams } from './client';
 export type { RequestOptions, ResponseInfo, WithResponse } from './transport';
 export {
   SmsGatewayError,

@@ -277,10 +277,19 @@ describe('the TypeScript client against a scripted gateway', () => {
     await c.messages.stats({ from_date: '2030-01-01' });
     await c.otp.send({ to: '+1' });
     await c.otp.verify({ otp_id: 'otp_1', code: '1' });
+    await c.inbox.page({ from: '+33698765432', limit: 10 });
+    await c.inbox.get('rcv_1');
+    await c.optOuts.page({ page: 2 });
+    await c.optOuts.add({ phone_number: '+33612345678' });
+    await c.optOuts.remove('+33612345678');
     await c.auth.test({ deviceId: 'device_B' });
     const reached = gw.requests.map((r) => `${r.method} ${r.path}`);
     const expected = Object.values(OPERATIONS).map(
-      (op) => `${op.method} ${op.path.replace('{message_id}', op.method === 'GET' ? 'msg_1%2F..%2Fx' : 'msg_1')}`,
+      (op) =>
+        `${op.method} ${op.path
+          .replace('{message_id}', op.method === 'GET' ? 'msg_1%2F..%2Fx' : 'msg_1')
+          .replace('{id}', 'rcv_1')
+          .replace('{phone_number}', '%2B33612345678')}`,
     );
     expect(reached.sort()).toEqual(expected.sort());
     const keyed = gw.requests.filter((r) => r.headers['idempotency-key']).map((r) => r.path);
@@ -291,6 +300,126 @@ describe('the TypeScript client against a scripted gateway', () => {
         .sort(),
     );
     expect(gw.requests.at(-1)!.headers['x-device-id']).toBe('device_B');
+  });
+
+  it('when a message is sent with ttl and failover, then both go in the body of a send, a batch, its messages and an OTP', async () => {
+    const c = client({ deviceId: 'device_A' });
+    await c.messages.send({ to: '+33612345678', message: 'a', ttl: 600, failover: true });
+    await c.messages.sendBulk({ recipients: ['+33612345678'], message: 'a', ttl: 3600, failover: false });
+    await c.messages.sendPersonalized({ messages: [{ to: '+33612345678', message: 'a', ttl: 120 }], ttl: 60, failover: true });
+    await c.otp.send({ to: '+33612345678', failover: true });
+    expect(gw.requests.map((r) => r.body)).toEqual([
+      { to: '+33612345678', message: 'a', ttl: 600, failover: true },
+      { recipients: ['+33612345678'], message: 'a', ttl: 3600, failover: false },
+      { messages: [{ to: '+33612345678', message: 'a', ttl: 120 }], ttl: 60, failover: true },
+      { to: '+33612345678', failover: true },
+    ]);
+  });
+
+  it('when the inbox is asked for, then its filters go in the query, the + of a sender escaped, and one SMS comes by its escaped id', async () => {
+    const received = {
+      id: 'rcv_01JD3Z8Q6V5N4W2K9T7R1B0C3E',
+      from: '+33698765432',
+      device_id: 'device_A',
+      sim: 1,
+      message: 'Oui',
+      received_at: '2026-11-25T09:12:03.000Z',
+      created_at: '2026-11-25T09:12:03.412Z',
+    };
+    gw.reply(
+      {
+        status: 200,
+        body: { success: true, data: [received], pagination: { current_page: 1, per_page: 50, total_pages: 1, total_items: 1 } },
+      },
+      { status: 200, body: { success: true, ...received } },
+      { status: 404, body: envelope('RECEIVED_NOT_FOUND') },
+    );
+    const c = client({ deviceId: 'device_A' });
+    const page = await c.inbox.page({
+      from: '+33698765432',
+      device_id: 'device_A',
+      from_date: '2026-11-01',
+      to_date: '2026-11-30',
+      search: 'oui',
+      page: 1,
+      limit: 50,
+    });
+    expect(page.data).toEqual([received]);
+    expect((await c.inbox.get(received.id)).message).toBe('Oui');
+    await expect(c.inbox.get('rcv_x/../y')).rejects.toMatchObject({ status: 404, code: 'RECEIVED_NOT_FOUND' });
+    await expect(c.inbox.get('rcv_x')).resolves.toBeDefined();
+    expect(gw.requests[0]!.query.toString()).toContain('from=%2B33698765432');
+    expect(Object.fromEntries(gw.requests[0]!.query)).toEqual({
+      from: '+33698765432',
+      device_id: 'device_A',
+      from_date: '2026-11-01',
+      to_date: '2026-11-30',
+      search: 'oui',
+      page: '1',
+      limit: '50',
+    });
+    expect(gw.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /v1/sms/inbox',
+      `GET /v1/sms/inbox/${received.id}`,
+      'GET /v1/sms/inbox/rcv_x%2F..%2Fy',
+      'GET /v1/sms/inbox/rcv_x',
+    ]);
+    expect(gw.requests.every((r) => r.headers['idempotency-key'] === undefined && r.headers['x-device-id'] === undefined)).toBe(true);
+  });
+
+  it("when the inbox is listed, then every page is fetched in turn, with the period pinned at the first page's newest SMS", async () => {
+    const item = (n: number) => ({ id: `rcv_${n}`, received_at: `2030-01-01T00:00:0${9 - n}.000Z` });
+    const page = (n: number, data: unknown[]) => ({
+      status: 200,
+      body: { success: true, data, pagination: { current_page: n, per_page: 2, total_pages: 2, total_items: 3 } },
+    });
+    gw.reply(page(1, [item(1), item(2)]), page(2, [item(3)]));
+    const ids: string[] = [];
+    for await (const m of client().inbox.list({ limit: 2, from: 'BANQUE' })) ids.push(m.id);
+    expect(ids).toEqual(['rcv_1', 'rcv_2', 'rcv_3']);
+    expect(gw.requests.map((r) => Object.fromEntries(r.query))).toEqual([
+      { limit: '2', page: '1', from: 'BANQUE' },
+      { limit: '2', page: '2', from: 'BANQUE', to_date: '2030-01-01T00:00:08.000Z' },
+    ]);
+  });
+
+  it('when the opt-outs are listed, added and removed, then the pages follow, the body is the number, and its + is %2B in the path', async () => {
+    const entry = (n: number) => ({
+      phone_number: `+3361234567${n}`,
+      source: 'api',
+      keyword: null,
+      created_at: '2026-11-25T09:20:00.000Z',
+    });
+    gw.reply(
+      {
+        status: 200,
+        body: { success: true, data: [entry(1), entry(2)], pagination: { current_page: 1, per_page: 2, total_pages: 2, total_items: 3 } },
+      },
+      {
+        status: 200,
+        body: { success: true, data: [entry(3)], pagination: { current_page: 2, per_page: 2, total_pages: 2, total_items: 3 } },
+      },
+      { status: 200, body: { success: true, ...entry(4) } },
+      { status: 200, body: { success: true, phone_number: '+33612345674', removed: true } },
+      { status: 404, body: envelope('OPT_OUT_NOT_FOUND') },
+    );
+    const c = client();
+    const numbers: string[] = [];
+    for await (const o of c.optOuts.list({ limit: 2 })) numbers.push(o.phone_number);
+    expect(numbers).toEqual(['+33612345671', '+33612345672', '+33612345673']);
+    expect((await c.optOuts.add({ phone_number: '+33612345674' })).source).toBe('api');
+    expect((await c.optOuts.remove('+33612345674')).removed).toBe(true);
+    const err = await c.optOuts.remove('+33612345674').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect(err).toMatchObject({ code: 'OPT_OUT_NOT_FOUND' });
+    expect(gw.requests.map((r) => [r.method, r.path, Object.fromEntries(r.query), r.body])).toEqual([
+      ['GET', '/v1/opt-outs', { limit: '2', page: '1' }, undefined],
+      ['GET', '/v1/opt-outs', { limit: '2', page: '2' }, undefined],
+      ['POST', '/v1/opt-outs', {}, { phone_number: '+33612345674' }],
+      ['DELETE', '/v1/opt-outs/%2B33612345674', {}, undefined],
+      ['DELETE', '/v1/opt-outs/%2B33612345674', {}, undefined],
+    ]);
+    expect(gw.requests[2]!.headers['idempotency-key']).toBeUndefined();
   });
 
   it('when a base URL has a path prefix, then the API paths are appended to it', async () => {

@@ -6,7 +6,7 @@
 'msg_…'
 """
 from . import webhooks
-from ._client import Auth, Client, Messages, Otp, last_response
+from ._client import Auth, Client, Inbox, Messages, OptOuts, Otp, last_response
 from ._errors import (
     APIConnectionError,
     APIError,
@@ -37,6 +37,8 @@ __all__ = [
     "Messages",
     "Otp",
     "Auth",
+    "Inbox",
+    "OptOuts",
     "Backoff",
     "ResponseInfo",
     "last_response",

@@ -1,7 +1,8 @@
-"""The client object and its three groups of calls: messages, otp and auth."""
+"""The client object and its groups of calls: messages, otp, inbox, opt_outs and auth."""
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union, cast
 from urllib.parse import quote
 
@@ -14,9 +15,16 @@ from ._types import (
     CancelResponse,
     HistoryItem,
     HistoryResponse,
+    InboxResponse,
     Message,
     MessageStatus,
+    OptOut,
+    OptOutResponse,
+    OptOutsResponse,
     PersonalizedMessage,
+    ReceivedSms,
+    ReceivedSmsResponse,
+    RemoveOptOutResponse,
     SendOtpResponse,
     SendResponse,
     StatsResponse,
@@ -26,9 +34,13 @@ from ._types import (
 DateLike = Union[str, _dt.date, _dt.datetime]
 
 
-def _call(operation_id: str, *, message_id: Optional[str] = None, **kwargs: Any) -> Call:
+def _call(operation_id: str, *, message_id: Optional[str] = None, param: Optional[str] = None, **kwargs: Any) -> Call:
+    """The call of an operation; ``message_id`` or ``param`` (``{id}``, ``{phone_number}``) is one escaped segment."""
     op = OPERATIONS[operation_id]
     path = op.path if message_id is None else op.path.replace("{message_id}", quote(message_id, safe=""))
+    if param is not None:
+        # quote(safe="") writes the + of a number as %2B.
+        path = re.sub(r"\{[a-z_]+\}", lambda _: quote(param, safe=""), path, count=1)
     return Call(
         method=op.method,
         path=path,
@@ -74,11 +86,24 @@ class Messages:
         webhook_url: Optional[str] = None,
         metadata: Optional[Mapping[str, Any]] = None,
         scheduled_at: Optional[Union[str, _dt.datetime]] = None,
+        ttl: Optional[int] = None,
+        failover: Optional[bool] = None,
         **options: Any,
     ) -> SendResponse:
-        """Queues one SMS (POST /v1/sms/send); ``scheduled_at`` sends it later."""
+        """Queues one SMS (POST /v1/sms/send); ``scheduled_at`` sends it later.
+
+        ``ttl`` is the seconds it may wait for a phone (60 to 604800); ``failover=True`` lets a
+        message sent with a device id move to another phone.
+        """
         body = _body(
-            to=to, message=message, priority=priority, webhook_url=webhook_url, metadata=metadata, scheduled_at=scheduled_at
+            to=to,
+            message=message,
+            priority=priority,
+            webhook_url=webhook_url,
+            metadata=metadata,
+            scheduled_at=scheduled_at,
+            ttl=ttl,
+            failover=failover,
         )
         return cast(SendResponse, self._t.request(_call("sendSms", body=body), **options))
 
@@ -90,10 +115,20 @@ class Messages:
         priority: Optional[int] = None,
         webhook_url: Optional[str] = None,
         metadata: Optional[Mapping[str, Any]] = None,
+        ttl: Optional[int] = None,
+        failover: Optional[bool] = None,
         **options: Any,
     ) -> BatchResponse:
         """One text to at most 100 recipients, as one batch (POST /v1/sms/send-bulk)."""
-        body = _body(recipients=list(recipients), message=message, priority=priority, webhook_url=webhook_url, metadata=metadata)
+        body = _body(
+            recipients=list(recipients),
+            message=message,
+            priority=priority,
+            webhook_url=webhook_url,
+            metadata=metadata,
+            ttl=ttl,
+            failover=failover,
+        )
         return cast(BatchResponse, self._t.request(_call("sendBulkSms", body=body), **options))
 
     def send_personalized(
@@ -102,10 +137,17 @@ class Messages:
         *,
         priority: Optional[int] = None,
         webhook_url: Optional[str] = None,
+        ttl: Optional[int] = None,
+        failover: Optional[bool] = None,
         **options: Any,
     ) -> BatchResponse:
-        """At most 100 messages ({to, message, metadata?}), as one batch (POST /v1/sms/send-bulk-personalized)."""
-        body = _body(messages=[dict(m) for m in messages], priority=priority, webhook_url=webhook_url)
+        """At most 100 messages ({to, message, metadata?, ttl?}), as one batch (POST /v1/sms/send-bulk-personalized).
+
+        ``ttl`` is that of the messages that give none.
+        """
+        body = _body(
+            messages=[dict(m) for m in messages], priority=priority, webhook_url=webhook_url, ttl=ttl, failover=failover
+        )
         return cast(BatchResponse, self._t.request(_call("sendBulkPersonalizedSms", body=body), **options))
 
     def get(self, message_id: str, **options: Any) -> Message:
@@ -210,10 +252,11 @@ class Otp:
         expiry: Optional[int] = None,
         template: Optional[str] = None,
         metadata: Optional[Mapping[str, Any]] = None,
+        failover: Optional[bool] = None,
         **options: Any,
     ) -> SendOtpResponse:
         """Sends a code by SMS (POST /v1/sms/send-otp); keep ``otp_id``, the code is never returned."""
-        body = _body(to=to, length=length, expiry=expiry, template=template, metadata=metadata)
+        body = _body(to=to, length=length, expiry=expiry, template=template, metadata=metadata, failover=failover)
         return cast(SendOtpResponse, self._t.request(_call("sendOtp", body=body), **options))
 
     def verify(self, otp_id: str, code: str, **options: Any) -> VerifyOtpResponse:
@@ -222,6 +265,119 @@ class Otp:
         Not retried once the gateway may have counted it.
         """
         return cast(VerifyOtpResponse, self._t.request(_call("verifyOtp", body={"otp_id": otp_id, "code": code}), **options))
+
+
+class Inbox:
+    """The SMS the client's phones received (docs/api/receiving.md)."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._t = transport
+
+    def page(
+        self,
+        *,
+        page: Optional[int] = None,
+        limit: Optional[int] = None,
+        from_: Optional[str] = None,
+        from_date: Optional[DateLike] = None,
+        to_date: Optional[DateLike] = None,
+        device_id: Optional[str] = None,
+        search: Optional[str] = None,
+        **options: Any,
+    ) -> InboxResponse:
+        """One page of the received SMS, newest first by ``received_at`` (GET /v1/sms/inbox).
+
+        ``from_`` is the query's ``from`` (one sender: a number with its +, a short code or a name).
+        """
+        query = {
+            "page": page,
+            "limit": limit,
+            "from": from_,
+            "from_date": _date(from_date),
+            "to_date": _date(to_date),
+            "device_id": device_id,
+            "search": search,
+        }
+        return cast(InboxResponse, self._t.request(_call("listInbox", query=query), **options))
+
+    def list(
+        self,
+        *,
+        limit: int = 100,
+        page: int = 1,
+        from_: Optional[str] = None,
+        from_date: Optional[DateLike] = None,
+        to_date: Optional[DateLike] = None,
+        device_id: Optional[str] = None,
+        search: Optional[str] = None,
+        **options: Any,
+    ) -> Iterator[ReceivedSms]:
+        """Every matching received SMS, newest first, fetching pages as it goes.
+
+        SMS received while it runs do not shift the pages under it: after the first page, the
+        period ends at the newest SMS that page saw.
+        """
+        first = page
+        pinned: Optional[DateLike] = to_date
+        while True:
+            answer = self.page(
+                page=page,
+                limit=limit,
+                from_=from_,
+                from_date=from_date,
+                to_date=pinned,
+                device_id=device_id,
+                search=search,
+                **options,
+            )
+            data = answer["data"]
+            yield from data
+            pagination = answer["pagination"]
+            if not data or pagination["current_page"] >= pagination["total_pages"]:
+                return
+            if page == first:
+                pinned = data[0]["received_at"]
+            page += 1
+
+    def get(self, received_id: str, **options: Any) -> ReceivedSmsResponse:
+        """One received SMS (GET /v1/sms/inbox/:id); NotFoundError (RECEIVED_NOT_FOUND) otherwise."""
+        return cast(ReceivedSmsResponse, self._t.request(_call("getReceived", param=received_id), **options))
+
+
+class OptOuts:
+    """The suppression list of the key's mode: numbers that receive nothing (docs/api/opt-outs.md)."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._t = transport
+
+    def page(self, *, page: Optional[int] = None, limit: Optional[int] = None, **options: Any) -> OptOutsResponse:
+        """One page of the list, newest first (GET /v1/opt-outs)."""
+        return cast(OptOutsResponse, self._t.request(_call("listOptOuts", query={"page": page, "limit": limit}), **options))
+
+    def list(self, *, limit: int = 100, page: int = 1, **options: Any) -> Iterator[OptOut]:
+        """Every number on the list, newest first, fetching pages as it goes.
+
+        A number added while it runs shifts the later pages by one: an entry may come twice.
+        """
+        while True:
+            answer = self.page(page=page, limit=limit, **options)
+            data = answer["data"]
+            yield from data
+            pagination = answer["pagination"]
+            if not data or pagination["current_page"] >= pagination["total_pages"]:
+                return
+            page += 1
+
+    def add(self, phone_number: str, **options: Any) -> OptOutResponse:
+        """Puts a number on the list (POST /v1/opt-outs); one already there answers its first entry."""
+        return cast(OptOutResponse, self._t.request(_call("addOptOut", body={"phone_number": phone_number}), **options))
+
+    def remove(self, phone_number: str, **options: Any) -> RemoveOptOutResponse:
+        """Takes a number off the list (DELETE /v1/opt-outs/:phone_number, its + as %2B).
+
+        NotFoundError (OPT_OUT_NOT_FOUND) when it is not on the list.
+        """
+        return cast(RemoveOptOutResponse, self._t.request(_call("removeOptOut", param=phone_number), **options))
 
 
 class Auth:
@@ -276,6 +432,8 @@ class Client:
         self.messages = Messages(self._transport)
         self.otp = Otp(self._transport)
         self.auth = Auth(self._transport)
+        self.inbox = Inbox(self._transport)
+        self.opt_outs = OptOuts(self._transport)
 
     def __repr__(self) -> str:
         # The key stays out of logs and tracebacks.
