@@ -421,6 +421,78 @@ describe('the dashboard in a real browser', () => {
     await shoot(page, '12-phone-limits');
   });
 
+  it('when a phone receives an SMS, then the owner sees the conversation in the inbox and answers it through the phone; a STOP puts the number on the Opt-outs page, where the owner removes it', async () => {
+    const { page } = await newPage();
+    const clientId = await signUp(page, `inbox${Date.now()}@example.com`, 'the owner password');
+    await page.getByRole('link', { name: 'Phones' }).click();
+    await page.getByLabel('Name').fill('Two-way phone');
+    await page.getByRole('button', { name: 'Add a phone' }).click();
+    const pairingUrl = (await page.locator('figure.qr').getAttribute('data-qr-payload'))!;
+    await page.goto('/phones');
+    const deviceId = (await page.locator('tr[data-device]').getAttribute('data-device'))!;
+    const agent = new AgentProcess(
+      [
+        path.join(REPO_ROOT, 'android-agent/dist/cli.js'),
+        ...['--driver', 'simulator', '--hub', system.stack.hubUrl, '--ca', system.stack.certs.caCertFile, '--pairing-url', pairingUrl],
+        ...['--data-dir', path.join(system.stack.logDir, 'inbox-agent'), '--log-json', '--sim-delivery-delay-ms', '100'],
+      ],
+      path.join(system.stack.logDir, 'inbox-agent.log'),
+    ).start();
+    agents.push(agent);
+    await page.locator(`tr[data-device="${deviceId}"] [data-state]`).filter({ hasText: 'online' }).waitFor({ timeout: 20_000 });
+
+    await system.cli(
+      'receive-sms',
+      '--client',
+      clientId,
+      '--device',
+      deviceId,
+      '--from',
+      '+33699999999',
+      '--text',
+      'Votre boutique est ouverte ?',
+    );
+    await page.getByRole('link', { name: 'Inbox' }).click();
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await page.locator('tr[data-conversation="+33699999999"]').count()) === 1 ? true : undefined;
+      },
+      15_000,
+      'the conversation in the inbox',
+    );
+    await page.locator('tr[data-conversation="+33699999999"] a').click();
+    await page.getByLabel('Reply to +33699999999').fill('Oui, de 9 h à 19 h.');
+    await page.getByRole('button', { name: 'Send the reply' }).click();
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await page.locator('li[data-line="out"] .status').textContent()) === 'delivered' ? true : undefined;
+      },
+      20_000,
+      'the reply delivered',
+    );
+    expect(await page.locator('li[data-line] .text').allTextContents()).toEqual(['Votre boutique est ouverte ?', 'Oui, de 9 h à 19 h.']);
+    expect(agent.sent.filter((s) => s.to === '+33699999999' && s.text === 'Oui, de 9 h à 19 h.')).toHaveLength(1);
+    await shoot(page, '13-conversation');
+
+    await system.cli('receive-sms', '--client', clientId, '--device', deviceId, '--from', '+33699999999', '--text', 'STOP');
+    await page.getByRole('link', { name: 'Opt-outs' }).click();
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await page.locator('tr[data-opt-out="+33699999999"]').count()) === 1 ? true : undefined;
+      },
+      15_000,
+      'the number on the list',
+    );
+    expect(await page.locator('tr[data-opt-out="+33699999999"]').textContent()).toContain('STOP');
+    await shoot(page, '14-opt-outs');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.locator('tr[data-opt-out="+33699999999"]').getByRole('button', { name: 'Remove' }).click();
+    await page.locator('[data-empty]').waitFor();
+  });
+
   it('when someone keeps guessing a password, then sign-in is refused with a clear message after 10 failures, even with the right password', async () => {
     const { page } = await newPage();
     const email = `guessed${Date.now()}@example.com`;
