@@ -118,7 +118,7 @@ describe('history and statistics', () => {
     };
     expect(stats).toMatchObject({ total_sent: 5, delivered: 3, failed: 1, pending: 1, delivery_rate: 60 });
     const today = new Date().toISOString().slice(0, 10);
-    expect(stats.by_day).toEqual([{ date: today, sent: 5, delivered: 3, failed: 1 }]);
+    expect(stats.by_day).toEqual([{ date: today, sent: 5, delivered: 3, failed: 1, received: 0 }]);
     const period = res.body.period as { from: string; to: string };
     expect(Date.parse(period.from)).toBeLessThan(Date.parse(period.to));
     const deviceB = (await system.api(`/v1/sms/stats?device_id=${phoneB.device_id}`, client)).body.stats;
@@ -135,7 +135,7 @@ describe('history and statistics', () => {
     expect(empty.body).toEqual({
       success: true,
       period: { from, to },
-      stats: { total_sent: 0, delivered: 0, failed: 0, pending: 0, delivery_rate: 0, by_day: [] },
+      stats: { total_sent: 0, delivered: 0, failed: 0, pending: 0, delivery_rate: 0, received: 0, by_day: [] },
     });
 
     const today = new Date().toISOString().slice(0, 10);
