@@ -455,35 +455,20 @@ func (s *MessagesService) History(ctx context.Context, params HistoryParams, opt
 // Messages sent while it runs do not shift the pages under it: after the first page, the period
 // ends at the newest message that page saw.
 func (s *MessagesService) List(ctx context.Context, params HistoryParams, opts ...CallOption) iter.Seq2[HistoryItem, error] {
-	return func(yield func(HistoryItem, error) bool) {
-		p := params
-		if p.Limit == 0 {
-			p.Limit = 100
+	p := params
+	p.Limit, p.Page = pageDefaults(p.Limit, p.Page)
+	first := p.Page
+	return pageThrough(func() ([]HistoryItem, Pagination, error) {
+		page, err := s.History(ctx, p, opts...)
+		if err != nil {
+			return nil, Pagination{}, err
 		}
-		if p.Page == 0 {
-			p.Page = 1
+		if p.Page == first && len(page.Data) > 0 {
+			p.ToDate = page.Data[0].CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 		}
-		first := p.Page
-		for {
-			page, err := s.History(ctx, p, opts...)
-			if err != nil {
-				yield(HistoryItem{}, err)
-				return
-			}
-			for _, m := range page.Data {
-				if !yield(m, nil) {
-					return
-				}
-			}
-			if len(page.Data) == 0 || page.Pagination.CurrentPage >= page.Pagination.TotalPages {
-				return
-			}
-			if p.Page == first {
-				p.ToDate = page.Data[0].CreatedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
-			}
-			p.Page++
-		}
-	}
+		p.Page++
+		return page.Data, page.Pagination, nil
+	})
 }
 
 // Stats answers counts and the delivery rate over a period, by day (GET /v1/sms/stats).
@@ -536,35 +521,20 @@ func (s *InboxService) Page(ctx context.Context, params ListInboxParams, opts ..
 // SMS received while it runs do not shift the pages under it: after the first page, the period
 // ends at the newest SMS that page saw.
 func (s *InboxService) List(ctx context.Context, params ListInboxParams, opts ...CallOption) iter.Seq2[ReceivedSMS, error] {
-	return func(yield func(ReceivedSMS, error) bool) {
-		p := params
-		if p.Limit == 0 {
-			p.Limit = 100
+	p := params
+	p.Limit, p.Page = pageDefaults(p.Limit, p.Page)
+	first := p.Page
+	return pageThrough(func() ([]ReceivedSMS, Pagination, error) {
+		page, err := s.Page(ctx, p, opts...)
+		if err != nil {
+			return nil, Pagination{}, err
 		}
-		if p.Page == 0 {
-			p.Page = 1
+		if p.Page == first && len(page.Data) > 0 {
+			p.ToDate = page.Data[0].ReceivedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 		}
-		first := p.Page
-		for {
-			page, err := s.Page(ctx, p, opts...)
-			if err != nil {
-				yield(ReceivedSMS{}, err)
-				return
-			}
-			for _, m := range page.Data {
-				if !yield(m, nil) {
-					return
-				}
-			}
-			if len(page.Data) == 0 || page.Pagination.CurrentPage >= page.Pagination.TotalPages {
-				return
-			}
-			if p.Page == first {
-				p.ToDate = page.Data[0].ReceivedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
-			}
-			p.Page++
-		}
-	}
+		p.Page++
+		return page.Data, page.Pagination, nil
+	})
 }
 
 // Get answers one received SMS (GET /v1/sms/inbox/:id); ErrNotFound (RECEIVED_NOT_FOUND) otherwise.
@@ -591,31 +561,16 @@ func (s *OptOutsService) Page(ctx context.Context, params ListOptOutsParams, opt
 // zero) as it goes; it stops at the first error, which it yields. A number added while it runs
 // shifts the later pages by one: an entry may come twice.
 func (s *OptOutsService) List(ctx context.Context, params ListOptOutsParams, opts ...CallOption) iter.Seq2[OptOut, error] {
-	return func(yield func(OptOut, error) bool) {
-		p := params
-		if p.Limit == 0 {
-			p.Limit = 100
+	p := params
+	p.Limit, p.Page = pageDefaults(p.Limit, p.Page)
+	return pageThrough(func() ([]OptOut, Pagination, error) {
+		page, err := s.Page(ctx, p, opts...)
+		if err != nil {
+			return nil, Pagination{}, err
 		}
-		if p.Page == 0 {
-			p.Page = 1
-		}
-		for {
-			page, err := s.Page(ctx, p, opts...)
-			if err != nil {
-				yield(OptOut{}, err)
-				return
-			}
-			for _, o := range page.Data {
-				if !yield(o, nil) {
-					return
-				}
-			}
-			if len(page.Data) == 0 || page.Pagination.CurrentPage >= page.Pagination.TotalPages {
-				return
-			}
-			p.Page++
-		}
-	}
+		p.Page++
+		return page.Data, page.Pagination, nil
+	})
 }
 
 // Add puts a number on the list (POST /v1/opt-outs); one already there answers its first entry.
@@ -642,6 +597,40 @@ type AuthService struct{ c *Client }
 func (s *AuthService) Test(ctx context.Context, opts ...CallOption) (*AuthTestResponse, error) {
 	var out AuthTestResponse
 	return answer(&out, s.c.do(ctx, s.c.call("testAuth"), &out, opts))
+}
+
+// pageDefaults gives a list's first page and page size when the caller left them at zero.
+func pageDefaults(limit, page int) (int, int) {
+	if limit == 0 {
+		limit = 100
+	}
+	if page == 0 {
+		page = 1
+	}
+	return limit, page
+}
+
+// pageThrough yields the items of the pages next answers, one page after another, until the last
+// page or an empty one; it stops at the first error, which it yields.
+func pageThrough[T any](next func() ([]T, Pagination, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for {
+			items, pagination, err := next()
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, item := range items {
+				if !yield(item, nil) {
+					return
+				}
+			}
+			if len(items) == 0 || pagination.CurrentPage >= pagination.TotalPages {
+				return
+			}
+		}
+	}
 }
 
 // answer keeps the (nil, err) convention: a failed call returns no answer.
