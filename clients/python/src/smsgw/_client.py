@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union, cast
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union, cast
 from urllib.parse import quote
 
 from ._retry import ONCE, SAFE, Backoff
@@ -202,28 +202,22 @@ class Messages:
         Messages sent while it runs do not shift the pages under it: after the first page, the
         period ends at the newest message that page saw.
         """
-        first = page
-        pinned: Optional[DateLike] = to_date
-        while True:
-            answer = self.history(
-                page=page,
+        return _pages(
+            lambda p, until: self.history(
+                page=p,
                 limit=limit,
                 status=status,
                 to=to,
                 from_date=from_date,
-                to_date=pinned,
+                to_date=until,
                 device_id=device_id,
                 search=search,
                 **options,
-            )
-            data = answer["data"]
-            yield from data
-            pagination = answer["pagination"]
-            if not data or pagination["current_page"] >= pagination["total_pages"]:
-                return
-            if page == first:
-                pinned = data[0]["created_at"]
-            page += 1
+            ),
+            page,
+            to_date,
+            "created_at",
+        )
 
     def stats(
         self,
@@ -317,27 +311,21 @@ class Inbox:
         SMS received while it runs do not shift the pages under it: after the first page, the
         period ends at the newest SMS that page saw.
         """
-        first = page
-        pinned: Optional[DateLike] = to_date
-        while True:
-            answer = self.page(
-                page=page,
+        return _pages(
+            lambda p, until: self.page(
+                page=p,
                 limit=limit,
                 from_=from_,
                 from_date=from_date,
-                to_date=pinned,
+                to_date=until,
                 device_id=device_id,
                 search=search,
                 **options,
-            )
-            data = answer["data"]
-            yield from data
-            pagination = answer["pagination"]
-            if not data or pagination["current_page"] >= pagination["total_pages"]:
-                return
-            if page == first:
-                pinned = data[0]["received_at"]
-            page += 1
+            ),
+            page,
+            to_date,
+            "received_at",
+        )
 
     def get(self, received_id: str, **options: Any) -> ReceivedSmsResponse:
         """One received SMS (GET /v1/sms/inbox/:id); NotFoundError (RECEIVED_NOT_FOUND) otherwise."""
@@ -359,14 +347,7 @@ class OptOuts:
 
         A number added while it runs shifts the later pages by one: an entry may come twice.
         """
-        while True:
-            answer = self.page(page=page, limit=limit, **options)
-            data = answer["data"]
-            yield from data
-            pagination = answer["pagination"]
-            if not data or pagination["current_page"] >= pagination["total_pages"]:
-                return
-            page += 1
+        return _pages(lambda p, _: self.page(page=p, limit=limit, **options), page, None, None)
 
     def add(self, phone_number: str, **options: Any) -> OptOutResponse:
         """Puts a number on the list (POST /v1/opt-outs); one already there answers its first entry."""
@@ -438,6 +419,28 @@ class Client:
     def __repr__(self) -> str:
         # The key stays out of logs and tracebacks.
         return f"smsgw.Client(client_id={self._transport._client_id!r})"
+
+
+def _pages(
+    fetch: Callable[[int, Optional[DateLike]], Mapping[str, Any]],
+    page: int,
+    to_date: Optional[DateLike],
+    pin: Optional[str],
+) -> Iterator[Any]:
+    """The items of every page `fetch(page, to_date)` answers, from `page` on, until the last or an
+    empty one. With `pin` (a date field of the items), the period then ends at the newest item of
+    the first page, so that items arriving meanwhile do not shift the pages."""
+    first = page
+    while True:
+        answer = fetch(page, to_date)
+        data = answer["data"]
+        yield from data
+        pagination = answer["pagination"]
+        if not data or pagination["current_page"] >= pagination["total_pages"]:
+            return
+        if pin is not None and page == first:
+            to_date = data[0][pin]
+        page += 1
 
 
 def last_response(answer: Union[Mapping[str, Any], List[Any]]) -> ResponseInfo:
