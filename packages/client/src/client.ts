@@ -119,14 +119,11 @@ export class Messages {
    * period ends at the newest message that page saw (a `to_date` of the first message's created_at).
    */
   async *list(params: ListParams = {}, options?: RequestOptions): AsyncGenerator<HistoryItem, void, undefined> {
-    const query: HistoryParams = { ...params, limit: params.limit ?? 100, page: params.page ?? 1 };
-    for (;;) {
-      const page = await this.history(query, options);
-      yield* page.data;
-      if (page.data.length === 0 || page.pagination.current_page >= page.pagination.total_pages) return;
-      if (query.page === (params.page ?? 1) && page.data[0]) query.to_date = page.data[0].created_at;
-      query.page = (query.page ?? 1) + 1;
-    }
+    yield* pages(
+      params,
+      (query) => this.history(query, options),
+      (m) => m.created_at,
+    );
   }
 
   /** Counts and delivery rate over a period, by day (GET /v1/sms/stats). */
@@ -172,14 +169,11 @@ export class Inbox {
    * ends at the newest SMS that page saw (a `to_date` of the first SMS's received_at).
    */
   async *list(params: ListInboxParams = {}, options?: RequestOptions): AsyncGenerator<ReceivedSms, void, undefined> {
-    const query: ListInboxParams = { ...params, limit: params.limit ?? 100, page: params.page ?? 1 };
-    for (;;) {
-      const page = await this.page(query, options);
-      yield* page.data;
-      if (page.data.length === 0 || page.pagination.current_page >= page.pagination.total_pages) return;
-      if (query.page === (params.page ?? 1) && page.data[0]) query.to_date = page.data[0].received_at;
-      query.page = (query.page ?? 1) + 1;
-    }
+    yield* pages(
+      params,
+      (query) => this.page(query, options),
+      (sms) => sms.received_at,
+    );
   }
 
   /** One received SMS (GET /v1/sms/inbox/:id); 404 NotFoundError (RECEIVED_NOT_FOUND) otherwise. */
@@ -202,13 +196,7 @@ export class OptOuts {
    * default). A number added while it runs shifts the later pages by one: an entry may come twice.
    */
   async *list(params: ListOptOutsParams = {}, options?: RequestOptions): AsyncGenerator<OptOut, void, undefined> {
-    const query: ListOptOutsParams = { ...params, limit: params.limit ?? 100, page: params.page ?? 1 };
-    for (;;) {
-      const page = await this.page(query, options);
-      yield* page.data;
-      if (page.data.length === 0 || page.pagination.current_page >= page.pagination.total_pages) return;
-      query.page = (query.page ?? 1) + 1;
-    }
+    yield* pages(params, (query) => this.page(query, options));
   }
 
   /** Puts a number on the list (POST /v1/opt-outs); one already there answers its first entry. */
@@ -276,5 +264,26 @@ export class SmsGateway {
   /** Closes the idle connections (a process exits without it too). */
   close(): void {
     this.transport.close();
+  }
+}
+
+/**
+ * The items of every page `fetch` answers, from `params.page` (1) on, `params.limit` (100) a page,
+ * until the last or an empty one. With `pin` (an item's date), the period then ends at the newest
+ * item of the first page (`to_date`), so that items arriving meanwhile do not shift the pages.
+ */
+async function* pages<P extends { page?: number; limit?: number; to_date?: string }, T>(
+  params: P,
+  fetch: (query: P) => Promise<{ data: T[]; pagination: { current_page: number; total_pages: number } }>,
+  pin?: (item: T) => string,
+): AsyncGenerator<T, void, undefined> {
+  const first = params.page ?? 1;
+  const query: P = { ...params, limit: params.limit ?? 100, page: first };
+  for (;;) {
+    const page = await fetch(query);
+    yield* page.data;
+    if (page.data.length === 0 || page.pagination.current_page >= page.pagination.total_pages) return;
+    if (pin && query.page === first && page.data[0]) query.to_date = pin(page.data[0]);
+    query.page = (query.page ?? 1) + 1;
   }
 }
