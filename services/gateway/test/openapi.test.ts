@@ -5,6 +5,7 @@ import { AppError, createLogger, ERROR_CATALOG, FAILURE_CODES, newId, type Error
 import type { message } from '@smsgw/proto';
 import { escapePointer, OpenApi, type ResponseObject } from '@smsgw/testing';
 import { openApiDocument } from '../src/openapi';
+import { storedMessage } from './support/fleet-gateway';
 import type { GatewayMiddleware, GatewayState } from '../src/http/context';
 import { errorEnvelope } from '../src/http/middleware/errors';
 import { requestId } from '../src/http/middleware/request-id';
@@ -214,35 +215,9 @@ const T2 = '2030-01-15T10:00:09.000Z';
 // A scheduled send must be in the next 30 days.
 const IN_AN_HOUR = new Date(Date.now() + 3600_000).toISOString();
 
+/** A stored test-mode message of this file's client and device (the gateway tests' one builder). */
 function stored(over: Partial<message.Message__Output> = {}): message.Message__Output {
-  return {
-    messageId: newId('msg'),
-    clientId: CLIENT,
-    deviceId: DEVICE,
-    batchId: '',
-    mode: 'MODE_TEST',
-    status: 'queued',
-    to: '+33612345678',
-    text: 'Bonjour',
-    priority: 3,
-    metadataJson: '',
-    webhookUrl: '',
-    parts: 1,
-    encoding: 'GSM-7',
-    createdAt: T0,
-    queuedAt: T0,
-    scheduledAt: '',
-    sentAt: '',
-    deliveredAt: '',
-    failedAt: '',
-    cancelledAt: '',
-    errorCode: '',
-    errorMessage: '',
-    expiresAt: '',
-    pinned: false,
-    attempts: [],
-    ...over,
-  };
+  return storedMessage({ clientId: CLIENT, deviceId: DEVICE, mode: 'MODE_TEST', createdAt: T0, queuedAt: T0, ...over });
 }
 
 const RECEIVED_UNKNOWN = 'rcv_01JD3Z8Q6V5N4W2K9T7R1B0UNK';
