@@ -35,6 +35,11 @@ export interface AgentReport {
    * another phone instead of failing it.
    */
   retry_elsewhere?: boolean;
+  /**
+   * The SIM slot (1 to n) the phone sent through, when it says (protocol 4);
+   * absent otherwise (the message keeps the SIM the hub chose at its ack).
+   */
+  sim?: number;
 }
 
 export type PublicEventKind = 'sms.sent' | 'sms.delivered' | 'sms.failed' | 'sms.received' | 'device.connected' | 'device.disconnected';
