@@ -130,13 +130,20 @@ describe('sms.received through the real webhook service', () => {
     const [sample] = await eventually(async () => at(where).length >= 1 && at(where), 15_000, 'the sample');
     expect(JSON.parse(sample!.raw)).toMatchObject({
       event: 'sms.received',
-      data: { id: expect.stringMatching(/^rcv_/), from: expect.any(String), device_id: expect.any(String), sim: null, test_event: true },
+      data: {
+        id: expect.stringMatching(/^rcv_/),
+        from: expect.any(String),
+        device_id: expect.any(String),
+        sim: null,
+        in_reply_to: null,
+        test_event: true,
+      },
     });
   });
 });
 
 describe('sms.received in the routing rules', () => {
-  it('when kinds are parsed, then sms.received is one; a message webhook_url never takes it', () => {
+  it('when kinds are parsed, then sms.received is one; a reply routed to a message webhook_url goes there and to the subscribed endpoints', () => {
     expect(parseKinds(['sms.received', 'sms.sent'])).toEqual(['sms.sent', 'sms.received']);
     const endpoints = [
       {
@@ -156,6 +163,10 @@ describe('sms.received in the routing rules', () => {
       routing: { client_id: 'client_1', mode: 'live', webhook_url: 'https://b.example/h' },
     };
     expect(destinationsOf(event, endpoints)).toEqual([
+      { kind: 'message-url', key: 'url:https://b.example/h', url: 'https://b.example/h' },
+      { kind: 'endpoint', key: 'endpoint:whe_a', url: 'https://a.example/h', endpointId: 'whe_a' },
+    ]);
+    expect(destinationsOf({ ...event, routing: { client_id: 'client_1', mode: 'live' } }, endpoints)).toEqual([
       { kind: 'endpoint', key: 'endpoint:whe_a', url: 'https://a.example/h', endpointId: 'whe_a' },
     ]);
     expect(destinationsOf({ ...event, routing: { client_id: 'client_1', mode: 'test' } }, endpoints)).toEqual([]);

@@ -9,7 +9,7 @@ export const EVENT_KINDS: readonly PublicEventKind[] = Object.freeze([
   'device.disconnected',
 ]);
 
-/** The kinds a message's own `webhook_url` receives (the specification's per-message callbacks); never `sms.received`, which belongs to no sent message. */
+/** The kinds a message's own `webhook_url` receives instead of the global endpoints (the specification's per-message callbacks); a reply's `sms.received` goes to both (see `destinationsOf`). */
 export const MESSAGE_KINDS: readonly PublicEventKind[] = Object.freeze(['sms.sent', 'sms.delivered', 'sms.failed']);
 
 export const isEventKind = (value: string): value is PublicEventKind => (EVENT_KINDS as readonly string[]).includes(value);

@@ -16,17 +16,20 @@ export type Destination =
 /**
  * Where one event goes. A message's `webhook_url` takes its `sms.*` events
  * instead of the global endpoints; otherwise every enabled endpoint of the
- * event's client and mode that subscribed to its kind. Test and live never
- * mix: an endpoint receives only events of its own mode.
+ * event's client and mode that subscribed to its kind. A reply (an
+ * `sms.received` routed to the `webhook_url` of a message sent with
+ * `replies: true`) goes to that URL and to the subscribed endpoints as well:
+ * the account's own inbox hook still hears of every received SMS. Test and
+ * live never mix: an endpoint receives only events of its own mode.
  */
 export function destinationsOf(event: PublicEvent, endpoints: readonly EndpointTarget[]): Destination[] {
   const { client_id, mode, webhook_url } = event.routing;
-  if (webhook_url && MESSAGE_KINDS.includes(event.event)) {
-    return [{ kind: 'message-url', key: `url:${webhook_url}`, url: webhook_url }];
-  }
-  return endpoints
+  const messageUrl: Destination[] = webhook_url ? [{ kind: 'message-url', key: `url:${webhook_url}`, url: webhook_url }] : [];
+  if (webhook_url && MESSAGE_KINDS.includes(event.event)) return messageUrl;
+  const subscribed: Destination[] = endpoints
     .filter((e) => e.client_id === client_id && e.mode === mode && e.enabled && e.events.includes(event.event))
     .map((e) => ({ kind: 'endpoint', key: `endpoint:${e.endpoint_id}`, url: e.url, endpointId: e.endpoint_id }));
+  return event.event === 'sms.received' ? [...messageUrl, ...subscribed] : subscribed;
 }
 
 /**

@@ -12,7 +12,7 @@ export function testEvent(
 ): PublicEvent {
   const at = now.toISOString();
   const earlier = new Date(now.getTime() - 4000).toISOString();
-  const sms = { message_id: 'msg_00000000000000000000000000', to: '+33612345678', metadata: { test_event: true } };
+  const sms = { message_id: 'msg_00000000000000000000000000', to: '+33612345678', sim: null, metadata: { test_event: true } };
   const data: Record<PublicEventKind, Record<string, unknown>> = {
     'sms.sent': { ...sms, status: 'sent', sent_at: at },
     'sms.delivered': { ...sms, status: 'delivered', sent_at: earlier, delivered_at: at },
@@ -29,6 +29,7 @@ export function testEvent(
       sim: null,
       message: 'Bonjour, ceci est un SMS reçu de test.',
       received_at: at,
+      in_reply_to: null,
       test_event: true,
     },
     'device.connected': {
