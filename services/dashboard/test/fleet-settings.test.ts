@@ -60,6 +60,48 @@ describe("the settings page's fleet form", () => {
     expect(res.text).toContain('Now: 2 minutes.');
   });
 
+  it('when the SIM rule is set to a default SIM, then UpdateClient gets set_sim_rule with the slot and the page shows it; an unknown rule or slot 9 is refused at its field without a call', async () => {
+    const browser = await world.signedIn('a');
+    const before = await browser.get('/settings');
+    expect(before.text).toMatch(/name="sim_rule" value="round_robin" checked/);
+    expect(before.text).toContain('Now: round robin.');
+
+    const saved = await browser.post('/settings/fleet', {
+      default_ttl: '7200',
+      failover_delay: '60',
+      sim_rule: 'default',
+      default_sim: '2',
+      password: PASSWORD,
+    });
+    const refused = [
+      await browser.post('/settings/fleet', {
+        default_ttl: '',
+        failover_delay: '',
+        sim_rule: 'random',
+        default_sim: '1',
+        password: PASSWORD,
+      }),
+      await browser.post('/settings/fleet', {
+        default_ttl: '',
+        failover_delay: '',
+        sim_rule: 'default',
+        default_sim: '9',
+        password: PASSWORD,
+      }),
+    ];
+
+    expect(fleetUpdates()).toEqual([
+      expect.objectContaining({ clientId: 'client_a', setSimRule: true, simRule: 'default', defaultSim: 2 }),
+    ]);
+    expect(saved.text).toContain('Now: the default SIM, slot 2.');
+    expect(saved.text).toMatch(/name="sim_rule" value="default" checked/);
+    expect(refused.map((r) => r.status)).toEqual([400, 400]);
+    expect(refused[0]!.text).toContain('The SIM rule is either round robin or a default SIM.');
+    expect(refused[1]!.text).toContain('The default SIM is a slot from 1 to 8.');
+    expect(refused[1]!.text).toMatch(/name="default_sim"[^>]*value="9"[^>]*aria-invalid="true"/);
+    Object.assign(world.clients.get('client_a')!, { simRule: 'round_robin', defaultSim: 1 });
+  });
+
   it('when the ttl is left empty or 0, then the client has no default ttl; an empty delay is the default 60 s', async () => {
     const browser = await world.signedIn('a');
     await browser.get('/settings');

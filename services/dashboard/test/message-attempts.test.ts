@@ -39,6 +39,8 @@ describe("a message's attempts and expiry", () => {
     world.messages.set(
       'msg_moved',
       aMessage('msg_moved', 'client_a', {
+        sim: 1,
+        requestedSim: 1,
         expiresAt: '2026-11-25T09:00:00.000Z',
         attempts: [
           {
@@ -47,6 +49,7 @@ describe("a message's attempts and expiry", () => {
             errorCode: 'DEVICE_OFFLINE',
             errorMessage: 'Le téléphone est hors ligne.',
             at: '2026-11-25T08:01:00.000Z',
+            sim: 0,
           },
           {
             deviceId: 'device_a1',
@@ -54,8 +57,9 @@ describe("a message's attempts and expiry", () => {
             errorCode: 'OUT_OF_NETWORK',
             errorMessage: 'radio off',
             at: '2026-11-25T08:02:00.000Z',
+            sim: 2,
           },
-          { deviceId: 'device_a2', status: 'delivered', errorCode: '', errorMessage: '', at: '2026-11-25T08:03:12.000Z' },
+          { deviceId: 'device_a2', status: 'delivered', errorCode: '', errorMessage: '', at: '2026-11-25T08:03:12.000Z', sim: 1 },
         ],
       }),
     );
@@ -85,6 +89,8 @@ describe("a message's attempts and expiry", () => {
       ['2', 'device_a1', 'failed', 'OUT_OF_NETWORK', '2026-11-25T08:02:00.000Z'],
       ['3', 'device_a2', 'delivered', 'none', '2026-11-25T08:03:12.000Z'],
     ]);
+    expect([...res.text.matchAll(/<td data-attempt-sim>([^<]+)<\/td>/g)].map((m) => m[1])).toEqual(['—', '2', '1']);
+    expect(res.text).toMatch(/<dd data-sim>SIM 1 <span class="muted">\(asked for SIM 1\)<\/span><\/dd>/);
     expect(res.text).toContain('Le téléphone est hors ligne.');
     expect(res.text).toMatch(/<dt>Expires<\/dt><dd data-expires><time datetime="2026-11-25T09:00:00.000Z">/);
     expect(res.text).not.toContain('data-pinned');

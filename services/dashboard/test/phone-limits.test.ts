@@ -82,6 +82,31 @@ describe("a phone's limits and their use", () => {
     expect(res.text).toContain('any time');
   });
 
+  it('when a phone reported two SIMs, then its page lists each with its carrier, number and use of the limits; a phone that never said shows them as unknown', async () => {
+    const browser = await world.signedIn('a');
+    const phone = world.devices.get('device_a1')!;
+    phone.sims = [
+      { slot: 1, carrier: 'Orange F', number: '+33611111111', usage: { lastMinute: 2, lastHour: 30, lastDay: 80 }, hasRoom: true },
+      { slot: 2, carrier: 'Free', number: '', usage: { lastMinute: 1, lastHour: 12, lastDay: 40 }, hasRoom: false },
+    ];
+
+    const res = await browser.get('/phones/device_a1');
+    phone.sims = [];
+    const unknown = await browser.get('/phones/device_a1');
+
+    const rows = [
+      ...res.text.matchAll(
+        /<tr data-slot="(\d)"><th scope="row">([^<]+)<\/th><td>([^<]+)<\/td><td>([^<]+)<\/td><td data-sim-used>([^<]+)<\/td><td>(yes|no)<\/td>/g,
+      ),
+    ].map((m) => m.slice(1));
+    expect(rows).toEqual([
+      ['1', 'SIM 1', 'Orange F', '+33611111111', '2 / 30 / 80', 'yes'],
+      ['2', 'SIM 2', 'Free', 'unknown', '1 / 12 / 40', 'no'],
+    ]);
+    expect(res.text).toContain('the limits apply to each SIM');
+    expect(unknown.text).toContain('data-sims="unknown"');
+  });
+
   it('when the limits form is saved, then SetDeviceLimits gets every field of it, and the page says so with the new limits', async () => {
     const browser = await world.signedIn('a');
     await browser.get('/phones/device_a1');

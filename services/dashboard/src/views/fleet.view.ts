@@ -1,4 +1,13 @@
-import { DELAY_MAX, DELAY_MIN, TTL_MAX, TTL_MIN, type FleetField, type FleetForm, type FleetSettings } from '../use-cases/fleet.use-case';
+import {
+  DELAY_MAX,
+  DELAY_MIN,
+  SIM_MAX,
+  TTL_MAX,
+  TTL_MIN,
+  type FleetField,
+  type FleetForm,
+  type FleetSettings,
+} from '../use-cases/fleet.use-case';
 import { humanDuration } from './duration';
 import { html, type SafeHtml } from './html';
 
@@ -18,6 +27,8 @@ const invalidAttr = (typed: FleetTyped | undefined, name: FleetField) =>
 export function fleetSection(csrf: SafeHtml, confirm: SafeHtml, current: FleetSettings, typed?: FleetTyped): SafeHtml {
   const ttl = typed ? typed.form.defaultTtl : current.defaultTtlSeconds ? String(current.defaultTtlSeconds) : '';
   const delay = typed ? typed.form.failoverDelay : String(current.failoverDelaySeconds);
+  const simRule = typed ? typed.form.simRule : current.simRule;
+  const defaultSim = typed ? typed.form.defaultSim : String(current.defaultSim);
   const ttlNow = current.defaultTtlSeconds
     ? humanDuration(current.defaultTtlSeconds)
     : 'none: messages wait for a phone as long as it takes';
@@ -31,6 +42,13 @@ export function fleetSection(csrf: SafeHtml, confirm: SafeHtml, current: FleetSe
     <label for="fleet-delay">Failover delay, in seconds (${DELAY_MIN} to ${DELAY_MAX}; empty: 60)</label>
     <input id="fleet-delay" name="failover_delay" inputmode="numeric" pattern="[0-9]*" required value="${delay}" ${invalidAttr(typed, 'failoverDelay')}>
     <p class="muted" data-fleet="delay">Now: ${humanDuration(current.failoverDelaySeconds)}.</p>
+    <fieldset><legend>SIM of a phone with several, when a message names none</legend>
+      <label><input type="radio" name="sim_rule" value="round_robin" ${simRule === 'round_robin' ? 'checked' : ''}> Round robin: each SIM in turn, skipping one whose limits are reached</label>
+      <label><input type="radio" name="sim_rule" value="default" ${simRule === 'default' ? 'checked' : ''} ${invalidAttr(typed, 'simRule')}> Always the default SIM</label>
+      <label for="fleet-default-sim">Default SIM (slot 1 to ${SIM_MAX}; a phone without it uses its first)</label>
+      <input id="fleet-default-sim" name="default_sim" inputmode="numeric" pattern="[0-9]*" value="${defaultSim}" ${invalidAttr(typed, 'defaultSim')}>
+      <p class="muted" data-fleet="sim">Now: ${current.simRule === 'default' ? `the default SIM, slot ${current.defaultSim}` : 'round robin'}. A send's own <code>sim</code> wins.</p>
+    </fieldset>
     ${confirm}
     <button type="submit">Apply the fleet settings</button>
   </form>

@@ -36,10 +36,10 @@ function attemptsTable(m: message.Message__Output): SafeHtml | string {
   return html`<h2>Attempts</h2>
 <div class="table-wrap"><table id="attempts">
 <caption>Each phone's try, oldest first: a message moves to another phone when its phone stays offline, is removed, or refused it without sending</caption>
-<thead><tr><th scope="col">#</th><th scope="col">Phone</th><th scope="col">Status</th><th scope="col">Error</th><th scope="col">Time</th></tr></thead>
+<thead><tr><th scope="col">#</th><th scope="col">Phone</th><th scope="col">SIM</th><th scope="col">Status</th><th scope="col">Error</th><th scope="col">Time</th></tr></thead>
 <tbody>${m.attempts.map(
     (a, i) =>
-      html`<tr data-attempt="${i + 1}"><td>${i + 1}${i === last ? html` <span class="muted">(current)</span>` : ''}</td><td><code class="small">${a.deviceId || '—'}</code></td><td><span class="status ${a.status}">${a.status}</span></td><td>${a.errorCode ? html`<code>${a.errorCode}</code> ${a.errorMessage}` : html`<span class="muted">none</span>`}</td><td>${when(a.at)}</td></tr>`,
+      html`<tr data-attempt="${i + 1}"><td>${i + 1}${i === last ? html` <span class="muted">(current)</span>` : ''}</td><td><code class="small">${a.deviceId || '—'}</code></td><td data-attempt-sim>${a.sim || '—'}</td><td><span class="status ${a.status}">${a.status}</span></td><td>${a.errorCode ? html`<code>${a.errorCode}</code> ${a.errorMessage}` : html`<span class="muted">none</span>`}</td><td>${when(a.at)}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
@@ -88,6 +88,8 @@ export function messageView(m: message.Message__Output, mode: Mode): SafeHtml {
     <dt>Text</dt><dd class="text">${m.text}</dd>
     <dt>Status</dt><dd><span class="status ${m.status}">${m.status}</span></dd>
     <dt>Phone</dt><dd><code>${m.deviceId}</code> ${m.pinned ? html`<span class="muted" data-pinned>(pinned: it stays on this phone)</span>` : html`<span class="muted">(not pinned: it may move to another of your phones)</span>`}</dd>
+    <dt>SIM</dt><dd data-sim>${m.sim ? `SIM ${m.sim}` : "the phone's default"}${m.requestedSim ? html` <span class="muted">(asked for SIM ${m.requestedSim})</span>` : ''}</dd>
+    ${m.replies ? html`<dt>Replies</dt><dd data-replies>replies from ${m.to} within 24 hours also go to its webhook URL</dd>` : ''}
     ${m.expiresAt ? html`<dt>Expires</dt><dd data-expires>${when(m.expiresAt)} <span class="muted">(fails with EXPIRED if no phone took it by then)</span></dd>` : ''}
     <dt>Parts</dt><dd>${m.parts} (${m.encoding})</dd>
     ${m.batchId ? html`<dt>Batch</dt><dd><code>${m.batchId}</code></dd>` : ''}

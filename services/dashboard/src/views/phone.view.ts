@@ -30,6 +30,26 @@ function usageTable(d: devicehub.Device__Output): SafeHtml {
 </table></div>`;
 }
 
+/**
+ * The SIMs the phone reported when it last connected, with what each sent in
+ * the windows of the limits (which apply to each SIM of a phone with several).
+ */
+function simsTable(d: devicehub.Device__Output): SafeHtml {
+  if (d.sims.length === 0)
+    return html`<p id="sims" data-sims="unknown">Its SIMs are not known: it has not connected with an app that reports them (protocol 4). It sends through its default SIM unless a message asks for one.</p>`;
+  const perSim = d.sims.length > 1;
+  return html`<div class="table-wrap"><table id="sims">
+<caption>SIMs${perSim ? ' (the limits apply to each SIM)' : ''}</caption>
+<thead><tr><th scope="col">Slot</th><th scope="col">Carrier</th><th scope="col">Number</th>${perSim ? html`<th scope="col">Last minute / hour / 24 hours</th><th scope="col">Room</th>` : ''}</tr></thead>
+<tbody>${d.sims.map((sim) => {
+    const u = sim.usage ?? { lastMinute: 0, lastHour: 0, lastDay: 0 };
+    return html`<tr data-slot="${sim.slot}"><th scope="row">SIM ${sim.slot}</th><td>${sim.carrier || 'unknown'}</td><td>${sim.number || 'unknown'}</td>${
+      perSim ? html`<td data-sim-used>${u.lastMinute} / ${u.lastHour} / ${u.lastDay}</td><td>${sim.hasRoom ? 'yes' : 'no'}</td>` : ''
+    }</tr>`;
+  })}</tbody>
+</table></div>`;
+}
+
 function hoursText(l: devicehub.DeviceLimits__Output | null): string {
   if (!l?.sendingHoursStart) return 'any time';
   const across = l.sendingHoursEnd < l.sendingHoursStart ? ', across midnight' : '';
@@ -76,6 +96,7 @@ export function phoneView(p: PhonePage): SafeHtml {
   </dl>
 </section>
 ${usageTable(d)}
+${simsTable(d)}
 <section class="card">
   <h2>Limits and sending hours</h2>
   <p>The hub hands this phone no SMS past a limit or outside its hours: its messages wait for room, or go to another phone of yours if they may (not pinned). Empty or 0: no limit.</p>

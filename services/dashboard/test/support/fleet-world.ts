@@ -50,6 +50,8 @@ export async function startFleetWorld(more: { message?: Record<string, (req: nev
       emailVerified: true,
       defaultTtlSeconds: 7200,
       failoverDelaySeconds: 60,
+      simRule: 'round_robin',
+      defaultSim: 1,
     });
     devices.set(o.deviceId, {
       deviceId: o.deviceId,
@@ -61,6 +63,7 @@ export async function startFleetWorld(more: { message?: Record<string, (req: nev
       limits: { ...NO_LIMITS },
       usage: { lastMinute: 0, lastHour: 0, lastDay: 0 },
       hasRoom: true,
+      sims: [],
     });
   }
   const users = Object.values(OWNERS);
@@ -87,6 +90,7 @@ export async function startFleetWorld(more: { message?: Record<string, (req: nev
               details: [{ field: 'failover_delay_seconds', message: 'Délai refusé par le service.' }],
             });
           if (req.setFleet) Object.assign(c, { defaultTtlSeconds: req.defaultTtlSeconds, failoverDelaySeconds: req.failoverDelaySeconds });
+          if (req.setSimRule) Object.assign(c, { simRule: req.simRule, defaultSim: req.defaultSim });
           return c;
         },
       },

@@ -216,7 +216,12 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     }
   });
   router.post('/settings/fleet', async (ctx) => {
-    const form = { defaultTtl: field(ctx, 'default_ttl'), failoverDelay: field(ctx, 'failover_delay') };
+    const form = {
+      defaultTtl: field(ctx, 'default_ttl'),
+      failoverDelay: field(ctx, 'failover_delay'),
+      simRule: field(ctx, 'sim_rule'),
+      defaultSim: field(ctx, 'default_sim'),
+    };
     const parsed = parseFleetForm(form);
     if (!parsed.ok) {
       ctx.status = 400;
@@ -234,7 +239,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
       return settingsPage(ctx, { error: explain(err), fleet: { form, invalid: [] } });
     }
     await settingsPage(ctx, {
-      ok: 'The fleet settings are saved. The default time to live applies to the messages sent from now on, the failover delay within a minute.',
+      ok: 'The fleet settings are saved. The default time to live applies to the messages sent from now on, the failover delay and the SIM rule within a minute.',
     });
   });
   router.post('/settings/verify-email', async (ctx) => {
