@@ -276,6 +276,8 @@ describe('gRPC server and client', () => {
       emailVerified: false,
       defaultTtlSeconds: 0,
       failoverDelaySeconds: 0,
+      simRule: '',
+      defaultSim: 0,
     });
   });
 
