@@ -1,3 +1,5 @@
+// Over 300 lines: the outbox's states, its files and its restart rules (PROTOCOL.md §3) are one
+// invariant, easier to check in one place than split.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { appendLineDurably, isErrnoCode, removeFileDurably, writeFileDurably } from './durable-file';

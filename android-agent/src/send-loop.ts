@@ -97,7 +97,7 @@ export class SendLoop {
         onDelivered: (at) => this.record(sms.message_id, () => outbox.markDelivered(sms.message_id, at, sim)),
         onFailed: (at, error, notSent) => {
           answered = true;
-          // Nothing left the phone: it went through no SIM.
+          // A not_sent failure went through no SIM, so its report names none.
           this.record(sms.message_id, () => outbox.markFailed(sms.message_id, at, error, notSent === true, notSent ? undefined : sim));
         },
       });
