@@ -15,15 +15,15 @@ import {
   storedDevicesOf,
   type StoredDevice,
 } from './data-dir';
-import type { Driver, DriverName } from './drivers/driver';
-import { SimulatorDriver } from './drivers/simulator.driver';
-import { TermuxDriver } from './drivers/termux.driver';
+import { createDriver } from './drivers/create-driver';
+import type { DriverName } from './drivers/driver';
 import { DeviceChoiceError, DeviceUnauthorizedError, NotPairedError } from './errors';
 import { Inbox, type Arrival } from './inbox';
 import { Outbox } from './outbox';
 import { pair, type PairingSecret } from './pairing';
-import type { ReceivedSms, SimulateReceivedFrame, Sms } from './protocol';
+import { simOf, type ReceivedSms, type SimulateReceivedFrame, type Sms } from './protocol';
 import { SendLoop } from './send-loop';
+import { receivingSim } from './sims';
 
 export interface StartAgentOptions {
   /** Hub base URL (https), e.g. https://127.0.0.1:8444. */
@@ -47,6 +47,8 @@ export interface StartAgentOptions {
   deliveryDelayMs?: number;
   /** Simulator: the radio is off, every send fails at once with OUT_OF_NETWORK and `not_sent`. */
   radioOff?: boolean;
+  /** Simulator: how many SIMs the phone has, slots 1..n (default 1; protocol 4). */
+  sims?: number;
   /** Pause between accepting an SMS (ack) and handing it to the driver (default 0). */
   sendDelayMs?: number;
   /** Print one JSON line {message_id, to, text} on `stdout` for each SMS handed to the driver (none with `radioOff`). */
@@ -196,7 +198,8 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
     outbox,
     inbox,
     driver: driverName,
-    ...(driver.simulatesReceiving ? { onSimulateReceived: (frame: SimulateReceivedFrame) => void receiveSms(frame) } : {}),
+    sims: driver.sims,
+    ...(driver.simulatesReceiving ? { onSimulateReceived: (frame: SimulateReceivedFrame) => void simulateReceived(frame) } : {}),
     logger,
     ...(options.random ? { random: options.random } : {}),
     ...(options.reportResendMs !== undefined ? { reportResendMs: options.reportResendMs } : {}),
@@ -242,6 +245,9 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
     logger.info({ received_id: entry.received_id, from: entry.from }, 'SMS received');
     connection.sendReceived(entry);
   };
+  // A slot this phone lacks arrives on slot 1: the hub may not know the phone's SIMs.
+  const simulateReceived = ({ from, text, sim }: SimulateReceivedFrame): Promise<void> =>
+    receiveSms({ from, text, ...simOf(receivingSim(sim, driver.sims)) });
 
   for (const sms of recovery.toSend) sendLoop.enqueue(sms);
   connection.start();
@@ -279,16 +285,6 @@ async function storedDevice(options: StartAgentOptions, hubUrl: string): Promise
     );
   }
   return devices[0];
-}
-
-async function createDriver(name: DriverName, options: StartAgentOptions): Promise<Driver> {
-  if (name === 'termux') {
-    return TermuxDriver.create({ searchPath: options.searchPath ?? process.env.PATH ?? '' });
-  }
-  return new SimulatorDriver({
-    ...(options.deliveryDelayMs !== undefined ? { deliveryDelayMs: options.deliveryDelayMs } : {}),
-    ...(options.radioOff ? { radioOff: true } : {}),
-  });
 }
 
 function readVersion(): string {

@@ -8,45 +8,9 @@ import { isErrnoCode } from './durable-file';
 import type { DriverName } from './drivers/driver';
 import { DeviceChoiceError, DeviceInUseError, DeviceUnauthorizedError, NotPairedError, PairingRefusedError, UsageError } from './errors';
 import { parsePairingUrl, type PairingSecret } from './pairing';
+import { MAX_SIMULATED_SIMS } from './sims';
 
-export const HELP = `Usage: smsgw-agent [options]
-
-Connects this machine (or an Android phone running Termux) to the SMS gateway hub and sends the
-SMS the hub hands over.
-
-Pairing (needed once per device; its credentials are then kept in the data directory, in a
-folder of its own, and used again only for the same pairing options):
-  --pairing-url <url>        https://<hub>/v1/agent/pair?code=<CODE> (one-time code)
-  --client <client_id>       client id, with --device-password
-  --device-password <pw>     device password XXXX-XXXX-XXXX-XXXX
-  --device <device_id>       without pairing options: the stored device to run when several are
-                             paired in the data directory
-
-Options:
-  --driver simulator|termux  how SMS are sent (default simulator)
-  --hub <https url>          hub base URL (default: origin of --pairing-url, then .stack/dev.json,
-                             then the hub of the stored devices)
-  --ca <file>                PEM CA certificate to trust in addition to the system CAs
-                             (default: caFile of .stack/dev.json when it exists)
-  --data-dir <dir>           devices/<device_id>/ with credentials and outbox of each device
-                             (default $SMSGW_AGENT_DIR or ~/.smsgw-agent)
-  --name <device name>       name sent to the hub when pairing
-  --log-json                 print one JSON line {message_id,to,text} on stdout per SMS sent
-                             (none with --radio-off: nothing leaves the phone)
-  --sim-send-delay-ms <n>    simulator: pause between ack and sending (default 0)
-  --sim-delivery-delay-ms <n> simulator: time between sent and delivered (default 300)
-  --radio-off                simulator: the phone's radio is off: every SMS fails at once with
-                             OUT_OF_NETWORK and not_sent, so the hub may try another phone
-                             (also $SMSGW_AGENT_RADIO_OFF=1)
-  -h, --help                 show this help
-
-Logs are JSON lines on stderr (level from $LOG_LEVEL, default info).
-Exit codes: 0 stopped by SIGINT/SIGTERM, 1 error, 2 bad usage, not paired, several devices
-paired and none chosen, or the device already run by another agent from this data directory,
-3 pairing refused or device token refused.
-`;
-
-/** The exit code of the CLI for an error that stopped the agent (listed in HELP). */
+/** The exit code of the CLI for an error that stopped the agent (listed in cli-help.ts). */
 export function exitCodeFor(error: unknown): number {
   if (
     error instanceof UsageError ||
@@ -73,6 +37,7 @@ export type CliAgentOptions = Pick<
   | 'deliveryDelayMs'
   | 'sendDelayMs'
   | 'radioOff'
+  | 'sims'
   | 'logJson'
 >;
 
@@ -116,6 +81,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
         'sim-send-delay-ms': { type: 'string' },
         'sim-delivery-delay-ms': { type: 'string' },
         'radio-off': { type: 'boolean' },
+        sims: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -168,6 +134,11 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
     // A real phone's radio is what it is: pretending it is off would fail SMS it could send.
     throw new UsageError('--radio-off (or SMSGW_AGENT_RADIO_OFF) goes with --driver simulator only');
   }
+  const sims = simCount(values.sims ?? context.env.SMSGW_AGENT_SIMS);
+  if (driver !== 'simulator' && sims !== undefined) {
+    // Termux cannot list a phone's SIMs: pretending a number would refuse SMS the phone could send.
+    throw new UsageError('--sims (or SMSGW_AGENT_SIMS) goes with --driver simulator only');
+  }
 
   return {
     kind: 'run',
@@ -183,6 +154,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
       ...(sendDelayMs !== undefined ? { sendDelayMs } : {}),
       ...(deliveryDelayMs !== undefined ? { deliveryDelayMs } : {}),
       ...(radioOff ? { radioOff } : {}),
+      ...(sims !== undefined ? { sims } : {}),
     },
   };
 }
@@ -274,6 +246,17 @@ function httpsOrigin(value: string, what: string): string {
 function milliseconds(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number of milliseconds`);
+  return Number(value);
+}
+
+/** The simulator's number of SIMs, 1 to MAX_SIMULATED_SIMS; unset or empty: the default. */
+function simCount(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > MAX_SIMULATED_SIMS) {
+    throw new UsageError(
+      `--sims (or SMSGW_AGENT_SIMS) takes a number of SIMs from 1 to ${MAX_SIMULATED_SIMS}, not ${JSON.stringify(value)}`,
+    );
+  }
   return Number(value);
 }
 

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { AGENT_NAME, startAgent, type Agent } from './agent';
-import { exitCodeFor, HELP, parseCli } from './cli-options';
+import { HELP } from './cli-help';
+import { exitCodeFor, parseCli } from './cli-options';
 import { UsageError } from './errors';
 
 // Safety net only: nothing in the agent logs phone numbers, texts or secrets.

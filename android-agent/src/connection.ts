@@ -14,10 +14,11 @@ import {
   type HubFrame,
   type ReceivedSms,
   type Report,
+  type SimInfo,
   type SimulateReceivedFrame,
   type SmsFrame,
 } from './protocol';
-import { ReceivedRelay } from './received-relay';
+import { PendingFrames } from './pending-frames';
 
 /** Where to connect and with which token. */
 export interface ConnectionTarget {
@@ -34,6 +35,8 @@ export interface HubConnectionOptions {
   inbox: Inbox;
   /** Announced in `agent_hello`. */
   driver: string;
+  /** The phone's active SIMs, announced in `agent_hello` (protocol 4); empty when unknown. */
+  sims: readonly SimInfo[];
   /** The hub asked to receive an SMS as if from the network; absent when the driver cannot. */
   onSimulateReceived?(frame: SimulateReceivedFrame): void;
   /** A new SMS is in the outbox and acknowledged: send it. */
@@ -72,29 +75,23 @@ export class HubConnection {
   private target: ConnectionTarget;
   private readonly logger: Logger;
   private readonly random: () => number;
-  private readonly reportResendMs: number;
   private ws: WebSocket | undefined;
-  /** True once `hello` arrived on the current socket: reports may flow. */
-  private ready = false;
   private attempt = 0;
   private stopped = false;
   private pingIntervalMs = DEFAULT_PING_INTERVAL_MS;
   /** Delay asked by the hub in a `reconnect` frame, used instead of the backoff once. */
   private hubDelayMs: number | undefined;
-  /** When each pending report (`<id> <status>`) was last sent on the current socket. */
-  private readonly lastSent = new Map<string, number>();
   private reconnectTimer: NodeJS.Timeout | undefined;
   private stableTimer: NodeJS.Timeout | undefined;
   private watchdogTimer: NodeJS.Timeout | undefined;
-  private resendTimer: NodeJS.Timeout | undefined;
-  private readonly relay: ReceivedRelay;
+  /** Reports and received SMS, sent until the hub acknowledges them; they flow once `hello` came. */
+  private readonly pending: PendingFrames;
 
   constructor(private readonly options: HubConnectionOptions) {
     this.target = options.target;
     this.logger = options.logger;
     this.random = options.random ?? Math.random;
-    this.reportResendMs = options.reportResendMs ?? REPORT_RESEND_MS;
-    this.relay = new ReceivedRelay(options.inbox, this.reportResendMs);
+    this.pending = new PendingFrames(options.outbox, options.inbox, options.reportResendMs ?? REPORT_RESEND_MS, this.logger);
   }
 
   start(): void {
@@ -103,15 +100,12 @@ export class HubConnection {
 
   /** Sends a report now if the hub is listening; otherwise it goes with the next `hello`. */
   sendReport(report: Report): void {
-    if (!this.ready || !this.ws) return;
-    this.send(this.ws, { type: 'report', ...report });
-    this.lastSent.set(reportKey(report.message_id, report.status), Date.now());
+    this.pending.sendReport(report);
   }
 
   /** Sends a received SMS (already in the inbox) now if the hub is listening; else after the next `hello`. */
   sendReceived(entry: ReceivedSms): void {
-    const ws = this.ws;
-    if (this.ready && ws) this.relay.sendOne(entry, (frame) => this.send(ws, frame));
+    this.pending.sendReceived(entry);
   }
 
   /** Closes the socket (code 1000) and stops reconnecting. */
@@ -126,11 +120,8 @@ export class HubConnection {
         clearTimeout(timer);
         resolve();
       });
-      if (ws.readyState === WebSocket.OPEN) {
-        ws.close(1000, 'agent stopping');
-      } else {
-        ws.terminate();
-      }
+      if (ws.readyState === WebSocket.OPEN) ws.close(1000, 'agent stopping');
+      else ws.terminate();
     });
   }
 
@@ -198,17 +189,10 @@ export class HubConnection {
         void this.onSms(ws, frame);
         return;
       case 'report_ack':
-        this.options.outbox
-          .ackReport(frame.message_id, frame.status)
-          .then(() => this.lastSent.delete(reportKey(frame.message_id, frame.status)))
-          .catch((error: unknown) => {
-            this.logger.error({ err: error, message_id: frame.message_id }, 'could not forget an acknowledged report');
-          });
+        this.pending.ackReport(frame.message_id, frame.status);
         return;
       case 'received_ack':
-        this.relay.ack(frame.received_id).catch((error: unknown) => {
-          this.logger.error({ err: error, received_id: frame.received_id }, 'could not forget an acknowledged received SMS');
-        });
+        this.pending.ackReceived(frame.received_id);
         return;
       case 'simulate_received':
         if (this.options.onSimulateReceived) this.options.onSimulateReceived(frame);
@@ -223,7 +207,6 @@ export class HubConnection {
   }
 
   private onHello(ws: WebSocket, hello: HelloFrame): void {
-    this.ready = true;
     this.pingIntervalMs = hello.ping_interval_ms ?? DEFAULT_PING_INTERVAL_MS;
     this.armWatchdog(ws);
     this.logger.info({ device_id: hello.device_id, protocol: hello.protocol }, 'hub said hello');
@@ -232,33 +215,16 @@ export class HubConnection {
       this.logger.warn({ protocol: hello.protocol, supported: PROTOCOL_VERSION }, 'the hub speaks another protocol version');
     }
     this.options.onHello?.(hello);
-    // Protocol 3: the hub learns this agent's version and driver (so whether it may simulate).
-    this.send(ws, { type: 'agent_hello', protocol: PROTOCOL_VERSION, driver: this.options.driver });
-    // Reports and received SMS not acknowledged on an earlier connection (or before a restart) go again now.
-    this.lastSent.clear();
-    for (const report of this.options.outbox.pendingReports()) this.sendReport(report);
-    this.relay.sendAll((frame) => this.send(ws, frame));
-    clearInterval(this.resendTimer);
-    this.resendTimer = setInterval(
-      () => {
-        this.resendDueReports();
-        this.relay.resendDue((frame) => this.send(ws, frame));
-      },
-      Math.max(1, this.reportResendMs / 2),
-    );
+    // Protocol 3: the hub learns this agent's version and driver (so whether it may simulate); 4: its SIMs.
+    this.send(ws, { type: 'agent_hello', protocol: PROTOCOL_VERSION, driver: this.options.driver, sims: [...this.options.sims] });
+    this.pending.open((frame) => this.send(ws, frame));
   }
 
   /** Outbox before ack (PROTOCOL.md §3); an SMS already known is acknowledged, never sent again. */
   private async onSms(ws: WebSocket, sms: SmsFrame): Promise<void> {
     let created: boolean;
     try {
-      created = await this.options.outbox.accept({
-        message_id: sms.message_id,
-        to: sms.to,
-        text: sms.text,
-        ...(sms.traceparent ? { traceparent: sms.traceparent } : {}),
-        ...(sms.expires_at ? { expires_at: sms.expires_at } : {}),
-      });
+      created = await this.options.outbox.accept(sms);
     } catch (error) {
       // No ack: the lease expires and the hub offers the SMS again.
       this.logger.error({ err: error, message_id: sms.message_id }, 'could not write an SMS to the outbox');
@@ -273,21 +239,12 @@ export class HubConnection {
     }
   }
 
-  private resendDueReports(): void {
-    const now = Date.now();
-    for (const report of this.options.outbox.pendingReports()) {
-      const last = this.lastSent.get(reportKey(report.message_id, report.status)) ?? 0;
-      if (now - last >= this.reportResendMs) this.sendReport(report);
-    }
-  }
-
   private onClose(ws: WebSocket, code: number, reason: string, refused: boolean): void {
     if (ws !== this.ws) return;
     this.ws = undefined;
-    this.ready = false;
+    this.pending.close();
     clearTimeout(this.stableTimer);
     clearTimeout(this.watchdogTimer);
-    clearInterval(this.resendTimer);
     if (this.stopped) return;
 
     if (refused) {
@@ -333,10 +290,6 @@ export class HubConnection {
     if (ws !== this.ws || ws.readyState !== WebSocket.OPEN) return;
     ws.send(JSON.stringify(frame));
   }
-}
-
-function reportKey(messageId: string, status: string): string {
-  return `${messageId} ${status}`;
 }
 
 function rawDataToString(data: WebSocket.RawData): string {

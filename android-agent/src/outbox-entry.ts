@@ -8,6 +8,8 @@ export interface PendingReport {
   error?: SmsError;
   /** With `failed`: nothing of the SMS left the phone (protocol 2); kept so a re-sent report says it too. */
   not_sent?: boolean;
+  /** The SIM slot the SMS went through, when the driver knew it (protocol 4). */
+  sim?: number;
 }
 
 /** One file `<data-dir>/outbox/<message_id>.json`. */
@@ -50,6 +52,7 @@ export function smsOf(entry: OutboxEntry): Sms {
     text: entry.text,
     ...(entry.traceparent ? { traceparent: entry.traceparent } : {}),
     ...(entry.expires_at ? { expires_at: entry.expires_at } : {}),
+    ...(entry.sim !== undefined ? { sim: entry.sim } : {}),
   };
 }
 
@@ -73,6 +76,8 @@ export function parseEntry(content: string): OutboxEntry | undefined {
     typeof entry.updated_at === 'string' &&
     typeof entry.seq === 'number' &&
     // Entries written by protocol 1 agents have no expiry: they keep working.
-    (entry.expires_at === undefined || typeof entry.expires_at === 'string');
+    (entry.expires_at === undefined || typeof entry.expires_at === 'string') &&
+    // Entries written before protocol 4 have no SIM: they go through the default one.
+    (entry.sim === undefined || typeof entry.sim === 'number');
   return valid ? (entry as OutboxEntry) : undefined;
 }

@@ -1,3 +1,5 @@
+// Over 300 lines: the outbox's states, its files and its restart rules (PROTOCOL.md §3) are one
+// invariant, easier to check in one place than split.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { appendLineDurably, isErrnoCode, removeFileDurably, writeFileDurably } from './durable-file';
@@ -12,7 +14,7 @@ import {
   type OutboxState,
   type PendingReport,
 } from './outbox-entry';
-import { isExpired, type Report, type ReportStatus, type Sms, type SmsError } from './protocol';
+import { isExpired, simOf, type Report, type ReportStatus, type Sms, type SmsError } from './protocol';
 
 export { EXPIRED_ERROR, INTERRUPTED_SEND_ERROR, type OutboxEntry, type OutboxState, type PendingReport } from './outbox-entry';
 
@@ -94,6 +96,7 @@ export class Outbox {
         text: sms.text,
         ...(sms.traceparent ? { traceparent: sms.traceparent } : {}),
         ...(sms.expires_at ? { expires_at: sms.expires_at } : {}),
+        ...(sms.sim !== undefined ? { sim: sms.sim } : {}),
         state: 'accepted',
         pending_reports: [],
         updated_at: this.now().toISOString(),
@@ -125,17 +128,24 @@ export class Outbox {
     });
   }
 
-  markSent(messageId: string, at: Date): Promise<Report> {
-    return this.record(messageId, 'sent', { status: 'sent', at: at.toISOString() });
+  /** `sim`: the slot the SMS went through, when known; it goes in the report. */
+  markSent(messageId: string, at: Date, sim?: number): Promise<Report> {
+    return this.record(messageId, 'sent', { status: 'sent', at: at.toISOString(), ...simOf(sim) });
   }
 
-  markDelivered(messageId: string, at: Date): Promise<Report> {
-    return this.record(messageId, 'delivered', { status: 'delivered', at: at.toISOString() });
+  markDelivered(messageId: string, at: Date, sim?: number): Promise<Report> {
+    return this.record(messageId, 'delivered', { status: 'delivered', at: at.toISOString(), ...simOf(sim) });
   }
 
   /** `notSent`: the phone is sure nothing of the SMS left it (PROTOCOL.md, `not_sent`). */
-  markFailed(messageId: string, at: Date, error: SmsError, notSent = false): Promise<Report> {
-    return this.record(messageId, 'failed', { status: 'failed', at: at.toISOString(), error, ...(notSent ? { not_sent: true } : {}) });
+  markFailed(messageId: string, at: Date, error: SmsError, notSent = false, sim?: number): Promise<Report> {
+    return this.record(messageId, 'failed', {
+      status: 'failed',
+      at: at.toISOString(),
+      error,
+      ...(notSent ? { not_sent: true } : {}),
+      ...simOf(sim),
+    });
   }
 
   /**

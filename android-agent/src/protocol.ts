@@ -1,10 +1,10 @@
 /**
- * Types and frame parsing of the phone agent protocol, version 3 (see PROTOCOL.md).
+ * Types and frame parsing of the phone agent protocol, version 4 (see PROTOCOL.md).
  */
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 /** The `hello.protocol` values this agent works with: each version adds what an older hub ignores. */
-export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2, 3];
+export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2, 3, 4];
 // The subprotocol names the framing, which version 2 keeps; the version itself is in `hello`.
 export const WS_SUBPROTOCOL = 'smsgw.agent.v1';
 
@@ -26,6 +26,16 @@ export interface Sms {
   traceparent?: string;
   /** RFC 3339: an SMS not yet begun to send by then is dropped as EXPIRED (protocol 2). */
   expires_at?: string;
+  /** The SIM slot to send through (1 for the first; protocol 4); absent: the phone's default SIM. */
+  sim?: number;
+}
+
+/** One active SIM of the phone, as `agent_hello.sims` lists it (protocol 4). */
+export interface SimInfo {
+  slot: number;
+  carrier?: string;
+  /** E.164, when the phone knows it. */
+  number?: string;
 }
 
 export interface Report {
@@ -36,6 +46,8 @@ export interface Report {
   error?: SmsError;
   /** With `failed`: the phone is sure nothing of the SMS left it (protocol 2). */
   not_sent?: boolean;
+  /** The SIM slot the SMS went through, when known (protocol 4). */
+  sim?: number;
   /** The SMS's trace context, as the hub sent it. */
   traceparent?: string;
 }
@@ -94,7 +106,7 @@ export type HubFrame = HelloFrame | SmsFrame | ReportAckFrame | ReconnectFrame |
 export type AgentFrame =
   | { type: 'ack'; message_id: string; traceparent?: string }
   | ({ type: 'report' } & Report)
-  | { type: 'agent_hello'; protocol: number; driver: string }
+  | { type: 'agent_hello'; protocol: number; driver: string; sims: SimInfo[] }
   | ({ type: 'received' } & ReceivedSms);
 
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
@@ -173,6 +185,7 @@ export function parseHubFrame(data: string): ParsedFrame {
           ...(typeof frame.attempt === 'number' ? { attempt: frame.attempt } : {}),
           ...traceparentOf(frame.traceparent),
           ...expiresAtOf(frame.expires_at),
+          ...simOf(frame.sim),
         },
       };
     case 'report_ack':

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Driver } from './drivers/driver';
 import type { Outbox } from './outbox';
 import type { Report, Sms, SmsError } from './protocol';
+import { absentSimError } from './sims';
 
 export interface SendLoopOptions {
   outbox: Outbox;
@@ -69,6 +70,13 @@ export class SendLoop {
 
   private async sendOne(sms: Sms): Promise<void> {
     const { outbox, driver, logger } = this.options;
+    // Protocol 4: a slot the phone does not have is refused before anything is sent.
+    const absent = absentSimError(sms.sim, driver.sims);
+    if (absent) {
+      logger.warn({ message_id: sms.message_id, sim: sms.sim }, 'SMS asks for a SIM the phone does not have: reported failed, not sent');
+      this.record(sms.message_id, () => outbox.markFailed(sms.message_id, new Date(), absent, true));
+      return;
+    }
     // Checked right before sending, after any pause: an SMS that waited past its expiry is dropped.
     const expired = await outbox.markSendingUnlessExpired(sms.message_id);
     if (expired) {
@@ -79,22 +87,24 @@ export class SendLoop {
     this.options.onHandOver?.(sms);
     logger.info({ message_id: sms.message_id, driver: driver.name }, 'handing SMS to the driver');
     let answered = false;
+    const sim = driver.slotFor(sms);
     try {
       await driver.send(sms, {
         onSent: (at) => {
           answered = true;
-          this.record(sms.message_id, () => outbox.markSent(sms.message_id, at));
+          this.record(sms.message_id, () => outbox.markSent(sms.message_id, at, sim));
         },
-        onDelivered: (at) => this.record(sms.message_id, () => outbox.markDelivered(sms.message_id, at)),
+        onDelivered: (at) => this.record(sms.message_id, () => outbox.markDelivered(sms.message_id, at, sim)),
         onFailed: (at, error, notSent) => {
           answered = true;
-          this.record(sms.message_id, () => outbox.markFailed(sms.message_id, at, error, notSent === true));
+          // A not_sent failure went through no SIM, so its report names none.
+          this.record(sms.message_id, () => outbox.markFailed(sms.message_id, at, error, notSent === true, notSent ? undefined : sim));
         },
       });
     } catch (error) {
       if (answered) throw error;
       const failure: SmsError = { code: 'DEVICE_ERROR', message: `the ${driver.name} driver failed` };
-      this.record(sms.message_id, () => outbox.markFailed(sms.message_id, new Date(), failure));
+      this.record(sms.message_id, () => outbox.markFailed(sms.message_id, new Date(), failure, false, sim));
       throw error;
     }
   }

@@ -116,6 +116,8 @@ describe('agent against a hub', () => {
       status: 'failed',
       at: expect.stringMatching(RFC3339_UTC),
       error: { code: 'OUT_OF_NETWORK', message: expect.any(String) },
+      // The network refused it: the SMS went through the default SIM (protocol 4).
+      sim: 1,
     });
     expect(hub.received('report').filter(isFrame('report', 'msg_magic', 'sent'))).toEqual([]);
     expect(stdout.lines).toHaveLength(1);

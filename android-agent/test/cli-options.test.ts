@@ -141,6 +141,10 @@ describe('parseCli', () => {
     [['--hub', 'https://h.example', '--driver', 'termux', '--sim-send-delay-ms', '5'], /simulator only/],
     [['--hub', 'https://h.example', '--sim-delivery-delay-ms=-1'], /milliseconds/],
     [['--hub', 'https://h.example', '--driver', 'termux', '--radio-off'], /simulator only/],
+    [['--hub', 'https://h.example', '--driver', 'termux', '--sims', '2'], /simulator only/],
+    [['--hub', 'https://h.example', '--sims', '0'], /1 to 4/],
+    [['--hub', 'https://h.example', '--sims', '5'], /1 to 4/],
+    [['--hub', 'https://h.example', '--sims', 'two'], /1 to 4/],
     [['--hub', 'https://h.example', '--sim-send-delay-ms', '1.5'], /milliseconds/],
     [['--hub', 'https://h.example', '--ca', '/nonexistent/ca.pem'], /CA certificate/],
     [['--hub', 'https://h.example', '--unknown'], /unknown/i],
@@ -150,6 +154,17 @@ describe('parseCli', () => {
 
     await expect(parsing).rejects.toBeInstanceOf(UsageError);
     await expect(parsing).rejects.toThrow(message);
+  });
+
+  it('when --sims is given, or SMSGW_AGENT_SIMS, then the simulator has that many SIMs; the flag wins', async () => {
+    await expect(run(['--hub', 'https://h.example'])).resolves.not.toHaveProperty('sims');
+    await expect(run(['--hub', 'https://h.example', '--sims', '3'])).resolves.toMatchObject({ sims: 3 });
+
+    context.env.SMSGW_AGENT_SIMS = '2';
+    await expect(run(['--hub', 'https://h.example'])).resolves.toMatchObject({ sims: 2 });
+    await expect(run(['--hub', 'https://h.example', '--sims', '4'])).resolves.toMatchObject({ sims: 4 });
+    context.env.SMSGW_AGENT_SIMS = '9';
+    await expect(parseCli(['--hub', 'https://h.example'], context)).rejects.toThrow(/SMSGW_AGENT_SIMS/);
   });
 
   it('when SMSGW_AGENT_RADIO_OFF is neither on nor off, then it is a usage error', async () => {

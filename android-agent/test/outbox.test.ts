@@ -36,6 +36,19 @@ describe('Outbox', () => {
     await expect(reopened.recover()).resolves.toEqual({ toSend: [], failed: [], expired: [] });
   });
 
+  it('when an SMS asks for a SIM, then its entry keeps the slot on disk, recovery gives it back, and its reports carry the slot used', async () => {
+    const outbox = await open();
+    await outbox.accept({ ...SMS, sim: 2 });
+
+    const reopened = await open();
+    expect(reopened.get('msg_1')).toMatchObject({ sim: 2, state: 'accepted' });
+    await expect(reopened.recover()).resolves.toEqual({ toSend: [{ ...SMS, sim: 2 }], failed: [], expired: [] });
+    await reopened.markSending('msg_1');
+    await expect(reopened.markSent('msg_1', AT, 2)).resolves.toEqual({ message_id: 'msg_1', status: 'sent', at: AT.toISOString(), sim: 2 });
+    await expect(reopened.markDelivered('msg_1', AT, 2)).resolves.toMatchObject({ status: 'delivered', sim: 2 });
+    expect((await open()).pendingReports().map((report) => report.sim)).toEqual([2, 2]);
+  });
+
   it('when SMS are still accepted at restart, then recovery gives them to send in acceptance order', async () => {
     const outbox = await open();
     for (const id of ['msg_b', 'msg_a', 'msg_c']) await outbox.accept({ ...SMS, message_id: id });

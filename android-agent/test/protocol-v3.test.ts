@@ -75,18 +75,18 @@ describe('agent against a hub, protocol 3 (received SMS)', () => {
     return { agent, logs };
   }
 
-  it('when the hub says hello, then the agent answers agent_hello with protocol 3 and its driver, before anything else', async () => {
+  it('when the hub says hello, then the agent answers agent_hello with its protocol and driver, before anything else', async () => {
     const hub = await startHub();
     await start();
     const hello = await hub.waitForFrame('agent_hello', (received) => received.frame.type === 'agent_hello');
 
-    expect(hello.frame).toEqual({ type: 'agent_hello', protocol: 3, driver: 'simulator' });
+    expect(hello.frame).toEqual({ type: 'agent_hello', protocol: 4, driver: 'simulator', sims: [{ slot: 1, carrier: 'Sim Operator 1' }] });
     expect(hub.frames[0]).toBe(hello);
   });
 
   it('when the hub orders simulate_received, then the SMS is on disk before its received frame, with a UUID, and forgotten after received_ack', async () => {
     const hub = await startHub();
-    await start();
+    await start({ sims: 2 });
     await hub.waitForConnections(1);
 
     hub.send({ type: 'simulate_received', from: '+33612345678', text: 'Bonjour 👋', sim: 2 });
@@ -152,7 +152,7 @@ describe('agent against a hub, protocol 3 (received SMS)', () => {
     const hub = await startHub();
     const { logs } = await start({ driver: 'termux', searchPath: binDir });
     const hello = await hub.waitForFrame('agent_hello', (received) => received.frame.type === 'agent_hello');
-    expect(hello.frame).toEqual({ type: 'agent_hello', protocol: 3, driver: 'termux' });
+    expect(hello.frame).toEqual({ type: 'agent_hello', protocol: 4, driver: 'termux', sims: [] });
 
     hub.send({ type: 'simulate_received', from: '+33612345678', text: 'hello' });
     await new Promise((resolve) => setTimeout(resolve, 300));

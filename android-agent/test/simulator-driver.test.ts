@@ -79,6 +79,31 @@ describe('SimulatorDriver', () => {
     await driver.close();
   });
 
+  it('when the phone has 2 SIMs, then it lists them by slot with their carriers, and sends through the slot asked or slot 1', () => {
+    const driver = new SimulatorDriver({ sims: 2 });
+
+    expect(driver.sims).toEqual([
+      { slot: 1, carrier: 'Sim Operator 1' },
+      { slot: 2, carrier: 'Sim Operator 2' },
+    ]);
+    expect(new SimulatorDriver().sims).toEqual([{ slot: 1, carrier: 'Sim Operator 1' }]);
+    expect(driver.slotFor({ message_id: 'msg_1', to: '+33611111111', text: 'hello', sim: 2 })).toBe(2);
+    expect(driver.slotFor({ message_id: 'msg_1', to: '+33611111111', text: 'hello' })).toBe(1);
+    expect(driver.slotFor({ message_id: 'msg_1', to: '+33611111111', text: 'hello', sim: 3 })).toBeUndefined();
+  });
+
+  it('when an SMS asks for a slot above the SIMs the phone has, then it fails at once, not sent, with DEVICE_ERROR "SIM <n> absente"', async () => {
+    const driver = new SimulatorDriver({ deliveryDelayMs: 0, sims: 2 });
+    const { events, calls, errors, notSent } = listen();
+
+    await driver.send({ message_id: 'msg_1', to: '+33611111111', text: 'hello', sim: 3 }, events);
+
+    expect(calls).toEqual(['failed']);
+    expect(errors).toEqual([{ code: 'DEVICE_ERROR', message: 'SIM 3 absente' }]);
+    expect(notSent).toEqual([true]);
+    await driver.close();
+  });
+
   it('when the driver is closed before delivery, then no delivery comes afterwards', async () => {
     const driver = new SimulatorDriver({ deliveryDelayMs: 10 });
     const { events, calls } = listen();

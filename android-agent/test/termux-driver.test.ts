@@ -70,6 +70,21 @@ describe('TermuxDriver', () => {
     expect(await fs.readFile(path.join(binDir, 'stdin'), 'utf8')).toBe(text);
   });
 
+  it('when an SMS asks for SIM 2, then termux-sms-send gets -s 1 (its index from 0); the SIMs themselves are unknown', async () => {
+    await installFakeTermux(0);
+    const driver = await TermuxDriver.create({ searchPath: binDir });
+    const { events, recorded } = recorder();
+    const sms = { message_id: 'msg_1', to: '+33611111111', text: 'hello', sim: 2 };
+
+    await driver.send(sms, events);
+
+    expect(recorded.sent).toHaveLength(1);
+    expect(await fs.readFile(path.join(binDir, 'args'), 'utf8')).toBe('-s\n1\n-n\n+33611111111\n');
+    expect(driver.sims).toEqual([]);
+    expect(driver.slotFor(sms)).toBe(2);
+    expect(driver.slotFor({ ...sms, sim: undefined })).toBeUndefined();
+  });
+
   it('when termux-sms-send fails, then the SMS is failed with DEVICE_ERROR and the reason', async () => {
     await installFakeTermux(1);
     const driver = await TermuxDriver.create({ searchPath: binDir });

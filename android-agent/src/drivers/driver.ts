@@ -1,4 +1,4 @@
-import type { Sms, SmsError } from '../protocol';
+import type { SimInfo, Sms, SmsError } from '../protocol';
 
 /** Callbacks through which a driver tells what happened to one SMS. */
 export interface DriverEvents {
@@ -19,6 +19,10 @@ export interface Driver {
   readonly reportsDelivery: boolean;
   /** True when the hub may make it receive an SMS (`simulate_received`, protocol 3): the simulator only. */
   readonly simulatesReceiving: boolean;
+  /** The phone's active SIMs, announced in `agent_hello` (protocol 4); empty when unknown. */
+  readonly sims: readonly SimInfo[];
+  /** The slot this SMS goes through, when the driver knows it: it goes in the SMS's reports. */
+  slotFor(sms: Sms): number | undefined;
   /**
    * Hands one SMS to the phone. Resolves once it has been handed over (onSent or onFailed called);
    * onDelivered may come later.

@@ -1,6 +1,6 @@
-import type { SmsErrorCode } from '../protocol';
+import type { SimInfo, Sms, SmsErrorCode } from '../protocol';
+import { absentSimError, simulatedSims } from '../sims';
 import type { Driver, DriverEvents } from './driver';
-import type { Sms } from '../protocol';
 
 /** Numbers that end `failed` (PROTOCOL.md §4); the same list holds for test-mode API keys. */
 export const MAGIC_NUMBERS: Readonly<Record<string, { code: SmsErrorCode; message: string }>> = {
@@ -23,16 +23,19 @@ export interface SimulatorOptions {
   deliveryDelayMs?: number;
   /** Every send fails at once with OUT_OF_NETWORK and `not_sent`, as on a phone in airplane mode. */
   radioOff?: boolean;
+  /** How many SIMs the phone has (slots 1..n; default 1). */
+  sims?: number;
 }
 
 /**
  * Sends nothing: every SMS is sent at once and delivered after a delay, except magic numbers, and
- * every SMS fails unsent with the radio off.
+ * every SMS fails unsent with the radio off or when it asks for a SIM the phone does not have.
  */
 export class SimulatorDriver implements Driver {
   readonly name = 'simulator';
   readonly simulatesReceiving = true;
   readonly reportsDelivery = true;
+  readonly sims: readonly SimInfo[];
   private readonly deliveryDelayMs: number;
   private readonly radioOff: boolean;
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -40,9 +43,22 @@ export class SimulatorDriver implements Driver {
   constructor(options: SimulatorOptions = {}) {
     this.deliveryDelayMs = options.deliveryDelayMs ?? DEFAULT_DELIVERY_DELAY_MS;
     this.radioOff = options.radioOff ?? false;
+    this.sims = simulatedSims(options.sims ?? 1);
+  }
+
+  /** The slot asked, else the default SIM (slot 1); nothing for a slot the phone does not have. */
+  slotFor(sms: Sms): number | undefined {
+    const slot = sms.sim ?? 1;
+    return this.sims.some((sim) => sim.slot === slot) ? slot : undefined;
   }
 
   async send(sms: Sms, events: DriverEvents): Promise<void> {
+    // The send loop refuses such an SMS before it gets here; a direct caller gets the same answer.
+    const absent = absentSimError(sms.sim, this.sims);
+    if (absent) {
+      events.onFailed(new Date(), absent, true);
+      return;
+    }
     if (this.radioOff) {
       events.onFailed(new Date(), { ...RADIO_OFF_ERROR }, true);
       return;

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { TermuxNotInstalledError } from '../errors';
-import type { Sms, SmsError } from '../protocol';
+import type { SimInfo, Sms, SmsError } from '../protocol';
 import type { Driver, DriverEvents } from './driver';
 
 export const TERMUX_SMS_SEND = 'termux-sms-send';
@@ -22,12 +22,14 @@ const PHONE_NUMBER = /^\+?[0-9]{3,20}$/;
 
 /**
  * Sends through Termux:API. `sent` means handed to Android; Termux gives no delivery callback, so
- * onDelivered is never called.
+ * onDelivered is never called. Termux:API does not list the SIMs: they are unknown (`sims: []`),
+ * and an SMS that asks for a slot is handed to `termux-sms-send -s <slot - 1>` as it is.
  */
 export class TermuxDriver implements Driver {
   readonly name = 'termux';
   readonly simulatesReceiving = false;
   readonly reportsDelivery = false;
+  readonly sims: readonly SimInfo[] = [];
 
   private constructor(
     private readonly binary: string,
@@ -44,6 +46,11 @@ export class TermuxDriver implements Driver {
       );
     }
     return new TermuxDriver(binary, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  }
+
+  /** The slot asked; the default SIM's slot is not known. */
+  slotFor(sms: Sms): number | undefined {
+    return sms.sim;
   }
 
   async send(sms: Sms, events: DriverEvents): Promise<void> {
@@ -65,7 +72,9 @@ export class TermuxDriver implements Driver {
     return new Promise((resolve) => {
       // The text goes on stdin rather than as an argument: termux-sms-send would pass an argument
       // through `echo`, whose escapes (`\c`, `\n`) and options (`-n`) would alter the message.
-      const child = execFile(this.binary, ['-n', sms.to], { timeout: this.timeoutMs, maxBuffer: 64 * 1024 }, (error, _stdout, stderr) => {
+      // -s takes the SIM's index from 0.
+      const args = [...(sms.sim !== undefined ? ['-s', String(sms.sim - 1)] : []), '-n', sms.to];
+      const child = execFile(this.binary, args, { timeout: this.timeoutMs, maxBuffer: 64 * 1024 }, (error, _stdout, stderr) => {
         if (!error) {
           resolve(undefined);
           return;

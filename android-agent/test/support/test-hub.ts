@@ -101,7 +101,7 @@ export class TestHub {
   }
 
   /** Offers an SMS to the latest connection, or to the connection of `deviceId`. */
-  offer(sms: { message_id: string; to: string; text: string; expires_at?: string }, attempt = 1, deviceId?: string): void {
+  offer(sms: { message_id: string; to: string; text: string; expires_at?: string; sim?: number }, attempt = 1, deviceId?: string): void {
     this.send({ type: 'sms', ...sms, priority: 'normal', attempt }, deviceId);
   }
 

@@ -1,0 +1,26 @@
+import type { Driver, DriverName } from './driver';
+import { SimulatorDriver } from './simulator.driver';
+import { TermuxDriver } from './termux.driver';
+
+export interface DriverOptions {
+  /** Simulator: time between `sent` and `delivered`. */
+  deliveryDelayMs?: number;
+  /** Simulator: the radio is off. */
+  radioOff?: boolean;
+  /** Simulator: how many SIMs the phone has (default 1). */
+  sims?: number;
+  /** Termux: directories searched for termux-sms-send (default $PATH). */
+  searchPath?: string;
+}
+
+/** The driver of that name; the termux one fails at once when termux-sms-send is missing. */
+export async function createDriver(name: DriverName, options: DriverOptions): Promise<Driver> {
+  if (name === 'termux') {
+    return TermuxDriver.create({ searchPath: options.searchPath ?? process.env.PATH ?? '' });
+  }
+  return new SimulatorDriver({
+    ...(options.deliveryDelayMs !== undefined ? { deliveryDelayMs: options.deliveryDelayMs } : {}),
+    ...(options.radioOff ? { radioOff: true } : {}),
+    ...(options.sims !== undefined ? { sims: options.sims } : {}),
+  });
+}

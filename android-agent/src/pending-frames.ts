@@ -1,0 +1,82 @@
+import type { Logger } from 'pino';
+import type { Inbox } from './inbox';
+import type { Outbox } from './outbox';
+import type { AgentFrame, ReceivedSms, Report, ReportStatus } from './protocol';
+import { ReceivedRelay } from './received-relay';
+
+/**
+ * What the agent sends until the hub acknowledges it (PROTOCOL.md §3): the outbox's reports until
+ * `report_ack`, the inbox's received SMS until `received_ack`. Everything pending goes when a
+ * connection says hello, a new one at once, and any still unacknowledged again every `resendMs`.
+ */
+export class PendingFrames {
+  /** When each pending report (`<id> <status>`) was last sent on the current connection. */
+  private readonly reportsSent = new Map<string, number>();
+  private readonly received: ReceivedRelay;
+  /** Sends on the connection that said hello; undefined while there is none. */
+  private send: ((frame: AgentFrame) => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly outbox: Outbox,
+    inbox: Inbox,
+    private readonly resendMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.received = new ReceivedRelay(inbox, resendMs);
+  }
+
+  /** A connection said hello: what earlier connections (or runs) left unacknowledged goes again now. */
+  open(send: (frame: AgentFrame) => void): void {
+    this.close();
+    this.send = send;
+    for (const report of this.outbox.pendingReports()) this.sendReport(report);
+    this.received.sendAll(send);
+    this.timer = setInterval(() => this.resendDue(send), Math.max(1, this.resendMs / 2));
+  }
+
+  /** The connection is gone: what waits goes with the next hello. */
+  close(): void {
+    clearInterval(this.timer);
+    this.send = undefined;
+    this.reportsSent.clear();
+  }
+
+  sendReport(report: Report): void {
+    if (!this.send) return;
+    this.send({ type: 'report', ...report });
+    this.reportsSent.set(reportKey(report.message_id, report.status), Date.now());
+  }
+
+  sendReceived(entry: ReceivedSms): void {
+    if (this.send) this.received.sendOne(entry, this.send);
+  }
+
+  ackReport(messageId: string, status: ReportStatus): void {
+    this.outbox
+      .ackReport(messageId, status)
+      .then(() => this.reportsSent.delete(reportKey(messageId, status)))
+      .catch((error: unknown) => {
+        this.logger.error({ err: error, message_id: messageId }, 'could not forget an acknowledged report');
+      });
+  }
+
+  ackReceived(receivedId: string): void {
+    this.received.ack(receivedId).catch((error: unknown) => {
+      this.logger.error({ err: error, received_id: receivedId }, 'could not forget an acknowledged received SMS');
+    });
+  }
+
+  private resendDue(send: (frame: AgentFrame) => void): void {
+    const now = Date.now();
+    for (const report of this.outbox.pendingReports()) {
+      const last = this.reportsSent.get(reportKey(report.message_id, report.status)) ?? 0;
+      if (now - last >= this.resendMs) this.sendReport(report);
+    }
+    this.received.resendDue(send);
+  }
+}
+
+function reportKey(messageId: string, status: string): string {
+  return `${messageId} ${status}`;
+}
