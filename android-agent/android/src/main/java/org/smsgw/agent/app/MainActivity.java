@@ -158,7 +158,7 @@ public final class MainActivity extends Activity {
             });
         }
         heading("Keep it running");
-        column.addView(text(missingPermissions().isEmpty() ? "SMS and notification permissions: granted."
+        column.addView(text(missingPermissions().isEmpty() ? "SMS, phone and notification permissions: granted."
                 : "Not yet granted: " + missingPermissions()));
         if (!missingPermissions().isEmpty()) {
             button("Grant the permissions", new View.OnClickListener() {
@@ -203,6 +203,14 @@ public final class MainActivity extends Activity {
         // Protocol 3: received SMS go to the hub. Asked with SEND_SMS (the same "SMS" group).
         if (checkSelfPermission(android.Manifest.permission.RECEIVE_SMS) != PackageManager.PERMISSION_GRANTED) {
             missing.add(android.Manifest.permission.RECEIVE_SMS);
+        }
+        // Protocol 4: the SIMs (slot, carrier) for the hub and sending through a chosen SIM; without it the SIMs are unknown.
+        if (checkSelfPermission(android.Manifest.permission.READ_PHONE_STATE) != PackageManager.PERMISSION_GRANTED) {
+            missing.add(android.Manifest.permission.READ_PHONE_STATE);
+        }
+        // Each SIM's number, from Android 13 (getPhoneNumber); optional, the SIMs are reported without it.
+        if (Build.VERSION.SDK_INT >= 33 && checkSelfPermission(AndroidSmsSender.READ_PHONE_NUMBERS) != PackageManager.PERMISSION_GRANTED) {
+            missing.add(AndroidSmsSender.READ_PHONE_NUMBERS);
         }
         if (Build.VERSION.SDK_INT >= 33 && checkSelfPermission(POST_NOTIFICATIONS) != PackageManager.PERMISSION_GRANTED) {
             missing.add(POST_NOTIFICATIONS);

@@ -95,6 +95,11 @@ public final class Agent {
                         stopOnLoop();
                         Agent.this.listener.onFatal(fatal, message);
                     }
+
+                    @Override
+                    public List<Sim> sims() {
+                        return readSims();
+                    }
                 }, reportResendMs);
         if (inbox != null) hub.useInbox(inbox);
     }
@@ -198,19 +203,26 @@ public final class Agent {
             log.info(sms.messageId + " expired before it was sent: reported failed, not sent");
             return;
         }
+        // Protocol 4: the SIM of the slot asked for, read now (a SIM may have been removed since the ack).
+        Sim.Choice choice = Sim.choose(sms.sim, sms.sim > 0 ? readSims() : null, sms.sim > 0 ? 0 : defaultSlot());
+        if (choice.error != null) {
+            log.info(sms.messageId + " asked for SIM " + sms.sim + ", absent: reported failed, not sent");
+            outbox.refuse(sms.messageId, choice.error);
+            return;
+        }
         List<String> parts;
         try {
             parts = sender.divide(sms.text);
         } catch (RuntimeException ex) {
             parts = null;
         }
-        outbox.markSending(sms.messageId, parts == null || parts.isEmpty() ? 1 : parts.size());
+        outbox.markSending(sms.messageId, parts == null || parts.isEmpty() ? 1 : parts.size(), choice.slot);
         if (parts == null || parts.isEmpty()) {
             outbox.fail(sms.messageId, new SmsError(SmsError.DEVICE_ERROR, "Android could not split the text into SMS parts"));
             return;
         }
         try {
-            sender.send(sms.messageId, sms.to, parts);
+            sender.send(sms.messageId, sms.to, parts, choice.sim);
             outbox.markHandedOver(sms.messageId);
             log.info(sms.messageId + " handed to Android in " + parts.size() + " part(s)");
         } catch (SmsSender.Refused refused) {
@@ -219,6 +231,24 @@ public final class Agent {
             // SecurityException (SMS permission withdrawn), IllegalArgumentException (bad address)...
             log.warn(sms.messageId + " refused by Android", ex);
             outbox.fail(sms.messageId, new SmsError(SmsError.DEVICE_ERROR, "Android refused to send: " + ex.getClass().getSimpleName()));
+        }
+    }
+
+    /** The sender's SIMs; null (unknown) if reading them failed, which must never stop a send. */
+    private List<Sim> readSims() {
+        try {
+            return sender.sims();
+        } catch (RuntimeException ex) {
+            log.warn("could not read the SIMs", ex);
+            return null;
+        }
+    }
+
+    private int defaultSlot() {
+        try {
+            return sender.defaultSlot();
+        } catch (RuntimeException ex) {
+            return 0;
         }
     }
 

@@ -1,6 +1,7 @@
 package org.smsgw.agent.core;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
@@ -25,6 +26,9 @@ public final class HubClient {
         void onAccepted(Sms sms);
 
         void onFatal(Fatal fatal, String message);
+
+        /** The phone's SIMs for {@code agent_hello} (protocol 4), read at each hello; null when unknown. */
+        List<Sim> sims();
     }
 
     public static final long REPORT_RESEND_MS = 10000;
@@ -279,8 +283,8 @@ public final class HubClient {
             log.warn("the hub speaks protocol " + hello.protocol + ", this app " + Protocol.VERSION, null);
         }
         listener.onState(State.CONNECTED, "");
-        // Protocol 3: the hub learns this agent's version and driver.
-        c.send(Protocol.agentHello());
+        // Protocol 3: the hub learns this agent's version and driver; 4: its SIMs, read now since SIMs come and go.
+        c.send(Protocol.agentHello(listener.sims()));
         // Reports and received SMS not acknowledged on an earlier connection (or before a restart) go again now.
         lastSent.clear();
         for (Report r : outbox.pendingReports()) sendReport(r);

@@ -108,7 +108,7 @@ public final class Outbox {
     public synchronized List<Sms> toSend() {
         List<Sms> out = new ArrayList<Sms>();
         for (OutboxEntry e : entries.values()) {
-            if (OutboxEntry.ACCEPTED.equals(e.state)) out.add(new Sms(e.messageId, e.to, e.text, e.traceparent, e.expiresAt));
+            if (OutboxEntry.ACCEPTED.equals(e.state)) out.add(new Sms(e.messageId, e.to, e.text, e.traceparent, e.expiresAt, e.sim));
         }
         return out;
     }
@@ -135,6 +135,7 @@ public final class Outbox {
         e.text = sms.text;
         e.traceparent = sms.traceparent;
         e.expiresAt = sms.expiresAt;
+        e.sim = sms.sim;
         e.state = OutboxEntry.ACCEPTED;
         e.acceptedAt = clock.now();
         e.updatedAt = e.acceptedAt;
@@ -160,9 +161,15 @@ public final class Outbox {
 
     /** Before the parts go to Android: after a crash from here on, the SMS is never sent again. */
     public synchronized void markSending(String messageId, int parts) {
+        markSending(messageId, parts, 0);
+    }
+
+    /** The same, with the SIM slot the parts go through (0 when unknown), which the reports then name. */
+    public synchronized void markSending(String messageId, int parts, int sentSim) {
         OutboxEntry u = require(messageId, OutboxEntry.ACCEPTED);
         u.state = OutboxEntry.SENDING;
         u.parts = parts;
+        u.sentSim = sentSim;
         u.partsSent = repeat(OutboxEntry.PART_WAITING, parts);
         u.partsDelivered = repeat(OutboxEntry.PART_WAITING, parts);
         write(u);
@@ -175,6 +182,18 @@ public final class Outbox {
         OutboxEntry u = e.copy();
         u.handedAt = clock.now();
         u.handedBoot = bootId;
+        write(u);
+    }
+
+    /**
+     * An {@code accepted} SMS the phone will not even try (its SIM slot is absent, protocol 4):
+     * failed with not_sent, since nothing of it left the phone.
+     */
+    public synchronized void refuse(String messageId, SmsError error) {
+        OutboxEntry e = entries.get(messageId);
+        if (e == null || !OutboxEntry.ACCEPTED.equals(e.state)) return;
+        OutboxEntry u = e.copy();
+        toFailed(u, error, true);
         write(u);
     }
 

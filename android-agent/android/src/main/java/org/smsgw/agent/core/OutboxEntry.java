@@ -24,6 +24,10 @@ public final class OutboxEntry {
     public String traceparent;
     /** Epoch milliseconds from which the SMS must not begin to send; 0 when it never expires (and for entries of version 1). */
     public long expiresAt;
+    /** The SIM slot the hub asked for (protocol 4); 0: the default SIM (and entries of schema 3 or older). */
+    public int sim;
+    /** The slot the SMS was handed to Android through, written with {@code sending}; 0 when unknown. */
+    public int sentSim;
     public String state;
     /** How many parts Android sends it in; 0 until {@code sending}. */
     public int parts;
@@ -69,6 +73,8 @@ public final class OutboxEntry {
         c.text = text;
         c.traceparent = traceparent;
         c.expiresAt = expiresAt;
+        c.sim = sim;
+        c.sentSim = sentSim;
         c.state = state;
         c.parts = parts;
         c.partsSent = partsSent;
@@ -83,7 +89,7 @@ public final class OutboxEntry {
     }
 
     public Report reportOf(PendingReport pending) {
-        return new Report(messageId, pending.status, pending.at, pending.error, pending.notSent, traceparent);
+        return new Report(messageId, pending.status, pending.at, pending.error, pending.notSent, traceparent, sentSim);
     }
 
     public boolean hasReport(String status) {

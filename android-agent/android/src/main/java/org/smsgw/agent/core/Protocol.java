@@ -1,15 +1,20 @@
 package org.smsgw.agent.core;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
 import java.util.regex.Pattern;
+import org.json.JSONArray;
 import org.json.JSONException;
 import org.json.JSONObject;
 
 /**
- * Protocol version 3 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
+ * Protocol version 4 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
  * Node agent's (src/protocol.ts), so both agents accept and refuse the same frames.
  */
 public final class Protocol {
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     /** Announced in {@code agent_hello}. */
     public static final String DRIVER = "android";
     /** The subprotocol names the framing, which version 2 keeps; the version itself is in {@code hello}. */
@@ -24,13 +29,15 @@ public final class Protocol {
     private static final Pattern TRACEPARENT = Pattern.compile("^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$");
     // Ids are stored and used as keys; the limit is the Node agent's (file names there).
     private static final int MAX_MESSAGE_ID_LENGTH = 200;
+    /** The hub names slots 1 to 8; a larger one is kept so that it fails as an absent SIM. */
+    private static final int MAX_SIM = 255;
 
     private Protocol() {
     }
 
-    /** Hubs of versions 1 and 2 work too: each version only adds what an older hub ignores. */
+    /** Hubs of versions 1 to 3 work too: each version only adds what an older hub ignores. */
     public static boolean isSupported(int version) {
-        return version >= 1 && version <= 3;
+        return version >= 1 && version <= 4;
     }
 
     /**
@@ -67,8 +74,8 @@ public final class Protocol {
             // A malformed expiry is dropped, as a malformed traceparent: refusing the frame would only
             // have the hub offer it again and again until its lease runs out.
             long expiresAt = Times.parseRfc3339(frame.opt("expires_at"));
-            return HubFrame.sms(new Sms(messageId, (String) to, (String) body, traceparentOf(frame.opt("traceparent")), expiresAt),
-                    attempt instanceof Number ? ((Number) attempt).intValue() : 0);
+            return HubFrame.sms(new Sms(messageId, (String) to, (String) body, traceparentOf(frame.opt("traceparent")), expiresAt,
+                    simOf(frame.opt("sim"))), attempt instanceof Number ? ((Number) attempt).intValue() : 0);
         }
         if ("report_ack".equals(type)) {
             String messageId = messageIdOf(frame);
@@ -121,16 +128,39 @@ public final class Protocol {
             }
             if (report.notSent) frame.put("not_sent", true);
             if (report.traceparent != null) frame.put("traceparent", report.traceparent);
+            if (report.sim > 0) frame.put("sim", report.sim);
             return frame.toString();
         } catch (JSONException e) {
             throw new IllegalStateException(e);
         }
     }
 
-    /** {@code agent_hello}, right after the hub's hello (protocol 3). */
-    public static String agentHello() {
+    /**
+     * {@code agent_hello}, right after the hub's hello (protocol 3), with the phone's SIMs ordered
+     * by slot (protocol 4; {@code sims} null, SIMs the app may not read, sends {@code []}). Unknown
+     * carriers and numbers are left out.
+     */
+    public static String agentHello(List<Sim> sims) {
         try {
-            return new JSONObject().put("type", "agent_hello").put("protocol", VERSION).put("driver", DRIVER).toString();
+            List<Sim> sorted = sims == null ? new ArrayList<Sim>() : new ArrayList<Sim>(sims);
+            Collections.sort(sorted, new Comparator<Sim>() {
+                @Override
+                public int compare(Sim a, Sim b) {
+                    return a.slot < b.slot ? -1 : a.slot == b.slot ? 0 : 1;
+                }
+            });
+            JSONArray list = new JSONArray();
+            int last = 0;
+            for (Sim sim : sorted) {
+                if (sim.slot <= last) continue; // one entry a slot
+                last = sim.slot;
+                JSONObject entry = new JSONObject().put("slot", sim.slot);
+                if (sim.carrier != null) entry.put("carrier", sim.carrier);
+                if (sim.number != null) entry.put("number", sim.number);
+                list.put(entry);
+            }
+            return new JSONObject().put("type", "agent_hello").put("protocol", VERSION).put("driver", DRIVER).put("sims", list)
+                    .toString();
         } catch (JSONException e) {
             throw new IllegalStateException(e);
         }
@@ -150,6 +180,16 @@ public final class Protocol {
         } catch (JSONException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * The {@code sms} frame's SIM slot (protocol 4): a whole number from 1; anything else is
+     * dropped (0, the default SIM), as a malformed expiry is.
+     */
+    static int simOf(Object value) {
+        if (!(value instanceof Number)) return 0;
+        double d = ((Number) value).doubleValue();
+        return d >= 1 && d <= MAX_SIM && d == Math.floor(d) ? (int) d : 0;
     }
 
     /** A well-formed W3C traceparent, or null: the agent only echoes it. */

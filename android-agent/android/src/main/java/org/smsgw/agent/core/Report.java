@@ -15,18 +15,25 @@ public final class Report {
     /** Only for {@code failed}: the phone is sure nothing of the SMS left it (protocol 2). */
     public final boolean notSent;
     public final String traceparent;
+    /** The SIM slot the SMS went through (protocol 4), 0 when unknown or when it was not sent. */
+    public final int sim;
 
     public Report(String messageId, String status, long at, SmsError error, String traceparent) {
         this(messageId, status, at, error, false, traceparent);
     }
 
     public Report(String messageId, String status, long at, SmsError error, boolean notSent, String traceparent) {
+        this(messageId, status, at, error, notSent, traceparent, 0);
+    }
+
+    public Report(String messageId, String status, long at, SmsError error, boolean notSent, String traceparent, int sim) {
         this.messageId = messageId;
         this.status = status;
         this.at = at;
         this.error = error;
         this.notSent = notSent;
         this.traceparent = traceparent;
+        this.sim = sim;
     }
 
     @Override

@@ -10,8 +10,20 @@ public interface SmsSender {
     /** The parts the text is sent in (SmsManager.divideMessage). */
     List<String> divide(String text);
 
-    /** Hands every part to the phone, each with a sent and a delivery callback. */
-    void send(String messageId, String to, List<String> parts) throws Refused;
+    /**
+     * The phone's active SIMs ordered by slot (protocol 4); empty when it has none; null when the
+     * app may not read them (READ_PHONE_STATE refused). Never throws.
+     */
+    List<Sim> sims();
+
+    /** The slot of the SIM the phone sends through by default, 0 when unknown. Never throws. */
+    int defaultSlot();
+
+    /**
+     * Hands every part to the phone, each with a sent and a delivery callback, through {@code sim}
+     * (one of {@link #sims()}), or through the default SIM when null.
+     */
+    void send(String messageId, String to, List<String> parts, Sim sim) throws Refused;
 
     /** The phone refused the SMS at once: it never left. */
     final class Refused extends Exception {

@@ -5,10 +5,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The outbox in three SQLite tables. The same statements run on the phone and in the JVM tests. */
+/** The outbox in three SQLite tables (and the inbox's, beside them). The same statements run on the phone and in the JVM tests. */
 public final class SqlOutboxStore implements OutboxStore {
     /** The version of {@link #SCHEMA}: the app's SQLiteOpenHelper version. */
-    public static final int SCHEMA_VERSION = 3;
+    public static final int SCHEMA_VERSION = 4;
 
     /** The latest schema, for a new database. */
     public static final String[] SCHEMA = {
@@ -19,6 +19,8 @@ public final class SqlOutboxStore implements OutboxStore {
             + " body TEXT NOT NULL,"
             + " traceparent TEXT,"
             + " expires_at INTEGER NOT NULL DEFAULT 0,"
+            + " sim INTEGER NOT NULL DEFAULT 0,"
+            + " sent_sim INTEGER NOT NULL DEFAULT 0,"
             + " state TEXT NOT NULL CHECK (state IN ('accepted', 'sending', 'sent', 'delivered', 'failed')),"
             + " parts INTEGER NOT NULL DEFAULT 0,"
             + " parts_sent TEXT NOT NULL DEFAULT '',"
@@ -56,10 +58,15 @@ public final class SqlOutboxStore implements OutboxStore {
         {
             Inbox.TABLE,
         },
+        // 3 -> 4 (protocol 4): the SIM asked for and the one sent through; 0 (the default SIM, unknown) for older rows.
+        {
+            "ALTER TABLE outbox_entry ADD COLUMN sim INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE outbox_entry ADD COLUMN sent_sim INTEGER NOT NULL DEFAULT 0",
+        },
     };
 
     private static final String ENTRY_COLUMNS = "message_id, seq, recipient, body, traceparent, state, parts, parts_sent,"
-            + " parts_delivered, handed_at, handed_boot, delivery_wait_until, accepted_at, updated_at, expires_at";
+            + " parts_delivered, handed_at, handed_boot, delivery_wait_until, accepted_at, updated_at, expires_at, sim, sent_sim";
 
     private final SqlDb db;
 
@@ -100,6 +107,8 @@ public final class SqlOutboxStore implements OutboxStore {
             e.acceptedAt = (Long) row[12];
             e.updatedAt = (Long) row[13];
             e.expiresAt = (Long) row[14];
+            e.sim = ((Long) row[15]).intValue();
+            e.sentSim = ((Long) row[16]).intValue();
             entries.add(e);
             byId.put(e.messageId, e);
         }
@@ -125,9 +134,10 @@ public final class SqlOutboxStore implements OutboxStore {
         db.transaction(new Runnable() {
             @Override
             public void run() {
-                db.execute("INSERT INTO outbox_entry (" + ENTRY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                db.execute("INSERT INTO outbox_entry (" + ENTRY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         e.messageId, e.seq, e.to, e.text, e.traceparent, e.state, (long) e.parts, e.partsSent,
-                        e.partsDelivered, e.handedAt, e.handedBoot, e.deliveryWaitUntil, e.acceptedAt, e.updatedAt, e.expiresAt);
+                        e.partsDelivered, e.handedAt, e.handedBoot, e.deliveryWaitUntil, e.acceptedAt, e.updatedAt, e.expiresAt,
+                        (long) e.sim, (long) e.sentSim);
                 writeReports(e);
             }
         });
@@ -139,9 +149,9 @@ public final class SqlOutboxStore implements OutboxStore {
             @Override
             public void run() {
                 db.execute("UPDATE outbox_entry SET state = ?, parts = ?, parts_sent = ?, parts_delivered = ?, handed_at = ?,"
-                        + " handed_boot = ?, delivery_wait_until = ?, updated_at = ? WHERE message_id = ?",
+                        + " handed_boot = ?, delivery_wait_until = ?, updated_at = ?, sent_sim = ? WHERE message_id = ?",
                         e.state, (long) e.parts, e.partsSent, e.partsDelivered, e.handedAt, e.handedBoot,
-                        e.deliveryWaitUntil, e.updatedAt, e.messageId);
+                        e.deliveryWaitUntil, e.updatedAt, (long) e.sentSim, e.messageId);
                 db.execute("DELETE FROM outbox_report WHERE message_id = ?", e.messageId);
                 writeReports(e);
             }

@@ -162,14 +162,15 @@ public class AgentV2Test {
     }
 
     @Test
-    public void whenTheHubSpeaksVersionOneToThreeThenNoVersionWarningAndOtherwiseOne() {
+    public void whenTheHubSpeaksVersionOneToFourThenNoVersionWarningAndOtherwiseOne() {
         connected(1);
         connected(2);
         connected(3);
-        for (String w : warnings) assertFalse(w, w.contains("protocol"));
         connected(4);
+        for (String w : warnings) assertFalse(w, w.contains("protocol"));
+        connected(5);
         boolean warned = false;
-        for (String w : warnings) warned |= w.contains("speaks protocol 4");
+        for (String w : warnings) warned |= w.contains("speaks protocol 5");
         assertTrue(warned);
     }
 }

@@ -57,11 +57,11 @@ public class AgentV3Test {
     }
 
     @Test
-    public void whenTheHubSaysHelloThenAgentHelloIsTheFirstFrameWithProtocol3AndTheAndroidDriver() throws Exception {
+    public void whenTheHubSaysHelloThenAgentHelloIsTheFirstFrameWithTheProtocolAndTheAndroidDriver() throws Exception {
         FakeTransport.Conn c = connected();
         JSONObject first = new JSONObject(c.sent.get(0));
         assertEquals("agent_hello", first.getString("type"));
-        assertEquals(3, first.getInt("protocol"));
+        assertEquals(Protocol.VERSION, first.getInt("protocol"));
         assertEquals("android", first.getString("driver"));
     }
 

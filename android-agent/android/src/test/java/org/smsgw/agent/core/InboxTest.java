@@ -59,10 +59,7 @@ public class InboxTest {
     public void whenAVersion2DatabaseIsUpgradedThenItsOutboxStaysAndTheInboxWorks() {
         db = new JdbcSqlDb(new File(folder.getRoot(), "outbox.db").getPath());
         SqlOutboxStore store = new SqlOutboxStore(db);
-        // Version 2's schema: the current one without the inbox.
-        for (String statement : SqlOutboxStore.SCHEMA) {
-            if (!statement.equals(Inbox.TABLE)) db.execute(statement);
-        }
+        for (String statement : OldSchemas.VERSION_2) db.execute(statement);
         db.execute("INSERT INTO outbox_done (message_id) VALUES ('msg_done')");
         store.upgrade(2);
 
@@ -70,7 +67,7 @@ public class InboxTest {
         ReceivedSms sms = inbox.receive("+33612345678", "hello", 1, 5);
         assertEquals(sms.receivedId, inbox.pending().get(0).receivedId);
         assertEquals(1, db.query("SELECT message_id FROM outbox_done").size());
-        assertEquals(3, SqlOutboxStore.SCHEMA_VERSION);
+        assertEquals(4, SqlOutboxStore.SCHEMA_VERSION);
     }
 
     @Test

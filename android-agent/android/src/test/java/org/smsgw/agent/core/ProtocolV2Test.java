@@ -38,12 +38,13 @@ public class ProtocolV2Test {
     }
 
     @Test
-    public void whenTheHubSaysItsVersionThenOneToThreeAreSupported() {
-        assertEquals(3, Protocol.VERSION);
+    public void whenTheHubSaysItsVersionThenOneToFourAreSupported() {
+        assertEquals(4, Protocol.VERSION);
         assertTrue(Protocol.isSupported(1));
         assertTrue(Protocol.isSupported(2));
         assertTrue(Protocol.isSupported(3));
-        assertFalse(Protocol.isSupported(4));
+        assertTrue(Protocol.isSupported(4));
+        assertFalse(Protocol.isSupported(5));
         assertFalse(Protocol.isSupported(0));
     }
 

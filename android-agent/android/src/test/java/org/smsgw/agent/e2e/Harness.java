@@ -208,8 +208,19 @@ public final class Harness {
             return parts;
         }
 
+        /** SIMs unknown, as a phone that refused READ_PHONE_STATE: every SMS goes through the default SIM. */
         @Override
-        public void send(String messageId, String to, List<String> parts) {
+        public List<org.smsgw.agent.core.Sim> sims() {
+            return null;
+        }
+
+        @Override
+        public int defaultSlot() {
+            return 0;
+        }
+
+        @Override
+        public void send(String messageId, String to, List<String> parts, org.smsgw.agent.core.Sim sim) {
             emit(event("event", "send", "message_id", messageId, "to", to, "parts", parts.size()));
         }
     }
