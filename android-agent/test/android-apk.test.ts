@@ -71,6 +71,8 @@ describe('the Android app, built by make apk', () => {
         'android.permission.FOREGROUND_SERVICE_DATA_SYNC',
         'android.permission.INTERNET',
         'android.permission.POST_NOTIFICATIONS',
+        'android.permission.READ_PHONE_NUMBERS',
+        'android.permission.READ_PHONE_STATE',
         'android.permission.RECEIVE_BOOT_COMPLETED',
         'android.permission.RECEIVE_SMS',
         'android.permission.REQUEST_IGNORE_BATTERY_OPTIMIZATIONS',
