@@ -197,6 +197,10 @@ type Message struct {
 	// The phone the message is on now (it may change while no phone has taken it, unless pinned).
 	DeviceID  string     `json:"device_id"`
 	ExpiresAt *time.Time `json:"expires_at"`
+	Sim       *int       `json:"sim"`
+	// Whether replies from the recipient also go to this message's webhook_url (the send's
+	// "replies").
+	Replies bool `json:"replies"`
 	// Present for a scheduled message.
 	ScheduledAt *time.Time `json:"scheduled_at,omitempty"`
 	// Present once sent.
@@ -231,6 +235,8 @@ type SendResponse struct {
 	// Estimate from the device queue and its pacing.
 	EstimatedDelivery time.Time  `json:"estimated_delivery"`
 	ExpiresAt         *time.Time `json:"expires_at"`
+	// The SIM slot asked for; null when none was.
+	Sim *int `json:"sim"`
 }
 
 type BatchMessage struct {
@@ -244,6 +250,8 @@ type BatchMessage struct {
 	Parts     int        `json:"parts"`
 	Encoding  Encoding   `json:"encoding"`
 	ExpiresAt *time.Time `json:"expires_at"`
+	// The SIM slot asked for; null when none was.
+	Sim *int `json:"sim"`
 }
 
 // BatchResponse: Answer of send-bulk and send-bulk-personalized; `messages` follows the order of
@@ -277,7 +285,11 @@ type HistoryItem struct {
 	// When a scheduled message is sent; null for an immediate send.
 	ScheduledAt *time.Time `json:"scheduled_at,omitempty"`
 	ExpiresAt   *time.Time `json:"expires_at"`
-	Attempts    []Attempt  `json:"attempts"`
+	Sim         *int       `json:"sim"`
+	// Whether replies from the recipient also go to this message's webhook_url (the send's
+	// "replies").
+	Replies  bool      `json:"replies"`
+	Attempts []Attempt `json:"attempts"`
 }
 
 type Pagination struct {
@@ -384,6 +396,8 @@ type SendRequest struct {
 	ScheduledAt *time.Time `json:"scheduled_at,omitempty"`
 	Ttl         int        `json:"ttl,omitempty"`
 	Failover    bool       `json:"failover,omitempty"`
+	Sim         int        `json:"sim,omitempty"`
+	Replies     bool       `json:"replies,omitempty"`
 }
 
 // SendBulkRequest: All or nothing: one bad recipient rejects the whole request, its index in
@@ -399,6 +413,9 @@ type SendBulkRequest struct {
 	// The ttl of every message of the batch.
 	Ttl      int  `json:"ttl,omitempty"`
 	Failover bool `json:"failover,omitempty"`
+	// The SIM slot of every message of the batch.
+	Sim     int  `json:"sim,omitempty"`
+	Replies bool `json:"replies,omitempty"`
 }
 
 // SendBulkPersonalizedRequest: All or nothing: one bad message rejects the whole request, its
@@ -411,6 +428,9 @@ type SendBulkPersonalizedRequest struct {
 	// The ttl of the messages that give none.
 	Ttl      int  `json:"ttl,omitempty"`
 	Failover bool `json:"failover,omitempty"`
+	// The SIM slot of the messages that give none.
+	Sim     int  `json:"sim,omitempty"`
+	Replies bool `json:"replies,omitempty"`
 }
 
 type SendOTPRequest struct {
@@ -425,6 +445,7 @@ type SendOTPRequest struct {
 	Template string         `json:"template,omitempty"`
 	Metadata map[string]any `json:"metadata,omitempty"`
 	Failover bool           `json:"failover,omitempty"`
+	Sim      int            `json:"sim,omitempty"`
 }
 
 type VerifyOTPRequest struct {
@@ -444,6 +465,8 @@ type Attempt struct {
 	Error *AttemptError `json:"error"`
 	// When that try ended (earlier tries) or last changed (the last entry).
 	At time.Time `json:"at"`
+	// The SIM slot of that try; null when unknown.
+	Sim *int `json:"sim"`
 }
 
 // ReceivedSMS: An SMS one of the client's phones received. Stored once: a phone relaying it again
@@ -549,6 +572,8 @@ type PersonalizedMessage struct {
 	Metadata map[string]any `json:"metadata,omitempty"`
 	// This message's ttl; absent or null: the request's ttl, else the client's default.
 	Ttl int `json:"ttl,omitempty"`
+	// This message's SIM slot; absent or null: the request's sim, else the phone's choice.
+	Sim int `json:"sim,omitempty"`
 }
 
 // AttemptError: Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved

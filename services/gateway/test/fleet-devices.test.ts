@@ -119,13 +119,13 @@ describe('devices on the send path: removed phones, the automatic choice', () =>
       deliveredAt: T2,
       expiresAt: '2030-01-15T11:00:00.000Z',
       attempts: [
-        { deviceId: 'device_A', status: 'moved', errorCode: 'DEVICE_OFFLINE', errorMessage: 'Appareil hors ligne.', at: T1 },
-        { deviceId: 'device_B', status: 'delivered', errorCode: '', errorMessage: '', at: T2 },
+        { deviceId: 'device_A', status: 'moved', errorCode: 'DEVICE_OFFLINE', errorMessage: 'Appareil hors ligne.', at: T1, sim: 0 },
+        { deviceId: 'device_B', status: 'delivered', errorCode: '', errorMessage: '', at: T2, sim: 2 },
       ],
     });
     const attempts = [
-      { device_id: 'device_A', status: 'moved', error: { code: 'DEVICE_OFFLINE', message: 'Appareil hors ligne.' }, at: T1 },
-      { device_id: 'device_B', status: 'delivered', error: null, at: T2 },
+      { device_id: 'device_A', status: 'moved', error: { code: 'DEVICE_OFFLINE', message: 'Appareil hors ligne.' }, at: T1, sim: null },
+      { device_id: 'device_B', status: 'delivered', error: null, at: T2, sim: 2 },
     ];
 
     it('when a message moved to another phone, then its status shows the current device, expires_at and every attempt, as documented', async () => {
@@ -144,7 +144,9 @@ describe('devices on the send path: removed phones, the automatic choice', () =>
     });
 
     it('when a message has no ttl, then its status and history show expires_at null', async () => {
-      gw.message = storedMessage({ attempts: [{ deviceId: 'device_A', status: 'queued', errorCode: '', errorMessage: '', at: T0 }] });
+      gw.message = storedMessage({
+        attempts: [{ deviceId: 'device_A', status: 'queued', errorCode: '', errorMessage: '', at: T0, sim: 0 }],
+      });
       const status = await gw.call('GET', `/v1/sms/status/${gw.message.messageId}`, { key: apiKey() });
       expect(status.body).toMatchObject({ device_id: 'device_A', expires_at: null });
       const history = await gw.call('GET', '/v1/sms/history', { key: apiKey() });

@@ -249,6 +249,7 @@ describe('bodies checked against the document', () => {
     queued_at: T0,
     estimated_delivery: T1,
     expires_at: null,
+    sim: null,
   };
 
   it('when every response schema is compiled in strict mode, then none is refused', () => {
@@ -268,6 +269,8 @@ describe('bodies checked against the document', () => {
     expect(problemsAt(at, { ...send, status: 'failed' })).toEqual([]);
     expect(problemsAt(at, { ...send, status: 'sent' })).not.toEqual([]);
     expect(problemsAt(at, { ...send, expires_at: T2 })).toEqual([]);
+    expect(problemsAt(at, { ...send, sim: 2 })).toEqual([]);
+    expect(problemsAt(at, { ...send, sim: 0 })).not.toEqual([]);
     expect(problemsAt(at, { ...send, extra: true })).toEqual([expect.stringContaining('additionalProperty')]);
     expect(problemsAt(at, { ...send, priority: 'normal' })).not.toEqual([]);
     expect(problemsAt(at, { ...send, to: '0612345678' })).not.toEqual([]);
@@ -291,6 +294,8 @@ describe('bodies checked against the document', () => {
       [],
     );
     expect(problemsAt(at, { ...statusBody(stored()), sent_at: null })).not.toEqual([]);
+    const attempt = { deviceId: DEVICE, status: 'sent', errorCode: '', errorMessage: '', at: T1, sim: 2 };
+    expect(problemsAt(at, statusBody(stored({ sim: 2, requestedSim: 2, replies: true, attempts: [attempt] })))).toEqual([]);
   });
 
   it('when an error envelope comes with its status, then it conforms; with a code of another status or an unknown code, then it does not', () => {

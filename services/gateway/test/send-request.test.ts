@@ -34,6 +34,7 @@ describe('parseSendRequest', () => {
       scheduledAt: undefined,
       ttlSeconds: undefined,
       failover: false,
+      replies: false,
     });
   });
 
@@ -48,6 +49,8 @@ describe('parseSendRequest', () => {
         scheduled_at: '2030-01-16T10:00:00Z',
         ttl: 3600,
         failover: true,
+        sim: 2,
+        replies: true,
       },
       NOW,
     );
@@ -61,6 +64,8 @@ describe('parseSendRequest', () => {
       scheduledAt: new Date('2030-01-16T10:00:00Z'),
       ttlSeconds: 3600,
       failover: true,
+      sim: 2,
+      replies: true,
     });
   });
 

@@ -144,6 +144,8 @@ Message = TypedDict(
         "queued_at": str,
         "device_id": str,
         "expires_at": Optional[str],
+        "sim": Optional[int],
+        "replies": bool,
         "scheduled_at": NotRequired[str],
         "sent_at": NotRequired[str],
         "delivered_at": NotRequired[str],
@@ -169,6 +171,7 @@ SendResponse = TypedDict(
         "scheduled_at": NotRequired[str],
         "estimated_delivery": str,
         "expires_at": Optional[str],
+        "sim": Optional[int],
     },
 )
 
@@ -182,6 +185,7 @@ BatchMessage = TypedDict(
         "parts": int,
         "encoding": "Encoding",
         "expires_at": Optional[str],
+        "sim": Optional[int],
     },
 )
 
@@ -214,6 +218,8 @@ HistoryItem = TypedDict(
         "failed_at": Optional[str],
         "scheduled_at": NotRequired[Optional[str]],
         "expires_at": Optional[str],
+        "sim": Optional[int],
+        "replies": bool,
         "attempts": List["Attempt"],
     },
 )
@@ -319,6 +325,8 @@ SendRequest = TypedDict(
         "scheduled_at": NotRequired[Optional[str]],
         "ttl": NotRequired[Optional[int]],
         "failover": NotRequired[Optional[bool]],
+        "sim": NotRequired[Optional[int]],
+        "replies": NotRequired[Optional[bool]],
     },
 )
 
@@ -333,6 +341,8 @@ SendBulkRequest = TypedDict(
         "metadata": NotRequired[Optional[Dict[str, Any]]],
         "ttl": NotRequired[Optional[int]],
         "failover": NotRequired[Optional[bool]],
+        "sim": NotRequired[Optional[int]],
+        "replies": NotRequired[Optional[bool]],
     },
 )
 
@@ -345,6 +355,8 @@ SendBulkPersonalizedRequest = TypedDict(
         "webhook_url": NotRequired[Optional[str]],
         "ttl": NotRequired[Optional[int]],
         "failover": NotRequired[Optional[bool]],
+        "sim": NotRequired[Optional[int]],
+        "replies": NotRequired[Optional[bool]],
     },
 )
 
@@ -357,6 +369,7 @@ SendOtpRequest = TypedDict(
         "template": NotRequired[str],
         "metadata": NotRequired[Optional[Dict[str, Any]]],
         "failover": NotRequired[Optional[bool]],
+        "sim": NotRequired[Optional[int]],
     },
 )
 
@@ -376,6 +389,7 @@ Attempt = TypedDict(
         "status": Literal["queued", "sent", "delivered", "failed", "cancelled", "moved"],
         "error": Optional["AttemptError"],
         "at": str,
+        "sim": Optional[int],
     },
 )
 
@@ -516,6 +530,7 @@ PersonalizedMessage = TypedDict(
         "message": str,
         "metadata": NotRequired[Optional[Dict[str, Any]]],
         "ttl": NotRequired[Optional[int]],
+        "sim": NotRequired[Optional[int]],
     },
 )
 
@@ -541,10 +556,10 @@ class Operation(NamedTuple):
 
 # Every operation of the API, by operationId, with the fields of its body and its query parameters.
 OPERATIONS: Dict[str, Operation] = {
-    "sendSms": Operation("POST", "/v1/sms/send", True, True, ("to", "message", "priority", "webhook_url", "metadata", "scheduled_at", "ttl", "failover"), ()),
-    "sendBulkSms": Operation("POST", "/v1/sms/send-bulk", True, True, ("recipients", "message", "priority", "webhook_url", "metadata", "ttl", "failover"), ()),
-    "sendBulkPersonalizedSms": Operation("POST", "/v1/sms/send-bulk-personalized", True, True, ("messages", "priority", "webhook_url", "ttl", "failover"), ()),
-    "sendOtp": Operation("POST", "/v1/sms/send-otp", True, True, ("to", "length", "expiry", "template", "metadata", "failover"), ()),
+    "sendSms": Operation("POST", "/v1/sms/send", True, True, ("to", "message", "priority", "webhook_url", "metadata", "scheduled_at", "ttl", "failover", "sim", "replies"), ()),
+    "sendBulkSms": Operation("POST", "/v1/sms/send-bulk", True, True, ("recipients", "message", "priority", "webhook_url", "metadata", "ttl", "failover", "sim", "replies"), ()),
+    "sendBulkPersonalizedSms": Operation("POST", "/v1/sms/send-bulk-personalized", True, True, ("messages", "priority", "webhook_url", "ttl", "failover", "sim", "replies"), ()),
+    "sendOtp": Operation("POST", "/v1/sms/send-otp", True, True, ("to", "length", "expiry", "template", "metadata", "failover", "sim"), ()),
     "verifyOtp": Operation("POST", "/v1/sms/verify-otp", False, False, ("otp_id", "code"), ()),
     "getMessageStatus": Operation("GET", "/v1/sms/status/{message_id}", False, False, (), ()),
     "getHistory": Operation("GET", "/v1/sms/history", False, False, (), ("page", "limit", "status", "to", "from_date", "to_date", "device_id", "search")),

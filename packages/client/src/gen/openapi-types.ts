@@ -70,6 +70,9 @@ export interface Message {
   /** The phone the message is on now (it may change while no phone has taken it, unless pinned). */
   device_id: DeviceId;
   expires_at: ExpiresAt;
+  sim: SimSlot;
+  /** Whether replies from the recipient also go to this message's webhook_url (the send's "replies"). */
+  replies: boolean;
   /** Present for a scheduled message. */
   scheduled_at?: string;
   /** Present once sent. */
@@ -102,6 +105,8 @@ export interface SendResponse {
   /** Estimate from the device queue and its pacing. */
   estimated_delivery: string;
   expires_at: ExpiresAt;
+  /** The SIM slot asked for; null when none was. */
+  sim: SimSlot;
 }
 
 export interface BatchMessage {
@@ -113,6 +118,8 @@ export interface BatchMessage {
   parts: Parts;
   encoding: Encoding;
   expires_at: ExpiresAt;
+  /** The SIM slot asked for; null when none was. */
+  sim: SimSlot;
 }
 
 /** Answer of send-bulk and send-bulk-personalized; `messages` follows the order of the request. */
@@ -145,6 +152,9 @@ export interface HistoryItem {
   /** When a scheduled message is sent; null for an immediate send. */
   scheduled_at?: string | null;
   expires_at: ExpiresAt;
+  sim: SimSlot;
+  /** Whether replies from the recipient also go to this message's webhook_url (the send's "replies"). */
+  replies: boolean;
   attempts: Attempts;
 }
 
@@ -249,6 +259,8 @@ export interface SendRequest {
   scheduled_at?: string | null;
   ttl?: Ttl;
   failover?: Failover;
+  sim?: Sim;
+  replies?: Replies;
 }
 
 /** All or nothing: one bad recipient rejects the whole request, its index in `details`. */
@@ -263,6 +275,9 @@ export interface SendBulkRequest {
   /** The ttl of every message of the batch. */
   ttl?: Ttl;
   failover?: Failover;
+  /** The SIM slot of every message of the batch. */
+  sim?: Sim;
+  replies?: Replies;
 }
 
 /** All or nothing: one bad message rejects the whole request, its index in `details`. */
@@ -274,6 +289,9 @@ export interface SendBulkPersonalizedRequest {
   /** The ttl of the messages that give none. */
   ttl?: Ttl;
   failover?: Failover;
+  /** The SIM slot of the messages that give none. */
+  sim?: Sim;
+  replies?: Replies;
 }
 
 export interface SendOtpRequest {
@@ -286,6 +304,7 @@ export interface SendOtpRequest {
   template?: string;
   metadata?: OptionalMetadata;
   failover?: Failover;
+  sim?: Sim;
 }
 
 export interface VerifyOtpRequest {
@@ -299,6 +318,15 @@ export type Ttl = number | null;
 /** Only with X-Device-ID: true lets the message move to another of the client's phones if the named one goes offline (past the account's failover delay), is removed, or refuses it before sending. false or absent: the message stays on the named phone (pinned). Without X-Device-ID messages are never pinned and this field changes nothing. Not a boolean: VALIDATION_ERROR naming the field. */
 export type Failover = boolean | null;
 
+/** The SIM slot to send through (1 for the first), for a phone with several SIMs. Absent or null: the phone's choice, by the account's SIM rule. With X-Device-ID naming a phone that reported its SIMs, a slot it does not have is VALIDATION_ERROR ("Le téléphone n'a que N SIM."); a phone whose SIMs are unknown accepts any slot. Without X-Device-ID only the phones with that slot (or unknown SIMs) are chosen; none: VALIDATION_ERROR. Not an integer from 1 to 8: VALIDATION_ERROR naming the field. */
+export type Sim = number | null;
+
+/** true: the SMS received from the recipient within 24 hours of the queueing also go to this message's webhook_url as sms.received, with in_reply_to set to the message's id (the newest such message of the number wins). Needs a webhook_url, else VALIDATION_ERROR naming replies; not a boolean: VALIDATION_ERROR naming the field. Absent or null: false. */
+export type Replies = boolean | null;
+
+/** The SIM slot the message is sent through (1 for the first): the one the phone took it on, else the one asked for; null when unknown (the phone's default SIM). */
+export type SimSlot = number | null;
+
 /** When the message stops waiting for a phone: scheduled_at (or queued_at) plus its ttl. null when it has no ttl. */
 export type ExpiresAt = string | null;
 
@@ -311,6 +339,8 @@ export interface Attempt {
   error: AttemptError | null;
   /** When that try ended (earlier tries) or last changed (the last entry). */
   at: string;
+  /** The SIM slot of that try; null when unknown. */
+  sim: SimSlot;
 }
 
 /** The phones that tried the message, oldest first; the last entry is the current one (the message's device and status). One entry for a message that never moved. */
@@ -443,6 +473,8 @@ export interface PersonalizedMessage {
   metadata?: OptionalMetadata;
   /** This message's ttl; absent or null: the request's ttl, else the client's default. */
   ttl?: Ttl;
+  /** This message's SIM slot; absent or null: the request's sim, else the phone's choice. */
+  sim?: Sim;
 }
 
 /** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay. */

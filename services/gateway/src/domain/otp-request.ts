@@ -1,4 +1,4 @@
-import { checkFailover, checkMetadata, FieldErrors, MAX_MESSAGE_CHARACTERS, normalizePhoneNumber } from './send-request';
+import { checkFailover, checkMetadata, checkSim, FieldErrors, MAX_MESSAGE_CHARACTERS, normalizePhoneNumber } from './send-request';
 
 export const OTP_PLACEHOLDER = '{{code}}';
 export const OTP_LENGTH = { min: 4, max: 8, default: 6 };
@@ -14,6 +14,8 @@ export interface SendOtpRequest {
   metadata?: Record<string, unknown>;
   /** As SendRequest.failover. An OTP needs no ttl: it is not sent after its expiry. */
   failover: boolean;
+  /** As SendRequest.sim. */
+  sim?: number;
 }
 
 export interface VerifyOtpRequest {
@@ -51,8 +53,9 @@ export function parseSendOtpRequest(body: Record<string, unknown>): SendOtpReque
   }
   const metadata = checkMetadata(body.metadata, 'metadata', errors);
   const failover = checkFailover(body.failover, errors);
+  const sim = checkSim(body.sim, 'sim', errors);
   errors.throwIfAny();
-  return { to: to!, length, expirySeconds, template, metadata, failover };
+  return { to: to!, length, expirySeconds, template, metadata, failover, sim };
 }
 
 /** POST /v1/sms/verify-otp: otp_id and code, both non-empty strings. */

@@ -16,6 +16,10 @@ export interface SendRequest {
   ttlSeconds?: number;
   /** `"failover": true`: a message sent through X-Device-ID may still move to another phone. */
   failover: boolean;
+  /** The SIM slot to send through (1 to 8); undefined: the phone's choice. */
+  sim?: number;
+  /** SMS received from `to` go to `webhookUrl` as sms.received with `in_reply_to` (needs webhookUrl). */
+  replies: boolean;
 }
 
 /** Collects one detail per failing field; throws the single code, or VALIDATION_ERROR for several. */
@@ -123,6 +127,36 @@ export function checkFailover(value: unknown, errors: FieldErrors): boolean {
   return value;
 }
 
+export const MAX_SIM = 8;
+
+/** `sim`: a SIM slot, a whole number from 1 to 8; absent or null: the phone's choice. */
+export function checkSim(value: unknown, field: string, errors: FieldErrors): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_SIM) {
+    errors.add(field, 'VALIDATION_ERROR', `Le champ ${field} doit être un numéro de SIM entier compris entre 1 et ${MAX_SIM}.`);
+    return undefined;
+  }
+  return value;
+}
+
+/**
+ * `replies`: a boolean; absent or null: false. Replies go to the message's own
+ * webhook_url, so `true` needs one (an invalid one is reported on its own field).
+ */
+export function checkReplies(body: Record<string, unknown>, errors: FieldErrors): boolean {
+  const value = body.replies;
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') {
+    errors.add('replies', 'VALIDATION_ERROR', 'Le champ replies doit être un booléen (true ou false).');
+    return false;
+  }
+  if (value && (body.webhook_url === undefined || body.webhook_url === null)) {
+    errors.add('replies', 'VALIDATION_ERROR', 'Le champ replies demande un webhook_url : les réponses y sont envoyées.');
+    return false;
+  }
+  return value;
+}
+
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** Date.parse rolls 2030-02-30 over to 2 March; a real calendar day is required. */
@@ -153,8 +187,10 @@ export function parseSendRequest(body: Record<string, unknown>, now = Date.now()
   const scheduledAt = checkScheduledAt(body.scheduled_at, errors, now);
   const ttlSeconds = checkTtl(body.ttl, 'ttl', errors);
   const failover = checkFailover(body.failover, errors);
+  const sim = checkSim(body.sim, 'sim', errors);
+  const replies = checkReplies(body, errors);
   errors.throwIfAny();
-  return { to: to!, message, priority, webhookUrl, metadata, scheduledAt, ttlSeconds, failover };
+  return { to: to!, message, priority, webhookUrl, metadata, scheduledAt, ttlSeconds, failover, sim, replies };
 }
 
 export const MAX_BATCH = 100;
@@ -165,6 +201,8 @@ export interface BatchItem {
   metadata?: Record<string, unknown>;
   /** The message's own ttl, else the request's; undefined: the client's default. */
   ttlSeconds?: number;
+  /** The message's own SIM slot, else the request's; undefined: the phone's choice. */
+  sim?: number;
 }
 
 export interface BatchRequest {
@@ -173,6 +211,8 @@ export interface BatchRequest {
   webhookUrl?: string;
   /** As SendRequest.failover, for every message of the batch. */
   failover: boolean;
+  /** As SendRequest.replies, for every message of the batch. */
+  replies: boolean;
 }
 
 /**
@@ -200,19 +240,23 @@ export function parseBulkRequest(body: Record<string, unknown>, policy: WebhookU
   const metadata = checkMetadata(body.metadata, 'metadata', errors);
   const ttlSeconds = checkTtl(body.ttl, 'ttl', errors);
   const failover = checkFailover(body.failover, errors);
+  const sim = checkSim(body.sim, 'sim', errors);
+  const replies = checkReplies(body, errors);
   errors.throwIfAny();
-  return { items: numbers.map((to) => ({ to, message, metadata, ttlSeconds })), priority, webhookUrl, failover };
+  return { items: numbers.map((to) => ({ to, message, metadata, ttlSeconds, sim })), priority, webhookUrl, failover, replies };
 }
 
 /**
  * POST /v1/sms/send-bulk-personalized: up to 100 messages, each with its own
- * text, metadata and ttl (a message without one takes the request's `ttl`).
+ * text, metadata, ttl and sim (a message without one takes the request's
+ * `ttl` or `sim`).
  */
 export function parsePersonalizedRequest(body: Record<string, unknown>, policy: WebhookUrlPolicy = PUBLIC_ONLY): BatchRequest {
   const errors = new FieldErrors();
   const messages = body.messages;
   const items: BatchItem[] = [];
   const requestTtl = checkTtl(body.ttl, 'ttl', errors);
+  const requestSim = checkSim(body.sim, 'sim', errors);
   if (!Array.isArray(messages) || messages.length === 0) {
     errors.add('messages', 'MESSAGE_REQUIRED', 'Au moins un message est requis.');
   } else if (messages.length > MAX_BATCH) {
@@ -225,12 +269,14 @@ export function parsePersonalizedRequest(body: Record<string, unknown>, policy: 
       const message = checkMessage(entry.message, `messages[${i}].message`, errors);
       const metadata = checkMetadata(entry.metadata, `messages[${i}].metadata`, errors);
       const ttlSeconds = checkTtl(entry.ttl, `messages[${i}].ttl`, errors) ?? requestTtl;
-      if (to) items.push({ to, message, metadata, ttlSeconds });
+      const sim = checkSim(entry.sim, `messages[${i}].sim`, errors) ?? requestSim;
+      if (to) items.push({ to, message, metadata, ttlSeconds, sim });
     });
   }
   const priority = checkPriority(body.priority, errors);
   const webhookUrl = checkWebhookUrl(body.webhook_url, errors, policy);
   const failover = checkFailover(body.failover, errors);
+  const replies = checkReplies(body, errors);
   errors.throwIfAny();
-  return { items, priority, webhookUrl, failover };
+  return { items, priority, webhookUrl, failover, replies };
 }

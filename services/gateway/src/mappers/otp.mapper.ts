@@ -25,6 +25,7 @@ export function toSendOtpRequest(
     idempotencyKey: idempotency?.key ?? '',
     requestHash: idempotency?.requestHash ?? '',
     pinned,
+    sim: request.sim ?? 0,
   };
 }
 

@@ -51,6 +51,8 @@ export function toSendRequest(
     scheduledAt: request.scheduledAt?.toISOString() ?? '',
     ttlSeconds: resolveTtl(auth, request.ttlSeconds),
     pinned,
+    sim: request.sim ?? 0,
+    replies: request.replies,
     ...idempotencyOf(idempotency),
   };
 }
@@ -71,6 +73,8 @@ export function toSendBatchRequest(
     webhookUrl: request.webhookUrl ?? '',
     ttlSeconds: request.items.map((i) => resolveTtl(auth, i.ttlSeconds)),
     pinned,
+    sims: request.items.map((i) => i.sim ?? 0),
+    replies: request.replies,
     ...idempotencyOf(idempotency),
   };
 }
@@ -92,17 +96,22 @@ function attemptsOf(m: message.Message__Output): Record<string, unknown>[] {
     status: a.status,
     error: a.errorCode ? { code: a.errorCode, message: a.errorMessage } : null,
     at: a.at,
+    sim: simOf(a.sim),
   }));
 }
 
+/** A SIM slot as the API shows it: null when unknown (0). */
+const simOf = (sim: number): number | null => sim || null;
+
 const PRIORITY_LABELS: Record<number, string> = { 1: 'very_high', 2: 'high', 3: 'normal', 4: 'low', 5: 'very_low' };
 
-/** The send answer: `device_id` is the one that took it, or the chosen one. */
+/** The send answer: `device_id` is the one that took it, or the chosen one; `sim` the one asked for. */
 export function sendBody(
   to: string,
   chosenDeviceId: string,
   receipt: message.SendReceipt__Output,
   expiresAt: string | null,
+  sim: number | undefined,
 ): Record<string, unknown> {
   return {
     success: true,
@@ -116,6 +125,7 @@ export function sendBody(
     ...(receipt.scheduledAt ? { scheduled_at: receipt.scheduledAt } : {}),
     estimated_delivery: receipt.estimatedDelivery,
     expires_at: expiresAt,
+    sim: sim ?? null,
   };
 }
 
@@ -132,6 +142,7 @@ export function batchBody(batch: message.SendBatchResponse__Output): Record<stri
       parts: m.parts,
       encoding: m.encoding,
       expires_at: m.expiresAt || null,
+      sim: simOf(m.sim),
     })),
     queued_at: batch.queuedAt,
   };
@@ -152,6 +163,8 @@ export function statusBody(m: message.Message__Output): Record<string, unknown> 
     queued_at: m.queuedAt,
     device_id: m.deviceId,
     expires_at: m.expiresAt || null,
+    sim: simOf(m.sim),
+    replies: m.replies,
   };
   if (m.scheduledAt) body.scheduled_at = m.scheduledAt;
   if (m.sentAt) body.sent_at = m.sentAt;
@@ -184,6 +197,8 @@ function historyItem(m: message.Message__Output): Record<string, unknown> {
     failed_at: m.failedAt || null,
     scheduled_at: m.scheduledAt || null,
     expires_at: m.expiresAt || null,
+    sim: simOf(m.sim),
+    replies: m.replies,
     attempts: attemptsOf(m),
   };
 }

@@ -18,12 +18,13 @@ export interface ChosenDevice {
  * device of the client counts as online: the simulated device stands in for
  * it. `presence` is the requested device's state when it was already asked
  * for; it is used only once the device is known to be the client's.
+ * `sim`: the SIM slot asked for (see `checkPinnedSim` and `preferred`).
  */
 export async function chooseDevice(
   up: Upstreams,
   auth: AuthContext,
   requested: string | undefined,
-  options: { allowOffline?: boolean; presence?: { deviceId: string; state: Promise<DeviceState> } } = {},
+  options: { allowOffline?: boolean; presence?: { deviceId: string; state: Promise<DeviceState> }; sim?: number } = {},
 ): Promise<ChosenDevice> {
   const lenient = auth.mode === 'test' || options.allowOffline === true;
   if (requested) {
@@ -33,34 +34,61 @@ export async function chooseDevice(
       asked = up.directory.state(requested);
       asked.catch(() => undefined);
     }
+    // The phone's SIMs change when it reconnects, so they are asked of the hub (only when a SIM is asked for).
+    const sims = options.sim === undefined ? undefined : up.devices.getDevice({ clientId: auth.clientId, deviceId: requested });
+    sims?.catch(() => undefined);
     const device = await up.directory.owned(auth.clientId, requested);
     const state = await asked;
     if (state.removed) {
       up.directory.forgetRemoved(device);
       throw new AppError('INVALID_DEVICE_ID');
     }
+    if (sims) checkPinnedSim(await sims, options.sim!);
     const online = auth.mode === 'test' || state.online;
     if (!online && !lenient) throw new AppError('DEVICE_OFFLINE');
     return { deviceId: device.deviceId, status: online ? 'online' : 'offline' };
   }
   const { devices } = await up.devices.listDevices({ clientId: auth.clientId, onlineOnly: !lenient });
-  const candidates = preferred(devices);
+  const candidates = preferred(devices, options.sim);
   const depths = await queueDepths(up, candidates);
   const chosen = candidates.reduce((best, d) => (depths.get(d.deviceId)! < depths.get(best.deviceId)! ? d : best));
   const online = chosen.status === 'online' || auth.mode === 'test';
   return { deviceId: chosen.deviceId, status: online ? 'online' : 'offline' };
 }
 
+/** 400 VALIDATION_ERROR naming `sim`. */
+function simError(message: string): AppError {
+  return new AppError('VALIDATION_ERROR', { message, details: [{ field: 'sim', code: 'VALIDATION_ERROR', message }] });
+}
+
+/** A phone that reported its SIMs has slots 1 to n; one that never said (protocol 3 or older) accepts any. */
+const hasSlot = (device: devicehub.Device__Output, sim: number): boolean => device.sims.length === 0 || device.sims.length >= sim;
+
+/** The named phone must have the SIM asked for, when it reported its SIMs. */
+function checkPinnedSim(device: devicehub.Device__Output, sim: number): void {
+  if (!hasSlot(device, sim)) throw simError(`Le téléphone n'a que ${device.sims.length} SIM.`);
+}
+
+/** Room to send now: through the SIM asked for when the phone reported it (limits apply per SIM), else the phone's. */
+function hasRoom(device: devicehub.Device__Output, sim: number | undefined): boolean {
+  const slot = sim === undefined ? undefined : device.sims.find((s) => s.slot === sim);
+  return slot ? slot.hasRoom : device.hasRoom;
+}
+
 /**
- * The devices the automatic choice picks among: those whose limits and
- * sending hours let them send now (`has_room`), or all of them when none
- * has room (the message then waits, within its ttl, for the first phone
- * with room). DEVICE_OFFLINE when the client has none.
+ * The devices the automatic choice picks among: with a `sim`, only those
+ * with that slot (or unknown SIMs); then those whose limits and sending
+ * hours let them send now (`has_room`), or all of them when none has room
+ * (the message then waits, within its ttl, for the first phone with room).
+ * DEVICE_OFFLINE when the client has none; VALIDATION_ERROR on `sim` when
+ * none has that slot.
  */
-function preferred(devices: devicehub.Device__Output[]): devicehub.Device__Output[] {
+function preferred(devices: devicehub.Device__Output[], sim: number | undefined): devicehub.Device__Output[] {
   if (devices.length === 0) throw new AppError('DEVICE_OFFLINE', { message: 'Aucun appareil en ligne pour ce client.' });
-  const withRoom = devices.filter((d) => d.hasRoom);
-  return withRoom.length > 0 ? withRoom : devices;
+  const able = sim === undefined ? devices : devices.filter((d) => hasSlot(d, sim));
+  if (able.length === 0) throw simError(`Aucun téléphone de ce client n'a de SIM ${sim}.`);
+  const withRoom = able.filter((d) => hasRoom(d, sim));
+  return withRoom.length > 0 ? withRoom : able;
 }
 
 /** Each device's queued messages (one call, and none for a single device). */
@@ -71,26 +99,33 @@ async function queueDepths(up: Upstreams, devices: devicehub.Device__Output[]): 
 }
 
 /**
- * The device of each of `count` messages of a batch: all on the requested
- * device, or spread over the devices the automatic choice prefers, each
- * message going to the device whose queue is then the shortest.
+ * The device of each message of a batch, given the SIM each asks for
+ * (undefined: none): all on the requested device (which must have the
+ * highest slot asked for), or spread over the devices the automatic choice
+ * prefers for that message's SIM, each message going to the device whose
+ * queue is then the shortest.
  */
 export async function spreadOverDevices(
   up: Upstreams,
   auth: AuthContext,
   requested: string | undefined,
-  count: number,
+  sims: (number | undefined)[],
   presence?: { deviceId: string; state: Promise<DeviceState> },
 ): Promise<string[]> {
   if (requested) {
-    const device = await chooseDevice(up, auth, requested, { presence });
-    return Array.from({ length: count }, () => device.deviceId);
+    const asked = sims.filter((s): s is number => s !== undefined);
+    const sim = asked.length > 0 ? Math.max(...asked) : undefined;
+    const device = await chooseDevice(up, auth, requested, { presence, sim });
+    return sims.map(() => device.deviceId);
   }
   const { devices } = await up.devices.listDevices({ clientId: auth.clientId, onlineOnly: auth.mode === 'live' });
-  const candidates = preferred(devices);
-  const load = await queueDepths(up, candidates);
-  const ids = candidates.map((d) => d.deviceId);
-  return Array.from({ length: count }, () => {
+  const candidates = new Map([...new Set(sims)].map((sim) => [sim, preferred(devices, sim).map((d) => d.deviceId)]));
+  const load = await queueDepths(
+    up,
+    devices.filter((d) => [...candidates.values()].some((ids) => ids.includes(d.deviceId))),
+  );
+  return sims.map((sim) => {
+    const ids = candidates.get(sim)!;
     let best = ids[0]!;
     for (const id of ids) if (load.get(id)! < load.get(best)!) best = id;
     load.set(best, load.get(best)! + 1);

@@ -13,7 +13,7 @@ import type { Upstreams } from './upstreams';
  * not sent after the OTP's expiry.
  */
 export async function sendOtp(up: Upstreams, auth: AuthContext, request: SendOtpRequest, options: SendOptions) {
-  const device = await chooseDevice(up, auth, options.deviceId, { presence: options.presence });
+  const device = await chooseDevice(up, auth, options.deviceId, { presence: options.presence, sim: request.sim });
   let sent: otp.SendOtpResponse__Output;
   try {
     const pinned = options.deviceId !== undefined && !request.failover;

@@ -10,7 +10,13 @@ import type { Upstreams } from './upstreams';
  * in one call; pinned to the X-Device-ID device unless `"failover": true`.
  */
 export async function sendBatch(up: Upstreams, auth: AuthContext, request: BatchRequest, options: SendOptions) {
-  const deviceIds = await spreadOverDevices(up, auth, options.deviceId, request.items.length, options.presence);
+  const deviceIds = await spreadOverDevices(
+    up,
+    auth,
+    options.deviceId,
+    request.items.map((i) => i.sim),
+    options.presence,
+  );
   const pinned = options.deviceId !== undefined && !request.failover;
   return up.messages.sendBatch(toSendBatchRequest(auth, deviceIds, pinned, request, options.idempotency));
 }

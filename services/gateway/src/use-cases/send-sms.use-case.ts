@@ -24,6 +24,7 @@ export async function sendSms(up: Upstreams, auth: AuthContext, request: SendReq
   const device = await chooseDevice(up, auth, options.deviceId, {
     allowOffline: request.scheduledAt !== undefined,
     presence: options.presence,
+    sim: request.sim,
   });
   const pinned = options.deviceId !== undefined && !request.failover;
   const receipt = await up.sends.send(toSendRequest(auth, { deviceId: device.deviceId, pinned }, request, options.idempotency));

@@ -51,6 +51,9 @@ export function storedMessage(over: Partial<message.Message__Output> = {}): mess
     expiresAt: '',
     pinned: false,
     attempts: [],
+    sim: 0,
+    requestedSim: 0,
+    replies: false,
     ...over,
   };
 }
@@ -108,7 +111,7 @@ export class FleetGateway {
     const known = (deviceId: string) => {
       const device = this.devices.find((d) => d.deviceId === deviceId);
       if (!device) throw new AppError('INVALID_DEVICE_ID');
-      return { clientId: CLIENT, name: 'Pixel', status: 'online', ...device };
+      return { clientId: CLIENT, name: 'Pixel', status: 'online', sims: [], ...device };
     };
     const devices = {
       getDevice: async (req: devicehub.GetDeviceRequest) => {
@@ -146,7 +149,16 @@ export class FleetGateway {
           this.batches.push(req);
           const batchId = newId('batch');
           const messages = req.messages!.map((m, i) =>
-            storedMessage({ batchId, to: m.to, deviceId: req.deviceIds![i], expiresAt: req.ttlSeconds![i] ? T0 : '' }),
+            storedMessage({
+              batchId,
+              to: m.to,
+              deviceId: req.deviceIds![i],
+              expiresAt: req.ttlSeconds![i] ? T0 : '',
+              // As the message service stores it: sim is the requested one until a phone takes it.
+              sim: req.sims?.[i] ?? 0,
+              requestedSim: req.sims?.[i] ?? 0,
+              replies: req.replies ?? false,
+            }),
           );
           return { batchId, messages, queuedAt: T0, replayed: false };
         },

@@ -18,6 +18,8 @@ export interface OtpSms {
   messageId: string;
   /** It never moves to another phone. */
   pinned: boolean;
+  /** The SIM slot to send through; 0: the client's SIM rule. */
+  sim: number;
 }
 
 /** The message service, as the OTP use cases need it. */

@@ -21,6 +21,8 @@ export interface SendOtpInput {
   requestHash: string;
   /** The client named the device without `"failover": true`: the SMS stays on it. */
   pinned?: boolean;
+  /** The SIM slot to send through (1 to 8); 0 or absent: the client's SIM rule. */
+  sim?: number;
 }
 
 /** The answer to a send-otp: the OTP, its SMS queued. */
@@ -75,6 +77,7 @@ async function sendSms(
     expiresAt: o.expiresAt,
     messageId: o.messageId,
     pinned: req.pinned ?? false,
+    sim: req.sim ?? 0,
   });
   await repo.smsStored(o.otpId);
   log.debug({ otp_id: o.otpId, message_id: o.messageId }, 'OTP sent');

@@ -72,7 +72,7 @@ export function smsRoutes(
     });
     // Stored by an earlier request with this Idempotency-Key (its answer was lost): that message.
     if (receipt.replayed) ctx.set('Idempotent-Replayed', 'true');
-    ctx.body = sendBody(request.to, deviceId, receipt, expiresAt);
+    ctx.body = sendBody(request.to, deviceId, receipt, expiresAt, request.sim);
   });
 
   router.get('/v1/sms/status/:message_id', auth, guard, async (ctx) => {
