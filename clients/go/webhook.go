@@ -57,9 +57,11 @@ type WebhookEvent struct {
 // Error.Code is a failure code: SMSErrorCodeOptedOut for a message to a number on the suppression
 // list (it never reached a phone).
 type MessageEventData struct {
-	MessageID   string         `json:"message_id"`
-	Status      MessageStatus  `json:"status"`
-	To          string         `json:"to"`
+	MessageID string        `json:"message_id"`
+	Status    MessageStatus `json:"status"`
+	To        string        `json:"to"`
+	// Sim is the SIM slot the phone sent through (1 to n), nil when unknown (its default SIM).
+	Sim         *int           `json:"sim"`
 	SentAt      *time.Time     `json:"sent_at,omitempty"`
 	DeliveredAt *time.Time     `json:"delivered_at,omitempty"`
 	FailedAt    *time.Time     `json:"failed_at,omitempty"`
@@ -88,6 +90,8 @@ type ReceivedEventData struct {
 	Sim        *int      `json:"sim"`
 	Message    string    `json:"message"`
 	ReceivedAt time.Time `json:"received_at"`
+	// InReplyTo is the id of the message sent with "replies": true that this SMS answers, or "".
+	InReplyTo string `json:"in_reply_to"`
 }
 
 // MessageData decodes the data of sms.sent, sms.delivered and sms.failed.

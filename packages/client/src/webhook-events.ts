@@ -9,6 +9,8 @@ export interface MessageEventData {
   message_id: string;
   status: 'sent' | 'delivered' | 'failed';
   to: string;
+  /** The SIM slot the phone sent through (1 to n), or null when unknown (its default SIM). */
+  sim: number | null;
   sent_at?: string;
   delivered_at?: string;
   failed_at?: string;
@@ -40,6 +42,8 @@ export interface ReceivedEventData {
   /** The whole text. */
   message: string;
   received_at: string;
+  /** The id of the message sent with `replies: true` that this SMS answers, or null. */
+  in_reply_to: string | null;
   [key: string]: unknown;
 }
 

@@ -40,6 +40,7 @@ MessageEventData = TypedDict(
         "message_id": str,
         "status": Literal["sent", "delivered", "failed"],
         "to": str,
+        "sim": Optional[int],
         "sent_at": NotRequired[str],
         "delivered_at": NotRequired[str],
         "failed_at": NotRequired[str],
@@ -51,7 +52,8 @@ MessageEventData = TypedDict(
 
 # The data of sms.received: an SMS one of the client's phones received. "id" is its rcv_ id (GET
 # /v1/sms/inbox/{id}); "from" the sender as the network gave it (an E.164 number, a short code or a
-# sender name); "sim" the SIM slot (1 to n), None when the phone does not say.
+# sender name); "sim" the SIM slot (1 to n), None when the phone does not say; "in_reply_to" the id
+# of the message sent with "replies": True that it answers, or None.
 ReceivedEventData = TypedDict(
     "ReceivedEventData",
     {
@@ -61,6 +63,7 @@ ReceivedEventData = TypedDict(
         "sim": Optional[int],
         "message": str,
         "received_at": str,
+        "in_reply_to": Optional[str],
     },
 )
 
