@@ -63,6 +63,10 @@ export function simRuleOf(rule: string, defaultSim: number): SimRule {
   };
 }
 
+/** The slot the `default` rule prefers on a phone with these slots (ascending): default_sim, else its first. */
+export const preferredSim = (slots: readonly number[], rule: SimRule): number =>
+  slots.includes(rule.defaultSim) ? rule.defaultSim : slots[0]!;
+
 export interface SimChoice {
   /** The message's requested SIM (0: none). */
   requested: number;
@@ -80,15 +84,15 @@ export interface SimChoice {
  * phone with fewer than 2 known SIMs gets none. Else, by the client's rule: `round_robin` is the
  * first slot with room after the last one used (cyclically); `default` is `defaultSim` when the
  * phone has it, else its first slot. When that slot has no room, the first other slot with room
- * takes the SMS (the limits are per SIM and never exceeded); with no slot with room (the claim
- * happened anyway), the rule's slot.
+ * takes the SMS (the limits are per SIM and never exceeded; the session waits out a mere pause
+ * of the preferred SIM instead, see `SessionSims.holdMs`); with no slot with room, the rule's slot.
  */
 export function chooseSim({ requested, slots, withRoom, rule, lastSlot }: SimChoice): number {
   if (requested > 0) return requested;
   if (slots.length < 2) return 0;
   const hasRoom = (slot: number) => withRoom.includes(slot);
   if (rule.rule === 'default') {
-    const preferred = slots.includes(rule.defaultSim) ? rule.defaultSim : slots[0]!;
+    const preferred = preferredSim(slots, rule);
     if (hasRoom(preferred)) return preferred;
     return slots.find(hasRoom) ?? preferred;
   }

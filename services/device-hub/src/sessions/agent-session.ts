@@ -218,6 +218,11 @@ export class AgentSession {
       // A phone without room claims nothing: its client's other phones take the fleet's messages.
       const simsWithRoom = await this.roomNow();
       if (!simsWithRoom) continue;
+      const holdMs = await this.sims.holdMs(simsWithRoom, (slot) => this.pacer.pauseLeftMs(slot));
+      if (holdMs > 0) {
+        await this.sleep(holdMs + 5, 'reload');
+        continue;
+      }
       if (this.closed) break;
       let claimed: message.ClaimNextResponse__Output;
       try {

@@ -111,6 +111,11 @@ export class DispatchPacer {
     return 0;
   }
 
+  /** How long the SIM's pause after its last SMS still lasts (0: over, or no pause per SIM). */
+  pauseLeftMs(slot: number): number {
+    return Math.max(0, (this.pausedUntil.get(slot) ?? 0) - this.deps.clock());
+  }
+
   /** Counts an SMS the phone acknowledged against its limits (and its SIM's, when one was chosen). */
   async acknowledged(messageId: string, slot = 0): Promise<void> {
     await this.deps.usage.record(this.deviceId, messageId, this.deps.clock(), slot);

@@ -3,7 +3,7 @@
 import type { Logger } from '@smsgw/platform';
 import { simsOfRow, type DeviceRow } from '../data/device.repository';
 import type { UsageStore } from '../data/usage.store';
-import { chooseSim, DEFAULT_SIM_RULE, type SimInfo } from '../domain/sims';
+import { chooseSim, DEFAULT_SIM_RULE, preferredSim, type SimInfo } from '../domain/sims';
 import type { SimRules } from './sim-rules';
 
 /** The SIM of each SMS handed out lately, for its (possibly late) acknowledgement. */
@@ -42,6 +42,20 @@ export class SessionSims {
     this.sims = sims;
     if (JSON.stringify(simsOfRow(this.device)) === JSON.stringify(sims)) return;
     await this.deps.storeSims(this.device.device_id, sims).catch((err: unknown) => this.log.warn({ err }, "the phone's SIMs not stored"));
+  }
+
+  /**
+   * How long to wait before claiming (0: claim now): under the client's `default` rule, while
+   * its SIM is only in its pause between two SMS, the phone waits for it rather than send
+   * through another SIM (a SIM whose limit is reached gives way to the others, see `chooseSim`).
+   */
+  async holdMs(withRoom: number[], pauseLeftMs: (slot: number) => number): Promise<number> {
+    const slots = this.slots;
+    if (slots.length < 2) return 0;
+    const rule = await this.deps.simRules.of(this.device.client_id);
+    if (rule.rule !== 'default') return 0;
+    const preferred = preferredSim(slots, rule);
+    return withRoom.includes(preferred) ? 0 : pauseLeftMs(preferred);
   }
 
   /**
