@@ -183,7 +183,7 @@ describe('device-hub protocol 4: SIMs', () => {
     const { clientId, deviceId, token } = await pairedDevice();
     const phone = await connected(token, twoSims);
     const [one, two] = [sms(clientId, deviceId), sms(clientId, deviceId)];
-    await sendAndAck(phone, clientId, deviceId, [one!, two!]);
+    await sendAndAck(phone, clientId, deviceId, [one, two]);
     const stored = async (messageId: string) =>
       eventually(
         async () => {
@@ -196,10 +196,10 @@ describe('device-hub protocol 4: SIMs', () => {
         5000,
         `the report of ${messageId}`,
       );
-    phone.send({ type: 'report', message_id: one!.messageId, status: 'sent', at: new Date().toISOString(), sim: 1 });
-    expect(await stored(one!.messageId)).toMatchObject({ status: 'sent', sim: 1 });
-    phone.send({ type: 'report', message_id: two!.messageId, status: 'sent', at: new Date().toISOString(), sim: 9 });
-    expect(await stored(two!.messageId)).not.toHaveProperty('sim');
+    phone.send({ type: 'report', message_id: one.messageId, status: 'sent', at: new Date().toISOString(), sim: 1 });
+    expect(await stored(one.messageId)).toMatchObject({ status: 'sent', sim: 1 });
+    phone.send({ type: 'report', message_id: two.messageId, status: 'sent', at: new Date().toISOString(), sim: 9 });
+    expect(await stored(two.messageId)).not.toHaveProperty('sim');
   });
 
   it('when a protocol 3 agent connects, then its SIMs are unknown, its frames carry no sim nor its claims any SIM, except an SMS whose caller asked for one', async () => {
