@@ -11,7 +11,7 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
       nats: commonConfig.nats(env),
       redis: commonConfig.redis(env),
       messageAddress: env.str('MESSAGE_GRPC_ADDR', '127.0.0.1:50052'),
-      /** The account service: each client's failover delay, for the failover sweep. */
+      /** The account service: each client's failover delay (the failover sweep) and SIM rule (the sessions). */
       accountAddress: commonConfig.grpcAddress(env, 'ACCOUNT_GRPC_ADDR', '127.0.0.1:50051'),
       agents: {
         host: env.str('AGENT_HOST', '0.0.0.0'),

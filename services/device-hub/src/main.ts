@@ -39,6 +39,7 @@ import { ReportPublisher } from './events/report.publisher';
 import { AgentSession } from './sessions/agent-session';
 import { TestModeSimulator } from './sessions/test-mode.simulator';
 import { SessionRegistry } from './sessions/session-registry';
+import { SimRules } from './sessions/sim-rules';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
@@ -78,6 +79,7 @@ export async function start(
   // Every replica sweeps (ReleaseDevice is idempotent): a phone offline past its client's delay,
   // or removed, has its unpinned messages opened to the client's other phones.
   const delays = new FailoverDelays(accounts, clock);
+  const simRules = new SimRules(accounts, clock);
   const failoverSweep = timerLoop({
     name: 'hub-failover-sweep',
     intervalMs: config.failoverSweepMs,
@@ -140,12 +142,14 @@ export async function start(
         received,
         presence,
         usage,
+        simRules,
         config,
         log,
         clock,
         publishDeviceEvent,
         loadDevice: (deviceId) => repo.find(deviceId),
         otherPhoneOnline: (of) => devices.otherPhoneOnline(of),
+        storeSims: (deviceId, sims) => repo.setSims(deviceId, sims),
       });
       sessions.add(session, tokenId);
       session.start().catch((err: unknown) => {

@@ -6,9 +6,13 @@ import { DispatchPacer } from '../src/sessions/dispatch-pacer';
 
 function pacer(limits: Partial<DeviceLimits>, clock: { now: number }) {
   const sent: number[] = [];
+  const bySim = new Map<number, number[]>();
   const usage = {
-    record: async (_device: string, _id: string, at: number) => void sent.push(at),
-    sentSince: async (_device: string, since: number) => sent.filter((t) => t > since),
+    record: async (_device: string, _id: string, at: number, slot = 0) => {
+      sent.push(at);
+      if (slot > 0) bySim.set(slot, [...(bySim.get(slot) ?? []), at]);
+    },
+    sentSince: async (_device: string, since: number, slot = 0) => (slot > 0 ? (bySim.get(slot) ?? []) : sent).filter((t) => t > since),
   };
   const pace = new DispatchPacer(
     'device_x',
@@ -26,24 +30,25 @@ describe('DispatchPacer', () => {
     const own = pacer({ minIntervalMs: 10_000, maxIntervalMs: 12_000 }, clock).pace;
     const fallback = pacer({}, clock).pace;
     for (let i = 0; i < 50; i++) {
-      expect(own.pauseMs()).toBeGreaterThanOrEqual(10_000);
-      expect(own.pauseMs()).toBeLessThanOrEqual(12_000);
-      expect(fallback.pauseMs()).toBeGreaterThanOrEqual(2000);
-      expect(fallback.pauseMs()).toBeLessThanOrEqual(3000);
+      expect(own.pauseAfter(0)).toBeGreaterThanOrEqual(10_000);
+      expect(own.pauseAfter(0)).toBeLessThanOrEqual(12_000);
+      expect(fallback.pauseAfter(0)).toBeGreaterThanOrEqual(2000);
+      expect(fallback.pauseAfter(0)).toBeLessThanOrEqual(3000);
     }
   });
 
   it('when the limit is reached, then the wait runs until the oldest leaves, capped by the re-check', async () => {
     const clock = { now: 1_000_000 };
     const { pace } = pacer({ perMinute: 2 }, clock);
-    expect(await pace.waitMs(15_000, log)).toBe(0);
+    const wait = async (recheckMs: number) => (await pace.waitMs(recheckMs, log)).waitMs;
+    expect(await wait(15_000)).toBe(0);
     await pace.acknowledged('msg_1');
     clock.now += 1000;
     await pace.acknowledged('msg_2');
-    expect(await pace.waitMs(120_000, log)).toBe(59_000 + 5);
-    expect(await pace.waitMs(15_000, log)).toBe(15_000);
+    expect(await wait(120_000)).toBe(59_000 + 5);
+    expect(await wait(15_000)).toBe(15_000);
     clock.now += 59_000;
-    expect(await pace.waitMs(15_000, log)).toBe(0);
+    expect(await wait(15_000)).toBe(0);
   });
 
   it('when its usage cannot be read, then it waits 1 to 2 s rather than claim blind', async () => {
@@ -56,7 +61,7 @@ describe('DispatchPacer', () => {
         clock: Date.now,
       },
     );
-    const waitMs = await pace.waitMs(15_000, log);
+    const { waitMs } = await pace.waitMs(15_000, log);
     expect(waitMs).toBeGreaterThanOrEqual(1000);
     expect(waitMs).toBeLessThanOrEqual(2000);
   });
@@ -69,5 +74,42 @@ describe('DispatchPacer', () => {
     pace.reload({ ...NO_LIMITS, perDay: 10 });
     expect(pace.stale()).toBe(false);
     expect(pace.current.perDay).toBe(10);
+  });
+
+  it('when the phone has 2 SIMs, then each SIM has its own windows and pause, and the phone has room while one SIM has', async () => {
+    const clock = { now: 1_000_000 };
+    const { pace } = pacer({ perMinute: 1, minIntervalMs: 5000, maxIntervalMs: 5000 }, clock);
+    pace.setSims([1, 2]);
+    expect(await pace.room()).toEqual({ ok: true, simsWithRoom: [1, 2] });
+    await pace.acknowledged('msg_1', 1);
+    expect(pace.pauseAfter(1)).toBe(0); // the SIM pauses, not the phone
+    expect(await pace.room()).toEqual({ ok: true, simsWithRoom: [2] });
+    await pace.acknowledged('msg_2', 2);
+    expect(pace.pauseAfter(2)).toBe(0);
+    // Both minutes full: the wait is the first SIM's (its SMS leaves the window first).
+    expect(await pace.room()).toEqual({ ok: false, waitMs: 60_000, reason: 'limit' });
+    clock.now += 60_000;
+    expect(await pace.room()).toEqual({ ok: true, simsWithRoom: [1, 2] });
+  });
+
+  it('when the phone has 2 SIMs without limits, then a SIM in its pause has no room until the pause ends', async () => {
+    const clock = { now: 1_000_000 };
+    const { pace } = pacer({ minIntervalMs: 4000, maxIntervalMs: 4000 }, clock);
+    pace.setSims([1, 2]);
+    pace.pauseAfter(1);
+    pace.pauseAfter(2);
+    clock.now += 1000;
+    expect(await pace.room()).toEqual({ ok: false, waitMs: 3000, reason: 'pause' });
+    clock.now += 3000;
+    expect(await pace.room()).toEqual({ ok: true, simsWithRoom: [1, 2] });
+  });
+
+  it("when the phone has one known SIM, then its limits and pause stay the whole phone's", async () => {
+    const clock = { now: 1_000_000 };
+    const { pace } = pacer({ perMinute: 1, minIntervalMs: 4000, maxIntervalMs: 4000 }, clock);
+    pace.setSims([1]);
+    expect(pace.pauseAfter(1)).toBe(4000);
+    await pace.acknowledged('msg_1', 1);
+    expect(await pace.room()).toMatchObject({ ok: false, reason: 'limit' });
   });
 });

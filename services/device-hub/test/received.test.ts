@@ -46,7 +46,7 @@ describe('device-hub protocol 3: received SMS and SimulateReceived', () => {
     const created = await hub.first.client.createDevice({ clientId, name: 'test phone' });
     const paired = await postPair(hub.first.agentUrl, hub.certs.caPem, { client_id: clientId, device_password: created.devicePassword });
     expect(paired.status).toBe(200);
-    expect(paired.body.protocol).toBe(3);
+    expect(paired.body.protocol).toBe(4);
     return { clientId, deviceId: created.deviceId, token: paired.body.device_token as string };
   }
 
@@ -54,7 +54,7 @@ describe('device-hub protocol 3: received SMS and SimulateReceived', () => {
   async function connected(token: string, driver?: string): Promise<Phone> {
     const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
     phones.push(phone);
-    expect(await phone.next('hello')).toMatchObject({ protocol: 3 });
+    expect(await phone.next('hello')).toMatchObject({ protocol: 4 });
     if (driver) phone.send({ type: 'agent_hello', protocol: 3, driver });
     return phone;
   }

@@ -1,5 +1,6 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
 import type { DeviceLimits } from '../domain/limits';
+import { simsOf, type SimInfo } from '../domain/sims';
 
 export interface DeviceRow {
   device_id: string;
@@ -17,6 +18,8 @@ export interface DeviceRow {
   sending_hours_start: string;
   sending_hours_end: string;
   time_zone: string;
+  /** What the phone reported when it last connected (jsonb; read it with `simsOfRow`). */
+  sims: unknown;
 }
 
 /** A device as the failover sweep sees it: removed ones too. */
@@ -44,6 +47,7 @@ const COLUMN_NAMES = [
   'sending_hours_start',
   'sending_hours_end',
   'time_zone',
+  'sims',
 ];
 const DEVICE_COLUMNS = COLUMN_NAMES.join(', ');
 
@@ -60,6 +64,9 @@ export function limitsOf(row: DeviceRow): DeviceLimits {
     timeZone: row.time_zone,
   };
 }
+
+/** The SIMs stored on a device row, ordered by slot (empty: unknown). */
+export const simsOfRow = (row: Pick<DeviceRow, 'sims'>): SimInfo[] => simsOf(row.sims);
 
 export class DeviceRepository {
   constructor(private readonly pool: Pool) {}
@@ -244,6 +251,15 @@ export class DeviceRepository {
         limits.timeZone,
       ],
     );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  /** Stores the SIMs the phone reported at its connection; false when the device is gone. */
+  async setSims(deviceId: string, sims: SimInfo[]): Promise<boolean> {
+    const result = await this.pool.query('UPDATE devices SET sims = $2 WHERE device_id = $1 AND removed_at IS NULL', [
+      deviceId,
+      JSON.stringify(sims),
+    ]);
     return (result.rowCount ?? 0) > 0;
   }
 

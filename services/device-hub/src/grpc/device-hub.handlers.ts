@@ -33,6 +33,13 @@ function toProto(view: LimitedDeviceView): devicehub.Device {
     },
     usage: { lastMinute: usage.lastMinute, lastHour: usage.lastHour, lastDay: usage.lastDay },
     hasRoom: view.hasRoom,
+    sims: view.sims.map((sim) => ({
+      slot: sim.slot,
+      carrier: sim.carrier ?? '',
+      number: sim.number ?? '',
+      usage: { lastMinute: sim.usage.lastMinute, lastHour: sim.usage.lastHour, lastDay: sim.usage.lastDay },
+      hasRoom: sim.hasRoom,
+    })),
   };
 }
 

@@ -14,6 +14,7 @@ import {
   type TlsSettings,
 } from '@smsgw/platform';
 import type { AuthenticatedDevice } from '../use-cases/devices.use-case';
+import { PROTOCOL_VERSION } from '../sessions/agent-session';
 
 export const AGENT_SUBPROTOCOL = 'smsgw.agent.v1';
 const MAX_BODY = 16 * 1024;
@@ -116,7 +117,7 @@ export function createAgentServer(deps: AgentServerDeps): http.Server {
       readJson(req)
         .then((body) => deps.pair(body, clientAddress(req)))
         .then(
-          (paired) => sendJson(res, 200, { success: true, ...paired, ws_url: deps.wsUrl(), protocol: 3 }),
+          (paired) => sendJson(res, 200, { success: true, ...paired, ws_url: deps.wsUrl(), protocol: PROTOCOL_VERSION }),
           (err: unknown) => sendError(res, err, deps.log),
         );
       return;

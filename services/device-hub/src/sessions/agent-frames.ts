@@ -1,5 +1,6 @@
 // The frames a phone sends (PROTOCOL.md), read into what the hub relays.
 import { AGENT_REPORT_STATUSES, FAILURE_CODES, type AgentReport, type FailureCode } from '@smsgw/platform';
+import { isSimSlot } from '../domain/sims';
 
 export interface AgentFrame {
   type?: unknown;
@@ -9,6 +10,7 @@ export interface AgentFrame {
   error?: { code?: unknown; message?: unknown };
   not_sent?: unknown;
   traceparent?: unknown;
+  sim?: unknown;
 }
 
 /** The trace context an agent echoed, if it is well formed (else the hub's spans start a trace of their own). */
@@ -17,8 +19,9 @@ export const echoedTrace = (value: unknown) =>
 
 /**
  * The report a `report` frame makes (undefined for `accepted`, which the ack covers, and for an
- * unknown status): its time (now when the phone's is not a date), its error, and for a failure
- * `not_sent` when the phone says nothing of the SMS left it (protocol 2).
+ * unknown status): its time (now when the phone's is not a date), its error, for a failure
+ * `not_sent` when the phone says nothing of the SMS left it (protocol 2), and the SIM slot it sent
+ * through (protocol 4; only 1 to 8, anything else is left out).
  */
 export function reportOf(frame: AgentFrame, messageId: string, deviceId: string, nowMs: number): AgentReport | undefined {
   const status = frame.status;
@@ -26,6 +29,7 @@ export function reportOf(frame: AgentFrame, messageId: string, deviceId: string,
   const at =
     typeof frame.at === 'string' && !Number.isNaN(Date.parse(frame.at)) ? new Date(frame.at).toISOString() : new Date(nowMs).toISOString();
   const report: AgentReport = { message_id: messageId, device_id: deviceId, status: status as AgentReport['status'], at };
+  if (isSimSlot(frame.sim)) report.sim = frame.sim;
   if (status === 'failed') {
     const code = FAILURE_CODES.includes(frame.error?.code as never) ? (frame.error!.code as FailureCode) : 'DEVICE_ERROR';
     report.error = { code, message: typeof frame.error?.message === 'string' ? frame.error.message.slice(0, 200) : '' };

@@ -1,7 +1,8 @@
 // One phone's connection, whole: the frames of PROTOCOL.md (hello, sms, ack, report, ping), the
 // claim-and-hand loop, and the report path; they share the session's state (in-flight SMS, the
 // handed-out set, the socket). The pace is the DispatchPacer's, the reading of frames
-// agent-frames', protocol 3 (agent_hello, received SMS, simulate_received) the ReceivedRelay's.
+// agent-frames', protocol 3 (agent_hello, received SMS, simulate_received) the ReceivedRelay's;
+// protocol 4's SIMs are read from agent_hello before the first claim, and each SMS's SIM chosen here.
 import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@nats-io/transport-node';
 import type WebSocket from 'ws';
@@ -27,6 +28,7 @@ import { echoedTrace, reportOf, type AgentFrame } from './agent-frames';
 import { DispatchPacer } from './dispatch-pacer';
 import { ReceivedRelay } from './received-relay';
 import { ReportRelay } from './report-relay';
+import { SessionSims, type SessionSimsDeps } from './session-sims';
 import { HandedMessages } from '../use-cases/report-ownership.use-case';
 
 export const CLOSE_REVOKED = 4001;
@@ -34,16 +36,18 @@ export const CLOSE_REVOKED = 4001;
 const handedOut = counter('hub.sms_handed_out', 'SMS handed to phones, by whether the phone acknowledged in time');
 export const CLOSE_REPLACED = 4002;
 export const CLOSE_RESTART = 1012;
-/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS. */
-export const PROTOCOL_VERSION = 3;
+/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS, 4 SIMs. */
+export const PROTOCOL_VERSION = 4;
+/** How long the first claim waits for the agent's first frame (its agent_hello, if any: protocol 3 and later). */
+const HELLO_WAIT_MS = 1000;
 
-export interface SessionDeps {
+export interface SessionDeps extends SessionSimsDeps {
   messages: PromiseClient<message.MessageServiceClient>;
   nats: Nats;
   reports: ReportPublisher;
   received: ReceivedPublisher;
   presence: PresenceStore;
-  usage: UsageStore;
+  usage: Pick<UsageStore, 'record' | 'sentSince' | 'lastSim' | 'setLastSim'>;
   config: Pick<DeviceHubConfig, 'dispatch' | 'pingIntervalMs'>;
   log: Logger;
   clock: () => number;
@@ -77,6 +81,10 @@ export class AgentSession {
   private readonly relay: ReportRelay;
   /** Protocol 3: what the agent said of itself, its received SMS, the simulate_received orders. */
   readonly inbox: ReceivedRelay;
+  /** Protocol 4: the phone's SIMs, known before the first claim, and the SIM of each SMS. */
+  private readonly sims: SessionSims;
+  private introduce?: () => void;
+  private readonly introduced = new Promise<void>((resolve) => (this.introduce = resolve));
 
   constructor(
     private readonly ws: WebSocket,
@@ -86,6 +94,7 @@ export class AgentSession {
     this.log = deps.log.child({ device_id: device.device_id, connection_id: this.connectionId });
     this.relay = new ReportRelay(device, this.handed, deps, this.log, (frame) => this.send(frame));
     this.inbox = new ReceivedRelay(device, deps, this.log, (frame) => this.send(frame));
+    this.sims = new SessionSims(device, deps, this.log);
     this.pacer = new DispatchPacer(device.device_id, limitsOf(device), {
       usage: deps.usage,
       defaults: deps.config.dispatch,
@@ -177,24 +186,47 @@ export class AgentSession {
     });
   }
 
-  /** Whether the phone had no room and slept (until room comes, a reload, or a re-check). */
-  private async waitedForRoom(): Promise<boolean> {
+  /**
+   * The SIM slots with room (empty for a phone with fewer than 2 SIMs: any message) when the phone
+   * may take an SMS now; undefined once it had no room and slept (until room comes, a reload, or a
+   * re-check).
+   */
+  private async roomNow(): Promise<number[] | undefined> {
     if (this.pacer.stale()) await this.reloadLimits(); // a lost reload order is made up here
-    const waitMs = await this.pacer.waitMs(this.deps.config.dispatch.sweepMs, this.log);
-    if (waitMs === 0) return false;
+    const { waitMs, simsWithRoom } = await this.pacer.waitMs(this.deps.config.dispatch.sweepMs, this.log);
+    if (waitMs === 0) return simsWithRoom;
     await this.sleep(waitMs, 'reload');
-    return true;
+    return undefined;
+  }
+
+  /**
+   * The phone's SIMs for this connection: what its agent_hello said (protocol 4), else unknown.
+   * The agent sends agent_hello before any other frame: the first frame, or a short wait, tells.
+   */
+  private async learnSims(): Promise<void> {
+    const timer = setTimeout(() => this.introduce?.(), HELLO_WAIT_MS);
+    await this.introduced;
+    clearTimeout(timer);
+    await this.sims.learn(this.inbox.agent?.sims ?? []);
+    this.pacer.setSims(this.sims.slots);
   }
 
   private async dispatchLoop(): Promise<void> {
     const { dispatch } = this.deps.config;
+    await this.learnSims();
     while (!this.closed) {
       // A phone without room claims nothing: its client's other phones take the fleet's messages.
-      if (await this.waitedForRoom()) continue;
+      const simsWithRoom = await this.roomNow();
+      if (!simsWithRoom) continue;
+      const holdMs = await this.sims.holdMs(simsWithRoom, (slot) => this.pacer.pauseLeftMs(slot));
+      if (holdMs > 0) {
+        await this.sleep(holdMs + 5, 'reload');
+        continue;
+      }
       if (this.closed) break;
       let claimed: message.ClaimNextResponse__Output;
       try {
-        const request = { deviceId: this.deviceId, clientId: this.device.client_id, leaseMs: dispatch.leaseMs };
+        const request = { deviceId: this.deviceId, clientId: this.device.client_id, leaseMs: dispatch.leaseMs, simsWithRoom };
         claimed = await this.deps.messages.claimNext(request);
       } catch (err) {
         this.log.warn({ err }, 'claiming the next message failed; retrying');
@@ -208,6 +240,7 @@ export class AgentSession {
         continue;
       }
       if (this.closed) break; // the lease runs out and the message goes back to the queue
+      const sim = await this.sims.choose(sms.messageId, sms.requestedSim, simsWithRoom);
       this.handed.add(sms.messageId);
       const acked = new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(false), Math.max(1000, dispatch.leaseMs - 2000));
@@ -221,7 +254,12 @@ export class AgentSession {
       });
       // The SMS's own trace (its API request's) goes on: to the phone, and back with its ack and reports.
       const span = startSpanInTrace('device-hub deliver', claimed.traceparent, []);
-      span.setAttributes({ 'smsgw.message_id': sms.messageId, 'smsgw.device_id': this.deviceId, 'smsgw.attempt': claimed.attempt });
+      span.setAttributes({
+        'smsgw.message_id': sms.messageId,
+        'smsgw.device_id': this.deviceId,
+        'smsgw.attempt': claimed.attempt,
+        'smsgw.sim': sim,
+      });
       withSpan(span, () =>
         this.send({
           type: 'sms',
@@ -231,6 +269,7 @@ export class AgentSession {
           priority: sms.priority,
           attempt: claimed.attempt,
           ...(sms.expiresAt ? { expires_at: sms.expiresAt } : {}),
+          ...(sim > 0 ? { sim } : {}),
           traceparent: traceparentOf(span),
         }),
       );
@@ -241,7 +280,7 @@ export class AgentSession {
         this.log.warn({ message_id: sms.messageId }, 'agent did not acknowledge in time; the lease will return the message to the queue');
       }
       this.ackWaiter = undefined;
-      await this.sleep(this.pacer.pauseMs());
+      await this.sleep(this.pacer.pauseAfter(sim));
     }
   }
 
@@ -253,6 +292,7 @@ export class AgentSession {
       this.log.warn('agent sent a frame that is not JSON');
       return;
     }
+    this.introduce?.();
     if (typeof frame !== 'object' || frame === null || this.inbox.handles(frame as Record<string, unknown>)) return;
     if (typeof frame.message_id !== 'string' || !frame.message_id.startsWith('msg_')) return;
     const messageId = frame.message_id;
@@ -263,10 +303,13 @@ export class AgentSession {
       const attributes = { 'smsgw.message_id': messageId, 'smsgw.device_id': this.deviceId };
       // The phone has it: it counts against its limits (a message of another phone does not),
       // before the dispatch loop checks its room again.
+      const sim = this.sims.of(messageId);
       const counted = this.handed.has(messageId)
-        ? this.pacer.acknowledged(messageId).catch((err: unknown) => this.log.warn({ err, message_id: messageId }, 'usage not recorded'))
+        ? this.pacer
+            .acknowledged(messageId, sim)
+            .catch((err: unknown) => this.log.warn({ err, message_id: messageId }, 'usage not recorded'))
         : undefined;
-      const accepted = inTrace('device-hub ack', echoedTrace(frame.traceparent), attributes, () => this.relay.accept(messageId));
+      const accepted = inTrace('device-hub ack', echoedTrace(frame.traceparent), attributes, () => this.relay.accept(messageId, sim));
       void Promise.all([accepted, counted]).finally(() => waiter?.resolve(true));
       return;
     }
@@ -288,6 +331,7 @@ export class AgentSession {
     clearInterval(this.pingTimer);
     for (const sub of this.wakeSubs) sub.unsubscribe();
     this.ackWaiter?.resolve(false);
+    this.introduce?.();
     for (const callback of [...this.onClose]) callback();
     this.log.info({ reason: this.closeReason }, 'agent disconnected');
     void this.deps.presence

@@ -1,5 +1,5 @@
 import type { Logger } from '@smsgw/platform';
-import { hasCountLimits, longestLimitedWindowMs, room, type DeviceLimits, type Room } from '../domain/limits';
+import { hasCountLimits, longestLimitedWindowMs, room, type DeviceLimits } from '../domain/limits';
 import { pacingDelay } from '../domain/pairing';
 import type { UsageStore } from '../data/usage.store';
 
@@ -12,13 +12,21 @@ export interface PacerDeps {
   clock: () => number;
 }
 
+/** Room now (with, for a phone with several SIMs, the slots that have some), or the wait until some comes. */
+export type PhoneRoom = { ok: true; simsWithRoom: number[] } | { ok: false; waitMs: number; reason: 'limit' | 'hours' | 'pause' };
+
 /**
  * One phone's pace: whether its limits and sending hours leave it room to take an SMS now (else
  * how long to wait), the pause after each SMS, and the record of what it acknowledged. Its limits
- * are replaced at a reload order.
+ * are replaced at a reload order. A phone that reported 2 or more SIMs has its limits' windows and
+ * its pause per SIM (its sending hours stay the phone's): it has room when one of its SIMs has.
  */
 export class DispatchPacer {
   private loadedAt: number;
+  /** The phone's SIM slots when it has 2 or more (limits per SIM); else empty. */
+  private slots: number[] = [];
+  /** Per SIM: until when its pause after its last SMS lasts (ms since the epoch). */
+  private readonly pausedUntil = new Map<number, number>();
 
   constructor(
     private readonly deviceId: string,
@@ -37,45 +45,79 @@ export class DispatchPacer {
     this.loadedAt = this.deps.clock();
   }
 
+  /** The phone's SIM slots, as its agent reported them; with 2 or more, the limits apply to each. */
+  setSims(slots: readonly number[]): void {
+    this.slots = slots.length >= 2 ? [...slots] : [];
+  }
+
   /** Whether the limits were read more than a minute ago (a reload order may have been lost). */
   stale(): boolean {
     return this.deps.clock() - this.loadedAt > LIMITS_MAX_AGE_MS;
   }
 
   /** Room now, or the wait until some comes; the usage is read only when a count limit is set. */
-  async room(): Promise<Room> {
+  async room(): Promise<PhoneRoom> {
     const now = this.deps.clock();
-    const sent = hasCountLimits(this.limits)
-      ? await this.deps.usage.sentSince(this.deviceId, now - longestLimitedWindowMs(this.limits))
-      : [];
-    return room(now, this.limits, sent);
+    const sentSince = async (slot?: number) =>
+      hasCountLimits(this.limits) ? this.deps.usage.sentSince(this.deviceId, now - longestLimitedWindowMs(this.limits), slot) : [];
+    if (this.slots.length === 0) {
+      const found = room(now, this.limits, await sentSince());
+      return found.ok ? { ok: true, simsWithRoom: [] } : found;
+    }
+    const perSim = await Promise.all(
+      this.slots.map(async (slot): Promise<PhoneRoom> => {
+        const found = room(now, this.limits, await sentSince(slot));
+        if (!found.ok) return found;
+        const pause = (this.pausedUntil.get(slot) ?? 0) - now;
+        return pause > 0 ? { ok: false, waitMs: pause, reason: 'pause' } : { ok: true, simsWithRoom: [slot] };
+      }),
+    );
+    const simsWithRoom = perSim.flatMap((r) => (r.ok ? r.simsWithRoom : []));
+    if (simsWithRoom.length > 0) return { ok: true, simsWithRoom };
+    const waits = perSim.filter((r): r is Extract<PhoneRoom, { ok: false }> => !r.ok);
+    return waits.reduce((soonest, r) => (r.waitMs < soonest.waitMs ? r : soonest));
   }
 
   /**
-   * 0 when the phone may take an SMS now; else how long to sleep before checking again: until
-   * room comes, at most `recheckMs`; 1 to 2 s when the check failed (nothing is claimed blind).
+   * `waitMs` 0 when the phone may take an SMS now (with the slots that have room, for a phone with
+   * several SIMs); else how long to sleep before checking again: until room comes, at most
+   * `recheckMs`; 1 to 2 s when the check failed (nothing is claimed blind).
    */
-  async waitMs(recheckMs: number, log: Logger): Promise<number> {
+  async waitMs(recheckMs: number, log: Logger): Promise<{ waitMs: number; simsWithRoom: number[] }> {
     try {
       const found = await this.room();
-      if (found.ok) return 0;
+      if (found.ok) return { waitMs: 0, simsWithRoom: found.simsWithRoom };
       log.debug({ wait_ms: found.waitMs, reason: found.reason }, 'no room to send; waiting');
-      return Math.min(found.waitMs + 5, recheckMs);
+      return { waitMs: Math.min(found.waitMs + 5, recheckMs), simsWithRoom: [] };
     } catch (err) {
       log.warn({ err }, 'checking the room to send failed; retrying');
-      return 1000 + Math.random() * 1000;
+      return { waitMs: 1000 + Math.random() * 1000, simsWithRoom: [] };
     }
   }
 
-  /** The pause after an SMS: the device's own interval, else the hub's default. */
-  pauseMs(): number {
+  /**
+   * The pause to sleep after an SMS handed through `slot` (0: none chosen): the device's own
+   * interval, else the hub's default. With limits per SIM, the SIM pauses instead (0 is returned):
+   * the phone's other SIMs may send meanwhile.
+   */
+  pauseAfter(slot: number): number {
     const { minIntervalMs, maxIntervalMs } = this.limits;
-    if (minIntervalMs > 0 || maxIntervalMs > 0) return pacingDelay(minIntervalMs, maxIntervalMs);
-    return pacingDelay(this.deps.defaults.minIntervalMs, this.deps.defaults.maxIntervalMs);
+    const pause =
+      minIntervalMs > 0 || maxIntervalMs > 0
+        ? pacingDelay(minIntervalMs, maxIntervalMs)
+        : pacingDelay(this.deps.defaults.minIntervalMs, this.deps.defaults.maxIntervalMs);
+    if (!this.slots.includes(slot)) return pause;
+    this.pausedUntil.set(slot, this.deps.clock() + pause);
+    return 0;
   }
 
-  /** Counts an SMS the phone acknowledged against its limits. */
-  async acknowledged(messageId: string): Promise<void> {
-    await this.deps.usage.record(this.deviceId, messageId, this.deps.clock());
+  /** How long the SIM's pause after its last SMS still lasts (0: over, or no pause per SIM). */
+  pauseLeftMs(slot: number): number {
+    return Math.max(0, (this.pausedUntil.get(slot) ?? 0) - this.deps.clock());
+  }
+
+  /** Counts an SMS the phone acknowledged against its limits (and its SIM's, when one was chosen). */
+  async acknowledged(messageId: string, slot = 0): Promise<void> {
+    await this.deps.usage.record(this.deviceId, messageId, this.deps.clock(), slot);
   }
 }

@@ -1,8 +1,9 @@
 // Protocol 3 of a phone's session (PROTOCOL.md): its `agent_hello` (the agent's protocol and
-// driver), the SMS it received (`received`, answered `received_ack` once stored in JetStream), and
+// driver, and from protocol 4 its SIMs), the SMS it received (`received`, answered `received_ack` once stored in JetStream), and
 // the hub's `simulate_received` orders to simulator agents.
 import { counter, type AgentReceived, type Logger } from '@smsgw/platform';
 import type { DeviceRow } from '../data/device.repository';
+import { simsOf, type SimInfo } from '../domain/sims';
 import type { ReceivedPublisher } from '../events/received.publisher';
 
 export const AGENT_DRIVERS = ['simulator', 'android', 'termux'] as const;
@@ -12,6 +13,8 @@ export type AgentDriver = (typeof AGENT_DRIVERS)[number];
 export interface AgentHello {
   protocol: number;
   driver: AgentDriver | 'unknown';
+  /** Protocol 4: its active SIMs by slot (bad entries left out); empty: unknown (protocol 3). */
+  sims: SimInfo[];
 }
 
 /** An SMS to make a simulator phone receive (SimulateReceived, live). */
@@ -78,8 +81,9 @@ export class ReceivedRelay {
     if (frame.type === 'agent_hello') {
       const protocol = Number.isInteger(frame.protocol) ? (frame.protocol as number) : 3;
       const driver = AGENT_DRIVERS.includes(frame.driver as never) ? (frame.driver as AgentDriver) : 'unknown';
-      this.hello = { protocol, driver };
-      this.log.info({ protocol, driver }, 'agent introduced itself');
+      const sims = protocol >= 4 ? simsOf(frame.sims) : [];
+      this.hello = { protocol, driver, sims };
+      this.log.info({ protocol, driver, sims: sims.length }, 'agent introduced itself');
       return true;
     }
     if (frame.type === 'received') {

@@ -60,19 +60,20 @@ export class ReportRelay {
   }
 
   /**
-   * Records the phone's acknowledgement at the message service at once; when
+   * Records the phone's acknowledgement (with the SIM slot the hub told it to send through, 0:
+   * none) at the message service at once; when
    * that call fails, through JetStream like a report, so that it is still
    * applied once the message service is back.
    */
-  async accept(messageId: string): Promise<void> {
+  async accept(messageId: string, sim = 0): Promise<void> {
     const at = new Date().toISOString();
     try {
-      const outcome = await this.deps.messages.acceptMessage({ deviceId: this.device.device_id, messageId, at });
+      const outcome = await this.deps.messages.acceptMessage({ deviceId: this.device.device_id, messageId, at, sim });
       if (!outcome.accepted)
         this.log.warn({ message_id: messageId, status: outcome.status }, 'the phone acknowledged a message that had left the queue');
     } catch (err) {
       this.log.warn({ err, message_id: messageId }, 'recording the acknowledgement failed; it goes through JetStream');
-      this.publish({ message_id: messageId, device_id: this.device.device_id, status: 'accepted', at }, false);
+      this.publish({ message_id: messageId, device_id: this.device.device_id, status: 'accepted', at, ...(sim > 0 ? { sim } : {}) }, false);
     }
   }
 

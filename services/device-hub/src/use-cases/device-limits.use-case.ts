@@ -1,38 +1,63 @@
 import type { DeviceRepository } from '../data/device.repository';
-import { limitsOf } from '../data/device.repository';
-import type { UsageStore } from '../data/usage.store';
+import { limitsOf, simsOfRow } from '../data/device.repository';
+import type { UsageKey, UsageStore } from '../data/usage.store';
 import { hasRoom, validateLimits, type DeviceLimits, type Usage } from '../domain/limits';
+import type { SimInfo } from '../domain/sims';
 import type { SessionRegistry } from '../sessions/session-registry';
 import type { DeviceUseCases, DeviceView } from './devices.use-case';
 
-/** A device as the API shows it: with its limits, what it sent in their windows, and whether it may send now. */
+/** One SIM of a device as the API shows it: what it sent in the limits' windows, whether it may send now. */
+export interface SimView extends SimInfo {
+  usage: Usage;
+  hasRoom: boolean;
+}
+
+/**
+ * A device as the API shows it: with its limits, what it sent in their windows (the whole
+ * phone), whether it may send now, and its SIMs. With 2 or more SIMs the limits apply to each
+ * SIM: the device has room when one of them has.
+ */
 export interface LimitedDeviceView extends DeviceView {
   limits: DeviceLimits;
   usage: Usage;
   hasRoom: boolean;
+  sims: SimView[];
 }
+
+const NO_USAGE: Usage = { lastMinute: 0, lastHour: 0, lastDay: 0 };
 
 /** Per-phone limits and hours: setting them, and the usage and room of devices for their views. */
 export class DeviceLimitsUseCases {
   constructor(
     private readonly devices: Pick<DeviceUseCases, 'get'>,
     private readonly repo: Pick<DeviceRepository, 'setLimits'>,
-    private readonly usage: Pick<UsageStore, 'usage'>,
+    private readonly usage: Pick<UsageStore, 'counts'>,
     private readonly sessions: Pick<SessionRegistry, 'reload'>,
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** The views with limits, usage (one Redis round trip for all) and room. */
+  /** The views with limits, usage and room, the phone's and each SIM's (one Redis round trip for all). */
   async withUsage(views: DeviceView[]): Promise<LimitedDeviceView[]> {
     const now = this.clock();
-    const usage = await this.usage.usage(
-      views.map((v) => v.device.device_id),
-      now,
-    );
-    return views.map((view) => {
+    const keys: UsageKey[] = [];
+    const perView = views.map((view) => {
+      const deviceId = view.device.device_id;
+      const sims = simsOfRow(view.device);
+      const phoneAt = keys.push({ deviceId }) - 1;
+      // With one SIM, the SIM is the phone: its usage and room are the phone's.
+      const simAt = sims.length >= 2 ? sims.map((sim) => keys.push({ deviceId, slot: sim.slot }) - 1) : sims.map(() => phoneAt);
+      return { view, sims, phoneAt, simAt };
+    });
+    const counts = await this.usage.counts(keys, now);
+    return perView.map(({ view, sims, phoneAt, simAt }) => {
       const limits = limitsOf(view.device);
-      const used = usage.get(view.device.device_id) ?? { lastMinute: 0, lastHour: 0, lastDay: 0 };
-      return { ...view, limits, usage: used, hasRoom: hasRoom(now, limits, used) };
+      const used = counts[phoneAt] ?? NO_USAGE;
+      const simViews = sims.map((sim, i) => {
+        const simUsed = counts[simAt[i]!] ?? NO_USAGE;
+        return { ...sim, usage: simUsed, hasRoom: hasRoom(now, limits, simUsed) };
+      });
+      const room = sims.length >= 2 ? simViews.some((s) => s.hasRoom) : hasRoom(now, limits, used);
+      return { ...view, limits, usage: used, hasRoom: room, sims: simViews };
     });
   }
 

@@ -10,6 +10,8 @@ export interface StandInMessage {
   to?: string;
   text?: string;
   expiresAt?: string;
+  /** The SIM the caller asked for (0 or absent: none). */
+  requestedSim?: number;
 }
 
 /**
@@ -22,6 +24,8 @@ export class MessageStandIn {
   readonly owners = new Map<string, StandInMessage>();
   readonly claims: message.ClaimNextRequest__Output[] = [];
   readonly accepted: string[] = [];
+  /** The SIM each acknowledgement carried, by message id. */
+  readonly acceptedSims = new Map<string, number>();
   readonly releases: message.ReleaseDeviceRequest__Output[] = [];
   stranded: message.StrandedDevice[] = [];
   releaseFails = false;
@@ -38,6 +42,7 @@ export class MessageStandIn {
       ClaimNext: async (req: message.ClaimNextRequest__Output) => holder.standIn!.claim(req),
       AcceptMessage: async (req: message.AcceptMessageRequest__Output) => {
         holder.standIn!.accepted.push(req.messageId);
+        holder.standIn!.acceptedSims.set(req.messageId, req.sim);
         return { accepted: true, status: 'queued' };
       },
       GetMessage: async (req: message.GetMessageRequest__Output) => {
@@ -99,6 +104,7 @@ export class MessageStandIn {
         priority: 3,
         status: 'queued',
         expiresAt: next.expiresAt ?? '',
+        requestedSim: next.requestedSim ?? 0,
       },
       attempt: 1,
       traceparent: '',
@@ -110,8 +116,14 @@ export class MessageStandIn {
   }
 }
 
-/** An account service whose every client has `failoverDelaySeconds`; any other method fails. */
-export async function startAccountStandIn(failoverDelaySeconds: number): Promise<GrpcService> {
+/**
+ * An account service whose every client has `failoverDelaySeconds`, and the SIM rule `simRules`
+ * gives it (none: the proto's empty defaults); any other method fails.
+ */
+export async function startAccountStandIn(
+  failoverDelaySeconds: number,
+  simRules: Map<string, { simRule: string; defaultSim: number }> = new Map(),
+): Promise<GrpcService> {
   const handlers: Record<string, unknown> = {
     GetClient: async (req: account.GetClientRequest__Output) => ({
       clientId: req.clientId,
@@ -119,6 +131,7 @@ export async function startAccountStandIn(failoverDelaySeconds: number): Promise
       name: 'Owner',
       createdAt: new Date().toISOString(),
       failoverDelaySeconds,
+      ...simRules.get(req.clientId),
     }),
   };
   for (const method of Object.keys(accountProto().AccountService.service)) {
