@@ -96,7 +96,8 @@ const REDIS_KEYS: Record<RedisService, { readWrite: string[]; readOnly: string[]
   // authfail: the failed-authentication counter; presence and device-removed: read to answer X-Device-ID.
   gateway: { readWrite: ['authfail:*', 'idempotency:*', 'ratelimit:*'], readOnly: ['presence:*', 'device-removed:*'] },
   dashboard: { readWrite: ['dashboard:*'], readOnly: [] },
-  // hub-sent: each phone's SMS in its limits' windows; presence-last: when a phone was last seen online.
+  // hub-sent: each phone's SMS in its limits' windows (and each SIM's: hub-sent:<device>:sim<n>, the round robin's
+  // last SIM: hub-sent:<device>:last-sim); presence-last: when a phone was last seen online.
   'device-hub': { readWrite: ['pairing:*', 'presence:*', 'presence-last:*', 'hub-sent:*', 'device-removed:*'], readOnly: [] },
   otp: { readWrite: ['otp-rate:*'], readOnly: [] },
 };
