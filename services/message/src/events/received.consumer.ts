@@ -101,7 +101,8 @@ export class ReceivedConsumer {
       );
     }
     receivedSeen.add(1, { mode: row.mode });
-    await this.publisher.publish(row);
+    // A reply to a message that asked for them also goes to that message's webhook_url.
+    await this.publisher.publish(row, await this.repo.replyTarget(row));
     return row;
   }
 
