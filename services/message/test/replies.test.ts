@@ -43,10 +43,10 @@ describe('replies: an SMS from the number of a message that asked for them goes 
   /** Queues a message to FROM, then moves its queueing `hoursAgo` back. */
   async function queued(clientId: string, hoursAgo: number, fields: Parameters<typeof newMessage>[0]): Promise<string> {
     const [row] = await queue.insert([newMessage({ clientId, to: FROM, ...fields })]);
-    await db.pools[0]!.query(`UPDATE messages SET queued_at = now() - make_interval(secs => $2::double precision * 3600) WHERE message_id = $1`, [
-      row!.message_id,
-      hoursAgo,
-    ]);
+    await db.pools[0]!.query(
+      `UPDATE messages SET queued_at = now() - make_interval(secs => $2::double precision * 3600) WHERE message_id = $1`,
+      [row!.message_id, hoursAgo],
+    );
     return row!.message_id;
   }
 
