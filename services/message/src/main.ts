@@ -34,6 +34,7 @@ import { SmsEventPublisher } from './events/sms-event.publisher';
 import { TimerConsumer } from './events/timer.consumer';
 import { WakeUpPublisher } from './events/wake-up.publisher';
 import { messageHandlers, messageCallers } from './grpc/message.handlers';
+import { failPendingTo } from './use-cases/opt-outs.use-case';
 import { ReportTimeoutJob } from './jobs/report-timeout.job';
 import { ExpiryJob } from './jobs/expiry.job';
 import { RetentionJob } from './jobs/retention.job';
@@ -88,7 +89,9 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   await ensureStream(nats.jsm, streams.events);
   await ensureStream(nats.jsm, streams.timers);
   const consumer = new ReportConsumer(nats, repo, fleet, publisher, log);
-  const receivedConsumer = new ReceivedConsumer(nats, received, new ReceivedEventPublisher(nats), log, optOuts);
+  const receivedConsumer = new ReceivedConsumer(nats, received, new ReceivedEventPublisher(nats), log, optOuts, (r) =>
+    failPendingTo(messageService, r),
+  );
   // What an SRE watches: the queue waiting for phones, and the consumers' lag.
   // Both gauges of one scrape share one query (its result is reused for a second).
   const queueRead = reusedFor(1000, () => repo.queueStats());

@@ -13,12 +13,13 @@ const base: Parameters<typeof attemptsOf>[0] = {
   delivered_at: null,
   failed_at: null,
   cancelled_at: null,
+  sim: 0,
 };
 
 describe('the attempts of a message', () => {
   it('when a message never moved, then its one attempt is its device and status at the time of that status', () => {
     expect(attemptsOf(base)).toEqual([
-      { deviceId: 'device_b', status: 'queued', errorCode: '', errorMessage: '', at: '2030-01-01T10:00:00.000Z' },
+      { deviceId: 'device_b', status: 'queued', errorCode: '', errorMessage: '', at: '2030-01-01T10:00:00.000Z', sim: 0 },
     ]);
     const accepted = new Date('2030-01-01T10:00:05.000Z');
     expect(attemptsOf({ ...base, accepted_at: accepted })[0]!.at).toBe(accepted.toISOString());
@@ -29,7 +30,7 @@ describe('the attempts of a message', () => {
       error_message: 'x',
     };
     expect(attemptsOf({ ...base, ...failed })).toEqual([
-      { deviceId: 'device_b', status: 'failed', errorCode: 'INVALID_NUMBER', errorMessage: 'x', at: '2030-01-01T10:01:00.000Z' },
+      { deviceId: 'device_b', status: 'failed', errorCode: 'INVALID_NUMBER', errorMessage: 'x', at: '2030-01-01T10:01:00.000Z', sim: 0 },
     ]);
   });
 
@@ -47,8 +48,15 @@ describe('the attempts of a message', () => {
       ],
     });
     expect(rows).toEqual([
-      { deviceId: 'device_a', status: 'failed', errorCode: 'OUT_OF_NETWORK', errorMessage: 'Hors réseau', at: '2030-01-01T10:02:00.000Z' },
-      { deviceId: 'device_b', status: 'queued', errorCode: '', errorMessage: '', at: '2030-01-01T10:02:00.000Z' },
+      {
+        deviceId: 'device_a',
+        status: 'failed',
+        errorCode: 'OUT_OF_NETWORK',
+        errorMessage: 'Hors réseau',
+        at: '2030-01-01T10:02:00.000Z',
+        sim: 0,
+      },
+      { deviceId: 'device_b', status: 'queued', errorCode: '', errorMessage: '', at: '2030-01-01T10:02:00.000Z', sim: 0 },
     ]);
   });
 

@@ -121,8 +121,9 @@ describe('ttl, pinned messages, and the fleet taking over a phone that is offlin
         errorCode: 'DEVICE_OFFLINE',
         errorMessage: expect.stringMatching(/hors ligne/),
         at: expect.any(String),
+        sim: 0,
       },
-      { deviceId: a, status: 'queued', errorCode: '', errorMessage: '', at: moved.attempts[0]!.at },
+      { deviceId: a, status: 'queued', errorCode: '', errorMessage: '', at: moved.attempts[0]!.at, sim: 0 },
     ]);
     expect(Math.abs(Date.parse(moved.attempts[0]!.at) - Date.now())).toBeLessThan(10_000);
     await eventually(async () => fleet.wakes(client) > wakesBefore, 2000, 'the client woken');

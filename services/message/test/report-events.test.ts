@@ -91,7 +91,7 @@ describe('agent reports to public events, through JetStream', () => {
       event: 'sms.sent',
       event_id: expect.stringMatching(/^evt_/),
       timestamp: at,
-      data: { message_id: queued!.message_id, status: 'sent', to: '+33612345678', sent_at: at, metadata: { order: 'A-42' } },
+      data: { message_id: queued!.message_id, status: 'sent', to: '+33612345678', sim: null, sent_at: at, metadata: { order: 'A-42' } },
       routing: { client_id: queued!.client_id, mode: 'live', webhook_url: 'https://hooks.example.com/sms' },
     });
     expect(event.event_id.slice(4)).toMatch(ULID_BODY);

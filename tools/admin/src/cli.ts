@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { AppError, isServiceIdentity, type ServiceIdentity } from '@smsgw/platform';
-import { hoursOption, OptionError, simOption, wholeOption } from './fleet';
+import { defaultSimOption, hoursOption, OptionError, simOption, simRuleOption, wholeOption } from './fleet';
 import { ensureGrpcCerts } from './k8s-grpc-certs';
 import { Admin, resolveAddresses, resolveGrpcTls } from './index';
 import { ensureSecret, inClusterSecretsApi } from './k8s-secret';
@@ -30,10 +30,13 @@ const USAGE = `Operator command line of the SMS gateway.
       UTC; an end before the start: across midnight); the options not given keep their value; prints
       {device_id, limits, usage, has_room}
   npm run admin -- set-fleet --client C [--default-ttl S] [--failover-delay S]
-      the client's default ttl of a send that gives none (0: none, else 60 to 604800 s) and how long
+        [--sim-rule round_robin|default] [--default-sim N]
+      the client's default ttl of a send that gives none (0: none, else 60 to 604800 s), how long
       a phone may stay offline before its unpinned queued messages move to its other phones (10 to
-      86400 s, default 60); an option not given keeps its value; prints
-      {client_id, default_ttl_seconds, failover_delay_seconds}
+      86400 s, default 60), and which SIM a phone with several uses for a message that names none
+      (round_robin, the default: the next SIM with room; default: SIM N of --default-sim, 1 to 8,
+      default 1, or the phone's first when it lacks it); an option not given keeps its value; prints
+      {client_id, default_ttl_seconds, failover_delay_seconds, sim_rule, default_sim}
   npm run admin -- receive-sms --client C --device D --from F --text T [--sim N] [--test]
       makes the phone receive an SMS from F: a connected phone running the agent's simulator gets it
       as from the network (received_id empty: the phone makes its own); with --test the hub records
@@ -93,6 +96,8 @@ async function main(argv: string[]): Promise<number> {
       'time-zone': { type: 'string' },
       'default-ttl': { type: 'string' },
       'failover-delay': { type: 'string' },
+      'sim-rule': { type: 'string' },
+      'default-sim': { type: 'string' },
       from: { type: 'string' },
       text: { type: 'string' },
       sim: { type: 'string' },
@@ -152,6 +157,8 @@ async function main(argv: string[]): Promise<number> {
   const fleetChange = () => ({
     defaultTtlSeconds: wholeOption('default-ttl', values['default-ttl']),
     failoverDelaySeconds: wholeOption('failover-delay', values['failover-delay']),
+    simRule: simRuleOption(values['sim-rule']),
+    defaultSim: defaultSimOption(values['default-sim']),
   });
   const limits = command === 'set-device-limits' ? limitsChange() : {};
   const fleet = command === 'set-fleet' ? fleetChange() : {};

@@ -4,6 +4,16 @@ import type { account, devicehub } from '@smsgw/proto';
 /** A change of a device's limits: the fields given; the others keep their current value. */
 export type LimitsChange = Partial<devicehub.DeviceLimits__Output>;
 
+/** A change of a client's fleet settings: the fields given; the others keep their current value. */
+export interface FleetChange {
+  defaultTtlSeconds?: number;
+  failoverDelaySeconds?: number;
+  /** 'round_robin' or 'default'. */
+  simRule?: string;
+  /** 1 to 8. */
+  defaultSim?: number;
+}
+
 /** A command line value that is not right (the command's usage is printed with it). */
 export class OptionError extends Error {}
 
@@ -18,6 +28,23 @@ export function wholeOption(name: string, value: string | undefined): number | u
 export function simOption(value: string | undefined): number {
   if (value === undefined) return 0;
   if (!/^[1-8]$/.test(value)) throw new OptionError('--sim must be a SIM slot from 1 to 8');
+  return Number(value);
+}
+
+/** The SIM rules of a client (the account service's). */
+export const SIM_RULES = ['round_robin', 'default'] as const;
+
+/** `--sim-rule round_robin|default`; absent: undefined (kept). */
+export function simRuleOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!(SIM_RULES as readonly string[]).includes(value)) throw new OptionError('--sim-rule must be round_robin or default');
+  return value;
+}
+
+/** `--default-sim N`: the SIM slot of the "default" rule, 1 to 8; absent: undefined (kept). */
+export function defaultSimOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-8]$/.test(value)) throw new OptionError('--default-sim must be a SIM slot from 1 to 8');
   return Number(value);
 }
 
@@ -59,5 +86,11 @@ export function deviceLimitsJson(d: devicehub.Device__Output) {
 
 /** A client's fleet settings as the command prints them. */
 export function fleetJson(c: account.Client__Output) {
-  return { client_id: c.clientId, default_ttl_seconds: c.defaultTtlSeconds, failover_delay_seconds: c.failoverDelaySeconds };
+  return {
+    client_id: c.clientId,
+    default_ttl_seconds: c.defaultTtlSeconds,
+    failover_delay_seconds: c.failoverDelaySeconds,
+    sim_rule: c.simRule,
+    default_sim: c.defaultSim,
+  };
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { commonConfig, createClient, loadConfig, type GrpcTls } from '@smsgw/platform';
 import { accountProto, deviceHubProto, webhookProto, type account, type devicehub, type webhook } from '@smsgw/proto';
-import { deviceLimitsJson, fleetJson, mergeLimits, type LimitsChange } from './fleet';
+import { deviceLimitsJson, fleetJson, mergeLimits, type FleetChange, type LimitsChange } from './fleet';
 
 export interface AdminAddresses {
   accountAddress: string;
@@ -129,18 +129,27 @@ export class Admin {
     return { device_id: deviceId, received_id: r.receivedId };
   }
 
-  /** Changes the fleet settings given and keeps the other; with neither, prints them. */
-  async setFleet(clientId: string, change: { defaultTtlSeconds?: number; failoverDelaySeconds?: number }) {
+  /**
+   * Changes the fleet settings given (ttl and failover delay; SIM rule and
+   * default SIM) and keeps the others; with none, prints them.
+   */
+  async setFleet(clientId: string, change: FleetChange) {
     const current = await this.accounts.getClient({ clientId });
-    if (change.defaultTtlSeconds === undefined && change.failoverDelaySeconds === undefined) return fleetJson(current);
+    const setFleet = change.defaultTtlSeconds !== undefined || change.failoverDelaySeconds !== undefined;
+    const setSimRule = change.simRule !== undefined || change.defaultSim !== undefined;
+    if (!setFleet && !setSimRule) return fleetJson(current);
     const updated = await this.accounts.updateClient({
       clientId,
       email: '',
       name: '',
-      setFleet: true,
+      setFleet,
       defaultTtlSeconds: change.defaultTtlSeconds ?? current.defaultTtlSeconds,
       // A service that never stored it answers 0: the default 60 s.
       failoverDelaySeconds: change.failoverDelaySeconds ?? (current.failoverDelaySeconds || 60),
+      setSimRule,
+      // A service that never stored them answers '' and 0: the defaults, round_robin and SIM 1.
+      simRule: change.simRule ?? (current.simRule || 'round_robin'),
+      defaultSim: change.defaultSim ?? (current.defaultSim || 1),
     });
     return fleetJson(updated);
   }

@@ -10,7 +10,7 @@ import {
   type ServiceIdentity,
 } from '@smsgw/platform';
 import { accountProto, deviceHubProto, type account, type devicehub } from '@smsgw/proto';
-import { hoursOption, mergeLimits, OptionError, simOption, wholeOption } from '../src/fleet';
+import { defaultSimOption, hoursOption, mergeLimits, OptionError, simOption, simRuleOption, wholeOption } from '../src/fleet';
 import { Admin } from '../src/index';
 
 type Handler = (req: never) => Promise<unknown>;
@@ -90,6 +90,7 @@ describe('the fleet commands of the admin tool, against stand-ins that admit the
           ...client,
           defaultTtlSeconds: req.defaultTtlSeconds,
           failoverDelaySeconds: req.failoverDelaySeconds,
+          ...(req.setSimRule ? { simRule: req.simRule, defaultSim: req.defaultSim } : {}),
         }),
       },
       calls,
@@ -127,6 +128,7 @@ describe('the fleet commands of the admin tool, against stand-ins that admit the
       },
       usage: { lastMinute: 1, lastHour: 7, lastDay: 30 },
       hasRoom: true,
+      sims: [],
     };
     client = {
       clientId: 'client_1',
@@ -136,6 +138,8 @@ describe('the fleet commands of the admin tool, against stand-ins that admit the
       emailVerified: true,
       defaultTtlSeconds: 0,
       failoverDelaySeconds: 60,
+      simRule: 'round_robin',
+      defaultSim: 1,
     };
   });
 
@@ -189,8 +193,37 @@ describe('the fleet commands of the admin tool, against stand-ins that admit the
         name: '',
       }),
     ]);
-    expect(changed).toEqual({ client_id: 'client_1', default_ttl_seconds: 3600, failover_delay_seconds: 60 });
-    expect(shown).toEqual({ client_id: 'client_1', default_ttl_seconds: 0, failover_delay_seconds: 60 });
+    expect(changed).toEqual({
+      client_id: 'client_1',
+      default_ttl_seconds: 3600,
+      failover_delay_seconds: 60,
+      sim_rule: 'round_robin',
+      default_sim: 1,
+    });
+    expect(shown).toEqual({
+      client_id: 'client_1',
+      default_ttl_seconds: 0,
+      failover_delay_seconds: 60,
+      sim_rule: 'round_robin',
+      default_sim: 1,
+    });
+  });
+
+  it('when set-fleet gives a SIM rule or a default SIM, then UpdateClient gets set_sim_rule with it and the current other, the ttl and delay untouched', async () => {
+    const changed = await admin.setFleet('client_1', { simRule: 'default', defaultSim: 2 });
+    await admin.setFleet('client_1', { defaultSim: 3 });
+
+    expect(calls.UpdateClient).toEqual([
+      expect.objectContaining({ clientId: 'client_1', setFleet: false, setSimRule: true, simRule: 'default', defaultSim: 2 }),
+      expect.objectContaining({ setFleet: false, setSimRule: true, simRule: 'round_robin', defaultSim: 3 }),
+    ]);
+    expect(changed).toMatchObject({ sim_rule: 'default', default_sim: 2, failover_delay_seconds: 60 });
+    expect(simRuleOption('round_robin')).toBe('round_robin');
+    expect(simRuleOption(undefined)).toBeUndefined();
+    expect(() => simRuleOption('first')).toThrow(OptionError);
+    expect(defaultSimOption('8')).toBe(8);
+    expect(() => defaultSimOption('9')).toThrow(OptionError);
+    expect(() => defaultSimOption('0')).toThrow(OptionError);
   });
 
   it('when an option is not a whole number or hours are not HH:MM-HH:MM, then it is a usage error; "any" clears the hours', () => {

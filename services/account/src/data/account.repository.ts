@@ -10,6 +10,9 @@ export interface ClientRow {
   email_verified_at: Date | null;
   default_ttl_seconds: number;
   failover_delay_seconds: number;
+  /** 'round_robin' or 'default' (domain/sim-rule.ts). */
+  sim_rule: string;
+  default_sim: number;
 }
 
 export interface ApiKeyRow {
@@ -98,15 +101,32 @@ export class AccountRepository {
   /** A changed address is no longer verified (the same one, in any case, stays as it was). */
   async updateClient(
     clientId: string,
-    change: { email?: string; name?: string; defaultTtlSeconds?: number; failoverDelaySeconds?: number },
+    change: {
+      email?: string;
+      name?: string;
+      defaultTtlSeconds?: number;
+      failoverDelaySeconds?: number;
+      simRule?: string;
+      defaultSim?: number;
+    },
   ): Promise<ClientRow | undefined> {
     const { rows } = await this.pool.query<ClientRow>(
       `UPDATE clients SET email = COALESCE($2, email), name = COALESCE($3, name),
          email_verified_at = CASE WHEN $2::text IS NULL OR lower($2) = lower(email) THEN email_verified_at END,
          default_ttl_seconds = COALESCE($4, default_ttl_seconds),
-         failover_delay_seconds = COALESCE($5, failover_delay_seconds)
+         failover_delay_seconds = COALESCE($5, failover_delay_seconds),
+         sim_rule = COALESCE($6, sim_rule),
+         default_sim = COALESCE($7, default_sim)
        WHERE client_id = $1 RETURNING *`,
-      [clientId, change.email ?? null, change.name ?? null, change.defaultTtlSeconds ?? null, change.failoverDelaySeconds ?? null],
+      [
+        clientId,
+        change.email ?? null,
+        change.name ?? null,
+        change.defaultTtlSeconds ?? null,
+        change.failoverDelaySeconds ?? null,
+        change.simRule ?? null,
+        change.defaultSim ?? null,
+      ],
     );
     return rows[0];
   }

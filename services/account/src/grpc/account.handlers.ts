@@ -89,7 +89,8 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
 
     async UpdateClient(req) {
       const fleet = req.setFleet ? { defaultTtlSeconds: req.defaultTtlSeconds, failoverDelaySeconds: req.failoverDelaySeconds } : undefined;
-      return clientOut(await updateClient(repo, req.clientId, { email: req.email.trim(), name: req.name.trim(), fleet }));
+      const sims = req.setSimRule ? { simRule: req.simRule.trim(), defaultSim: req.defaultSim } : undefined;
+      return clientOut(await updateClient(repo, req.clientId, { email: req.email.trim(), name: req.name.trim(), fleet, sims }));
     },
 
     async ListApiKeys(req) {

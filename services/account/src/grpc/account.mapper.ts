@@ -21,6 +21,8 @@ export const clientOut = (c: ClientRow) => ({
   emailVerified: c.email_verified_at !== null,
   defaultTtlSeconds: c.default_ttl_seconds,
   failoverDelaySeconds: c.failover_delay_seconds,
+  simRule: c.sim_rule,
+  defaultSim: c.default_sim,
 });
 
 /** A key as the dashboard lists it: its prefix and first characters only. */

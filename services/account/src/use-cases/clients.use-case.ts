@@ -2,6 +2,7 @@ import { AppError, newClientId, newId } from '@smsgw/platform';
 import { EmailTakenError, type AccountRepository, type ClientRow, type UserRow } from '../data/account.repository';
 import { checkEmail, issueApiKey, newSigningSecret } from '../domain/api-key';
 import { checkFleetSettings, type FleetSettings } from '../domain/fleet';
+import { checkSimSettings } from '../domain/sim-rule';
 import { checkPassword, hashPassword } from '../domain/password';
 
 /** A new client and what it is shown once: its live and test keys, and its signing secret. */
@@ -66,20 +67,23 @@ export async function getClient(repo: AccountRepository, clientId: string): Prom
 }
 
 /**
- * Changes the e-mail or the name a client gave (each when not empty), and
- * its fleet settings when `fleet` is given (both at once, each checked).
+ * Changes the e-mail or the name a client gave (each when not empty), its
+ * fleet settings when `fleet` is given (both at once, each checked), and its
+ * SIM rule when `sims` is given (checked).
  */
 export async function updateClient(
   repo: AccountRepository,
   clientId: string,
-  change: { email: string; name: string; fleet?: FleetSettings },
+  change: { email: string; name: string; fleet?: FleetSettings; sims?: { simRule: string; defaultSim: number } },
 ): Promise<ClientRow> {
   if (change.email) checkEmail(change.email);
   if (change.fleet) checkFleetSettings(change.fleet);
+  const sims = change.sims && checkSimSettings(change.sims);
   const client = await repo.updateClient(clientId, {
     email: change.email || undefined,
     name: change.name || undefined,
     ...change.fleet,
+    ...sims,
   });
   if (!client) throw new AppError('INVALID_CLIENT_ID');
   return client;

@@ -17,6 +17,8 @@ export interface FailedTry {
   message: string;
   /** RFC 3339. */
   at: string;
+  /** The slot the phone said it used (1 to 8); 0: the message's own. */
+  sim?: number;
 }
 
 /**
@@ -43,7 +45,8 @@ export class FleetRepository {
    * phone has taken (scheduled ones too) are opened to the fleet with a
    * `moved` attempt; with DEVICE_REMOVED the pinned ones end `failed` /
    * DEVICE_REMOVED (`failedMessage`), and the fleet ones must avoid the
-   * device. `publish` gets the failed rows before the commit: if it throws,
+   * device; each attempt keeps the slot of its try and a moved message's SIM
+   * becomes the requested one again. `publish` gets the failed rows before the commit: if it throws,
    * nothing changes. A message moves once: moved and failed ones no longer
    * match. A claim under way holds its row: this waits for it, then skips a
    * message it took.
@@ -70,7 +73,9 @@ export class FleetRepository {
            fleet = NOT m.pinned,
            avoid_device_id = CASE WHEN NOT m.pinned AND $3::text = 'DEVICE_REMOVED' THEN $1 ELSE m.avoid_device_id END,
            attempts = CASE WHEN m.pinned THEN m.attempts ELSE coalesce(m.attempts, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
-             'device_id', $1::text, 'status', 'moved', 'error_code', $3::text, 'error_message', $4::text, 'at', ${NOW_RFC3339})) END,
+             'device_id', $1::text, 'status', 'moved', 'error_code', $3::text, 'error_message', $4::text, 'at', ${NOW_RFC3339},
+             'sim', m.sim)) END,
+           sim = CASE WHEN m.pinned THEN m.sim ELSE m.requested_sim END,
            status = CASE WHEN m.pinned THEN 'failed' ELSE m.status END,
            failed_at = CASE WHEN m.pinned THEN now() ELSE m.failed_at END,
            error_code = CASE WHEN m.pinned THEN 'DEVICE_REMOVED' ELSE m.error_code END,
@@ -127,17 +132,21 @@ export class FleetRepository {
    * fleet and kept off this device, the failure recorded as an attempt.
    * One statement; a report applied again finds the message in the fleet (or
    * on another device) and changes nothing. Undefined when it does not apply.
+   * The attempt keeps the slot of that try; the next phone's SIM is chosen
+   * again (the requested one, or none yet).
    */
   async retryElsewhere(messageId: string, deviceId: string, failure: FailedTry): Promise<MessageRow | undefined> {
     const { rows } = await this.pool.query<MessageRow>(
       `UPDATE messages SET status = 'queued', accepted_at = NULL, lease_until = NULL, fleet = true, avoid_device_id = $2,
          attempts = coalesce(attempts, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
-           'device_id', $2::text, 'status', 'failed', 'error_code', $3::text, 'error_message', $4::text, 'at', $5::text))
+           'device_id', $2::text, 'status', 'failed', 'error_code', $3::text, 'error_message', $4::text, 'at', $5::text,
+           'sim', CASE WHEN $6::smallint > 0 THEN $6::smallint ELSE sim END)),
+         sim = requested_sim
        WHERE message_id = $1 AND device_id = $2 AND mode = 'live' AND status = 'queued' AND sent_at IS NULL
          AND NOT pinned AND NOT fleet AND $3::text <> 'EXPIRED'
          AND NOT coalesce(attempts @> '[{"status": "failed"}]'::jsonb, false)
        RETURNING *`,
-      [messageId, deviceId, failure.code, failure.message, failure.at],
+      [messageId, deviceId, failure.code, failure.message, failure.at, failure.sim ?? 0],
     );
     return rows[0];
   }

@@ -43,6 +43,12 @@ export interface MessageRow {
   avoid_device_id: string | null;
   /** Its earlier tries, oldest first; null when none. */
   attempts: EarlierAttempt[] | null;
+  /** The SIM slot the caller asked for (1 to 8); 0: none. */
+  requested_sim: number;
+  /** The SIM slot it goes through (the requested one, then the hub's or the report's); 0: unknown. */
+  sim: number;
+  /** SMS received from its number within 24 h go to its webhook_url too. */
+  replies: boolean;
 }
 
 /** An earlier try of a message on a phone, as stored in `messages.attempts`. */
@@ -54,6 +60,8 @@ export interface EarlierAttempt {
   error_message: string | null;
   /** RFC 3339. */
   at: string;
+  /** The SIM slot of that try; absent (attempts stored before) or 0: unknown. */
+  sim?: number;
 }
 
 export interface NewMessage {
@@ -80,6 +88,10 @@ export interface NewMessage {
   pinned?: boolean;
   /** Its number is on its client's suppression list: stored `failed` / OPTED_OUT, never claimable. */
   optedOut?: boolean;
+  /** The SIM slot the caller asked for (1 to 8); 0 or absent: none. */
+  requestedSim?: number;
+  /** SMS received from `to` within 24 h go to its webhook_url too. */
+  replies?: boolean;
 }
 
 /** An Idempotency-Key and the hash of the request that came with it. */
@@ -166,17 +178,19 @@ export class MessageRepository {
 
   /**
    * The phone has the message in its outbox: stop offering it, and from now on
-   * refuse to cancel it. Returns the message's status afterwards (undefined for
+   * refuse to cancel it; `sim` > 0 is the slot it goes through. Returns the message's status afterwards (undefined for
    * an unknown message or another device's).
    */
   async markAccepted(
     messageId: string,
     deviceId: string,
     at: Date,
+    sim = 0,
   ): Promise<{ status: MessageRow['status']; accepted: boolean } | undefined> {
     const { rows } = await this.pool.query<{ status: MessageRow['status']; accepted: boolean }>(
       `WITH moved AS (
-         UPDATE messages SET accepted_at = coalesce(accepted_at, $3), lease_until = NULL, fleet = false
+         UPDATE messages SET accepted_at = coalesce(accepted_at, $3), lease_until = NULL, fleet = false,
+                             sim = CASE WHEN $4::smallint > 0 THEN $4::smallint ELSE sim END
          WHERE message_id = $1 AND device_id = $2 AND status = 'queued' AND NOT (fleet AND avoid_device_id IS NOT DISTINCT FROM $2)
          RETURNING status, true AS accepted
        )
@@ -184,7 +198,7 @@ export class MessageRepository {
        UNION ALL
        SELECT status, accepted_at IS NOT NULL AS accepted FROM messages
        WHERE message_id = $1 AND device_id = $2 AND NOT EXISTS (SELECT 1 FROM moved)`,
-      [messageId, deviceId, at],
+      [messageId, deviceId, at, sim],
     );
     return rows[0];
   }
@@ -196,7 +210,8 @@ export class MessageRepository {
    * that device changes nothing (another phone will try it), nor does any
    * report of the device it must avoid (it failed there without being sent).
    * A sent or delivered report of the device it was released from (OFFLINE)
-   * is the truth and ends its stay in the fleet.
+   * is the truth and ends its stay in the fleet. `sim` > 0 (the phone's
+   * report said which slot) becomes the message's SIM.
    */
   async applyReport(
     messageId: string,
@@ -204,9 +219,11 @@ export class MessageRepository {
     status: ReportedStatus,
     at: Date,
     error?: { code: string; message: string },
+    sim = 0,
   ): Promise<MessageRow | undefined> {
     const { rows } = await this.pool.query<MessageRow>(
       `UPDATE messages SET status = $3::text, lease_until = NULL, accepted_at = coalesce(accepted_at, $4), otp_sealed_text = NULL,
+         sim = CASE WHEN $8::smallint > 0 THEN $8::smallint ELSE sim END,
          sent_at = CASE WHEN $3::text IN ('sent', 'delivered') THEN coalesce(sent_at, $4) ELSE sent_at END,
          delivered_at = CASE WHEN $3::text = 'delivered' THEN $4 ELSE delivered_at END,
          failed_at = CASE WHEN $3::text = 'failed' THEN $4 ELSE failed_at END,
@@ -216,7 +233,7 @@ export class MessageRepository {
        WHERE message_id = $1 AND device_id = $2 AND status = ANY($7::text[])
          AND NOT (fleet AND ($3::text = 'failed' OR avoid_device_id IS NOT DISTINCT FROM $2))
        RETURNING *`,
-      [messageId, deviceId, status, at, error?.code ?? null, error?.message ?? null, ALLOWED_FROM[status]],
+      [messageId, deviceId, status, at, error?.code ?? null, error?.message ?? null, ALLOWED_FROM[status], sim],
     );
     return rows[0];
   }

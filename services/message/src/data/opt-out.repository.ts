@@ -1,7 +1,7 @@
-import type { Pool } from '@smsgw/platform';
+import { inTransaction, type Pool } from '@smsgw/platform';
 import type { Page } from '../domain/history';
 import { DEFAULT_SETTINGS, type OptOutSettings, type OptOutSource } from '../domain/opt-out';
-import type { Mode } from './message.repository';
+import { CLAIMABLE, type MessageRow, type Mode } from './message.repository';
 
 export interface OptOutRow {
   client_id: string;
@@ -49,6 +49,34 @@ export class OptOutRepository {
       values: [r.clientId, r.mode, r.to, DEFAULT_SETTINGS.otpIgnoresOptOut],
     });
     return rows[0]!.blocked;
+  }
+
+  /**
+   * A number just added to its client's list: the client's messages of that
+   * mode to it that no phone has taken (queued or scheduled, not in a
+   * phone's outbox, no live lease; in the fleet too) end `failed` /
+   * OPTED_OUT, except OTPs when the client's OTPs ignore the list. Only while
+   * the number is on the list, so running it again (a redelivered STOP)
+   * after a START changes nothing. A claim under way holds its row: this
+   * waits for it, then leaves the message it took. `publish` gets the failed
+   * rows before the commit (as the expiry does). Reads the history index of
+   * the number (messages_history_to).
+   */
+  async failPending(r: Recipient, errorMessage: string, publish: (rows: MessageRow[]) => Promise<void>): Promise<MessageRow[]> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<MessageRow>(
+        `UPDATE messages SET status = 'failed', failed_at = now(), error_code = 'OPTED_OUT', error_message = $4,
+                             otp_sealed_text = NULL, lease_until = NULL, fleet = false
+         WHERE client_id = $1 AND mode = $2 AND to_number = $3 AND ${CLAIMABLE}
+           AND EXISTS (SELECT 1 FROM opt_outs WHERE client_id = $1 AND mode = $2 AND phone_number = $3)
+           AND (otp_sealed_text IS NULL
+                OR NOT coalesce((SELECT otp_ignores_opt_out FROM opt_out_settings WHERE client_id = $1), $5))
+         RETURNING *`,
+        [r.clientId, r.mode, r.to, errorMessage, DEFAULT_SETTINGS.otpIgnoresOptOut],
+      );
+      if (rows.length > 0) await publish(rows);
+      return rows;
+    });
   }
 
   /** One page, newest first, and the list's size. */

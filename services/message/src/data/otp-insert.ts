@@ -17,11 +17,12 @@ export async function insertOtpRow(
   const { rows } = await db.query<MessageRow & { ahead: number }>(
     `WITH inserted AS (
          INSERT INTO messages (message_id, client_id, mode, device_id, to_number, body, priority, metadata, parts, encoding,
-                               due_at, status, otp_sealed_text, expires_at, traceparent, pinned, failed_at, error_code, error_message)
+                               due_at, status, otp_sealed_text, expires_at, traceparent, pinned, failed_at, error_code, error_message,
+                               requested_sim, sim)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), CASE WHEN $15::boolean THEN 'failed' ELSE 'queued' END,
                  CASE WHEN $15::boolean THEN NULL ELSE $11::bytea END, $12, $13, $14,
                  CASE WHEN $15::boolean THEN now() END, CASE WHEN $15::boolean THEN 'OPTED_OUT' END,
-                 CASE WHEN $15::boolean THEN $16::text END)
+                 CASE WHEN $15::boolean THEN $16::text END, $17, $17)
          ON CONFLICT (message_id) DO NOTHING
          RETURNING *
        )
@@ -51,6 +52,7 @@ export async function insertOtpRow(
       m.pinned === true,
       m.optedOut === true,
       FAILURE_MESSAGES.OPTED_OUT,
+      m.requestedSim ?? 0,
     ],
   );
   if (!rows[0]) return undefined;

@@ -3,6 +3,10 @@ import { aheadWithin, EXACT_UP_TO } from '../domain/queue-order';
 import { CLAIMABLE, type MessageRow, type Mode, type NewBatch, type NewMessage, type PlacedMessage } from './message.repository';
 import { insertOtpRow } from './otp-insert';
 
+/** A message that asked for no SIM, or for one of the slots in `param` (a smallint[]; empty: any). */
+const SIM_FITS = (param: string) =>
+  `(requested_sim = 0 OR cardinality(${param}::smallint[]) = 0 OR requested_sim = ANY(${param}::smallint[]))`;
+
 /**
  * The per-device priority queue: storing messages where the claim will find
  * them (with their batch and Idempotency-Keys, in one statement), telling how
@@ -64,10 +68,10 @@ export class QueueRepository {
       text: `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::smallint[], $8::jsonb[],
                               $9::text[], $10::smallint[], $11::text[], $12::timestamptz[], $17::text[], $18::text[], $22::text[],
-                              $23::int[], $24::boolean[], $25::boolean[])
+                              $23::int[], $24::boolean[], $25::boolean[], $27::smallint[], $28::boolean[])
               WITH ORDINALITY AS m(message_id, client_id, mode, device_id, to_number, body, priority, metadata, webhook_url,
                                    parts, encoding, scheduled_at, idempotency_key, request_hash, traceparent, ttl_seconds, pinned,
-                                   opted_out, ord)
+                                   opted_out, requested_sim, replies, ord)
        ), claimed AS (
          INSERT INTO idempotency_keys AS k (client_id, mode, idempotency_key, request_hash, message_id, batch_id)
          SELECT client_id, mode, idempotency_key, request_hash, message_id, NULL FROM input WHERE idempotency_key IS NOT NULL
@@ -85,13 +89,13 @@ export class QueueRepository {
        ), inserted AS (
          INSERT INTO messages (message_id, client_id, mode, device_id, batch_id, to_number, body, priority, metadata,
                                webhook_url, parts, encoding, scheduled_at, due_at, status, traceparent, expires_at, pinned,
-                               failed_at, error_code, error_message)
+                               failed_at, error_code, error_message, requested_sim, sim, replies)
          SELECT m.message_id, m.client_id, m.mode, m.device_id, (SELECT batch_id FROM batch), m.to_number, m.body, m.priority,
                 m.metadata, m.webhook_url, m.parts, m.encoding, m.scheduled_at, coalesce(m.scheduled_at, now()),
                 CASE WHEN m.opted_out THEN 'failed' ELSE 'queued' END, m.traceparent,
                 CASE WHEN m.ttl_seconds > 0 THEN coalesce(m.scheduled_at, now()) + make_interval(secs => m.ttl_seconds) END, m.pinned,
                 CASE WHEN m.opted_out THEN now() END, CASE WHEN m.opted_out THEN 'OPTED_OUT' END,
-                CASE WHEN m.opted_out THEN $26::text END
+                CASE WHEN m.opted_out THEN $26::text END, m.requested_sim, m.requested_sim, m.replies
          FROM input m
          WHERE (m.idempotency_key IS NULL OR m.message_id IN (SELECT message_id FROM claimed WHERE message_id IS NOT NULL))
            AND ($19::text IS NULL OR EXISTS (SELECT 1 FROM claimed WHERE batch_id IS NOT NULL))
@@ -155,6 +159,8 @@ export class QueueRepository {
         messages.map((m) => m.pinned === true),
         messages.map((m) => m.optedOut === true),
         FAILURE_MESSAGES.OPTED_OUT,
+        messages.map((m) => m.requestedSim ?? 0),
+        messages.map((m) => m.replies === true),
       ],
     });
     const byId = new Map(rows.map((r) => [r.message_id, r]));
@@ -219,18 +225,27 @@ export class QueueRepository {
    * A live claim given the device's `clientId` also considers the client's
    * messages opened to the fleet (except those to keep off this device) and
    * takes the best of both; a fleet message taken becomes this device's.
+   * `sims` (the phone's slots with room; empty: any) keeps out a message
+   * that asked for another SIM: a filter on the rows the queue indexes hand
+   * over in claim order, not another access path.
    */
-  async claimNext(deviceId: string, leaseMs: number, mode: Mode = 'live', clientId = ''): Promise<MessageRow | undefined> {
+  async claimNext(
+    deviceId: string,
+    leaseMs: number,
+    mode: Mode = 'live',
+    clientId = '',
+    sims: number[] = [],
+  ): Promise<MessageRow | undefined> {
     // Only the simulated device of test keys may take messages of any device.
     if (!deviceId && mode === 'live') throw new Error('a live claim needs a device');
-    if (mode === 'live' && clientId) return this.claimWithFleet(deviceId, clientId, leaseMs);
-    const params: unknown[] = [leaseMs, mode];
+    if (mode === 'live' && clientId) return this.claimWithFleet(deviceId, clientId, leaseMs, sims);
+    const params: unknown[] = [leaseMs, mode, sims];
     if (deviceId) params.push(deviceId);
     const { rows } = await this.pool.query<MessageRow>(
       `WITH next AS (
          SELECT message_id FROM messages
-         WHERE mode = $2 ${deviceId ? 'AND device_id = $3 AND NOT fleet' : ''} AND ${CLAIMABLE} AND due_at <= now()
-           AND (expires_at IS NULL OR expires_at > now())
+         WHERE mode = $2 ${deviceId ? 'AND device_id = $4 AND NOT fleet' : ''} AND ${CLAIMABLE} AND due_at <= now()
+           AND (expires_at IS NULL OR expires_at > now()) AND ${SIM_FITS('$3')}
          ORDER BY priority, due_at, message_id
          LIMIT 1
          FOR UPDATE SKIP LOCKED
@@ -250,20 +265,20 @@ export class QueueRepository {
    * only if it goes before that one, so that a fleet message is locked only
    * when it is taken; the better of the two is claimed.
    */
-  private async claimWithFleet(deviceId: string, clientId: string, leaseMs: number): Promise<MessageRow | undefined> {
+  private async claimWithFleet(deviceId: string, clientId: string, leaseMs: number, sims: number[]): Promise<MessageRow | undefined> {
     const { rows } = await this.pool.query<MessageRow>({
       name: 'messages-claim-fleet',
       text: `WITH own AS MATERIALIZED (
          SELECT message_id, priority, due_at FROM messages
          WHERE device_id = $2 AND mode = 'live' AND NOT fleet AND ${CLAIMABLE} AND due_at <= now()
-           AND (expires_at IS NULL OR expires_at > now())
+           AND (expires_at IS NULL OR expires_at > now()) AND ${SIM_FITS('$4')}
          ORDER BY priority, due_at, message_id
          LIMIT 1
          FOR UPDATE SKIP LOCKED
        ), pool AS MATERIALIZED (
          SELECT message_id, priority, due_at FROM messages
          WHERE client_id = $3 AND mode = 'live' AND fleet AND ${CLAIMABLE} AND due_at <= now()
-           AND (expires_at IS NULL OR expires_at > now()) AND avoid_device_id IS DISTINCT FROM $2
+           AND (expires_at IS NULL OR expires_at > now()) AND avoid_device_id IS DISTINCT FROM $2 AND ${SIM_FITS('$4')}
            AND (priority, due_at, message_id) < (coalesce((SELECT priority FROM own), 32767),
                                                  coalesce((SELECT due_at FROM own), 'infinity'),
                                                  coalesce((SELECT message_id FROM own), ''))
@@ -279,7 +294,7 @@ export class QueueRepository {
                              claim_count = claim_count + 1, device_id = $2, fleet = false
        FROM next WHERE m.message_id = next.message_id
        RETURNING m.*`,
-      values: [leaseMs, deviceId, clientId],
+      values: [leaseMs, deviceId, clientId, sims],
     });
     return rows[0];
   }

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from '@smsgw/platform';
 import { SEARCH_MAX_RESULTS, type Page } from '../domain/history';
 import type { KeywordMatch } from '../domain/opt-out';
-import type { ReceivedFilter } from '../domain/received';
+import { REPLY_WINDOW_HOURS, type ReceivedFilter, type ReplyTarget } from '../domain/received';
 import type { Mode } from './message.repository';
 
 export interface ReceivedRow {
@@ -84,6 +84,25 @@ export class ReceivedRepository {
     const again = await this.pool.query<ReceivedRow>('SELECT * FROM received_messages WHERE device_id = $1 AND received_id = $2', key);
     if (!again.rows[0]) throw new Error(`received SMS ${r.deviceId}/${r.receivedId} neither inserted nor found`);
     return again.rows[0];
+  }
+
+  /**
+   * The message a stored SMS answers: the newest of its client and mode to
+   * its sender with `replies` and a webhook_url, queued in the 24 h before
+   * it arrived and no later than it was stored (so every copy of the SMS
+   * finds the same one). One probe in the partial index messages_replies.
+   */
+  async replyTarget(row: ReceivedRow): Promise<ReplyTarget | undefined> {
+    const { rows } = await this.pool.query<ReplyTarget>({
+      name: 'received-reply-target',
+      text: `SELECT message_id, webhook_url FROM messages
+             WHERE client_id = $1 AND mode = $2 AND to_number = $3 AND replies AND webhook_url IS NOT NULL
+               AND queued_at > $4::timestamptz - make_interval(hours => $6::int) AND queued_at <= $5::timestamptz
+             ORDER BY queued_at DESC
+             LIMIT 1`,
+      values: [row.client_id, row.mode, row.from_number, row.received_at, row.created_at, REPLY_WINDOW_HOURS],
+    });
+    return rows[0];
   }
 
   async find(clientId: string, mode: Mode, id: string): Promise<ReceivedRow | undefined> {

@@ -34,6 +34,8 @@ export interface AttemptView {
   errorCode: string;
   errorMessage: string;
   at: string;
+  /** The SIM slot of that try; 0: unknown. */
+  sim: number;
 }
 
 type AttemptSource = Pick<
@@ -49,6 +51,7 @@ type AttemptSource = Pick<
   | 'delivered_at'
   | 'failed_at'
   | 'cancelled_at'
+  | 'sim'
 >;
 
 const rfc3339 = (at: string) => {
@@ -68,6 +71,7 @@ export function attemptsOf(row: AttemptSource): AttemptView[] {
     errorCode: a.error_code ?? '',
     errorMessage: a.error_message ?? '',
     at: rfc3339(a.at),
+    sim: typeof a.sim === 'number' ? a.sim : 0,
   }));
   const last = earlier.length > 0 ? new Date(earlier[earlier.length - 1]!.at) : undefined;
   const queuedAgain = last && !Number.isNaN(last.getTime()) && last > row.queued_at ? last : row.queued_at;
@@ -84,6 +88,7 @@ export function attemptsOf(row: AttemptSource): AttemptView[] {
     errorCode: row.error_code ?? '',
     errorMessage: row.error_message ?? '',
     at: (byStatus[row.status] ?? row.queued_at).toISOString(),
+    sim: row.sim,
   };
   return [...earlier, current];
 }

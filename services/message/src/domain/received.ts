@@ -81,14 +81,33 @@ export interface ReceivedRecord {
  * The `sms.received` event of a record. Its id is the record's id under the
  * event prefix, so every copy of one SMS publishes the same event id and the
  * events stream (de-duplicating by Nats-Msg-Id) and receivers keep one.
+ * A reply (`replyTo`) names the message it answers (`in_reply_to`, else
+ * null) and goes to that message's webhook_url too (`routing.webhook_url`).
  */
-export function receivedEvent(row: ReceivedRecord): PublicEvent {
+export function receivedEvent(row: ReceivedRecord, replyTo?: ReplyTarget): PublicEvent {
   const at = row.received_at.toISOString();
   return {
     event: 'sms.received',
     event_id: `evt_${row.id.slice(RECEIVED_PREFIX.length)}`,
     timestamp: at,
-    data: { id: row.id, from: row.from_number, device_id: row.device_id, sim: row.sim, message: row.body, received_at: at },
-    routing: { client_id: row.client_id, mode: row.mode },
+    data: {
+      id: row.id,
+      from: row.from_number,
+      device_id: row.device_id,
+      sim: row.sim,
+      message: row.body,
+      received_at: at,
+      in_reply_to: replyTo?.message_id ?? null,
+    },
+    routing: { client_id: row.client_id, mode: row.mode, ...(replyTo ? { webhook_url: replyTo.webhook_url } : {}) },
   };
+}
+
+/** How long after its queueing a message with `replies` takes the replies of its number. */
+export const REPLY_WINDOW_HOURS = 24;
+
+/** The message a received SMS answers: the newest one to its sender that asked for replies, within the window. */
+export interface ReplyTarget {
+  message_id: string;
+  webhook_url: string;
 }

@@ -1,5 +1,5 @@
 import { publishTraced, type Nats } from '@smsgw/platform';
-import { receivedEvent, type ReceivedRecord } from '../domain/received';
+import { receivedEvent, type ReceivedRecord, type ReplyTarget } from '../domain/received';
 
 /** Publishes `sms.received` for stored records, as SmsEventPublisher does the sms.* events of messages. */
 export class ReceivedEventPublisher {
@@ -10,14 +10,14 @@ export class ReceivedEventPublisher {
    * JetStream has stored it or recognised it as a copy (the same record
    * published again within the stream's duplicate window).
    */
-  async publish(row: ReceivedRecord): Promise<void> {
-    const event = receivedEvent(row);
+  async publish(row: ReceivedRecord, replyTo?: ReplyTarget): Promise<void> {
+    const event = receivedEvent(row, replyTo);
     await publishTraced(
       this.nats.js,
       this.nats.names.event(event.event),
       JSON.stringify(event),
       { msgID: event.event_id },
-      { 'smsgw.received_id': row.id, 'smsgw.event_id': event.event_id },
+      { 'smsgw.received_id': row.id, 'smsgw.event_id': event.event_id, ...(replyTo ? { 'smsgw.message_id': replyTo.message_id } : {}) },
     );
   }
 }

@@ -9,7 +9,7 @@ import {
   type Logger,
   type Nats,
 } from '@smsgw/platform';
-import type { OptOutRepository } from '../data/opt-out.repository';
+import type { OptOutRepository, Recipient } from '../data/opt-out.repository';
 import type { ReceivedRepository, ReceivedRow } from '../data/received.repository';
 import { matchKeyword } from '../domain/opt-out';
 import { parseAgentReceived, RECEIVED_PREFIX } from '../domain/received';
@@ -42,6 +42,8 @@ export class ReceivedConsumer {
     private readonly log: Logger,
     /** Absent: keywords change no list (tests of the inbox alone). */
     private readonly optOuts?: OptOutRepository,
+    /** A sender just added by its keyword: its client's messages to it no phone has taken fail. */
+    private readonly failPending?: (r: Recipient) => Promise<number>,
   ) {}
 
   async start(): Promise<void> {
@@ -93,6 +95,8 @@ export class ReceivedConsumer {
       keyword,
     );
     if (keyword) this.log.info({ client_id: row.client_id, mode: row.mode, action: keyword.action }, 'opt-out keyword received');
+    // Every copy runs it: one that comes again after a crash still fails them (only while the number is on the list).
+    if (keyword?.action === 'add') await this.failPending?.({ clientId: row.client_id, mode: row.mode, to: row.from_number });
     if (row.client_id !== received.client_id || row.mode !== received.mode) {
       // The same phone id and received id under another client: the first one stays; nothing leaks to this one.
       this.log.warn(
@@ -101,7 +105,8 @@ export class ReceivedConsumer {
       );
     }
     receivedSeen.add(1, { mode: row.mode });
-    await this.publisher.publish(row);
+    // A reply to a message that asked for them also goes to that message's webhook_url.
+    await this.publisher.publish(row, await this.repo.replyTarget(row));
     return row;
   }
 

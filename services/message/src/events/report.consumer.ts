@@ -16,6 +16,7 @@ import {
 import type { FleetRepository } from '../data/fleet.repository';
 import type { MessageRepository } from '../data/message.repository';
 import { reportOutcome } from '../domain/message-status';
+import { reportedSim } from '../domain/sim';
 import type { SmsEventPublisher } from './sms-event.publisher';
 
 const DURABLE = 'message-reports';
@@ -80,15 +81,17 @@ export class ReportConsumer {
   async apply(report: AgentReport): Promise<void> {
     reportsSeen.add(1, { status: report.status, ...(report.error ? { 'error.code': report.error.code } : {}) });
     const at = new Date(report.at);
+    // The slot the phone says it sent through (protocol 4); 0: the message keeps its own.
+    const sim = reportedSim(report.sim);
     if (report.status === 'accepted') {
-      await this.repo.markAccepted(report.message_id, report.device_id, at);
+      await this.repo.markAccepted(report.message_id, report.device_id, at, sim);
       return;
     }
     const code = report.status === 'failed' && FAILURE_CODES.includes(report.error?.code as never) ? report.error!.code : 'DEVICE_ERROR';
     const error = report.status === 'failed' ? { code, message: FAILURE_MESSAGES[code] } : undefined;
     if (error && report.not_sent === true && report.retry_elsewhere === true) {
       // Nothing left the phone and another phone of the client is online: try it there once.
-      const retried = await this.fleet.retryElsewhere(report.message_id, report.device_id, { ...error, at: at.toISOString() });
+      const retried = await this.fleet.retryElsewhere(report.message_id, report.device_id, { ...error, at: at.toISOString(), sim });
       if (retried) {
         retriesElsewhere.add(1, { 'error.code': code });
         this.nats.nc.publish(this.nats.names.wakeClient(retried.client_id));
@@ -97,7 +100,7 @@ export class ReportConsumer {
     }
     const status = report.status;
     const moved = await inTrace('message.state_change', '', { 'smsgw.message_id': report.message_id, 'smsgw.status': status }, () =>
-      this.repo.applyReport(report.message_id, report.device_id, status, at, error),
+      this.repo.applyReport(report.message_id, report.device_id, status, at, error, sim),
     );
     if (moved) {
       await this.publisher.publish(moved);

@@ -8,7 +8,8 @@ export function smsEvent(row: MessageRow): PublicEvent | undefined {
   if (row.status !== 'sent' && row.status !== 'delivered' && row.status !== 'failed') return undefined;
   const kind: PublicEventKind = KIND_OF[row.status];
   const at = (row.status === 'sent' ? row.sent_at : row.status === 'delivered' ? row.delivered_at : row.failed_at) ?? new Date();
-  const data: Record<string, unknown> = { message_id: row.message_id, status: row.status, to: row.to_number };
+  // The SIM it went through; null when unknown (the phone's default).
+  const data: Record<string, unknown> = { message_id: row.message_id, status: row.status, to: row.to_number, sim: row.sim || null };
   if (row.status === 'sent') data.sent_at = at.toISOString();
   if (row.status === 'delivered') {
     data.sent_at = row.sent_at?.toISOString();

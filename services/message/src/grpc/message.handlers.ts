@@ -84,14 +84,14 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
     },
 
     async ClaimNext(req) {
-      const claimed = await claimNext(service, req.deviceId, req.leaseMs, modeFromProto(req.mode), req.clientId);
+      const claimed = await claimNext(service, req.deviceId, req.leaseMs, modeFromProto(req.mode), req.clientId, req.simsWithRoom);
       if (!claimed) return { attempt: 0 };
       const { row, text } = claimed;
       return { message: { ...toProto(row), text }, attempt: row.claim_count, traceparent: row.traceparent ?? '' };
     },
 
     async AcceptMessage(req) {
-      return acceptMessage(service, req.messageId, req.deviceId, req.at);
+      return acceptMessage(service, req.messageId, req.deviceId, req.at, req.sim);
     },
 
     async ReleaseDevice(req) {

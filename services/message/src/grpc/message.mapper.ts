@@ -36,6 +36,9 @@ export function toProto(row: MessageRow): message.Message {
     expiresAt: iso(row.expires_at),
     pinned: row.pinned,
     attempts: attemptsOf(row),
+    sim: row.sim,
+    requestedSim: row.requested_sim,
+    replies: row.replies,
   };
 }
 

@@ -1,6 +1,7 @@
 import { AppError, counter } from '@smsgw/platform';
 import type { MessageRow, Mode } from '../data/message.repository';
 import { openText } from '../domain/otp-seal';
+import { reportedSim, slotsWithRoom } from '../domain/sim';
 import type { MessageService } from './message-service';
 
 const claims = counter(
@@ -13,7 +14,8 @@ const claims = counter(
  * the simulated device) under a lease of `leaseMs` (30 s when 0), with the
  * text the phone sends: an OTP's in full, opened from its seal. Given the
  * device's client, a live claim may also take a message of the client's
- * fleet, which then becomes this device's.
+ * fleet, which then becomes this device's. `simsWithRoom` (the phone's SIM
+ * slots with room; empty: any) leaves out messages that asked for another.
  */
 export async function claimNext(
   service: MessageService,
@@ -21,10 +23,11 @@ export async function claimNext(
   leaseMs: number,
   mode: Mode,
   clientId = '',
+  simsWithRoom: number[] = [],
 ): Promise<{ row: MessageRow; text: string } | undefined> {
   if (mode === 'live' && !deviceId)
     throw new AppError('INVALID_DEVICE_ID', { details: [{ field: 'device_id', code: 'INVALID_DEVICE_ID' }] });
-  const row = await service.queue.claimNext(deviceId, leaseMs || 30_000, mode, clientId);
+  const row = await service.queue.claimNext(deviceId, leaseMs || 30_000, mode, clientId, slotsWithRoom(simsWithRoom));
   if (!row) return undefined;
   // A claim after the first is a lease that ran out before the phone acknowledged.
   claims.add(1, { mode, claim: row.claim_count > 1 ? 'after_lease_expiry' : 'first' });
@@ -35,16 +38,18 @@ export async function claimNext(
 
 /**
  * The phone has the message in its outbox (at `at`, now when absent or
- * unreadable): it is no longer offered nor cancellable.
+ * unreadable): it is no longer offered nor cancellable. `sim` (1 to 8) is
+ * the slot the hub told the phone to use; 0 keeps the message's own.
  */
 export async function acceptMessage(
   service: MessageService,
   messageId: string,
   deviceId: string,
   at: string,
+  sim = 0,
 ): Promise<{ status: MessageRow['status']; accepted: boolean }> {
   const when = at && !Number.isNaN(Date.parse(at)) ? new Date(at) : new Date();
-  const outcome = await service.messages.markAccepted(messageId, deviceId, when);
+  const outcome = await service.messages.markAccepted(messageId, deviceId, when, reportedSim(sim));
   if (!outcome) throw new AppError('MESSAGE_NOT_FOUND');
   return outcome;
 }

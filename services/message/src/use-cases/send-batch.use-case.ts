@@ -2,6 +2,7 @@ import { AppError, currentTraceparent, newId } from '@smsgw/platform';
 import type { MessageRow, PlacedMessage } from '../data/message.repository';
 import { isRefusedData, refusedError } from '../data/sql-errors';
 import { ttlOf } from '../domain/fleet';
+import { repliesOf, requestedSim } from '../domain/sim';
 import { asAnswered, idempotencyOf, outgoing, storable, type OutgoingFields, type SendFields } from '../domain/outgoing-message';
 import type { MessageService } from './message-service';
 import { markOptedOut, publishFailed } from './opt-outs.use-case';
@@ -16,6 +17,10 @@ export interface SendBatchInput extends SendFields {
   ttlSeconds?: number[];
   /** The client chose the devices: no message of the batch moves to another phone. */
   pinned?: boolean;
+  /** One SIM slot per message (0: the phone's choice); empty: 0 for all. */
+  sims?: number[];
+  /** Replies within 24 h go to webhook_url, for every message. */
+  replies?: boolean;
 }
 
 /** The batch stored, or the one its Idempotency-Key stored earlier (`replayed`). */
@@ -37,11 +42,17 @@ export async function sendBatch(service: MessageService, req: SendBatchInput): P
   const ttls = req.ttlSeconds ?? [];
   if (ttls.length > 0 && ttls.length !== req.messages.length)
     throw new AppError('VALIDATION_ERROR', { details: [{ field: 'ttl_seconds', code: 'VALIDATION_ERROR' }] });
+  const sims = req.sims ?? [];
+  if (sims.length > 0 && sims.length !== req.messages.length)
+    throw new AppError('VALIDATION_ERROR', { details: [{ field: 'sims', code: 'VALIDATION_ERROR' }] });
+  const replies = repliesOf(req.replies, req.webhookUrl || null);
   const traceparent = currentTraceparent();
   const messages = req.messages.map((m, i) => {
     try {
       const ttlSeconds = ttlOf(ttls[i], 'ttl');
-      return { ...outgoing(req, req.deviceIds[i]!, m, null, batchId), traceparent, ttlSeconds, pinned: req.pinned === true };
+      const requested = requestedSim(sims[i], 'sim');
+      const pinned = req.pinned === true;
+      return { ...outgoing(req, req.deviceIds[i]!, m, null, batchId), traceparent, ttlSeconds, pinned, requestedSim: requested, replies };
     } catch (err) {
       // Name the message that failed, as the API does.
       if (err instanceof AppError && err.details?.length === 1) {

@@ -2,6 +2,7 @@ import { AppError, activeSpan, endSpan, startSpanInTrace, traceparentOf, withSpa
 import type { NewMessage, PlacedMessage } from '../data/message.repository';
 import { isRefusedData, refusedError, sqlState } from '../data/sql-errors';
 import { ttlOf } from '../domain/fleet';
+import { repliesOf, requestedSim } from '../domain/sim';
 import { asAnswered, estimateDelivery, idempotencyOf, outgoing, type OutgoingFields, type SendFields } from '../domain/outgoing-message';
 import { averagePacingMs, type MessageService } from './message-service';
 import { markOptedOut, publishFailed } from './opt-outs.use-case';
@@ -17,6 +18,10 @@ export interface SendInput extends SendFields {
   ttlSeconds?: number;
   /** The client chose the device: the message never moves to another phone. */
   pinned?: boolean;
+  /** The SIM slot to send through (1 to 8); 0 or absent: the phone's choice. */
+  sim?: number;
+  /** Replies from `to` within 24 h go to webhook_url too (which it then needs). */
+  replies?: boolean;
 }
 
 /** A send gathered by the gateway, with the trace of the API request it came from. */
@@ -124,10 +129,13 @@ export async function sendMessages(service: MessageService, items: SendItem[]): 
     try {
       if (!request?.message) throw new AppError('MESSAGE_REQUIRED');
       const scheduledAt = request.scheduledAt ? new Date(request.scheduledAt) : null;
+      const base = outgoing(request, request.deviceId, request.message, scheduledAt, null);
       const m = {
-        ...outgoing(request, request.deviceId, request.message, scheduledAt, null),
+        ...base,
         ttlSeconds: ttlOf(request.ttlSeconds, 'ttl_seconds'),
         pinned: request.pinned === true,
+        requestedSim: requestedSim(request.sim),
+        replies: repliesOf(request.replies, base.webhookUrl),
         idempotency: idempotencyOf(request),
         traceparent: traceparentOf(spans[index]!),
       };

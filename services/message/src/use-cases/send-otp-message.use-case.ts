@@ -2,6 +2,7 @@ import { AppError, currentTraceparent, newId } from '@smsgw/platform';
 import type { MessageRow, Mode, NewMessage } from '../data/message.repository';
 import { parseMetadata } from '../domain/outgoing-message';
 import { sealText } from '../domain/otp-seal';
+import { requestedSim } from '../domain/sim';
 import { measureSms } from '../domain/sms-encoding';
 import { averagePacingMs, type MessageService } from './message-service';
 import { publishFailed } from './opt-outs.use-case';
@@ -22,6 +23,8 @@ export interface SendOtpMessageInput {
   messageId: string;
   /** The client chose the device: the message never moves (absent from the request today: false). */
   pinned?: boolean;
+  /** The SIM slot to send through (1 to 8); 0 or absent: the phone's choice. */
+  sim?: number;
 }
 
 /**
@@ -59,6 +62,7 @@ export async function sendOtpMessage(
     scheduledAt: null,
     traceparent: currentTraceparent(),
     pinned: req.pinned === true,
+    requestedSim: requestedSim(req.sim),
   };
   // An opted-out number gets its code only if the client's OTPs ignore the list (the default).
   message.optedOut = await service.optOuts.blocksOtp(message);
