@@ -28,7 +28,7 @@ const USAGE = `Operator command line of the SMS gateway.
       the phone's sending limits (SMS per sliding minute, hour, 24 hours; 0: none), the pause between
       two SMS (0 and 0: the hub's default, 2 to 3 s) and its sending hours in an IANA time zone (empty:
       UTC; an end before the start: across midnight); the options not given keep their value; prints
-      {device_id, limits, usage, has_room}
+      {device_id, limits, usage, has_room, sims}
   npm run admin -- set-fleet --client C [--default-ttl S] [--failover-delay S]
         [--sim-rule round_robin|default] [--default-sim N]
       the client's default ttl of a send that gives none (0: none, else 60 to 604800 s), how long

@@ -64,7 +64,7 @@ export function mergeLimits(current: devicehub.DeviceLimits__Output | null, chan
   return { ...base, ...defined };
 }
 
-/** A device's limits, their use and whether it may send now, as the command prints them. */
+/** A device's limits, their use, whether it may send now and its SIMs (with each one's use), as the command prints them. */
 export function deviceLimitsJson(d: devicehub.Device__Output) {
   const l = mergeLimits(d.limits, {});
   return {
@@ -81,6 +81,13 @@ export function deviceLimitsJson(d: devicehub.Device__Output) {
     },
     usage: { last_minute: d.usage?.lastMinute ?? 0, last_hour: d.usage?.lastHour ?? 0, last_day: d.usage?.lastDay ?? 0 },
     has_room: d.hasRoom,
+    sims: d.sims.map((s) => ({
+      slot: s.slot,
+      carrier: s.carrier || null,
+      number: s.number || null,
+      usage: { last_minute: s.usage?.lastMinute ?? 0, last_hour: s.usage?.lastHour ?? 0, last_day: s.usage?.lastDay ?? 0 },
+      has_room: s.hasRoom,
+    })),
   };
 }
 

@@ -171,6 +171,7 @@ describe('the fleet commands of the admin tool, against stand-ins that admit the
       },
       usage: { last_minute: 1, last_hour: 7, last_day: 30 },
       has_room: true,
+      sims: [],
     });
   });
 
