@@ -385,13 +385,18 @@ describe('the dashboard in a real browser', () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel(/^Default time to live/).fill('3600');
     await page.getByLabel(/^Failover delay/).fill('120');
+    await page.getByLabel('Always the default SIM').check();
+    await page.getByLabel(/^Default SIM \(slot 1 to 8/).fill('2');
     await page.getByLabel('Your password, to change them').fill('the owner password');
     await page.getByRole('button', { name: 'Apply the fleet settings' }).click();
     await expect(page.locator('[data-fleet="ttl"]').textContent()).resolves.toContain('1 hour');
+    await expect(page.locator('[data-fleet="sim"]').textContent()).resolves.toContain('the default SIM, slot 2');
     expect(await system.cli('set-fleet', '--client', clientId)).toEqual({
       client_id: clientId,
       default_ttl_seconds: 3600,
       failover_delay_seconds: 120,
+      sim_rule: 'default',
+      default_sim: 2,
     });
 
     await page.getByRole('link', { name: 'Phones' }).click();

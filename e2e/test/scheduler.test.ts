@@ -124,7 +124,8 @@ describe('scheduled sends and durable timers, the whole system', () => {
     const device = await system.createDevice(client.client_id, 'restart');
     const agent = await system.startAgent(client, device);
     await sleep(500);
-    const at = new Date(Date.now() + 2000);
+    // Due in 6 s: storing 300 timers must end, and the scheduler die, before it fires (on a loaded machine too).
+    const at = new Date(Date.now() + 6000);
     const id = await schedule(device, at);
     const subject = nats.names.timer('e2e.restart');
     const keys = Array.from({ length: 300 }, (_, i) => `restart-${i}`);
