@@ -105,6 +105,8 @@ describe('spreading a campaign over the phones', () => {
 /** The message service's campaign RPCs, played from a map: another client's campaign is CAMPAIGN_NOT_FOUND. */
 function campaignStandIn() {
   const campaigns = new Map<string, message.Campaign__Output>();
+  /** AddCampaignMessages' calls so far, and the one refused (0: none). */
+  const control = { calls: 0, refuseCall: 0 };
   const own = (req: { clientId: string; campaignId: string }) => {
     const c = campaigns.get(req.campaignId);
     if (!c || c.clientId !== req.clientId) throw new AppError('CAMPAIGN_NOT_FOUND');
@@ -132,6 +134,7 @@ function campaignStandIn() {
       return c;
     },
     AddCampaignMessages: async (req: message.AddCampaignMessagesRequest__Output) => {
+      if (++control.calls === control.refuseCall) throw new AppError('SERVICE_UNAVAILABLE');
       const c = own(req);
       c.total += req.messages.length;
       c.queued += req.messages.length;
@@ -146,7 +149,7 @@ function campaignStandIn() {
     ResumeCampaign: async (req: message.GetCampaignRequest__Output) => Object.assign(own(req), { status: 'running' }),
     CancelCampaign: async (req: message.GetCampaignRequest__Output) => Object.assign(own(req), { status: 'cancelled' }),
   };
-  return { campaigns, handlers };
+  return { campaigns, handlers, control };
 }
 
 describe('the campaign pages', () => {
@@ -246,6 +249,21 @@ describe('the campaign pages', () => {
     expect(page.text).toContain('data-refresh="2000"');
     const list = await browser.get('/campaigns');
     expect(list.text).toContain(`<a href="/campaigns/${campaignId}">Soldes</a>`);
+  });
+
+  it('when a batch is refused half-way, then the campaign page says how many were stored', async () => {
+    const { browser, uploadId } = await uploaded();
+    standIn.control.refuseCall = standIn.control.calls + 2;
+    try {
+      await browser.get(`/campaigns/new/${uploadId}`);
+      const res = await browser.post(`/campaigns/new/${uploadId}/send`, { phone_column: 'phone', text: 'Bonjour {{name}}' });
+
+      expect(res.status).toBe(502);
+      expect(res.text).toContain('Only 100 of 250 messages were stored (from line 102 on, none)');
+      expect(res.text).toContain('data-count="queued">100<');
+    } finally {
+      standIn.control.refuseCall = 0;
+    }
   });
 
   it('when no phone is online, then the send is refused before anything is stored', async () => {

@@ -94,7 +94,7 @@ export async function sendCampaign(
   clientId: string,
   uploadId: string,
   mapping: Mapping,
-): Promise<{ campaignId: string } | { error: string }> {
+): Promise<{ campaignId: string; stopped?: string } | { error: string }> {
   const upload = isUploadId(uploadId) ? await loadUpload(redis, clientId, uploadId) : undefined;
   if (!upload) return { error: EXPIRED };
   const rows = preview(upload, mapping);
@@ -110,13 +110,22 @@ export async function sendCampaign(
   const campaign = await up.messages.createCampaign({ clientId, mode: MODE, name: upload.name });
   for (let at = 0; at < rows.good.length; at += BATCH_SIZE) {
     const batch = rows.good.slice(at, at + BATCH_SIZE);
-    await up.messages.addCampaignMessages({
-      clientId,
-      mode: MODE,
-      campaignId: campaign.campaignId,
-      deviceIds: deviceIds.slice(at, at + BATCH_SIZE),
-      messages: batch.map((r) => ({ to: r.to, text: r.text, metadataJson: '' })),
-    });
+    try {
+      await up.messages.addCampaignMessages({
+        clientId,
+        mode: MODE,
+        campaignId: campaign.campaignId,
+        deviceIds: deviceIds.slice(at, at + BATCH_SIZE),
+        messages: batch.map((r) => ({ to: r.to, text: r.text, metadataJson: '' })),
+      });
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      // The campaign exists with the batches stored so far: its page says what is missing.
+      return {
+        campaignId: campaign.campaignId,
+        stopped: `Only ${at} of ${rows.good.length} messages were stored (from line ${batch[0]!.line} on, none): ${err.message}`,
+      };
+    }
   }
   return { campaignId: campaign.campaignId };
 }

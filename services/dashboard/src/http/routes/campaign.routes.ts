@@ -91,7 +91,12 @@ export function campaignRoutes(router: DashRouter, deps: AppDeps): void {
     const clientId = ctx.state.session!.clientId;
     const mapping = mappingOf(ctx);
     const sent = await sendCampaign(up, redis, clientId, ctx.params.uploadId!, mapping);
-    if ('campaignId' in sent) return ctx.redirect(`/campaigns/${sent.campaignId}`);
+    if ('campaignId' in sent && !sent.stopped) return ctx.redirect(`/campaigns/${sent.campaignId}`);
+    if ('campaignId' in sent) {
+      ctx.status = 502;
+      const c = await getCampaign(up, clientId, sent.campaignId);
+      return page(ctx, `Campaign ${c.name}`, 'campaigns', campaignView(c, csrfOf(ctx), sent.stopped));
+    }
     // Refused before anything was stored: the preview again, with the reason.
     const upload = await loadUpload(redis, clientId, ctx.params.uploadId!);
     const rows = upload && preview(upload, mapping);
