@@ -79,6 +79,12 @@ describe('a CSV campaign in a real browser', () => {
     ).start();
     await page.goto('/phones');
     await page.locator('tr[data-device] [data-state]').filter({ hasText: 'online' }).waitFor({ timeout: 20_000 });
+    // The hub's default pause between two SMS is 2 to 3 s: a short one, so that 980 SMS go out in seconds.
+    await page.locator('a[data-limits]').first().click();
+    await page.getByLabel('At least').fill('5');
+    await page.getByLabel('At most').fill('10');
+    await page.getByRole('button', { name: 'Save the limits' }).click();
+    await page.getByText('The limits are saved').waitFor();
 
     // 1. The file.
     const { csv, good, badLines } = campaignFile();
@@ -125,7 +131,8 @@ describe('a CSV campaign in a real browser', () => {
     // 5. Resumed: the page's counts follow on their own until every good row is delivered.
     await page.getByRole('button', { name: 'Resume' }).click();
     await page.getByRole('button', { name: 'Pause' }).waitFor();
-    await page.locator('[data-count="delivered"]').filter({ hasText: /^980$/ }).waitFor({ timeout: 90_000 });
+    // One phone takes each SMS in turn (claim, ack, report): about 10 a second here, slower on a loaded machine.
+    await page.locator('[data-count="delivered"]').filter({ hasText: /^980$/ }).waitFor({ timeout: 300_000 });
     expect(await count(page, 'held')).toBe(0);
     expect(await count(page, 'failed')).toBe(0);
 
@@ -140,5 +147,5 @@ describe('a CSV campaign in a real browser', () => {
     await page.getByRole('link', { name: 'Campaigns' }).click();
     expect(await page.locator('#campaigns tbody tr').first().textContent()).toContain('Rentrée');
     await context.close();
-  }, 180_000);
+  }, 480_000);
 });
