@@ -66,7 +66,14 @@ describe("the services' own NATS and Redis users in the chart", () => {
 
     it('when rendered, then each service that uses NATS has a user of its own, known to the server with its password from the same key', () => {
       const users = [...byService].flatMap(([component, c]) => (env(c, 'NATS_USER') ? [[component, c] as const] : []));
-      expect(users.map(([component]) => component).sort()).toEqual(['dashboard', 'device-hub', 'gateway', 'message', 'scheduler', 'webhook']);
+      expect(users.map(([component]) => component).sort()).toEqual([
+        'dashboard',
+        'device-hub',
+        'gateway',
+        'message',
+        'scheduler',
+        'webhook',
+      ]);
       const names = users.map(([, c]) => env(c, 'NATS_USER')!.value);
       expect(new Set(names).size).toBe(names.length);
       for (const [component, c] of users) {
