@@ -150,14 +150,12 @@ describe('smsgw listen', () => {
     let calls = 0;
     const gateway = http.createServer((_req, res) => {
       calls++;
-      res
-        .writeHead(400, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            success: false,
-            error: { code: 'VALIDATION_ERROR', message: 'Plusieurs champs de la requête sont invalides.' },
-          }),
-        );
+      res.writeHead(400, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          success: false,
+          error: { code: 'VALIDATION_ERROR', message: 'Plusieurs champs de la requête sont invalides.' },
+        }),
+      );
     });
     servers.push(gateway);
     const t = io({
