@@ -160,6 +160,8 @@ function buildModel(doc) {
   for (const [route, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       if ((op.tags ?? []).some((t) => EXCLUDED_TAGS.has(t))) continue;
+      // A stream of server-sent events (GET /v1/events/listen) is no request-answer call: `smsgw listen` reads it.
+      if (op.responses?.['200']?.content?.['text/event-stream']) continue;
       const params = (op.parameters ?? []).map((p) => resolveParam(doc, p));
       const body = op.requestBody?.content?.['application/json']?.schema;
       const ok = op.responses?.['200']?.content?.['application/json']?.schema;

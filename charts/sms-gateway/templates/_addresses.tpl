@@ -27,7 +27,8 @@ Usage: {{ include "smsgw.deviceHub.publicUrl" $ }}
 {{- end -}}
 
 {{/*
-host:port of each dependency (Postgres, Redis, NATS) one service uses, as a YAML list.
+host:port of each dependency (Postgres, Redis, NATS) one service needs to start, as a YAML list
+(its `optional` ones left out).
 Usage: {{ $deps := include "smsgw.dependencies.addresses" (dict "context" $ "component" "otp") | fromYamlArray }}
 */}}
 {{- define "smsgw.dependencies.addresses" -}}
@@ -39,7 +40,7 @@ Usage: {{ $deps := include "smsgw.dependencies.addresses" (dict "context" $ "com
 {{- if has "redis" $c.uses -}}
 {{- $out = append $out (include "smsgw.redis.address" .context) -}}
 {{- end -}}
-{{- if has "nats" $c.uses -}}
+{{- if and (has "nats" $c.uses) (not (has "nats" (default list $c.optional))) -}}
 {{- $out = append $out (include "smsgw.nats.address" .context) -}}
 {{- end -}}
 {{- toYaml $out -}}

@@ -5,6 +5,7 @@ of parts. The env, the probes and the NetworkPolicies are all derived from this 
   healthPort: the gRPC services' plaintext health port (GRPC_HEALTH_PORT): the probes' port, since
     `port` takes mutual TLS only and the kubelet's gRPC probes cannot speak TLS
   public: the port an Ingress routes to
+  optional: dependencies the service starts and serves without (not waited for at start-up)
 Usage: {{ $all := fromYaml (include "smsgw.components" $) }}
 */}}
 {{- define "smsgw.components" -}}
@@ -56,7 +57,9 @@ gateway:
   kind: http
   port: 8443
   public: 8443
-  uses: [redis]
+  # NATS for GET /v1/events/listen only: sends never wait for it.
+  uses: [redis, nats]
+  optional: [nats]
   calls: [account, message, device-hub, otp]
 dashboard:
   key: dashboard

@@ -66,7 +66,14 @@ describe("the services' own NATS and Redis users in the chart", () => {
 
     it('when rendered, then each service that uses NATS has a user of its own, known to the server with its password from the same key', () => {
       const users = [...byService].flatMap(([component, c]) => (env(c, 'NATS_USER') ? [[component, c] as const] : []));
-      expect(users.map(([component]) => component).sort()).toEqual(['dashboard', 'device-hub', 'message', 'scheduler', 'webhook']);
+      expect(users.map(([component]) => component).sort()).toEqual([
+        'dashboard',
+        'device-hub',
+        'gateway',
+        'message',
+        'scheduler',
+        'webhook',
+      ]);
       const names = users.map(([, c]) => env(c, 'NATS_USER')!.value);
       expect(new Set(names).size).toBe(names.length);
       for (const [component, c] of users) {
@@ -106,7 +113,7 @@ describe("the services' own NATS and Redis users in the chart", () => {
       const busUsers = job.find((c) => c.name === 'bus-users-init')!;
       const keys = busUsers.args![busUsers.args!.indexOf('--keys') + 1]!.split(',');
       expect(keys).toEqual(expect.arrayContaining(['nats-dashboard', 'nats-message', 'redis-dashboard', 'redis-gateway']));
-      expect(keys).toHaveLength(9);
+      expect(keys).toHaveLength(10);
       // Nothing of the users is random at rendering (the bundled charts' own admin passwords still are).
       const again = render('default').objects;
       expect(find(again, 'ConfigMap', 'smsgw-nats').data).toEqual({ 'nats.conf': natsConf });

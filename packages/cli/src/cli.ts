@@ -1,7 +1,16 @@
 #!/usr/bin/env node
 import { run } from './run';
 
-run(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env }).then(
+run(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  onInterrupt: (stop) => {
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  },
+}).then(
   (code) => {
     process.exitCode = code;
   },

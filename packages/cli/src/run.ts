@@ -16,6 +16,7 @@ import {
 import { ConfigError, configPath, readConfigFile, resolveCredentials, writeConfigFile, type Credentials } from './config';
 import { batches, recipientsOf, type Recipient } from './csv';
 import { fields, Progress, table, truncate, type Writable } from './format';
+import { listen } from './listen';
 
 /** The process around a command: its streams and environment (tests give their own). */
 export interface Io {
@@ -23,6 +24,8 @@ export interface Io {
   stderr: Writable;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
   env: NodeJS.ProcessEnv;
+  /** Calls `stop` on Ctrl-C (SIGINT) or SIGTERM; only commands that run until stopped (listen) ask for it. */
+  onInterrupt?: (stop: () => void) => void;
 }
 
 const USAGE = `smsgw ${VERSION}: the SMS gateway from the command line
@@ -41,6 +44,9 @@ Usage: smsgw <command> [options]
   otp send --to NUMBER                send a one-time password (--length, --expiry, --template)
   otp verify --otp-id ID --code CODE  check it (exit 1 when the code is wrong)
   whoami                              check the credentials and the phone
+  listen [--events K1,K2]             the account's webhook events as they happen, checked with
+         [--forward URL]              the session's secret and printed (--json: the bodies), or
+                                      posted to a local URL with the same signature headers
   configure --base-url URL --client-id ID [--ca-file FILE] [--device ID]
                                       save a profile; the API key is read from standard input
 
@@ -97,6 +103,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       otp: (a) => otp(a, io, out),
       whoami: (a) => whoami(a, io, out),
       configure: (a) => configure(a, io, out, err),
+      listen: (a) => listenCommand(a, io, out, err),
     };
     const handler = commands[command];
     if (!handler) throw new UsageError(`unknown command "${command}" (smsgw help lists them)`);
@@ -506,6 +513,30 @@ async function whoami(args: string[], io: Io, out: (t: string) => void): Promise
   if (values.json) printJson(out, res);
   else out(fields(res, ['client_id', 'mode', 'device_id', 'device_status']));
   return 0;
+}
+
+async function listenCommand(args: string[], io: Io, out: (t: string) => void, err: (t: string) => void): Promise<number> {
+  const { values } = parse(args, { events: { type: 'string' }, forward: { type: 'string' } });
+  if (values.help) {
+    return help(
+      out,
+      'smsgw listen [--events sms.sent,sms.delivered,…] [--forward URL] [--json]\n\n' +
+        "The account's events (of the key's mode) as they happen, without a public receiver: each is checked with the\n" +
+        'signing secret of the session (printed on standard error when it opens, a new one at each connection), then\n' +
+        'printed, and with --forward posted to URL with the headers a webhook delivery has (X-Webhook-Signature…), so\n' +
+        'that a receiver under development checks it with that secret. Reconnects when the stream drops; Ctrl-C stops.',
+    );
+  }
+  const forward = str(values.forward);
+  if (forward !== undefined && !/^https?:\/\/[^/]/.test(forward)) throw new UsageError('--forward takes an http:// or https:// URL');
+  const creds = resolveCredentials(io.env, str(values.profile));
+  const stop = new AbortController();
+  io.onInterrupt?.(() => stop.abort());
+  return listen(
+    creds,
+    { ...(str(values.events) ? { events: str(values.events) } : {}), ...(forward ? { forward } : {}), json: values.json === true },
+    { out, err, signal: stop.signal },
+  );
 }
 
 async function configure(args: string[], io: Io, out: (t: string) => void, err: (t: string) => void): Promise<number> {

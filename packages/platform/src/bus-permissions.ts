@@ -7,7 +7,7 @@ import { natsInboxPrefix, natsNames } from './nats';
  */
 
 /** The services that connect to NATS. */
-export const NATS_SERVICES = ['message', 'device-hub', 'scheduler', 'webhook', 'dashboard'] as const;
+export const NATS_SERVICES = ['message', 'device-hub', 'scheduler', 'webhook', 'dashboard', 'gateway'] as const;
 export type NatsService = (typeof NATS_SERVICES)[number];
 
 /** The services that connect to Redis. */
@@ -28,6 +28,7 @@ export const DURABLE_CONSUMERS: Record<NatsService, { stream: 'reports' | 'event
     { stream: 'timers', durable: 'webhook-timers' },
   ],
   dashboard: [],
+  gateway: [],
 };
 
 /** The streams each service creates or brings up to date at start-up (`ensureStream`). */
@@ -37,7 +38,17 @@ const ENSURED_STREAMS: Record<NatsService, ('reports' | 'events' | 'timers')[]> 
   scheduler: ['timers'],
   webhook: ['events', 'timers'],
   dashboard: [],
+  gateway: [],
 };
+
+/**
+ * `smsgw listen`'s core NATS subjects: the webhook service publishes every event it consumes on
+ * `listen.<client_id>.<mode>`; the gateway subscribes to one client and mode per listener.
+ */
+export function listenSubject(prefix: string, clientId: string, mode: 'live' | 'test'): string {
+  return `${prefix ? `${prefix}.` : ''}listen.${clientId}.${mode}`;
+}
+const listenSubjects = (prefix: string) => `${prefix ? `${prefix}.` : ''}listen.>`;
 
 export interface NatsPermissions {
   publish: string[];
@@ -61,9 +72,11 @@ export function natsPermissions(service: NatsService, prefix: string): NatsPermi
       publish: [n.timers, n.schedulerWake],
       subscribe: [n.schedulerWake],
     },
-    webhook: { publish: [], subscribe: [] },
+    webhook: { publish: [listenSubjects(prefix)], subscribe: [] },
     // The live device view only: core NATS, no JetStream.
     dashboard: { publish: [], subscribe: [n.event('device.*')] },
+    // GET /v1/events/listen only: core NATS, no JetStream, nothing to publish.
+    gateway: { publish: [], subscribe: [listenSubjects(prefix)] },
   };
   const jetStream: string[] = [];
   const streams = ENSURED_STREAMS[service].map((s) => streamName[s]);
@@ -94,7 +107,8 @@ export function natsPermissions(service: NatsService, prefix: string): NatsPermi
 /** Redis key patterns (after the key prefix, REDIS_PREFIX) each service reads and writes. */
 const REDIS_KEYS: Record<RedisService, { readWrite: string[]; readOnly: string[] }> = {
   // authfail: the failed-authentication counter; presence and device-removed: read to answer X-Device-ID.
-  gateway: { readWrite: ['authfail:*', 'idempotency:*', 'ratelimit:*'], readOnly: ['presence:*', 'device-removed:*'] },
+  // listen: the open GET /v1/events/listen sessions of each client (at most 5 at once).
+  gateway: { readWrite: ['authfail:*', 'idempotency:*', 'ratelimit:*', 'listen:*'], readOnly: ['presence:*', 'device-removed:*'] },
   dashboard: { readWrite: ['dashboard:*'], readOnly: [] },
   // hub-sent: each phone's SMS in its limits' windows (and each SIM's: hub-sent:<device>:sim<n>, the round robin's
   // last SIM: hub-sent:<device>:last-sim); presence-last: when a phone was last seen online.

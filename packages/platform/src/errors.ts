@@ -74,6 +74,7 @@ export const ERROR_CATALOG = {
   RECEIVED_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: 'SMS reçu introuvable.' },
   OPT_OUT_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: "Ce numéro n'est pas dans la liste d'opposition." },
   OTP_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: 'OTP introuvable.' },
+  CAMPAIGN_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: 'Campagne introuvable.' },
   NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: "Cette ressource n'existe pas." },
   METHOD_NOT_ALLOWED: {
     http: 405,
@@ -84,6 +85,11 @@ export const ERROR_CATALOG = {
     http: 409,
     grpc: grpc.status.FAILED_PRECONDITION,
     message: "Seul un message encore en file d'attente peut être annulé.",
+  },
+  CAMPAIGN_NOT_RUNNING: {
+    http: 409,
+    grpc: grpc.status.FAILED_PRECONDITION,
+    message: 'Cette campagne est annulée : elle ne peut plus changer.',
   },
   OTP_ALREADY_VERIFIED: {
     http: 409,

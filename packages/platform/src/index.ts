@@ -32,3 +32,4 @@ export * from './grpc-tls';
 export * from './service-identity';
 export * from './payload';
 export * from './device-limits';
+export * from './sms-encoding';

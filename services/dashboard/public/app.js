@@ -34,3 +34,37 @@ if (live && window.EventSource) {
     seen.textContent = `${change.at.replace('T', ' ').slice(0, 19)} UTC`;
   });
 }
+
+// A campaign under way: its counts are drawn again from the page every few seconds.
+const refreshed = document.querySelector('[data-refresh]');
+if (refreshed && refreshed.dataset.refresh && window.DOMParser) {
+  const timer = setInterval(
+    async () => {
+      try {
+        const res = await fetch(window.location.pathname, { credentials: 'same-origin' });
+        if (!res.ok) return;
+        const next = new DOMParser().parseFromString(await res.text(), 'text/html').querySelector('[data-refresh]');
+        if (!next) return;
+        refreshed.innerHTML = next.innerHTML;
+        if (!next.dataset.refresh) clearInterval(timer);
+      } catch {
+        // The next tick tries again.
+      }
+    },
+    Number(refreshed.dataset.refresh) || 2000,
+  );
+}
+
+// A campaign's CSV file, read here and posted as text (the server takes no multipart upload).
+const upload = document.querySelector('form[data-csv-upload]');
+if (upload) {
+  upload.addEventListener('submit', async (event) => {
+    const file = upload.querySelector('[data-csv-file]').files[0];
+    if (!file || upload.dataset.read) return;
+    event.preventDefault();
+    upload.querySelector('[data-csv-text]').value = await file.text();
+    upload.querySelector('[data-csv-name]').value = file.name;
+    upload.dataset.read = '1';
+    upload.requestSubmit();
+  });
+}

@@ -44,6 +44,17 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
        * stored in one statement: at most `maxBatch` a call, `maxInFlight` calls at once,
        * `maxWaiting` sends waiting for a call (more are refused with 503).
        */
+      /**
+       * GET /v1/events/listen (`smsgw listen`): the events come from NATS, optional (without
+       * NATS_URL, or while NATS is away, the route answers 503 and nothing else changes).
+       */
+      listen: {
+        nats: env.optional('NATS_URL') ? commonConfig.nats(env) : undefined,
+        /** Listeners a client may have open at once, across every replica. */
+        maxPerClient: env.int('LISTEN_MAX_PER_CLIENT', 5, { min: 1, max: 100 }),
+        /** A `: keepalive` comment this often, so that proxies keep the idle stream open. */
+        keepaliveMs: env.int('LISTEN_KEEPALIVE_MS', 15_000, { min: 100, max: 60_000 }),
+      },
       sendGather: {
         maxBatch: env.int('SEND_GATHER_MAX_BATCH', 100, { min: 1, max: 500 }),
         maxInFlight: env.int('SEND_GATHER_MAX_IN_FLIGHT', 4, { min: 1, max: 64 }),

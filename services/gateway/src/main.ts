@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, createRedis, runMain, TickPipeline, TrustedProxies, type Logger } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { createUpstreams } from './clients/create-upstreams';
+import { ListenBus } from './clients/listen-bus';
+import { ListenerSlots } from './clients/listener-slots';
 import { watchRedis } from './clients/watch-redis';
 import { loadGatewayConfig, type GatewayConfig } from './config';
 import { createApp } from './http/app';
@@ -22,6 +24,10 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
   await redis.connect();
   const pipeline = new TickPipeline(redis);
   const upstreams = createUpstreams(config, pipeline);
+  // GET /v1/events/listen: NATS is optional, connected in the background, never waited for.
+  const listenBus = config.listen.nats ? new ListenBus(config.listen.nats, log) : undefined;
+  listenBus?.start();
+  if (!listenBus) log.info('NATS_URL is not set: GET /v1/events/listen answers 503');
   const { tls } = config.http;
   const app = createApp({
     upstreams,
@@ -36,6 +42,13 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
     // Three deadlines: longer than a request may run, short enough that a key left by a dead gateway frees soon.
     idempotencyInProgressSeconds: Math.ceil((3 * config.grpcDeadlineMs) / 1000),
     trustedProxies: tls.mode === 'proxy' ? new TrustedProxies(tls.trustedProxies) : undefined,
+    listen: listenBus && {
+      bus: listenBus,
+      // A slot lives three keepalives: an open stream renews it at each, a dead replica's lapses.
+      slots: new ListenerSlots(redis, { max: config.listen.maxPerClient, leaseMs: 3 * config.listen.keepaliveMs }),
+      maxPerClient: config.listen.maxPerClient,
+      keepaliveMs: config.listen.keepaliveMs,
+    },
   });
   let server: net.Server;
   if (tls.mode === 'proxy') {
@@ -59,6 +72,7 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
       // Let requests in flight finish, then cut idle keep-alive connections.
       setTimeout(() => sockets.forEach((s) => s.destroy()), 1000).unref();
       await closed;
+      await listenBus?.stop();
       upstreams.close();
       redis.disconnect();
       await stopTelemetry();

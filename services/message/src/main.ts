@@ -18,6 +18,7 @@ import {
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { messageProto, schedulerProto } from '@smsgw/proto';
 import { loadMessageConfig, type MessageConfig } from './config';
+import { CampaignRepository } from './data/campaign.repository';
 import { FleetRepository } from './data/fleet.repository';
 import { HistoryRepository } from './data/history.repository';
 import { IdempotencyKeyRepository } from './data/idempotency-key.repository';
@@ -70,6 +71,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     received,
     optOuts,
     wakeUps: new WakeUpPublisher(nats),
+    campaigns: new CampaignRepository(pool),
     scheduledSends,
     config,
     log,

@@ -32,6 +32,7 @@ import { SigningSecrets } from './delivery/signing-secrets';
 import { Sweeper } from './delivery/sweeper';
 import { RetryPolicy } from './domain/retry-policy';
 import { EventConsumer } from './events/event.consumer';
+import { ListenPublisher } from './events/listen.publisher';
 import { RETRY_SUBJECT, retryTimerKey, TimerConsumer } from './events/timer.consumer';
 import { webhookHandlers, webhookCallers } from './grpc/webhook.handlers';
 
@@ -108,7 +109,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).events),
     ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).timers),
   ]);
-  const eventConsumer = new EventConsumer(nats, endpoints, deliveries, enqueue, log);
+  const eventConsumer = new EventConsumer(nats, endpoints, deliveries, enqueue, log, new ListenPublisher(nats, log));
   const timerConsumer = new TimerConsumer(
     nats,
     deliveries,

@@ -324,8 +324,9 @@ func TestWhenRenderedWithTheExternalSetThenIngressesServeTlsWithCertManagerAndTh
 	}
 }
 
-// The calls of DESIGN.md's table of parts ("talks to"), and the dashboard's own Redis (browser
-// sessions) and NATS (live device events), which that table leaves out; README, "Network policies".
+// The calls of DESIGN.md's table of parts ("talks to"), the dashboard's own Redis (browser
+// sessions) and NATS (live device events), and the gateway's NATS (GET /v1/events/listen), which
+// that table leaves out; README, "Network policies".
 var designCalls = []string{
 	"account -> postgresql:5432",
 	"dashboard -> account:50051",
@@ -342,6 +343,7 @@ var designCalls = []string{
 	"gateway -> account:50051",
 	"gateway -> device-hub:50053",
 	"gateway -> message:50052",
+	"gateway -> nats:4222",
 	"gateway -> otp:50054",
 	"gateway -> redis:6379",
 	"message -> nats:4222",

@@ -12,6 +12,7 @@ export interface PageContext {
 const NAV: [string, string][] = [
   ['overview', '/'],
   ['messages', '/messages'],
+  ['campaigns', '/campaigns'],
   ['inbox', '/inbox'],
   ['opt-outs', '/opt-outs'],
   ['statistics', '/stats'],
@@ -24,6 +25,7 @@ const NAV: [string, string][] = [
 const LABELS: Record<string, string> = {
   overview: 'Overview',
   messages: 'Messages',
+  campaigns: 'Campaigns',
   inbox: 'Inbox',
   'opt-outs': 'Opt-outs',
   statistics: 'Statistics',

@@ -18,7 +18,9 @@ import { rateLimit } from './middleware/rate-limit';
 import { accessLog, requestId } from './middleware/request-id';
 import { traceRequest } from './middleware/tracing';
 import { openApiDocument } from '../openapi';
+import type { ListenDeps } from '../use-cases/listen.use-case';
 import { authRoutes } from './routes/auth.routes';
+import { eventsRoutes } from './routes/events.routes';
 import { inboxRoutes } from './routes/inbox.routes';
 import { optOutRoutes } from './routes/opt-outs.routes';
 import { otpRoutes } from './routes/otp.routes';
@@ -42,6 +44,8 @@ export interface AppOptions {
   trustedProxies?: TrustedProxies;
   /** Whether a message's `webhook_url` may be a private address (development only; the webhook service has the same setting). */
   allowPrivateWebhooks: boolean;
+  /** GET /v1/events/listen; without it (no NATS configured) the route answers 503. */
+  listen?: ListenDeps;
 }
 
 export function createApp(options: AppOptions): Koa<GatewayState> {
@@ -62,6 +66,7 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
     inboxRoutes(options.upstreams, auth, guard),
     optOutRoutes(options.upstreams, auth, guard),
     authRoutes(options.upstreams, auth, guard),
+    eventsRoutes(options.listen, auth, guard),
   ];
   const health = new Router<GatewayState>();
   // Liveness: the process answers; nothing else is checked.

@@ -141,3 +141,8 @@ export function statsQuery(ctx: GatewayContext): StatsQuery {
     deviceId: queryString(ctx, 'device_id') ?? '',
   };
 }
+
+/** The `events` filter of GET /v1/events/listen (comma-separated kinds), as given. */
+export function eventsQuery(ctx: GatewayContext): string | undefined {
+  return queryString(ctx, 'events');
+}

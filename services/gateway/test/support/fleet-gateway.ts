@@ -5,6 +5,7 @@ import type { devicehub, message, otp } from '@smsgw/proto';
 import { randomHex, REDIS_URL } from '@smsgw/testing';
 import { DeviceDirectory } from '../../src/clients/device-directory';
 import { createApp } from '../../src/http/app';
+import type { ListenDeps } from '../../src/use-cases/listen.use-case';
 import type { Upstreams } from '../../src/use-cases/upstreams';
 
 /** A JSON answer of the API. */
@@ -264,7 +265,8 @@ export class FleetGateway {
     };
   }
 
-  async start(): Promise<void> {
+  /** `listen`: GET /v1/events/listen's NATS and slots (made on this gateway's Redis); without it the route answers 503. */
+  async start(listen?: (redis: Redis) => ListenDeps): Promise<void> {
     await this.redis.connect();
     const app = createApp({
       upstreams: this.upstreams(),
@@ -277,6 +279,7 @@ export class FleetGateway {
       idempotencyTtlSeconds: 60,
       idempotencyInProgressSeconds: 3,
       allowPrivateWebhooks: false,
+      listen: listen?.(this.redis),
     });
     this.server = http.createServer(app.callback());
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -284,6 +287,7 @@ export class FleetGateway {
   }
 
   async stop(): Promise<void> {
+    this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
     const prefix = this.redis.options.keyPrefix ?? '';
     const keys = await this.redis.keys(`${prefix}*`);

@@ -101,10 +101,10 @@ export class FleetRepository {
   async strandedDevices(): Promise<StrandedDeviceRow[]> {
     const { rows } = await this.pool.query<StrandedDeviceRow>(
       `WITH RECURSIVE d AS (
-         (SELECT device_id FROM messages WHERE status = 'queued' AND accepted_at IS NULL ORDER BY device_id LIMIT 1)
+         (SELECT device_id FROM messages WHERE status = 'queued' AND accepted_at IS NULL AND NOT held ORDER BY device_id LIMIT 1)
          UNION ALL
          SELECT (SELECT q.device_id FROM messages q
-                 WHERE q.status = 'queued' AND q.accepted_at IS NULL AND q.device_id > d.device_id
+                 WHERE q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.held AND q.device_id > d.device_id
                  ORDER BY q.device_id LIMIT 1)
          FROM d WHERE d.device_id IS NOT NULL
        )

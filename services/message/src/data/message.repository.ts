@@ -49,6 +49,10 @@ export interface MessageRow {
   sim: number;
   /** SMS received from its number within 24 h go to its webhook_url too. */
   replies: boolean;
+  /** The campaign it belongs to; null: none. */
+  campaign_id: string | null;
+  /** Of a paused campaign and untaken: no phone may claim it (it shows `queued`). */
+  held: boolean;
 }
 
 /** An earlier try of a message on a phone, as stored in `messages.attempts`. */
@@ -92,6 +96,8 @@ export interface NewMessage {
   requestedSim?: number;
   /** SMS received from `to` within 24 h go to its webhook_url too. */
   replies?: boolean;
+  /** The campaign it belongs to: stored held when the campaign is paused. */
+  campaignId?: string | null;
 }
 
 /** An Idempotency-Key and the hash of the request that came with it. */
@@ -130,8 +136,14 @@ export interface PlacedMessage {
   deviceWasIdle: boolean;
 }
 
-/** A message a phone may still take: queued, not in a phone's outbox, not under a live lease. */
-export const CLAIMABLE = `status = 'queued' AND accepted_at IS NULL AND (lease_until IS NULL OR lease_until < now())`;
+/** A message no phone has taken: queued, not in a phone's outbox, not under a live lease (held or not). */
+export const UNTAKEN = `status = 'queued' AND accepted_at IS NULL AND (lease_until IS NULL OR lease_until < now())`;
+
+/**
+ * A message a phone may take now: untaken and not held by a paused campaign
+ * (the queue indexes leave held messages out: a query of them says `NOT held`).
+ */
+export const CLAIMABLE = `${UNTAKEN} AND NOT held`;
 
 /**
  * The messages once stored: reading them, and moving their status (cancel,
@@ -163,13 +175,14 @@ export class MessageRepository {
   }
 
   /**
-   * Cancels a message that is queued and not being handed to a phone. The row
-   * lock makes this and a concurrent claim exclusive: exactly one wins.
+   * Cancels a message that is queued and not being handed to a phone (held
+   * or not). The row lock makes this and a concurrent claim exclusive:
+   * exactly one wins.
    */
   async cancel(clientId: string, messageId: string, mode: Mode): Promise<MessageRow | undefined> {
     const { rows } = await this.pool.query<MessageRow>(
-      `UPDATE messages SET status = 'cancelled', cancelled_at = now(), otp_sealed_text = NULL
-       WHERE message_id = $1 AND client_id = $2 AND mode = $3 AND ${CLAIMABLE}
+      `UPDATE messages SET status = 'cancelled', cancelled_at = now(), otp_sealed_text = NULL, held = false
+       WHERE message_id = $1 AND client_id = $2 AND mode = $3 AND ${UNTAKEN}
        RETURNING *`,
       [messageId, clientId, mode],
     );
@@ -189,7 +202,7 @@ export class MessageRepository {
   ): Promise<{ status: MessageRow['status']; accepted: boolean } | undefined> {
     const { rows } = await this.pool.query<{ status: MessageRow['status']; accepted: boolean }>(
       `WITH moved AS (
-         UPDATE messages SET accepted_at = coalesce(accepted_at, $3), lease_until = NULL, fleet = false,
+         UPDATE messages SET accepted_at = coalesce(accepted_at, $3), lease_until = NULL, fleet = false, held = false,
                              sim = CASE WHEN $4::smallint > 0 THEN $4::smallint ELSE sim END
          WHERE message_id = $1 AND device_id = $2 AND status = 'queued' AND NOT (fleet AND avoid_device_id IS NOT DISTINCT FROM $2)
          RETURNING status, true AS accepted
@@ -270,7 +283,7 @@ export class MessageRepository {
   async queueDepths(deviceIds: string[]): Promise<Map<string, number>> {
     const { rows } = await this.pool.query<{ device_id: string; depth: number }>(
       `SELECT device_id, count(*)::int AS depth FROM messages
-       WHERE device_id = ANY($1::text[]) AND mode = 'live' AND status = 'queued' AND accepted_at IS NULL AND NOT fleet
+       WHERE device_id = ANY($1::text[]) AND mode = 'live' AND status = 'queued' AND accepted_at IS NULL AND NOT held AND NOT fleet
        GROUP BY device_id`,
       [deviceIds],
     );
@@ -281,7 +294,7 @@ export class MessageRepository {
   async queueStats(): Promise<{ mode: Mode; depth: number; oldest_seconds: number }[]> {
     const { rows } = await this.pool.query<{ mode: Mode; depth: number; oldest_seconds: number }>(
       `SELECT mode, count(*)::int AS depth, coalesce(extract(epoch FROM now() - min(due_at)), 0)::float8 AS oldest_seconds
-       FROM messages WHERE status = 'queued' AND accepted_at IS NULL AND due_at <= now() GROUP BY mode`,
+       FROM messages WHERE status = 'queued' AND accepted_at IS NULL AND NOT held AND due_at <= now() GROUP BY mode`,
     );
     return rows;
   }

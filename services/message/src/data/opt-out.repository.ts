@@ -1,7 +1,7 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
 import type { Page } from '../domain/history';
 import { DEFAULT_SETTINGS, type OptOutSettings, type OptOutSource } from '../domain/opt-out';
-import { CLAIMABLE, type MessageRow, type Mode } from './message.repository';
+import { UNTAKEN, type MessageRow, type Mode } from './message.repository';
 
 export interface OptOutRow {
   client_id: string;
@@ -54,7 +54,7 @@ export class OptOutRepository {
   /**
    * A number just added to its client's list: the client's messages of that
    * mode to it that no phone has taken (queued or scheduled, not in a
-   * phone's outbox, no live lease; in the fleet too) end `failed` /
+   * phone's outbox, no live lease; in the fleet or held by a paused campaign too) end `failed` /
    * OPTED_OUT, except OTPs when the client's OTPs ignore the list. Only while
    * the number is on the list, so running it again (a redelivered STOP)
    * after a START changes nothing. A claim under way holds its row: this
@@ -66,8 +66,8 @@ export class OptOutRepository {
     return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<MessageRow>(
         `UPDATE messages SET status = 'failed', failed_at = now(), error_code = 'OPTED_OUT', error_message = $4,
-                             otp_sealed_text = NULL, lease_until = NULL, fleet = false
-         WHERE client_id = $1 AND mode = $2 AND to_number = $3 AND ${CLAIMABLE}
+                             otp_sealed_text = NULL, lease_until = NULL, fleet = false, held = false
+         WHERE client_id = $1 AND mode = $2 AND to_number = $3 AND ${UNTAKEN}
            AND EXISTS (SELECT 1 FROM opt_outs WHERE client_id = $1 AND mode = $2 AND phone_number = $3)
            AND (otp_sealed_text IS NULL
                 OR NOT coalesce((SELECT otp_ignores_opt_out FROM opt_out_settings WHERE client_id = $1), $5))

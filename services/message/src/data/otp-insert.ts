@@ -29,7 +29,7 @@ export async function insertOtpRow(
        SELECT i.*, CASE WHEN i.status <> 'queued' THEN 0 ELSE (
          SELECT count(*)::int FROM (
            SELECT 1 FROM messages q
-           WHERE q.device_id = i.device_id AND q.mode = i.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.fleet
+           WHERE q.device_id = i.device_id AND q.mode = i.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.held AND NOT q.fleet
              AND q.priority <= i.priority AND q.due_at <= i.due_at
            LIMIT ${EXACT_UP_TO}
          ) a

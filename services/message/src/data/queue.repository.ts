@@ -45,18 +45,24 @@ export class QueueRepository {
    * claimable, counted in no queue; when the call has any, the statement runs
    * in a transaction and `publishFailed` gets those rows before the commit
    * (as the expiry does): if it throws, nothing is stored.
+   *
+   * A message of a campaign (`campaignId`) is stored held when its campaign
+   * is paused; `before` (a campaign's lock and check) runs first in the same
+   * transaction: if it throws, nothing is stored.
    */
   async insertPlaced(
     messages: NewMessage[],
     batch?: NewBatch,
     keyTtlSeconds = 86_400,
     publishFailed?: (rows: MessageRow[]) => Promise<void>,
+    before?: (db: PoolClient) => Promise<void>,
   ): Promise<PlacedMessage[]> {
-    if (!publishFailed || !messages.some((m) => m.optedOut)) return this.insertIn(this.pool, messages, batch, keyTtlSeconds);
+    if (!before && (!publishFailed || !messages.some((m) => m.optedOut))) return this.insertIn(this.pool, messages, batch, keyTtlSeconds);
     return inTransaction(this.pool, async (client) => {
+      await before?.(client);
       const placed = await this.insertIn(client, messages, batch, keyTtlSeconds);
       const failed = placed.filter((p) => p.row.status === 'failed').map((p) => p.row);
-      if (failed.length > 0) await publishFailed(failed);
+      if (failed.length > 0 && publishFailed) await publishFailed(failed);
       return placed;
     });
   }
@@ -68,10 +74,10 @@ export class QueueRepository {
       text: `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::smallint[], $8::jsonb[],
                               $9::text[], $10::smallint[], $11::text[], $12::timestamptz[], $17::text[], $18::text[], $22::text[],
-                              $23::int[], $24::boolean[], $25::boolean[], $27::smallint[], $28::boolean[])
+                              $23::int[], $24::boolean[], $25::boolean[], $27::smallint[], $28::boolean[], $29::text[])
               WITH ORDINALITY AS m(message_id, client_id, mode, device_id, to_number, body, priority, metadata, webhook_url,
                                    parts, encoding, scheduled_at, idempotency_key, request_hash, traceparent, ttl_seconds, pinned,
-                                   opted_out, requested_sim, replies, ord)
+                                   opted_out, requested_sim, replies, campaign_id, ord)
        ), claimed AS (
          INSERT INTO idempotency_keys AS k (client_id, mode, idempotency_key, request_hash, message_id, batch_id)
          SELECT client_id, mode, idempotency_key, request_hash, message_id, NULL FROM input WHERE idempotency_key IS NOT NULL
@@ -89,20 +95,21 @@ export class QueueRepository {
        ), inserted AS (
          INSERT INTO messages (message_id, client_id, mode, device_id, batch_id, to_number, body, priority, metadata,
                                webhook_url, parts, encoding, scheduled_at, due_at, status, traceparent, expires_at, pinned,
-                               failed_at, error_code, error_message, requested_sim, sim, replies)
+                               failed_at, error_code, error_message, requested_sim, sim, replies, campaign_id, held)
          SELECT m.message_id, m.client_id, m.mode, m.device_id, (SELECT batch_id FROM batch), m.to_number, m.body, m.priority,
                 m.metadata, m.webhook_url, m.parts, m.encoding, m.scheduled_at, coalesce(m.scheduled_at, now()),
                 CASE WHEN m.opted_out THEN 'failed' ELSE 'queued' END, m.traceparent,
                 CASE WHEN m.ttl_seconds > 0 THEN coalesce(m.scheduled_at, now()) + make_interval(secs => m.ttl_seconds) END, m.pinned,
                 CASE WHEN m.opted_out THEN now() END, CASE WHEN m.opted_out THEN 'OPTED_OUT' END,
-                CASE WHEN m.opted_out THEN $26::text END, m.requested_sim, m.requested_sim, m.replies
+                CASE WHEN m.opted_out THEN $26::text END, m.requested_sim, m.requested_sim, m.replies, m.campaign_id,
+                NOT m.opted_out AND EXISTS (SELECT 1 FROM campaigns c WHERE c.campaign_id = m.campaign_id AND c.status = 'paused')
          FROM input m
          WHERE (m.idempotency_key IS NULL OR m.message_id IN (SELECT message_id FROM claimed WHERE message_id IS NOT NULL))
            AND ($19::text IS NULL OR EXISTS (SELECT 1 FROM claimed WHERE batch_id IS NOT NULL))
          ORDER BY m.ord
          RETURNING *
        ), heads AS (
-         SELECT DISTINCT client_id, mode, device_id, priority, due_at FROM inserted WHERE status = 'queued'
+         SELECT DISTINCT client_id, mode, device_id, priority, due_at FROM inserted WHERE status = 'queued' AND NOT held
        ), placed AS MATERIALIZED (
          SELECT h.*, x.exact >= ${EXACT_UP_TO} AS long_queue,
                 w.device_was_idle,
@@ -114,7 +121,7 @@ export class QueueRepository {
          CROSS JOIN LATERAL (
            SELECT count(*)::int AS exact FROM (
              SELECT 1 FROM messages q
-             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.fleet
+             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.held AND NOT q.fleet
                AND q.due_at <= h.due_at AND (q.priority < h.priority OR (q.priority = h.priority AND q.due_at < h.due_at))
              LIMIT ${EXACT_UP_TO}
            ) ahead
@@ -122,7 +129,7 @@ export class QueueRepository {
          CROSS JOIN LATERAL (
            SELECT count(*) = 0 AS device_was_idle FROM (
              SELECT 1 FROM messages q
-             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.fleet
+             WHERE q.device_id = h.device_id AND q.mode = h.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.held AND NOT q.fleet
                AND (q.lease_until IS NULL OR q.lease_until < now()) AND q.due_at <= now()
              LIMIT 1
            ) claimable
@@ -161,12 +168,13 @@ export class QueueRepository {
         FAILURE_MESSAGES.OPTED_OUT,
         messages.map((m) => m.requestedSim ?? 0),
         messages.map((m) => m.replies === true),
+        messages.map((m) => m.campaignId ?? null),
       ],
     });
     const byId = new Map(rows.map((r) => [r.message_id, r]));
     const ordered = messages.flatMap((m) => byId.get(m.messageId) ?? []);
-    // Only queued messages wait for one another; an opted-out one waits for nothing.
-    const queued = ordered.filter((r) => r.status === 'queued');
+    // Only claimable messages wait for one another; an opted-out or held one waits for nothing.
+    const queued = ordered.filter((r) => r.status === 'queued' && !r.held);
     const aheadOfQueued = aheadWithin(queued);
     const aheadById = new Map(queued.map((r, i) => [r.message_id, aheadOfQueued[i]!]));
     const ahead = ordered.map((r) => aheadById.get(r.message_id) ?? 0);
@@ -186,7 +194,7 @@ export class QueueRepository {
       `SELECT m.*, CASE WHEN m.status = 'queued' AND m.accepted_at IS NULL THEN (
                 SELECT count(*)::int FROM (
                   SELECT 1 FROM messages q
-                  WHERE q.device_id = m.device_id AND q.mode = m.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.fleet
+                  WHERE q.device_id = m.device_id AND q.mode = m.mode AND q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.held AND NOT q.fleet
                     AND q.due_at <= m.due_at AND (q.priority, q.due_at, q.message_id) < (m.priority, m.due_at, m.message_id)
                   LIMIT ${EXACT_UP_TO}
                 ) a

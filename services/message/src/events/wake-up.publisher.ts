@@ -1,22 +1,38 @@
 import type { Nats } from '@smsgw/platform';
-import type { PlacedMessage } from '../data/message.repository';
+import type { MessageRow, PlacedMessage } from '../data/message.repository';
 
 /**
  * Hints that due messages wait: to the hub holding each phone that had
  * nothing to claim (a busy phone's hub claims again by itself, and a
  * periodic sweep covers a lost hint), or to the simulated device of test keys.
- * Core NATS, no reply: a hint lost costs a sweep's delay, never a message.
+ * Held messages (a paused campaign's) wait for nothing. Core NATS, no reply:
+ * a hint lost costs a sweep's delay, never a message.
  */
 export class WakeUpPublisher {
   constructor(private readonly nats: Nats) {}
 
   wake(placed: PlacedMessage[]): void {
     const now = new Date();
-    const due = placed.filter(({ row }) => row.status === 'queued' && (!row.scheduled_at || row.scheduled_at <= now));
+    const due = placed.filter(({ row }) => row.status === 'queued' && !row.held && (!row.scheduled_at || row.scheduled_at <= now));
     for (const deviceId of new Set(due.filter((p) => p.row.mode === 'live' && p.deviceWasIdle).map((p) => p.row.device_id))) {
       this.nats.nc.publish(this.nats.names.wake(deviceId));
     }
     if (due.some((p) => p.row.mode === 'test')) this.nats.nc.publish(this.nats.names.testWake);
+  }
+
+  /**
+   * Hints that messages held until now (a resumed campaign's) wait: to the
+   * hub of each of their phones, busy or not, to every phone of the client
+   * for those in the fleet, or to the simulated device of test keys.
+   */
+  wakeResumed(rows: MessageRow[]): void {
+    const now = new Date();
+    const due = rows.filter((r) => r.status === 'queued' && (!r.scheduled_at || r.scheduled_at <= now));
+    const live = due.filter((r) => r.mode === 'live');
+    for (const deviceId of new Set(live.filter((r) => !r.fleet).map((r) => r.device_id)))
+      this.nats.nc.publish(this.nats.names.wake(deviceId));
+    for (const clientId of new Set(live.filter((r) => r.fleet).map((r) => r.client_id))) this.wakeClient(clientId);
+    if (due.some((r) => r.mode === 'test')) this.nats.nc.publish(this.nats.names.testWake);
   }
 
   /** Hints to every phone of a client that a message was opened to its fleet. */

@@ -2,6 +2,15 @@ import { modeFromProto, type Callers } from '@smsgw/platform';
 import type { AsyncHandlers } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import { releaseReason } from '../domain/fleet';
+import {
+  addCampaignMessages,
+  cancelCampaign,
+  createCampaign,
+  getCampaign,
+  listCampaigns,
+  pauseCampaign,
+  resumeCampaign,
+} from '../use-cases/campaigns.use-case';
 import { cancelMessage } from '../use-cases/cancel-message.use-case';
 import { acceptMessage, claimNext } from '../use-cases/claim-message.use-case';
 import type { MessageService } from '../use-cases/message-service';
@@ -13,7 +22,17 @@ import { runRetention } from '../use-cases/run-retention.use-case';
 import { sendBatch } from '../use-cases/send-batch.use-case';
 import { sendMessages } from '../use-cases/send-messages.use-case';
 import { sendOtpMessage } from '../use-cases/send-otp-message.use-case';
-import { iso, sendInput, toOptOutProto, toProto, toReceivedProto, toSendManyResult, toSettingsProto } from './message.mapper';
+import {
+  campaignKey,
+  iso,
+  sendInput,
+  toCampaignProto,
+  toOptOutProto,
+  toProto,
+  toReceivedProto,
+  toSendManyResult,
+  toSettingsProto,
+} from './message.mapper';
 
 /**
  * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
@@ -46,6 +65,14 @@ export const messageCallers: Callers<message.MessageServiceHandlers> = {
   RemoveOptOut: ['gateway', 'dashboard'],
   GetOptOutSettings: ['gateway', 'dashboard'],
   SetOptOutSettings: ['gateway', 'dashboard'],
+  // CSV campaigns: the dashboard alone (no public API yet).
+  CreateCampaign: ['dashboard'],
+  AddCampaignMessages: ['dashboard'],
+  GetCampaign: ['dashboard'],
+  ListCampaigns: ['dashboard'],
+  PauseCampaign: ['dashboard'],
+  ResumeCampaign: ['dashboard'],
+  CancelCampaign: ['dashboard'],
 };
 
 /** The gRPC methods of `smsgw.message.v1.MessageService`: each reads its request, runs one use case, maps the answer. */
@@ -146,6 +173,36 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
     async SetOptOutSettings(req) {
       const input = { optOutKeywords: req.optOutKeywords, startKeywords: req.startKeywords, otpIgnoresOptOut: req.otpIgnoresOptOut };
       return toSettingsProto(req.clientId, await setOptOutSettings(service, req.clientId, input));
+    },
+
+    async CreateCampaign(req) {
+      return toCampaignProto(await createCampaign(service, { clientId: req.clientId, mode: modeFromProto(req.mode), name: req.name }));
+    },
+
+    async AddCampaignMessages(req) {
+      const { batchId, rows, replayed } = await addCampaignMessages(service, { ...req, ...campaignKey(req) });
+      return { batchId, messages: rows.map(toProto), queuedAt: iso(rows[0]!.queued_at), replayed };
+    },
+
+    async GetCampaign(req) {
+      return toCampaignProto(await getCampaign(service, campaignKey(req)));
+    },
+
+    async ListCampaigns(req) {
+      const { rows, ...page } = await listCampaigns(service, req.clientId, modeFromProto(req.mode), req);
+      return { campaigns: rows.map(toCampaignProto), ...page };
+    },
+
+    async PauseCampaign(req) {
+      return toCampaignProto(await pauseCampaign(service, campaignKey(req)));
+    },
+
+    async ResumeCampaign(req) {
+      return toCampaignProto(await resumeCampaign(service, campaignKey(req)));
+    },
+
+    async CancelCampaign(req) {
+      return toCampaignProto(await cancelCampaign(service, campaignKey(req)));
     },
 
     async RunRetention(req) {

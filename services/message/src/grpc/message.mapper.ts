@@ -1,5 +1,6 @@
 import { modeFromProto, modeToProto } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
+import type { CampaignKey, CampaignWithCounts } from '../data/campaign.repository';
 import type { MessageRow } from '../data/message.repository';
 import type { OptOutRow } from '../data/opt-out.repository';
 import type { OptOutSettings } from '../domain/opt-out';
@@ -39,7 +40,32 @@ export function toProto(row: MessageRow): message.Message {
     sim: row.sim,
     requestedSim: row.requested_sim,
     replies: row.replies,
+    campaignId: row.campaign_id ?? '',
   };
+}
+
+export function toCampaignProto(c: CampaignWithCounts): message.Campaign {
+  return {
+    campaignId: c.campaign_id,
+    clientId: c.client_id,
+    mode: modeToProto(c.mode),
+    name: c.name,
+    status: c.status,
+    createdAt: iso(c.created_at),
+    updatedAt: iso(c.updated_at),
+    total: c.total,
+    queued: c.queued,
+    held: c.held,
+    sent: c.sent,
+    delivered: c.delivered,
+    failed: c.failed,
+    cancelled: c.cancelled,
+  };
+}
+
+/** The campaign a request names, within its client and mode. */
+export function campaignKey(req: { clientId: string; mode: Parameters<typeof modeFromProto>[0]; campaignId: string }): CampaignKey {
+  return { campaignId: req.campaignId, clientId: req.clientId, mode: modeFromProto(req.mode) };
 }
 
 /** A received SMS; `sim` 0 when the phone did not say. */

@@ -1,5 +1,6 @@
 import type { Logger } from '@smsgw/platform';
 import type { MessageConfig } from '../config';
+import type { CampaignRepository } from '../data/campaign.repository';
 import type { HistoryRepository } from '../data/history.repository';
 import type { IdempotencyKeyRepository } from '../data/idempotency-key.repository';
 import type { FleetRepository } from '../data/fleet.repository';
@@ -25,6 +26,8 @@ export interface MessageService {
   /** The suppression lists and their keyword settings. */
   optOuts: OptOutRepository;
   wakeUps: WakeUpPublisher;
+  /** CSV campaigns (the dashboard) and the holding of their messages. */
+  campaigns: CampaignRepository;
   /** Absent in tests that run no scheduler. */
   scheduledSends?: ScheduledSends;
   config: Pick<MessageConfig, 'pacing' | 'retention' | 'idempotencyTtlSeconds' | 'otp'>;

@@ -1,4 +1,4 @@
-import { AppError, currentTraceparent, newId } from '@smsgw/platform';
+import { AppError, currentTraceparent, newId, type PoolClient } from '@smsgw/platform';
 import type { MessageRow, PlacedMessage } from '../data/message.repository';
 import { isRefusedData, refusedError } from '../data/sql-errors';
 import { ttlOf } from '../domain/fleet';
@@ -21,6 +21,8 @@ export interface SendBatchInput extends SendFields {
   sims?: number[];
   /** Replies within 24 h go to webhook_url, for every message. */
   replies?: boolean;
+  /** The campaign its messages belong to (stored held while it is paused). */
+  campaignId?: string;
 }
 
 /** The batch stored, or the one its Idempotency-Key stored earlier (`replayed`). */
@@ -32,9 +34,14 @@ export interface SentBatch {
 
 /**
  * Stores a batch in one statement: all its messages or none. Its
- * Idempotency-Key stored already gives the batch stored then.
+ * Idempotency-Key stored already gives the batch stored then. `before` runs
+ * first in the same transaction (a campaign's lock and check).
  */
-export async function sendBatch(service: MessageService, req: SendBatchInput): Promise<SentBatch> {
+export async function sendBatch(
+  service: MessageService,
+  req: SendBatchInput,
+  before?: (db: PoolClient) => Promise<void>,
+): Promise<SentBatch> {
   if (req.messages.length === 0) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'messages', code: 'MESSAGE_REQUIRED' }] });
   if (req.deviceIds.length !== req.messages.length) throw new AppError('INVALID_DEVICE_ID');
   const batchId = newId('batch');
@@ -52,7 +59,11 @@ export async function sendBatch(service: MessageService, req: SendBatchInput): P
       const ttlSeconds = ttlOf(ttls[i], 'ttl');
       const requested = requestedSim(sims[i], 'sim');
       const pinned = req.pinned === true;
-      return { ...outgoing(req, req.deviceIds[i]!, m, null, batchId), traceparent, ttlSeconds, pinned, requestedSim: requested, replies };
+      const campaignId = req.campaignId ?? null;
+      return {
+        ...outgoing(req, req.deviceIds[i]!, m, null, batchId),
+        ...{ traceparent, ttlSeconds, pinned, requestedSim: requested, replies, campaignId },
+      };
     } catch (err) {
       // Name the message that failed, as the API does.
       if (err instanceof AppError && err.details?.length === 1) {
@@ -65,7 +76,7 @@ export async function sendBatch(service: MessageService, req: SendBatchInput): P
   // One lookup for the batch's numbers: those on the list are stored failed (OPTED_OUT), the others queued.
   await markOptedOut(service, messages);
   try {
-    placed = await service.queue.insertPlaced(messages, batch, service.config.idempotencyTtlSeconds, publishFailed(service));
+    placed = await service.queue.insertPlaced(messages, batch, service.config.idempotencyTtlSeconds, publishFailed(service), before);
   } catch (err) {
     throw isRefusedData(err) ? refusedError(err) : err;
   }

@@ -16,6 +16,7 @@ import type { DeliveryJob, DeliveryRepository, NewEvent } from '../data/delivery
 import type { EndpointRepository } from '../data/endpoint.repository';
 import { isEventKind } from '../domain/event-kinds';
 import { destinationsOf } from '../domain/routing';
+import type { ListenPublisher } from './listen.publisher';
 
 const DURABLE = 'webhook-events';
 /** Events taken into one transaction at most. */
@@ -47,6 +48,7 @@ export class EventConsumer {
     private readonly deliveries: DeliveryRepository,
     private readonly enqueue: (job: DeliveryJob) => boolean,
     private readonly log: Logger,
+    private readonly listeners?: ListenPublisher,
   ) {}
 
   async start(): Promise<void> {
@@ -78,9 +80,10 @@ export class EventConsumer {
     for (const msg of batch) {
       const event = parseEvent(msg.data);
       // Each event continues its own trace (the SMS's), whatever batch it is stored with.
-      if (event)
+      if (event) {
         events.push({ msg, event, span: startConsumerSpan(msg, { 'smsgw.event_id': event.event_id, 'smsgw.event': event.event }) });
-      else {
+        this.listeners?.publish(event);
+      } else {
         this.log.warn({ subject: msg.subject }, 'malformed event dropped');
         msg.term();
       }

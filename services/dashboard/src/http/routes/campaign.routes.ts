@@ -1,0 +1,127 @@
+import type { Mapping } from '../../use-cases/campaign-csv';
+import {
+  getCampaign,
+  guessPhoneColumn,
+  listCampaigns,
+  loadUpload,
+  moveCampaign,
+  preview,
+  sendCampaign,
+  storeUpload,
+  EXPIRED,
+  type CampaignMove,
+} from '../../use-cases/campaigns.use-case';
+import { campaignsView, campaignView, mappingView, previewView, uploadView } from '../../views/campaigns.view';
+import { problemView } from '../../views/error.view';
+import { field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
+
+/** The path whose form carries a whole CSV file: the app reads it with a larger limit. */
+export const UPLOAD_PATH = '/campaigns/new';
+
+const mappingOf = (ctx: DashContext): Mapping => ({
+  phoneColumn: field(ctx, 'phone_column'),
+  template: field(ctx, 'text').slice(0, 10_000),
+});
+
+/** CSV campaigns: the list, the three steps of a new one (upload, mapping, preview and send) and a campaign's page. */
+export function campaignRoutes(router: DashRouter, deps: AppDeps): void {
+  const { up, redis } = deps;
+  const csrfOf = (ctx: DashContext) => ctx.state.session!.csrf;
+  const expired = (ctx: DashContext) => {
+    ctx.status = 404;
+    page(ctx, 'New campaign', 'campaigns', problemView(EXPIRED));
+  };
+
+  router.get('/campaigns', async (ctx) => {
+    const pageNo = Math.max(1, Math.min(1_000_000, Math.floor(Number(ctx.query.page)) || 1));
+    page(ctx, 'Campaigns', 'campaigns', campaignsView(await listCampaigns(up, ctx.state.session!.clientId, pageNo), pageNo));
+  });
+
+  router.get(UPLOAD_PATH, (ctx) => page(ctx, 'New campaign', 'campaigns', uploadView(csrfOf(ctx), { name: '' })));
+  router.post(UPLOAD_PATH, async (ctx) => {
+    const name = field(ctx, 'name');
+    const fileName = field(ctx, 'file_name').slice(0, 200);
+    const stored = await storeUpload(redis, ctx.state.session!.clientId, { name, fileName, csv: ctx.state.form?.get('csv') ?? '' });
+    if ('error' in stored) {
+      ctx.status = 400;
+      return page(ctx, 'New campaign', 'campaigns', uploadView(csrfOf(ctx), { name: name.slice(0, 100) }, stored.error));
+    }
+    ctx.redirect(`/campaigns/new/${stored.uploadId}`);
+  });
+
+  router.get('/campaigns/new/:uploadId', async (ctx) => {
+    const upload = await loadUpload(redis, ctx.state.session!.clientId, ctx.params.uploadId!);
+    if (!upload) return expired(ctx);
+    const mapping = { phoneColumn: guessPhoneColumn(upload.file.headers), template: '' };
+    const view = {
+      csrf: csrfOf(ctx),
+      uploadId: upload.uploadId,
+      headers: upload.file.headers,
+      rows: upload.file.rows.length,
+      fileName: upload.fileName,
+    };
+    page(ctx, 'New campaign', 'campaigns', mappingView({ ...view, mapping }));
+  });
+
+  router.post('/campaigns/new/:uploadId/preview', async (ctx) => {
+    const upload = await loadUpload(redis, ctx.state.session!.clientId, ctx.params.uploadId!);
+    if (!upload) return expired(ctx);
+    const mapping = mappingOf(ctx);
+    const rows = preview(upload, mapping);
+    if ('error' in rows) {
+      ctx.status = 400;
+      const view = {
+        csrf: csrfOf(ctx),
+        uploadId: upload.uploadId,
+        headers: upload.file.headers,
+        rows: upload.file.rows.length,
+        fileName: upload.fileName,
+      };
+      return page(ctx, 'New campaign', 'campaigns', mappingView({ ...view, mapping, error: rows.error }));
+    }
+    page(
+      ctx,
+      'New campaign',
+      'campaigns',
+      previewView({ csrf: csrfOf(ctx), uploadId: upload.uploadId, name: upload.name, mapping, preview: rows }),
+    );
+  });
+
+  router.post('/campaigns/new/:uploadId/send', async (ctx) => {
+    const clientId = ctx.state.session!.clientId;
+    const mapping = mappingOf(ctx);
+    const sent = await sendCampaign(up, redis, clientId, ctx.params.uploadId!, mapping);
+    if ('campaignId' in sent && !sent.stopped) return ctx.redirect(`/campaigns/${sent.campaignId}`);
+    if ('campaignId' in sent) {
+      ctx.status = 502;
+      const c = await getCampaign(up, clientId, sent.campaignId);
+      return page(ctx, `Campaign ${c.name}`, 'campaigns', campaignView(c, csrfOf(ctx), sent.stopped));
+    }
+    // Refused before anything was stored: the preview again, with the reason.
+    const upload = await loadUpload(redis, clientId, ctx.params.uploadId!);
+    const rows = upload && preview(upload, mapping);
+    ctx.status = 400;
+    if (!upload || !rows || 'error' in rows) return page(ctx, 'New campaign', 'campaigns', problemView(sent.error));
+    page(
+      ctx,
+      'New campaign',
+      'campaigns',
+      previewView({ csrf: csrfOf(ctx), uploadId: upload.uploadId, name: upload.name, mapping, preview: rows, error: sent.error }),
+    );
+  });
+
+  router.get('/campaigns/:campaignId', async (ctx) => {
+    const c = await getCampaign(up, ctx.state.session!.clientId, ctx.params.campaignId!);
+    page(ctx, `Campaign ${c.name}`, 'campaigns', campaignView(c, csrfOf(ctx)));
+  });
+
+  for (const move of ['pause', 'resume', 'cancel'] as CampaignMove[]) {
+    router.post(`/campaigns/:campaignId/${move}`, async (ctx) => {
+      const moved = await moveCampaign(up, ctx.state.session!.clientId, ctx.params.campaignId!, move);
+      if ('campaign' in moved) return ctx.redirect(`/campaigns/${moved.campaign.campaignId}`);
+      ctx.status = 409;
+      const c = await getCampaign(up, ctx.state.session!.clientId, ctx.params.campaignId!);
+      page(ctx, `Campaign ${c.name}`, 'campaigns', campaignView(c, csrfOf(ctx), moved.error));
+    });
+  }
+}

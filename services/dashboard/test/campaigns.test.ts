@@ -1,0 +1,339 @@
+import { AppError, NO_DEVICE_LIMITS } from '@smsgw/platform';
+import type { devicehub, message } from '@smsgw/proto';
+import { checkMapping, parseCsv, previewRows, type CsvFile } from '../src/use-cases/campaign-csv';
+import { spreadOverPhones } from '../src/use-cases/campaigns.use-case';
+import { csrfOf } from './support/harness';
+import { OWNERS, startFleetWorld, type FleetWorld } from './support/fleet-world';
+
+const file = (text: string): CsvFile => {
+  const parsed = parseCsv(text);
+  if ('error' in parsed) throw new Error(parsed.error);
+  return parsed;
+};
+
+describe('a campaign file', () => {
+  it('when fields are quoted, then separators, doubled quotes and line breaks stay in the field, and lines are counted as in the file', () => {
+    const f = file(
+      'phone,name,note\r\n+33612345678,"Dupont, Jean","He said ""hi"""\r\n+33612345679,"two\nlines",x\r\n\r\n+33612345670,Zoé,\r\n',
+    );
+
+    expect(f.headers).toEqual(['phone', 'name', 'note']);
+    expect(f.rows).toEqual([
+      { line: 2, cells: ['+33612345678', 'Dupont, Jean', 'He said "hi"'] },
+      { line: 3, cells: ['+33612345679', 'two\nlines', 'x'] },
+      { line: 6, cells: ['+33612345670', 'Zoé', ''] },
+    ]);
+  });
+
+  it('when the file is semicolon-separated with a BOM, then the separator is found and the BOM is not in the first header', () => {
+    const f = file('\uFEFFnuméro;prénom;ville\n+33612345678;Jean;Paris, France\n');
+
+    expect(f.headers).toEqual(['numéro', 'prénom', 'ville']);
+    expect(f.rows[0]!.cells).toEqual(['+33612345678', 'Jean', 'Paris, France']);
+  });
+
+  it('when the file is empty, headless, unclosed, named twice, too long or too large, then the error says so', () => {
+    const error = (text: string) => (parseCsv(text) as { error?: string }).error;
+
+    expect(error('')).toMatch(/empty/);
+    expect(error('phone\n')).toMatch(/no rows/);
+    expect(error('phone,name\n+33612345678,"Jean\n')).toMatch(/Line 2: a quoted field is never closed/);
+    expect(error('phone,phone\n1,2\n')).toMatch(/“phone” twice/);
+    expect(error(`phone\n${'+33612345678\n'.repeat(10_001)}`)).toMatch(/more than 10000 rows/);
+    expect(error(`phone,text\n+33612345678,${'x'.repeat(2 * 1024 * 1024)}\n`)).toMatch(/over 2 MB/);
+    expect(error(`phone\n${'+33612345678\n'.repeat(10_000)}`)).toBeUndefined();
+  });
+});
+
+describe('a campaign preview', () => {
+  const f = file(
+    [
+      'phone,first,code',
+      '+33612345678,Jean,A1',
+      'not a number,Marie,B2',
+      ',Paul,C3',
+      '+33612345679,,D4',
+      '+33612345678,Jean again,E5',
+      '+33612345670,Łukasz,F6',
+      `+33612345671,${'x'.repeat(1600)},G7`,
+    ].join('\n'),
+  );
+
+  it('when the template names the columns, then the good rows get their text, parts and encoding, and every bad row its line and reason', () => {
+    const p = previewRows(f, { phoneColumn: 'phone', template: 'Hello {{first}}, your code is {{ code }}.' });
+
+    expect(p.good).toEqual([
+      { line: 2, to: '+33612345678', text: 'Hello Jean, your code is A1.', parts: 1, encoding: 'GSM-7' },
+      { line: 7, to: '+33612345670', text: 'Hello Łukasz, your code is F6.', parts: 1, encoding: 'UCS-2' },
+    ]);
+    expect(p.bad.map((b) => b.line)).toEqual([3, 4, 5, 6, 8]);
+    expect(p.bad[0]!.reason).toMatch(/“not a number” is not a valid international number/);
+    expect(p.bad[1]!.reason).toMatch(/No number in the column “phone”/);
+    expect(p.bad[2]!.reason).toMatch(/column “first” is empty/);
+    expect(p.bad[3]!.reason).toMatch(/already on line 2/);
+    expect(p.bad[4]!.reason).toMatch(/at most 1600/);
+  });
+
+  it('when the text is long, then its parts are counted with the message service rule', () => {
+    const p = previewRows(f, { phoneColumn: 'phone', template: `${'a'.repeat(150)} {{code}}` });
+
+    expect(p.good[0]).toMatchObject({ parts: 1, encoding: 'GSM-7' });
+    const q = previewRows(f, { phoneColumn: 'phone', template: `${'a'.repeat(158)} {{code}}` });
+    expect(q.good[0]).toMatchObject({ parts: 2, encoding: 'GSM-7' });
+  });
+
+  it('when the mapping names a column the file lacks, or no text, then it is refused before any row', () => {
+    expect(checkMapping(f, { phoneColumn: 'tel', template: 'x' })).toMatch(/phone numbers/);
+    expect(checkMapping(f, { phoneColumn: 'phone', template: '  ' })).toMatch(/Write the text/);
+    expect(checkMapping(f, { phoneColumn: 'phone', template: 'Hi {{last}}' })).toMatch(/no column “last”/);
+    expect(checkMapping(f, { phoneColumn: 'phone', template: 'Hi {{first}}' })).toBeUndefined();
+  });
+});
+
+describe('spreading a campaign over the phones', () => {
+  const phone = (deviceId: string, hasRoom = true) => ({ deviceId, hasRoom }) as devicehub.Device__Output;
+
+  it('when phones have room, then each message goes to the shortest queue among them', () => {
+    expect(spreadOverPhones([phone('a'), phone('b'), phone('c', false)], { a: 3, b: 0, c: 0 }, 6)).toEqual(['b', 'b', 'b', 'a', 'b', 'a']);
+  });
+
+  it('when no phone has room, then all of them are used', () => {
+    expect(spreadOverPhones([phone('a', false), phone('b', false)], {}, 4)).toEqual(['a', 'b', 'a', 'b']);
+  });
+});
+
+/** The message service's campaign RPCs, played from a map: another client's campaign is CAMPAIGN_NOT_FOUND. */
+function campaignStandIn() {
+  const campaigns = new Map<string, message.Campaign__Output>();
+  /** AddCampaignMessages' calls so far, and the one refused (0: none). */
+  const control = { calls: 0, refuseCall: 0 };
+  const own = (req: { clientId: string; campaignId: string }) => {
+    const c = campaigns.get(req.campaignId);
+    if (!c || c.clientId !== req.clientId) throw new AppError('CAMPAIGN_NOT_FOUND');
+    return c;
+  };
+  const handlers = {
+    CreateCampaign: async (req: message.CreateCampaignRequest__Output) => {
+      const c = {
+        campaignId: `cmp_${campaigns.size + 1}`,
+        clientId: req.clientId,
+        mode: req.mode,
+        name: req.name,
+        status: 'running',
+        createdAt: '2026-11-25T08:00:00.000Z',
+        updatedAt: '2026-11-25T08:00:00.000Z',
+        total: 0,
+        queued: 0,
+        held: 0,
+        sent: 0,
+        delivered: 0,
+        failed: 0,
+        cancelled: 0,
+      };
+      campaigns.set(c.campaignId, c);
+      return c;
+    },
+    AddCampaignMessages: async (req: message.AddCampaignMessagesRequest__Output) => {
+      if (++control.calls === control.refuseCall) throw new AppError('SERVICE_UNAVAILABLE');
+      const c = own(req);
+      c.total += req.messages.length;
+      c.queued += req.messages.length;
+      return { batchId: 'batch_1', messages: [], queuedAt: '', replayed: false };
+    },
+    GetCampaign: async (req: message.GetCampaignRequest__Output) => own(req),
+    ListCampaigns: async (req: message.ListCampaignsRequest__Output) => {
+      const mine = [...campaigns.values()].filter((c) => c.clientId === req.clientId).reverse();
+      return { campaigns: mine, page: 1, perPage: 25, totalPages: 1, totalItems: mine.length };
+    },
+    PauseCampaign: async (req: message.GetCampaignRequest__Output) => Object.assign(own(req), { status: 'paused' }),
+    ResumeCampaign: async (req: message.GetCampaignRequest__Output) => Object.assign(own(req), { status: 'running' }),
+    CancelCampaign: async (req: message.GetCampaignRequest__Output) => Object.assign(own(req), { status: 'cancelled' }),
+  };
+  return { campaigns, handlers, control };
+}
+
+describe('the campaign pages', () => {
+  let world: FleetWorld;
+  const standIn = campaignStandIn();
+  const depths: Record<string, number> = {};
+
+  beforeAll(async () => {
+    world = await startFleetWorld({
+      message: { ...standIn.handlers, QueueDepths: async () => ({ depths }) },
+    });
+    world.devices.set('device_a2', { ...world.devices.get('device_a1')!, deviceId: 'device_a2', limits: { ...NO_DEVICE_LIMITS } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await world?.stop();
+  });
+
+  beforeEach(() => {
+    for (const id of ['device_a1', 'device_a2']) world.devices.get(id)!.status = 'online';
+    world.clearCalls();
+  });
+
+  /** 250 good rows (lines 2 to 251), then a bad number (252) and an empty placeholder column (253). */
+  const CSV = [
+    'name;phone',
+    ...Array.from({ length: 250 }, (_, n) => `Person ${n};+336${String(12_000_000 + n).padStart(8, '0')}`),
+    'Nobody;12345',
+    ';+33699999999',
+  ].join('\n');
+
+  async function uploaded(who: 'a' | 'b' = 'a') {
+    const browser = await world.signedIn(who);
+    await browser.get('/campaigns/new');
+    const res = await browser.post('/campaigns/new', { name: 'Soldes', file_name: 'clients.csv', csv: CSV });
+    expect(res.status).toBe(302);
+    const uploadId = /^\/campaigns\/new\/([\w-]+)$/.exec(res.location)![1]!;
+    return { browser, uploadId };
+  }
+
+  it('when a file is uploaded, mapped and previewed, then it is kept an hour in Redis and the preview shows the messages and every bad row', async () => {
+    const { browser, uploadId } = await uploaded();
+    const key = `dashboard:campaign-upload:${OWNERS.a.clientId}:${uploadId}`;
+    expect(await world.dashboard.redis.ttl(key)).toBeGreaterThan(3500);
+
+    const mapping = await browser.get(`/campaigns/new/${uploadId}`);
+    expect(mapping.text).toContain('<option value="phone" selected>');
+    expect(mapping.text).toContain('252 rows');
+
+    const refused = await browser.post(`/campaigns/new/${uploadId}/preview`, { phone_column: 'phone', text: 'Hi {{surname}}' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('no column “surname”');
+
+    const res = await browser.post(`/campaigns/new/${uploadId}/preview`, {
+      phone_column: 'phone',
+      text: 'Bonjour {{name}}, -20 % ce week-end',
+    });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('data-good="250"');
+    expect(res.text).toContain('<td>+33612000000</td><td class="text">Bonjour Person 0, -20 % ce week-end</td><td>1</td><td>GSM-7</td>');
+    expect((res.text.match(/<tr><td>\d+<\/td><td>\+/g) ?? []).length).toBe(10);
+    expect(res.text).toMatch(/<tr data-line="252"><td>252<\/td><td>“12345” is not a valid/);
+    expect(res.text).toMatch(/<tr data-line="253"><td>253<\/td><td>The column “name” is empty/);
+    expect(world.calls.message.CreateCampaign).toBeUndefined();
+  });
+
+  it('when it is sent, then the campaign is created and the good rows go in batches of 100 spread over the online phones, once', async () => {
+    const { browser, uploadId } = await uploaded();
+    await browser.post(`/campaigns/new/${uploadId}/preview`, { phone_column: 'phone', text: 'Bonjour {{name}}' });
+    Object.assign(depths, { device_a1: 10, device_a2: 0 });
+
+    const res = await browser.post(`/campaigns/new/${uploadId}/send`, { phone_column: 'phone', text: 'Bonjour {{name}}' });
+
+    expect(res.status).toBe(302);
+    const campaignId = res.location.split('/').pop()!;
+    expect(world.calls.message.CreateCampaign).toEqual([
+      expect.objectContaining({ clientId: OWNERS.a.clientId, name: 'Soldes', mode: 'MODE_LIVE' }),
+    ]);
+    const batches = world.calls.message.AddCampaignMessages as message.AddCampaignMessagesRequest__Output[];
+    expect(batches.map((b) => b.messages.length)).toEqual([100, 100, 50]);
+    expect(batches.every((b) => b.campaignId === campaignId && b.deviceIds.length === b.messages.length)).toBe(true);
+    expect(batches[0]!.messages[0]).toMatchObject({ to: '+33612000000', text: 'Bonjour Person 0' });
+    const devices = batches.flatMap((b) => b.deviceIds);
+    // The empty queue first, then both in turn.
+    expect(devices.slice(0, 10)).toEqual(Array(10).fill('device_a2'));
+    expect(devices.filter((d) => d === 'device_a1').length).toBe(120);
+    expect(new Set(batches.flatMap((b) => b.messages.map((m) => m.to))).size).toBe(250);
+
+    const again = await browser.post(`/campaigns/new/${uploadId}/send`, { phone_column: 'phone', text: 'Bonjour {{name}}' });
+    expect(again.status).toBe(400);
+    expect(again.text).toContain('expired');
+    expect(world.calls.message.CreateCampaign).toHaveLength(1);
+
+    const page = await browser.get(res.location);
+    expect(page.text).toContain('data-count="queued">250<');
+    expect(page.text).toContain('<progress id="c-progress" max="250" value="0">');
+    expect(page.text).toContain('data-refresh="2000"');
+    const list = await browser.get('/campaigns');
+    expect(list.text).toContain(`<a href="/campaigns/${campaignId}">Soldes</a>`);
+  });
+
+  it('when a batch is refused half-way, then the campaign page says how many were stored', async () => {
+    const { browser, uploadId } = await uploaded();
+    standIn.control.refuseCall = standIn.control.calls + 2;
+    try {
+      await browser.get(`/campaigns/new/${uploadId}`);
+      const res = await browser.post(`/campaigns/new/${uploadId}/send`, { phone_column: 'phone', text: 'Bonjour {{name}}' });
+
+      expect(res.status).toBe(502);
+      expect(res.text).toContain('Only 100 of 250 messages were stored (from line 102 on, none)');
+      expect(res.text).toContain('data-count="queued">100<');
+    } finally {
+      standIn.control.refuseCall = 0;
+    }
+  });
+
+  it('when no phone is online, then the send is refused before anything is stored', async () => {
+    for (const id of ['device_a1', 'device_a2']) world.devices.get(id)!.status = 'offline';
+    const { browser, uploadId } = await uploaded();
+    await browser.post(`/campaigns/new/${uploadId}/preview`, { phone_column: 'phone', text: 'Bonjour {{name}}' });
+
+    const res = await browser.post(`/campaigns/new/${uploadId}/send`, { phone_column: 'phone', text: 'Bonjour {{name}}' });
+
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('None of your phones is online');
+    expect(world.calls.message.CreateCampaign).toBeUndefined();
+    expect(world.calls.message.AddCampaignMessages).toBeUndefined();
+  });
+
+  it('when a campaign is paused, resumed and cancelled, then each is asked of the message service and the buttons follow its status', async () => {
+    const { browser } = await uploaded();
+    const c = await standIn.handlers.CreateCampaign({
+      clientId: OWNERS.a.clientId,
+      name: 'Rappel',
+    } as message.CreateCampaignRequest__Output);
+    let page = await browser.get(`/campaigns/${c.campaignId}`);
+    expect(page.text).toContain(`action="/campaigns/${c.campaignId}/pause"`);
+
+    expect((await browser.post(`/campaigns/${c.campaignId}/pause`)).location).toBe(`/campaigns/${c.campaignId}`);
+    page = await browser.get(`/campaigns/${c.campaignId}`);
+    expect(page.text).toContain(`action="/campaigns/${c.campaignId}/resume"`);
+    expect(page.text).not.toContain(`action="/campaigns/${c.campaignId}/pause"`);
+    await browser.post(`/campaigns/${c.campaignId}/resume`);
+    page = await browser.get(`/campaigns/${c.campaignId}`);
+    expect(page.text).toMatch(/data-confirm="Cancel this campaign\?/);
+    await browser.post(`/campaigns/${c.campaignId}/cancel`);
+    page = await browser.get(`/campaigns/${c.campaignId}`);
+    expect(page.text).toContain('data-campaign-status>cancelled<');
+    expect(page.text).not.toContain('/cancel"');
+    expect(world.calls.message.PauseCampaign).toHaveLength(1);
+    expect(world.calls.message.ResumeCampaign).toHaveLength(1);
+    expect(world.calls.message.CancelCampaign).toEqual([
+      expect.objectContaining({ clientId: OWNERS.a.clientId, campaignId: c.campaignId }),
+    ]);
+  });
+
+  it('when a form has no valid CSRF token, then nothing is stored, paused or sent', async () => {
+    const { browser, uploadId } = await uploaded();
+    const c = await standIn.handlers.CreateCampaign({ clientId: OWNERS.a.clientId, name: 'X' } as message.CreateCampaignRequest__Output);
+    world.clearCalls();
+
+    expect((await browser.post('/campaigns/new', { _csrf: 'forged', name: 'X', csv: CSV })).status).toBe(403);
+    expect((await browser.post(`/campaigns/${c.campaignId}/pause`, { _csrf: 'forged' })).status).toBe(403);
+    expect((await browser.post(`/campaigns/new/${uploadId}/send`, { _csrf: 'forged', phone_column: 'phone', text: 'x' })).status).toBe(403);
+    expect(world.calls.message).toEqual({});
+  });
+
+  it("when another client's campaign or upload is asked for, then it is not found", async () => {
+    const { uploadId } = await uploaded('a');
+    const c = await standIn.handlers.CreateCampaign({
+      clientId: OWNERS.a.clientId,
+      name: 'Secret',
+    } as message.CreateCampaignRequest__Output);
+    const other = await world.signedIn('b');
+
+    const page = await other.get(`/campaigns/${c.campaignId}`);
+    expect(page.status).toBe(404);
+    expect(page.text).not.toContain('Secret');
+    await other.get('/campaigns');
+    expect((await other.post(`/campaigns/${c.campaignId}/cancel`)).status).toBe(404);
+    expect(standIn.campaigns.get(c.campaignId)!.status).toBe('running');
+    expect((await other.get(`/campaigns/new/${uploadId}`)).status).toBe(404);
+    const list = await other.get('/campaigns');
+    expect(list.text).not.toContain('Secret');
+    expect(csrfOf(list.text)).toBeTruthy();
+  });
+});

@@ -1,0 +1,33 @@
+import { PassThrough } from 'node:stream';
+import Router from '@koa/router';
+import { listenKinds } from '../../domain/listen';
+import { openListen, type ListenDeps } from '../../use-cases/listen.use-case';
+import type { GatewayMiddleware, GatewayState } from '../context';
+import { eventsQuery } from '../query';
+import { sseSink } from '../sse';
+
+/**
+ * GET /v1/events/listen (`smsgw listen`): the client's events as server-sent events, each signed
+ * with the session's secret as a webhook delivery is. Authenticated and counted by the rate limit
+ * once, when it opens.
+ */
+export function eventsRoutes(deps: ListenDeps | undefined, auth: GatewayMiddleware, guard: GatewayMiddleware): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+
+  router.get('/v1/events/listen', auth, guard, async (ctx) => {
+    const kinds = listenKinds(eventsQuery(ctx));
+    const stream = new PassThrough();
+    const session = await openListen(deps, ctx.state.auth!, kinds, sseSink(stream));
+    // Koa destroys the body when the response ends or the client goes: the session ends with it.
+    stream.once('close', () => void session.close());
+    ctx.req.socket.setTimeout(0);
+    ctx.req.socket.setNoDelay(true);
+    ctx.set('Cache-Control', 'no-cache, no-transform');
+    // Nginx and the like would otherwise hold the events back in their buffers.
+    ctx.set('X-Accel-Buffering', 'no');
+    ctx.type = 'text/event-stream; charset=utf-8';
+    ctx.body = stream;
+  });
+
+  return router;
+}
