@@ -55,6 +55,7 @@ export function storedMessage(over: Partial<message.Message__Output> = {}): mess
     sim: 0,
     requestedSim: 0,
     replies: false,
+    campaignId: '',
     ...over,
   };
 }
