@@ -139,6 +139,12 @@ export const ERROR_CATALOG = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
+/**
+ * Codes only the dashboard's own calls meet (its CSV campaigns, on the message service): the
+ * public API never answers them, so its OpenAPI document does not list them.
+ */
+export const DASHBOARD_ONLY_CODES: readonly ErrorCode[] = ['CAMPAIGN_NOT_FOUND', 'CAMPAIGN_NOT_RUNNING'];
+
 export interface ErrorDetail {
   field?: string;
   code?: string;
