@@ -33,6 +33,7 @@ class WebhookTest(unittest.TestCase):
             "sim": 2,
             "message": "STOP",
             "received_at": "2030-01-01T11:59:58.000Z",
+            "in_reply_to": None,
         }
         raw = body(event="sms.received", data=data)
         event = webhooks.verify(raw, webhooks.sign(raw, SECRET), SECRET, now=NOW)

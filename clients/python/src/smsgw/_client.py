@@ -88,12 +88,15 @@ class Messages:
         scheduled_at: Optional[Union[str, _dt.datetime]] = None,
         ttl: Optional[int] = None,
         failover: Optional[bool] = None,
+        sim: Optional[int] = None,
+        replies: Optional[bool] = None,
         **options: Any,
     ) -> SendResponse:
         """Queues one SMS (POST /v1/sms/send); ``scheduled_at`` sends it later.
 
         ``ttl`` is the seconds it may wait for a phone (60 to 604800); ``failover=True`` lets a
-        message sent with a device id move to another phone.
+        message sent with a device id move to another phone; ``sim`` is the SIM slot (1 to 8);
+        ``replies=True`` (with a ``webhook_url``) posts the recipient's replies there.
         """
         body = _body(
             to=to,
@@ -104,6 +107,8 @@ class Messages:
             scheduled_at=scheduled_at,
             ttl=ttl,
             failover=failover,
+            sim=sim,
+            replies=replies,
         )
         return cast(SendResponse, self._t.request(_call("sendSms", body=body), **options))
 
@@ -117,6 +122,8 @@ class Messages:
         metadata: Optional[Mapping[str, Any]] = None,
         ttl: Optional[int] = None,
         failover: Optional[bool] = None,
+        sim: Optional[int] = None,
+        replies: Optional[bool] = None,
         **options: Any,
     ) -> BatchResponse:
         """One text to at most 100 recipients, as one batch (POST /v1/sms/send-bulk)."""
@@ -128,6 +135,8 @@ class Messages:
             metadata=metadata,
             ttl=ttl,
             failover=failover,
+            sim=sim,
+            replies=replies,
         )
         return cast(BatchResponse, self._t.request(_call("sendBulkSms", body=body), **options))
 
@@ -139,6 +148,8 @@ class Messages:
         webhook_url: Optional[str] = None,
         ttl: Optional[int] = None,
         failover: Optional[bool] = None,
+        sim: Optional[int] = None,
+        replies: Optional[bool] = None,
         **options: Any,
     ) -> BatchResponse:
         """At most 100 messages ({to, message, metadata?, ttl?}), as one batch (POST /v1/sms/send-bulk-personalized).
@@ -146,7 +157,13 @@ class Messages:
         ``ttl`` is that of the messages that give none.
         """
         body = _body(
-            messages=[dict(m) for m in messages], priority=priority, webhook_url=webhook_url, ttl=ttl, failover=failover
+            messages=[dict(m) for m in messages],
+            priority=priority,
+            webhook_url=webhook_url,
+            ttl=ttl,
+            failover=failover,
+            sim=sim,
+            replies=replies,
         )
         return cast(BatchResponse, self._t.request(_call("sendBulkPersonalizedSms", body=body), **options))
 
@@ -247,10 +264,11 @@ class Otp:
         template: Optional[str] = None,
         metadata: Optional[Mapping[str, Any]] = None,
         failover: Optional[bool] = None,
+        sim: Optional[int] = None,
         **options: Any,
     ) -> SendOtpResponse:
         """Sends a code by SMS (POST /v1/sms/send-otp); keep ``otp_id``, the code is never returned."""
-        body = _body(to=to, length=length, expiry=expiry, template=template, metadata=metadata, failover=failover)
+        body = _body(to=to, length=length, expiry=expiry, template=template, metadata=metadata, failover=failover, sim=sim)
         return cast(SendOtpResponse, self._t.request(_call("sendOtp", body=body), **options))
 
     def verify(self, otp_id: str, code: str, **options: Any) -> VerifyOtpResponse:
