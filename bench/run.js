@@ -17,7 +17,7 @@
  * BENCH_CPU_PROF=1 (each service writes a V8 CPU profile of the send and bulk phases to
  * bench/results/cpu-prof-<run>/; summarise with `node bench/profile-summary.js <dir>`).
  */
-const { spawn, fork, execFileSync } = require('node:child_process');
+const { spawn, fork } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const https = require('node:https');
@@ -28,6 +28,7 @@ const autocannon = require('autocannon');
 const { startStack, simulatedPhoneArgs, REPO_ROOT } = require('@smsgw/stack');
 const { Admin } = require('@smsgw/admin');
 const { SMOKE, intEnv } = require('./knobs');
+const { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb } = require('./proc');
 
 const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50, 2);
 const DURATION_S = intEnv('BENCH_DURATION', 15, 1);
@@ -50,13 +51,6 @@ const CLK_TCK = clockTicks();
 const EXTRA_STACK_ENV = process.env.BENCH_STACK_ENV ? JSON.parse(process.env.BENCH_STACK_ENV) : {};
 const GATEWAYS = intEnv('BENCH_GATEWAYS', 1);
 
-function clockTicks() {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-}
 
 const say = (line) => process.stdout.write(`${line}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -111,52 +105,6 @@ function stopChild(child) {
 }
 
 // ------------------------------------------------------- /proc sampling ----
-
-function rssKb(pid) {
-  try {
-    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** utime + stime of a process, in clock ticks. */
-function cpuTicks(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]); // fields 14 and 15 of proc(5)
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Pids of every process whose command name is `comm` (the shared Postgres, Redis and NATS), kept
- * only when `filter(cmdline)` says so: a Postgres backend's command line names its database.
- */
-function pidsOf(comm, filter = () => true) {
-  const pids = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== comm) continue;
-      if (filter(fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' '))) pids.push(Number(entry));
-    } catch {
-      /* gone */
-    }
-  }
-  return pids;
-}
-
-/** Busy and total jiffies of the whole machine (every core), from /proc/stat. */
-function machineTicks() {
-  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const idle = cpu[3] + (cpu[4] || 0);
-  const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
-}
 
 /**
  * CPU used by each process (or group of processes) between start() and stop(), in cores

@@ -1,0 +1,167 @@
+'use strict';
+/**
+ * `node bench/fleet/connections.js`: what one hub replica pays for each idle phone, and how fast a
+ * fleet comes back after the hub restarts.
+ *
+ *   1. starts the whole system (`@smsgw/stack`, isolated, LOG_LEVEL=warn) and provisions
+ *      BENCH_PHONES (19,500) devices of one client through gRPC, each paired with its code;
+ *   2. the yardstick: a bare `ws` server over the same TLS (bare-ws-server.js) holds the fleet's
+ *      sockets; its RSS before and after, per phone;
+ *   3. the hub holds the same fleet: RSS per phone after BENCH_SETTLE_S (20 s), then CPU of the
+ *      hub, Postgres (the run's database), Redis and NATS over BENCH_IDLE_S (60 s) of idle;
+ *   4. a graceful restart of the hub (SIGTERM: `reconnect` frames spread over 1 to 11 s), then a
+ *      SIGKILL and start: the time until every phone is connected again, and what the phones
+ *      saw meanwhile (close codes, refused handshakes by cause).
+ *
+ * The fleet is BENCH_FLEET_PROCESSES (2) processes of fleet/phones.js. One process may hold at
+ * most `ulimit -n` sockets (20,000 in this container, which root cannot raise), hence 19,500 and
+ * not 20,000 phones on one hub by default. Needs Postgres, Redis, NATS and a build.
+ */
+const { fork } = require('node:child_process');
+const os = require('node:os');
+const path = require('node:path');
+const { Admin } = require('@smsgw/admin');
+const { REPO_ROOT, startStack } = require('@smsgw/stack');
+const { intEnv, SMOKE } = require('../knobs');
+const { clockTicks, cpuTicks, pidsOf, rssKb } = require('../proc');
+const { provision, startFleet } = require('./fleet');
+
+const PHONES = intEnv('BENCH_PHONES', 19_500, 50);
+const PROCESSES = intEnv('BENCH_FLEET_PROCESSES', 2, 1);
+const SETTLE_S = intEnv('BENCH_SETTLE_S', 20, 2);
+const IDLE_S = intEnv('BENCH_IDLE_S', 60, 3);
+const CLK_TCK = clockTicks();
+
+const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const mb = (kb) => (kb / 1024).toFixed(1);
+
+/** Cores used by each group of pids during `seconds` (1.0 = one core busy the whole time). */
+async function cpuOver(seconds, groups) {
+  const snap = () => Object.fromEntries(Object.entries(groups).map(([k, pids]) => [k, pids().reduce((n, p) => n + (cpuTicks(p) ?? 0), 0)]));
+  const before = snap();
+  const t0 = Date.now();
+  await sleep(seconds * 1000);
+  const after = snap();
+  const elapsed = (Date.now() - t0) / 1000;
+  return Object.fromEntries(Object.keys(groups).map((k) => [k, Number(((after[k] - before[k]) / CLK_TCK / elapsed).toFixed(3))]));
+}
+
+function startBare(certs) {
+  const child = fork(path.join(__dirname, 'bare-ws-server.js'), [], {
+    env: { ...process.env, BARE_SETTINGS: JSON.stringify({ certFile: certs.certFile, keyFile: certs.keyFile }) },
+  });
+  return new Promise((resolve) => child.once('message', (msg) => resolve({ child, url: `https://127.0.0.1:${msg.port}` })));
+}
+
+/** Connects the fleet to `hubUrl`, waits for every phone, lets it settle; returns the fleet and the time to connect. */
+async function connect(phones, hubUrl, caFile) {
+  const fleet = startFleet({ phones, hubUrl, caFile, processes: PROCESSES, connectConcurrency: 100 });
+  const took = await fleet.waitConnected(phones.length, 600_000);
+  return { fleet, took };
+}
+
+async function main() {
+  const stack = await startStack({
+    dataDir: path.join(REPO_ROOT, '.stack/bench-fleet'),
+    isolated: true,
+    env: { LOG_LEVEL: 'warn' },
+  });
+  const hub = stack.services['device-hub'];
+  const admin = new Admin(
+    { accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress, webhookAddress: stack.webhookAddress },
+    stack.grpcCredentials('admin'),
+  );
+  const results = { phones: PHONES, machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB` };
+  let fleet;
+  try {
+    const client = await admin.createClient(`fleet${Date.now()}@example.com`, 'bench-fleet');
+    const t0 = Date.now();
+    const phones = await provision({
+      admin,
+      hubUrl: stack.hubUrl,
+      ca: stack.certs.caPem,
+      clientId: client.client_id,
+      count: PHONES,
+      log: (n) => log(`${n} phones provisioned`),
+    });
+    results.provision_per_s = Math.round(PHONES / ((Date.now() - t0) / 1000));
+    log(`${PHONES} phones provisioned (${results.provision_per_s}/s)`);
+
+    // The yardstick: the same sockets on a bare ws server.
+    const bare = await startBare(stack.certs);
+    await sleep(1000);
+    const bareBefore = rssKb(bare.child.pid);
+    ({ fleet } = await connect(phones, bare.url, stack.certs.caCertFile));
+    await sleep(SETTLE_S * 1000);
+    const bareAfter = rssKb(bare.child.pid);
+    results.bare = { rss_before_mb: mb(bareBefore), rss_after_mb: mb(bareAfter), kb_per_phone: ((bareAfter - bareBefore) / PHONES).toFixed(1) };
+    results.fleet_rss_mb = mb(fleet.rssBytes / 1024);
+    await fleet.stop();
+    bare.child.kill();
+    log(`bare ws: ${results.bare.kb_per_phone} kB per phone`);
+
+    // The hub, the same fleet.
+    await sleep(2000);
+    const hubBefore = rssKb(hub.pid);
+    let took;
+    ({ fleet, took } = await connect(phones, stack.hubUrl, stack.certs.caCertFile));
+    results.hub_connect_all_s = (took / 1000).toFixed(1);
+    log(`hub: ${PHONES} phones connected in ${results.hub_connect_all_s} s`);
+    await sleep(SETTLE_S * 1000);
+    const hubAfter = rssKb(hub.pid);
+    results.hub = { rss_before_mb: mb(hubBefore), rss_after_mb: mb(hubAfter), kb_per_phone: ((hubAfter - hubBefore) / PHONES).toFixed(1) };
+    results.ratio_hub_to_bare = ((hubAfter - hubBefore) / (bareAfter - bareBefore)).toFixed(2);
+    log(`hub: ${results.hub.kb_per_phone} kB per phone (${results.ratio_hub_to_bare} × bare ws)`);
+
+    const database = new URL(stack.databaseUrl).pathname.slice(1);
+    results.idle_cores = await cpuOver(IDLE_S, {
+      'device-hub': () => [hub.pid],
+      message: () => [stack.services.message.pid],
+      postgres: () => pidsOf('postgres', (cmd) => cmd.includes(database)),
+      redis: () => pidsOf('redis-server'),
+      nats: () => pidsOf('nats-server'),
+      fleet: () => fleet.children.map((c) => c.pid),
+    });
+    log(`idle over ${IDLE_S} s, cores: ${JSON.stringify(results.idle_cores)}`);
+
+    // Restarts: graceful (reconnect frames), then a crash.
+    for (const kind of ['SIGTERM', 'SIGKILL']) {
+      const closesBefore = { ...fleet.closeCodes };
+      const errorsBefore = { ...fleet.connectErrors };
+      const since = Date.now();
+      await hub.stop(kind);
+      await hub.start();
+      const hubUpS = ((Date.now() - since) / 1000).toFixed(1);
+      // Wait for the drop to be seen before waiting for everyone back.
+      while (fleet.connected >= PHONES && Date.now() - since < 5000) await sleep(100);
+      const back = await fleet.waitConnected(PHONES, 300_000, since);
+      const diff = (now, then) => Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - (then[k] ?? 0)]).filter(([, v]) => v > 0));
+      results[`restart_${kind}`] = {
+        hub_ready_s: hubUpS,
+        all_back_s: (back / 1000).toFixed(1),
+        close_codes: diff(fleet.closeCodes, closesBefore),
+        refused: diff(fleet.connectErrors, errorsBefore),
+      };
+      log(`hub ${kind}: ready after ${hubUpS} s, all ${PHONES} phones back after ${(back / 1000).toFixed(1)} s`);
+      await sleep(SMOKE ? 500 : 5000);
+    }
+    results.hub_rss_end_mb = mb(rssKb(hub.pid));
+    console.log(JSON.stringify(results, null, 2));
+    const ratio = Number(results.ratio_hub_to_bare);
+    console.log(
+      `connections: ${PHONES} idle phones, hub ${results.hub.kb_per_phone} kB/phone, bare ws ${results.bare.kb_per_phone} kB/phone, ratio ${results.ratio_hub_to_bare}` +
+        ` (goal ≤ 1.5: ${ratio <= 1.5 ? 'met' : 'missed'}); back after a graceful restart ${results.restart_SIGTERM.all_back_s} s,` +
+        ` after a crash ${results.restart_SIGKILL.all_back_s} s (goal < 60 s)`,
+    );
+  } finally {
+    await fleet?.stop();
+    admin.close();
+    await stack.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

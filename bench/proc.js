@@ -1,0 +1,60 @@
+'use strict';
+/** What the benchmarks read of a process or of the machine, from /proc (Linux). */
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+
+function clockTicks() {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+function rssKb(pid) {
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** utime + stime of a process, in clock ticks. */
+function cpuTicks(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]); // fields 14 and 15 of proc(5)
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Pids of every process whose command name is `comm` (the shared Postgres, Redis and NATS), kept
+ * only when `filter(cmdline)` says so: a Postgres backend's command line names its database.
+ */
+function pidsOf(comm, filter = () => true) {
+  const pids = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== comm) continue;
+      if (filter(fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' '))) pids.push(Number(entry));
+    } catch {
+      /* gone */
+    }
+  }
+  return pids;
+}
+
+/** Busy and total jiffies of the whole machine (every core), from /proc/stat. */
+function machineTicks() {
+  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = cpu[3] + (cpu[4] || 0);
+  const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+module.exports = { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb };
