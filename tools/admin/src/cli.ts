@@ -14,6 +14,10 @@ const USAGE = `Operator command line of the SMS gateway.
       a dashboard user and the client it owns; prints {user_id, client_id, live_api_key, test_api_key, signing_secret}
   npm run admin -- create-device --client C [--name N]
       prints {device_id, device_password, pairing_url, pairing_expires_at}
+  npm run admin -- create-devices --client C --count N [--name-prefix P]
+      N devices at once (a fleet enrolled by QR code), named P1 to PN (P: phone-); each pairs with
+      its one-time pairing code only and has no device password until rotate-device; prints
+      [{device_id, name, pairing_url, pairing_code, pairing_expires_at}]
   npm run admin -- rotate-device --client C --device D
       a new pairing: prints {device_id, device_password, pairing_url, pairing_expires_at}; the old
       password, pairing code and tokens stop working and the phone is disconnected
@@ -73,6 +77,8 @@ async function main(argv: string[]): Promise<number> {
     options: {
       email: { type: 'string' },
       name: { type: 'string' },
+      count: { type: 'string' },
+      'name-prefix': { type: 'string' },
       client: { type: 'string' },
       device: { type: 'string' },
       key: { type: 'string' },
@@ -163,12 +169,18 @@ async function main(argv: string[]): Promise<number> {
   const limits = command === 'set-device-limits' ? limitsChange() : {};
   const fleet = command === 'set-fleet' ? fleetChange() : {};
   const sim = command === 'receive-sms' ? simOption(values.sim) : 0;
+  const count = command === 'create-devices' ? wholeOption('count', values.count) : undefined;
+  const deviceCount = (): number => {
+    if (count === undefined || count < 1) throw new UsageError('create-devices needs --count N, at least 1');
+    return count;
+  };
   const admin = new Admin(resolveAddresses(), resolveGrpcTls());
   try {
     let result: unknown;
     if (command === 'create-client') result = await admin.createClient(need('email'), values.name);
     else if (command === 'create-user') result = await admin.createUser(need('email'), need('password'), values.name);
     else if (command === 'create-device') result = await admin.createDevice(need('client'), values.name);
+    else if (command === 'create-devices') result = await admin.createDevices(need('client'), deviceCount(), values['name-prefix']);
     else if (command === 'rotate-device') result = await admin.rotateDevice(need('client'), need('device'));
     else if (command === 'revoke-device') result = await admin.revokeDevice(need('client'), need('device'));
     else if (command === 'remove-device') result = await admin.removeDevice(need('client'), need('device'));

@@ -84,6 +84,29 @@ export class Admin {
     return { device_id: d.deviceId, device_password: d.devicePassword, pairing_url: d.pairingUrl, pairing_expires_at: d.pairingExpiresAt };
   }
 
+  /**
+   * `count` devices of the client, enrolled by QR code: each pairs with its one-time pairing code
+   * only (no device password; rotateDevice gives one). Asks the hub 1,000 at a time.
+   */
+  async createDevices(clientId: string, count: number, namePrefix = 'phone-') {
+    await this.accounts.getClient({ clientId });
+    const made: { device_id: string; name: string; pairing_url: string; pairing_code: string; pairing_expires_at: string }[] = [];
+    for (let start = 0; start < count; start += 1000) {
+      const batch = Math.min(1000, count - start);
+      const { devices } = await this.devices.createDevices({ clientId, count: batch, namePrefix, firstNumber: start + 1 });
+      for (const [i, d] of devices.entries()) {
+        made.push({
+          device_id: d.deviceId,
+          name: `${namePrefix}${start + i + 1}`,
+          pairing_url: d.pairingUrl,
+          pairing_code: d.pairingCode,
+          pairing_expires_at: d.pairingExpiresAt,
+        });
+      }
+    }
+    return made;
+  }
+
   /** A new pairing for the device: its old password, code and tokens stop working and its phone is disconnected. */
   async rotateDevice(clientId: string, deviceId: string) {
     const d = await this.devices.rotateDeviceCredentials({ clientId, deviceId });

@@ -102,6 +102,33 @@ export class DeviceRepository {
     return rows[0];
   }
 
+  /**
+   * Inserts devices enrolled in bulk: no password (pairing by code only), one statement. Returns
+   * those stored; one whose password or code lookup clashed is left out, for the caller to draw again.
+   */
+  async createMany(
+    clientId: string,
+    pairingExpiresAt: Date,
+    devices: { deviceId: string; name: string; passwordLookup: string; pairingCodeLookup: string; pairingCodeHash: Buffer }[],
+  ): Promise<DeviceRow[]> {
+    const { rows } = await this.pool.query<DeviceRow>(
+      `INSERT INTO devices (device_id, client_id, name, password_lookup, password_hash, pairing_code_lookup, pairing_code_hash, pairing_expires_at)
+       SELECT d, $2, n, l, NULL, c, h, $3
+         FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::bytea[]) AS t(d, n, l, c, h)
+       ON CONFLICT DO NOTHING RETURNING ${DEVICE_COLUMNS}`,
+      [
+        devices.map((d) => d.deviceId),
+        clientId,
+        pairingExpiresAt,
+        devices.map((d) => d.name),
+        devices.map((d) => d.passwordLookup),
+        devices.map((d) => d.pairingCodeLookup),
+        devices.map((d) => d.pairingCodeHash),
+      ],
+    );
+    return rows;
+  }
+
   async find(deviceId: string): Promise<DeviceRow | undefined> {
     const { rows } = await this.pool.query<DeviceRow>(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_id = $1 AND removed_at IS NULL`, [
       deviceId,

@@ -49,6 +49,7 @@ function toProto(view: LimitedDeviceView): devicehub.Device {
  */
 export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
   CreateDevice: ['dashboard', 'admin'],
+  CreateDevices: ['admin'],
   ListDevices: ['gateway', 'dashboard'],
   GetDevice: ['gateway', 'dashboard', 'admin'],
   RevokeDeviceTokens: ['dashboard', 'admin'],
@@ -81,6 +82,9 @@ export function deviceHubHandlers(
   return {
     async CreateDevice(req) {
       return pairingAnswer(await devices.create(req.clientId, req.name));
+    },
+    async CreateDevices(req) {
+      return { devices: (await devices.createMany(req.clientId, req.count, req.namePrefix, req.firstNumber || 1)).map(pairingAnswer) };
     },
     async RotateDeviceCredentials(req) {
       return pairingAnswer(await rotateDeviceCredentials(devices, sessions, req.clientId, req.deviceId));

@@ -9,6 +9,8 @@ const TOKEN_PREFIX = 'dtk_';
 // A draw clashes with one chance in 923,521 per device of the client (password lookup): five
 // clashes in a row do not happen below hundreds of thousands of devices per client.
 const CREATE_DRAWS = 5;
+/** The most devices one CreateDevices call makes. */
+export const MAX_BULK_DEVICES = 1000;
 
 export interface PairingSettings {
   /** How long a pairing code stays valid. */
@@ -49,6 +51,46 @@ export class DeviceUseCases {
       return device;
     });
     return { ...created.secrets, device: created.device };
+  }
+
+  /**
+   * `count` devices of the client at once (a fleet enrolled by QR codes): each pairs with its
+   * one-time code only, so no password is drawn or hashed (a device password costs some 50 ms of
+   * scrypt: 20 devices a second on one core). RotateDeviceCredentials gives one a password.
+   */
+  async createMany(clientId: string, count: number, namePrefix: string, firstNumber = 1) {
+    if (!/^client_[0-9]+$/.test(clientId)) throw new AppError('INVALID_CLIENT_ID');
+    if (!Number.isInteger(count) || count < 1 || count > MAX_BULK_DEVICES) {
+      const message = `count doit être un entier entre 1 et ${MAX_BULK_DEVICES}.`;
+      throw new AppError('VALIDATION_ERROR', { message, details: [{ field: 'count', message }] });
+    }
+    const prefix = namePrefix.trim().slice(0, 80);
+    const expiresAt = new Date(Date.now() + this.settings.codeTtlMs);
+    // In name order, whatever draw stored each one.
+    const made: { device: DeviceRow; pairingCode: string }[] = [];
+    let wanted = Array.from({ length: count }, (_, i) => ({ index: i, deviceId: newId('device'), name: `${prefix}${firstNumber + i}` }));
+    for (let draw = 1; wanted.length > 0; draw++) {
+      if (draw > CREATE_DRAWS) throw new AppError('INTERNAL_ERROR', { cause: new Error(`no free lookups after ${CREATE_DRAWS} draws`) });
+      const drawn = wanted.map((w) => ({ ...w, passwordLookup: newDevicePassword().lookup, code: newPairingCode() }));
+      const stored = await this.repo.createMany(
+        clientId,
+        expiresAt,
+        drawn.map((d) => ({ ...d, pairingCodeLookup: d.code.lookup, pairingCodeHash: hashSecret(d.code.plain) })),
+      );
+      const byId = new Map(stored.map((row) => [row.device_id, row]));
+      for (const d of drawn) {
+        const device = byId.get(d.deviceId);
+        if (device) made[d.index] = { device, pairingCode: d.code.plain };
+      }
+      wanted = drawn.filter((d) => !byId.has(d.deviceId)).map(({ index, deviceId, name }) => ({ index, deviceId, name }));
+    }
+    return made.map(({ device, pairingCode }) => ({
+      device,
+      password: '',
+      pairingCode,
+      pairingUrl: `${this.settings.publicUrl()}/v1/agent/pair?code=${pairingCode}`,
+      pairingExpiresAt: expiresAt,
+    }));
   }
 
   /**
