@@ -1,0 +1,275 @@
+'use strict';
+/**
+ * `node bench/fleet/throughput.js`: the whole path under a large account's traffic.
+ *
+ * Steady mode (default): BENCH_PHONES (2,000) phones of one client at the hub's default pace
+ * (2 to 3 s between two SMS of a phone: about 800 SMS/s for 2,000 phones), and a sender that
+ * queues BENCH_RATE (800) SMS a second for BENCH_DURATION_S (600 s) with `send-bulk` (100 a
+ * request, no X-Device-ID: the automatic choice) and a `webhook_url` on a local HTTPS receiver.
+ * Beside it, the OTP case: a second client with BENCH_PROBE_PHONES (20) phones that are idle,
+ * and one `POST /v1/sms/send` every 200 ms to the next of them; for each, the send request's own
+ * time and the time from its answer to the moment the phone got the SMS (it acknowledges at once).
+ * Every 10 s: the backlog (queued, untaken), SMS handed to phones, webhooks received, each
+ * service's RSS and CPU. At the end: p50/p99 of accept → phone, of the send request, and of a
+ * phone's report → the webhook's arrival (`sms.delivered`, its `delivered_at` against the
+ * arrival; one machine, one clock).
+ *
+ * Ceiling mode (BENCH_MODE=ceiling): BENCH_BACKLOG (30,000) messages queued first, then the
+ * phones connect with no pause between SMS (DISPATCH_INTERVAL_*_MS=0): the claims a second the
+ * stack sustains when the phones are not the limit, which is the queue's ceiling.
+ *
+ * Needs Postgres, Redis, NATS and a build.
+ */
+const https = require('node:https');
+const os = require('node:os');
+const path = require('node:path');
+const pg = require('pg');
+const { Admin } = require('@smsgw/admin');
+const { REPO_ROOT, startStack } = require('@smsgw/stack');
+const { intEnv, SMOKE } = require('../knobs');
+const { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb } = require('../proc');
+const { pool, provision, startFleet } = require('./fleet');
+
+const MODE = process.env.BENCH_MODE === 'ceiling' ? 'ceiling' : 'steady';
+const PHONES = intEnv('BENCH_PHONES', 2000, 40);
+const RATE = intEnv('BENCH_RATE', 800, 20);
+const DURATION_S = intEnv('BENCH_DURATION_S', 600, 6);
+const PROBE_PHONES = intEnv('BENCH_PROBE_PHONES', 20, 2);
+const BACKLOG = intEnv('BENCH_BACKLOG', 30_000, 400);
+const SAMPLE_S = SMOKE ? 2 : 10;
+const CLK_TCK = clockTicks();
+const SERVICES = ['gateway', 'account', 'message', 'device-hub', 'webhook', 'scheduler', 'otp'];
+
+const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+function stats(values) {
+  const s = Float64Array.from(values).sort();
+  if (s.length === 0) return { n: 0 };
+  return { n: s.length, p50: Math.round(percentile(s, 50)), p99: Math.round(percentile(s, 99)), max: Math.round(s[s.length - 1]) };
+}
+
+/** An HTTPS receiver that answers 200 at once and calls `onEvent(body, arrivedAt)`. */
+function startReceiver(certs, onEvent) {
+  const server = https.createServer({ cert: certs.certPem, key: certs.keyPem, keepAlive: true }, (req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      res.writeHead(200).end();
+      onEvent(JSON.parse(Buffer.concat(chunks).toString('utf8')), at);
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: server.address().port })));
+}
+
+/** One API call; resolves `{ status, body, ms }`. */
+function api(stack, agent, pathname, headers, body) {
+  const payload = JSON.stringify(body);
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      `${stack.gatewayUrl}${pathname}`,
+      { method: 'POST', agent, ca: stack.certs.caPem, headers: { ...headers, 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(text || '{}'), ms: performance.now() - started }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function main() {
+  const pace = MODE === 'ceiling' ? { DISPATCH_INTERVAL_MIN_MS: '0', DISPATCH_INTERVAL_MAX_MS: '0' } : {};
+  const stack = await startStack({
+    dataDir: path.join(REPO_ROOT, '.stack/bench-fleet'),
+    isolated: true,
+    env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', ...pace },
+  });
+  const admin = new Admin(
+    { accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress, webhookAddress: stack.webhookAddress },
+    stack.grpcCredentials('admin'),
+  );
+  const db = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 32 });
+  const webhookDelays = [];
+  let webhooks = 0;
+  const receiver = await startReceiver(stack.certs, (body, at) => {
+    webhooks++;
+    if (body.event === 'sms.delivered') webhookDelays.push(at - Date.parse(body.data.delivered_at));
+  });
+  const webhookUrl = `https://127.0.0.1:${receiver.port}/events`;
+  const fleets = [];
+  const database = new URL(stack.databaseUrl).pathname.slice(1);
+  const pidGroups = {
+    ...Object.fromEntries(SERVICES.map((name) => [name, () => [stack.services[name].pid]])),
+    postgres: () => pidsOf('postgres', (cmd) => cmd.includes(database)),
+    redis: () => pidsOf('redis-server'),
+    nats: () => pidsOf('nats-server'),
+    fleet: () => fleets.flatMap((f) => f.children.map((c) => c.pid)),
+  };
+  const result = {
+    mode: MODE,
+    machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+    phones: PHONES,
+    samples: [],
+  };
+  try {
+    const client = await admin.createClient(`fleet${Date.now()}@example.com`, 'bench-throughput');
+    const auth = { 'X-API-Key': client.live_api_key, 'X-Client-ID': client.client_id };
+    const bulk = async (n, offset) => {
+      const recipients = Array.from({ length: n }, (_, i) => `+336${String(10_000_000 + ((offset + i) % 89_999_999))}`);
+      const res = await api(stack, agent, '/v1/sms/send-bulk', auth, { recipients, message: 'Throughput bench', webhook_url: webhookUrl });
+      if (res.status !== 200) throw new Error(`send-bulk answered ${res.status}: ${JSON.stringify(res.body)}`);
+    };
+    if (MODE === 'ceiling') {
+      log(`queueing ${BACKLOG} messages`);
+      await pool(Math.ceil(BACKLOG / 100), 4, (i) => bulk(Math.min(100, BACKLOG - i * 100), i * 100));
+    }
+    const phones = await provision({ admin, hubUrl: stack.hubUrl, ca: stack.certs.caPem, clientId: client.client_id, count: PHONES });
+    log(`${PHONES} phones provisioned`);
+    const fleet = startFleet({ phones, hubUrl: stack.hubUrl, caFile: stack.certs.caCertFile, processes: 1, deliveryDelayMs: 500 });
+    fleets.push(fleet);
+    const connectedIn = await fleet.waitConnected(PHONES, 300_000);
+    log(`${PHONES} phones connected in ${(connectedIn / 1000).toFixed(1)} s`);
+
+    // The OTP case: idle phones of another client, one send every 200 ms to the next one.
+    const probeClient = await admin.createClient(`probe${Date.now()}@example.com`, 'bench-probe');
+    const probePhones = await provision({ admin, hubUrl: stack.hubUrl, ca: stack.certs.caPem, clientId: probeClient.client_id, count: PROBE_PHONES });
+    const probes = startFleet({ phones: probePhones, hubUrl: stack.hubUrl, caFile: stack.certs.caCertFile, processes: 1 });
+    fleets.push(probes);
+    await probes.waitConnected(PROBE_PHONES, 60_000);
+    const answeredAt = new Map();
+    const toPhone = [];
+    probes.onOffered((id, at) => {
+      const answered = answeredAt.get(id);
+      if (answered !== undefined) {
+        toPhone.push(at - answered);
+        answeredAt.delete(id);
+      }
+    });
+    const sendTimes = [];
+
+    const cpu = () => Object.fromEntries(Object.entries(pidGroups).map(([k, pids]) => [k, pids().reduce((n, p) => n + (cpuTicks(p) ?? 0), 0)]));
+    const backlog = async () =>
+      Number(
+        (await db.query(`SELECT count(*) AS n FROM message.messages WHERE status = 'queued' AND accepted_at IS NULL AND mode = 'live'`)).rows[0].n,
+      );
+    const started = Date.now();
+    const durationMs = MODE === 'ceiling' ? 3_600_000 : DURATION_S * 1000;
+    let queued = 0;
+    let sendErrors = 0;
+    let stopping = false;
+    const sender = (async () => {
+      if (MODE === 'ceiling') return;
+      // Every 125 ms, RATE/8 messages in bulk requests of at most 100.
+      for (let tick = 0; !stopping; tick++) {
+        const due = started + tick * 125;
+        if (Date.now() < due) await sleep(due - Date.now());
+        let n = Math.round(((tick + 1) * RATE) / 8) - Math.round((tick * RATE) / 8);
+        const batches = [];
+        while (n > 0) {
+          const size = Math.min(100, n);
+          batches.push(bulk(size, queued).catch(() => sendErrors++));
+          queued += size;
+          n -= size;
+        }
+        await Promise.all(batches);
+      }
+    })();
+    const probing = (async () => {
+      for (let i = 0; !stopping; i++) {
+        const device = probePhones[i % PROBE_PHONES];
+        const res = await api(
+          stack,
+          agent,
+          '/v1/sms/send',
+          { 'X-API-Key': probeClient.live_api_key, 'X-Client-ID': probeClient.client_id, 'X-Device-ID': device.device_id },
+          { to: '+33612345678', message: 'Votre code : 123456' },
+        ).catch(() => undefined);
+        if (res?.status === 200) {
+          answeredAt.set(res.body.message_id, Date.now());
+          sendTimes.push(res.ms);
+        }
+        await sleep(200);
+      }
+    })();
+
+    let lastCpu = cpu();
+    let lastMachine = machineTicks();
+    let lastHanded = 0;
+    let lastWebhooks = 0;
+    let lastAt = Date.now();
+    while (Date.now() - started < durationMs) {
+      await sleep(SAMPLE_S * 1000);
+      const now = Date.now();
+      const seconds = (now - lastAt) / 1000;
+      const nowCpu = cpu();
+      const machine = machineTicks();
+      const handed = fleet.offeredCount;
+      const left = await backlog();
+      const sample = {
+        t_s: Math.round((now - started) / 1000),
+        backlog: left,
+        handed_per_s: Math.round((handed - lastHanded) / seconds),
+        webhooks_per_s: Math.round((webhooks - lastWebhooks) / seconds),
+        machine_busy_cores: Number((((machine.busy - lastMachine.busy) / (machine.total - lastMachine.total)) * os.cpus().length).toFixed(2)),
+        cores: Object.fromEntries(Object.keys(nowCpu).map((k) => [k, Number(((nowCpu[k] - lastCpu[k]) / CLK_TCK / seconds).toFixed(2))])),
+        rss_mb: Object.fromEntries(SERVICES.map((name) => [name, Math.round((rssKb(stack.services[name].pid) ?? 0) / 1024)])),
+      };
+      result.samples.push(sample);
+      log(
+        `t=${sample.t_s}s backlog ${left}, handed ${sample.handed_per_s}/s, webhooks ${sample.webhooks_per_s}/s, busy ${sample.machine_busy_cores} cores, ` +
+          `message ${sample.cores.message}, hub ${sample.cores['device-hub']}, postgres ${sample.cores.postgres}, webhook ${sample.cores.webhook}`,
+      );
+      [lastCpu, lastMachine, lastHanded, lastWebhooks, lastAt] = [nowCpu, machine, handed, webhooks, now];
+      if (MODE === 'ceiling' && left === 0) break;
+    }
+    stopping = true;
+    await Promise.all([sender, probing]);
+    const elapsedS = (Date.now() - started) / 1000;
+
+    result.queued = MODE === 'ceiling' ? BACKLOG : queued;
+    result.send_errors = sendErrors;
+    result.handed = fleet.offeredCount;
+    result.handed_per_s = Math.round(fleet.offeredCount / elapsedS);
+    result.sent_twice = fleet.sentTwice().length;
+    result.accept_to_phone_ms = stats(toPhone);
+    result.send_request_ms = stats(sendTimes);
+    result.report_to_webhook_ms = stats(webhookDelays);
+    const steady = result.samples.slice(Math.min(2, result.samples.length - 1));
+    result.backlog_first_last = [steady[0]?.backlog, steady.at(-1)?.backlog];
+    result.rss_mb_first_last = Object.fromEntries(SERVICES.map((name) => [name, [steady[0]?.rss_mb[name], steady.at(-1)?.rss_mb[name]]]));
+    console.log(JSON.stringify({ ...result, samples: undefined }, null, 2));
+    if (MODE === 'ceiling') {
+      console.log(`ceiling: ${BACKLOG} queued messages handed to ${PHONES} unpaced phones at ${result.handed_per_s}/s; sent twice: ${result.sent_twice}`);
+    } else {
+      const a = result.accept_to_phone_ms;
+      const s = result.send_request_ms;
+      const w = result.report_to_webhook_ms;
+      console.log(
+        `throughput: ${PHONES} phones, ${RATE}/s offered for ${DURATION_S} s: handed ${result.handed_per_s}/s, backlog ${result.backlog_first_last.join(' -> ')}; ` +
+          `accept->phone p50 ${a.p50} ms p99 ${a.p99} ms (send request p99 ${s.p99} ms); report->webhook p50 ${w.p50} ms p99 ${w.p99} ms; sent twice: ${result.sent_twice}`,
+      );
+    }
+    const file = path.join(__dirname, '../results', `fleet-${MODE}${SMOKE ? '-smoke' : ''}.json`);
+    require('node:fs').mkdirSync(path.dirname(file), { recursive: true });
+    require('node:fs').writeFileSync(file, JSON.stringify(result, null, 2));
+  } finally {
+    for (const f of fleets) await f.stop();
+    agent.destroy();
+    await db.end();
+    receiver.server.close();
+    admin.close();
+    await stack.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
