@@ -11,25 +11,29 @@
  *      hub, Postgres (the run's database), Redis and NATS over BENCH_IDLE_S (60 s) of idle;
  *   4. a graceful restart of the hub (SIGTERM: `reconnect` frames spread over 1 to 11 s), then a
  *      SIGKILL and start: the time until every phone is connected again, and what the phones
- *      saw meanwhile (close codes, refused handshakes by cause).
+ *      saw meanwhile (close codes, refused handshakes by cause); meanwhile a second hub replica
+ *      holds BENCH_OTHER_PHONES (500) phones of its own: how many of them were disconnected.
  *
  * The fleet is BENCH_FLEET_PROCESSES (2) processes of fleet/phones.js. One process may hold at
  * most `ulimit -n` sockets (20,000 in this container, which root cannot raise), hence 19,500 and
  * not 20,000 phones on one hub by default. Needs Postgres, Redis, NATS and a build.
  */
 const { fork } = require('node:child_process');
+const https = require('node:https');
 const os = require('node:os');
 const path = require('node:path');
 const { Admin } = require('@smsgw/admin');
 const { REPO_ROOT, startStack } = require('@smsgw/stack');
 const { intEnv, SMOKE } = require('../knobs');
 const { clockTicks, cpuTicks, pidsOf, rssKb } = require('../proc');
-const { provision, startFleet } = require('./fleet');
+const { provision, rpcCalls, startFleet } = require('./fleet');
 
 const PHONES = intEnv('BENCH_PHONES', 19_500, 50);
 const PROCESSES = intEnv('BENCH_FLEET_PROCESSES', 2, 1);
 const SETTLE_S = intEnv('BENCH_SETTLE_S', 20, 2);
 const IDLE_S = intEnv('BENCH_IDLE_S', 60, 3);
+const OTHER_PHONES = intEnv('BENCH_OTHER_PHONES', 500, 10);
+const TRICKLE_S = intEnv('BENCH_TRICKLE_S', 20, 2);
 const CLK_TCK = clockTicks();
 
 const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
@@ -54,6 +58,26 @@ function startBare(certs) {
   return new Promise((resolve) => child.once('message', (msg) => resolve({ child, url: `https://127.0.0.1:${msg.port}` })));
 }
 
+/** One `POST /v1/sms/send` of the client (automatic choice of phone); resolves its status. */
+function apiSend(stack, client, body) {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      `${stack.gatewayUrl}/v1/sms/send`,
+      {
+        method: 'POST',
+        ca: stack.certs.caPem,
+        headers: { 'content-type': 'application/json', 'X-API-Key': client.live_api_key, 'X-Client-ID': client.client_id },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
 /** Connects the fleet to `hubUrl`, waits for every phone, lets it settle; returns the fleet and the time to connect. */
 async function connect(phones, hubUrl, caFile) {
   const fleet = startFleet({ phones, hubUrl, caFile, processes: PROCESSES, connectConcurrency: 100 });
@@ -65,7 +89,7 @@ async function main() {
   const stack = await startStack({
     dataDir: path.join(REPO_ROOT, '.stack/bench-fleet'),
     isolated: true,
-    env: { LOG_LEVEL: 'warn' },
+    env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000' },
   });
   const hub = stack.services['device-hub'];
   const admin = new Admin(
@@ -74,6 +98,7 @@ async function main() {
   );
   const results = { phones: PHONES, machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB` };
   let fleet;
+  let otherFleet;
   try {
     const client = await admin.createClient(`fleet${Date.now()}@example.com`, 'bench-fleet');
     const t0 = Date.now();
@@ -86,6 +111,7 @@ async function main() {
       log: (n) => log(`${n} phones provisioned`),
     });
     results.provision_per_s = Math.round(PHONES / ((Date.now() - t0) / 1000));
+    const otherPhones = await provision({ admin, hubUrl: stack.hubUrl, ca: stack.certs.caPem, clientId: client.client_id, count: OTHER_PHONES });
     log(`${PHONES} phones provisioned (${results.provision_per_s}/s)`);
 
     // The yardstick: the same sockets on a bare ws server.
@@ -115,6 +141,7 @@ async function main() {
     log(`hub: ${results.hub.kb_per_phone} kB per phone (${results.ratio_hub_to_bare} × bare ws)`);
 
     const database = new URL(stack.databaseUrl).pathname.slice(1);
+    const claimsBeforeIdle = await rpcCalls(stack.metricsUrls.message, 'ClaimNext');
     results.idle_cores = await cpuOver(IDLE_S, {
       'device-hub': () => [hub.pid],
       message: () => [stack.services.message.pid],
@@ -124,13 +151,38 @@ async function main() {
       fleet: () => fleet.children.map((c) => c.pid),
     });
     log(`idle over ${IDLE_S} s, cores: ${JSON.stringify(results.idle_cores)}`);
+    const claimsAfterIdle = await rpcCalls(stack.metricsUrls.message, 'ClaimNext');
+    results.idle_claims_per_s = Number(((claimsAfterIdle - claimsBeforeIdle) / IDLE_S).toFixed(1));
 
-    // Restarts: graceful (reconnect frames), then a crash.
-    for (const kind of ['SIGTERM', 'SIGKILL']) {
+    // A trickle of sends to the idle fleet (automatic choice): what each one costs in claims.
+    const trickle = TRICKLE_S * 10;
+    const handedBefore = fleet.offeredCount;
+    for (let i = 0; i < trickle; i++) {
+      const res = await apiSend(stack, client, { to: `+3361${String(2000000 + i)}`, message: 'trickle' });
+      if (res !== 200) throw new Error(`send answered ${res}`);
+      await sleep(100);
+    }
+    await sleep(5000);
+    const claimsAfterTrickle = await rpcCalls(stack.metricsUrls.message, 'ClaimNext');
+    results.trickle = {
+      sms: trickle,
+      handed: fleet.offeredCount - handedBefore,
+      claim_calls_per_sms: Number(((claimsAfterTrickle - claimsAfterIdle - (TRICKLE_S + 5) * results.idle_claims_per_s) / trickle).toFixed(1)),
+    };
+    log(`trickle of ${trickle} sends over ${TRICKLE_S} s: ${JSON.stringify(results.trickle)}`);
+
+    // Restarts of this replica, graceful (reconnect frames) then a crash, while another holds phones of its own.
+    const other = await stack.addDeviceHub();
+    otherFleet = startFleet({ phones: otherPhones, hubUrl: other.hubUrl, caFile: stack.certs.caCertFile, processes: 1 });
+    await otherFleet.waitConnected(OTHER_PHONES, 120_000);
+    // A smoke run restarts it once, gracefully: the crash costs the same code path up to the phones' backoff.
+    for (const kind of SMOKE ? ['SIGTERM'] : ['SIGTERM', 'SIGKILL']) {
+      const otherClosesBefore = Object.values(otherFleet.closeCodes).reduce((a, b) => a + b, 0);
       const closesBefore = { ...fleet.closeCodes };
       const errorsBefore = { ...fleet.connectErrors };
       const since = Date.now();
       await hub.stop(kind);
+      const stoppedS = ((Date.now() - since) / 1000).toFixed(1);
       await hub.start();
       const hubUpS = ((Date.now() - since) / 1000).toFixed(1);
       // Wait for the drop to be seen before waiting for everyone back.
@@ -138,10 +190,12 @@ async function main() {
       const back = await fleet.waitConnected(PHONES, 300_000, since);
       const diff = (now, then) => Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - (then[k] ?? 0)]).filter(([, v]) => v > 0));
       results[`restart_${kind}`] = {
+        hub_stopped_s: stoppedS,
         hub_ready_s: hubUpS,
         all_back_s: (back / 1000).toFixed(1),
         close_codes: diff(fleet.closeCodes, closesBefore),
         refused: diff(fleet.connectErrors, errorsBefore),
+        other_replica_disconnected: Object.values(otherFleet.closeCodes).reduce((a, b) => a + b, 0) - otherClosesBefore,
       };
       log(`hub ${kind}: ready after ${hubUpS} s, all ${PHONES} phones back after ${(back / 1000).toFixed(1)} s`);
       await sleep(SMOKE ? 500 : 5000);
@@ -149,13 +203,16 @@ async function main() {
     results.hub_rss_end_mb = mb(rssKb(hub.pid));
     console.log(JSON.stringify(results, null, 2));
     const ratio = Number(results.ratio_hub_to_bare);
+    const crash = results.restart_SIGKILL ?? { all_back_s: '(not run)', other_replica_disconnected: 0 };
     console.log(
       `connections: ${PHONES} idle phones, hub ${results.hub.kb_per_phone} kB/phone, bare ws ${results.bare.kb_per_phone} kB/phone, ratio ${results.ratio_hub_to_bare}` +
         ` (goal ≤ 1.5: ${ratio <= 1.5 ? 'met' : 'missed'}); back after a graceful restart ${results.restart_SIGTERM.all_back_s} s,` +
-        ` after a crash ${results.restart_SIGKILL.all_back_s} s (goal < 60 s)`,
+        ` after a crash ${crash.all_back_s} s (goal < 60 s); phones of the other replica disconnected: ` +
+        `${results.restart_SIGTERM.other_replica_disconnected + crash.other_replica_disconnected}`,
     );
   } finally {
     await fleet?.stop();
+    await otherFleet?.stop();
     admin.close();
     await stack.stop();
   }

@@ -186,8 +186,14 @@ function startFleet({ phones, hubUrl, caFile, processes = 1, sentDelayMs, delive
     },
     /** Resolves when at least `n` phones are connected; rejects after `timeoutMs`. Returns the time it took. */
     async waitConnected(n, timeoutMs, since = Date.now()) {
+      let said = Date.now();
       while (this.connected < n) {
-        if (Date.now() - since > timeoutMs) throw new Error(`only ${this.connected} of ${n} phones connected after ${timeoutMs} ms`);
+        const what = () => `${this.connected} of ${n} phones connected; refused: ${JSON.stringify(this.connectErrors)}, closed: ${JSON.stringify(this.closeCodes)}`;
+        if (Date.now() - since > timeoutMs) throw new Error(`after ${timeoutMs} ms, ${what()}`);
+        if (Date.now() - said > 10_000) {
+          said = Date.now();
+          console.error(`[${new Date().toISOString().slice(11, 19)}] ${what()}`);
+        }
         await sleep(100);
       }
       return Date.now() - since;
@@ -209,4 +215,14 @@ function startFleet({ phones, hubUrl, caFile, processes = 1, sentDelayMs, delive
   };
 }
 
-module.exports = { pool, provision, startFleet };
+/** How many calls of gRPC `method` a service has answered (its `/metrics`, every outcome). */
+async function rpcCalls(metricsUrl, method) {
+  const text = await (await fetch(metricsUrl)).text();
+  let n = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('smsgw_rpc_server_duration_seconds_count{') && line.includes(`rpc_method="${method}"`)) n += Number(line.split(' ').at(-1));
+  }
+  return n;
+}
+
+module.exports = { pool, provision, rpcCalls, startFleet };

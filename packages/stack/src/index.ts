@@ -82,6 +82,8 @@ export interface Stack {
   grpcCredentials(identity: ServiceIdentity): GrpcTls & ServiceCertFiles;
   /** Starts one more gateway replica on a free port (stopped with the stack); returns its URL. */
   addGateway(): Promise<string>;
+  /** Starts one more device-hub replica (its own agent URL, for phones to connect to; stopped with the stack). */
+  addDeviceHub(): Promise<{ hubUrl: string; process: ServiceProcess }>;
   /** Starts one more scheduler replica on a free port (stopped with the stack); returns it. */
   addScheduler(): Promise<ServiceProcess>;
   /** Restarts one service (same ports and settings). */
@@ -239,6 +241,26 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logFile: path.join(logDir, n === 1 ? 'gateway.log' : `gateway-${n}.log`),
       ready: () => httpsHealthy(`https://127.0.0.1:${port}/readyz`, certs.caPem),
     });
+  const hubProcess = (agentPort: number, grpcPort: number, health: number, n: number) => {
+    const url = `https://127.0.0.1:${agentPort}`;
+    return new ServiceProcess({
+      name: 'device-hub',
+      args: entry('services/device-hub'),
+      env: {
+        ...common,
+        ...grpcEnv('device-hub'),
+        GRPC_PORT: String(grpcPort),
+        GRPC_HEALTH_PORT: String(health),
+        AGENT_HOST: '127.0.0.1',
+        AGENT_PORT: String(agentPort),
+        HUB_PUBLIC_URL: url,
+        ...(n === 1 ? metricsEnv('device-hub') : bus.env('device-hub')),
+      },
+      logFile: path.join(logDir, n === 1 ? 'device-hub.log' : `device-hub-${n}.log`),
+      ready: async () => (await grpcServing(addr(health))) && httpsHealthy(`${url}/readyz`, certs.caPem),
+    });
+  };
+  const extraHubs: ServiceProcess[] = [];
   const extraGateways: ServiceProcess[] = [];
   const schedulerProcess = (port: number, health: number, n: number) =>
     new ServiceProcess({
@@ -295,22 +317,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logFile: path.join(logDir, 'otp.log'),
       ready: () => grpcServing(addr(healthPorts.otp)),
     }),
-    'device-hub': new ServiceProcess({
-      name: 'device-hub',
-      args: entry('services/device-hub'),
-      env: {
-        ...common,
-        ...grpcEnv('device-hub'),
-        GRPC_PORT: String(ports.deviceHub),
-        GRPC_HEALTH_PORT: String(healthPorts.deviceHub),
-        AGENT_HOST: '127.0.0.1',
-        AGENT_PORT: String(ports.agents),
-        HUB_PUBLIC_URL: hubUrl,
-        ...metricsEnv('device-hub'),
-      },
-      logFile: path.join(logDir, 'device-hub.log'),
-      ready: async () => (await grpcServing(addr(healthPorts.deviceHub))) && httpsHealthy(`${hubUrl}/readyz`, certs.caPem),
-    }),
+    'device-hub': hubProcess(ports.agents, ports.deviceHub, healthPorts.deviceHub, 1),
     gateway: gatewayProcess(ports.gateway, 1),
     scheduler: schedulerProcess(ports.scheduler, healthPorts.scheduler, 1),
     webhook: new ServiceProcess({
@@ -337,7 +344,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   const order: ServiceName[] = ['account', 'scheduler', 'message', 'webhook', 'otp', 'device-hub', 'gateway', 'dashboard'];
   const stopAll = async () => {
-    await Promise.all([...extraGateways, ...extraSchedulers].map((g) => g.stop()));
+    await Promise.all([...extraGateways, ...extraSchedulers, ...extraHubs].map((g) => g.stop()));
     for (const name of [...order].reverse()) await services[name].stop();
   };
   try {
@@ -393,6 +400,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       extraGateways.push(gateway);
       await gateway.start();
       return `https://127.0.0.1:${port}`;
+    },
+    async addDeviceHub() {
+      const agentPort = await freePort();
+      const hub = hubProcess(agentPort, await freePort(), await freePort(), extraHubs.length + 2);
+      extraHubs.push(hub);
+      await hub.start();
+      return { hubUrl: `https://127.0.0.1:${agentPort}`, process: hub };
     },
     async addScheduler() {
       const scheduler = schedulerProcess(await freePort(), await freePort(), extraSchedulers.length + 2);

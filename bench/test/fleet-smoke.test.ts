@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+const BENCH = path.resolve(__dirname, '..');
+
+/** Runs one fleet benchmark in smoke mode (BENCH_SMOKE=1: tens of phones, seconds of load) and returns what it printed. */
+function smoke(script: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(BENCH, script)], {
+      env: { ...process.env, BENCH_SMOKE: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
+function expectSucceeded(run: { code: number | null; output: string }): void {
+  if (run.code !== 0) throw new Error(`exit code ${run.code}:\n${run.output.split('\n').slice(-40).join('\n')}`);
+}
+
+describe('the fleet simulator benchmarks run end to end in smoke mode', () => {
+  it('when the connections benchmark runs, then the fleet connects to a bare ws server and to the hub, and comes back after a restart of the hub', async () => {
+    const run = await smoke('fleet/connections.js');
+    expectSucceeded(run);
+    expect(run.output).toMatch(/connections: 50 idle phones, hub -?[\d.]+ kB\/phone, bare ws [\d.]+ kB\/phone/);
+    expect(run.output).toMatch(/back after a graceful restart [\d.]+ s/);
+    expect(run.output).toMatch(/phones of the other replica disconnected: 0$/m);
+  }, 400_000);
+
+  it('when the throughput benchmark runs, then the phones take the traffic, the idle phones get their SMS and no SMS goes to two phones', async () => {
+    const run = await smoke('fleet/throughput.js');
+    expectSucceeded(run);
+    expect(run.output).toMatch(/throughput: 40 phones, 20\/s offered for 6 s: handed [1-9]\d*\/s/);
+    expect(run.output).toMatch(/accept->phone p50 \d+ ms p99 \d+ ms/);
+    expect(run.output).toMatch(/report->webhook p50 \d+ ms/);
+    expect(run.output).toMatch(/sent twice: 0$/m);
+  }, 300_000);
+
+  it('when the claim ceiling is measured, then a backlog is handed to unpaced phones, each message to one phone', async () => {
+    const run = await smoke('fleet/throughput.js', { BENCH_MODE: 'ceiling' });
+    expectSucceeded(run);
+    expect(run.output).toMatch(/ceiling: 400 queued messages handed to 40 unpaced phones at [1-9]\d*\/s; sent twice: 0/);
+  }, 300_000);
+});
