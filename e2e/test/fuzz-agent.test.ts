@@ -14,6 +14,9 @@ const COUNT = Number(process.env.FUZZ_AGENT_COUNT ?? 3000);
 const PHONES = 4;
 const HTTP_CONCURRENCY = 4;
 
+/** The whole stack's start-up, on a busy shared machine: more than the default hook timeout. */
+const START_TIMEOUT_MS = 180_000;
+
 interface Answer {
   status: number;
   text: string;
@@ -216,129 +219,134 @@ describe('hostile input to the device hub: frames of paired phones, pairing and 
       });
       expect(sent.status).toBe(200);
     }
-  });
+  }, START_TIMEOUT_MS);
 
   afterAll(async () => {
     for (const phone of phones) phone.close();
     await system?.stop();
   });
 
-  it(`when ${COUNT} hostile frames, pairing and upgrade requests arrive, then the hub answers each in the envelope without a 5xx, never restarts, stores no forged state, and a well-behaved phone still delivers`, async () => {
-    const hub = system.stack.services['device-hub'];
-    const pid = hub.pid;
-    const errorsBefore = ['device-hub', 'message'].map((s) => errorLines(system, s).length);
-    const rng = new Prng(SEED);
-    const perPhone: HostileFrame[][][] = phones.map(() => []);
-    const http: ({ kind: 'pair'; body: Buffer; contentType: string; label: string } | { kind: 'upgrade'; bytes: Buffer; label: string })[] =
-      [];
-    const ids = (phone: number): FrameIds => ({ own: phones[phone]!.own, foreign });
-    // Frames are generated as they are sent (a phone's own ids are known only then): here, only their number per phone.
-    let frames = 0;
-    while (frames + http.length < COUNT) {
-      const roll = rng.next();
-      if (roll < 0.08) http.push({ kind: 'pair', ...pairingBody(rng, rng.chance(0.5) ? victim.client_id : attacker.client_id) });
-      else if (roll < 0.15) http.push({ kind: 'upgrade', ...upgradeRequest(rng, upgradeToken) });
-      else {
-        const phone = rng.int(0, PHONES - 1);
-        // Mostly one frame at a time; sometimes a flood of them back to back.
-        const size = rng.chance(0.03) ? Math.min(rng.int(50, 300), Math.max(1, COUNT - frames - http.length)) : 1;
-        perPhone[phone]!.push(Array.from({ length: size }, () => ({ data: '', binary: false, label: '' })));
-        frames += size;
-      }
-    }
-
-    const failures: string[] = [];
-    const counts = new Map<string, number>();
-    const count = (key: string, n = 1) => counts.set(key, (counts.get(key) ?? 0) + n);
-    const started = Date.now();
-
-    async function phoneWorker(index: number): Promise<void> {
-      const phone = phones[index]!;
-      const frameRng = new Prng(SEED + index + 1);
-      for (const batch of perPhone[index]!) {
-        const hostile = batch.map(() => hostileFrame(frameRng, ids(index)));
-        for (const f of hostile) count(`frame ${f.label}`);
-        try {
-          if (hostile.length === 1) await phone.send(hostile[0]!);
-          else {
-            count('floods');
-            await phone.flood(hostile);
-          }
-        } catch (err) {
-          failures.push(`phone ${index} ${hostile[0]!.label}: ${(err as Error).message}`);
+  it(
+    `when ${COUNT} hostile frames, pairing and upgrade requests arrive, then the hub answers each in the envelope without a 5xx, never restarts, stores no forged state, and a well-behaved phone still delivers`,
+    async () => {
+      const hub = system.stack.services['device-hub'];
+      const pid = hub.pid;
+      const errorsBefore = ['device-hub', 'message'].map((s) => errorLines(system, s).length);
+      const rng = new Prng(SEED);
+      const perPhone: HostileFrame[][][] = phones.map(() => []);
+      const http: (
+        { kind: 'pair'; body: Buffer; contentType: string; label: string } | { kind: 'upgrade'; bytes: Buffer; label: string }
+      )[] = [];
+      const ids = (phone: number): FrameIds => ({ own: phones[phone]!.own, foreign });
+      // Frames are generated as they are sent (a phone's own ids are known only then): here, only their number per phone.
+      let frames = 0;
+      while (frames + http.length < COUNT) {
+        const roll = rng.next();
+        if (roll < 0.08) http.push({ kind: 'pair', ...pairingBody(rng, rng.chance(0.5) ? victim.client_id : attacker.client_id) });
+        else if (roll < 0.15) http.push({ kind: 'upgrade', ...upgradeRequest(rng, upgradeToken) });
+        else {
+          const phone = rng.int(0, PHONES - 1);
+          // Mostly one frame at a time; sometimes a flood of them back to back.
+          const size = rng.chance(0.03) ? Math.min(rng.int(50, 300), Math.max(1, COUNT - frames - http.length)) : 1;
+          perPhone[phone]!.push(Array.from({ length: size }, () => ({ data: '', binary: false, label: '' })));
+          frames += size;
         }
       }
-    }
 
-    let next = 0;
-    async function httpWorker(): Promise<void> {
-      while (next < http.length) {
-        const req = http[next++]!;
-        try {
-          const answer = req.kind === 'pair' ? await post(system, req.body, req.contentType) : await upgrade(system, req.bytes);
-          let code = '';
+      const failures: string[] = [];
+      const counts = new Map<string, number>();
+      const count = (key: string, n = 1) => counts.set(key, (counts.get(key) ?? 0) + n);
+      const started = Date.now();
+
+      async function phoneWorker(index: number): Promise<void> {
+        const phone = phones[index]!;
+        const frameRng = new Prng(SEED + index + 1);
+        for (const batch of perPhone[index]!) {
+          const hostile = batch.map(() => hostileFrame(frameRng, ids(index)));
+          for (const f of hostile) count(`frame ${f.label}`);
           try {
-            code = String((JSON.parse(answer.text) as { error?: { code?: string } }).error?.code ?? '');
-          } catch {
-            // judged by problemOf
+            if (hostile.length === 1) await phone.send(hostile[0]!);
+            else {
+              count('floods');
+              await phone.flood(hostile);
+            }
+          } catch (err) {
+            failures.push(`phone ${index} ${hostile[0]!.label}: ${(err as Error).message}`);
           }
-          count(`${req.kind} ${answer.status}${code ? ` ${code}` : ''}`);
-          const problem = problemOf(answer);
-          if (problem) failures.push(`${req.kind} [${req.label}]: ${problem}`);
-        } catch (err) {
-          failures.push(`${req.kind} [${req.label}]: ${(err as Error).message}`);
         }
       }
-    }
 
-    await Promise.all([...phones.map((_, i) => phoneWorker(i)), ...Array.from({ length: HTTP_CONCURRENCY }, () => httpWorker())]);
-    for (const phone of phones) for (const [code, n] of phone.closeCodes) count(`closed ${code}`, n);
-    const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(
-      `agent fuzz seed ${SEED}: ${frames} frames, ${http.length} HTTP requests in ${seconds} s\n${[...counts]
-        .sort()
-        .map(([k, v]) => `  ${k}: ${v}`)
-        .join('\n')}`,
-    );
-    for (const phone of phones) phone.close();
+      let next = 0;
+      async function httpWorker(): Promise<void> {
+        while (next < http.length) {
+          const req = http[next++]!;
+          try {
+            const answer = req.kind === 'pair' ? await post(system, req.body, req.contentType) : await upgrade(system, req.bytes);
+            let code = '';
+            try {
+              code = String((JSON.parse(answer.text) as { error?: { code?: string } }).error?.code ?? '');
+            } catch {
+              // judged by problemOf
+            }
+            count(`${req.kind} ${answer.status}${code ? ` ${code}` : ''}`);
+            const problem = problemOf(answer);
+            if (problem) failures.push(`${req.kind} [${req.label}]: ${problem}`);
+          } catch (err) {
+            failures.push(`${req.kind} [${req.label}]: ${(err as Error).message}`);
+          }
+        }
+      }
 
-    expect({ seed: SEED, failures: failures.slice(0, 15), failed: failures.length }).toEqual({ seed: SEED, failures: [], failed: 0 });
-    // No frame made a call fail inside: an ack or report the hub relays must not fail at the message service (nor be retried there for ever).
-    const errorsAfter = ['device-hub', 'message'].map((s, i) =>
-      errorLines(system, s)
-        .slice(errorsBefore[i])
-        .map((l) => `${s}: ${l.slice(0, 600)}`),
-    );
-    expect(errorsAfter.flat().slice(0, 5)).toEqual([]);
-    // The hub closes a connection for an internal error with 1011: never.
-    expect(counts.get('closed 1011') ?? 0).toBe(0);
-    // The same process, alive and answering.
-    expect(hub.pid).toBe(pid);
-    expect(hub.running).toBe(true);
-    expect(await upgrade(system, Buffer.from('GET /healthz HTTP/1.1\r\nHost: hub\r\nConnection: close\r\n\r\n'))).toMatchObject({
-      status: 200,
-    });
+      await Promise.all([...phones.map((_, i) => phoneWorker(i)), ...Array.from({ length: HTTP_CONCURRENCY }, () => httpWorker())]);
+      for (const phone of phones) for (const [code, n] of phone.closeCodes) count(`closed ${code}`, n);
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      console.log(
+        `agent fuzz seed ${SEED}: ${frames} frames, ${http.length} HTTP requests in ${seconds} s\n${[...counts]
+          .sort()
+          .map(([k, v]) => `  ${k}: ${v}`)
+          .join('\n')}`,
+      );
+      for (const phone of phones) phone.close();
 
-    // No forged ack or report moved the victim's messages: they wait for their phone. (A message
-    // handed to the victim's other phone, after the failover delay of a long run, is that phone's.)
-    const handed = new Set(phones.flatMap((p) => p.own));
-    const untouched = foreign.filter((id) => !handed.has(id));
-    expect(untouched.length).toBeGreaterThan(0);
-    for (const id of untouched)
-      expect({ id, status: (await system.api(`/v1/sms/status/${id}`, victim)).body.status }).toEqual({ id, status: 'queued' });
+      expect({ seed: SEED, failures: failures.slice(0, 15), failed: failures.length }).toEqual({ seed: SEED, failures: [], failed: 0 });
+      // No frame made a call fail inside: an ack or report the hub relays must not fail at the message service (nor be retried there for ever).
+      const errorsAfter = ['device-hub', 'message'].map((s, i) =>
+        errorLines(system, s)
+          .slice(errorsBefore[i])
+          .map((l) => `${s}: ${l.slice(0, 600)}`),
+      );
+      expect(errorsAfter.flat().slice(0, 5)).toEqual([]);
+      // The hub closes a connection for an internal error with 1011: never.
+      expect(counts.get('closed 1011') ?? 0).toBe(0);
+      // The same process, alive and answering.
+      expect(hub.pid).toBe(pid);
+      expect(hub.running).toBe(true);
+      expect(await upgrade(system, Buffer.from('GET /healthz HTTP/1.1\r\nHost: hub\r\nConnection: close\r\n\r\n'))).toMatchObject({
+        status: 200,
+      });
 
-    // A well-behaved phone then sends them, and one more sent now, once each, to delivered.
-    const agent = await system.startAgent(victim, victimPhone);
-    const sent = await system.api('/v1/sms/send', victim, {
-      headers: { 'X-Device-ID': victimPhone.device_id },
-      body: { to: '+33612345678', message: 'After the storm' },
-    });
-    expect(sent.status).toBe(200);
-    for (const id of [...untouched, String(sent.body.message_id)]) {
-      const status = await system.waitForStatus(victim, id, 'delivered', 30_000);
-      expect(status.error_code ?? null).toBeNull();
-      expect(agent.sentCount(id)).toBe(1);
-    }
-    expect(hub.pid).toBe(pid);
-  }, 240_000);
+      // No forged ack or report moved the victim's messages: they wait for their phone. (A message
+      // handed to the victim's other phone, after the failover delay of a long run, is that phone's.)
+      const handed = new Set(phones.flatMap((p) => p.own));
+      const untouched = foreign.filter((id) => !handed.has(id));
+      expect(untouched.length).toBeGreaterThan(0);
+      for (const id of untouched)
+        expect({ id, status: (await system.api(`/v1/sms/status/${id}`, victim)).body.status }).toEqual({ id, status: 'queued' });
+
+      // A well-behaved phone then sends them, and one more sent now, once each, to delivered.
+      const agent = await system.startAgent(victim, victimPhone);
+      const sent = await system.api('/v1/sms/send', victim, {
+        headers: { 'X-Device-ID': victimPhone.device_id },
+        body: { to: '+33612345678', message: 'After the storm' },
+      });
+      expect(sent.status).toBe(200);
+      for (const id of [...untouched, String(sent.body.message_id)]) {
+        const status = await system.waitForStatus(victim, id, 'delivered', 30_000);
+        expect(status.error_code ?? null).toBeNull();
+        expect(agent.sentCount(id)).toBe(1);
+      }
+      expect(hub.pid).toBe(pid);
+    },
+    Math.max(240_000, COUNT * 20),
+  );
 });
