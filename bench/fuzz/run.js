@@ -116,7 +116,13 @@ async function main() {
       seeds.push(seed);
       log(`${part.name}: ${size} (chunk ${chunk + 1}, seed ${seed})`);
       const run = await jest(part.file, { [part.knob]: String(size), [part.seedKnob]: String(seed) });
-      for (const [key, n] of answersIn(run.output)) answers.set(key, (answers.get(key) ?? 0) + n);
+      const found = answersIn(run.output);
+      for (const [key, n] of found) answers.set(key, (answers.get(key) ?? 0) + n);
+      // Each chunk's outcome at once, so that a run cut short still tells what it did.
+      const reason = run.code === 0 ? '' : `: ${/●[^\n]*\n+\s*([^\n]+)/.exec(run.output)?.[1]?.trim() ?? `exit code ${run.code}`}`;
+      log(
+        `${part.name} chunk ${chunk + 1}: ${run.code === 0 ? 'pass' : 'FAIL'}${reason}; ${[...found].map(([k, n]) => `${k} ${n}`).join(', ')}`,
+      );
       if (run.code !== 0) failures.push(run.output.split('\n').slice(-60).join('\n'));
       done += size;
     }
