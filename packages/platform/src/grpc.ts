@@ -4,6 +4,7 @@ import { AppError, fromServiceError, toServiceError } from './errors';
 import { callerIdentity, channelCredentials, identityServing, serverCredentials } from './grpc-tls';
 import type { GrpcTls } from './service-config';
 import { isRedisUnavailable } from './redis';
+import { isStorableJson } from './storable-text';
 import type { Logger } from './logger';
 import { recordRpc } from './metrics';
 import type { ServiceIdentity } from './service-identity';
@@ -17,13 +18,28 @@ export type AsyncHandlers<H> = { [K in keyof H]: AsyncUnary<H[K]> };
 /**
  * Adapts async handlers to grpc-js callbacks. Thrown AppErrors become their
  * gRPC status with the error code in metadata; anything else is logged and
- * answered INTERNAL without leaking its text.
+ * answered INTERNAL without leaking its text. A request holding text that
+ * cannot be stored (U+0000, which Postgres refuses in text; a lone surrogate
+ * does not survive protobuf's UTF-8) is refused INVALID_ARGUMENT before any
+ * handler runs: the dashboard and the hub passed such form values and ids
+ * through to SQL, which failed INTERNAL.
  */
 export function unaryHandlers<H extends grpc.UntypedServiceImplementation>(impl: AsyncHandlers<H>, log: Logger): H {
   const out: grpc.UntypedServiceImplementation = {};
   for (const [name, fn] of Object.entries(impl) as [string, (req: unknown, call: unknown) => Promise<unknown>][]) {
     out[name] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       const started = performance.now();
+      if (!isStorableJson(call.request)) {
+        recordRpc(name, 'VALIDATION_ERROR', (performance.now() - started) / 1000);
+        callback(
+          toServiceError(
+            new AppError('VALIDATION_ERROR', {
+              message: 'A text field holds a character that cannot be stored (U+0000).',
+            }),
+          ),
+        );
+        return;
+      }
       fn(call.request, call).then(
         (response) => {
           log.debug({ method: name, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');

@@ -300,6 +300,16 @@ describe('gRPC server and client', () => {
     ]);
   });
 
+  it('when a request holds U+0000 in any string, then it is refused VALIDATION_ERROR before the handler runs (SQL would fail INTERNAL)', async () => {
+    for (const clientId of ['client_\u0000', '\u0000', 'a\u0000b']) {
+      const err = await rejection(client.getClient({ clientId }));
+
+      expect(err.code).toBe('VALIDATION_ERROR');
+      expect((err.cause as grpc.ServiceError).code).toBe(grpc.status.INVALID_ARGUMENT);
+    }
+    await expect(client.getClient({ clientId: 'client_été 👍' })).resolves.toMatchObject({ clientId: 'client_été 👍' });
+  });
+
   it('when a handler throws an AppError with a retry delay, then the client sees the delay', async () => {
     const err = await rejection(client.getClient({ clientId: 'limited' }));
 

@@ -1,3 +1,4 @@
+import tls from 'node:tls';
 import { connectNats, createClient, createLogger, createPool, type Nats, type Pool, type PromiseClient } from '@smsgw/platform';
 import { messageProto, type message } from '@smsgw/proto';
 import { grpcTlsFor, startServiceProcess, type ServiceProcessUnderTest } from '@smsgw/testing';
@@ -272,6 +273,35 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
         expect(await again.next('hello')).toMatchObject({ device_id: deviceId });
         again.ws.close();
       }
+    }
+  });
+
+  it('when a paired phone upgrades with a handshake ws refuses (no key, another Upgrade), then the answer is 400 MALFORMED_REQUEST in the error envelope', async () => {
+    const { token } = await pairedDevice();
+    const url = new URL(hub.first.agentUrl);
+    const upgrade = (lines: string[]) =>
+      new Promise<string>((resolve) => {
+        let text = '';
+        const socket = tls.connect({ host: url.hostname, port: Number(url.port), ca: hub.certs.caPem }, () =>
+          socket.write(
+            ['GET /v1/agent HTTP/1.1', 'Host: hub', 'Connection: Upgrade', `Authorization: Bearer ${token}`, ...lines, '', ''].join('\r\n'),
+          ),
+        );
+        socket.on('data', (c: Buffer) => (text += c.toString('utf8')));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(text));
+      });
+
+    for (const lines of [
+      ['Upgrade: websocket', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Protocol: smsgw.agent.v1'],
+      ['Upgrade: h2c', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version: 13'],
+    ]) {
+      const answer = await upgrade(lines);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+        success: false,
+        error: { code: 'MALFORMED_REQUEST' },
+      });
     }
   });
 });

@@ -92,6 +92,9 @@ export function createAgentServer(deps: AgentServerDeps): http.Server {
     maxPayload: 64 * 1024,
     handleProtocols: (protocols) => (protocols.has(AGENT_SUBPROTOCOL) ? AGENT_SUBPROTOCOL : false),
   });
+  // A handshake ws refuses (no or a bad Sec-WebSocket-Key, Upgrade, version or subprotocol header)
+  // is answered in the error envelope, like every other refusal; ws's own answer is plain text.
+  wss.on('wsClientError', (_err: Error, socket: Duplex) => rejectUpgrade(socket, 'MALFORMED_REQUEST'));
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'https://hub');
     // Liveness: the process answers. Readiness: Postgres, Redis and NATS answer too.

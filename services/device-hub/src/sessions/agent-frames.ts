@@ -13,6 +13,13 @@ export interface AgentFrame {
   sim?: unknown;
 }
 
+/**
+ * Whether a frame's `message_id` is one the message service could have made (`msg_` and a ULID).
+ * Anything else names no message and is dropped: an id holding U+0000 failed in SQL, and the
+ * failed acknowledgement, sent on through JetStream, was retried there for ever.
+ */
+export const isMessageId = (value: unknown): value is string => typeof value === 'string' && /^msg_[0-9A-HJKMNP-TV-Z]{26}$/.test(value);
+
 /** The trace context an agent echoed, if it is well formed (else the hub's spans start a trace of their own). */
 export const echoedTrace = (value: unknown) =>
   typeof value === 'string' && /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(value) ? value : '';

@@ -24,7 +24,7 @@ import type { PresenceStore } from '../data/presence.store';
 import type { UsageStore } from '../data/usage.store';
 import type { ReceivedPublisher } from '../events/received.publisher';
 import type { ReportPublisher } from '../events/report.publisher';
-import { echoedTrace, reportOf, type AgentFrame } from './agent-frames';
+import { echoedTrace, isMessageId, reportOf, type AgentFrame } from './agent-frames';
 import { DispatchPacer } from './dispatch-pacer';
 import { ReceivedRelay } from './received-relay';
 import { ReportRelay } from './report-relay';
@@ -294,7 +294,7 @@ export class AgentSession {
     }
     this.introduce?.();
     if (typeof frame !== 'object' || frame === null || this.inbox.handles(frame as Record<string, unknown>)) return;
-    if (typeof frame.message_id !== 'string' || !frame.message_id.startsWith('msg_')) return;
+    if (!isMessageId(frame.message_id)) return;
     const messageId = frame.message_id;
     if (frame.type === 'ack') {
       // Even a late ack matters: the phone has the message and will send it. It is recorded before
