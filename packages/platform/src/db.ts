@@ -13,14 +13,20 @@ export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-/** A pool whose connections all use the service's own schema. */
-export function createPool(options: { url: string; schema: string; max?: number; applicationName?: string }): pg.Pool {
-  return new pg.Pool({
+/**
+ * A pool whose connections all use the service's own schema. An idle connection that Postgres
+ * closes (a restart, a failover, an administrator) makes the pool emit 'error'; with no listener
+ * that event would end the process. The pool drops that connection and opens a new one when asked.
+ */
+export function createPool(options: { url: string; schema: string; max?: number; applicationName?: string; log?: Logger }): pg.Pool {
+  const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
     application_name: options.applicationName,
     options: `-c search_path=${quoteIdent(options.schema)},public`,
   });
+  pool.on('error', (err) => options.log?.warn({ err }, 'an idle Postgres connection was closed; the pool opens another'));
+  return pool;
 }
 
 /**

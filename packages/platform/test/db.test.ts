@@ -133,6 +133,20 @@ describe('Postgres helpers', () => {
     expect(pool.idleCount + pool.waitingCount).toBe(pool.totalCount);
   });
 
+  it('when Postgres closes an idle connection of the pool (a restart), then the process goes on and the next query gets a new connection', async () => {
+    const pool = poolFor(freshSchema());
+    const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(pool.idleCount).toBe(1);
+
+    // The same error a restart gives every connection: "terminating connection due to administrator command".
+    await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    for (let i = 0; i < 100 && pool.totalCount > 0; i++) await new Promise((r) => setTimeout(r, 20));
+
+    expect(pool.totalCount).toBe(0);
+    const after = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(after.rows[0]!.pid).not.toBe(rows[0]!.pid);
+  });
+
   it('when an identifier holds a double quote, then quoteIdent escapes it', () => {
     expect(quoteIdent('a"b')).toBe('"a""b"');
   });
