@@ -9,10 +9,10 @@
  *   1. Postgres, NATS and Redis of the run's own (so that they can be restarted), the whole stack
  *      on them (`startStack({ isolated: true, infra })`), one client with a webhook endpoint on a
  *      local HTTPS receiver, BENCH_PHONES (4) simulated phones (`--log-json`, 5 to 10 ms pacing);
- *   2. a sender: BENCH_RATE (35) messages a second through the public API, send and send-bulk
+ *   2. a sender: BENCH_RATE (20) messages a second through the public API, send and send-bulk
  *      mixed, each request with an Idempotency-Key and retried with it on a network error, 409,
  *      429 or 5xx, so that a retry never makes two messages;
- *   3. the faults, each after a pause of BENCH_PAUSE_S (12 s); BENCH_FAULTS names a subset;
+ *   3. the faults, each after a pause of BENCH_PAUSE_S (20 s); BENCH_FAULTS names a subset;
  *   4. waits (bounded) for every accepted message to be final and for its events, then prints a
  *      table per fault and the verdict line; exit code 1 when anything was lost or doubled.
  *
@@ -33,8 +33,8 @@ const { intEnv, SMOKE } = require('../knobs');
 
 const MESSAGES = intEnv('BENCH_MESSAGES', 10_000, 300);
 const PHONES = intEnv('BENCH_PHONES', 4, 2);
-const RATE = intEnv('BENCH_RATE', 35, 10);
-const PAUSE_S = intEnv('BENCH_PAUSE_S', 12, 3);
+const RATE = intEnv('BENCH_RATE', 20, 10);
+const PAUSE_S = intEnv('BENCH_PAUSE_S', 20, 3);
 const OUTAGE_MS = intEnv('BENCH_OUTAGE_MS', 3000, 1000, 0);
 const FINAL_WAIT_S = intEnv('BENCH_FINAL_WAIT_S', 240, 90);
 // A webhook attempt that failed is tried again a minute later: the events get more than that.
@@ -114,8 +114,14 @@ async function startPrivatePostgres(dir) {
       const out = fs.openSync(logFile, 'a');
       child = spawn(
         `${binDir}/postgres`,
-        ['-D', dataDir, '-p', String(port), '-k', dataDir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300']
-          .concat(['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
+        ['-D', dataDir, '-p', String(port), '-k', dataDir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'].concat([
+          '-c',
+          'fsync=off',
+          '-c',
+          'synchronous_commit=off',
+          '-c',
+          'full_page_writes=off',
+        ]),
         { ...asUser, stdio: ['ignore', out, out] },
       );
       fs.closeSync(out);
@@ -163,7 +169,10 @@ async function startReceiver(certs, deliveries) {
     });
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `https://127.0.0.1:${server.address().port}/hooks`, close: () => (server.closeAllConnections(), new Promise((r) => server.close(r))) };
+  return {
+    url: `https://127.0.0.1:${server.address().port}/hooks`,
+    close: () => (server.closeAllConnections(), new Promise((r) => server.close(r))),
+  };
 }
 
 /** A simulated phone as a process, restartable with the same data folder; `onSent(id, phone, at)` per SMS handed to its radio. */
@@ -334,6 +343,7 @@ function faultFigures(fault, segmentEnd, record, series) {
     final_gap_s: longestGap(finals, fault.start, segmentEnd) / 1000,
     handoff_caught_up_s: caughtUp(handed) / 1000,
     final_caught_up_s: caughtUp(finals) / 1000,
+    died: fault.died.join(' ') || '-',
   };
 }
 
@@ -351,7 +361,12 @@ async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smsgw-faults-'));
   // The postgres user must pass through it to its data folder.
   fs.chmodSync(dir, 0o711);
-  log(`${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; ${MESSAGES} messages at ${RATE}/s; faults: ${FAULTS.join(', ')}`);
+  log(
+    `${os.cpus().length} CPUs, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; ${MESSAGES} messages at ${RATE}/s; faults: ${FAULTS.join(', ')}`,
+  );
   const [postgres, redis, nats] = await Promise.all([
     startPrivatePostgres(dir),
     startPrivateServer('redis', { dataDir: dir }),
@@ -416,6 +431,7 @@ async function main() {
     const runFault = async (name) => {
       const fault = { name: name === 'phone' ? 'SIGKILL phone-0' : SERVICES.includes(name) ? `SIGKILL ${name}` : `restart ${name}` };
       fault.start = Date.now();
+      fault.died = [];
       log(`fault: ${fault.name}`);
       if (SERVICES.includes(name)) {
         const service = stack.services[name];
@@ -436,10 +452,21 @@ async function main() {
       log(`fault over: ${fault.name} (${((fault.end - fault.start) / 1000).toFixed(1)} s)`);
       faults.push(fault);
     };
+    // A service that ended by itself during a fault's segment is a finding: it is named in the
+    // fault's row, and started again so that the run goes on.
+    const restartDead = async (fault) => {
+      for (const name of SERVICES) {
+        if (stack.services[name].running) continue;
+        log(`DIED: ${name} ended by itself; starting it again`);
+        fault.died.push(name);
+        await stack.restart(name);
+      }
+    };
     await sleep(PAUSE_S * 1000);
     for (const name of FAULTS) {
       await runFault(name);
       await sleep(PAUSE_S * 1000);
+      await restartDead(faults.at(-1));
     }
     const faultsEnded = Date.now();
     if (record.sendingEnded === undefined) log(`faults done; the sender goes on (${sender.made()} of ${MESSAGES} messages made)`);
@@ -522,7 +549,10 @@ async function main() {
 
     console.log(`\nfaults under load: ${MESSAGES} messages at ${RATE}/s, ${PHONES} phones, pause ${PAUSE_S} s, outages ${OUTAGE_MS} ms`);
     console.log(
-      `machine: ${os.cpus().length} CPUs, load average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; run ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      `machine: ${os.cpus().length} CPUs, load average at the end ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}; run ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
     console.log(
       `requests: ${requests} (${retried} retried, ${refused.length} refused); accept latency before the faults: max ${(Math.max(0, ...baseline) / 1000).toFixed(2)} s`,
@@ -535,11 +565,17 @@ async function main() {
       `events: ${deliveries.length} deliveries, ${byEvent.size} (message, kind) pairs, ${expected.length} expected; delivered more than once (same id): ${redelivered}`,
     );
     for (const id of lost.slice(0, 10)) console.log(`  lost: ${id} ${messages.get(id)?.status ?? 'not stored'}`);
-    for (const [id, list] of twice.slice(0, 10)) console.log(`  sent twice: ${id} ${list.map((h) => `${h.phone}@+${((h.at - started) / 1000).toFixed(1)}s`).join(' ')}`);
+    for (const [id, list] of twice.slice(0, 10))
+      console.log(`  sent twice: ${id} ${list.map((h) => `${h.phone}@+${((h.at - started) / 1000).toFixed(1)}s`).join(' ')}`);
     for (const k of missing.slice(0, 10)) console.log(`  event missing: ${k}`);
     for (const [k, ids] of twoIds.slice(0, 10)) console.log(`  two ids: ${k} ${[...ids.keys()].join(' ')}`);
-    console.log(`lost: ${lost.length}; sent twice: ${twice.length}; events missing: ${missing.length}; events with two ids: ${twoIds.length}`);
-    if (lost.length > 0 || twice.length > 0 || missing.length > 0 || twoIds.length > 0 || extra.length > 0) process.exitCode = 1;
+    console.log(
+      `lost: ${lost.length}; sent twice: ${twice.length}; events missing: ${missing.length}; events with two ids: ${twoIds.length}`,
+    );
+    const died = faults.flatMap((f) => f.died);
+    if (died.length > 0) console.log(`services that ended by themselves: ${died.join(', ')}`);
+    if (died.length > 0 || lost.length > 0 || twice.length > 0 || missing.length > 0 || twoIds.length > 0 || extra.length > 0)
+      process.exitCode = 1;
   } finally {
     for (const phone of phones) await phone.kill('SIGTERM');
     admin?.close();
