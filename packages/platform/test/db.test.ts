@@ -147,6 +147,24 @@ describe('Postgres helpers', () => {
     expect(after.rows[0]!.pid).not.toBe(rows[0]!.pid);
   });
 
+  it('when Postgres closes a connection checked out for a transaction, then the process goes on, the transaction fails and the next query works', async () => {
+    const pool = poolFor(freshSchema());
+    let pid = 0;
+    const tx = inTransaction(pool, async (client) => {
+      pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      // Waiting on something else (a publish) while the connection is out of the pool.
+      await new Promise((r) => setTimeout(r, 500));
+      await client.query('SELECT 1');
+    });
+    while (pid === 0) await new Promise((r) => setTimeout(r, 10));
+
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+
+    await expect(tx).rejects.toThrow();
+    const after = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(after.rows[0]!.pid).not.toBe(pid);
+  });
+
   it('when an identifier holds a double quote, then quoteIdent escapes it', () => {
     expect(quoteIdent('a"b')).toBe('"a""b"');
   });
