@@ -36,7 +36,10 @@ const PHONES = intEnv('BENCH_PHONES', 4, 2);
 const RATE = intEnv('BENCH_RATE', 20, 10);
 const PAUSE_S = intEnv('BENCH_PAUSE_S', 20, 3);
 const OUTAGE_MS = intEnv('BENCH_OUTAGE_MS', 3000, 1000, 0);
-const FINAL_WAIT_S = intEnv('BENCH_FINAL_WAIT_S', 240, 90);
+// The wait for final states ends when none became final for this long (a backlog still draining
+// is waited for), and after 20 minutes in any case.
+const FINAL_WAIT_S = intEnv('BENCH_FINAL_WAIT_S', 90, 60);
+const FINAL_WAIT_MAX_MS = 1_200_000;
 // A webhook attempt that failed is tried again a minute later: the events get more than that.
 const EVENT_WAIT_S = intEnv('BENCH_EVENT_WAIT_S', 150, 75);
 const BULK = intEnv('BENCH_BULK', 10, 5);
@@ -349,7 +352,7 @@ function faultFigures(fault, segmentEnd, record, series) {
 
 function printTable(rows) {
   const cols = Object.keys(rows[0]);
-  const cell = (v) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(1)) : String(v));
+  const cell = (v) => (typeof v === 'number' ? (Number.isNaN(v) ? 'never' : Number.isInteger(v) ? String(v) : v.toFixed(1)) : String(v));
   const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
   const line = (values) => `| ${values.map((v, i) => v.padEnd(widths[i])).join(' | ')} |`;
   console.log(line(cols));
@@ -474,16 +477,20 @@ async function main() {
     await sender.done;
     log(`sending done: ${record.accepted.size} messages accepted`);
 
-    // Every accepted message in a final state, within FINAL_WAIT_S.
-    const deadline = Date.now() + FINAL_WAIT_S * 1000;
+    // Every accepted message in a final state: waits while some still become final.
+    const waitStarted = Date.now();
+    let progressAt = Date.now();
     let notFinal = [];
-    for (;;) {
+    for (let i = 0; ; i++) {
       const open = new Map([...(await listMessages(get, 'queued')), ...(await listMessages(get, 'sent'))]);
+      const before = notFinal.length;
       notFinal = [...record.accepted.keys()].filter((id) => open.has(id));
-      if (notFinal.length === 0 || Date.now() > deadline) break;
-      log(`${notFinal.length} accepted messages not final yet`);
+      if (i === 0 || notFinal.length < before) progressAt = Date.now();
+      if (notFinal.length === 0 || Date.now() - progressAt > FINAL_WAIT_S * 1000 || Date.now() - waitStarted > FINAL_WAIT_MAX_MS) break;
+      if (i % 3 === 0) log(`${notFinal.length} accepted messages not final yet`);
       await sleep(3000);
     }
+    log(`final states after ${((Date.now() - waitStarted) / 1000).toFixed(0)} s of waiting`);
     const messages = await listMessages(get);
     const statuses = {};
     for (const id of record.accepted.keys()) {
