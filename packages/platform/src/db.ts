@@ -13,14 +13,28 @@ export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-/** A pool whose connections all use the service's own schema. */
-export function createPool(options: { url: string; schema: string; max?: number; applicationName?: string }): pg.Pool {
-  return new pg.Pool({
+/**
+ * A pool whose connections all use the service's own schema. A connection that Postgres closes
+ * (a restart, a failover, an administrator) emits 'error', on the pool when it is idle and on the
+ * connection itself while it is checked out (in a transaction, waiting for something else);
+ * with no listener that event would end the process. The pool drops such a connection (when it
+ * is released, for a checked-out one, whose next query fails) and opens a new one when asked.
+ */
+export function createPool(options: { url: string; schema: string; max?: number; applicationName?: string; log?: Logger }): pg.Pool {
+  const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
     application_name: options.applicationName,
     options: `-c search_path=${quoteIdent(options.schema)},public`,
   });
+  pool.on('connect', (client) =>
+    client.on('error', (err) =>
+      options.log?.warn({ err: { message: err.message } }, 'a Postgres connection was closed; the pool opens another'),
+    ),
+  );
+  // An idle connection's error reaches the pool too: the connection's own listener has logged it.
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 /**

@@ -133,6 +133,38 @@ describe('Postgres helpers', () => {
     expect(pool.idleCount + pool.waitingCount).toBe(pool.totalCount);
   });
 
+  it('when Postgres closes an idle connection of the pool (a restart), then the process goes on and the next query gets a new connection', async () => {
+    const pool = poolFor(freshSchema());
+    const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(pool.idleCount).toBe(1);
+
+    // The same error a restart gives every connection: "terminating connection due to administrator command".
+    await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    for (let i = 0; i < 100 && pool.totalCount > 0; i++) await new Promise((r) => setTimeout(r, 20));
+
+    expect(pool.totalCount).toBe(0);
+    const after = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(after.rows[0]!.pid).not.toBe(rows[0]!.pid);
+  });
+
+  it('when Postgres closes a connection checked out for a transaction, then the process goes on, the transaction fails and the next query works', async () => {
+    const pool = poolFor(freshSchema());
+    let pid = 0;
+    const tx = inTransaction(pool, async (client) => {
+      pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      // Waiting on something else (a publish) while the connection is out of the pool.
+      await new Promise((r) => setTimeout(r, 500));
+      await client.query('SELECT 1');
+    });
+    while (pid === 0) await new Promise((r) => setTimeout(r, 10));
+
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+
+    await expect(tx).rejects.toThrow();
+    const after = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(after.rows[0]!.pid).not.toBe(pid);
+  });
+
   it('when an identifier holds a double quote, then quoteIdent escapes it', () => {
     expect(quoteIdent('a"b')).toBe('"a""b"');
   });

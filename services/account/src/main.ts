@@ -12,6 +12,7 @@ const MIGRATIONS = path.resolve(__dirname, '../migrations');
 export async function start(config: AccountConfig = loadAccountConfig(), log: Logger = createLogger('account')) {
   const pool = createPool({
     url: config.database.url,
+    log,
     schema: config.database.schema,
     max: config.database.poolMax,
     applicationName: 'account',

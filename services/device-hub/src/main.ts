@@ -51,6 +51,7 @@ export async function start(
 ) {
   const pool = createPool({
     url: config.database.url,
+    log,
     schema: config.database.schema,
     max: config.database.poolMax,
     applicationName: 'device-hub',

@@ -45,6 +45,7 @@ const MIGRATIONS = path.resolve(__dirname, '../migrations');
 export async function start(config: MessageConfig = loadMessageConfig(), log: Logger = createLogger('message')) {
   const pool = createPool({
     url: config.database.url,
+    log,
     schema: config.database.schema,
     max: config.database.poolMax,
     applicationName: 'message',

@@ -133,6 +133,21 @@ describe('agent reports to public events, through JetStream', () => {
     expect(published[0]!.event.event_id).not.toBe(published[1]!.event.event_id);
   });
 
+  it('when the delivered report overtakes the sent report (a redelivery after a crash), then sms.sent is still published once, after sms.delivered', async () => {
+    const deviceId = device();
+    const [queued] = await queueRepo.insert([newMessage({ deviceId })]);
+    const id = queued!.message_id;
+
+    await report({ message_id: id, device_id: deviceId, status: 'delivered', at: '2030-05-06T07:00:04.000Z' });
+    await report({ message_id: id, device_id: deviceId, status: 'sent', at: '2030-05-06T07:00:00.000Z' });
+    await report({ message_id: id, device_id: deviceId, status: 'sent', at: '2030-05-06T07:00:00.000Z' }, 'hub-attempt-2');
+
+    const published = await eventsFor(id);
+    expect(published.map((e) => e.event.event)).toEqual(['sms.delivered', 'sms.sent']);
+    expect(published[1]!.event.data).toMatchObject({ message_id: id, status: 'sent', sent_at: '2030-05-06T07:00:04.000Z' });
+    expect(await repo.findById(id)).toMatchObject({ status: 'delivered' });
+  });
+
   it('when a phone reports a failure, then sms.failed carries the failure code and its French sentence', async () => {
     const deviceId = device();
     const [queued] = await queueRepo.insert([newMessage({ deviceId, to: '+33600000001' })]);

@@ -28,6 +28,7 @@ const SEAL_SWEEP_INTERVAL_MS = 60_000;
 export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = createLogger('otp')) {
   const pool = createPool({
     url: config.database.url,
+    log,
     schema: config.database.schema,
     max: config.database.poolMax,
     applicationName: 'otp',

@@ -28,6 +28,7 @@ export async function start(config: SchedulerConfig = loadSchedulerConfig(), log
   const jobs = config.jobs.enabled ? jobsWithPeriods(config.jobs.periodsMs) : [];
   const pool = createPool({
     url: config.database.url,
+    log,
     schema: config.database.schema,
     max: config.database.poolMax,
     applicationName: 'scheduler',

@@ -41,6 +41,7 @@ const MIGRATIONS = path.resolve(__dirname, '../migrations');
 export async function start(config: WebhookConfig = loadWebhookConfig(), log: Logger = createLogger('webhook')) {
   const pool = createPool({
     url: config.database.url,
+    log,
     schema: config.database.schema,
     max: config.database.poolMax,
     applicationName: 'webhook',

@@ -111,7 +111,15 @@ export class ReportConsumer {
       this.log.warn({ message_id: report.message_id, device_id: report.device_id }, 'report for an unknown message or another device');
       return;
     }
-    if (reportOutcome(current.status, report.status) === 'duplicate') await this.publisher.publish(current);
+    if (reportOutcome(current.status, report.status) === 'duplicate') {
+      await this.publisher.publish(current);
+    } else if (report.status === 'sent' && current.sent_at && (current.status === 'delivered' || current.status === 'failed')) {
+      // The message went on without this report: its delivered (or failed) report overtook it, or this
+      // one is redelivered after a crash that came between its write and its event. Either way its
+      // sms.sent may never have been published. Its id comes from sent_at, so one already published
+      // is dropped again by JetStream and by receivers.
+      await this.publisher.publish({ ...current, status: 'sent' });
+    }
   }
 
   async stop(): Promise<void> {
