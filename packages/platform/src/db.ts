@@ -94,3 +94,16 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
     client.release();
   }
 }
+
+/**
+ * Whether a Postgres error says the database cannot be reached now rather than that the query is
+ * wrong: a restart or failover under way (SQLSTATE class 57P: shutting down, starting up), a lost
+ * connection (class 08, or the socket closed mid-query). Such a call is answered UNAVAILABLE (503),
+ * which clients retry, never INTERNAL.
+ */
+export function isPostgresUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && /^(57P0[1-3]|08\d{3}|53300)$/.test(code)) return true;
+  return /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)/.test(err.message);
+}

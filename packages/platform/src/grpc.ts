@@ -4,6 +4,7 @@ import { AppError, fromServiceError, toServiceError } from './errors';
 import { callerIdentity, channelCredentials, identityServing, serverCredentials } from './grpc-tls';
 import type { GrpcTls } from './service-config';
 import { isRedisUnavailable } from './redis';
+import { isPostgresUnavailable } from './db';
 import { isStorableJson } from './storable-text';
 import type { Logger } from './logger';
 import { recordRpc } from './metrics';
@@ -47,9 +48,9 @@ export function unaryHandlers<H extends grpc.UntypedServiceImplementation>(impl:
           callback(null, response);
         },
         (thrown: unknown) => {
-          // A dependency that cannot be reached now (Redis, a refused connection) is UNAVAILABLE, not a bug.
+          // A dependency that cannot be reached now (Redis, Postgres restarting, a refused connection) is UNAVAILABLE, not a bug.
           const err =
-            !(thrown instanceof AppError) && isRedisUnavailable(thrown)
+            !(thrown instanceof AppError) && (isRedisUnavailable(thrown) || isPostgresUnavailable(thrown))
               ? new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: 1, cause: thrown })
               : thrown;
           if (!(err instanceof AppError) || err.code === 'INTERNAL_ERROR') log.error({ err, method: name }, 'gRPC handler failed');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { createPool, inTransaction, migrate, quoteIdent, type Pool } from '../src';
+import { createPool, inTransaction, isPostgresUnavailable, migrate, quoteIdent, type Pool } from '../src';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MIGRATIONS = path.resolve(__dirname, 'fixtures/migrations');
@@ -163,6 +163,21 @@ describe('Postgres helpers', () => {
     await expect(tx).rejects.toThrow();
     const after = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     expect(after.rows[0]!.pid).not.toBe(pid);
+  });
+
+  it('when a query is cut off by a Postgres shutdown, then its error is one of unavailability (503); a wrong query is not', async () => {
+    const pool = poolFor(freshSchema());
+    const client = await pool.connect();
+    const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    const cut = client.query('SELECT pg_sleep(5)').catch((err: unknown) => err);
+    await new Promise((r) => setTimeout(r, 100));
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    const err = await cut;
+    client.release(true);
+
+    expect(isPostgresUnavailable(err)).toBe(true);
+    expect(isPostgresUnavailable(await pool.query('SELEC 1').catch((e: unknown) => e))).toBe(false);
+    expect(isPostgresUnavailable(Object.assign(new Error('the database system is starting up'), { code: '57P03' }))).toBe(true);
   });
 
   it('when an identifier holds a double quote, then quoteIdent escapes it', () => {
