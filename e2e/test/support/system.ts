@@ -46,6 +46,8 @@ export class TestSystem {
         DISPATCH_INTERVAL_MIN_MS: '50',
         DISPATCH_INTERVAL_MAX_MS: '100',
         DISPATCH_SWEEP_MS: '1000',
+        // The tests' lost wake-ups are found within the sweep, as before the idle waits grew.
+        DISPATCH_IDLE_SWEEP_MAX_MS: '1000',
         DISPATCH_LEASE_MS: '5000',
         ...env,
       },

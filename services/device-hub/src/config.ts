@@ -26,6 +26,11 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
         leaseMs: env.int('DISPATCH_LEASE_MS', 30_000, { min: 1000 }),
         /** Longest wait without a wake-up before the queue is checked anyway. */
         sweepMs: env.int('DISPATCH_SWEEP_MS', 15_000, { min: 100 }),
+        /**
+         * Each time an idle phone finds its queue empty again, its wait doubles, up to this (never
+         * below sweepMs): an idle fleet does not poll the queue (a claim per phone every sweep).
+         */
+        idleSweepMaxMs: env.int('DISPATCH_IDLE_SWEEP_MAX_MS', 60_000, { min: 100 }),
       },
       testMode: {
         pollMs: env.int('TEST_MODE_POLL_MS', 1000, { min: 50 }),

@@ -112,7 +112,11 @@ export async function start(
   }
 
   let natsUp = true;
-  nats.onConnectionChange((up) => (natsUp = up));
+  nats.onConnectionChange((up) => {
+    // Back from an outage: wake-ups sent meanwhile were lost, and idle phones may be in a long wait.
+    if (up && !natsUp) sessions.wakeAll();
+    natsUp = up;
+  });
   const unready = reusedFor(1000, async () => {
     const [postgres, redisUp] = await Promise.all([
       answersWithin(

@@ -72,6 +72,8 @@ export class AgentSession {
   private wakeSubs: Subscription[] = [];
   private pingTimer?: NodeJS.Timeout;
   private missedPongs = 0;
+  /** Claims in a row that found the queue empty: the idle wait grows with them. */
+  private emptyClaims = 0;
   private loop?: Promise<void>;
   private readonly onClose = new Set<() => void>();
   private readonly log: Logger;
@@ -154,7 +156,8 @@ export class AgentSession {
   }
 
   /** New work (wake-ups) ends a wait for work; a reload of the limits ends any wait, also for room. */
-  private wake(cause: 'work' | 'reload'): void {
+  wake(cause: 'work' | 'reload'): void {
+    if (cause === 'work') this.emptyClaims = 0;
     const waiter = this.wakeWaiter;
     if (!waiter || (waiter.on === 'reload' && cause === 'work')) return;
     this.wakeWaiter = undefined;
@@ -235,10 +238,16 @@ export class AgentSession {
       }
       const sms = claimed.message;
       if (!sms?.messageId) {
-        // Sleep until a wake-up, or until the sweep interval covers a lost one.
-        await this.sleep(dispatch.sweepMs * (0.8 + Math.random() * 0.4), 'work');
+        // Sleep until a wake-up, or until the sweep covers a lost one: twice as long each time the
+        // queue is found empty again, up to idleSweepMaxMs, so that an idle fleet does not poll.
+        const idleMs = Math.min(
+          Math.max(dispatch.sweepMs, dispatch.idleSweepMaxMs),
+          dispatch.sweepMs * 2 ** Math.min(this.emptyClaims++, 20),
+        );
+        await this.sleep(idleMs * (0.8 + Math.random() * 0.4), 'work');
         continue;
       }
+      this.emptyClaims = 0;
       if (this.closed) break; // the lease runs out and the message goes back to the queue
       const sim = await this.sims.choose(sms.messageId, sms.requestedSim, simsWithRoom);
       this.handed.add(sms.messageId);

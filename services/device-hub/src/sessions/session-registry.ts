@@ -43,6 +43,11 @@ export class SessionRegistry {
     });
   }
 
+  /** Every phone checks its queue now: wake-ups may have been lost (NATS was away). */
+  wakeAll(): void {
+    for (const session of this.sessions.values()) session.wake('work');
+  }
+
   add(session: AgentSession, tokenId: string): void {
     this.tokens.set(session, tokenId);
     const previous = this.sessions.get(session.deviceId);

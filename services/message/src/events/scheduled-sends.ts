@@ -19,7 +19,8 @@ export const dueTimerKey = (messageId: string) => `msg-due:${messageId}`;
  * device's hub. The message row is committed first and is the truth: it is
  * not claimable before its `due_at` whatever happens here. If the scheduler
  * cannot be reached, the message still goes out once due, at the hub's next
- * sweep (DISPATCH_SWEEP_MS) or when its phone connects, only not to the second.
+ * sweep (DISPATCH_SWEEP_MS, up to DISPATCH_IDLE_SWEEP_MAX_MS for an idle phone) or when its phone
+ * connects, only not to the second.
  */
 export class ScheduledSends {
   constructor(

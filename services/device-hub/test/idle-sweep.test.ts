@@ -1,0 +1,76 @@
+import { connectNats, createLogger, type Nats } from '@smsgw/platform';
+import { HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
+import { eventually, Phone } from './support/phone';
+import { MessageStandIn } from './support/stand-ins';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('an idle phone does not poll the queue', () => {
+  const natsPrefix = `t${randomHex(5)}`;
+  let messages: MessageStandIn;
+  let hub: HubCluster;
+  let nats: Nats;
+  let phone: Phone | undefined;
+
+  beforeAll(async () => {
+    messages = await MessageStandIn.start();
+    hub = await HubCluster.start(
+      1,
+      {
+        MESSAGE_GRPC_ADDR: messages.address,
+        DISPATCH_INTERVAL_MIN_MS: '20',
+        DISPATCH_INTERVAL_MAX_MS: '20',
+        DISPATCH_SWEEP_MS: '200',
+        DISPATCH_IDLE_SWEEP_MAX_MS: '800',
+      },
+      undefined,
+      natsPrefix,
+    );
+    nats = await connectNats({
+      url: NATS_URL,
+      prefix: natsPrefix,
+      name: 'idle-sweep-test',
+      log: createLogger('idle-sweep-test', 'silent'),
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    phone?.ws.close();
+    await nats?.nc.drain();
+    await hub?.stop();
+    await messages?.stop();
+  });
+
+  it('when its queue stays empty, then its waits double up to DISPATCH_IDLE_SWEEP_MAX_MS; a wake-up still takes it at once and new work resets the waits', async () => {
+    const clientId = `client_${Date.now()}${Math.floor(Math.random() * 1000)}`;
+    const created = await hub.first.client.createDevice({ clientId, name: 'idle phone' });
+    const paired = await postPair(hub.first.agentUrl, hub.certs.caPem, { client_id: clientId, device_password: created.devicePassword });
+    phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, paired.body.device_token as string);
+    await phone.next('hello');
+    phone.send({ type: 'agent_hello', protocol: 4, driver: 'simulator', sims: [] });
+    const deviceId = created.deviceId;
+    await eventually(async () => messages.claimsOf(deviceId).length > 0, 5000, 'a first claim');
+
+    // Waits of about 200, 400, 800, 800, ... ms (each ±20 %): some 8 claims in 4.5 s, not 22.
+    const first = messages.claimsOf(deviceId).length;
+    await sleep(4500);
+    const idleClaims = messages.claimsOf(deviceId).length - first;
+    expect(idleClaims).toBeGreaterThanOrEqual(4);
+    expect(idleClaims).toBeLessThanOrEqual(10);
+
+    // Deep in its longest wait, a wake-up hands it the new SMS at once.
+    messages.enqueue({ messageId: 'msg_01JBDQE0000000000000000001', clientId, deviceId });
+    const woken = Date.now();
+    nats.nc.publish(nats.names.wake(deviceId));
+    const sms = await phone.next('sms', 2000);
+    expect(sms.message_id).toBe('msg_01JBDQE0000000000000000001');
+    expect(Date.now() - woken).toBeLessThan(500);
+    phone.send({ type: 'ack', message_id: sms.message_id });
+
+    // Having had work, it is back to the short wait: a claim some 200 ms after the empty one.
+    await eventually(async () => messages.accepted.includes('msg_01JBDQE0000000000000000001'), 2000, 'the ack');
+    const afterWork = messages.claimsOf(deviceId).length;
+    await sleep(700);
+    expect(messages.claimsOf(deviceId).length - afterWork).toBeGreaterThanOrEqual(2);
+  });
+});
