@@ -10,7 +10,7 @@ import { TestSystem, type DemoClient, type DemoDevice } from './support/system';
 
 // FUZZ_AGENT_SEED=<n> replays a run; FUZZ_AGENT_COUNT sizes it (frames, pairing and upgrade requests together).
 const SEED = process.env.FUZZ_AGENT_SEED ? Number(process.env.FUZZ_AGENT_SEED) : randomInt(0, 2 ** 31);
-const COUNT = Number(process.env.FUZZ_AGENT_COUNT ?? 3000);
+const COUNT = Number(process.env.FUZZ_AGENT_COUNT ?? 2000);
 const PHONES = 4;
 /** The frames the hub closes a connection on (1009 oversized, 1007 not UTF-8). */
 const CLOSING = ['oversized', 'not UTF-8'];

@@ -5,7 +5,7 @@ import { TestSystem } from './support/system';
 
 // FUZZ_DASHBOARD_SEED=<n> replays a run; FUZZ_DASHBOARD_COUNT sizes it.
 const SEED = process.env.FUZZ_DASHBOARD_SEED ? Number(process.env.FUZZ_DASHBOARD_SEED) : randomInt(0, 2 ** 31);
-const COUNT = Number(process.env.FUZZ_DASHBOARD_COUNT ?? 1000);
+const COUNT = Number(process.env.FUZZ_DASHBOARD_COUNT ?? 400);
 const CONCURRENCY = 4;
 const PASSWORD = 'correct horse battery staple';
 
