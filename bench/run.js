@@ -51,7 +51,6 @@ const CLK_TCK = clockTicks();
 const EXTRA_STACK_ENV = process.env.BENCH_STACK_ENV ? JSON.parse(process.env.BENCH_STACK_ENV) : {};
 const GATEWAYS = intEnv('BENCH_GATEWAYS', 1);
 
-
 const say = (line) => process.stdout.write(`${line}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

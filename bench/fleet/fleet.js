@@ -77,7 +77,8 @@ async function provision({ admin, hubUrl, ca, clientId, count, concurrency = 16,
           if (++done % 1000 === 0) log(done);
           return { device_id: res.body.device_id, token: res.body.device_token };
         }
-        if (res.status !== 503 || tries > 5) throw new Error(`pairing ${device.device_id} answered ${res.status}: ${JSON.stringify(res.body)}`);
+        if (res.status !== 503 || tries > 5)
+          throw new Error(`pairing ${device.device_id} answered ${res.status}: ${JSON.stringify(res.body)}`);
         await sleep(500);
       }
     });
@@ -188,7 +189,8 @@ function startFleet({ phones, hubUrl, caFile, processes = 1, sentDelayMs, delive
     async waitConnected(n, timeoutMs, since = Date.now()) {
       let said = Date.now();
       while (this.connected < n) {
-        const what = () => `${this.connected} of ${n} phones connected; refused: ${JSON.stringify(this.connectErrors)}, closed: ${JSON.stringify(this.closeCodes)}`;
+        const what = () =>
+          `${this.connected} of ${n} phones connected; refused: ${JSON.stringify(this.connectErrors)}, closed: ${JSON.stringify(this.closeCodes)}`;
         if (Date.now() - since > timeoutMs) throw new Error(`after ${timeoutMs} ms, ${what()}`);
         if (Date.now() - said > 10_000) {
           said = Date.now();
@@ -220,7 +222,8 @@ async function rpcCalls(metricsUrl, method) {
   const text = await (await fetch(metricsUrl)).text();
   let n = 0;
   for (const line of text.split('\n')) {
-    if (line.startsWith('smsgw_rpc_server_duration_seconds_count{') && line.includes(`rpc_method="${method}"`)) n += Number(line.split(' ').at(-1));
+    if (line.startsWith('smsgw_rpc_server_duration_seconds_count{') && line.includes(`rpc_method="${method}"`))
+      n += Number(line.split(' ').at(-1));
   }
   return n;
 }

@@ -139,7 +139,13 @@ async function main() {
 
     // The OTP case: idle phones of another client, one send every 200 ms to the next one.
     const probeClient = await admin.createClient(`probe${Date.now()}@example.com`, 'bench-probe');
-    const probePhones = await provision({ admin, hubUrl: stack.hubUrl, ca: stack.certs.caPem, clientId: probeClient.client_id, count: PROBE_PHONES });
+    const probePhones = await provision({
+      admin,
+      hubUrl: stack.hubUrl,
+      ca: stack.certs.caPem,
+      clientId: probeClient.client_id,
+      count: PROBE_PHONES,
+    });
     const probes = startFleet({ phones: probePhones, hubUrl: stack.hubUrl, caFile: stack.certs.caCertFile, processes: 1 });
     fleets.push(probes);
     await probes.waitConnected(PROBE_PHONES, 60_000);
@@ -154,10 +160,12 @@ async function main() {
     });
     const sendTimes = [];
 
-    const cpu = () => Object.fromEntries(Object.entries(pidGroups).map(([k, pids]) => [k, pids().reduce((n, p) => n + (cpuTicks(p) ?? 0), 0)]));
+    const cpu = () =>
+      Object.fromEntries(Object.entries(pidGroups).map(([k, pids]) => [k, pids().reduce((n, p) => n + (cpuTicks(p) ?? 0), 0)]));
     const backlog = async () =>
       Number(
-        (await db.query(`SELECT count(*) AS n FROM message.messages WHERE status = 'queued' AND accepted_at IS NULL AND mode = 'live'`)).rows[0].n,
+        (await db.query(`SELECT count(*) AS n FROM message.messages WHERE status = 'queued' AND accepted_at IS NULL AND mode = 'live'`))
+          .rows[0].n,
       );
     const started = Date.now();
     const durationMs = MODE === 'ceiling' ? 3_600_000 : DURATION_S * 1000;
@@ -218,7 +226,9 @@ async function main() {
         backlog: left,
         handed_per_s: Math.round((handed - lastHanded) / seconds),
         webhooks_per_s: Math.round((webhooks - lastWebhooks) / seconds),
-        machine_busy_cores: Number((((machine.busy - lastMachine.busy) / (machine.total - lastMachine.total)) * os.cpus().length).toFixed(2)),
+        machine_busy_cores: Number(
+          (((machine.busy - lastMachine.busy) / (machine.total - lastMachine.total)) * os.cpus().length).toFixed(2),
+        ),
         cores: Object.fromEntries(Object.keys(nowCpu).map((k) => [k, Number(((nowCpu[k] - lastCpu[k]) / CLK_TCK / seconds).toFixed(2))])),
         rss_mb: Object.fromEntries(SERVICES.map((name) => [name, Math.round((rssKb(stack.services[name].pid) ?? 0) / 1024)])),
       };
@@ -254,7 +264,9 @@ async function main() {
     result.rss_mb_first_last = Object.fromEntries(SERVICES.map((name) => [name, [steady[0]?.rss_mb[name], steady.at(-1)?.rss_mb[name]]]));
     console.log(JSON.stringify({ ...result, samples: undefined }, null, 2));
     if (MODE === 'ceiling') {
-      console.log(`ceiling: ${BACKLOG} queued messages handed to ${PHONES} unpaced phones at ${result.handed_per_s}/s; sent twice: ${result.sent_twice}`);
+      console.log(
+        `ceiling: ${BACKLOG} queued messages handed to ${PHONES} unpaced phones at ${result.handed_per_s}/s; sent twice: ${result.sent_twice}`,
+      );
     } else {
       const a = result.accept_to_phone_ms;
       const s = result.send_request_ms;
