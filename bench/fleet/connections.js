@@ -42,13 +42,15 @@ const mb = (kb) => (kb / 1024).toFixed(1);
 
 /** Cores used by each group of pids during `seconds` (1.0 = one core busy the whole time). */
 async function cpuOver(seconds, groups) {
-  const snap = () => Object.fromEntries(Object.entries(groups).map(([k, pids]) => [k, pids().reduce((n, p) => n + (cpuTicks(p) ?? 0), 0)]));
+  // Per pid: a process that started meanwhile counts from 0; one that ended is left out.
+  const snap = () => Object.fromEntries(Object.entries(groups).map(([k, pids]) => [k, new Map(pids().map((p) => [p, cpuTicks(p) ?? 0]))]));
   const before = snap();
   const t0 = Date.now();
   await sleep(seconds * 1000);
   const after = snap();
   const elapsed = (Date.now() - t0) / 1000;
-  return Object.fromEntries(Object.keys(groups).map((k) => [k, Number(((after[k] - before[k]) / CLK_TCK / elapsed).toFixed(3))]));
+  const used = (k) => [...after[k]].reduce((n, [pid, t]) => n + t - (before[k].get(pid) ?? 0), 0);
+  return Object.fromEntries(Object.keys(groups).map((k) => [k, Number((used(k) / CLK_TCK / elapsed).toFixed(3))]));
 }
 
 function startBare(certs) {
