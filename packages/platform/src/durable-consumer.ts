@@ -25,8 +25,12 @@ export interface DurableConsumerOptions {
   /**
    * `serial` (default): one message at a time, in stream order. `concurrent`: each message is
    * handled as it arrives (a long job must not hold up a due timer); `stop()` waits for them.
+   * `keyed`: messages of different keys (`keyOf`) at once, those of one key one after the other in
+   * stream order (a phone's reports of one SMS), at most `pullAhead` in flight.
    */
-  concurrency?: 'serial' | 'concurrent';
+  concurrency?: 'serial' | 'concurrent' | 'keyed';
+  /** The key of a message, with `concurrency: 'keyed'`. */
+  keyOf?: (msg: JsMsg) => string;
   /** After a handler threw: how long before the message comes again. Default 2 s. */
   retryDelayMs?: number;
   log: Logger;
@@ -63,6 +67,8 @@ export async function runDurableConsumer(
   const messages: ConsumerMessages = await consumer.consume({ max_messages: options.pullAhead ?? 64 });
   const retryDelayMs = options.retryDelayMs ?? 2000;
   const running = new Set<Promise<void>>();
+  /** With `keyed`: the last task of each key, which the next one of that key waits for. */
+  const tails = new Map<string, Promise<void>>();
 
   const settled = async (msg: JsMsg): Promise<void> => {
     try {
@@ -78,6 +84,17 @@ export async function runDurableConsumer(
       if (options.concurrency === 'concurrent') {
         const task = settled(msg).finally(() => running.delete(task));
         running.add(task);
+      } else if (options.concurrency === 'keyed') {
+        const key = options.keyOf ? options.keyOf(msg) : '';
+        const task = (tails.get(key) ?? Promise.resolve()).then(() => settled(msg));
+        tails.set(key, task);
+        running.add(task);
+        void task.finally(() => {
+          running.delete(task);
+          if (tails.get(key) === task) tails.delete(key);
+        });
+        // The server hands out at most pullAhead at a time; past it, wait for one to settle.
+        if (running.size >= (options.pullAhead ?? 64)) await Promise.race(running);
       } else {
         await settled(msg);
       }

@@ -19,28 +19,17 @@ export type AsyncHandlers<H> = { [K in keyof H]: AsyncUnary<H[K]> };
 /**
  * Adapts async handlers to grpc-js callbacks. Thrown AppErrors become their
  * gRPC status with the error code in metadata; anything else is logged and
- * answered INTERNAL without leaking its text. A request holding text that
- * cannot be stored (U+0000, which Postgres refuses in text; a lone surrogate
- * does not survive protobuf's UTF-8) is refused INVALID_ARGUMENT before any
- * handler runs: the dashboard and the hub passed such form values and ids
- * through to SQL, which failed INTERNAL.
+ * answered INTERNAL without leaking its text, except when the request holds
+ * text that cannot be stored (U+0000, which Postgres refuses in text): a
+ * handler that let it through to SQL (a dashboard form value, an id) failed on
+ * the request, which is answered VALIDATION_ERROR (INVALID_ARGUMENT). A
+ * handler's own check of such text (INVALID_CHARACTER with its field) wins.
  */
 export function unaryHandlers<H extends grpc.UntypedServiceImplementation>(impl: AsyncHandlers<H>, log: Logger): H {
   const out: grpc.UntypedServiceImplementation = {};
   for (const [name, fn] of Object.entries(impl) as [string, (req: unknown, call: unknown) => Promise<unknown>][]) {
     out[name] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       const started = performance.now();
-      if (!isStorableJson(call.request)) {
-        recordRpc(name, 'VALIDATION_ERROR', (performance.now() - started) / 1000);
-        callback(
-          toServiceError(
-            new AppError('VALIDATION_ERROR', {
-              message: 'A text field holds a character that cannot be stored (U+0000).',
-            }),
-          ),
-        );
-        return;
-      }
       fn(call.request, call).then(
         (response) => {
           log.debug({ method: name, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
@@ -49,10 +38,19 @@ export function unaryHandlers<H extends grpc.UntypedServiceImplementation>(impl:
         },
         (thrown: unknown) => {
           // A dependency that cannot be reached now (Redis, Postgres restarting, a refused connection) is UNAVAILABLE, not a bug.
+          // A request holding text that cannot be stored (U+0000, which Postgres refuses in text) that
+          // no check of the handler's caught fails in SQL: the request is wrong, not the service.
           const err =
-            !(thrown instanceof AppError) && (isRedisUnavailable(thrown) || isPostgresUnavailable(thrown))
-              ? new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: 1, cause: thrown })
-              : thrown;
+            thrown instanceof AppError
+              ? thrown
+              : isRedisUnavailable(thrown) || isPostgresUnavailable(thrown)
+                ? new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: 1, cause: thrown })
+                : !isStorableJson(call.request)
+                  ? new AppError('VALIDATION_ERROR', {
+                      message: 'Un champ contient un caractère qui ne peut pas être enregistré (U+0000).',
+                      cause: thrown,
+                    })
+                  : thrown;
           if (!(err instanceof AppError) || err.code === 'INTERNAL_ERROR') log.error({ err, method: name }, 'gRPC handler failed');
           else if (err.code === 'SERVICE_UNAVAILABLE') log.warn({ err: err.cause, method: name }, 'a dependency is unavailable');
           else log.debug({ method: name, code: err.code, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');

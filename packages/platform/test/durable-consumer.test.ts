@@ -92,6 +92,38 @@ describe('runDurableConsumer', () => {
     expect(done).toEqual(['fast', 'slow']);
   });
 
+  it('when keyed, then messages of one key are handled in stream order while another key does not wait for them', async () => {
+    const seen: string[] = [];
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
+    running = await runDurableConsumer(
+      nats,
+      {
+        stream,
+        durable: 'keyed',
+        filterSubject: `${prefix}.work.keyed`,
+        concurrency: 'keyed',
+        keyOf: (msg) => msg.string().split(':')[0]!,
+        log,
+      },
+      async (msg) => {
+        if (msg.string() === 'a:1') await slow;
+        seen.push(msg.string());
+        msg.ack();
+      },
+    );
+
+    for (const body of ['a:1', 'b:1', 'a:2', 'b:2', 'a:3']) await publish('keyed', body);
+
+    // a:1 is held: b's go on, a's wait behind it.
+    await eventually(() => seen.length === 2);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seen).toEqual(['b:1', 'b:2']);
+    release();
+    await eventually(() => seen.length === 5);
+    expect(seen).toEqual(['b:1', 'b:2', 'a:1', 'a:2', 'a:3']);
+  });
+
   it('when a handler throws, then the loop goes on and the message comes again', async () => {
     const deliveries: number[] = [];
     running = await runDurableConsumer(

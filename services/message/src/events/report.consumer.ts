@@ -55,7 +55,16 @@ export class ReportConsumer {
     const { names } = this.nats;
     this.consumer = await runDurableConsumer(
       this.nats,
-      { stream: names.reportsStream, durable: DURABLE, filterSubject: names.agentReports, log: this.log },
+      {
+        stream: names.reportsStream,
+        durable: DURABLE,
+        filterSubject: names.agentReports,
+        log: this.log,
+        // The reports of one SMS in the order the phone sent them; those of different SMS at once:
+        // one at a time, a replica applied some 20 reports a second, under a tenth of what 2,000 phones send.
+        concurrency: 'keyed',
+        keyOf: (msg) => parseReport(msg.data)?.message_id ?? '',
+      },
       (msg) => this.handle(msg),
     );
   }
