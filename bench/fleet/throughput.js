@@ -171,6 +171,11 @@ async function main() {
         (await db.query(`SELECT count(*) AS n FROM message.messages WHERE status = 'queued' AND accepted_at IS NULL AND mode = 'live'`))
           .rows[0].n,
       );
+    // Messages whose phone reported their end (delivered or failed): the report path's pace.
+    const finals = async () =>
+      Number(
+        (await db.query(`SELECT count(*) AS n FROM message.messages WHERE status IN ('delivered', 'failed') AND mode = 'live'`)).rows[0].n,
+      );
     const started = Date.now();
     const durationMs = MODE === 'ceiling' ? 3_600_000 : DURATION_S * 1000;
     let queued = 0;
@@ -215,6 +220,8 @@ async function main() {
     let lastCpu = cpu();
     let lastMachine = machineTicks();
     let lastHanded = 0;
+    let lastFinals = 0;
+    let stalled = 0;
     let lastWebhooks = 0;
     let lastAt = Date.now();
     while (Date.now() - started < durationMs) {
@@ -225,10 +232,12 @@ async function main() {
       const machine = machineTicks();
       const handed = fleet.offeredCount;
       const left = await backlog();
+      const ended = await finals();
       const sample = {
         t_s: Math.round((now - started) / 1000),
         backlog: left,
         handed_per_s: Math.round((handed - lastHanded) / seconds),
+        finals_per_s: Math.round((ended - lastFinals) / seconds),
         webhooks_per_s: Math.round((webhooks - lastWebhooks) / seconds),
         machine_busy_cores: Number(
           (((machine.busy - lastMachine.busy) / (machine.total - lastMachine.total)) * os.cpus().length).toFixed(2),
@@ -238,11 +247,13 @@ async function main() {
       };
       result.samples.push(sample);
       log(
-        `t=${sample.t_s}s backlog ${left}, handed ${sample.handed_per_s}/s, webhooks ${sample.webhooks_per_s}/s, busy ${sample.machine_busy_cores} cores, ` +
+        `t=${sample.t_s}s backlog ${left}, handed ${sample.handed_per_s}/s, ended ${sample.finals_per_s}/s, webhooks ${sample.webhooks_per_s}/s, busy ${sample.machine_busy_cores} cores, ` +
           `message ${sample.cores.message}, hub ${sample.cores['device-hub']}, postgres ${sample.cores.postgres}, webhook ${sample.cores.webhook}`,
       );
-      [lastCpu, lastMachine, lastHanded, lastWebhooks, lastAt] = [nowCpu, machine, handed, webhooks, now];
-      if (MODE === 'ceiling' && left === 0) break;
+      stalled = ended === lastFinals ? stalled + 1 : 0;
+      [lastCpu, lastMachine, lastHanded, lastFinals, lastWebhooks, lastAt] = [nowCpu, machine, handed, ended, webhooks, now];
+      // The ceiling waits for the reports too: every message ended, or no progress for 3 samples.
+      if (MODE === 'ceiling' && left === 0 && (ended >= BACKLOG || stalled >= 3)) break;
     }
     stopping = true;
     await Promise.all([sender, probing]);
@@ -251,6 +262,8 @@ async function main() {
     result.queued = MODE === 'ceiling' ? BACKLOG : queued;
     result.send_errors = sendErrors;
     result.handed = fleet.offeredCount;
+    result.ended = lastFinals;
+    result.ended_per_s = Math.round(lastFinals / elapsedS);
     result.handed_per_s = Math.round(fleet.offeredCount / elapsedS);
     if (MODE === 'ceiling') {
       // From the first SMS a phone got to the last: the connections' own start is not the queue's speed.
@@ -269,7 +282,8 @@ async function main() {
     console.log(JSON.stringify({ ...result, samples: undefined }, null, 2));
     if (MODE === 'ceiling') {
       console.log(
-        `ceiling: ${BACKLOG} queued messages handed to ${PHONES} unpaced phones at ${result.handed_per_s}/s; sent twice: ${result.sent_twice}`,
+        `ceiling: ${BACKLOG} queued messages handed to ${PHONES} unpaced phones at ${result.handed_per_s}/s; ` +
+          `${result.ended} ended (delivered or failed) at ${result.ended_per_s}/s; sent twice: ${result.sent_twice}`,
       );
     } else {
       const a = result.accept_to_phone_ms;
