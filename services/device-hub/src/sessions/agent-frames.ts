@@ -14,11 +14,11 @@ export interface AgentFrame {
 }
 
 /**
- * Whether a frame's `message_id` is one the message service could have made (`msg_` and a ULID).
- * Anything else names no message and is dropped: an id holding U+0000 failed in SQL, and the
- * failed acknowledgement, sent on through JetStream, was retried there for ever.
+ * Whether a frame's `message_id` can name a message: `msg_` and 1 to 64 letters and digits (the
+ * message service makes `msg_` and a ULID). Anything else is dropped: an id holding U+0000 failed
+ * in SQL, and the failed acknowledgement, sent on through JetStream, was retried there for ever.
  */
-export const isMessageId = (value: unknown): value is string => typeof value === 'string' && /^msg_[0-9A-HJKMNP-TV-Z]{26}$/.test(value);
+export const isMessageId = (value: unknown): value is string => typeof value === 'string' && /^msg_[0-9A-Za-z]{1,64}$/.test(value);
 
 /** The trace context an agent echoed, if it is well formed (else the hub's spans start a trace of their own). */
 export const echoedTrace = (value: unknown) =>
