@@ -1,3 +1,8 @@
+import { hashSecret } from '@smsgw/platform';
+import { DeviceRepository } from '../src/data/device.repository';
+import { PairingAttemptStore } from '../src/data/pairing-attempts.store';
+import { PresenceStore } from '../src/data/presence.store';
+import { DeviceUseCases } from '../src/use-cases/devices.use-case';
 import { HubCluster, postPair } from './support/hub';
 
 const codeOf = (pairingUrl: string) => new URL(pairingUrl).searchParams.get('code')!;
@@ -62,5 +67,34 @@ describe('enrolling a fleet in one call (CreateDevices)', () => {
       message: 'count doit être un entier entre 1 et 1000.',
     });
     expect((await hub.first.client.listDevices({ clientId, onlineOnly: false })).devices).toEqual([]);
+  });
+
+  it('when a device is removed while it is being rotated, then the rotation answers INVALID_DEVICE_ID, not an internal error', async () => {
+    const clientId = newClientId();
+    const { devices } = await hub.first.client.createDevices({ clientId, count: 1, namePrefix: 'x', firstNumber: 1 });
+    const deviceId = devices[0]!.deviceId;
+    // The removal lands between the rotation's read of the device and its update.
+    class RemovedMeanwhile extends DeviceRepository {
+      override async rotateCredentials(...args: Parameters<DeviceRepository['rotateCredentials']>): Promise<boolean> {
+        await hub.pool.query('UPDATE devices SET removed_at = now() WHERE device_id = $1', [deviceId]);
+        return super.rotateCredentials(...args);
+      }
+    }
+    const useCases = new DeviceUseCases(
+      new RemovedMeanwhile(hub.pool),
+      new PresenceStore(hub.redis, 60_000),
+      new PairingAttemptStore(hub.redis),
+      {
+        codeTtlMs: 15 * 60_000,
+        rateLimit: 20,
+        rateWindowMs: 60_000,
+        maxFailures: 5,
+        lockMs: 60_000,
+        publicUrl: () => 'https://hub.example',
+      },
+      { hash: async (normalized) => hashSecret(normalized), matches: async () => false, isCurrent: () => true },
+    );
+
+    await expect(useCases.rotateCredentials(clientId, deviceId)).rejects.toMatchObject({ code: 'INVALID_DEVICE_ID' });
   });
 });

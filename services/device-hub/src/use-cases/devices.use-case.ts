@@ -99,7 +99,12 @@ export class DeviceUseCases {
    */
   async rotateCredentials(clientId: string, deviceId: string) {
     const { device } = await this.get(clientId, deviceId);
-    const rotated = await this.drawCredentials(async (next) => ((await this.repo.rotateCredentials(deviceId, next)) ? device : undefined));
+    const rotated = await this.drawCredentials(async (next) => {
+      if (await this.repo.rotateCredentials(deviceId, next)) return device;
+      // Not a clash of lookups when the device was removed meanwhile (a removal racing the rotation).
+      if (!(await this.repo.find(deviceId))) throw new AppError('INVALID_DEVICE_ID');
+      return undefined;
+    });
     return { ...rotated.secrets, device };
   }
 
