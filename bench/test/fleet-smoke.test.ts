@@ -1,25 +1,4 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-
-const BENCH = path.resolve(__dirname, '..');
-
-/** Runs one fleet benchmark in smoke mode (BENCH_SMOKE=1: tens of phones, seconds of load) and returns what it printed. */
-function smoke(script: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(BENCH, script)], {
-      env: { ...process.env, BENCH_SMOKE: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    child.on('exit', (code) => resolve({ code, output }));
-  });
-}
-
-function expectSucceeded(run: { code: number | null; output: string }): void {
-  if (run.code !== 0) throw new Error(`exit code ${run.code}:\n${run.output.split('\n').slice(-40).join('\n')}`);
-}
+import { expectSucceeded, smoke } from './support/smoke';
 
 describe('the fleet simulator benchmarks run end to end in smoke mode', () => {
   it('when the connections benchmark runs, then the fleet connects to a bare ws server and to the hub, and comes back after a restart of the hub', async () => {

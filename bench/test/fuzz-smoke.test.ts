@@ -1,22 +1,10 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-
-const BENCH = path.resolve(__dirname, '..');
+import { expectSucceeded, smoke } from './support/smoke';
 
 describe('the fuzz run at volume (bench/fuzz/run.js) in smoke mode', () => {
   it('when it runs with BENCH_SMOKE=1, then each part passes and it prints its figures and a passing verdict line', async () => {
-    const run = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [path.join(BENCH, 'fuzz/run.js')], {
-        env: { ...process.env, BENCH_SMOKE: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-      child.on('exit', (code) => resolve({ code, output }));
-    });
+    const run = await smoke('fuzz/run.js');
 
-    if (run.code !== 0) throw new Error(`exit code ${run.code}:\n${run.output.split('\n').slice(-60).join('\n')}`);
+    expectSucceeded(run, 60);
     expect(run.output).toMatch(/^agent: 200 in [\d.]+ s, seed \d+: PASS$/m);
     expect(run.output).toMatch(/^dashboard: 100 in [\d.]+ s, seed \d+: PASS$/m);
     expect(run.output).toMatch(/^ {2}frame ack: \d+$/m);

@@ -1,26 +1,4 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-
-const BENCH = path.resolve(__dirname, '..');
-
-/** Runs one benchmark in smoke mode (BENCH_SMOKE=1: about a second of load on tiny sizes) and returns what it printed. */
-function smoke(script: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(BENCH, script)], {
-      env: { ...process.env, BENCH_SMOKE: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    child.on('exit', (code) => resolve({ code, output }));
-  });
-}
-
-/** A failed smoke run shows its last lines, where the benchmark says what broke. */
-function expectSucceeded(run: { code: number | null; output: string }): void {
-  if (run.code !== 0) throw new Error(`exit code ${run.code}:\n${run.output.split('\n').slice(-40).join('\n')}`);
-}
+import { expectSucceeded, smoke } from './support/smoke';
 
 describe('every benchmark under bench/ runs end to end in smoke mode', () => {
   it('when make bench (bench/run.js) runs, then it prints its table of send, bulk and OTP figures', async () => {
