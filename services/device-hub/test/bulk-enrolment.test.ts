@@ -1,9 +1,5 @@
-import { hashSecret } from '@smsgw/platform';
 import { DeviceRepository } from '../src/data/device.repository';
-import { PairingAttemptStore } from '../src/data/pairing-attempts.store';
-import { PresenceStore } from '../src/data/presence.store';
-import { DeviceUseCases } from '../src/use-cases/devices.use-case';
-import { HubCluster, postPair } from './support/hub';
+import { deviceUseCasesOn, HubCluster, postPair } from './support/hub';
 
 const codeOf = (pairingUrl: string) => new URL(pairingUrl).searchParams.get('code')!;
 
@@ -80,20 +76,7 @@ describe('enrolling a fleet in one call (CreateDevices)', () => {
         return super.rotateCredentials(...args);
       }
     }
-    const useCases = new DeviceUseCases(
-      new RemovedMeanwhile(hub.pool),
-      new PresenceStore(hub.redis, 60_000),
-      new PairingAttemptStore(hub.redis),
-      {
-        codeTtlMs: 15 * 60_000,
-        rateLimit: 20,
-        rateWindowMs: 60_000,
-        maxFailures: 5,
-        lockMs: 60_000,
-        publicUrl: () => 'https://hub.example',
-      },
-      { hash: async (normalized) => hashSecret(normalized), matches: async () => false, isCurrent: () => true },
-    );
+    const useCases = deviceUseCasesOn(hub, new RemovedMeanwhile(hub.pool));
 
     await expect(useCases.rotateCredentials(clientId, deviceId)).rejects.toMatchObject({ code: 'INVALID_DEVICE_ID' });
   });

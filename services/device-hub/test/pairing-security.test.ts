@@ -3,10 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createPool, hashSecret, migrate, newId } from '@smsgw/platform';
 import { DeviceRepository } from '../src/data/device.repository';
-import { PairingAttemptStore } from '../src/data/pairing-attempts.store';
-import { PresenceStore } from '../src/data/presence.store';
-import { DeviceUseCases } from '../src/use-cases/devices.use-case';
-import { DATABASE_URL, HubCluster, postPair, randomHex } from './support/hub';
+import { DATABASE_URL, deviceUseCasesOn, HubCluster, postPair, randomHex } from './support/hub';
 
 const UNAMBIGUOUS = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
@@ -169,21 +166,8 @@ describe('pairing over HTTPS (two hub replicas)', () => {
   });
 
   it('when 20,000 devices are created for one client, then every creation succeeds with distinct passwords and codes', async () => {
-    const devices = new DeviceUseCases(
-      new DeviceRepository(hub.pool),
-      new PresenceStore(hub.redis, 60_000),
-      new PairingAttemptStore(hub.redis),
-      {
-        codeTtlMs: 15 * 60_000,
-        rateLimit: 20,
-        rateWindowMs: 60_000,
-        maxFailures: 5,
-        lockMs: 60_000,
-        publicUrl: () => 'https://hub.example',
-      },
-      // What is tested is the draws, not the hash: 20,000 scrypt hashes would take minutes.
-      { hash: async (normalized) => hashSecret(normalized), matches: async () => false, isCurrent: () => true },
-    );
+    // What is tested is the draws, not the hash: 20,000 scrypt hashes would take minutes.
+    const devices = deviceUseCasesOn(hub);
     const clientId = newClientId();
     const passwords = new Set<string>();
     const codes = new Set<string>();

@@ -1,7 +1,7 @@
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import type { Pool, PromiseClient, Redis } from '@smsgw/platform';
+import { hashSecret, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
 import { deviceHubProto, type devicehub } from '@smsgw/proto';
 import { ensureCerts, type Certs } from '@smsgw/stack';
 import {
@@ -15,6 +15,10 @@ import {
   type Sandbox,
 } from '@smsgw/testing';
 import { loadDeviceHubConfig } from '../../src/config';
+import { DeviceRepository } from '../../src/data/device.repository';
+import { PairingAttemptStore } from '../../src/data/pairing-attempts.store';
+import { PresenceStore } from '../../src/data/presence.store';
+import { DeviceUseCases } from '../../src/use-cases/devices.use-case';
 import { deviceHubCallers } from '../../src/grpc/device-hub.handlers';
 import { start } from '../../src/main';
 
@@ -155,4 +159,19 @@ export function postPair(hubUrl: string, caPem: string, body: unknown, fromAddre
     req.on('error', reject);
     req.end(text);
   });
+}
+
+/**
+ * The hub's device use cases on the cluster's schema and Redis, outside any replica, with a fast
+ * password hash (what such tests check is the draws and the storage, not scrypt) and `repo` to
+ * stand in for the repository where a test needs to.
+ */
+export function deviceUseCasesOn(hub: HubCluster, repo: DeviceRepository = new DeviceRepository(hub.pool)): DeviceUseCases {
+  return new DeviceUseCases(
+    repo,
+    new PresenceStore(hub.redis, 60_000),
+    new PairingAttemptStore(hub.redis),
+    { codeTtlMs: 15 * 60_000, rateLimit: 20, rateWindowMs: 60_000, maxFailures: 5, lockMs: 60_000, publicUrl: () => 'https://hub.example' },
+    { hash: async (normalized) => hashSecret(normalized), matches: async () => false, isCurrent: () => true },
+  );
 }
