@@ -111,8 +111,12 @@ const REDIS_KEYS: Record<RedisService, { readWrite: string[]; readOnly: string[]
   gateway: { readWrite: ['authfail:*', 'idempotency:*', 'ratelimit:*', 'listen:*'], readOnly: ['presence:*', 'device-removed:*'] },
   dashboard: { readWrite: ['dashboard:*'], readOnly: [] },
   // hub-sent: each phone's SMS in its limits' windows (and each SIM's: hub-sent:<device>:sim<n>, the round robin's
-  // last SIM: hub-sent:<device>:last-sim); presence-last: when a phone was last seen online.
-  'device-hub': { readWrite: ['pairing:*', 'presence:*', 'presence-last:*', 'hub-sent:*', 'device-removed:*'], readOnly: [] },
+  // last SIM: hub-sent:<device>:last-sim); presence-last: when a phone was last seen online; presence-client:
+  // each client's online phones (the automatic choice draws from it).
+  'device-hub': {
+    readWrite: ['pairing:*', 'presence:*', 'presence-last:*', 'presence-client:*', 'hub-sent:*', 'device-removed:*'],
+    readOnly: [],
+  },
   otp: { readWrite: ['otp-rate:*'], readOnly: [] },
 };
 

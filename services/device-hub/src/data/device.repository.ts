@@ -136,6 +136,16 @@ export class DeviceRepository {
     return rows[0];
   }
 
+  /** Those of `deviceIds` that are the client's and not removed, in creation order. */
+  async findOfClient(clientId: string, deviceIds: string[]): Promise<DeviceRow[]> {
+    if (deviceIds.length === 0) return [];
+    const { rows } = await this.pool.query<DeviceRow>(
+      `SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_id = ANY($2::text[]) AND client_id = $1 AND removed_at IS NULL ORDER BY created_at`,
+      [clientId, deviceIds],
+    );
+    return rows;
+  }
+
   async listByClient(clientId: string): Promise<DeviceRow[]> {
     const { rows } = await this.pool.query<DeviceRow>(
       `SELECT ${DEVICE_COLUMNS} FROM devices WHERE client_id = $1 AND removed_at IS NULL ORDER BY created_at`,

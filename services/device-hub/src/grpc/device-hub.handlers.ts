@@ -93,7 +93,11 @@ export function deviceHubHandlers(
       return { revoked: await revokeDeviceCredentials(devices, sessions, req.clientId, req.deviceId) };
     },
     async ListDevices(req) {
-      return { devices: (await limits.withUsage(await devices.list(req.clientId, req.onlineOnly))).map(toProto) };
+      const views =
+        req.onlineOnly && req.sample > 0
+          ? await devices.sampleOnline(req.clientId, req.sample)
+          : await devices.list(req.clientId, req.onlineOnly);
+      return { devices: (await limits.withUsage(views)).map(toProto) };
     },
     async GetDevice(req) {
       return one(await devices.get(req.clientId, req.deviceId));

@@ -113,12 +113,14 @@ export class AgentSession {
     this.ws.on('message', (data: Buffer) => this.onFrame(data.toString('utf8')));
     this.ws.on('pong', () => {
       this.missedPongs = 0;
-      presence.markOnline(this.deviceId, this.connectionId).catch((err: unknown) => this.log.warn({ err }, 'presence refresh failed'));
+      presence
+        .markOnline(this.deviceId, this.device.client_id, this.connectionId)
+        .catch((err: unknown) => this.log.warn({ err }, 'presence refresh failed'));
     });
     this.ws.on('close', () => this.onClosed());
     this.ws.on('error', (err) => this.log.warn({ err }, 'agent socket error'));
     this.send({ type: 'hello', protocol: PROTOCOL_VERSION, device_id: this.deviceId, ping_interval_ms: config.pingIntervalMs });
-    await presence.markOnline(this.deviceId, this.connectionId);
+    await presence.markOnline(this.deviceId, this.device.client_id, this.connectionId);
     // Its own queue, and its client's fleet (messages opened to every phone of the client).
     for (const subject of [nats.names.wake(this.deviceId), nats.names.wakeClient(this.device.client_id)]) {
       this.wakeSubs.push(nats.nc.subscribe(subject, { callback: () => this.wake('work') }));
@@ -344,7 +346,7 @@ export class AgentSession {
     for (const callback of [...this.onClose]) callback();
     this.log.info({ reason: this.closeReason }, 'agent disconnected');
     void this.deps.presence
-      .markOffline(this.deviceId, this.connectionId)
+      .markOffline(this.deviceId, this.device.client_id, this.connectionId)
       .catch((err: unknown) => this.log.warn({ err }, 'presence release failed'))
       .then(() => this.deps.publishDeviceEvent('device.disconnected', this.device, this.closeReason))
       .catch((err: unknown) => this.log.warn({ err }, 'device.disconnected not published'));

@@ -238,6 +238,16 @@ export class DeviceUseCases {
     return devices.map((device) => ({ device, online: online.has(device.device_id) })).filter((v) => !onlineOnly || v.online);
   }
 
+  /**
+   * Up to `size` of the client's online devices drawn at random: what the automatic choice picks
+   * among in a large fleet, at the cost of `size` devices whatever the fleet's size (one Redis
+   * script, one query by key). All of them when no more than `size` are online.
+   */
+  async sampleOnline(clientId: string, size: number): Promise<DeviceView[]> {
+    const drawn = await this.presence.sampleOnline(clientId, size);
+    return (await this.repo.findOfClient(clientId, drawn)).map((device) => ({ device, online: true }));
+  }
+
   /** Whether another phone of the device's client, not removed, is online now (one query, one Redis read). */
   async otherPhoneOnline(device: DeviceRow): Promise<boolean> {
     const others = (await this.repo.listByClient(device.client_id)).filter((d) => d.device_id !== device.device_id);
