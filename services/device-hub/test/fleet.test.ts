@@ -77,6 +77,34 @@ describe('device-hub fleet sessions: protocol 2, limits, hours and not_sent repo
     return got;
   }
 
+  it('when a wake-up of a client with 20 idle phones here says one message was opened, then 8 of them claim, not all 20; a wake-up that does not say wakes all 20', async () => {
+    const clientId = `client_${Date.now()}${Math.floor(Math.random() * 1000)}`;
+    const { devices } = await hub.first.client.createDevices({ clientId, count: 20, namePrefix: 'f', firstNumber: 1 });
+    const ids = devices.map((d) => d.deviceId);
+    const phones: Phone[] = [];
+    for (const device of devices) {
+      const paired = await postPair(hub.first.agentUrl, hub.certs.caPem, { pairing_code: device.pairingCode });
+      const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, paired.body.device_token as string);
+      phones.push(phone);
+      await phone.next('hello');
+    }
+    // Each one's first claim finds nothing; then each sleeps until woken (the sweep is a minute here).
+    await eventually(async () => ids.every((id) => messages.claimsOf(id).length > 0), 10_000, 'every first claim');
+    await sleep(500);
+    let before = new Map(ids.map((id) => [id, messages.claimsOf(id).length]));
+    const claimedSince = () => ids.filter((id) => messages.claimsOf(id).length > before.get(id)!).length;
+
+    nats.nc.publish(nats.names.wakeClient(clientId), '1');
+    await eventually(async () => claimedSince() >= 8, 5000, '8 phones claiming');
+    await sleep(1000);
+    expect(claimedSince()).toBe(8);
+
+    before = new Map(ids.map((id) => [id, messages.claimsOf(id).length]));
+    nats.nc.publish(nats.names.wakeClient(clientId));
+    await eventually(async () => claimedSince() === 20, 5000, 'all 20 phones claiming');
+    for (const phone of phones) phone.ws.close();
+  });
+
   it('when a phone connects, then hello says protocol 4, its claims carry its client, a wake-up of its client wakes it, and an SMS with an expiry carries expires_at', async () => {
     const { clientId, deviceId, token } = await pairedDevice();
     const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);

@@ -54,6 +54,7 @@ describe('a failure that sent nothing is tried once more on another phone of the
     });
     expect(await fleet.events(id)).toEqual([]);
     await eventually(async () => fleet.wakes(client) > wakesBefore, 2000, 'the client woken');
+    expect(fleet.lastWake(client)).toBe('1');
     // Redelivered (the hub published it again): nothing changes.
     await fleet.report(failed(id, a));
     expect(await fleet.row(id)).toMatchObject({ status: 'queued', fleet: true });

@@ -69,7 +69,7 @@ export class AgentSession {
   private closeReason = 'agent_closed';
   private wakeWaiter?: { on: 'work' | 'reload'; done: () => void };
   private ackWaiter?: { messageId: string; resolve: (acked: boolean) => void };
-  private wakeSubs: Subscription[] = [];
+  private wakeSub?: Subscription;
   private pingTimer?: NodeJS.Timeout;
   private missedPongs = 0;
   /** Claims in a row that found the queue empty: the idle wait grows with them. */
@@ -121,10 +121,8 @@ export class AgentSession {
     this.ws.on('error', (err) => this.log.warn({ err }, 'agent socket error'));
     this.send({ type: 'hello', protocol: PROTOCOL_VERSION, device_id: this.deviceId, ping_interval_ms: config.pingIntervalMs });
     await presence.markOnline(this.deviceId, this.device.client_id, this.connectionId);
-    // Its own queue, and its client's fleet (messages opened to every phone of the client).
-    for (const subject of [nats.names.wake(this.deviceId), nats.names.wakeClient(this.device.client_id)]) {
-      this.wakeSubs.push(nats.nc.subscribe(subject, { callback: () => this.wake('work') }));
-    }
+    // Its own queue; its client's fleet (messages opened to every phone of the client) is the registry's.
+    this.wakeSub = nats.nc.subscribe(nats.names.wake(this.deviceId), { callback: () => void this.wake('work') });
     this.pingTimer = setInterval(() => this.ping(), config.pingIntervalMs);
     await this.deps.publishDeviceEvent('device.connected', this.device, 'connected');
     this.log.info('agent connected');
@@ -157,13 +155,17 @@ export class AgentSession {
     this.ws.ping();
   }
 
-  /** New work (wake-ups) ends a wait for work; a reload of the limits ends any wait, also for room. */
-  wake(cause: 'work' | 'reload'): void {
+  /**
+   * New work (wake-ups) ends a wait for work; a reload of the limits ends any wait, also for room.
+   * True when it ended a wait: the phone claims now.
+   */
+  wake(cause: 'work' | 'reload'): boolean {
     if (cause === 'work') this.emptyClaims = 0;
     const waiter = this.wakeWaiter;
-    if (!waiter || (waiter.on === 'reload' && cause === 'work')) return;
+    if (!waiter || (waiter.on === 'reload' && cause === 'work')) return false;
     this.wakeWaiter = undefined;
     waiter.done();
+    return true;
   }
 
   /** Reads the device's limits again (a SetDeviceLimits order, or every minute) and checks its room at once. */
@@ -340,7 +342,7 @@ export class AgentSession {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.pingTimer);
-    for (const sub of this.wakeSubs) sub.unsubscribe();
+    this.wakeSub?.unsubscribe();
     this.ackWaiter?.resolve(false);
     this.introduce?.();
     for (const callback of [...this.onClose]) callback();

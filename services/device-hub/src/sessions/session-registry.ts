@@ -1,3 +1,4 @@
+import type { Msg, Subscription } from '@nats-io/transport-node';
 import type { Logger, Nats } from '@smsgw/platform';
 import { CLOSE_REPLACED, CLOSE_RESTART, CLOSE_REVOKED, type AgentSession } from './agent-session';
 import type { SimulateOrder } from './received-relay';
@@ -7,6 +8,19 @@ interface ControlOrder {
   connection_id?: string;
   /** For simulate_received: the SMS the phone is to receive. */
   sms?: SimulateOrder;
+}
+
+/** A fleet wake-up (`dispatch.wake-client.<client>`) wakes at least this many idle phones of the client here. */
+export const FLEET_WAKE_MIN = 8;
+
+/**
+ * How many idle phones of the client a fleet wake-up wakes on this replica: twice the messages it
+ * says were opened to the fleet (at least FLEET_WAKE_MIN), or all of them when it does not say
+ * (an older message service, or a test).
+ */
+export function fleetWakeQuota(payload: Uint8Array): number {
+  const opened = Number(new TextDecoder().decode(payload));
+  return payload.length > 0 && Number.isInteger(opened) && opened > 0 ? Math.max(FLEET_WAKE_MIN, 2 * opened) : Infinity;
 }
 
 /**
@@ -20,6 +34,12 @@ interface ControlOrder {
  */
 export class SessionRegistry {
   private readonly sessions = new Map<string, AgentSession>();
+  /**
+   * Each client's sessions here, and the one subscription to its fleet's wake-ups that serves
+   * them: a wake-up wakes a few idle phones (`fleetWakeQuota`), not every phone of a large fleet
+   * (busy ones claim again by themselves, the others' idle sweeps cover what is left).
+   */
+  private readonly fleets = new Map<string, { sessions: Set<AgentSession>; sub: Subscription }>();
   /** The token each session connected with. */
   private readonly tokens = new WeakMap<AgentSession, string>();
 
@@ -53,13 +73,49 @@ export class SessionRegistry {
     const previous = this.sessions.get(session.deviceId);
     if (previous) previous.close(CLOSE_REPLACED, 'replaced');
     this.sessions.set(session.deviceId, session);
+    this.joinFleet(session);
     this.nats.nc.publish(
       this.nats.names.hubControl(session.deviceId),
       JSON.stringify({ action: 'takeover', connection_id: session.connectionId }),
     );
     void session.closedAndDrained().then(() => {
       if (this.sessions.get(session.deviceId) === session) this.sessions.delete(session.deviceId);
+      this.leaveFleet(session);
     });
+  }
+
+  private joinFleet(session: AgentSession): void {
+    const clientId = session.device.client_id;
+    let fleet = this.fleets.get(clientId);
+    if (!fleet) {
+      const sub = this.nats.nc.subscribe(this.nats.names.wakeClient(clientId), {
+        callback: (err, msg) => {
+          if (!err) this.wakeFleet(clientId, msg);
+        },
+      });
+      fleet = { sessions: new Set(), sub };
+      this.fleets.set(clientId, fleet);
+    }
+    fleet.sessions.add(session);
+  }
+
+  private leaveFleet(session: AgentSession): void {
+    const clientId = session.device.client_id;
+    const fleet = this.fleets.get(clientId);
+    if (!fleet?.sessions.delete(session) || fleet.sessions.size > 0) return;
+    fleet.sub.unsubscribe();
+    this.fleets.delete(clientId);
+  }
+
+  /** Wakes idle phones of the client, from a random one on, up to the wake-up's quota. */
+  private wakeFleet(clientId: string, msg: Msg): void {
+    const sessions = [...(this.fleets.get(clientId)?.sessions ?? [])];
+    const quota = fleetWakeQuota(msg.data);
+    const start = Math.floor(Math.random() * sessions.length);
+    let woken = 0;
+    for (let i = 0; i < sessions.length && woken < quota; i++) {
+      if (sessions[(start + i) % sessions.length]!.wake('work')) woken++;
+    }
   }
 
   revoke(deviceId: string): void {

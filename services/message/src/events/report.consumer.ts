@@ -18,6 +18,7 @@ import type { MessageRepository } from '../data/message.repository';
 import { reportOutcome } from '../domain/message-status';
 import { reportedSim } from '../domain/sim';
 import type { SmsEventPublisher } from './sms-event.publisher';
+import { WakeUpPublisher } from './wake-up.publisher';
 
 const DURABLE = 'message-reports';
 const retriesElsewhere = counter('message.retries_elsewhere', 'Messages a phone failed without sending them, opened to its fleet');
@@ -103,7 +104,7 @@ export class ReportConsumer {
       const retried = await this.fleet.retryElsewhere(report.message_id, report.device_id, { ...error, at: at.toISOString(), sim });
       if (retried) {
         retriesElsewhere.add(1, { 'error.code': code });
-        this.nats.nc.publish(this.nats.names.wakeClient(retried.client_id));
+        new WakeUpPublisher(this.nats).wakeClient(retried.client_id, 1);
         return;
       }
     }

@@ -9,6 +9,7 @@ import {
   type Nats,
 } from '@smsgw/platform';
 import type { DueTimerPayload } from './scheduled-sends';
+import { WakeUpPublisher } from './wake-up.publisher';
 
 const DURABLE = 'message-timers';
 /** A failed job run is tried this many times in all, then left to the next period. */
@@ -59,7 +60,7 @@ export class TimerConsumer {
     if (due.mode === 'live') {
       this.nats.nc.publish(this.nats.names.wake(due.device_id));
       // The message may have left that phone before it was due (failover, removal): its client's phones may take it.
-      if (typeof due.client_id === 'string') this.nats.nc.publish(this.nats.names.wakeClient(due.client_id));
+      if (typeof due.client_id === 'string') new WakeUpPublisher(this.nats).wakeClient(due.client_id, 1);
     } else this.nats.nc.publish(this.nats.names.testWake);
     this.log.debug({ message_id: due.message_id, device_id: due.device_id }, 'scheduled message due; hub woken');
     msg.ack();

@@ -31,12 +31,18 @@ export class WakeUpPublisher {
     const live = due.filter((r) => r.mode === 'live');
     for (const deviceId of new Set(live.filter((r) => !r.fleet).map((r) => r.device_id)))
       this.nats.nc.publish(this.nats.names.wake(deviceId));
-    for (const clientId of new Set(live.filter((r) => r.fleet).map((r) => r.client_id))) this.wakeClient(clientId);
+    const opened = new Map<string, number>();
+    for (const r of live.filter((r) => r.fleet)) opened.set(r.client_id, (opened.get(r.client_id) ?? 0) + 1);
+    for (const [clientId, count] of opened) this.wakeClient(clientId, count);
     if (due.some((r) => r.mode === 'test')) this.nats.nc.publish(this.nats.names.testWake);
   }
 
-  /** Hints to every phone of a client that a message was opened to its fleet. */
-  wakeClient(clientId: string): void {
-    this.nats.nc.publish(this.nats.names.wakeClient(clientId));
+  /**
+   * Hints to the phones of a client that `opened` messages were opened to its fleet: each hub
+   * replica wakes about twice as many of its idle phones of that client (not all of a large
+   * fleet; see the hub's SessionRegistry).
+   */
+  wakeClient(clientId: string, opened: number): void {
+    this.nats.nc.publish(this.nats.names.wakeClient(clientId), String(Math.max(1, opened)));
   }
 }

@@ -25,7 +25,8 @@ export async function releaseDevice(
   const texts = { moved: attempt.message, failed: RELEASE_ATTEMPTS.REMOVED.message };
   let moved = 0;
   let failed = 0;
-  const clients = new Set<string>(req.clientId ? [req.clientId] : []);
+  // Messages opened to each client's fleet (a client with none is still woken: see below).
+  const clients = new Map<string, number>(req.clientId ? [[req.clientId, 0]] : []);
   for (;;) {
     const rows = await service.fleet.releaseBatch(
       req.deviceId,
@@ -41,13 +42,13 @@ export async function releaseDevice(
       if (row.status === 'failed') failed++;
       else {
         moved++;
-        clients.add(row.client_id);
+        clients.set(row.client_id, (clients.get(row.client_id) ?? 0) + 1);
       }
     }
     if (rows.length < BATCH) break;
   }
   // Every call wakes the client: a wake-up lost after an earlier call's commit is sent again.
-  for (const clientId of clients) service.wakeUps.wakeClient(clientId);
+  for (const [clientId, opened] of clients) service.wakeUps.wakeClient(clientId, opened);
   if (moved > 0) released.add(moved, { reason: req.reason, outcome: 'moved' });
   if (failed > 0) released.add(failed, { reason: req.reason, outcome: 'failed' });
   if (moved + failed > 0) service.log.info({ device_id: req.deviceId, reason: req.reason, moved, failed }, 'device released');

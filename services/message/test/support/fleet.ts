@@ -8,6 +8,8 @@ export interface FleetHarness {
   nats: Nats;
   /** The wake-ups published for each client (core NATS `dispatch.wake-client.<client>`), counted. */
   wakes(clientId: string): number;
+  /** What the client's last wake-up said: how many messages were opened to its fleet. */
+  lastWake(clientId: string): string | undefined;
   send(clientId: string, deviceId: string, extra?: Partial<message.SendRequest>): Promise<string>;
   claim(deviceId: string, clientId: string, leaseMs?: number): Promise<string | undefined>;
   get(clientId: string, messageId: string): Promise<message.Message__Output>;
@@ -25,17 +27,20 @@ export const newDeviceId = () => `device_${randomHex()}`;
 export async function fleetHarness(svc: RunningService): Promise<FleetHarness> {
   const nats = await connectNats({ url: NATS_URL, prefix: svc.natsPrefix, name: 'fleet-test', log: createLogger('fleet-test', 'silent') });
   const wakes = new Map<string, number>();
+  const lastWakes = new Map<string, string>();
   const prefix = nats.names.wakeClient('');
   const sub = nats.nc.subscribe(`${prefix}*`, {
     callback: (_err, msg) => {
       const client = msg.subject.slice(prefix.length);
       wakes.set(client, (wakes.get(client) ?? 0) + 1);
+      lastWakes.set(client, msg.string());
     },
   });
   await nats.nc.flush();
   return {
     nats,
     wakes: (clientId) => wakes.get(clientId) ?? 0,
+    lastWake: (clientId) => lastWakes.get(clientId),
     async send(clientId, deviceId, extra = {}) {
       const { message } = await svc.client.send({
         clientId,
