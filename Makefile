@@ -8,7 +8,7 @@ TURBO := npx turbo
 export TURBO_TELEMETRY_DISABLED := 1
 export DO_NOT_TRACK := 1
 
-.PHONY: help install build dev test lint typecheck clean bench chart-test apk android-test client-test
+.PHONY: help install build dev test lint typecheck clean bench chart-test apk android-test client-test prefetch-tools
 
 help:
 	@echo "make dev    install, build, start every service with a demo client, key and simulated phone"
@@ -35,7 +35,13 @@ lint: install
 	$(TURBO) run lint
 	npx prettier --check .
 
-test: build
+# The Go tools of the chart's tests (helm, promtool) take minutes to build with empty Go caches: they
+# build in the background while the rest installs, builds and lints. A test that needs one meanwhile
+# waits for it (scripts/ensure-*.sh build under a lock); a failure there is reported by that test.
+prefetch-tools:
+	@mkdir -p .tools && { scripts/ensure-helm.sh && scripts/ensure-promtool.sh; } >.tools/prefetch.log 2>&1 &
+
+test: prefetch-tools build
 	@scripts/ensure-chromium.sh
 	@rm -rf .jest-results
 	$(TURBO) run typecheck lint

@@ -5,6 +5,11 @@ set -euo pipefail
 HELM_VERSION=v3.22.0
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="$ROOT/.tools/bin/helm"
+# One build at a time: `make test` starts one in the background early, and a test that asks
+# meanwhile waits for it here instead of building the same binary beside it.
+mkdir -p "$ROOT/.tools"
+exec 9>"$ROOT/.tools/helm.lock"
+flock 9
 if [ -x "$BIN" ] && go version -m "$BIN" 2>/dev/null | grep -Eq "^\s+mod\s+helm.sh/helm/v3\s+$HELM_VERSION\s"; then
   echo "$BIN"
   exit 0

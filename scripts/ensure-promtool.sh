@@ -5,6 +5,10 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="$ROOT/.tools/bin/promtool"
+# One build at a time (see ensure-helm.sh).
+mkdir -p "$ROOT/.tools"
+exec 9>"$ROOT/.tools/promtool.lock"
+flock 9
 if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
 if ! command -v go >/dev/null; then
   echo "[ensure-promtool] Go is needed to build promtool (go install is what the project uses)" >&2
