@@ -241,6 +241,13 @@ curl --cacert ${ca} ${stack.gatewayUrl}/v1/sms/verify-otp \\
   -H 'X-Client-ID: ${demo.client_id}' \\
   -d '{"otp_id": "<otp_id>", "code": "<code>"}'
 
+Two-way SMS: make the simulated phone receive an SMS, then read it in the inbox (it is also an sms.received event):
+
+npm run -s admin -- receive-sms --client ${demo.client_id} --device ${demo.device_id} --from +33612345678 --text 'Oui, merci'
+curl --cacert ${ca} ${stack.gatewayUrl}/v1/sms/inbox \\
+  -H 'X-API-Key: ${demo.live_api_key}' \\
+  -H 'X-Client-ID: ${demo.client_id}'
+
 Webhooks: subscribe an endpoint (the secret is printed once), then run the example receiver with it:
 
 npm run -s admin -- create-webhook --client ${demo.client_id} --url https://127.0.0.1:9443/webhooks --events sms.sent,sms.delivered,sms.failed
