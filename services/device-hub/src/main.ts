@@ -24,7 +24,8 @@ import {
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { accountProto, deviceHubProto, messageProto, type account, type message } from '@smsgw/proto';
 import { loadDeviceHubConfig, type DeviceHubConfig } from './config';
-import { DeviceRepository, type DeviceRow } from './data/device.repository';
+import type { DeviceRow } from './data/device-row';
+import { DeviceRepository } from './data/device.repository';
 import { PairingAttemptStore } from './data/pairing-attempts.store';
 import { PresenceStore } from './data/presence.store';
 import { UsageStore } from './data/usage.store';

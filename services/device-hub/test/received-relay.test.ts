@@ -1,5 +1,5 @@
 import { createLogger, type AgentReceived } from '@smsgw/platform';
-import type { DeviceRow } from '../src/data/device.repository';
+import type { DeviceRow } from '../src/data/device-row';
 import { ReceivedRelay } from '../src/sessions/received-relay';
 
 /** The ReceivedRelay alone: what the phone is answered when the store fails, and the simulate_received gate. */

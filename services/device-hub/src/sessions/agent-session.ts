@@ -19,7 +19,7 @@ import {
 } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { DeviceHubConfig } from '../config';
-import { limitsOf, type DeviceRow } from '../data/device.repository';
+import { limitsOf, type DeviceRow } from '../data/device-row';
 import type { PresenceStore } from '../data/presence.store';
 import type { UsageStore } from '../data/usage.store';
 import type { ReceivedPublisher } from '../events/received.publisher';

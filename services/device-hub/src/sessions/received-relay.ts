@@ -2,7 +2,7 @@
 // driver, and from protocol 4 its SIMs), the SMS it received (`received`, answered `received_ack` once stored in JetStream), and
 // the hub's `simulate_received` orders to simulator agents.
 import { counter, type AgentReceived, type Logger } from '@smsgw/platform';
-import type { DeviceRow } from '../data/device.repository';
+import type { DeviceRow } from '../data/device-row';
 import { simsOf, type SimInfo } from '../domain/sims';
 import type { ReceivedPublisher } from '../events/received.publisher';
 

@@ -1,6 +1,6 @@
 import type { AgentReport, Logger, PromiseClient } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
-import type { DeviceRow } from '../data/device.repository';
+import type { DeviceRow } from '../data/device-row';
 import type { ReportPublisher } from '../events/report.publisher';
 import { deviceOwnsMessage, reportsRefused, type HandedMessages } from '../use-cases/report-ownership.use-case';
 

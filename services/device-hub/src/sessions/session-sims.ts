@@ -1,7 +1,7 @@
 // Protocol 4 in one phone's session: its SIMs for this connection, the SIM of each SMS it is
 // handed (the client's rule, the round robin's state), and the SIM of each SMS it acknowledges.
 import type { Logger } from '@smsgw/platform';
-import { simsOfRow, type DeviceRow } from '../data/device.repository';
+import { simsOfRow, type DeviceRow } from '../data/device-row';
 import type { UsageStore } from '../data/usage.store';
 import { chooseSim, DEFAULT_SIM_RULE, preferredSim, type SimInfo } from '../domain/sims';
 import type { SimRules } from './sim-rules';

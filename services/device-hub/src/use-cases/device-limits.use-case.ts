@@ -1,5 +1,5 @@
 import type { DeviceRepository } from '../data/device.repository';
-import { limitsOf, simsOfRow } from '../data/device.repository';
+import { limitsOf, simsOfRow } from '../data/device-row';
 import type { UsageKey, UsageStore } from '../data/usage.store';
 import { hasRoom, validateLimits, type DeviceLimits, type Usage } from '../domain/limits';
 import type { SimInfo } from '../domain/sims';

@@ -1,5 +1,6 @@
 import { AppError, hashSecret, issueSecret, newId, secretLookup, secretMatches } from '@smsgw/platform';
-import type { DeviceRepository, DeviceRow } from '../data/device.repository';
+import type { DeviceRepository } from '../data/device.repository';
+import type { DeviceRow } from '../data/device-row';
 import type { PairingAttemptStore } from '../data/pairing-attempts.store';
 import type { PresenceStore } from '../data/presence.store';
 import { scryptDevicePasswords, type DevicePasswordHasher } from '../domain/device-password-hash';
