@@ -1,61 +1,7 @@
-import https from 'node:https';
 import { connectNats, createLogger, type Nats } from '@smsgw/platform';
-import WebSocket from 'ws';
 import { eventually } from './support/http';
+import { pair, rawPhone } from './support/raw-phone';
 import { TestSystem, type DemoClient, type DemoDevice } from './support/system';
-
-interface Frame {
-  type: string;
-  message_id?: string;
-  status?: string;
-  [field: string]: unknown;
-}
-
-/** Pairs a device with its password, as a phone does, and returns its device token. */
-function pair(hubUrl: string, ca: string, clientId: string, devicePassword: string): Promise<string> {
-  const text = JSON.stringify({ client_id: clientId, device_password: devicePassword });
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      new URL('/v1/agent/pair', hubUrl),
-      { method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { device_token?: string };
-          if (res.statusCode === 200 && body.device_token) resolve(body.device_token);
-          else reject(new Error(`pairing answered ${res.statusCode}`));
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
-  });
-}
-
-/** A phone that speaks PROTOCOL.md by hand: it can say anything. */
-async function rawPhone(hubUrl: string, ca: string, token: string): Promise<{ ws: WebSocket; next: (type: string) => Promise<Frame> }> {
-  const ws = new WebSocket(`${hubUrl.replace('https', 'wss')}/v1/agent`, 'smsgw.agent.v1', {
-    ca,
-    headers: { authorization: `Bearer ${token}` },
-  });
-  const frames: Frame[] = [];
-  ws.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString('utf8')) as Frame));
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-  });
-  const next = (type: string) =>
-    eventually(
-      async () => {
-        const i = frames.findIndex((f) => f.type === type);
-        return i < 0 ? undefined : frames.splice(i, 1)[0];
-      },
-      10_000,
-      `a ${type} frame`,
-    );
-  return { ws, next };
-}
 
 describe("a phone reports only on its own messages: another tenant's forged reports", () => {
   let system: TestSystem;

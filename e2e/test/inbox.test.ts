@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { eventually } from './support/http';
+import { pair, rawPhone, type Frame, type RawPhone } from './support/raw-phone';
 import { Receiver, type ReceivedWebhook } from './support/receiver';
 import { TestSystem, type DemoClient, type DemoDevice } from './support/system';
 
@@ -62,6 +64,70 @@ describe('received SMS: the inbox and sms.received', () => {
     expect(receivedHooks(hooks, text)).toHaveLength(1);
     const stats = await system.api('/v1/sms/stats', client);
     expect(stats.body).toMatchObject({ success: true, stats: { received: 1 } });
+  });
+
+  /** The device connected as a phone of protocol 4 spoken by hand: hello, then agent_hello. */
+  async function connectPhone(token: string): Promise<RawPhone> {
+    const phone = await rawPhone(system.stack.hubUrl, system.stack.certs.caPem, token);
+    await phone.next('hello');
+    phone.send({ type: 'agent_hello', protocol: 4, driver: 'android', sims: [{ slot: 1, carrier: 'Orange' }] });
+    return phone;
+  }
+
+  /** A `received` frame as a phone writes it to its inbox once: every copy is the very same. */
+  const receivedFrame = (text: string): Frame => ({
+    type: 'received',
+    received_id: randomUUID(),
+    from: '+33644444444',
+    text,
+    sim: 1,
+    received_at: new Date().toISOString(),
+  });
+
+  /** After a pause for any late copy: the one inbox entry and the one sms.received of `text`, with the same id. */
+  async function expectOnce(client: DemoClient, hooks: string, text: string, first: ReceivedWebhook): Promise<void> {
+    await new Promise((r) => setTimeout(r, 3000));
+    const hooked = receivedHooks(hooks, text);
+    expect(hooked.map((h) => h.body.event_id)).toEqual([first.body.event_id]);
+    expect(hooked[0]!.body.data.id).toBe(first.body.data.id);
+    const listed = (await inbox(client)).filter((m) => m.message === text);
+    expect(listed).toEqual([expect.objectContaining({ id: first.body.data.id, from: '+33644444444', sim: 1 })]);
+  }
+
+  it('when a phone sends a received SMS, gets its received_ack, reconnects and sends the same received again (its ack lost), then the inbox shows it once with the same id and one sms.received reaches the webhook', async () => {
+    const { client, hooks, device } = await clientWithHooks();
+    const token = await pair(system.stack.hubUrl, system.stack.certs.caPem, client.client_id, device.device_password);
+    const frame = receivedFrame(`reçu une fois ${Date.now()}`);
+
+    const before = await connectPhone(token);
+    before.send(frame);
+    expect(await before.next('received_ack')).toEqual({ type: 'received_ack', received_id: frame.received_id });
+    const [first] = await receiver.waitFor(hooks, 1);
+    expect(first!.body.data).toMatchObject({ from: '+33644444444', device_id: device.device_id, message: frame.text, sim: 1 });
+    expect(String(first!.body.data.id)).toMatch(/^rcv_/);
+    await before.close();
+
+    // The phone did not keep the ack: after the next hello it sends its inbox again, unchanged.
+    const after = await connectPhone(token);
+    after.send(frame);
+    expect(await after.next('received_ack')).toEqual({ type: 'received_ack', received_id: frame.received_id });
+    await expectOnce(client, hooks, frame.text as string, first!);
+    await after.close();
+  });
+
+  it('when a phone sends the same received twice on one connection before the ack, then the inbox shows it once and one sms.received reaches the webhook', async () => {
+    const { client, hooks, device } = await clientWithHooks();
+    const token = await pair(system.stack.hubUrl, system.stack.certs.caPem, client.client_id, device.device_password);
+    const frame = receivedFrame(`envoyé deux fois ${Date.now()}`);
+
+    const phone = await connectPhone(token);
+    phone.send(frame);
+    phone.send(frame);
+    expect(await phone.next('received_ack')).toEqual({ type: 'received_ack', received_id: frame.received_id });
+    const [first] = await receiver.waitFor(hooks, 1);
+    expect(first!.body.data).toMatchObject({ device_id: device.device_id, message: frame.text });
+    await expectOnce(client, hooks, frame.text as string, first!);
+    await phone.close();
   });
 
   it('when the hub restarts and the phone reconnects, then an SMS it received is still recorded once, and a replay sends the same event id', async () => {

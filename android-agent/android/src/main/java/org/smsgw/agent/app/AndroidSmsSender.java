@@ -1,18 +1,15 @@
 package org.smsgw.agent.app;
 
-import android.Manifest;
 import android.app.PendingIntent;
 import android.content.Context;
 import android.content.Intent;
-import android.content.pm.PackageManager;
 import android.net.Uri;
 import android.os.Build;
 import android.os.PowerManager;
 import android.telephony.SmsManager;
-import android.telephony.SubscriptionInfo;
-import android.telephony.SubscriptionManager;
 import java.util.ArrayList;
 import java.util.List;
+import org.smsgw.agent.core.PhoneSims;
 import org.smsgw.agent.core.Sim;
 import org.smsgw.agent.core.SmsError;
 import org.smsgw.agent.core.SmsSender;
@@ -23,9 +20,9 @@ import org.smsgw.agent.core.SmsSender;
  * code, the errorCode extra, the delivery report's pdu and format), so they must be mutable from
  * API 31, which in turn requires them to be explicit.
  *
- * <p>Protocol 4: the SIMs come from SubscriptionManager (READ_PHONE_STATE; without it they are
- * unknown), a SIM's number from getPhoneNumber with READ_PHONE_NUMBERS on API 33+ or from
- * SubscriptionInfo.getNumber before; an SMS for a SIM goes through that SIM's subscription.
+ * <p>Protocol 4: the SIMs, each with its subscription, and the default slot are {@link PhoneSims}'
+ * (over SubscriptionManager: {@link AndroidSubscriptions}); an SMS for a SIM goes through the
+ * SmsManager of that SIM's subscription, one that names none through the default SmsManager.
  */
 final class AndroidSmsSender implements SmsSender {
     static final String ACTION_SENT = "org.smsgw.agent.SMS_SENT";
@@ -35,17 +32,15 @@ final class AndroidSmsSender implements SmsSender {
     static final String EXTRA_PART = "part";
     // PendingIntent.FLAG_MUTABLE, API 31.
     private static final int FLAG_MUTABLE = 0x02000000;
-    // Manifest.permission.READ_PHONE_NUMBERS, API 26.
-    static final String READ_PHONE_NUMBERS = "android.permission.READ_PHONE_NUMBERS";
-    // SubscriptionManager.INVALID_SUBSCRIPTION_ID.
-    private static final int INVALID_SUBSCRIPTION_ID = -1;
 
     private final Context context;
     private final String deviceId;
+    private final PhoneSims sims;
 
     AndroidSmsSender(Context context, String deviceId) {
         this.context = context;
         this.deviceId = deviceId;
+        this.sims = new PhoneSims(new AndroidSubscriptions(context), AndroidLog.INSTANCE);
     }
 
     @Override
@@ -55,51 +50,12 @@ final class AndroidSmsSender implements SmsSender {
 
     @Override
     public List<Sim> sims() {
-        if (context.checkSelfPermission(Manifest.permission.READ_PHONE_STATE) != PackageManager.PERMISSION_GRANTED) return null;
-        try {
-            SubscriptionManager subscriptions = SubscriptionManager.from(context);
-            List<SubscriptionInfo> infos = subscriptions.getActiveSubscriptionInfoList();
-            List<Sim> sims = new ArrayList<Sim>();
-            if (infos == null) return sims; // no SIM
-            for (SubscriptionInfo info : infos) {
-                if (info.getSimSlotIndex() < 0) continue; // an eSIM profile not in a slot
-                CharSequence carrier = info.getCarrierName();
-                sims.add(new Sim(info.getSimSlotIndex() + 1, carrier == null ? null : carrier.toString(),
-                        numberOf(subscriptions, info), info.getSubscriptionId()));
-            }
-            return sims;
-        } catch (RuntimeException e) {
-            AndroidLog.INSTANCE.warn("could not list the SIMs", e);
-            return null;
-        }
-    }
-
-    /** The SIM's number when the phone knows it and lets the app read it; null otherwise, never an error. */
-    private String numberOf(SubscriptionManager subscriptions, SubscriptionInfo info) {
-        try {
-            if (Build.VERSION.SDK_INT >= 33) {
-                if (context.checkSelfPermission(READ_PHONE_NUMBERS) != PackageManager.PERMISSION_GRANTED) return null;
-                // SubscriptionManager.getPhoneNumber(int), API 33: getNumber is deprecated there.
-                Object number = SubscriptionManager.class.getMethod("getPhoneNumber", int.class)
-                        .invoke(subscriptions, info.getSubscriptionId());
-                return number instanceof String ? (String) number : null;
-            }
-            return info.getNumber();
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null;
-        }
+        return sims.sims();
     }
 
     @Override
     public int defaultSlot() {
-        List<Sim> sims = sims();
-        if (sims == null) return 0;
-        int subscriptionId = SmsManager.getDefaultSmsSubscriptionId();
-        for (Sim sim : sims) {
-            if (sim.subscriptionId == subscriptionId && subscriptionId != INVALID_SUBSCRIPTION_ID) return sim.slot;
-        }
-        // No default set: a phone with one SIM sends through it.
-        return sims.size() == 1 ? sims.get(0).slot : 0;
+        return sims.defaultSlot();
     }
 
     @Override

@@ -209,8 +209,8 @@ public final class MainActivity extends Activity {
             missing.add(android.Manifest.permission.READ_PHONE_STATE);
         }
         // Each SIM's number, from Android 13 (getPhoneNumber); optional, the SIMs are reported without it.
-        if (Build.VERSION.SDK_INT >= 33 && checkSelfPermission(AndroidSmsSender.READ_PHONE_NUMBERS) != PackageManager.PERMISSION_GRANTED) {
-            missing.add(AndroidSmsSender.READ_PHONE_NUMBERS);
+        if (Build.VERSION.SDK_INT >= 33 && checkSelfPermission(AndroidSubscriptions.READ_PHONE_NUMBERS) != PackageManager.PERMISSION_GRANTED) {
+            missing.add(AndroidSubscriptions.READ_PHONE_NUMBERS);
         }
         if (Build.VERSION.SDK_INT >= 33 && checkSelfPermission(POST_NOTIFICATIONS) != PackageManager.PERMISSION_GRANTED) {
             missing.add(POST_NOTIFICATIONS);

@@ -10,18 +10,18 @@ import java.util.ArrayList;
 import java.util.List;
 import org.smsgw.agent.core.Credentials;
 import org.smsgw.agent.core.Inbox;
+import org.smsgw.agent.core.PhoneSims;
+import org.smsgw.agent.core.ReceivedSim;
 import org.smsgw.agent.core.SmsParts;
 
 /**
  * {@code SMS_RECEIVED} (protocol 3): the parts of each SMS put back together (SmsParts), written
  * to the paired device's inbox before the broadcast ends (goAsync, a worker thread, since the
  * write waits for the disk), then sent to the hub by the running service, or after its next
- * hello. The default SMS app still gets the SMS too: this app only reads the broadcast.
+ * hello. The SIM it came in on is {@link ReceivedSim}'s reading of the intent's extras. The default
+ * SMS app still gets the SMS too: this app only reads the broadcast.
  */
 public final class SmsReceiver extends BroadcastReceiver {
-    /** Extras naming the SIM slot (0-based), newest first: Android 11's, then AOSP's and vendors' older ones. */
-    private static final String[] SLOT_EXTRAS = {"android.telephony.extra.SLOT_INDEX", "slot", "slot_id", "simSlot", "phone"};
-
     @Override
     public void onReceive(final Context context, final Intent intent) {
         if (!Telephony.Sms.Intents.SMS_RECEIVED_ACTION.equals(intent.getAction())) return;
@@ -56,7 +56,8 @@ public final class SmsReceiver extends BroadcastReceiver {
             parts.add(new SmsParts.Part(m.getDisplayOriginatingAddress(), m.getDisplayMessageBody(), m.getTimestampMillis()));
         }
         Inbox inbox = runtime.inbox(credentials.deviceId);
-        int sim = simOf(intent.getExtras());
+        int sim = ReceivedSim.slotOf(extras(intent.getExtras()),
+                new PhoneSims(new AndroidSubscriptions(context), AndroidLog.INSTANCE));
         long now = System.currentTimeMillis();
         for (SmsParts.Message message : SmsParts.reassemble(parts)) {
             // received_at is the phone's time of arrival: the service centre's stamp is the sender's
@@ -65,13 +66,13 @@ public final class SmsReceiver extends BroadcastReceiver {
         }
     }
 
-    /** The SIM slot, 1 for the first, from the intent's extras; 0 when none says. */
-    static int simOf(Bundle extras) {
-        if (extras == null) return 0;
-        for (String key : SLOT_EXTRAS) {
-            Object value = extras.get(key);
-            if (value instanceof Integer && (Integer) value >= 0 && (Integer) value < 8) return (Integer) value + 1;
-        }
-        return 0;
+    private static ReceivedSim.Extras extras(final Bundle bundle) {
+        if (bundle == null) return null;
+        return new ReceivedSim.Extras() {
+            @Override
+            public Object get(String name) {
+                return bundle.get(name);
+            }
+        };
     }
 }
