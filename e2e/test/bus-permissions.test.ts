@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Redis } from 'ioredis';
-import { natsInboxPrefix, natsNames, type NatsService, type RedisService } from '@smsgw/platform';
+import { listenSubject, natsInboxPrefix, natsNames, type NatsService, type RedisService } from '@smsgw/platform';
 import { TestSystem } from './support/system';
 
 /**
@@ -106,12 +106,30 @@ describe('one NATS and one Redis user per service', () => {
       const nc = await natsAs(service);
       expect(await violation(nc, () => nc.publish(subject, '{}'))).toMatch(/Permissions Violation for Publish/i);
     }
-    // The gateway (as account and otp) has no NATS user: a connection without one may do nothing.
+    // The account and otp services have no NATS user: a connection without one may do nothing.
     const anonymous = await connect({ servers: system.stack.natsUrl });
     open.push({ close: () => anonymous.close() });
     expect(await violation(anonymous, () => anonymous.publish(subject, '{}'))).toMatch(/Permissions Violation for Publish/i);
     const hub = await natsAs('device-hub');
     expect(await arrives(subject, () => hub.publish(subject, '{}'))).toBe(true);
+  });
+
+  it("when the gateway's NATS user publishes a delivery event or an agent report, or subscribes to the events, then each is refused and nobody receives them; it may subscribe to listen.>", async () => {
+    // Its only right is GET /v1/events/listen: core NATS subscriptions to `listen.>`, nothing to publish.
+    for (const subject of [names().event('sms.delivered'), names().agentReport('device_forged')]) {
+      const nc = await natsAs('gateway');
+      let refused: string | undefined;
+      const received = await arrives(subject, () => {
+        void violation(nc, () => nc.publish(subject, '{}')).then((v) => (refused = v));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect([subject, received]).toEqual([subject, false]);
+      expect(refused).toMatch(/Permissions Violation for Publish/i);
+    }
+    const events = await natsAs('gateway');
+    expect(await violation(events, () => events.subscribe(names().events))).toMatch(/Permissions Violation for Subscription/i);
+    const listen = await natsAs('gateway');
+    expect(await violation(listen, () => listen.subscribe(listenSubject(system.stack.natsPrefix, 'client_1', 'live')))).toBeUndefined();
   });
 
   it("when the dashboard's NATS user subscribes to device events, then it may (its live view)", async () => {

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import { createClient } from '@smsgw/platform';
 import { deviceHubProto } from '@smsgw/proto';
 import type { AddressInfo } from 'node:net';
@@ -58,6 +59,23 @@ async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]
     spans,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** POST /v1/agent/pair with `body` to `url` (a pairing URL as its QR code holds it, query and all): the hub's status. */
+function postPairing(url: string, ca: string, body: object): Promise<number> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      url,
+      { method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
 }
 
 describe('one trace per SMS, exported over OTLP', () => {
@@ -176,5 +194,43 @@ describe('one trace per SMS, exported over OTLP', () => {
     expect(flat).not.toContain('url-token-5551');
     expect(flat).not.toContain('Texte jamais tracé');
     expect(flat).toContain('/redacted?REDACTED');
+  });
+
+  it('when a phone pairs by code and the inbox and history are searched, then no exported span holds the code, the search term or the number searched', async () => {
+    const client = await system.createClient();
+    const device = await system.createDevice(client.client_id, 'paired by code');
+    const code = new URL(device.pairing_url).searchParams.get('code')!;
+    const term = 'Quokka-Zanzibar-7319';
+    const number = '+33612340099';
+
+    // The code in the URL's query (as the QR code has it) and in the body (as the phone sends it).
+    expect(await postPairing(device.pairing_url, system.stack.certs.caPem, { pairing_code: code })).toBe(200);
+    const inbox = await system.api(`/v1/sms/inbox?search=${term}&from=${encodeURIComponent(number)}`, client);
+    const history = await system.api(`/v1/sms/history?search=${term}&to=${encodeURIComponent(number)}`, client);
+    expect([inbox.status, history.status]).toEqual([200, 200]);
+
+    // The pairing's, the searches' and the message service's spans were exported: what they hold is what is checked.
+    const named = (service: string, name: RegExp) => otlp.spans.some((s) => s.service === service && name.test(s.name));
+    const seen = (service: string, path: string) =>
+      otlp.spans.some((s) => s.service === service && Object.values(s.attributes).some((v) => String(v).includes(path)));
+    await eventually(
+      async () =>
+        seen('device-hub', '/v1/agent/pair') &&
+        named('gateway', /^GET \/v1\/sms\/inbox$/) &&
+        named('gateway', /^GET \/v1\/sms\/history$/) &&
+        named('message', /ListReceived$/) &&
+        named('message', /ListMessages$/)
+          ? true
+          : undefined,
+      20_000,
+      'the pairing, inbox and history spans',
+    );
+    // The spans holding `secret` (in any case), by service and name.
+    const holding = (secret: string) =>
+      otlp.spans.filter((s) => JSON.stringify(s).toUpperCase().includes(secret.toUpperCase())).map((s) => `${s.service} ${s.name}`);
+    // The code's first 8 characters find the device and are no secret: the other 26 are.
+    expect(holding(code.slice(8))).toEqual([]);
+    expect(holding(term)).toEqual([]);
+    expect(holding('33612340099')).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { randomHex, type Sandbox } from '@smsgw/testing';
 import {
   Browser,
   dashboardSandbox,
+  pairWith,
   postForm,
   startDashboard,
   startUpstreams,
@@ -257,6 +258,34 @@ describe('the dashboard routes, with the real services behind them', () => {
       expect(listed.text).toContain('Kitchen phone');
       expect([removed.status, removed.location]).toEqual([302, '/phones']);
       expect(idsIn((await browser.get('/phones')).text, 'phones', 'rename')).toEqual([]);
+    });
+
+    it("when a phone's credentials are revoked, then the form needs its token, the page says so and its pairing code no longer pairs; another account's phone is 404 and keeps its own", async () => {
+      const { browser } = await signedUp();
+      await browser.get('/phones');
+      const keptCard = await browser.post('/phones', { name: 'Kept phone' });
+      const [keptId] = idsIn(keptCard.text, 'phones', 'revoke');
+      const revokedCard = await browser.post('/phones', { name: 'Lost phone' });
+      const revokedId = idsIn(revokedCard.text, 'phones', 'revoke').find((id) => id !== keptId)!;
+      const pairingUrl = (text: string) => /data-qr-payload="([^"]+)"/.exec(text)![1]!;
+      const { browser: intruder } = await signedUp();
+      await intruder.get('/phones');
+
+      const notTheirs = await intruder.post(`/phones/${keptId}/revoke`);
+      const forged = await browser.post(`/phones/${keptId}/revoke`, { _csrf: 'forged' });
+      const revoked = await browser.post(`/phones/${revokedId}/revoke`);
+
+      expect(notTheirs.status).toBe(404);
+      expect(notTheirs.text).toContain('This page does not exist, or it is not yours.');
+      expect(forged.status).toBe(403);
+      expect(revoked.status).toBe(200);
+      expect(revoked.text).toContain(
+        'The phone is disconnected and its password, pairing code and tokens no longer work. Give it a new pairing to use it again.',
+      );
+      // The hub revoked the owner's phone it was asked for, and nothing else.
+      expect((await pairWith(pairingUrl(revokedCard.text), upstreams.agentCaPem)).status).toBe(401);
+      const kept = await pairWith(pairingUrl(keptCard.text), upstreams.agentCaPem);
+      expect([kept.status, kept.body.device_id]).toEqual([200, keptId]);
     });
 
     it('when the live phone states are opened, then they come as server-sent events', async () => {

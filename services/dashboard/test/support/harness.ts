@@ -1,3 +1,4 @@
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { AppError, createLogger, startGrpcService, type AsyncHandlers, type GrpcService, type Redis } from '@smsgw/platform';
@@ -106,6 +107,8 @@ export function postForm(
 export interface Upstreams {
   /** The dashboard's settings that point at them. */
   env: Record<string, string>;
+  /** The CA of the hub's agent port (its pairing URLs are `https://127.0.0.1:<port>/...`). */
+  agentCaPem: string;
   stop(): Promise<void>;
 }
 
@@ -167,8 +170,36 @@ export async function startUpstreams(sandbox: Sandbox): Promise<Upstreams> {
       WEBHOOK_GRPC_ADDR: webhook!.address,
       GRPC_DEADLINE_MS: '5000',
     },
+    agentCaPem: certs.caPem,
     stop,
   };
+}
+
+/** POST /v1/agent/pair as a phone does with the pairing URL of a phone's card: the hub's status and answer. */
+export function pairWith(pairingUrl: string, caPem: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const url = new URL(pairingUrl);
+  const text = JSON.stringify({ pairing_code: url.searchParams.get('code') });
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      new URL('/v1/agent/pair', url),
+      {
+        method: 'POST',
+        ca: caPem,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
 }
 
 /** A sandbox for the dashboard and its upstreams: the Redis and NATS prefixes they share. */

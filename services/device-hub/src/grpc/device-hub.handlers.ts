@@ -58,7 +58,7 @@ export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
   RotateDeviceCredentials: ['dashboard', 'admin'],
   RevokeDeviceCredentials: ['dashboard', 'admin'],
   SetDeviceLimits: ['dashboard', 'admin'],
-  SimulateReceived: ['admin', 'dashboard'],
+  SimulateReceived: ['admin'],
 };
 
 function pairingAnswer(created: Awaited<ReturnType<DeviceUseCases['create']>>): devicehub.CreateDeviceResponse {
