@@ -146,14 +146,18 @@ describe('one trace per SMS, exported over OTLP', () => {
       ['webhook', /^process (\w+\.)?events\.sms\.delivered$/],
       ['webhook', /^webhook deliver$/],
     ];
+    // Each service exports its spans in batches of its own, so a span may arrive before its parent
+    // (another service's, or one still open): wait until every parent is in too, then assert.
+    const spansOfTrace = () => otlp.spans.filter((s) => s.traceId === traceId);
+    const complete = (spans: typeof otlp.spans) =>
+      wanted.every(([service, name]) => spans.some((s) => s.service === service && name.test(s.name))) &&
+      spans.every((s) => !s.parentSpanId || spans.some((p) => p.spanId === s.parentSpanId));
     const trace = await eventually(
-      async () => {
-        const spans = otlp.spans.filter((s) => s.traceId === traceId);
-        return wanted.every(([service, name]) => spans.some((s) => s.service === service && name.test(s.name))) ? spans : undefined;
-      },
+      async () => (complete(spansOfTrace()) ? spansOfTrace() : undefined),
       20_000,
       `the spans of trace ${traceId}`,
-    );
+    ).catch(() => spansOfTrace());
+    expect(wanted.filter(([service, name]) => !trace.some((s) => s.service === service && name.test(s.name))).map(String)).toEqual([]);
     // Every span but the root hangs under a span of the same trace.
     const ids = new Set(trace.map((s) => s.spanId));
     const roots = trace.filter((s) => !s.parentSpanId);

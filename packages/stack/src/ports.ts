@@ -1,32 +1,48 @@
 import net from 'node:net';
 
 /**
- * A TCP port that nothing listens on right now. Another process may take it
- * before the caller binds it; the launcher accepts that small race because the
- * servers it starts fail loudly on a busy port.
+ * A TCP port that nothing listens on right now, for a server the caller starts next. Ports come
+ * from below Linux's ephemeral range (32768 and up), where the kernel never puts the local end of
+ * an outgoing connection: a port of the ephemeral range could be taken by any connection of any
+ * process between this check and the server's bind. Each jest worker (JEST_WORKER_ID, inherited by
+ * the processes it starts), or else each process, draws from a slice of its own, so that two stacks
+ * started side by side never pick the same port. Another program may still take one meanwhile; the
+ * servers started on it then fail loudly.
  */
-/** Ports handed out by this process recently: the kernel may offer a just-released port again. */
+const FIRST = 10_000;
+const LAST = 32_000;
+const SLICES = 8;
+const SLICE = Math.floor((LAST - FIRST) / SLICES);
+
+/** Ports handed out by this process: none is given twice while its server may still be starting. */
 const handedOut = new Set<number>();
 
+/** The ports [first, last] this process draws from: its jest worker's slice, else its pid's. */
+export function portSlice(env: NodeJS.ProcessEnv = process.env, pid = process.pid): [number, number] {
+  const worker = Number(env.JEST_WORKER_ID);
+  const index = (Number.isInteger(worker) && worker > 0 ? worker - 1 : pid) % SLICES;
+  return [FIRST + index * SLICE, FIRST + (index + 1) * SLICE - 1];
+}
+
 export async function freePort(host = '127.0.0.1'): Promise<number> {
-  for (;;) {
-    const port = await anyFreePort(host);
+  const [start, last] = portSlice();
+  for (let tries = 0; tries < 200; tries++) {
+    const port = start + Math.floor(Math.random() * (last - start + 1));
     if (handedOut.has(port)) continue;
-    handedOut.add(port);
+    handedOut.add(port); // before the check: a concurrent call must not draw it meanwhile
+    if (!(await canListen(port, host))) continue;
     // Forgotten after a while: by then the port is bound by whom it was given to, or free again.
     setTimeout(() => handedOut.delete(port), 120_000).unref();
     return port;
   }
+  throw new Error(`no free port found in ${start}-${last} on ${host}`);
 }
 
-function anyFreePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
+function canListen(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.once('error', reject);
-    server.listen({ port: 0, host, exclusive: true }, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
   });
 }

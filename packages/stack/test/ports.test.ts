@@ -1,6 +1,6 @@
 import { expect, test } from '@jest/globals';
 import net from 'node:net';
-import { freePort } from '../src/ports';
+import { freePort, portSlice } from '../src/ports';
 
 test('when freePort answers, then a server can listen on that port', async () => {
   const port = await freePort();
@@ -12,4 +12,22 @@ test('when freePort answers, then a server can listen on that port', async () =>
   });
   expect((server.address() as net.AddressInfo).port).toBe(port);
   await new Promise((resolve) => server.close(resolve));
+});
+
+test('when many ports are asked for, then each is new and below the ephemeral range, in the slice of this worker', async () => {
+  const ports = await Promise.all(Array.from({ length: 50 }, () => freePort()));
+  const [first, last] = portSlice();
+  expect(new Set(ports).size).toBe(50);
+  for (const port of ports) {
+    expect(port).toBeGreaterThanOrEqual(first);
+    expect(port).toBeLessThanOrEqual(last);
+  }
+  expect(last).toBeLessThan(32_768);
+});
+
+test('when two jest workers start stacks side by side, then their ports come from slices that do not overlap', () => {
+  const [a0, a1] = portSlice({ JEST_WORKER_ID: '1' });
+  const [b0, b1] = portSlice({ JEST_WORKER_ID: '2' });
+  expect(a1 < b0 || b1 < a0).toBe(true);
+  expect(portSlice({}, 4242)).toEqual(portSlice({}, 4242 + 8));
 });
