@@ -44,15 +44,21 @@ export async function openListen(
   }
   const secret = newListenSecret();
   const wanted = new Set<string>(kinds);
-  const subscription = await deps.bus.subscribe(auth.clientId, auth.mode, (data) => {
+  // Events that arrive while the subscription is being confirmed wait for `ready`: it comes first.
+  let held: Uint8Array[] | undefined = [];
+  const deliver = (data: Uint8Array) => {
     const event = parseListenedEvent(data);
     if (event && wanted.has(event.event)) sink.webhook(event.event_id, signListened(event, secret, new Date()));
-  });
+  };
+  const subscription = await deps.bus.subscribe(auth.clientId, auth.mode, (data) => (held ? held.push(data) : deliver(data)));
   if (!subscription) {
     await slot.release().catch(() => undefined);
     throw new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: 5 });
   }
   sink.ready({ secret, mode: auth.mode, events: kinds });
+  const early = held;
+  held = undefined;
+  early.forEach(deliver);
   const keepalive = setInterval(() => {
     sink.keepalive();
     // A Redis away for a moment leaves the slot to lapse: the stream itself goes on.
