@@ -32,6 +32,7 @@ import { UsageStore } from './data/usage.store';
 import { FailoverDelays, sweepStrandedDevices } from './jobs/failover-sweep';
 import { DeviceLimitsUseCases } from './use-cases/device-limits.use-case';
 import { DeviceUseCases } from './use-cases/devices.use-case';
+import { DeviceViewUseCases } from './use-cases/device-views.use-case';
 import { SimulateReceivedUseCase } from './use-cases/simulate-received.use-case';
 import { deviceHubHandlers, deviceHubCallers } from './grpc/device-hub.handlers';
 import { createAgentServer } from './http/agent-server';
@@ -97,6 +98,7 @@ export async function start(
   const publicUrl = () => config.agents.publicUrl ?? `https://127.0.0.1:${agentPort}`;
   const devices = new DeviceUseCases(repo, presence, new PairingAttemptStore(redis), { ...config.pairing, publicUrl });
   const limits = new DeviceLimitsUseCases(devices, repo, usage, sessions, clock);
+  const views = new DeviceViewUseCases(devices, limits);
   const simulateReceived = new SimulateReceivedUseCase(devices, sessions, received, clock);
 
   async function publishDeviceEvent(kind: 'device.connected' | 'device.disconnected', device: DeviceRow, reason: string) {
@@ -171,7 +173,7 @@ export async function start(
     callers: deviceHubCallers,
     name: 'smsgw.devicehub.v1.DeviceHubService',
     definition: deviceHubProto().DeviceHubService.service,
-    handlers: deviceHubHandlers(devices, limits, sessions, { presence, messages, log }, simulateReceived),
+    handlers: deviceHubHandlers(devices, limits, views, sessions, { presence, messages, log }, simulateReceived),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
