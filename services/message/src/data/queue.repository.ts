@@ -1,6 +1,6 @@
 import { FAILURE_MESSAGES, inTransaction, type Pool, type PoolClient } from '@smsgw/platform';
 import { aheadWithin, EXACT_UP_TO } from '../domain/queue-order';
-import { CLAIMABLE, type MessageRow, type Mode, type NewBatch, type NewMessage, type PlacedMessage } from './message.repository';
+import { CLAIMABLE, type MessageRow, type Mode, type NewBatch, type NewMessage, type PlacedMessage } from './message-row';
 import { insertOtpRow } from './otp-insert';
 
 /** A message that asked for no SIM, or for one of the slots in `param` (a smallint[]; empty: any). */
