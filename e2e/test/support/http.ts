@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { eventually as poll } from '@smsgw/testing';
 import { assertMatchesOpenApi } from './openapi-validator';
 
 export interface ApiResponse<T = Record<string, unknown>> {
@@ -60,23 +61,10 @@ export function request(url: string, ca: string, req: ApiRequest = {}): Promise<
   });
 }
 
-/** Polls `probe` until it returns a value that is not undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 20_000,
-  what = 'condition',
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
+/**
+ * Polls `probe` until it returns a value (undefined, as any falsy answer: not yet), or fails after
+ * `timeoutMs`: packages/testing's `eventually` with the system's defaults, 20 s and a probe's
+ * errors tried again (a service restarting refuses connections meanwhile).
+ */
+export const eventually = <T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition', intervalMs = 100): Promise<T> =>
+  poll(probe, timeoutMs, what, { intervalMs, retryErrors: true });

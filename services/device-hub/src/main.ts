@@ -2,7 +2,6 @@ import './instrumentation';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import {
-  answersWithin,
   connectNats,
   createClient,
   createLogger,
@@ -11,20 +10,15 @@ import {
   gauge,
   ensureStream,
   migrate,
-  newId,
-  redisAnswers,
-  reusedFor,
   runMain,
   startGrpcService,
   streamConfigs,
   timerLoop,
   type Logger,
-  type PublicEvent,
 } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { accountProto, deviceHubProto, messageProto, type account, type message } from '@smsgw/proto';
 import { loadDeviceHubConfig, type DeviceHubConfig } from './config';
-import type { DeviceRow } from './data/device-row';
 import { DeviceRepository } from './data/device.repository';
 import { PairingAttemptStore } from './data/pairing-attempts.store';
 import { PresenceStore } from './data/presence.store';
@@ -32,9 +26,12 @@ import { UsageStore } from './data/usage.store';
 import { FailoverDelays, sweepStrandedDevices } from './jobs/failover-sweep';
 import { DeviceLimitsUseCases } from './use-cases/device-limits.use-case';
 import { DeviceUseCases } from './use-cases/devices.use-case';
+import { DeviceViewUseCases } from './use-cases/device-views.use-case';
 import { SimulateReceivedUseCase } from './use-cases/simulate-received.use-case';
 import { deviceHubHandlers, deviceHubCallers } from './grpc/device-hub.handlers';
 import { createAgentServer } from './http/agent-server';
+import { unreadyDependencies, watchNats } from './http/readiness';
+import { DeviceEventPublisher } from './events/device-event.publisher';
 import { ReceivedPublisher } from './events/received.publisher';
 import { ReportPublisher } from './events/report.publisher';
 import { AgentSession } from './sessions/agent-session';
@@ -97,41 +94,13 @@ export async function start(
   const publicUrl = () => config.agents.publicUrl ?? `https://127.0.0.1:${agentPort}`;
   const devices = new DeviceUseCases(repo, presence, new PairingAttemptStore(redis), { ...config.pairing, publicUrl });
   const limits = new DeviceLimitsUseCases(devices, repo, usage, sessions, clock);
+  const views = new DeviceViewUseCases(devices, limits);
   const simulateReceived = new SimulateReceivedUseCase(devices, sessions, received, clock);
+  const deviceEvents = new DeviceEventPublisher(nats, repo);
 
-  async function publishDeviceEvent(kind: 'device.connected' | 'device.disconnected', device: DeviceRow, reason: string) {
-    const at = new Date().toISOString();
-    const event: PublicEvent = {
-      event: kind,
-      event_id: newId('evt'),
-      timestamp: at,
-      data: { device_id: device.device_id, client_id: device.client_id, name: device.name, at, reason },
-      routing: { client_id: device.client_id, mode: 'live' },
-    };
-    await nats.js.publish(nats.names.event(kind), JSON.stringify(event), { msgID: event.event_id });
-    await repo.touch(device.device_id);
-  }
-
-  let natsUp = true;
-  nats.onConnectionChange((up) => {
-    // Back from an outage: wake-ups sent meanwhile were lost, and idle phones may be in a long wait.
-    if (up && !natsUp) sessions.wakeAll();
-    natsUp = up;
-  });
-  const unready = reusedFor(1000, async () => {
-    const [postgres, redisUp] = await Promise.all([
-      answersWithin(
-        1000,
-        pool.query('SELECT 1').then(() => true),
-      ),
-      redisAnswers(redis, 1000),
-    ]);
-    const down: string[] = [];
-    if (!postgres) down.push('postgres');
-    if (!redisUp) down.push('redis');
-    if (!natsUp || nats.nc.isClosed()) down.push('nats');
-    return down;
-  });
+  // Back from an outage: wake-ups sent meanwhile were lost, and idle phones may be in a long wait.
+  const natsConnected = watchNats(nats, () => sessions.wakeAll());
+  const unready = unreadyDependencies(pool, redis, natsConnected);
 
   const agentServer = createAgentServer({
     unready,
@@ -152,7 +121,7 @@ export async function start(
         config,
         log,
         clock,
-        publishDeviceEvent,
+        publishDeviceEvent: (kind, of, reason) => deviceEvents.publish(kind, of, reason),
         loadDevice: (deviceId) => repo.find(deviceId),
         otherPhoneOnline: (of) => devices.otherPhoneOnline(of),
         storeSims: (deviceId, sims) => repo.setSims(deviceId, sims),
@@ -171,7 +140,7 @@ export async function start(
     callers: deviceHubCallers,
     name: 'smsgw.devicehub.v1.DeviceHubService',
     definition: deviceHubProto().DeviceHubService.service,
-    handlers: deviceHubHandlers(devices, limits, sessions, { presence, messages, log }, simulateReceived),
+    handlers: deviceHubHandlers(devices, limits, views, sessions, { presence, messages, log }, simulateReceived),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });

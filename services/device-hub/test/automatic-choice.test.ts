@@ -1,5 +1,6 @@
+import { eventually } from '@smsgw/testing';
 import { HubCluster, postPair } from './support/hub';
-import { eventually, Phone } from './support/phone';
+import { Phone } from './support/phone';
 
 const codeOf = (pairingUrl: string) => new URL(pairingUrl).searchParams.get('code')!;
 

@@ -1,6 +1,6 @@
 import type { GrpcService } from '@smsgw/platform';
+import { eventually } from '@smsgw/testing';
 import { HubCluster } from './support/hub';
-import { eventually } from './support/phone';
 import { MessageStandIn, startAccountStandIn } from './support/stand-ins';
 
 /**

@@ -1,6 +1,7 @@
 import { AppError, connectNats, createLogger, type AgentReceived, type Nats } from '@smsgw/platform';
+import { eventually } from '@smsgw/testing';
 import { HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
-import { eventually, Phone } from './support/phone';
+import { Phone } from './support/phone';
 import { MessageStandIn } from './support/stand-ins';
 
 /**

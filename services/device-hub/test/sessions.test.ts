@@ -1,9 +1,9 @@
 import tls from 'node:tls';
 import { connectNats, createClient, createLogger, createPool, type Nats, type Pool, type PromiseClient } from '@smsgw/platform';
 import { messageProto, type message } from '@smsgw/proto';
-import { grpcTlsFor, startServiceProcess, type ServiceProcessUnderTest } from '@smsgw/testing';
+import { eventually, grpcTlsFor, startServiceProcess, type ServiceProcessUnderTest } from '@smsgw/testing';
 import { DATABASE_URL, HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
-import { eventually, Phone } from './support/phone';
+import { Phone } from './support/phone';
 
 /**
  * The hub's dispatch loop and its sessions against real servers: the real

@@ -1,6 +1,7 @@
 import { connectNats, createLogger, type AgentReport, type GrpcService, type Nats } from '@smsgw/platform';
+import { eventually } from '@smsgw/testing';
 import { HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
-import { eventually, Phone } from './support/phone';
+import { Phone } from './support/phone';
 import { MessageStandIn, startAccountStandIn, type StandInMessage } from './support/stand-ins';
 
 /**

@@ -7,12 +7,10 @@ import {
   createPool,
   ensureStream,
   migrate,
-  reusedFor,
   runMain,
   startGrpcService,
   streamConfigs,
   type Logger,
-  gauge,
   observeConsumerLag,
 } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
@@ -35,6 +33,7 @@ import { SmsEventPublisher } from './events/sms-event.publisher';
 import { TimerConsumer } from './events/timer.consumer';
 import { WakeUpPublisher } from './events/wake-up.publisher';
 import { messageHandlers, messageCallers } from './grpc/message.handlers';
+import { observeQueue } from './metrics/queue-gauges';
 import { failPendingTo } from './use-cases/opt-outs.use-case';
 import { ReportTimeoutJob } from './jobs/report-timeout.job';
 import { ExpiryJob } from './jobs/expiry.job';
@@ -96,19 +95,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     failPendingTo(messageService, r),
   );
   // What an SRE watches: the queue waiting for phones, and the consumers' lag.
-  // Both gauges of one scrape share one query (its result is reused for a second).
-  const queueRead = reusedFor(1000, () => repo.queueStats());
-  const byMode = async () => {
-    const rows = await queueRead();
-    // Both modes always: an empty queue is a 0, not a missing series.
-    return (['live', 'test'] as const).map((mode) => rows.find((q) => q.mode === mode) ?? { mode, depth: 0, oldest_seconds: 0 });
-  };
-  gauge('queue.depth', 'Messages due and waiting for a phone, by mode', async (r) => {
-    for (const q of await byMode()) r.observe(q.depth, { mode: q.mode });
-  });
-  gauge('queue.oldest_age.seconds', 'How long the oldest message due has waited for a phone, by mode', async (r) => {
-    for (const q of await byMode()) r.observe(q.oldest_seconds, { mode: q.mode });
-  });
+  observeQueue(repo);
   observeConsumerLag(nats, [
     { stream: nats.names.reportsStream, durable: 'message-reports' },
     { stream: nats.names.reportsStream, durable: RECEIVED_DURABLE },

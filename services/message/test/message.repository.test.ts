@@ -1,5 +1,6 @@
 import type { Pool } from '@smsgw/platform';
-import { MessageRepository, type NewMessage } from '../src/data/message.repository';
+import { MessageRepository } from '../src/data/message.repository';
+import type { NewMessage } from '../src/data/message-row';
 import { QueueRepository } from '../src/data/queue.repository';
 import { newMessage, randomHex, sleep, testDatabase } from './support/database';
 

@@ -1,5 +1,5 @@
 import { AppError, connectNats, createLogger, newId, type Nats, type PublicEvent } from '@smsgw/platform';
-import { eventually, sleep } from './support/database';
+import { eventually, NATS_URL, sleep } from './support/database';
 import { startMessageService, TEST_SEAL_KEY, type RunningService } from './support/service';
 import { openText } from '../src/domain/otp-seal';
 
@@ -12,7 +12,7 @@ describe('OTP messages: masked at rest, sealed until a phone has them, failed on
   beforeAll(async () => {
     svc = await startMessageService({ OTP_EXPIRY_SWEEP_MS: '200' });
     nats = await connectNats({
-      url: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
+      url: NATS_URL,
       prefix: svc.natsPrefix,
       name: 'otp-test',
       log: createLogger('t', 'silent'),

@@ -1,5 +1,6 @@
 import { AppError, connectNats, createLogger, newId, type AgentReceived, type Nats } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
+import { thrownBy } from '@smsgw/testing';
 import { eventually, NATS_URL, randomHex } from './support/database';
 import { startMessageService, type RunningService } from './support/service';
 
@@ -8,15 +9,6 @@ const DAY = 24 * HOUR;
 const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
 const day = (daysAgo: number, hours = 12) => new Date(today - daysAgo * DAY + hours * HOUR);
 const date = (daysAgo: number) => day(daysAgo, 0).toISOString().slice(0, 10);
-
-async function rejection(call: Promise<unknown>): Promise<AppError> {
-  const err: unknown = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
-}
 
 interface SeedReceived {
   clientId: string;
@@ -165,11 +157,11 @@ describe('the inbox (ListReceived, GetReceived), its statistics and retention, t
     });
 
     it('then bad pages, dates and searches are refused as the history refuses them', async () => {
-      expect((await rejection(list({ clientId: client, page: 0 }))).code).toBe('INVALID_PAGINATION');
-      expect((await rejection(list({ clientId: client, limit: 101 }))).code).toBe('INVALID_PAGINATION');
-      expect((await rejection(list({ clientId: client, fromDate: 'yesterday' }))).code).toBe('INVALID_DATE');
-      expect((await rejection(list({ clientId: client, fromDate: date(1), toDate: date(2) }))).code).toBe('INVALID_DATE');
-      const short = await rejection(list({ clientId: client, search: 'ok' }));
+      expect((await thrownBy(list({ clientId: client, page: 0 }), AppError)).code).toBe('INVALID_PAGINATION');
+      expect((await thrownBy(list({ clientId: client, limit: 101 }), AppError)).code).toBe('INVALID_PAGINATION');
+      expect((await thrownBy(list({ clientId: client, fromDate: 'yesterday' }), AppError)).code).toBe('INVALID_DATE');
+      expect((await thrownBy(list({ clientId: client, fromDate: date(1), toDate: date(2) }), AppError)).code).toBe('INVALID_DATE');
+      const short = await thrownBy(list({ clientId: client, search: 'ok' }), AppError);
       expect(short.code).toBe('VALIDATION_ERROR');
       expect(short.details).toEqual([{ field: 'search', code: 'SEARCH_TOO_SHORT' }]);
     });
@@ -185,7 +177,7 @@ describe('the inbox (ListReceived, GetReceived), its statistics and retention, t
         { clientId: client, mode: 'MODE_LIVE' as const, id: '' },
       ];
       for (const req of misses) {
-        const err = await rejection(svc.client.getReceived(req));
+        const err = await thrownBy(svc.client.getReceived(req), AppError);
         expect(err.code).toBe('RECEIVED_NOT_FOUND');
       }
     });
@@ -244,7 +236,9 @@ describe('the inbox (ListReceived, GetReceived), its statistics and retention, t
       const left = (await list({ clientId: client })).messages.map((m) => m.id);
       expect(left).toEqual([recent, lateArrival]);
       for (const id of [oldA!, oldB!]) {
-        expect((await rejection(svc.client.getReceived({ clientId: client, mode: 'MODE_LIVE', id }))).code).toBe('RECEIVED_NOT_FOUND');
+        expect((await thrownBy(svc.client.getReceived({ clientId: client, mode: 'MODE_LIVE', id }), AppError)).code).toBe(
+          'RECEIVED_NOT_FOUND',
+        );
       }
       const { rows } = await svc.pool.query('SELECT day::text, received FROM daily_rollups WHERE client_id = $1', [client]);
       expect(rows).toEqual([{ day: date(100), received: 2 }]);

@@ -1,5 +1,6 @@
 import { AppError } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
+import { thrownBy } from '@smsgw/testing';
 import { randomHex } from './support/database';
 import { seed, startMessageService, type RunningService, type SeedRow } from './support/service';
 
@@ -15,15 +16,6 @@ type Status = NonNullable<SeedRow['status']>;
 /** `count` messages of one status, one device, one instant. */
 const many = (count: number, row: Omit<SeedRow, 'status'> & { status: Status }): SeedRow[] =>
   Array.from({ length: count }, () => ({ ...row }));
-
-async function rejection(call: Promise<unknown>): Promise<AppError> {
-  const err: unknown = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
-}
 
 describe('GetStats and RunRetention, through gRPC', () => {
   let svc: RunningService;
@@ -182,15 +174,15 @@ describe('GetStats and RunRetention, through gRPC', () => {
       ['from_date', { fromDate: 'last week' }],
       ['to_date', { toDate: '2025-02-29' }],
     ])('then an unreadable %s is INVALID_DATE', async (field, req) => {
-      const err = await rejection(stats({ clientId: client, ...req }));
+      const err = await thrownBy(stats({ clientId: client, ...req }), AppError);
 
       expect(err.code).toBe('INVALID_DATE');
       expect(err.details).toEqual([{ field, code: 'INVALID_DATE' }]);
     });
 
     it('then from_date after to_date, or after now without to_date, is INVALID_DATE', async () => {
-      expect((await rejection(stats({ clientId: client, fromDate: date(1), toDate: date(2) }))).code).toBe('INVALID_DATE');
-      expect((await rejection(stats({ clientId: client, fromDate: new Date(Date.now() + 2 * DAY).toISOString() }))).code).toBe(
+      expect((await thrownBy(stats({ clientId: client, fromDate: date(1), toDate: date(2) }), AppError)).code).toBe('INVALID_DATE');
+      expect((await thrownBy(stats({ clientId: client, fromDate: new Date(Date.now() + 2 * DAY).toISOString() }), AppError)).code).toBe(
         'INVALID_DATE',
       );
     });
@@ -267,9 +259,9 @@ describe('GetStats and RunRetention, through gRPC', () => {
       expect(await snapshot()).toEqual(before);
       const historyAfter = [...(await history(client)), ...(await history(client, 'MODE_TEST')), ...(await history(other))];
       expect(historyAfter.sort()).toEqual([...seededNew].sort());
-      expect((await rejection(svc.client.getMessage({ clientId: client, messageId: seededOld[0]!, mode: 'MODE_LIVE' }))).code).toBe(
-        'MESSAGE_NOT_FOUND',
-      );
+      expect(
+        (await thrownBy(svc.client.getMessage({ clientId: client, messageId: seededOld[0]!, mode: 'MODE_LIVE' }), AppError)).code,
+      ).toBe('MESSAGE_NOT_FOUND');
 
       expect(await svc.client.runRetention({ retentionDays: 90 })).toEqual({ deleted: 0 });
       expect(await snapshot()).toEqual(before);
@@ -331,8 +323,8 @@ describe('GetStats and RunRetention, through gRPC', () => {
       expect(await svc.client.runRetention({ retentionDays: 50 })).toEqual({ deleted: 3 });
 
       expect(await snapshot()).toEqual(before);
-      expect((await rejection(svc.client.runRetention({ retentionDays: -1 }))).code).toBe('VALIDATION_ERROR');
-      expect((await rejection(svc.client.runRetention({ retentionDays: 2 ** 31 - 1 }))).code).toBe('VALIDATION_ERROR');
+      expect((await thrownBy(svc.client.runRetention({ retentionDays: -1 }), AppError)).code).toBe('VALIDATION_ERROR');
+      expect((await thrownBy(svc.client.runRetention({ retentionDays: 2 ** 31 - 1 }), AppError)).code).toBe('VALIDATION_ERROR');
     });
 
     it('then after all these inserts, moves and deletions the per-day counters still equal the messages', async () => {

@@ -33,7 +33,8 @@ import { Sweeper } from './delivery/sweeper';
 import { RetryPolicy } from './domain/retry-policy';
 import { EventConsumer } from './events/event.consumer';
 import { ListenPublisher } from './events/listen.publisher';
-import { RETRY_SUBJECT, retryTimerKey, TimerConsumer } from './events/timer.consumer';
+import { retryScheduler } from './events/retry-scheduler';
+import { TimerConsumer } from './events/timer.consumer';
 import { webhookHandlers, webhookCallers } from './grpc/webhook.handlers';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
@@ -76,14 +77,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     outcomes,
     repo: deliveries,
     policy: new RetryPolicy(config.delivery.retryDelaysMs),
-    scheduleRetry: async (deliveryId, attempt, at) => {
-      await timers.createTimer({
-        key: retryTimerKey(deliveryId, attempt),
-        fireAt: at.toISOString(),
-        subject: nats.names.timer(RETRY_SUBJECT),
-        payload: Buffer.from(JSON.stringify({ delivery_id: deliveryId, attempt })),
-      });
-    },
+    scheduleRetry: retryScheduler(timers, nats),
     alertDropped: alerts.alertDropped,
     userAgent: `${config.delivery.userAgentName}-Webhook/1.0`,
     log,

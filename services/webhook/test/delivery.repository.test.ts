@@ -1,16 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createPool, migrate, newId, quoteIdent, type Pool } from '@smsgw/platform';
+import { DATABASE_URL, randomHex, sleep } from '@smsgw/testing';
 import { AlertRepository } from '../src/data/alert.repository';
 import { DeliveryLogRepository } from '../src/data/delivery-log.repository';
 import { DeliveryRepository, type NewEvent } from '../src/data/delivery.repository';
 import { EndpointRepository } from '../src/data/endpoint.repository';
 
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('delivery repository against Postgres', () => {
-  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const schema = `t_${randomHex()}`;
   let pool: Pool;
   let repo: DeliveryRepository;
   let alerts: AlertRepository;

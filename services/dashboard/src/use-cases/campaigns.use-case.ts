@@ -54,10 +54,31 @@ export function guessPhoneColumn(headers: string[]): string {
   return headers.find((h) => /phone|number|mobile|tel|to|num/i.test(h)) ?? headers[0]!;
 }
 
+/** The mapping step: the client's upload with a first mapping (the phone column guessed), or undefined once expired. */
+export async function uploadToMap(
+  redis: Redis,
+  clientId: string,
+  uploadId: string,
+): Promise<{ upload: LoadedUpload; mapping: Mapping } | undefined> {
+  const upload = await loadUpload(redis, clientId, uploadId);
+  return upload && { upload, mapping: { phoneColumn: guessPhoneColumn(upload.file.headers), template: '' } };
+}
+
 /** The rows as messages and refusals, or the mapping's own error. */
 export function preview(upload: LoadedUpload, mapping: Mapping): Preview | { error: string } {
   const error = checkMapping(upload.file, mapping);
   return error ? { error } : previewRows(upload.file, mapping);
+}
+
+/** The preview step: the client's upload and its rows under `mapping` (or the mapping's error), or undefined once expired. */
+export async function previewUpload(
+  redis: Redis,
+  clientId: string,
+  uploadId: string,
+  mapping: Mapping,
+): Promise<{ upload: LoadedUpload; rows: Preview | { error: string } } | undefined> {
+  const upload = await loadUpload(redis, clientId, uploadId);
+  return upload && { upload, rows: preview(upload, mapping) };
 }
 
 /**
@@ -82,13 +103,41 @@ export function spreadOverPhones(online: devicehub.Device__Output[], depths: Rec
 
 export const NO_PHONE_ONLINE = 'None of your phones is online: open the app on a phone, then send the campaign.';
 
+export type CampaignSend =
+  /** Stored whole. */
+  | { outcome: 'sent'; campaignId: string }
+  /** Stored in part: the campaign as it is, and what is missing in words. */
+  | { outcome: 'stopped'; campaign: message.Campaign__Output; stopped: string }
+  /**
+   * Refused before anything was stored, in words; with the preview to show it on again, while the
+   * upload is there and its mapping holds.
+   */
+  | { outcome: 'refused'; error: string; again?: { upload: LoadedUpload; rows: Preview } };
+
+/** The send step: the upload sent (`storeCampaign`), and what its page shows after it. */
+export async function sendCampaign(
+  up: Upstreams,
+  redis: Redis,
+  clientId: string,
+  uploadId: string,
+  mapping: Mapping,
+): Promise<CampaignSend> {
+  const sent = await storeCampaign(up, redis, clientId, uploadId, mapping);
+  if ('campaignId' in sent && !sent.stopped) return { outcome: 'sent', campaignId: sent.campaignId };
+  if ('campaignId' in sent)
+    return { outcome: 'stopped', campaign: await getCampaign(up, clientId, sent.campaignId), stopped: sent.stopped! };
+  const upload = await loadUpload(redis, clientId, uploadId);
+  const rows = upload && preview(upload, mapping);
+  return { outcome: 'refused', error: sent.error, again: upload && rows && !('error' in rows) ? { upload, rows } : undefined };
+}
+
 /**
  * Sends the upload's good rows: checks a phone is online (nothing is stored
  * otherwise), creates the campaign, then adds the messages in batches of 100,
  * each on its phone. The upload is taken at once, so that a second click
  * does not send it twice. The campaign's id, or an error in words.
  */
-export async function sendCampaign(
+async function storeCampaign(
   up: Upstreams,
   redis: Redis,
   clientId: string,
@@ -143,8 +192,19 @@ export async function getCampaign(up: Upstreams, clientId: string, campaignId: s
 
 export type CampaignMove = 'pause' | 'resume' | 'cancel';
 
-/** Pauses, resumes or cancels the client's campaign; the campaign after it, or the refusal in words. */
+/** Pauses, resumes or cancels the client's campaign; the campaign after it, or the refusal in words with the campaign as it is. */
 export async function moveCampaign(
+  up: Upstreams,
+  clientId: string,
+  campaignId: string,
+  move: CampaignMove,
+): Promise<{ moved: true; campaign: message.Campaign__Output } | { moved: false; error: string; campaign: message.Campaign__Output }> {
+  const moved = await applyMove(up, clientId, campaignId, move);
+  if ('campaign' in moved) return { moved: true, campaign: moved.campaign };
+  return { moved: false, error: moved.error, campaign: await getCampaign(up, clientId, campaignId) };
+}
+
+async function applyMove(
   up: Upstreams,
   clientId: string,
   campaignId: string,

@@ -57,7 +57,13 @@ export function parseFleetForm(form: FleetForm): FleetParse {
 }
 
 /** The client's settings the settings page shows: its alert address and its fleet settings. */
-export async function clientSettings(up: Upstreams, clientId: string): Promise<{ email: string; verified: boolean; fleet: FleetSettings }> {
+export interface ClientSettings {
+  email: string;
+  verified: boolean;
+  fleet: FleetSettings;
+}
+
+export async function clientSettings(up: Upstreams, clientId: string): Promise<ClientSettings> {
   const client = await up.accounts.getClient({ clientId });
   return {
     email: client.email,

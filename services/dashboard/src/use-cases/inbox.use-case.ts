@@ -87,8 +87,19 @@ export async function conversation(up: Upstreams, clientId: string, number: stri
 }
 
 /** The client's phones, for the reply's select. */
-export async function replyPhones(up: Upstreams, clientId: string): Promise<devicehub.Device__Output[]> {
+async function replyPhones(up: Upstreams, clientId: string): Promise<devicehub.Device__Output[]> {
   return (await up.devices.listDevices({ clientId, onlineOnly: false })).devices;
+}
+
+/** A conversation's page: its lines, and the phones a reply can go through. */
+export interface Thread {
+  lines: Line[];
+  phones: devicehub.Device__Output[];
+}
+
+export async function thread(up: Upstreams, clientId: string, number: string): Promise<Thread> {
+  const [lines, phones] = await Promise.all([conversation(up, clientId, number), replyPhones(up, clientId)]);
+  return { lines, phones };
 }
 
 /** The reply's fields; `''` holds what belongs to no field. */
@@ -97,12 +108,32 @@ export type ReplyErrors = Partial<Record<'device_id' | 'text' | '', string>>;
 /** The number a reply can go to (an E.164 number; a sender name or short code cannot be answered). */
 export const replyable = (number: string) => normalizePhoneNumber(number);
 
+export type ReplyAnswer =
+  | { ok: true; messageId: string }
+  /** Refused per field, or by the message service (`refusal`: an offline phone, a number it refuses...); with the conversation to show it on. */
+  | { ok: false; errors: ReplyErrors; thread: Thread }
+  | { ok: false; refusal: AppError; thread: Thread };
+
+/** A reply from the conversation's page (`reply`); when it is refused, the conversation to give the form back on. */
+export async function replyInThread(up: Upstreams, clientId: string, number: string, deviceId: string, text: string): Promise<ReplyAnswer> {
+  let result: Awaited<ReturnType<typeof reply>>;
+  try {
+    result = await reply(up, clientId, number, deviceId, text);
+  } catch (err) {
+    // The service's refusals are shown; its failures are not.
+    if (!(err instanceof AppError) || (err.httpStatus >= 500 && err.code !== 'DEVICE_OFFLINE')) throw err;
+    return { ok: false, refusal: err, thread: await thread(up, clientId, number) };
+  }
+  if (!result.ok) return { ok: false, errors: result.errors, thread: await thread(up, clientId, number) };
+  return result;
+}
+
 /**
  * Sends the reply through the chosen phone, pinned to it (the person chose that phone: it must not
  * move to another), with the client's default time to live, as the API would. The phone must be
  * the client's and online; what is refused comes back per field.
  */
-export async function reply(
+async function reply(
   up: Upstreams,
   clientId: string,
   number: string,

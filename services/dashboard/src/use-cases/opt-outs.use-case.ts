@@ -7,14 +7,32 @@ import type { Upstreams } from './upstreams';
 const LIVE = 'MODE_LIVE';
 export const OPT_OUTS_PER_PAGE = 50;
 
-export async function listOptOuts(up: Upstreams, clientId: string, page: number): Promise<message.ListOptOutsResponse__Output> {
-  return up.messages.listOptOuts({ clientId, mode: LIVE, page, limit: OPT_OUTS_PER_PAGE });
+/** The opt-outs page: a page of the list, and the keyword settings unless the page gives back the settings form as typed. */
+export interface OptOutsOverview {
+  list: message.ListOptOutsResponse__Output;
+  settings?: message.OptOutSettings__Output;
 }
 
-/** Adds a number typed by a person (checked as the API checks a `to`, stored in E.164); undefined when it is not one. */
-export async function addOptOut(up: Upstreams, clientId: string, typed: string): Promise<{ number: string } | { error: string }> {
+export async function optOutsOverview(up: Upstreams, clientId: string, page: number, withSettings = true): Promise<OptOutsOverview> {
+  const [list, settings] = await Promise.all([
+    up.messages.listOptOuts({ clientId, mode: LIVE, page, limit: OPT_OUTS_PER_PAGE }),
+    withSettings ? up.messages.getOptOutSettings({ clientId }) : undefined,
+  ]);
+  return { list, settings };
+}
+
+/**
+ * Adds a number typed by a person (checked as the API checks a `to`, stored in E.164); when it is
+ * not one, the error with the page (`page`) to show it on.
+ */
+export async function addOptOut(
+  up: Upstreams,
+  clientId: string,
+  typed: string,
+  page: number,
+): Promise<{ number: string } | { error: string; page: OptOutsOverview }> {
   const number = normalizePhoneNumber(typed);
-  if (!number) return { error: INVALID_NUMBER };
+  if (!number) return { error: INVALID_NUMBER, page: await optOutsOverview(up, clientId, page) };
   await up.messages.addOptOut({ clientId, mode: LIVE, phoneNumber: number, source: 'dashboard' });
   return { number };
 }
@@ -54,19 +72,17 @@ export const keywordList = (text: string) =>
     .map((k) => k.trim().replace(/\s+/g, ' ').toUpperCase().normalize('NFD').replace(/\p{M}/gu, ''))
     .filter(Boolean);
 
-export async function getSettings(up: Upstreams, clientId: string): Promise<message.OptOutSettings__Output> {
-  return up.messages.getOptOutSettings({ clientId });
-}
-
 /**
  * Stores the settings as typed. The service checks the keywords (its rules are its own: length,
- * characters, how many, none in both lists): its VALIDATION_ERROR comes back per field.
+ * characters, how many, none in both lists): its VALIDATION_ERROR comes back per field, with the
+ * page (`page`) to give the form back on.
  */
 export async function saveSettings(
   up: Upstreams,
   clientId: string,
   form: SettingsForm,
-): Promise<{ ok: true } | { ok: false; errors: SettingsErrors }> {
+  page: number,
+): Promise<{ ok: true } | { ok: false; errors: SettingsErrors; page: OptOutsOverview }> {
   try {
     await up.messages.setOptOutSettings({
       clientId,
@@ -77,7 +93,7 @@ export async function saveSettings(
     return { ok: true };
   } catch (err) {
     if (!(err instanceof AppError) || err.httpStatus !== 400) throw err;
-    return { ok: false, errors: settingsErrors(err) };
+    return { ok: false, errors: settingsErrors(err), page: await optOutsOverview(up, clientId, page, false) };
   }
 }
 

@@ -128,16 +128,39 @@ export function hubErrors(err: unknown): LimitErrors | undefined {
 }
 
 /** A phone of the client (NOT_FOUND for another client's: the hub answers only for the client's own). */
-export async function getPhone(up: Upstreams, clientId: string, deviceId: string): Promise<devicehub.Device__Output> {
+function getPhone(up: Upstreams, clientId: string, deviceId: string): Promise<devicehub.Device__Output> {
   return up.devices.getDevice({ clientId, deviceId });
 }
 
-/** Stores the phone's limits (all of them) and answers the phone as the hub now has it. */
-export async function setPhoneLimits(
-  up: Upstreams,
-  clientId: string,
-  deviceId: string,
-  limits: devicehub.DeviceLimits,
-): Promise<devicehub.Device__Output> {
-  return up.devices.setDeviceLimits({ clientId, deviceId, limits });
+/** A phone's page: the phone (NOT_FOUND for another client's) and the messages queued on it. */
+export interface PhoneDetail {
+  device: devicehub.Device__Output;
+  queued: number;
+}
+
+export async function phoneDetail(up: Upstreams, clientId: string, deviceId: string): Promise<PhoneDetail> {
+  const device = await getPhone(up, clientId, deviceId);
+  const { depths } = await up.messages.queueDepths({ deviceIds: [device.deviceId] });
+  return { device, queued: depths[device.deviceId] ?? 0 };
+}
+
+/** Saved, or refused per field with the phone's page to show the form again on. */
+export type LimitsSaved = { ok: true } | { ok: false; errors: LimitErrors; phone: PhoneDetail };
+
+/**
+ * Stores the phone's limits (all of them) as typed: another client's phone is refused (NOT_FOUND) before anything is
+ * checked or stored; then the form is checked (`parseLimitsForm`) and the hub checks the rest (`hubErrors`).
+ */
+export async function savePhoneLimits(up: Upstreams, clientId: string, deviceId: string, form: LimitsForm): Promise<LimitsSaved> {
+  await getPhone(up, clientId, deviceId);
+  const parsed = parseLimitsForm(form);
+  if (!parsed.ok) return { ok: false, errors: parsed.errors, phone: await phoneDetail(up, clientId, deviceId) };
+  try {
+    await up.devices.setDeviceLimits({ clientId, deviceId, limits: parsed.value });
+  } catch (err) {
+    const errors = hubErrors(err);
+    if (!errors) throw err;
+    return { ok: false, errors, phone: await phoneDetail(up, clientId, deviceId) };
+  }
+  return { ok: true };
 }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import type { Readable } from 'node:stream';
+import { AppError } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
 import type { Upstreams } from './upstreams';
 
@@ -26,6 +28,18 @@ export interface PhoneRow {
   sentToday: number;
 }
 
+/** What the phones' use cases reach: the hub and the message service, and the APK this server offers (absent: none). */
+export interface PhonesDeps {
+  up: Upstreams;
+  apkFile?: string;
+}
+
+/** The Phones page: the client's phones and the app to install on them (undefined when this server has no APK). */
+export interface PhonesList {
+  phones: PhoneRow[];
+  apk: ApkInfo | undefined;
+}
+
 let apkCache: { key: string; info: ApkInfo } | undefined;
 
 /** The APK's size and digest, read again only when the file changes; undefined when it is not built. */
@@ -43,10 +57,17 @@ export function apkInfo(file: string | undefined): ApkInfo | undefined {
   return apkCache.info;
 }
 
+/** The APK a phone downloads: its size, its digest and its bytes; NOT_FOUND when this server has none. */
+export function apkDownload(file: string | undefined): { info: ApkInfo; content: Readable } {
+  const info = apkInfo(file);
+  if (!info || !file) throw new AppError('NOT_FOUND');
+  return { info, content: fs.createReadStream(file) };
+}
+
 const startOfTodayUtc = () => new Date(new Date().toISOString().slice(0, 10) + 'T00:00:00.000Z').toISOString();
 
 /** The client's phones, each with its queue and its live sends of today. */
-export async function listPhones(up: Upstreams, clientId: string): Promise<PhoneRow[]> {
+async function listPhones(up: Upstreams, clientId: string): Promise<PhoneRow[]> {
   const { devices } = await up.devices.listDevices({ clientId, onlineOnly: false });
   const ids = devices.map((d) => d.deviceId);
   const [queued, today] = await Promise.all([
@@ -60,10 +81,17 @@ export async function listPhones(up: Upstreams, clientId: string): Promise<Phone
   return devices.map((device, i) => ({ device, queued: queued[device.deviceId] ?? 0, sentToday: today[i]!.totalSent }));
 }
 
-/** A new phone, with the secrets that pair it (shown once). */
-export async function addPhone(up: Upstreams, clientId: string, name: string): Promise<AddedPhone> {
-  const d = await up.devices.createDevice({ clientId, name });
-  return { deviceId: d.deviceId, name, password: d.devicePassword, pairingUrl: d.pairingUrl, expiresAt: d.pairingExpiresAt };
+/** The Phones page's contents. */
+export async function phonesList(deps: PhonesDeps, clientId: string): Promise<PhonesList> {
+  const phones = await listPhones(deps.up, clientId);
+  return { phones, apk: apkInfo(deps.apkFile) };
+}
+
+/** A new phone, with the secrets that pair it (shown once), and the Phones page with it. */
+export async function addPhone(deps: PhonesDeps, clientId: string, name: string): Promise<PhonesList & { added: AddedPhone }> {
+  const d = await deps.up.devices.createDevice({ clientId, name });
+  const added = { deviceId: d.deviceId, name, password: d.devicePassword, pairingUrl: d.pairingUrl, expiresAt: d.pairingExpiresAt };
+  return { added, ...(await phonesList(deps, clientId)) };
 }
 
 export async function renamePhone(up: Upstreams, clientId: string, deviceId: string, name: string): Promise<void> {
@@ -74,14 +102,19 @@ export async function removePhone(up: Upstreams, clientId: string, deviceId: str
   await up.devices.removeDevice({ clientId, deviceId });
 }
 
-/** A new pairing for a phone: a new password and pairing code (shown once); the old ones and its tokens stop working and it is disconnected. */
-export async function rotatePhone(up: Upstreams, clientId: string, deviceId: string): Promise<AddedPhone> {
-  const { name } = await up.devices.getDevice({ clientId, deviceId });
-  const d = await up.devices.rotateDeviceCredentials({ clientId, deviceId });
-  return { deviceId, name, password: d.devicePassword, pairingUrl: d.pairingUrl, expiresAt: d.pairingExpiresAt, rotated: true };
+/**
+ * A new pairing for a phone: a new password and pairing code (shown once); the old ones and its tokens stop working and it
+ * is disconnected. With the Phones page after it.
+ */
+export async function rotatePhone(deps: PhonesDeps, clientId: string, deviceId: string): Promise<PhonesList & { added: AddedPhone }> {
+  const { name } = await deps.up.devices.getDevice({ clientId, deviceId });
+  const d = await deps.up.devices.rotateDeviceCredentials({ clientId, deviceId });
+  const added = { deviceId, name, password: d.devicePassword, pairingUrl: d.pairingUrl, expiresAt: d.pairingExpiresAt, rotated: true };
+  return { added, ...(await phonesList(deps, clientId)) };
 }
 
-/** A phone's tokens, password and pairing code stop working and it is disconnected, until a new pairing. */
-export async function revokePhone(up: Upstreams, clientId: string, deviceId: string): Promise<void> {
-  await up.devices.revokeDeviceCredentials({ clientId, deviceId });
+/** A phone's tokens, password and pairing code stop working and it is disconnected, until a new pairing. With the Phones page after it. */
+export async function revokePhone(deps: PhonesDeps, clientId: string, deviceId: string): Promise<PhonesList> {
+  await deps.up.devices.revokeDeviceCredentials({ clientId, deviceId });
+  return phonesList(deps, clientId);
 }

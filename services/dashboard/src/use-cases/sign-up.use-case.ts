@@ -1,7 +1,8 @@
 import { AppError, FixedWindowCounter } from '@smsgw/platform';
+import { sendVerificationQuietly, type EmailLinkDeps } from './email-links.use-case';
 import { signUp, type SignInDeps } from './sign-in.use-case';
 
-export interface SignUpDeps extends SignInDeps {
+export interface SignUpDeps extends SignInDeps, EmailLinkDeps {
   signUpLimit: { maxPerAddress: number; windowMs: number };
 }
 
@@ -22,7 +23,8 @@ export type SignUpOutcome = { outcome: 'throttled' } | { outcome: 'signed-up'; t
  * A sign-up from `ip`: fields too long are refused (VALIDATION_ERROR) before
  * anything is counted; then the address's sign-ups are counted, and past the
  * limit refused without reaching the account service. An address a trusted proxy hid
- * (`undefined`) is everyone's and is not limited.
+ * (`undefined`) is everyone's and is not limited. Once signed up, a verification link is mailed to the
+ * address (quietly: a mail that cannot go out now is asked for again from the notice).
  */
 export async function signUpFrom(deps: SignUpDeps, ip: string | undefined, form: SignUpForm): Promise<SignUpOutcome> {
   const tooLong = (Object.keys(SIGN_UP_LIMITS) as (keyof SignUpForm)[]).filter((f) => form[f].length > SIGN_UP_LIMITS[f]);
@@ -40,5 +42,7 @@ export async function signUpFrom(deps: SignUpDeps, ip: string | undefined, form:
     const { count } = await new FixedWindowCounter(deps.redis, { windowMs }).count(`dashboard:signup:ip:${ip}`);
     if (count > maxPerAddress) return { outcome: 'throttled' };
   }
-  return { outcome: 'signed-up', ...(await signUp(deps, form)) };
+  const { token, clientId } = await signUp(deps, form);
+  await sendVerificationQuietly(deps, clientId);
+  return { outcome: 'signed-up', token, clientId };
 }

@@ -9,11 +9,11 @@ import { copyable, csrfField, notice, when, type PageContext } from './layout';
 export function credentialsForm(
   pc: PageContext,
   kind: 'signin' | 'signup',
-  options: { next: string; error?: string; email?: string },
+  options: { next: string; ok?: string; error?: string; email?: string },
 ): SafeHtml {
   const signup = kind === 'signup';
-  const { next, error, email = '' } = options;
-  return html`${notice('error', error)}
+  const { next, ok, error, email = '' } = options;
+  return html`${notice('ok', ok)}${notice('error', error)}
 <form method="post" action="/${kind}${signup ? '' : `?next=${encodeURIComponent(next)}`}" class="card narrow">
   ${csrfField(pc)}
   <label for="email">E-mail</label>
@@ -58,6 +58,16 @@ export function resetPasswordView(pc: PageContext, token: string, error?: string
   <input id="new" name="new" type="password" autocomplete="new-password" required minlength="10" maxlength="200">
   <button type="submit">Set the new password</button>
 </form>`;
+}
+
+/** What a verification or password reset link that cannot be used says. */
+export const USED_LINK = 'This link does not work: it was used already, it expired, or it is not whole. Ask for a new one.';
+
+/** What using a verification link answers: the address confirmed, or the link refused. */
+export function emailVerifiedView(verified: boolean): SafeHtml {
+  return verified
+    ? html`${notice('ok', 'Your address is confirmed: alert e-mails will be sent to it.')}`
+    : html`${notice('error', USED_LINK)}`;
 }
 
 /** The button that uses a verification link (a POST, so that a mail scanner opening the link uses nothing). */

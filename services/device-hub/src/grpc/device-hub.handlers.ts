@@ -8,6 +8,7 @@ import {
   type RemovalDeps,
 } from '../use-cases/device-access.use-case';
 import type { DeviceLimitsUseCases, LimitedDeviceView } from '../use-cases/device-limits.use-case';
+import type { DeviceViewUseCases } from '../use-cases/device-views.use-case';
 import type { DeviceUseCases } from '../use-cases/devices.use-case';
 import type { SessionRegistry } from '../sessions/session-registry';
 import type { SimulateReceivedUseCase } from '../use-cases/simulate-received.use-case';
@@ -74,11 +75,11 @@ function pairingAnswer(created: Awaited<ReturnType<DeviceUseCases['create']>>): 
 export function deviceHubHandlers(
   devices: DeviceUseCases,
   limits: DeviceLimitsUseCases,
+  views: DeviceViewUseCases,
   sessions: SessionRegistry,
   removal: RemovalDeps,
   received: SimulateReceivedUseCase,
 ): AsyncHandlers<devicehub.DeviceHubServiceHandlers> {
-  const one = async (view: Parameters<DeviceLimitsUseCases['withUsage']>[0][number]) => toProto((await limits.withUsage([view]))[0]!);
   return {
     async CreateDevice(req) {
       return pairingAnswer(await devices.create(req.clientId, req.name));
@@ -93,17 +94,13 @@ export function deviceHubHandlers(
       return { revoked: await revokeDeviceCredentials(devices, sessions, req.clientId, req.deviceId) };
     },
     async ListDevices(req) {
-      const views =
-        req.onlineOnly && req.sample > 0
-          ? await devices.sampleOnline(req.clientId, req.sample)
-          : await devices.list(req.clientId, req.onlineOnly);
-      return { devices: (await limits.withUsage(views)).map(toProto) };
+      return { devices: (await views.list(req.clientId, req.onlineOnly, req.sample)).map(toProto) };
     },
     async GetDevice(req) {
-      return one(await devices.get(req.clientId, req.deviceId));
+      return toProto(await views.get(req.clientId, req.deviceId));
     },
     async RenameDevice(req) {
-      return one(await devices.rename(req.clientId, req.deviceId, req.name));
+      return toProto(await views.rename(req.clientId, req.deviceId, req.name));
     },
     async SetDeviceLimits(req) {
       const given = req.limits;

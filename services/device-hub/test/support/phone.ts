@@ -72,13 +72,3 @@ export class Phone {
     return this.closeCode;
   }
 }
-
-export async function eventually<T>(probe: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -1,6 +1,6 @@
 import { inTransaction, type Pool, type PoolClient } from '@smsgw/platform';
 import type { Page } from '../domain/history';
-import { UNTAKEN, type MessageRow, type Mode } from './message.repository';
+import { UNTAKEN, type MessageRow, type Mode } from './message-row';
 
 export type CampaignStatus = 'running' | 'paused' | 'cancelled';
 

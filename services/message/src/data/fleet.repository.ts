@@ -1,5 +1,5 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
-import { CLAIMABLE, type MessageRow } from './message.repository';
+import { CLAIMABLE, type MessageRow } from './message-row';
 
 /** Why a phone's messages are taken off it: the code of their `moved` attempt. */
 export type ReleaseCode = 'DEVICE_OFFLINE' | 'DEVICE_REMOVED';

@@ -1,7 +1,7 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
 import type { Page } from '../domain/history';
 import { DEFAULT_SETTINGS, type OptOutSettings, type OptOutSource } from '../domain/opt-out';
-import { UNTAKEN, type MessageRow, type Mode } from './message.repository';
+import { UNTAKEN, type MessageRow, type Mode } from './message-row';
 
 export interface OptOutRow {
   client_id: string;

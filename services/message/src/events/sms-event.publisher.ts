@@ -1,5 +1,5 @@
 import { deterministicId, publishTraced, type Nats, type PublicEvent, type PublicEventKind } from '@smsgw/platform';
-import type { MessageRow } from '../data/message.repository';
+import type { MessageRow } from '../data/message-row';
 
 const KIND_OF = { sent: 'sms.sent', delivered: 'sms.delivered', failed: 'sms.failed' } as const;
 

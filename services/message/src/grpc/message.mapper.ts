@@ -1,7 +1,7 @@
 import { modeFromProto, modeToProto } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { CampaignKey, CampaignWithCounts } from '../data/campaign.repository';
-import type { MessageRow } from '../data/message.repository';
+import type { MessageRow } from '../data/message-row';
 import type { OptOutRow } from '../data/opt-out.repository';
 import type { OptOutSettings } from '../domain/opt-out';
 import type { ReceivedRow } from '../data/received.repository';

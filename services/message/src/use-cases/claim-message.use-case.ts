@@ -1,5 +1,5 @@
 import { AppError, counter } from '@smsgw/platform';
-import type { MessageRow, Mode } from '../data/message.repository';
+import type { MessageRow, Mode } from '../data/message-row';
 import { openText } from '../domain/otp-seal';
 import { reportedSim, slotsWithRoom } from '../domain/sim';
 import type { MessageService } from './message-service';

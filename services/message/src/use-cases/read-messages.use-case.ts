@@ -1,5 +1,5 @@
 import { AppError } from '@smsgw/platform';
-import type { MessageRow, Mode } from '../data/message.repository';
+import type { MessageRow, Mode } from '../data/message-row';
 import { historyFilter, pageOf, totalPages } from '../domain/history';
 import { statsPeriod } from '../domain/period';
 import { summarize, type StatsSummary } from '../domain/stats';

@@ -1,5 +1,5 @@
 import { AppError, currentTraceparent, newId } from '@smsgw/platform';
-import type { MessageRow, Mode, NewMessage } from '../data/message.repository';
+import type { MessageRow, Mode, NewMessage } from '../data/message-row';
 import { parseMetadata } from '../domain/outgoing-message';
 import { sealText } from '../domain/otp-seal';
 import { requestedSim } from '../domain/sim';

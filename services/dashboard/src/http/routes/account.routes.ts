@@ -1,30 +1,34 @@
 import { AppError, parseMode } from '@smsgw/platform';
-import { confirmPassword, type Confirmation } from '../../use-cases/confirm-password.use-case';
-import {
-  confirmVerification,
-  requestPasswordReset,
-  resendVerification,
-  resetPassword,
-  sendVerificationQuietly,
-} from '../../use-cases/email-links.use-case';
-import { changeFleet, clientSettings, parseFleetForm, type FleetField } from '../../use-cases/fleet.use-case';
+import type { account } from '@smsgw/proto';
+import type { Confirmation } from '../../use-cases/confirm-password.use-case';
+import { confirmVerification, requestPasswordReset, resetPassword } from '../../use-cases/email-links.use-case';
+import { clientSettings, type ClientSettings, type FleetField } from '../../use-cases/fleet.use-case';
 import { createKey, listKeys, revokeKey } from '../../use-cases/keys.use-case';
 import { overview } from '../../use-cases/overview.use-case';
-import { changeAlertEmail, changePassword, rotateSigningSecret, signingSecret } from '../../use-cases/settings.use-case';
+import {
+  askVerificationAgain,
+  changeAlertEmail,
+  changePasswordOf,
+  revealSigningSecret,
+  rotateSigningSecret,
+  saveFleetSettings,
+} from '../../use-cases/settings.use-case';
 import { signIn, signOut } from '../../use-cases/sign-in.use-case';
 import { signUpFrom } from '../../use-cases/sign-up.use-case';
 import {
   credentialsForm as credentialsView,
+  emailVerifiedView,
   forgotPasswordView,
   keysView,
   overviewView,
   resetPasswordView,
   settingsView,
+  USED_LINK,
   verifyEmailView,
   type SettingsNotes,
 } from '../../views/account.view';
-import { html, type SafeHtml } from '../../views/html';
-import { layout, notice } from '../../views/layout';
+import type { SafeHtml } from '../../views/html';
+import { layout } from '../../views/layout';
 import {
   cookieOptions,
   explain,
@@ -46,8 +50,12 @@ function anonymous(ctx: DashContext, title: string, body: SafeHtml, status = 200
 /** Only a local path is followed after sign-in (never another site). */
 const safeNext = (next: string | undefined) => (next && /^\/[A-Za-z0-9/_-]*$/.test(next) && !next.startsWith('//') ? next : '/');
 
-function credentialsForm(ctx: DashContext, kind: 'signin' | 'signup', error?: string, email = ''): SafeHtml {
-  return credentialsView(pageContext(ctx), kind, { next: safeNext(ctx.query.next as string | undefined), error, email });
+function credentialsForm(
+  ctx: DashContext,
+  kind: 'signin' | 'signup',
+  notes: { ok?: string; error?: string; email?: string } = {},
+): SafeHtml {
+  return credentialsView(pageContext(ctx), kind, { next: safeNext(ctx.query.next as string | undefined), ...notes });
 }
 
 const startSession = (ctx: DashContext, token: string) => ctx.cookies.set(SESSION_COOKIE, token, cookieOptions());
@@ -75,43 +83,29 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
           name: field(ctx, 'name'),
         });
         if (result.outcome === 'throttled') {
-          return anonymous(
-            ctx,
-            'Create your account',
-            credentialsForm(ctx, 'signup', 'Too many accounts were created from your address. Try again in an hour.', email),
-            429,
-          );
+          const error = 'Too many accounts were created from your address. Try again in an hour.';
+          return anonymous(ctx, 'Create your account', credentialsForm(ctx, 'signup', { error, email }), 429);
         }
         startSession(ctx, result.token);
-        await sendVerificationQuietly(deps, result.clientId);
         ctx.redirect('/keys?welcome=1');
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
-        anonymous(ctx, 'Create your account', credentialsForm(ctx, 'signup', explain(err), email), 400);
+        anonymous(ctx, 'Create your account', credentialsForm(ctx, 'signup', { error: explain(err), email }), 400);
       }
     });
-    router.get('/signin', (ctx) =>
-      anonymous(
-        ctx,
-        'Sign in',
-        ctx.query.reset === '1'
-          ? html`${notice('ok', 'Your password was changed and every session signed out. Sign in with the new one.')}${credentialsForm(ctx, 'signin')}`
-          : credentialsForm(ctx, 'signin'),
-      ),
-    );
+    router.get('/signin', (ctx) => {
+      const ok = ctx.query.reset === '1' ? 'Your password was changed and every session signed out. Sign in with the new one.' : undefined;
+      anonymous(ctx, 'Sign in', credentialsForm(ctx, 'signin', { ok }));
+    });
     router.post('/signin', async (ctx) => {
       const email = field(ctx, 'email');
       const result = await signIn(deps, ctx.state.clientAddress, email, ctx.state.form!.get('password') ?? '');
       if (result.outcome === 'throttled') {
-        return anonymous(
-          ctx,
-          'Sign in',
-          credentialsForm(ctx, 'signin', 'Too many failed sign-ins. Wait 15 minutes and try again.', email),
-          429,
-        );
+        const error = 'Too many failed sign-ins. Wait 15 minutes and try again.';
+        return anonymous(ctx, 'Sign in', credentialsForm(ctx, 'signin', { error, email }), 429);
       }
       if (result.outcome === 'refused') {
-        return anonymous(ctx, 'Sign in', credentialsForm(ctx, 'signin', 'Wrong e-mail or password.', email), 401);
+        return anonymous(ctx, 'Sign in', credentialsForm(ctx, 'signin', { error: 'Wrong e-mail or password.', email }), 401);
       }
       startSession(ctx, result.token);
       ctx.redirect(safeNext(ctx.query.next as string | undefined));
@@ -127,7 +121,6 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
       anonymous(ctx, 'Forgot password', forgotPasswordView(pageContext(ctx), { sent: true }));
     });
     const linkToken = (ctx: DashContext) => String(ctx.query.token ?? '').slice(0, 100);
-    const USED_LINK = 'This link does not work: it was used already, it expired, or it is not whole. Ask for a new one.';
     router.get('/reset-password', (ctx) => anonymous(ctx, 'Choose a new password', resetPasswordView(pageContext(ctx), linkToken(ctx))));
     router.post('/reset-password', async (ctx) => {
       const token = field(ctx, 'token');
@@ -146,9 +139,9 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     router.get('/verify-email', (ctx) => anonymous(ctx, 'Confirm your address', verifyEmailView(pageContext(ctx), linkToken(ctx))));
     router.post('/verify-email', async (ctx) => {
       if (!(await confirmVerification(deps, field(ctx, 'token')))) {
-        return anonymous(ctx, 'Confirm your address', html`${notice('error', USED_LINK)}`, 400);
+        return anonymous(ctx, 'Confirm your address', emailVerifiedView(false), 400);
       }
-      anonymous(ctx, 'Address confirmed', html`${notice('ok', 'Your address is confirmed: alert e-mails will be sent to it.')}`);
+      anonymous(ctx, 'Address confirmed', emailVerifiedView(true));
     });
     return;
   }
@@ -163,57 +156,57 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     page(ctx, 'Overview', 'overview', overviewView(await overview(up, ctx.state.session!.clientId), ctx.state.session!.csrf));
   });
 
+  const sessionOf = (ctx: DashContext) => ctx.state.session!;
   /** The sensitive actions' re-authentication: the form's `password` field is the user's. */
-  const passwordRefusal = async (ctx: DashContext) =>
-    refusal(ctx, await confirmPassword(deps, ctx.state.session!, ctx.state.form!.get('password') ?? ''));
+  const passwordOf = (ctx: DashContext) => ctx.state.form!.get('password') ?? '';
 
-  async function keysPage(ctx: DashContext, fresh?: { key: string; mode: string; name: string }, error?: string, typed?: string) {
-    const s = ctx.state.session!;
-    const keys = await listKeys(up, s.clientId);
+  function keysPage(
+    ctx: DashContext,
+    keys: account.ApiKey__Output[],
+    notes: { fresh?: { key: string; mode: string; name: string }; error?: string; typed?: string } = {},
+  ) {
+    const s = sessionOf(ctx);
+    const { fresh, error, typed } = notes;
     page(ctx, 'API keys', 'keys', keysView({ csrf: s.csrf, keys, welcome: ctx.query.welcome === '1', fresh, error, typedName: typed }));
   }
 
-  router.get('/keys', (ctx) => keysPage(ctx));
+  router.get('/keys', async (ctx) => keysPage(ctx, await listKeys(up, sessionOf(ctx).clientId)));
   router.post('/keys', async (ctx) => {
     const name = field(ctx, 'name').slice(0, 100);
     const mode = parseMode(field(ctx, 'mode'));
-    if (!name) return keysPage(ctx, undefined, 'Give the key a name, to recognise it later.');
-    const refused = await passwordRefusal(ctx);
-    if (refused) return keysPage(ctx, undefined, refused, name);
-    const key = await createKey(up, ctx.state.session!.clientId, name, mode);
-    await keysPage(ctx, { key, mode, name });
+    if (!name) return keysPage(ctx, await listKeys(up, sessionOf(ctx).clientId), { error: 'Give the key a name, to recognise it later.' });
+    const created = await createKey(deps, sessionOf(ctx), passwordOf(ctx), { name, mode });
+    const refused = refusal(ctx, created.confirmation);
+    if (refused) return keysPage(ctx, created.keys, { error: refused, typed: name });
+    keysPage(ctx, created.keys, { fresh: { key: created.key!, mode, name } });
   });
   router.post('/keys/:keyId/revoke', async (ctx) => {
-    await revokeKey(up, ctx.state.session!.clientId, ctx.params.keyId!);
+    await revokeKey(up, sessionOf(ctx).clientId, ctx.params.keyId!);
     ctx.redirect('/keys');
   });
 
-  async function settingsPage(ctx: DashContext, extra: SettingsNotes = {}) {
-    const s = ctx.state.session!;
-    page(ctx, 'Settings', 'settings', settingsView(s.csrf, await clientSettings(up, s.clientId), extra));
+  function settingsPage(ctx: DashContext, settings: ClientSettings, extra: SettingsNotes = {}) {
+    page(ctx, 'Settings', 'settings', settingsView(sessionOf(ctx).csrf, settings, extra));
   }
 
-  router.get('/settings', (ctx) => settingsPage(ctx));
+  router.get('/settings', async (ctx) => settingsPage(ctx, await clientSettings(up, sessionOf(ctx).clientId)));
   router.post('/settings/secret', async (ctx) => {
-    const refused = await passwordRefusal(ctx);
-    if (refused) return settingsPage(ctx, { error: refused });
-    await settingsPage(ctx, { secret: await signingSecret(up, ctx.state.session!.clientId) });
+    const { confirmation, secret, settings } = await revealSigningSecret(deps, sessionOf(ctx), passwordOf(ctx));
+    const refused = refusal(ctx, confirmation);
+    settingsPage(ctx, settings, refused ? { error: refused } : { secret });
   });
   router.post('/settings/secret/rotate', async (ctx) => {
-    const secret = await rotateSigningSecret(up, ctx.state.session!.clientId);
-    await settingsPage(ctx, { secret, ok: 'The signing secret was rotated. Here is the new one.' });
+    const { secret, settings } = await rotateSigningSecret(deps, sessionOf(ctx).clientId);
+    settingsPage(ctx, settings, { secret, ok: 'The signing secret was rotated. Here is the new one.' });
   });
   router.post('/settings/alerts', async (ctx) => {
-    const refused = await passwordRefusal(ctx);
-    if (refused) return settingsPage(ctx, { error: refused });
-    try {
-      const clientId = ctx.state.session!.clientId;
-      await changeAlertEmail(up, clientId, field(ctx, 'email'));
-      await sendVerificationQuietly(deps, clientId);
-      await settingsPage(ctx, { ok: 'Alert e-mails go to the new address once you confirm it: open the link we e-mailed there.' });
-    } catch (err) {
-      await settingsPage(ctx, { error: explain(err) });
-    }
+    const changed = await changeAlertEmail(deps, sessionOf(ctx), passwordOf(ctx), field(ctx, 'email'));
+    const refused = refusal(ctx, changed.confirmation);
+    if (refused) return settingsPage(ctx, changed.settings, { error: refused });
+    if ('failure' in changed) return settingsPage(ctx, changed.settings, { error: explain(changed.failure) });
+    settingsPage(ctx, changed.settings, {
+      ok: 'Alert e-mails go to the new address once you confirm it: open the link we e-mailed there.',
+    });
   });
   router.post('/settings/fleet', async (ctx) => {
     const form = {
@@ -222,31 +215,32 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
       simRule: field(ctx, 'sim_rule'),
       defaultSim: field(ctx, 'default_sim'),
     };
-    const parsed = parseFleetForm(form);
-    if (!parsed.ok) {
-      ctx.status = 400;
-      const invalid = Object.keys(parsed.errors) as FleetField[];
-      return settingsPage(ctx, { error: Object.values(parsed.errors).join(' '), fleet: { form, invalid } });
+    const change = await saveFleetSettings(deps, sessionOf(ctx), passwordOf(ctx), form);
+    switch (change.outcome) {
+      case 'invalid': {
+        ctx.status = 400;
+        const invalid = Object.keys(change.errors) as FleetField[];
+        return settingsPage(ctx, change.settings, { error: Object.values(change.errors).join(' '), fleet: { form, invalid } });
+      }
+      case 'throttled':
+      case 'wrong':
+        return settingsPage(ctx, change.settings, { error: refusal(ctx, change.outcome), fleet: { form, invalid: [] } });
+      case 'refused':
+        // The account service's own refusal (its bounds): shown as the other forms show theirs.
+        ctx.status = 400;
+        return settingsPage(ctx, change.settings, { error: explain(change.error), fleet: { form, invalid: [] } });
+      case 'saved':
+        return settingsPage(ctx, change.settings, {
+          ok: 'The fleet settings are saved. The default time to live applies to the messages sent from now on, the failover delay and the SIM rule within a minute.',
+        });
     }
-    const refused = await passwordRefusal(ctx);
-    if (refused) return settingsPage(ctx, { error: refused, fleet: { form, invalid: [] } });
-    try {
-      await changeFleet(up, ctx.state.session!.clientId, parsed.value);
-    } catch (err) {
-      // The account service's own refusal (its bounds): shown as the other forms show theirs.
-      if (!(err instanceof AppError) || err.httpStatus !== 400) throw err;
-      ctx.status = 400;
-      return settingsPage(ctx, { error: explain(err), fleet: { form, invalid: [] } });
-    }
-    await settingsPage(ctx, {
-      ok: 'The fleet settings are saved. The default time to live applies to the messages sent from now on, the failover delay and the SIM rule within a minute.',
-    });
   });
   router.post('/settings/verify-email', async (ctx) => {
-    const outcome = await resendVerification(deps, ctx.state.session!.clientId);
+    const { outcome, settings } = await askVerificationAgain(deps, sessionOf(ctx).clientId);
     if (outcome === 'throttled') ctx.status = 429;
-    await settingsPage(
+    settingsPage(
       ctx,
+      settings,
       outcome === 'sent'
         ? { ok: 'We sent the link again. Open it from the e-mail to confirm the address.' }
         : outcome === 'verified'
@@ -255,18 +249,13 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     );
   });
   router.post('/settings/password', async (ctx) => {
-    const s = ctx.state.session!;
-    try {
-      const outcome = await changePassword(
-        deps,
-        { userId: s.userId, email: s.email, token: ctx.state.token! },
-        { current: ctx.state.form!.get('current') ?? '', next: ctx.state.form!.get('new') ?? '' },
-      );
-      if (outcome === 'throttled') return settingsPage(ctx, { error: refusal(ctx, outcome) });
-      if (outcome === 'wrong') return settingsPage(ctx, { error: 'The current password is wrong.' });
-      await settingsPage(ctx, { ok: 'Password changed. Your other sessions were signed out.' });
-    } catch (err) {
-      await settingsPage(ctx, { error: explain(err) });
-    }
+    const passwords = { current: ctx.state.form!.get('current') ?? '', next: ctx.state.form!.get('new') ?? '' };
+    const changed = await changePasswordOf(deps, { ...sessionOf(ctx), token: ctx.state.token! }, passwords);
+    const settings = changed.settings;
+    if ('failure' in changed) return settingsPage(ctx, settings, { error: explain(changed.failure) });
+    const outcome = changed.outcome;
+    if (outcome === 'throttled') return settingsPage(ctx, settings, { error: refusal(ctx, outcome) });
+    if (outcome === 'wrong') return settingsPage(ctx, settings, { error: 'The current password is wrong.' });
+    settingsPage(ctx, settings, { ok: 'Password changed. Your other sessions were signed out.' });
   });
 }

@@ -1,15 +1,15 @@
 import type { Mapping } from '../../use-cases/campaign-csv';
 import {
   getCampaign,
-  guessPhoneColumn,
   listCampaigns,
-  loadUpload,
   moveCampaign,
-  preview,
+  previewUpload,
   sendCampaign,
   storeUpload,
+  uploadToMap,
   EXPIRED,
   type CampaignMove,
+  type LoadedUpload,
 } from '../../use-cases/campaigns.use-case';
 import { campaignsView, campaignView, mappingView, previewView, uploadView } from '../../views/campaigns.view';
 import { problemView } from '../../views/error.view';
@@ -31,6 +31,16 @@ export function campaignRoutes(router: DashRouter, deps: AppDeps): void {
     ctx.status = 404;
     page(ctx, 'New campaign', 'campaigns', problemView(EXPIRED));
   };
+  const mappingPage = (ctx: DashContext, upload: LoadedUpload, mapping: Mapping, error?: string) => {
+    const view = {
+      csrf: csrfOf(ctx),
+      uploadId: upload.uploadId,
+      headers: upload.file.headers,
+      rows: upload.file.rows.length,
+      fileName: upload.fileName,
+    };
+    page(ctx, 'New campaign', 'campaigns', mappingView({ ...view, mapping, error }));
+  };
 
   router.get('/campaigns', async (ctx) => {
     const pageNo = Math.max(1, Math.min(1_000_000, Math.floor(Number(ctx.query.page)) || 1));
@@ -50,34 +60,19 @@ export function campaignRoutes(router: DashRouter, deps: AppDeps): void {
   });
 
   router.get('/campaigns/new/:uploadId', async (ctx) => {
-    const upload = await loadUpload(redis, ctx.state.session!.clientId, ctx.params.uploadId!);
-    if (!upload) return expired(ctx);
-    const mapping = { phoneColumn: guessPhoneColumn(upload.file.headers), template: '' };
-    const view = {
-      csrf: csrfOf(ctx),
-      uploadId: upload.uploadId,
-      headers: upload.file.headers,
-      rows: upload.file.rows.length,
-      fileName: upload.fileName,
-    };
-    page(ctx, 'New campaign', 'campaigns', mappingView({ ...view, mapping }));
+    const found = await uploadToMap(redis, ctx.state.session!.clientId, ctx.params.uploadId!);
+    if (!found) return expired(ctx);
+    mappingPage(ctx, found.upload, found.mapping);
   });
 
   router.post('/campaigns/new/:uploadId/preview', async (ctx) => {
-    const upload = await loadUpload(redis, ctx.state.session!.clientId, ctx.params.uploadId!);
-    if (!upload) return expired(ctx);
     const mapping = mappingOf(ctx);
-    const rows = preview(upload, mapping);
+    const found = await previewUpload(redis, ctx.state.session!.clientId, ctx.params.uploadId!, mapping);
+    if (!found) return expired(ctx);
+    const { upload, rows } = found;
     if ('error' in rows) {
       ctx.status = 400;
-      const view = {
-        csrf: csrfOf(ctx),
-        uploadId: upload.uploadId,
-        headers: upload.file.headers,
-        rows: upload.file.rows.length,
-        fileName: upload.fileName,
-      };
-      return page(ctx, 'New campaign', 'campaigns', mappingView({ ...view, mapping, error: rows.error }));
+      return mappingPage(ctx, upload, mapping, rows.error);
     }
     page(
       ctx,
@@ -88,20 +83,17 @@ export function campaignRoutes(router: DashRouter, deps: AppDeps): void {
   });
 
   router.post('/campaigns/new/:uploadId/send', async (ctx) => {
-    const clientId = ctx.state.session!.clientId;
     const mapping = mappingOf(ctx);
-    const sent = await sendCampaign(up, redis, clientId, ctx.params.uploadId!, mapping);
-    if ('campaignId' in sent && !sent.stopped) return ctx.redirect(`/campaigns/${sent.campaignId}`);
-    if ('campaignId' in sent) {
+    const sent = await sendCampaign(up, redis, ctx.state.session!.clientId, ctx.params.uploadId!, mapping);
+    if (sent.outcome === 'sent') return ctx.redirect(`/campaigns/${sent.campaignId}`);
+    if (sent.outcome === 'stopped') {
       ctx.status = 502;
-      const c = await getCampaign(up, clientId, sent.campaignId);
-      return page(ctx, `Campaign ${c.name}`, 'campaigns', campaignView(c, csrfOf(ctx), sent.stopped));
+      return page(ctx, `Campaign ${sent.campaign.name}`, 'campaigns', campaignView(sent.campaign, csrfOf(ctx), sent.stopped));
     }
     // Refused before anything was stored: the preview again, with the reason.
-    const upload = await loadUpload(redis, clientId, ctx.params.uploadId!);
-    const rows = upload && preview(upload, mapping);
     ctx.status = 400;
-    if (!upload || !rows || 'error' in rows) return page(ctx, 'New campaign', 'campaigns', problemView(sent.error));
+    if (!sent.again) return page(ctx, 'New campaign', 'campaigns', problemView(sent.error));
+    const { upload, rows } = sent.again;
     page(
       ctx,
       'New campaign',
@@ -118,10 +110,9 @@ export function campaignRoutes(router: DashRouter, deps: AppDeps): void {
   for (const move of ['pause', 'resume', 'cancel'] as CampaignMove[]) {
     router.post(`/campaigns/:campaignId/${move}`, async (ctx) => {
       const moved = await moveCampaign(up, ctx.state.session!.clientId, ctx.params.campaignId!, move);
-      if ('campaign' in moved) return ctx.redirect(`/campaigns/${moved.campaign.campaignId}`);
+      if (moved.moved) return ctx.redirect(`/campaigns/${moved.campaign.campaignId}`);
       ctx.status = 409;
-      const c = await getCampaign(up, ctx.state.session!.clientId, ctx.params.campaignId!);
-      page(ctx, `Campaign ${c.name}`, 'campaigns', campaignView(c, csrfOf(ctx), moved.error));
+      page(ctx, `Campaign ${moved.campaign.name}`, 'campaigns', campaignView(moved.campaign, csrfOf(ctx), moved.error));
     });
   }
 }

@@ -1,5 +1,5 @@
 import { AppError } from '@smsgw/platform';
-import { conversation, conversations, replyable, replyPhones, reply, type ReplyErrors } from '../../use-cases/inbox.use-case';
+import { conversations, replyable, replyInThread, thread, type ReplyErrors, type Thread } from '../../use-cases/inbox.use-case';
 import { conversationPath, conversationView, inboxView } from '../../views/inbox.view';
 import { explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
@@ -30,11 +30,13 @@ export function inboxRoutes(router: DashRouter, deps: AppDeps): void {
     ctx.redirect(conversationPath(replyable(typed) ?? typed));
   });
 
-  async function conversationPage(ctx: DashContext, typed?: { form: { device_id: string; text: string }; errors: ReplyErrors }) {
+  function conversationPage(
+    ctx: DashContext,
+    { lines, phones }: Thread,
+    typed?: { form: { device_id: string; text: string }; errors: ReplyErrors },
+  ) {
     const s = ctx.state.session!;
     const number = ctx.params.number!;
-    if (number.length > MAX_SENDER) throw new AppError('NOT_FOUND');
-    const [lines, phones] = await Promise.all([conversation(up, s.clientId, number), replyPhones(up, s.clientId)]);
     const ok = !typed && ctx.query.sent === '1' ? 'The reply is queued on the chosen phone: it appears below with its status.' : undefined;
     page(
       ctx,
@@ -53,22 +55,20 @@ export function inboxRoutes(router: DashRouter, deps: AppDeps): void {
     );
   }
 
-  router.get('/inbox/:number', (ctx) => conversationPage(ctx));
+  router.get('/inbox/:number', async (ctx) => {
+    const number = ctx.params.number!;
+    if (number.length > MAX_SENDER) throw new AppError('NOT_FOUND');
+    conversationPage(ctx, await thread(up, ctx.state.session!.clientId, number));
+  });
   router.post('/inbox/:number/reply', async (ctx) => {
     const number = ctx.params.number!;
     if (number.length > MAX_SENDER) throw new AppError('NOT_FOUND');
     const form = { device_id: field(ctx, 'device_id').slice(0, 100), text: (ctx.state.form?.get('text') ?? '').slice(0, 2000) };
-    let result: Awaited<ReturnType<typeof reply>>;
-    try {
-      result = await reply(up, ctx.state.session!.clientId, number, form.device_id, form.text);
-    } catch (err) {
-      // The service's refusals (an offline phone, a number it refuses...) are shown; its failures are not.
-      if (!(err instanceof AppError) || (err.httpStatus >= 500 && err.code !== 'DEVICE_OFFLINE')) throw err;
-      result = { ok: false, errors: { '': explain(err) } };
-    }
+    const result = await replyInThread(up, ctx.state.session!.clientId, number, form.device_id, form.text);
     if (!result.ok) {
       ctx.status = 400;
-      return conversationPage(ctx, { form, errors: result.errors });
+      const errors = 'refusal' in result ? { '': explain(result.refusal) } : result.errors;
+      return conversationPage(ctx, result.thread, { form, errors });
     }
     ctx.redirect(`${conversationPath(number)}?sent=1`);
   });

@@ -1,11 +1,11 @@
 import {
   addOptOut,
-  getSettings,
-  listOptOuts,
+  optOutsOverview,
   removeOptOut,
   saveSettings,
   settingsForm,
   SETTINGS_FIELDS,
+  type OptOutsOverview,
   type SettingsErrors,
   type SettingsForm,
 } from '../../use-cases/opt-outs.use-case';
@@ -25,17 +25,16 @@ const NOTICES: Record<string, (n: string) => string> = {
   saved: () => 'The keywords are saved: they apply to the SMS received from now on.',
 };
 
+/** The page asked for, from 1 to a million. */
+const pageOf = (ctx: DashContext) => Math.max(1, Math.min(1_000_000, Math.floor(Number(ctx.query.page)) || 1));
+
 /** The suppression list (live) and its keyword settings. */
 export function optOutRoutes(router: DashRouter, deps: AppDeps): void {
   const { up } = deps;
 
-  async function optOutsPage(ctx: DashContext, extra: Extra = {}) {
+  function optOutsPage(ctx: DashContext, { list, settings }: OptOutsOverview, extra: Extra = {}) {
     const s = ctx.state.session!;
-    const pageNo = Math.max(1, Math.min(1_000_000, Math.floor(Number(ctx.query.page)) || 1));
-    const [list, settings] = await Promise.all([
-      listOptOuts(up, s.clientId, pageNo),
-      extra.settings ? undefined : getSettings(up, s.clientId),
-    ]);
+    const pageNo = pageOf(ctx);
     const done = typeof ctx.query.done === 'string' ? NOTICES[ctx.query.done] : undefined;
     // Only a number is echoed from the address (no text of someone else's making on the page).
     const number = typeof ctx.query.number === 'string' && /^\+\d{6,15}$/.test(ctx.query.number) ? ctx.query.number : 'The number';
@@ -59,13 +58,13 @@ export function optOutRoutes(router: DashRouter, deps: AppDeps): void {
   const back = (ctx: DashContext, done: string, number = '') =>
     ctx.redirect(`/opt-outs?done=${done}${number ? `&number=${encodeURIComponent(number)}` : ''}`);
 
-  router.get('/opt-outs', (ctx) => optOutsPage(ctx));
+  router.get('/opt-outs', async (ctx) => optOutsPage(ctx, await optOutsOverview(up, ctx.state.session!.clientId, pageOf(ctx))));
   router.post('/opt-outs', async (ctx) => {
     const typed = field(ctx, 'phone_number').slice(0, 32);
-    const added = await addOptOut(up, ctx.state.session!.clientId, typed);
+    const added = await addOptOut(up, ctx.state.session!.clientId, typed, pageOf(ctx));
     if ('error' in added) {
       ctx.status = 400;
-      return optOutsPage(ctx, { typed, addError: added.error });
+      return optOutsPage(ctx, added.page, { typed, addError: added.error });
     }
     back(ctx, 'added', added.number);
   });
@@ -76,10 +75,10 @@ export function optOutRoutes(router: DashRouter, deps: AppDeps): void {
   });
   router.post('/opt-outs/settings', async (ctx) => {
     const form = Object.fromEntries(SETTINGS_FIELDS.map((name) => [name, field(ctx, name).slice(0, 2000)])) as SettingsForm;
-    const saved = await saveSettings(up, ctx.state.session!.clientId, form);
+    const saved = await saveSettings(up, ctx.state.session!.clientId, form, pageOf(ctx));
     if (!saved.ok) {
       ctx.status = 400;
-      return optOutsPage(ctx, { settings: { form, errors: saved.errors } });
+      return optOutsPage(ctx, saved.page, { settings: { form, errors: saved.errors } });
     }
     back(ctx, 'saved');
   });

@@ -1,26 +1,24 @@
-import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
-import { AppError } from '@smsgw/platform';
+import {
+  LIMIT_FIELDS,
+  limitsForm,
+  phoneDetail,
+  savePhoneLimits,
+  type LimitErrors,
+  type LimitsForm,
+  type PhoneDetail,
+} from '../../use-cases/phone-limits.use-case';
 import {
   addPhone,
-  apkInfo,
-  listPhones,
+  apkDownload,
+  phonesList,
   removePhone,
   renamePhone,
   revokePhone,
   rotatePhone,
   type AddedPhone,
+  type PhonesList,
 } from '../../use-cases/phones.use-case';
-import {
-  getPhone,
-  hubErrors,
-  LIMIT_FIELDS,
-  limitsForm,
-  parseLimitsForm,
-  setPhoneLimits,
-  type LimitErrors,
-  type LimitsForm,
-} from '../../use-cases/phone-limits.use-case';
 import { phoneView } from '../../views/phone.view';
 import { APK_PATH, installSection, phonesView } from '../../views/phones.view';
 import { field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
@@ -32,47 +30,44 @@ const timeZones = () => (zones ??= Intl.supportedValuesOf('timeZone'));
 /** Public: a phone downloads the app before anyone signs in on it. */
 export function downloadRoutes(router: DashRouter, deps: AppDeps): void {
   router.get(APK_PATH, (ctx) => {
-    const info = apkInfo(deps.apkFile);
-    if (!info || !deps.apkFile) throw new AppError('NOT_FOUND');
+    const { info, content } = apkDownload(deps.apkFile);
     ctx.type = 'application/vnd.android.package-archive';
     ctx.set('Content-Disposition', 'attachment; filename="smsgw-agent.apk"');
     ctx.set('Cache-Control', 'no-cache');
     ctx.set('ETag', `"${info.sha256}"`);
     ctx.length = info.size;
-    ctx.body = fs.createReadStream(deps.apkFile);
+    ctx.body = content;
   });
 }
 
 export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   const { up, deviceEvents } = deps;
+  const clientOf = (ctx: DashContext) => ctx.state.session!.clientId;
 
-  async function phonesPage(ctx: DashContext, added?: AddedPhone, error?: string, ok?: string) {
+  async function phonesPage(ctx: DashContext, list: PhonesList, notes: { added?: AddedPhone; error?: string; ok?: string } = {}) {
     const s = ctx.state.session!;
-    const phones = await listPhones(up, s.clientId);
-    const install = await installSection(apkInfo(deps.apkFile), `${ctx.origin}${APK_PATH}`);
-    page(ctx, 'Phones', 'phones', await phonesView({ csrf: s.csrf, clientId: s.clientId, phones, install, added, error, ok }));
+    const install = await installSection(list.apk, `${ctx.origin}${APK_PATH}`);
+    page(ctx, 'Phones', 'phones', await phonesView({ csrf: s.csrf, clientId: s.clientId, phones: list.phones, install, ...notes }));
   }
 
-  router.get('/phones', (ctx) => phonesPage(ctx));
+  router.get('/phones', async (ctx) => phonesPage(ctx, await phonesList(deps, clientOf(ctx))));
   router.post('/phones', async (ctx) => {
     const name = field(ctx, 'name').slice(0, 100);
-    if (!name) return phonesPage(ctx, undefined, 'Give the phone a name.');
-    await phonesPage(ctx, await addPhone(up, ctx.state.session!.clientId, name));
+    if (!name) return phonesPage(ctx, await phonesList(deps, clientOf(ctx)), { error: 'Give the phone a name.' });
+    const { added, ...list } = await addPhone(deps, clientOf(ctx), name);
+    await phonesPage(ctx, list, { added });
   });
   /** A phone's page: its state, the use of its limits and the form of its limits (another client's phone: 404). */
-  async function phonePage(ctx: DashContext, typed?: { form: LimitsForm; errors: LimitErrors }) {
-    const s = ctx.state.session!;
-    const device = await getPhone(up, s.clientId, ctx.params.deviceId);
-    const { depths } = await up.messages.queueDepths({ deviceIds: [device.deviceId] });
+  function phonePage(ctx: DashContext, { device, queued }: PhoneDetail, typed?: { form: LimitsForm; errors: LimitErrors }) {
     const ok = ctx.query.saved === '1' && !typed ? 'The limits are saved: the phone follows them from its next SMS.' : undefined;
     page(
       ctx,
       device.name || device.deviceId,
       'phones',
       phoneView({
-        csrf: s.csrf,
+        csrf: ctx.state.session!.csrf,
         device,
-        queued: depths[device.deviceId] ?? 0,
+        queued,
         form: typed?.form ?? limitsForm(device.limits),
         errors: typed?.errors,
         ok,
@@ -82,23 +77,12 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   }
 
   router.post('/phones/:deviceId/limits', async (ctx) => {
-    const clientId = ctx.state.session!.clientId;
     const deviceId = ctx.params.deviceId!;
-    // Another client's phone is refused (404) before anything is checked or stored.
-    await getPhone(up, clientId, deviceId);
     const form = Object.fromEntries(LIMIT_FIELDS.map((name) => [name, field(ctx, name).slice(0, 100)])) as LimitsForm;
-    const parsed = parseLimitsForm(form);
-    if (!parsed.ok) {
+    const saved = await savePhoneLimits(up, clientOf(ctx), deviceId, form);
+    if (!saved.ok) {
       ctx.status = 400;
-      return phonePage(ctx, { form, errors: parsed.errors });
-    }
-    try {
-      await setPhoneLimits(up, clientId, deviceId, parsed.value);
-    } catch (err) {
-      const errors = hubErrors(err);
-      if (!errors) throw err;
-      ctx.status = 400;
-      return phonePage(ctx, { form, errors });
+      return phonePage(ctx, saved.phone, { form, errors: saved.errors });
     }
     ctx.redirect(`/phones/${encodeURIComponent(deviceId)}?saved=1`);
   });
@@ -106,25 +90,22 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     const name = field(ctx, 'name');
     if (!name) {
       ctx.status = 400;
-      return phonesPage(ctx, undefined, 'A phone needs a name.');
+      return phonesPage(ctx, await phonesList(deps, clientOf(ctx)), { error: 'A phone needs a name.' });
     }
-    await renamePhone(up, ctx.state.session!.clientId, ctx.params.deviceId!, name);
+    await renamePhone(up, clientOf(ctx), ctx.params.deviceId!, name);
     ctx.redirect('/phones');
   });
   router.post('/phones/:deviceId/rotate', async (ctx) => {
-    await phonesPage(ctx, await rotatePhone(up, ctx.state.session!.clientId, ctx.params.deviceId!));
+    const { added, ...list } = await rotatePhone(deps, clientOf(ctx), ctx.params.deviceId!);
+    await phonesPage(ctx, list, { added });
   });
   router.post('/phones/:deviceId/revoke', async (ctx) => {
-    await revokePhone(up, ctx.state.session!.clientId, ctx.params.deviceId!);
-    await phonesPage(
-      ctx,
-      undefined,
-      undefined,
-      'The phone is disconnected and its password, pairing code and tokens no longer work. Give it a new pairing to use it again.',
-    );
+    await phonesPage(ctx, await revokePhone(deps, clientOf(ctx), ctx.params.deviceId!), {
+      ok: 'The phone is disconnected and its password, pairing code and tokens no longer work. Give it a new pairing to use it again.',
+    });
   });
   router.post('/phones/:deviceId/remove', async (ctx) => {
-    await removePhone(up, ctx.state.session!.clientId, ctx.params.deviceId!);
+    await removePhone(up, clientOf(ctx), ctx.params.deviceId!);
     ctx.redirect('/phones');
   });
 
@@ -137,9 +118,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     ctx.set('X-Accel-Buffering', 'no');
     ctx.body = stream;
     stream.write('retry: 2000\n\n');
-    const stop = deviceEvents.listen(ctx.state.session!.clientId, (change) =>
-      stream.write(`event: device\ndata: ${JSON.stringify(change)}\n\n`),
-    );
+    const stop = deviceEvents.listen(clientOf(ctx), (change) => stream.write(`event: device\ndata: ${JSON.stringify(change)}\n\n`));
     const ping = setInterval(() => stream.write(': ping\n\n'), 25_000);
     const end = () => {
       clearInterval(ping);
@@ -150,5 +129,5 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   });
 
   // After /phones/events, which this pattern would take.
-  router.get('/phones/:deviceId', (ctx) => phonePage(ctx));
+  router.get('/phones/:deviceId', async (ctx) => phonePage(ctx, await phoneDetail(up, clientOf(ctx), ctx.params.deviceId!)));
 }

@@ -1,0 +1,30 @@
+import { newId, type Nats, type PublicEvent } from '@smsgw/platform';
+import type { DeviceRow } from '../data/device-row';
+import type { DeviceRepository } from '../data/device.repository';
+
+export type DeviceEventKind = 'device.connected' | 'device.disconnected';
+
+/**
+ * Publishes a phone connecting or disconnecting as the public `device.*` event (the client's
+ * webhooks and the dashboard's live list read them) in JetStream, its event id as the
+ * Nats-Msg-Id, then records the phone as seen now.
+ */
+export class DeviceEventPublisher {
+  constructor(
+    private readonly nats: Pick<Nats, 'js' | 'names'>,
+    private readonly repo: Pick<DeviceRepository, 'touch'>,
+  ) {}
+
+  async publish(kind: DeviceEventKind, device: DeviceRow, reason: string): Promise<void> {
+    const at = new Date().toISOString();
+    const event: PublicEvent = {
+      event: kind,
+      event_id: newId('evt'),
+      timestamp: at,
+      data: { device_id: device.device_id, client_id: device.client_id, name: device.name, at, reason },
+      routing: { client_id: device.client_id, mode: 'live' },
+    };
+    await this.nats.js.publish(this.nats.names.event(kind), JSON.stringify(event), { msgID: event.event_id });
+    await this.repo.touch(device.device_id);
+  }
+}

@@ -1,0 +1,147 @@
+// A message as the service's SQL stores and returns it (its row, what a send or a batch stores, an
+// Idempotency-Key), and the SQL conditions of a message no phone has taken and of one a phone may take.
+import type { MessageStatus } from '../domain/message-status';
+
+export type Mode = 'live' | 'test';
+
+export interface MessageRow {
+  message_id: string;
+  client_id: string;
+  mode: Mode;
+  device_id: string;
+  batch_id: string | null;
+  status: MessageStatus;
+  to_number: string;
+  body: string;
+  priority: number;
+  metadata: Record<string, unknown> | null;
+  webhook_url: string | null;
+  parts: number;
+  encoding: string;
+  created_at: Date;
+  queued_at: Date;
+  scheduled_at: Date | null;
+  due_at: Date;
+  claim_count: number;
+  accepted_at: Date | null;
+  sent_at: Date | null;
+  delivered_at: Date | null;
+  failed_at: Date | null;
+  cancelled_at: Date | null;
+  error_code: string | null;
+  error_message: string | null;
+  /** An OTP's full text, sealed, until the message is final (see domain/otp-seal.ts). */
+  otp_sealed_text: Buffer | null;
+  /** Its ttl's end, or an OTP's expiry: not handed out after it. */
+  expires_at: Date | null;
+  /** The trace of the request that queued it. */
+  traceparent: string | null;
+  /** The client chose its device: it never moves to another phone. */
+  pinned: boolean;
+  /** Opened to every live phone of its client; the first that claims it becomes its device. */
+  fleet: boolean;
+  /** The phone a fleet message must not go back to. */
+  avoid_device_id: string | null;
+  /** Its earlier tries, oldest first; null when none. */
+  attempts: EarlierAttempt[] | null;
+  /** The SIM slot the caller asked for (1 to 8); 0: none. */
+  requested_sim: number;
+  /** The SIM slot it goes through (the requested one, then the hub's or the report's); 0: unknown. */
+  sim: number;
+  /** SMS received from its number within 24 h go to its webhook_url too. */
+  replies: boolean;
+  /** The campaign it belongs to; null: none. */
+  campaign_id: string | null;
+  /** Of a paused campaign and untaken: no phone may claim it (it shows `queued`). */
+  held: boolean;
+}
+
+/** An earlier try of a message on a phone, as stored in `messages.attempts`. */
+export interface EarlierAttempt {
+  device_id: string;
+  /** `failed`: the phone failed it without sending it; `moved`: taken off a phone that had not taken it. */
+  status: 'failed' | 'moved';
+  error_code: string | null;
+  error_message: string | null;
+  /** RFC 3339. */
+  at: string;
+  /** The SIM slot of that try; absent (attempts stored before) or 0: unknown. */
+  sim?: number;
+}
+
+export interface NewMessage {
+  messageId: string;
+  clientId: string;
+  mode: Mode;
+  deviceId: string;
+  batchId: string | null;
+  to: string;
+  text: string;
+  priority: number;
+  metadata: Record<string, unknown> | null;
+  webhookUrl: string | null;
+  parts: number;
+  encoding: string;
+  scheduledAt: Date | null;
+  /** The request's Idempotency-Key, for a single send (a batch's key goes with the batch). */
+  idempotency?: Idempotency | null;
+  /** The trace context of the request that queued it (W3C traceparent), continued by the hub. */
+  traceparent?: string | null;
+  /** Seconds it may wait for a phone from its queueing (or scheduled time); 0 or absent: no limit. */
+  ttlSeconds?: number;
+  /** The client chose the device: the message never moves. */
+  pinned?: boolean;
+  /** Its number is on its client's suppression list: stored `failed` / OPTED_OUT, never claimable. */
+  optedOut?: boolean;
+  /** The SIM slot the caller asked for (1 to 8); 0 or absent: none. */
+  requestedSim?: number;
+  /** SMS received from `to` within 24 h go to its webhook_url too. */
+  replies?: boolean;
+  /** The campaign it belongs to: stored held when the campaign is paused. */
+  campaignId?: string | null;
+}
+
+/** An Idempotency-Key and the hash of the request that came with it. */
+export interface Idempotency {
+  key: string;
+  requestHash: string;
+}
+
+/** A batch stored with its messages. */
+export interface NewBatch {
+  batchId: string;
+  clientId: string;
+  mode: Mode;
+  idempotency?: Idempotency | null;
+}
+
+/** What an Idempotency-Key already stored points to. */
+export interface StoredKey {
+  client_id: string;
+  mode: Mode;
+  idempotency_key: string;
+  request_hash: string;
+  message_id: string | null;
+  batch_id: string | null;
+}
+
+export interface PlacedMessage {
+  row: MessageRow;
+  /** Messages of its device the claim takes before this one. */
+  ahead: number;
+  /**
+   * Whether its device had nothing to claim before this statement: its hub
+   * may be asleep and needs a wake-up. A busy device's hub claims again by
+   * itself once its phone may send.
+   */
+  deviceWasIdle: boolean;
+}
+
+/** A message no phone has taken: queued, not in a phone's outbox, not under a live lease (held or not). */
+export const UNTAKEN = `status = 'queued' AND accepted_at IS NULL AND (lease_until IS NULL OR lease_until < now())`;
+
+/**
+ * A message a phone may take now: untaken and not held by a paused campaign
+ * (the queue indexes leave held messages out: a query of them says `NOT held`).
+ */
+export const CLAIMABLE = `${UNTAKEN} AND NOT held`;
