@@ -43,6 +43,12 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
       credentialCheckMs: env.int('HUB_CREDENTIAL_CHECK_MS', 2000, { min: 100 }),
       /** How often each replica looks for messages stranded on offline or removed phones (0: never). */
       failoverSweepMs: env.int('HUB_FAILOVER_SWEEP_MS', 5000, { min: 0 }),
+      /**
+       * How often each replica reads the limits of all its phones again, a query per 1,000 phones
+       * (a lost SetDeviceLimits order is made up by it); above a minute, a session past a minute
+       * without a reload reads its own.
+       */
+      limitsReloadMs: env.int('HUB_LIMITS_RELOAD_MS', 30_000, { min: 100 }),
       pairing: {
         codeTtlMs: env.int('PAIRING_CODE_TTL_MS', 15 * 60_000, { min: 60_000, max: 24 * 3600_000 }),
         rateLimit: env.int('PAIRING_RATE_LIMIT', 20, { min: 1 }),

@@ -20,6 +20,7 @@ import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { accountProto, deviceHubProto, messageProto, type account, type message } from '@smsgw/proto';
 import { loadDeviceHubConfig, type DeviceHubConfig } from './config';
 import { DeviceRepository } from './data/device.repository';
+import { LastSeenWriter } from './data/last-seen.writer';
 import { PairingAttemptStore } from './data/pairing-attempts.store';
 import { PresenceStore } from './data/presence.store';
 import { UsageStore } from './data/usage.store';
@@ -34,7 +35,7 @@ import { unreadyDependencies, watchNats } from './http/readiness';
 import { DeviceEventPublisher } from './events/device-event.publisher';
 import { ReceivedPublisher } from './events/received.publisher';
 import { ReportPublisher } from './events/report.publisher';
-import { AgentSession } from './sessions/agent-session';
+import { AgentSession, type SessionDeps } from './sessions/agent-session';
 import { TestModeSimulator } from './sessions/test-mode.simulator';
 import { SessionRegistry } from './sessions/session-registry';
 import { SimRules } from './sessions/sim-rules';
@@ -96,7 +97,32 @@ export async function start(
   const limits = new DeviceLimitsUseCases(devices, repo, usage, sessions, clock);
   const views = new DeviceViewUseCases(devices, limits);
   const simulateReceived = new SimulateReceivedUseCase(devices, sessions, received, clock);
-  const deviceEvents = new DeviceEventPublisher(nats, repo);
+  const lastSeen = new LastSeenWriter(repo);
+  const lastSeenWrites = timerLoop({ name: 'hub-last-seen', intervalMs: 1000, tick: () => lastSeen.flush(), log });
+  const limitsReload = timerLoop({
+    name: 'hub-limits-reload',
+    intervalMs: config.limitsReloadMs,
+    tick: () => sessions.reloadAllLimits((ids) => repo.findMany(ids)),
+    log,
+  });
+  const deviceEvents = new DeviceEventPublisher(nats, lastSeen);
+  // What every phone's session uses, made once: 20,000 sessions need not each hold a copy.
+  const sessionDeps: SessionDeps = {
+    messages,
+    nats,
+    reports,
+    received,
+    presence,
+    usage,
+    simRules,
+    config,
+    log,
+    clock,
+    publishDeviceEvent: (kind, of, reason) => deviceEvents.publish(kind, of, reason),
+    loadDevice: (deviceId) => repo.find(deviceId),
+    otherPhoneOnline: (of) => devices.otherPhoneOnline(of),
+    storeSims: (deviceId, sims) => repo.setSims(deviceId, sims),
+  };
 
   // Back from an outage: wake-ups sent meanwhile were lost, and idle phones may be in a long wait.
   const natsConnected = watchNats(nats, () => sessions.wakeAll());
@@ -110,22 +136,7 @@ export async function start(
     authenticate: (token) => devices.authenticate(token),
     wsUrl: () => `${publicUrl().replace(/^https:/, 'wss:')}/v1/agent`,
     onConnection(ws, { device, tokenId }) {
-      const session = new AgentSession(ws, device, {
-        messages,
-        nats,
-        reports,
-        received,
-        presence,
-        usage,
-        simRules,
-        config,
-        log,
-        clock,
-        publishDeviceEvent: (kind, of, reason) => deviceEvents.publish(kind, of, reason),
-        loadDevice: (deviceId) => repo.find(deviceId),
-        otherPhoneOnline: (of) => devices.otherPhoneOnline(of),
-        storeSims: (deviceId, sims) => repo.setSims(deviceId, sims),
-      });
+      const session = new AgentSession(ws, device, sessionDeps);
       sessions.add(session, tokenId);
       session.start().catch((err: unknown) => {
         log.error({ err, device_id: device.device_id }, 'agent session failed to start');
@@ -147,11 +158,15 @@ export async function start(
   const streams = streamConfigs(nats.names, config.nats.streamReplicas);
   await ensureStream(nats.jsm, streams.reports);
   await ensureStream(nats.jsm, streams.events);
-  await new Promise<void>((resolve) => agentServer.listen(config.agents.port, config.agents.host, resolve));
+  // A fleet coming back after a restart connects all at once: a deep accept queue (Node's default
+  // is 511; the kernel caps it at net.core.somaxconn) keeps their SYNs from being dropped and retried.
+  await new Promise<void>((resolve) => agentServer.listen({ port: config.agents.port, host: config.agents.host, backlog: 4096 }, resolve));
   agentPort = (agentServer.address() as AddressInfo).port;
   testMode.start();
   credentialCheck.start();
   failoverSweep.start();
+  lastSeenWrites.start();
+  limitsReload.start();
   // From now on, readiness follows the NATS connection.
   grpcServer.ready({ nats });
   log.info({ grpc_port: grpcServer.port, agent_port: agentPort, public_url: publicUrl() }, 'device-hub ready');
@@ -164,7 +179,10 @@ export async function start(
       agentServer.close();
       await credentialCheck.stop();
       await failoverSweep.stop();
+      await limitsReload.stop();
       await sessions.closeAll();
+      await lastSeenWrites.stop();
+      await lastSeen.flush().catch((err: unknown) => log.warn({ err }, 'last seen times not written'));
       await testMode.stop();
       await grpcServer.stop();
       messages.close();

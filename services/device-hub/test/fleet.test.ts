@@ -33,6 +33,7 @@ describe('device-hub fleet sessions: protocol 2, limits, hours and not_sent repo
         DISPATCH_SWEEP_MS: '60000',
         AGENT_PING_INTERVAL_MS: '500',
         PRESENCE_TTL_MS: '1500',
+        HUB_LIMITS_RELOAD_MS: '500',
       },
       undefined,
       natsPrefix,
@@ -142,6 +143,38 @@ describe('device-hub fleet sessions: protocol 2, limits, hours and not_sent repo
     const closing = Date.now();
     phone.ws.close();
     await eventually(async () => (await lastOnline()) >= closing, 3000, 'the disconnect written');
+  });
+
+  it('when a phone connects and when it goes away, then its last_seen_at in Postgres is written within a couple of seconds', async () => {
+    const { deviceId, token } = await pairedDevice();
+    const lastSeen = async () => {
+      const { rows } = await hub.pool.query<{ last_seen_at: Date | null }>('SELECT last_seen_at FROM devices WHERE device_id = $1', [
+        deviceId,
+      ]);
+      return rows[0]?.last_seen_at?.getTime() ?? 0;
+    };
+    const connecting = Date.now();
+    const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
+    await phone.next('hello');
+    // Postgres's clock is this machine's: a second of slack for the statement's own time.
+    await eventually(async () => (await lastSeen()) >= connecting - 1000, 3000, 'last_seen_at written at the connect');
+    const atConnect = await lastSeen();
+    await sleep(1200);
+    phone.ws.close();
+    await eventually(async () => (await lastSeen()) > atConnect, 3000, 'last_seen_at written at the disconnect');
+  });
+
+  it("when a connected phone's limits change in Postgres without a reload order (a lost SetDeviceLimits), then the periodic reload applies them", async () => {
+    const { clientId, deviceId, token } = await pairedDevice();
+    const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
+    await phone.next('hello');
+    await hub.pool.query('UPDATE devices SET limit_per_minute = 1 WHERE device_id = $1', [deviceId]);
+    // Reloads run every 500 ms here.
+    await sleep(1500);
+    messages.enqueue(...Array.from({ length: 3 }, () => sms(clientId, deviceId)));
+    nats.nc.publish(nats.names.wake(deviceId));
+    expect(await ackAll(phone, 2500)).toHaveLength(1);
+    phone.ws.close();
   });
 
   it('when a phone may send 3 SMS a minute, then it gets 3, claims nothing more, its device shows the usage and no room; lifting the limit hands the rest at once', async () => {

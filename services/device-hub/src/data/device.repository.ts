@@ -247,7 +247,19 @@ export class DeviceRepository {
     return rows;
   }
 
-  async touch(deviceId: string): Promise<void> {
-    await this.pool.query('UPDATE devices SET last_seen_at = now() WHERE device_id = $1', [deviceId]);
+  /** Records these devices as seen now. */
+  async touch(deviceIds: string[]): Promise<void> {
+    if (deviceIds.length === 0) return;
+    await this.pool.query('UPDATE devices SET last_seen_at = now() WHERE device_id = ANY($1)', [deviceIds]);
+  }
+
+  /** These devices as stored now, removed ones left out (a replica reads its phones' limits again with it). */
+  async findMany(deviceIds: string[]): Promise<DeviceRow[]> {
+    if (deviceIds.length === 0) return [];
+    const { rows } = await this.pool.query<DeviceRow>(
+      `SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_id = ANY($1) AND removed_at IS NULL`,
+      [deviceIds],
+    );
+    return rows;
   }
 }

@@ -1,18 +1,18 @@
 import { newId, type Nats, type PublicEvent } from '@smsgw/platform';
 import type { DeviceRow } from '../data/device-row';
-import type { DeviceRepository } from '../data/device.repository';
+import type { LastSeenWriter } from '../data/last-seen.writer';
 
 export type DeviceEventKind = 'device.connected' | 'device.disconnected';
 
 /**
  * Publishes a phone connecting or disconnecting as the public `device.*` event (the client's
  * webhooks and the dashboard's live list read them) in JetStream, its event id as the
- * Nats-Msg-Id, then records the phone as seen now.
+ * Nats-Msg-Id, then marks the phone as seen now (written with the others' within a second).
  */
 export class DeviceEventPublisher {
   constructor(
     private readonly nats: Pick<Nats, 'js' | 'names'>,
-    private readonly repo: Pick<DeviceRepository, 'touch'>,
+    private readonly lastSeen: Pick<LastSeenWriter, 'mark'>,
   ) {}
 
   async publish(kind: DeviceEventKind, device: DeviceRow, reason: string): Promise<void> {
@@ -25,6 +25,6 @@ export class DeviceEventPublisher {
       routing: { client_id: device.client_id, mode: 'live' },
     };
     await this.nats.js.publish(this.nats.names.event(kind), JSON.stringify(event), { msgID: event.event_id });
-    await this.repo.touch(device.device_id);
+    this.lastSeen.mark(device.device_id);
   }
 }

@@ -168,7 +168,14 @@ export class AgentSession {
     return true;
   }
 
-  /** Reads the device's limits again (a SetDeviceLimits order, or every minute) and checks its room at once. */
+  /** Takes the device's limits as stored now (the registry's periodic reload); true when they were taken. */
+  applyLimits(device: DeviceRow): boolean {
+    if (this.closed || device.device_id !== this.deviceId) return false;
+    this.pacer.reload(limitsOf(device));
+    return true;
+  }
+
+  /** Reads the device's limits again (a SetDeviceLimits order, or when the periodic reload missed it) and checks its room at once. */
   async reloadLimits(): Promise<void> {
     try {
       const device = await this.deps.loadDevice(this.deviceId);

@@ -1,5 +1,6 @@
 import type { Msg, Subscription } from '@nats-io/transport-node';
 import type { Logger, Nats } from '@smsgw/platform';
+import type { DeviceRow } from '../data/device-row';
 import { CLOSE_REPLACED, CLOSE_RESTART, CLOSE_REVOKED, type AgentSession } from './agent-session';
 import type { SimulateOrder } from './received-relay';
 
@@ -150,6 +151,26 @@ export class SessionRegistry {
     for (const { session } of revoked) session.close(CLOSE_REVOKED, 'revoked');
     if (revoked.length > 0) this.log.info({ sessions: revoked.length }, 'sessions of revoked credentials closed');
     return revoked.length;
+  }
+
+  /**
+   * Reads the limits of every phone held here again, `chunk` phones a query, and gives each session
+   * its own: what keeps every session's limits fresh (run every `HUB_LIMITS_RELOAD_MS`) without a query
+   * per phone; a SetDeviceLimits order still reloads its phone at once. Sessions are not woken: a
+   * phone whose limits a lost order loosened sees it at its next check of its room.
+   */
+  async reloadAllLimits(load: (deviceIds: string[]) => Promise<DeviceRow[]>, chunk = 1000): Promise<number> {
+    const held = [...this.sessions.values()];
+    let applied = 0;
+    for (let i = 0; i < held.length; i += chunk) {
+      const part = held.slice(i, i + chunk);
+      const rows = new Map((await load(part.map((s) => s.deviceId))).map((row) => [row.device_id, row]));
+      for (const session of part) {
+        const row = rows.get(session.deviceId);
+        if (row) applied += Number(session.applyLimits(row));
+      }
+    }
+    return applied;
   }
 
   get size(): number {
