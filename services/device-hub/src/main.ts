@@ -31,7 +31,7 @@ import { DeviceViewUseCases } from './use-cases/device-views.use-case';
 import { SimulateReceivedUseCase } from './use-cases/simulate-received.use-case';
 import { deviceHubHandlers, deviceHubCallers } from './grpc/device-hub.handlers';
 import { createAgentServer } from './http/agent-server';
-import { unreadyDependencies, watchNats } from './http/readiness';
+import { unreadyDependencies, watchNats, watchRedis } from './http/readiness';
 import { DeviceEventPublisher } from './events/device-event.publisher';
 import { ReceivedPublisher } from './events/received.publisher';
 import { ReportPublisher } from './events/report.publisher';
@@ -126,6 +126,13 @@ export async function start(
 
   // Back from an outage: wake-ups sent meanwhile were lost, and idle phones may be in a long wait.
   const natsConnected = watchNats(nats, () => sessions.wakeAll());
+  // Back from a Redis restart: the phones' presence is gone until each one's next pong.
+  watchRedis(redis, () => {
+    sessions
+      .refreshPresence()
+      .then((written) => log.info({ phones: written }, 'presence written again after Redis came back'))
+      .catch((err: unknown) => log.warn({ err }, 'presence not written again after Redis came back'));
+  });
   const unready = unreadyDependencies(pool, redis, natsConnected);
 
   const agentServer = createAgentServer({

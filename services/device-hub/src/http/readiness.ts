@@ -16,6 +16,21 @@ export function watchNats(nats: Pick<Nats, 'nc' | 'onConnectionChange'>, onBack:
 }
 
 /**
+ * `onBack` runs each time the Redis connection is ready again after it was lost. A Redis that
+ * restarted has lost the phones' presence (no persistence): the hub writes it again at once rather
+ * than at each phone's next pong, up to a ping interval later.
+ */
+export function watchRedis(redis: Pick<Redis, 'on'>, onBack: () => void): void {
+  let lost = false;
+  redis.on('close', () => (lost = true));
+  redis.on('ready', () => {
+    if (!lost) return;
+    lost = false;
+    onBack();
+  });
+}
+
+/**
  * What the agent server's GET /readyz needs: the dependencies that do not answer (none: ready),
  * Postgres and Redis within a second and NATS while connected. One answer serves every probe for a
  * second, so a flood of probes costs at most one round of checks per second.

@@ -113,9 +113,7 @@ export class AgentSession {
     this.ws.on('message', (data: Buffer) => this.onFrame(data.toString('utf8')));
     this.ws.on('pong', () => {
       this.missedPongs = 0;
-      presence
-        .markOnline(this.deviceId, this.device.client_id, this.connectionId)
-        .catch((err: unknown) => this.log.warn({ err }, 'presence refresh failed'));
+      this.refreshPresence().catch((err: unknown) => this.log.warn({ err }, 'presence refresh failed'));
     });
     this.ws.on('close', () => this.onClosed());
     this.ws.on('error', (err) => this.log.warn({ err }, 'agent socket error'));
@@ -127,6 +125,12 @@ export class AgentSession {
     await this.deps.publishDeviceEvent('device.connected', this.device, 'connected');
     this.log.info('agent connected');
     this.loop = this.dispatchLoop();
+  }
+
+  /** Writes this phone's presence again (each pong, and when Redis comes back); nothing once closed. */
+  async refreshPresence(): Promise<void> {
+    if (this.closed) return;
+    await this.deps.presence.markOnline(this.deviceId, this.device.client_id, this.connectionId);
   }
 
   /** Closes the connection; the reason ends up in `device.disconnected`. */

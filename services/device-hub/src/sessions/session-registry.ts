@@ -69,6 +69,17 @@ export class SessionRegistry {
     for (const session of this.sessions.values()) session.wake('work');
   }
 
+  /** Writes the presence of every phone held here again (Redis came back empty), `chunk` at a time; the number written. */
+  async refreshPresence(chunk = 1000): Promise<number> {
+    const held = [...this.sessions.values()];
+    let written = 0;
+    for (let i = 0; i < held.length; i += chunk) {
+      const results = await Promise.allSettled(held.slice(i, i + chunk).map((session) => session.refreshPresence()));
+      written += results.filter((r) => r.status === 'fulfilled').length;
+    }
+    return written;
+  }
+
   add(session: AgentSession, tokenId: string): void {
     this.tokens.set(session, tokenId);
     const previous = this.sessions.get(session.deviceId);
