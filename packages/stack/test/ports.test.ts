@@ -1,6 +1,9 @@
-import { expect, test } from '@jest/globals';
+import { afterAll, describe, expect, it, test } from '@jest/globals';
+import fs from 'node:fs';
 import net from 'node:net';
-import { freePort, portSlice } from '../src/ports';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, portSlice, reserveAcrossProcesses } from '../src/ports';
 
 test('when freePort answers, then a server can listen on that port', async () => {
   const port = await freePort();
@@ -30,4 +33,17 @@ test('when two jest workers start stacks side by side, then their ports come fro
   const [b0, b1] = portSlice({ JEST_WORKER_ID: '2' });
   expect(a1 < b0 || b1 < a0).toBe(true);
   expect(portSlice({}, 4242)).toEqual(portSlice({}, 4242 + 8));
+});
+
+describe('reserveAcrossProcesses', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smsgw-ports-test-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('when a port is reserved, then no other caller gets it for two minutes, and then it may be taken again', () => {
+    const now = Date.now();
+    expect(reserveAcrossProcesses(20_001, dir, now)).toBe(true);
+    expect(reserveAcrossProcesses(20_001, dir, now + 1000)).toBe(false);
+    expect(reserveAcrossProcesses(20_002, dir, now + 1000)).toBe(true);
+    expect(reserveAcrossProcesses(20_001, dir, fs.statSync(path.join(dir, '20001')).mtimeMs + 120_001)).toBe(true);
+  });
 });

@@ -68,6 +68,8 @@ export class AgentSession {
   private closed = false;
   private closeReason = 'agent_closed';
   private wakeWaiter?: { on: 'work' | 'reload'; done: () => void };
+  /** New work announced while a claim was in flight: the claim may have missed it, so the wait after it is skipped. */
+  private workWhileClaiming = false;
   private ackWaiter?: { messageId: string; resolve: (acked: boolean) => void };
   private wakeSub?: Subscription;
   private pingTimer?: NodeJS.Timeout;
@@ -166,6 +168,7 @@ export class AgentSession {
   wake(cause: 'work' | 'reload'): boolean {
     if (cause === 'work') this.emptyClaims = 0;
     const waiter = this.wakeWaiter;
+    if (!waiter && cause === 'work') this.workWhileClaiming = true;
     if (!waiter || (waiter.on === 'reload' && cause === 'work')) return false;
     this.wakeWaiter = undefined;
     waiter.done();
@@ -245,6 +248,7 @@ export class AgentSession {
       let claimed: message.ClaimNextResponse__Output;
       try {
         const request = { deviceId: this.deviceId, clientId: this.device.client_id, leaseMs: dispatch.leaseMs, simsWithRoom };
+        this.workWhileClaiming = false;
         claimed = await this.deps.messages.claimNext(request);
       } catch (err) {
         this.log.warn({ err }, 'claiming the next message failed; retrying');
@@ -259,6 +263,8 @@ export class AgentSession {
           Math.max(dispatch.sweepMs, dispatch.idleSweepMaxMs),
           dispatch.sweepMs * 2 ** Math.min(this.emptyClaims++, 20),
         );
+        // A wake-up that came while the claim was answered found no wait to end: claim again now.
+        if (this.workWhileClaiming) continue;
         await this.sleep(idleMs * (0.8 + Math.random() * 0.4), 'work');
         continue;
       }
