@@ -301,10 +301,14 @@ describe('webhooks, the whole system', () => {
     const c = await system.createClient();
     const d = await system.createDevice(c.client_id, 'kill');
     await system.startAgent(c, d);
-    await endpoint(c, '/after-kill', ['sms.sent']);
+    const e = await endpoint(c, '/after-kill', ['sms.sent']);
     receiver.on('/after-kill', (n) => (n === 1 ? 500 : 200));
     await send(c, d, { to: '+33612345678', message: 'Survivre' });
     const [first] = await receiver.waitFor('/after-kill', 1);
+    // Between attempts: the first one is over once its outcome and its retry are stored. A kill
+    // before that (the receiver has answered, the service has not yet written it down) leaves the
+    // delivery leased, and the sweep retries it when the lease runs out: late, not lost.
+    await eventuallyDelivery(c, e.endpoint_id, (dl) => dl.attempt === 1 && dl.state === 'pending' && dl.nextAttemptAt !== '');
     await system.stack.services.webhook.stop('SIGKILL');
     await system.stack.services.webhook.start();
     // On time: at its delay after the first attempt, or soon after the restart when that took longer
