@@ -250,6 +250,15 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
     receiveSms({ from, text, ...simOf(receivingSim(sim, driver.sims)) });
 
   for (const sms of recovery.toSend) sendLoop.enqueue(sms);
+  // Sent before the restart, their delivery report not yet come: it still comes (PROTOCOL.md §3).
+  const awaitingDelivery = outbox.awaitingDelivery();
+  if (awaitingDelivery.length > 0 && driver.resumeDelivery) {
+    logger.info(
+      { message_ids: awaitingDelivery.map((sms) => sms.message_id) },
+      'waiting for the delivery reports of SMS sent before the restart',
+    );
+    sendLoop.resumeDeliveries(awaitingDelivery);
+  }
   connection.start();
   logger.info({ hub: hubUrl, driver: driverName, device_id: deviceId, ...(options.radioOff ? { radio_off: true } : {}) }, 'agent started');
 

@@ -170,6 +170,17 @@ export class Outbox {
     });
   }
 
+  /**
+   * The SMS left `sent` while the driver reports delivery, in acceptance order: their delivery
+   * report is still to come, also after a restart (PROTOCOL.md §3).
+   */
+  awaitingDelivery(): Sms[] {
+    if (!this.options.deliveryReports) return [];
+    return this.list()
+      .filter((entry) => entry.state === 'sent')
+      .map(smsOf);
+  }
+
   /** Every report the hub has not acknowledged, in acceptance order then in order of events. */
   pendingReports(): Report[] {
     return this.list().flatMap((entry) =>

@@ -42,6 +42,22 @@ export class SendLoop {
   }
 
   /**
+   * Waits, through the driver, for the delivery reports of SMS sent before a restart (those the
+   * outbox holds `sent`), and records them as if they had come before it.
+   */
+  resumeDeliveries(sent: readonly Sms[]): void {
+    const { outbox, driver } = this.options;
+    if (!driver.resumeDelivery) return;
+    for (const sms of sent) {
+      const sim = driver.slotFor(sms);
+      driver.resumeDelivery(sms, {
+        onDelivered: (at) => this.record(sms.message_id, () => outbox.markDelivered(sms.message_id, at, sim)),
+        onFailed: (at, error) => this.record(sms.message_id, () => outbox.markFailed(sms.message_id, at, error, false, sim)),
+      });
+    }
+  }
+
+  /**
    * Lets the SMS being handed to the driver finish, leaves the others `accepted` for the next
    * start, and waits for the outbox writes of driver events already received.
    */

@@ -182,6 +182,22 @@ describe('agent against a hub', () => {
     expect(hub.pairRequests).toHaveLength(1);
   });
 
+  it('when the agent stops after an SMS was sent but before its delivery report, then after a restart the report still comes, and the SMS is not sent again', async () => {
+    const first = await start({ deliveryDelayMs: 60_000 });
+    await hub.waitForConnections(1);
+    hub.offer({ message_id: 'msg_1', to: '+33611111111', text: 'hello' });
+    await hub.waitForFrame('sent report of msg_1', isFrame('report', 'msg_1', 'sent', 1));
+    await first.agent.stop();
+    expect(hub.received('report').filter(isFrame('report', 'msg_1', 'delivered'))).toEqual([]);
+
+    const second = await start();
+    const delivered = await hub.waitForFrame('delivered report of msg_1', isFrame('report', 'msg_1', 'delivered', 2));
+
+    expect(delivered.frame).toMatchObject({ status: 'delivered', at: expect.stringMatching(RFC3339_UTC), sim: 1 });
+    expect(first.stdout.json()).toEqual([{ message_id: 'msg_1', to: '+33611111111', text: 'hello' }]);
+    expect(second.stdout.lines).toEqual([]);
+  });
+
   it('when the hub refuses the stored token and no pairing was given, then the agent stops as unauthorized and forgets the credentials', async () => {
     const first = await start();
     await hub.waitForConnections(1);

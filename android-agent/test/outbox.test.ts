@@ -49,6 +49,21 @@ describe('Outbox', () => {
     expect((await open()).pendingReports().map((report) => report.sim)).toEqual([2, 2]);
   });
 
+  it('when SMS were left sent at restart, then the outbox lists them as awaiting their delivery report, unless the driver reports no delivery', async () => {
+    const outbox = await open();
+    for (const id of ['msg_b', 'msg_a', 'msg_c']) await outbox.accept({ ...SMS, message_id: id });
+    for (const id of ['msg_b', 'msg_a']) {
+      await outbox.markSending(id);
+      await outbox.markSent(id, AT);
+    }
+    await outbox.markDelivered('msg_a', AT);
+
+    const reopened = await open();
+    await reopened.recover();
+    expect(reopened.awaitingDelivery()).toEqual([{ ...SMS, message_id: 'msg_b' }]);
+    expect((await open(false)).awaitingDelivery()).toEqual([]);
+  });
+
   it('when SMS are still accepted at restart, then recovery gives them to send in acceptance order', async () => {
     const outbox = await open();
     for (const id of ['msg_b', 'msg_a', 'msg_c']) await outbox.accept({ ...SMS, message_id: id });

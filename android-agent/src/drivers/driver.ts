@@ -28,6 +28,12 @@ export interface Driver {
    * onDelivered may come later.
    */
   send(sms: Sms, events: DriverEvents): Promise<void>;
+  /**
+   * After a restart of the agent: follows an SMS the phone had sent before it, whose delivery
+   * report had not come, and calls onDelivered (or onFailed) when it does. Absent when the driver
+   * cannot (it never reports delivery).
+   */
+  resumeDelivery?(sms: Sms, events: Pick<DriverEvents, 'onDelivered' | 'onFailed'>): void;
   /** Drops callbacks still to come; called once at shutdown. */
   close(): Promise<void>;
 }

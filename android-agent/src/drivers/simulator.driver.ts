@@ -70,6 +70,15 @@ export class SimulatorDriver implements Driver {
       return;
     }
     events.onSent(new Date());
+    this.deliverLater(events);
+  }
+
+  /** The pretend network's report of an SMS sent before a restart comes its delay after the restart. */
+  resumeDelivery(_sms: Sms, events: Pick<DriverEvents, 'onDelivered'>): void {
+    this.deliverLater(events);
+  }
+
+  private deliverLater(events: Pick<DriverEvents, 'onDelivered'>): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       events.onDelivered(new Date());
