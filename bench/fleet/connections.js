@@ -12,7 +12,10 @@
  *   4. a graceful restart of the hub (SIGTERM: `reconnect` frames spread over 1 to 11 s), then a
  *      SIGKILL and start: the time until every phone is connected again, and what the phones
  *      saw meanwhile (close codes, refused handshakes by cause); meanwhile a second hub replica
- *      holds BENCH_OTHER_PHONES (500) phones of its own: how many of them were disconnected.
+ *      holds BENCH_OTHER_PHONES (500) phones of its own: how many of them were disconnected;
+ *      the CPU each process spent per phone while the fleet connected and came back;
+ *   5. the same fleet on a third replica run as behind a TLS-ending ingress (TLS_MODE=proxy, plain
+ *      WebSocket): time and CPU per phone to connect, and to come back after a SIGKILL.
  *
  * The fleet is BENCH_FLEET_PROCESSES (2) processes of fleet/phones.js. One process may hold at
  * most `ulimit -n` sockets (20,000 in this container, which root cannot raise), hence 19,500 and
@@ -40,17 +43,37 @@ const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const mb = (kb) => (kb / 1024).toFixed(1);
 
-/** Cores used by each group of pids during `seconds` (1.0 = one core busy the whole time). */
-async function cpuOver(seconds, groups) {
-  // Per pid: a process that started meanwhile counts from 0; one that ended is left out.
+/**
+ * CPU used by each group of pids while `run()` runs: `{ seconds, cpu_s: {group: seconds of CPU} }`.
+ * A process that started meanwhile counts from 0; one that ended is left out (its CPU is lost).
+ */
+async function cpuDuring(groups, run) {
   const snap = () => Object.fromEntries(Object.entries(groups).map(([k, pids]) => [k, new Map(pids().map((p) => [p, cpuTicks(p) ?? 0]))]));
   const before = snap();
   const t0 = Date.now();
-  await sleep(seconds * 1000);
+  await run();
   const after = snap();
-  const elapsed = (Date.now() - t0) / 1000;
   const used = (k) => [...after[k]].reduce((n, [pid, t]) => n + t - (before[k].get(pid) ?? 0), 0);
-  return Object.fromEntries(Object.keys(groups).map((k) => [k, Number((used(k) / CLK_TCK / elapsed).toFixed(3))]));
+  return { seconds: (Date.now() - t0) / 1000, cpu_s: Object.fromEntries(Object.keys(groups).map((k) => [k, used(k) / CLK_TCK])) };
+}
+
+/** Cores used by each group of pids during `seconds` (1.0 = one core busy the whole time). */
+async function cpuOver(seconds, groups) {
+  const { seconds: elapsed, cpu_s } = await cpuDuring(groups, () => sleep(seconds * 1000));
+  return Object.fromEntries(Object.entries(cpu_s).map(([k, v]) => [k, Number((v / elapsed).toFixed(3))]));
+}
+
+/** Milliseconds of CPU per phone, by group, and their sum. */
+function msPerPhone(cpu_s, phones) {
+  const per = Object.fromEntries(Object.entries(cpu_s).map(([k, v]) => [k, Number(((v / phones) * 1000).toFixed(2))]));
+  return {
+    ...per,
+    total: Number(
+      Object.values(per)
+        .reduce((a, b) => a + b, 0)
+        .toFixed(2),
+    ),
+  };
 }
 
 function startBare(certs) {
@@ -139,29 +162,39 @@ async function main() {
     bare.child.kill();
     log(`bare ws: ${results.bare.kb_per_phone} kB per phone`);
 
-    // The hub, the same fleet.
+    // The hub, the same fleet; what each process spends on a phone's connection.
     await sleep(2000);
+    const database = new URL(stack.databaseUrl).pathname.slice(1);
+    const services = ['gateway', 'account', 'otp', 'scheduler', 'dashboard'];
+    let measuredHub = hub;
+    const groups = {
+      'device-hub': () => [measuredHub.pid],
+      message: () => [stack.services.message.pid],
+      webhook: () => [stack.services.webhook.pid],
+      'other services': () => services.map((name) => stack.services[name]?.pid).filter(Boolean),
+      postgres: () => pidsOf('postgres', (cmd) => cmd.includes(database)),
+      redis: () => pidsOf('redis-server'),
+      nats: () => pidsOf('nats-server'),
+      fleet: () => fleet?.children.map((c) => c.pid) ?? [],
+    };
     const hubBefore = rssKb(hub.pid);
     let took;
-    ({ fleet, took } = await connect(phones, stack.hubUrl, stack.certs.caCertFile));
+    const connectCpu = await cpuDuring(groups, async () => {
+      ({ fleet, took } = await connect(phones, stack.hubUrl, stack.certs.caCertFile));
+    });
     results.hub_connect_all_s = (took / 1000).toFixed(1);
-    log(`hub: ${PHONES} phones connected in ${results.hub_connect_all_s} s`);
+    results.connect_cpu_ms_per_phone = msPerPhone(connectCpu.cpu_s, PHONES);
+    log(
+      `hub: ${PHONES} phones connected in ${results.hub_connect_all_s} s; CPU ms per phone: ${JSON.stringify(results.connect_cpu_ms_per_phone)}`,
+    );
     await sleep(SETTLE_S * 1000);
     const hubAfter = rssKb(hub.pid);
     results.hub = { rss_before_mb: mb(hubBefore), rss_after_mb: mb(hubAfter), kb_per_phone: ((hubAfter - hubBefore) / PHONES).toFixed(1) };
     results.ratio_hub_to_bare = ((hubAfter - hubBefore) / (bareAfter - bareBefore)).toFixed(2);
     log(`hub: ${results.hub.kb_per_phone} kB per phone (${results.ratio_hub_to_bare} × bare ws)`);
 
-    const database = new URL(stack.databaseUrl).pathname.slice(1);
     const claimsBeforeIdle = await rpcCalls(stack.metricsUrls.message, 'ClaimNext');
-    results.idle_cores = await cpuOver(IDLE_S, {
-      'device-hub': () => [hub.pid],
-      message: () => [stack.services.message.pid],
-      postgres: () => pidsOf('postgres', (cmd) => cmd.includes(database)),
-      redis: () => pidsOf('redis-server'),
-      nats: () => pidsOf('nats-server'),
-      fleet: () => fleet.children.map((c) => c.pid),
-    });
+    results.idle_cores = await cpuOver(IDLE_S, groups);
     log(`idle over ${IDLE_S} s, cores: ${JSON.stringify(results.idle_cores)}`);
     const claimsAfterIdle = await rpcCalls(stack.metricsUrls.message, 'ClaimNext');
     results.idle_claims_per_s = Number(((claimsAfterIdle - claimsBeforeIdle) / IDLE_S).toFixed(1));
@@ -202,13 +235,19 @@ async function main() {
       const closesBefore = { ...fleet.closeCodes };
       const errorsBefore = { ...fleet.connectErrors };
       const since = Date.now();
-      await hub.stop(kind);
-      const stoppedS = ((Date.now() - since) / 1000).toFixed(1);
-      await hub.start();
-      const hubUpS = ((Date.now() - since) / 1000).toFixed(1);
-      // Wait for the drop to be seen before waiting for everyone back.
-      while (fleet.connected >= PHONES && Date.now() - since < 5000) await sleep(100);
-      const back = await fleet.waitConnected(PHONES, 300_000, since);
+      let stoppedS;
+      let hubUpS;
+      let back;
+      // The stopped hub's CPU is left out (its process is gone); the new one's counts from its start.
+      const restartCpu = await cpuDuring(groups, async () => {
+        await hub.stop(kind);
+        stoppedS = ((Date.now() - since) / 1000).toFixed(1);
+        await hub.start();
+        hubUpS = ((Date.now() - since) / 1000).toFixed(1);
+        // Wait for the drop to be seen before waiting for everyone back.
+        while (fleet.connected >= PHONES && Date.now() - since < 5000) await sleep(100);
+        back = await fleet.waitConnected(PHONES, 300_000, since);
+      });
       const diff = (now, then) =>
         Object.fromEntries(
           Object.entries(now)
@@ -219,6 +258,8 @@ async function main() {
         hub_stopped_s: stoppedS,
         hub_ready_s: hubUpS,
         all_back_s: (back / 1000).toFixed(1),
+        cpu_ms_per_phone: msPerPhone(restartCpu.cpu_s, PHONES),
+        machine_cores_busy: Number((Object.values(restartCpu.cpu_s).reduce((a, b) => a + b, 0) / restartCpu.seconds).toFixed(2)),
         close_codes: diff(fleet.closeCodes, closesBefore),
         refused: diff(fleet.connectErrors, errorsBefore),
         other_replica_disconnected: Object.values(otherFleet.closeCodes).reduce((a, b) => a + b, 0) - otherClosesBefore,
@@ -227,13 +268,39 @@ async function main() {
       await sleep(SMOKE ? 500 : 5000);
     }
     results.hub_rss_end_mb = mb(rssKb(hub.pid));
+
+    // The same fleet on a replica behind a TLS-ending ingress (the chart's default, TLS_MODE=proxy):
+    // plain WebSocket to the hub, as from the ingress. The ingress's own TLS work is not measured.
+    await fleet.stop();
+    fleet = undefined;
+    const plain = await stack.addDeviceHub({ tlsMode: 'proxy' });
+    measuredHub = plain.process;
+    const plainConnect = await cpuDuring(groups, async () => {
+      ({ fleet, took } = await connect(phones, plain.hubUrl, stack.certs.caCertFile));
+    });
+    const since = Date.now();
+    const plainCrash = await cpuDuring(groups, async () => {
+      await plain.process.stop('SIGKILL');
+      await plain.process.start();
+      while (fleet.connected >= PHONES && Date.now() - since < 5000) await sleep(100);
+      await fleet.waitConnected(PHONES, 300_000, since);
+    });
+    results.behind_ingress = {
+      connect_all_s: (took / 1000).toFixed(1),
+      connect_cpu_ms_per_phone: msPerPhone(plainConnect.cpu_s, PHONES),
+      crash_all_back_s: ((Date.now() - since) / 1000).toFixed(1),
+      crash_cpu_ms_per_phone: msPerPhone(plainCrash.cpu_s, PHONES),
+      crash_machine_cores_busy: Number((Object.values(plainCrash.cpu_s).reduce((a, b) => a + b, 0) / plainCrash.seconds).toFixed(2)),
+    };
+    log(`behind an ingress: ${JSON.stringify(results.behind_ingress)}`);
     console.log(JSON.stringify(results, null, 2));
     const ratio = Number(results.ratio_hub_to_bare);
     const crash = results.restart_SIGKILL ?? { all_back_s: '(not run)', other_replica_disconnected: 0 };
     console.log(
       `connections: ${PHONES} idle phones, hub ${results.hub.kb_per_phone} kB/phone, bare ws ${results.bare.kb_per_phone} kB/phone, ratio ${results.ratio_hub_to_bare}` +
         ` (goal ≤ 1.5: ${ratio <= 1.5 ? 'met' : 'missed'}); back after a graceful restart ${results.restart_SIGTERM.all_back_s} s,` +
-        ` after a crash ${crash.all_back_s} s (goal < 60 s); phones of the other replica disconnected: ` +
+        ` after a crash ${crash.all_back_s} s (goal < 60 s), after a crash behind an ingress ${results.behind_ingress.crash_all_back_s} s;` +
+        ` phones of the other replica disconnected: ` +
         `${results.restart_SIGTERM.other_replica_disconnected + crash.other_replica_disconnected}`,
     );
   } finally {

@@ -62,7 +62,8 @@ class Phone {
   connect(onSettled) {
     const localAddress = `127.0.0.${1 + addressOffset + (this.index % localAddresses)}`;
     const ws = new WebSocket(wsUrl, 'smsgw.agent.v1', {
-      headers: { Authorization: `Bearer ${this.token}` },
+      // A plain `ws://` hub stands behind a TLS-ending ingress, which would say the phone came over HTTPS.
+      headers: { Authorization: `Bearer ${this.token}`, ...(wsUrl.startsWith('ws:') ? { 'X-Forwarded-Proto': 'https' } : {}) },
       secureContext,
       localAddress,
       perMessageDeflate: false,

@@ -1,11 +1,12 @@
 import { expectSucceeded, smoke } from './support/smoke';
 
 describe('the fleet simulator benchmarks run end to end in smoke mode', () => {
-  it('when the connections benchmark runs, then the fleet connects to a bare ws server and to the hub, and comes back after a restart of the hub', async () => {
+  it('when the connections benchmark runs, then the fleet connects to a bare ws server and to the hub, and comes back after a restart of the hub, also behind a TLS-ending ingress', async () => {
     const run = await smoke('fleet/connections.js');
     expectSucceeded(run);
     expect(run.output).toMatch(/connections: 50 idle phones, hub -?[\d.]+ kB\/phone, bare ws [\d.]+ kB\/phone/);
     expect(run.output).toMatch(/back after a graceful restart [\d.]+ s/);
+    expect(run.output).toMatch(/after a crash behind an ingress [\d.]+ s/);
     expect(run.output).toMatch(/phones of the other replica disconnected: 0$/m);
   }, 400_000);
 

@@ -83,7 +83,12 @@ export interface Stack {
   /** Starts one more gateway replica on a free port (stopped with the stack); returns its URL. */
   addGateway(): Promise<string>;
   /** Starts one more device-hub replica (its own agent URL, for phones to connect to; stopped with the stack). */
-  addDeviceHub(): Promise<{ hubUrl: string; process: ServiceProcess }>;
+  /**
+   * Starts one more device-hub replica on free ports (stopped with the stack). `tlsMode: 'proxy'`
+   * runs it as behind a TLS-ending ingress: plain HTTP, `hubUrl` is `http://`, and a phone must send
+   * `X-Forwarded-Proto: https` as the ingress would (from 127.0.0.1, a trusted proxy).
+   */
+  addDeviceHub(options?: { tlsMode?: 'native' | 'proxy' }): Promise<{ hubUrl: string; process: ServiceProcess }>;
   /** Starts one more scheduler replica on a free port (stopped with the stack); returns it. */
   addScheduler(): Promise<ServiceProcess>;
   /** Restarts one service (same ports and settings). */
@@ -241,8 +246,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logFile: path.join(logDir, n === 1 ? 'gateway.log' : `gateway-${n}.log`),
       ready: () => httpsHealthy(`https://127.0.0.1:${port}/readyz`, certs.caPem),
     });
-  const hubProcess = (agentPort: number, grpcPort: number, health: number, n: number) => {
-    const url = `https://127.0.0.1:${agentPort}`;
+  const hubProcess = (agentPort: number, grpcPort: number, health: number, n: number, tlsMode: 'native' | 'proxy' = 'native') => {
+    const url = `${tlsMode === 'proxy' ? 'http' : 'https'}://127.0.0.1:${agentPort}`;
     return new ServiceProcess({
       name: 'device-hub',
       args: entry('services/device-hub'),
@@ -253,7 +258,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         GRPC_HEALTH_PORT: String(health),
         AGENT_HOST: '127.0.0.1',
         AGENT_PORT: String(agentPort),
-        HUB_PUBLIC_URL: url,
+        HUB_PUBLIC_URL: `https://127.0.0.1:${agentPort}`,
+        ...(tlsMode === 'proxy' ? { TLS_MODE: 'proxy' } : {}),
         ...(n === 1 ? metricsEnv('device-hub') : bus.env('device-hub')),
       },
       logFile: path.join(logDir, n === 1 ? 'device-hub.log' : `device-hub-${n}.log`),
@@ -401,12 +407,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await gateway.start();
       return `https://127.0.0.1:${port}`;
     },
-    async addDeviceHub() {
+    async addDeviceHub(options = {}) {
       const agentPort = await freePort();
-      const hub = hubProcess(agentPort, await freePort(), await freePort(), extraHubs.length + 2);
+      const tlsMode = options.tlsMode ?? 'native';
+      const hub = hubProcess(agentPort, await freePort(), await freePort(), extraHubs.length + 2, tlsMode);
       extraHubs.push(hub);
       await hub.start();
-      return { hubUrl: `https://127.0.0.1:${agentPort}`, process: hub };
+      return { hubUrl: `${tlsMode === 'proxy' ? 'http' : 'https'}://127.0.0.1:${agentPort}`, process: hub };
     },
     async addScheduler() {
       const scheduler = schedulerProcess(await freePort(), await freePort(), extraSchedulers.length + 2);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -22,9 +23,11 @@ export function grpcServing(address: string, timeoutMs = 1000): Promise<boolean>
 }
 
 /** True when `GET <url>` over HTTPS, trusting `ca`, answers 200. */
+/** True when `url` answers 200; an `http:` URL (a service behind a TLS-ending proxy) is asked over plain HTTP. */
 export function httpsHealthy(url: string, ca: string, timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = https.get(url, { ca, timeout: timeoutMs }, (res) => {
+    const get = url.startsWith('http:') ? http.get : https.get;
+    const req = get(url, { ca, timeout: timeoutMs }, (res) => {
       res.resume();
       resolve(res.statusCode === 200);
     });
