@@ -82,9 +82,9 @@ export interface Stack {
   grpcCredentials(identity: ServiceIdentity): GrpcTls & ServiceCertFiles;
   /** Starts one more gateway replica on a free port (stopped with the stack); returns its URL. */
   addGateway(): Promise<string>;
-  /** Starts one more device-hub replica (its own agent URL, for phones to connect to; stopped with the stack). */
   /**
-   * Starts one more device-hub replica on free ports (stopped with the stack). `tlsMode: 'proxy'`
+   * Starts one more device-hub replica on free ports, with its own agent URL for phones to connect
+   * to (stopped with the stack). `tlsMode: 'proxy'`
    * runs it as behind a TLS-ending ingress: plain HTTP, `hubUrl` is `http://`, and a phone must send
    * `X-Forwarded-Proto: https` as the ingress would (from 127.0.0.1, a trusted proxy).
    */

@@ -22,8 +22,10 @@ export function grpcServing(address: string, timeoutMs = 1000): Promise<boolean>
   }).finally(() => client.close());
 }
 
-/** True when `GET <url>` over HTTPS, trusting `ca`, answers 200. */
-/** True when `url` answers 200; an `http:` URL (a service behind a TLS-ending proxy) is asked over plain HTTP. */
+/**
+ * True when `GET <url>` over HTTPS, trusting `ca`, answers 200; an `http:` URL (a service run as
+ * behind a TLS-ending proxy) is asked over plain HTTP.
+ */
 export function httpsHealthy(url: string, ca: string, timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
     const get = url.startsWith('http:') ? http.get : https.get;
