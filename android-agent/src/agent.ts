@@ -252,7 +252,7 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
   for (const sms of recovery.toSend) sendLoop.enqueue(sms);
   // Sent before the restart, their delivery report not yet come: it still comes (PROTOCOL.md §3).
   const awaitingDelivery = outbox.awaitingDelivery();
-  if (awaitingDelivery.length > 0 && driver.resumeDelivery) {
+  if (awaitingDelivery.length > 0) {
     logger.info(
       { message_ids: awaitingDelivery.map((sms) => sms.message_id) },
       'waiting for the delivery reports of SMS sent before the restart',

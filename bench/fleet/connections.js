@@ -63,6 +63,32 @@ async function cpuOver(seconds, groups) {
   return Object.fromEntries(Object.entries(cpu_s).map(([k, v]) => [k, Number((v / elapsed).toFixed(3))]));
 }
 
+/** Cores busy on the whole machine while a cpuDuring() measure ran (all groups together). */
+function coresBusy({ seconds, cpu_s }) {
+  return Number((Object.values(cpu_s).reduce((a, b) => a + b, 0) / seconds).toFixed(2));
+}
+
+/**
+ * Stops `hub` with `signal`, starts it again and waits until all `phones` of `fleet` are connected;
+ * each time in seconds from the stop, with the CPU every group spent meanwhile (the stopped hub's
+ * is left out: its process is gone; the new one's counts from its start).
+ */
+async function restartAndWait(hub, signal, fleet, phones, groups) {
+  const since = Date.now();
+  const seconds = () => ((Date.now() - since) / 1000).toFixed(1);
+  const times = {};
+  const cpu = await cpuDuring(groups, async () => {
+    await hub.stop(signal);
+    times.stopped_s = seconds();
+    await hub.start();
+    times.ready_s = seconds();
+    // Wait for the drop to be seen before waiting for everyone back.
+    while (fleet.connected >= phones && Date.now() - since < 5000) await sleep(100);
+    times.all_back_s = ((await fleet.waitConnected(phones, 300_000, since)) / 1000).toFixed(1);
+  });
+  return { ...times, cpu_ms_per_phone: msPerPhone(cpu.cpu_s, phones), machine_cores_busy: coresBusy(cpu) };
+}
+
 /** Milliseconds of CPU per phone, by group, and their sum. */
 function msPerPhone(cpu_s, phones) {
   const per = Object.fromEntries(Object.entries(cpu_s).map(([k, v]) => [k, Number(((v / phones) * 1000).toFixed(2))]));
@@ -234,20 +260,7 @@ async function main() {
       const otherClosesBefore = Object.values(otherFleet.closeCodes).reduce((a, b) => a + b, 0);
       const closesBefore = { ...fleet.closeCodes };
       const errorsBefore = { ...fleet.connectErrors };
-      const since = Date.now();
-      let stoppedS;
-      let hubUpS;
-      let back;
-      // The stopped hub's CPU is left out (its process is gone); the new one's counts from its start.
-      const restartCpu = await cpuDuring(groups, async () => {
-        await hub.stop(kind);
-        stoppedS = ((Date.now() - since) / 1000).toFixed(1);
-        await hub.start();
-        hubUpS = ((Date.now() - since) / 1000).toFixed(1);
-        // Wait for the drop to be seen before waiting for everyone back.
-        while (fleet.connected >= PHONES && Date.now() - since < 5000) await sleep(100);
-        back = await fleet.waitConnected(PHONES, 300_000, since);
-      });
+      const restart = await restartAndWait(hub, kind, fleet, PHONES, groups);
       const diff = (now, then) =>
         Object.fromEntries(
           Object.entries(now)
@@ -255,16 +268,16 @@ async function main() {
             .filter(([, v]) => v > 0),
         );
       results[`restart_${kind}`] = {
-        hub_stopped_s: stoppedS,
-        hub_ready_s: hubUpS,
-        all_back_s: (back / 1000).toFixed(1),
-        cpu_ms_per_phone: msPerPhone(restartCpu.cpu_s, PHONES),
-        machine_cores_busy: Number((Object.values(restartCpu.cpu_s).reduce((a, b) => a + b, 0) / restartCpu.seconds).toFixed(2)),
+        hub_stopped_s: restart.stopped_s,
+        hub_ready_s: restart.ready_s,
+        all_back_s: restart.all_back_s,
+        cpu_ms_per_phone: restart.cpu_ms_per_phone,
+        machine_cores_busy: restart.machine_cores_busy,
         close_codes: diff(fleet.closeCodes, closesBefore),
         refused: diff(fleet.connectErrors, errorsBefore),
         other_replica_disconnected: Object.values(otherFleet.closeCodes).reduce((a, b) => a + b, 0) - otherClosesBefore,
       };
-      log(`hub ${kind}: ready after ${hubUpS} s, all ${PHONES} phones back after ${(back / 1000).toFixed(1)} s`);
+      log(`hub ${kind}: ready after ${restart.ready_s} s, all ${PHONES} phones back after ${restart.all_back_s} s`);
       await sleep(SMOKE ? 500 : 5000);
     }
     results.hub_rss_end_mb = mb(rssKb(hub.pid));
@@ -278,19 +291,13 @@ async function main() {
     const plainConnect = await cpuDuring(groups, async () => {
       ({ fleet, took } = await connect(phones, plain.hubUrl, stack.certs.caCertFile));
     });
-    const since = Date.now();
-    const plainCrash = await cpuDuring(groups, async () => {
-      await plain.process.stop('SIGKILL');
-      await plain.process.start();
-      while (fleet.connected >= PHONES && Date.now() - since < 5000) await sleep(100);
-      await fleet.waitConnected(PHONES, 300_000, since);
-    });
+    const plainCrash = await restartAndWait(plain.process, 'SIGKILL', fleet, PHONES, groups);
     results.behind_ingress = {
       connect_all_s: (took / 1000).toFixed(1),
       connect_cpu_ms_per_phone: msPerPhone(plainConnect.cpu_s, PHONES),
-      crash_all_back_s: ((Date.now() - since) / 1000).toFixed(1),
-      crash_cpu_ms_per_phone: msPerPhone(plainCrash.cpu_s, PHONES),
-      crash_machine_cores_busy: Number((Object.values(plainCrash.cpu_s).reduce((a, b) => a + b, 0) / plainCrash.seconds).toFixed(2)),
+      crash_all_back_s: plainCrash.all_back_s,
+      crash_cpu_ms_per_phone: plainCrash.cpu_ms_per_phone,
+      crash_machine_cores_busy: plainCrash.machine_cores_busy,
     };
     log(`behind an ingress: ${JSON.stringify(results.behind_ingress)}`);
     console.log(JSON.stringify(results, null, 2));

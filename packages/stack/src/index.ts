@@ -84,9 +84,9 @@ export interface Stack {
   addGateway(): Promise<string>;
   /**
    * Starts one more device-hub replica on free ports, with its own agent URL for phones to connect
-   * to (stopped with the stack). `tlsMode: 'proxy'`
-   * runs it as behind a TLS-ending ingress: plain HTTP, `hubUrl` is `http://`, and a phone must send
-   * `X-Forwarded-Proto: https` as the ingress would (from 127.0.0.1, a trusted proxy).
+   * to (stopped with the stack). `tlsMode: 'proxy'` runs it as behind a TLS-ending ingress: plain
+   * HTTP, `hubUrl` is `http://`, and a phone must send `X-Forwarded-Proto: https` as the ingress
+   * would (from 127.0.0.1, a trusted proxy).
    */
   addDeviceHub(options?: { tlsMode?: 'native' | 'proxy' }): Promise<{ hubUrl: string; process: ServiceProcess }>;
   /** Starts one more scheduler replica on a free port (stopped with the stack); returns it. */
@@ -246,8 +246,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logFile: path.join(logDir, n === 1 ? 'gateway.log' : `gateway-${n}.log`),
       ready: () => httpsHealthy(`https://127.0.0.1:${port}/readyz`, certs.caPem),
     });
+  /** A hub's agent URL: plain HTTP when it runs as behind a TLS-ending ingress. */
+  const agentUrl = (agentPort: number, tlsMode: 'native' | 'proxy') => `${tlsMode === 'proxy' ? 'http' : 'https'}://127.0.0.1:${agentPort}`;
   const hubProcess = (agentPort: number, grpcPort: number, health: number, n: number, tlsMode: 'native' | 'proxy' = 'native') => {
-    const url = `${tlsMode === 'proxy' ? 'http' : 'https'}://127.0.0.1:${agentPort}`;
+    const url = agentUrl(agentPort, tlsMode);
     return new ServiceProcess({
       name: 'device-hub',
       args: entry('services/device-hub'),
@@ -258,7 +260,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         GRPC_HEALTH_PORT: String(health),
         AGENT_HOST: '127.0.0.1',
         AGENT_PORT: String(agentPort),
-        HUB_PUBLIC_URL: `https://127.0.0.1:${agentPort}`,
+        HUB_PUBLIC_URL: agentUrl(agentPort, 'native'),
         ...(tlsMode === 'proxy' ? { TLS_MODE: 'proxy' } : {}),
         ...(n === 1 ? metricsEnv('device-hub') : bus.env('device-hub')),
       },
@@ -413,7 +415,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const hub = hubProcess(agentPort, await freePort(), await freePort(), extraHubs.length + 2, tlsMode);
       extraHubs.push(hub);
       await hub.start();
-      return { hubUrl: `${tlsMode === 'proxy' ? 'http' : 'https'}://127.0.0.1:${agentPort}`, process: hub };
+      return { hubUrl: agentUrl(agentPort, tlsMode), process: hub };
     },
     async addScheduler() {
       const scheduler = schedulerProcess(await freePort(), await freePort(), extraSchedulers.length + 2);

@@ -18,9 +18,6 @@ const LAST = 32_000;
 const SLICES = 8;
 const SLICE = Math.floor((LAST - FIRST) / SLICES);
 
-/** Ports handed out by this process: none is given twice while its server may still be starting. */
-const handedOut = new Set<number>();
-
 /** How long a port handed out stays reserved: by then it is bound by whom it was given to, or free again. */
 const RESERVED_MS = 120_000;
 
@@ -56,12 +53,10 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   const [start, last] = portSlice();
   for (let tries = 0; tries < 200; tries++) {
     const port = start + Math.floor(Math.random() * (last - start + 1));
-    if (handedOut.has(port)) continue;
-    handedOut.add(port); // before the check: a concurrent call must not draw it meanwhile
+    // Reserved before the check, synchronously: neither a concurrent call of this process nor
+    // another process draws it meanwhile, nor for RESERVED_MS after it is handed out.
     if (!reserveAcrossProcesses(port)) continue;
     if (!(await canListen(port, host))) continue;
-    // Forgotten after a while: by then the port is bound by whom it was given to, or free again.
-    setTimeout(() => handedOut.delete(port), RESERVED_MS).unref();
     return port;
   }
   throw new Error(`no free port found in ${start}-${last} on ${host}`);
