@@ -26,6 +26,7 @@ export * from './grpc-service';
 export * from './timer-loop';
 export * from './timer-consumer';
 export * from './ttl-cache';
+export * from './batches';
 export * from './reuse';
 export * from './bus-permissions';
 export * from './grpc-tls';

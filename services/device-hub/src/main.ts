@@ -65,7 +65,9 @@ export async function start(
     tls: config.grpcTls,
   });
   const repo = new DeviceRepository(pool);
-  const presence = new PresenceStore(redis, config.presenceTtlMs, clock);
+  const presence = new PresenceStore(redis, config.presenceTtlMs, clock, {
+    onWriteFailed: (err, phones) => log.warn({ err, phones }, 'presence not written; the next pongs write it again'),
+  });
   const usage = new UsageStore(redis);
   const sessions = new SessionRegistry(nats, log);
   // The revocation order over NATS is fast but may be lost; this check, on every replica, is what

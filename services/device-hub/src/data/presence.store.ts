@@ -1,4 +1,4 @@
-import { presenceKey, removedDeviceKey, type Redis } from '@smsgw/platform';
+import { Batches, presenceKey, removedDeviceKey, type Redis } from '@smsgw/platform';
 
 // Deletes the key, and the device from its client's online set, only if it still names this
 // connection, so that a closing connection never erases the presence of the one that replaced it.
@@ -22,6 +22,37 @@ const KEEP_MS = 30 * 24 * 3600_000;
 const lastOnlineKey = (deviceId: string) => `presence-last:${deviceId}`;
 const clientOnlineKey = (clientId: string) => `presence-client:${clientId}`;
 
+// Marks phones online: KEYS are presence:<d> and presence-last:<d> for each of the ARGV[4] phones,
+// then presence-client:<c> for each client; ARGV: TTL, how long "last online" is kept, now, the
+// number of phones, their connection ids, then for each client its number of phones and their ids.
+const MARK = `local ttl, keep, now, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+for i = 1, n do
+  redis.call('set', KEYS[2 * i - 1], ARGV[4 + i], 'PX', ttl)
+  redis.call('set', KEYS[2 * i], now, 'PX', keep)
+end
+local a = 5 + n
+for k = 2 * n + 1, #KEYS do
+  local count = tonumber(ARGV[a])
+  for j = a + 1, a + count do redis.call('sadd', KEYS[k], ARGV[j]) end
+  redis.call('pexpire', KEYS[k], ttl)
+  a = a + count + 1
+end
+return n`;
+/** Phones a MARK call writes at most: Redis is busy a few milliseconds per call. */
+const MARK_CHUNK = 1000;
+
+export interface PresenceWriteOptions {
+  /** How long a refresh (a pong) may wait to be written with others; 1 s by default. */
+  refreshDelayMs?: number;
+  /** A batch that could not be written (Redis down), with its number of phones; its callers are told too. */
+  onWriteFailed?: (err: unknown, phones: number) => void;
+}
+
+interface OnlineMark {
+  clientId: string;
+  connectionId: string;
+}
+
 /** What Redis says of a device for the failover sweep. */
 export interface Liveness {
   online: boolean;
@@ -40,27 +71,73 @@ export interface Liveness {
  * gateway checks on a send.
  */
 export class PresenceStore {
+  /** Marks not yet sent to Redis, by device, written together (see `write`). */
+  private readonly marks: Batches<string, OnlineMark, void>;
+
   constructor(
     private readonly redis: Redis,
     private readonly ttlMs: number,
     private readonly clock: () => number = Date.now,
-  ) {}
+    private readonly options: PresenceWriteOptions = {},
+  ) {
+    this.marks = new Batches((marks) => this.write(marks), options.onWriteFailed);
+  }
 
   private key(deviceId: string): string {
     return presenceKey(deviceId);
   }
 
+  /**
+   * Marks the device online on this connection (at connect, and for every phone held when Redis
+   * comes back); resolves once written. The marks made while a batch is on its way are written
+   * together in the next one: thousands of phones connecting cost a few round trips, not one each.
+   */
   async markOnline(deviceId: string, clientId: string, connectionId: string): Promise<void> {
-    await this.redis
-      .multi()
-      .set(this.key(deviceId), connectionId, 'PX', this.ttlMs)
-      .set(lastOnlineKey(deviceId), String(this.clock()), 'PX', KEEP_MS)
-      .sadd(clientOnlineKey(clientId), deviceId)
-      .pexpire(clientOnlineKey(clientId), this.ttlMs)
-      .exec();
+    await this.marks.add(deviceId, { clientId, connectionId });
+  }
+
+  /**
+   * Keeps the device's mark alive (each pong): written with the others of the next
+   * `refreshDelayMs`, far within the TTL, so that an idle fleet costs Redis one script call a
+   * second and the hub no promise per pong. A failed write is reported once for its batch.
+   */
+  refresh(deviceId: string, clientId: string, connectionId: string): void {
+    void this.marks.add(deviceId, { clientId, connectionId }, this.options.refreshDelayMs ?? 1000);
+  }
+
+  /** One MARK script call per MARK_CHUNK phones, all in one pipeline. */
+  private async write(marks: ReadonlyMap<string, OnlineMark>): Promise<ReadonlyMap<string, void>> {
+    const entries = [...marks];
+    const pipeline = this.redis.pipeline();
+    for (let i = 0; i < entries.length; i += MARK_CHUNK) {
+      const chunk = entries.slice(i, i + MARK_CHUNK);
+      const keys: string[] = [];
+      const connections: string[] = [];
+      const byClient = new Map<string, string[]>();
+      for (const [deviceId, { clientId, connectionId }] of chunk) {
+        keys.push(this.key(deviceId), lastOnlineKey(deviceId));
+        connections.push(connectionId);
+        const ids = byClient.get(clientId);
+        if (ids) ids.push(deviceId);
+        else byClient.set(clientId, [deviceId]);
+      }
+      const members: string[] = [];
+      for (const [clientId, ids] of byClient) {
+        keys.push(clientOnlineKey(clientId));
+        members.push(String(ids.length), ...ids);
+      }
+      pipeline.eval(MARK, keys.length, ...keys, this.ttlMs, KEEP_MS, this.clock(), chunk.length, ...connections, ...members);
+    }
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([err]) => err)?.[0];
+    if (failed) throw failed;
+    return new Map<string, void>();
   }
 
   async markOffline(deviceId: string, clientId: string, connectionId: string): Promise<void> {
+    // A mark of this connection not yet sent must not outlive it: it is dropped (the batch it was
+    // in still resolves). One already sent reaches Redis before the release, on the same connection.
+    this.marks.drop(deviceId, (mark) => mark.connectionId === connectionId);
     await this.redis
       .multi()
       .eval(RELEASE, 2, this.key(deviceId), clientOnlineKey(clientId), connectionId, deviceId)

@@ -115,7 +115,7 @@ export class AgentSession {
     this.ws.on('message', (data: Buffer) => this.onFrame(data.toString('utf8')));
     this.ws.on('pong', () => {
       this.missedPongs = 0;
-      this.refreshPresence().catch((err: unknown) => this.log.warn({ err }, 'presence refresh failed'));
+      if (!this.closed) presence.refresh(this.deviceId, this.device.client_id, this.connectionId);
     });
     this.ws.on('close', () => this.onClosed());
     this.ws.on('error', (err) => this.log.warn({ err }, 'agent socket error'));

@@ -1,0 +1,92 @@
+/**
+ * Work asked for one key at a time and done for many keys at once. The keys added while a batch
+ * is on its way, or within `delayMs` of the first one, go together to `run`, and every caller gets
+ * that batch's answer. A fleet of phones connecting or answering pings then costs a few round
+ * trips a second instead of one each, and no promise of its own per call.
+ *
+ *   const lookups = new Batches<string, string, Row>(async (keys) => rowsByKey([...keys.keys()]));
+ *   const row = (await lookups.add(lookup, lookup)).get(lookup);
+ *
+ * A key added twice before its batch leaves keeps the last value. One batch runs at a time.
+ */
+export class Batches<K, V, R> {
+  private pending = new Map<K, V>();
+  private next = new Batch<K, R>();
+  private running = false;
+  private immediate?: NodeJS.Immediate;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly run: (items: ReadonlyMap<K, V>) => Promise<ReadonlyMap<K, R>>,
+    /** A batch that failed, with its size; its callers get the error too. */
+    private readonly onFailed?: (err: unknown, size: number) => void,
+  ) {}
+
+  /**
+   * Adds the key to the next batch; resolves with that batch's answers once it has run. With
+   * `delayMs` 0 the batch leaves at the next turn of the event loop; otherwise it may wait that
+   * long for more keys (a key added with 0 meanwhile makes it leave at once).
+   */
+  add(key: K, value: V, delayMs = 0): Promise<ReadonlyMap<K, R>> {
+    this.pending.set(key, value);
+    const batch = this.next;
+    // While a batch runs, the keys added meanwhile wait for it: the loop takes them next.
+    if (!this.running) {
+      if (delayMs === 0 && !this.immediate) {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+        this.immediate = setImmediate(() => void this.runAll());
+      } else if (!this.immediate && !this.timer) {
+        this.timer = setTimeout(() => void this.runAll(), delayMs).unref();
+      }
+    }
+    return batch.done;
+  }
+
+  /** Takes the key out of the next batch when its value `matches` (a batch already on its way is not changed). */
+  drop(key: K, matches: (value: V) => boolean): void {
+    const value = this.pending.get(key);
+    if (value !== undefined && matches(value)) this.pending.delete(key);
+  }
+
+  /** Runs the pending keys, batch after batch, until none is left. */
+  private async runAll(): Promise<void> {
+    this.immediate = undefined;
+    this.timer = undefined;
+    this.running = true;
+    for (;;) {
+      if (this.pending.size === 0) {
+        // Its keys were all dropped (or it had none): its callers wait no longer.
+        this.next.resolve(new Map());
+        this.next = new Batch();
+        break;
+      }
+      const items = this.pending;
+      const batch = this.next;
+      this.pending = new Map();
+      this.next = new Batch();
+      try {
+        batch.resolve(await this.run(items));
+      } catch (err) {
+        this.onFailed?.(err, items.size);
+        batch.reject(err);
+      }
+    }
+    this.running = false;
+  }
+}
+
+/** The callers of one batch: one promise for all of them. */
+class Batch<K, R> {
+  resolve!: (answers: ReadonlyMap<K, R>) => void;
+  reject!: (err: unknown) => void;
+  readonly done = new Promise<ReadonlyMap<K, R>>((resolve, reject) => {
+    this.resolve = resolve;
+    this.reject = reject;
+  });
+
+  constructor() {
+    // Each caller handles the failure; a batch whose callers went away must not crash the process.
+    this.done.catch(() => undefined);
+  }
+}
