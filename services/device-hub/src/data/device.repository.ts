@@ -5,6 +5,14 @@ import { COLUMN_NAMES, DEVICE_COLUMNS, type DeviceRow, type SweptDeviceRow } fro
 
 const UNIQUE_VIOLATION = '23505';
 
+/** A device token found by its lookup, with its device. */
+export interface FoundToken {
+  token_id: string;
+  token_hash: Buffer;
+  revoked_at: Date | null;
+  device: DeviceRow;
+}
+
 export class DeviceRepository {
   constructor(private readonly pool: Pool) {}
 
@@ -119,18 +127,16 @@ export class DeviceRepository {
     ]);
   }
 
-  async findToken(
-    lookup: string,
-  ): Promise<{ token_id: string; token_hash: Buffer; revoked_at: Date | null; device: DeviceRow } | undefined> {
-    const { rows } = await this.pool.query<DeviceRow & { token_id: string; token_hash: Buffer; revoked_at: Date | null }>(
-      `SELECT t.token_id, t.token_hash, t.revoked_at, ${COLUMN_NAMES.map((c) => `d.${c}`).join(', ')}
-       FROM device_tokens t JOIN devices d USING (device_id) WHERE t.lookup = $1 AND d.removed_at IS NULL`,
-      [lookup],
+  /** The tokens of these lookups that exist, with their devices not removed: one query for a whole batch of connecting phones. */
+  async findTokens(lookups: string[]): Promise<Map<string, FoundToken>> {
+    const { rows } = await this.pool.query<DeviceRow & FoundToken & { lookup: string }>(
+      `SELECT t.lookup, t.token_id, t.token_hash, t.revoked_at, ${COLUMN_NAMES.map((c) => `d.${c}`).join(', ')}
+       FROM device_tokens t JOIN devices d USING (device_id) WHERE t.lookup = ANY($1::text[]) AND d.removed_at IS NULL`,
+      [lookups],
     );
-    const row = rows[0];
-    if (!row) return undefined;
-    const { token_id, token_hash, revoked_at, ...device } = row;
-    return { token_id, token_hash, revoked_at, device };
+    return new Map(
+      rows.map(({ lookup, token_id, token_hash, revoked_at, ...device }) => [lookup, { token_id, token_hash, revoked_at, device }]),
+    );
   }
 
   async rename(deviceId: string, name: string): Promise<void> {
