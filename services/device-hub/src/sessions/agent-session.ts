@@ -38,6 +38,8 @@ export const CLOSE_REPLACED = 4002;
 export const CLOSE_RESTART = 1012;
 /** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS, 4 SIMs. */
 export const PROTOCOL_VERSION = 4;
+/** Empty claims counted for a phone that just connected: its first idle wait is the longest (idleSweepMaxMs). */
+const IDLE_AT_CONNECT = 20;
 /** How long the first claim waits for the agent's first frame (its agent_hello, if any: protocol 3 and later). */
 const HELLO_WAIT_MS = 1000;
 
@@ -74,8 +76,13 @@ export class AgentSession {
   private wakeSub?: Subscription;
   private pingTimer?: NodeJS.Timeout;
   private missedPongs = 0;
-  /** Claims in a row that found the queue empty: the idle wait grows with them. */
-  private emptyClaims = 0;
+  /**
+   * Claims in a row that found the queue empty: the idle wait grows with them. It starts at the
+   * longest: a phone that finds its queue empty on connecting is subscribed to its wake-ups
+   * already, and a fleet coming back after a restart must not sweep the queue every few seconds
+   * while the rest of it reconnects. A wake-up or new work sets it back to 0.
+   */
+  private emptyClaims = IDLE_AT_CONNECT;
   private loop?: Promise<void>;
   private readonly onClose = new Set<() => void>();
   private readonly log: Logger;
