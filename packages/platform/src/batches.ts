@@ -7,7 +7,8 @@
  *   const lookups = new Batches<string, string, Row>(async (keys) => rowsByKey([...keys.keys()]));
  *   const row = (await lookups.add(lookup, lookup)).get(lookup);
  *
- * A key added twice before its batch leaves keeps the last value. One batch runs at a time.
+ * A key added twice before its batch leaves keeps the last value. One batch runs at a time: the
+ * next one leaves when the current one ends or at its own time, whichever is later.
  */
 export class Batches<K, V, R> {
   private pending = new Map<K, V>();
@@ -15,6 +16,8 @@ export class Batches<K, V, R> {
   private running = false;
   private immediate?: NodeJS.Immediate;
   private timer?: NodeJS.Timeout;
+  /** When the next batch leaves (ms since the epoch); undefined when none is waiting to. */
+  private dueAt?: number;
 
   constructor(
     private readonly run: (items: ReadonlyMap<K, V>) => Promise<ReadonlyMap<K, R>>,
@@ -24,21 +27,17 @@ export class Batches<K, V, R> {
 
   /**
    * Adds the key to the next batch; resolves with that batch's answers once it has run. With
-   * `delayMs` 0 the batch leaves at the next turn of the event loop; otherwise it may wait that
-   * long for more keys (a key added with 0 meanwhile makes it leave at once).
+   * `delayMs` 0 the batch leaves at the next turn of the event loop; otherwise it waits that long
+   * for more keys (a key added meanwhile with a shorter delay makes it leave sooner).
    */
   add(key: K, value: V, delayMs = 0): Promise<ReadonlyMap<K, R>> {
     this.pending.set(key, value);
     const batch = this.next;
-    // While a batch runs, the keys added meanwhile wait for it: the loop takes them next.
-    if (!this.running) {
-      if (delayMs === 0 && !this.immediate) {
-        clearTimeout(this.timer);
-        this.timer = undefined;
-        this.immediate = setImmediate(() => void this.runAll());
-      } else if (!this.immediate && !this.timer) {
-        this.timer = setTimeout(() => void this.runAll(), delayMs).unref();
-      }
+    const at = Date.now() + delayMs;
+    if (this.dueAt === undefined || at < this.dueAt) {
+      this.dueAt = at;
+      // While a batch runs, the next one waits for it: it leaves when the run ends, or at its time.
+      if (!this.running) this.arm();
     }
     return batch.done;
   }
@@ -49,30 +48,37 @@ export class Batches<K, V, R> {
     if (value !== undefined && matches(value)) this.pending.delete(key);
   }
 
-  /** Runs the pending keys, batch after batch, until none is left. */
-  private async runAll(): Promise<void> {
+  /** Makes the next batch leave at `dueAt`. */
+  private arm(): void {
+    clearImmediate(this.immediate);
+    clearTimeout(this.timer);
+    const wait = (this.dueAt ?? 0) - Date.now();
+    if (wait <= 0) this.immediate = setImmediate(() => void this.runNext());
+    else this.timer = setTimeout(() => void this.runNext(), wait).unref();
+  }
+
+  /** Runs the next batch (its callers whose keys were all dropped just get an empty answer), then arms the one after. */
+  private async runNext(): Promise<void> {
     this.immediate = undefined;
     this.timer = undefined;
-    this.running = true;
-    for (;;) {
-      if (this.pending.size === 0) {
-        // Its keys were all dropped (or it had none): its callers wait no longer.
-        this.next.resolve(new Map());
-        this.next = new Batch();
-        break;
-      }
-      const items = this.pending;
-      const batch = this.next;
-      this.pending = new Map();
-      this.next = new Batch();
+    this.dueAt = undefined;
+    const items = this.pending;
+    const batch = this.next;
+    this.pending = new Map();
+    this.next = new Batch();
+    if (items.size === 0) {
+      batch.resolve(new Map());
+    } else {
+      this.running = true;
       try {
         batch.resolve(await this.run(items));
       } catch (err) {
         this.onFailed?.(err, items.size);
         batch.reject(err);
       }
+      this.running = false;
     }
-    this.running = false;
+    if (this.dueAt !== undefined) this.arm();
   }
 }
 

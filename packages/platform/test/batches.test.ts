@@ -36,7 +36,7 @@ describe('Batches: calls one key at a time, run many keys at once', () => {
         ['c', 3],
       ]),
     ]);
-    expect(answers.map((a, i) => a.get(['a', 'b', 'c'][i]))).toEqual([2, 4, 6]);
+    expect(answers.map((a, i) => a.get(['a', 'b', 'c'][i]!))).toEqual([2, 4, 6]);
   });
 
   it('keeps the last value of a key added twice, and runs the keys added while a batch is on its way in the next one', async () => {
@@ -61,7 +61,7 @@ describe('Batches: calls one key at a time, run many keys at once', () => {
     ]);
   });
 
-  it('waits up to delayMs for more keys, and leaves at once when a key needs it now', async () => {
+  it('waits up to delayMs for more keys, and leaves sooner when a key asks for a shorter delay', async () => {
     const r = recorder();
     const batches = new Batches(r.run);
     void batches.add('a', 1, 200);
@@ -84,6 +84,30 @@ describe('Batches: calls one key at a time, run many keys at once', () => {
         ['d', 4],
       ]),
     );
+  });
+
+  it('lets a batch made while another runs wait for its own delay, so that it gathers more keys', async () => {
+    const r = recorder();
+    const batches = new Batches(r.run);
+    r.hold();
+    const first = batches.add('a', 1);
+    await turn();
+    const added = Date.now();
+    const later = batches.add('b', 2, 150);
+    r.release();
+    await first;
+    await sleep(20);
+    void batches.add('c', 3, 150);
+
+    await later;
+    expect(Date.now() - added).toBeGreaterThanOrEqual(140);
+    expect(r.batches).toEqual([
+      new Map([['a', 1]]),
+      new Map([
+        ['b', 2],
+        ['c', 3],
+      ]),
+    ]);
   });
 
   it('drops a key whose value matches before its batch leaves, and still answers a batch left empty', async () => {
