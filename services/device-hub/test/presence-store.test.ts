@@ -87,7 +87,7 @@ describe('the presence of phones, written in batches to Redis', () => {
     const store = new PresenceStore(redis, 60_000);
     const pipelines = jest.spyOn(redis, 'pipeline');
     const first = store.markOnline('c-1', 'client-c', 'conn-1');
-    await new Promise((resolve) => setImmediate(resolve)); // the first batch leaves
+    await new Promise((resolve) => setTimeout(resolve, 30)); // the first batch leaves (10 ms)
     const later = ids('c-later', 50).map((id) => store.markOnline(id, 'client-c', `conn-${id}`));
 
     await Promise.all([first, ...later]);

@@ -41,7 +41,12 @@ return n`;
 /** Phones a MARK call writes at most: Redis is busy a few milliseconds per call. */
 const MARK_CHUNK = 1000;
 
+/** How long a connecting phone's mark waits for others', by default. */
+const CONNECT_DELAY_MS = 10;
+
 export interface PresenceWriteOptions {
+  /** How long a connecting phone's mark may wait to be written with others; 10 ms by default. */
+  connectDelayMs?: number;
   /** How long a refresh (a pong) may wait to be written with others; 1 s by default. */
   refreshDelayMs?: number;
   /** A batch that could not be written (Redis down), with its number of phones; its callers are told too. */
@@ -89,11 +94,12 @@ export class PresenceStore {
 
   /**
    * Marks the device online on this connection (at connect, and for every phone held when Redis
-   * comes back); resolves once written. The marks made while a batch is on its way are written
-   * together in the next one: thousands of phones connecting cost a few round trips, not one each.
+   * comes back); resolves once written, within `connectDelayMs` and a round trip. The marks made
+   * meanwhile are written together: thousands of phones connecting cost a few round trips, not one
+   * each, and their sessions go on together (their NATS subscriptions and events leave in one write).
    */
   async markOnline(deviceId: string, clientId: string, connectionId: string): Promise<void> {
-    await this.marks.add(deviceId, { clientId, connectionId });
+    await this.marks.add(deviceId, { clientId, connectionId }, this.options.connectDelayMs ?? CONNECT_DELAY_MS);
   }
 
   /**

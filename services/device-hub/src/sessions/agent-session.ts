@@ -126,8 +126,9 @@ export class AgentSession {
     });
     this.ws.on('close', () => this.onClosed());
     this.ws.on('error', (err) => this.log.warn({ err }, 'agent socket error'));
-    this.send({ type: 'hello', protocol: PROTOCOL_VERSION, device_id: this.deviceId, ping_interval_ms: config.pingIntervalMs });
+    // Written with the other phones connecting meanwhile; once `hello` is sent, the device reads online.
     await presence.markOnline(this.deviceId, this.device.client_id, this.connectionId);
+    this.send({ type: 'hello', protocol: PROTOCOL_VERSION, device_id: this.deviceId, ping_interval_ms: config.pingIntervalMs });
     // Its own queue; its client's fleet (messages opened to every phone of the client) is the registry's.
     this.wakeSub = nats.nc.subscribe(nats.names.wake(this.deviceId), { callback: () => void this.wake('work') });
     this.pingTimer = setInterval(() => this.ping(), config.pingIntervalMs);

@@ -34,11 +34,14 @@ export interface DeviceView {
   online: boolean;
 }
 
+/** How long a connecting phone's token lookup waits for others' (a query each costs more than the wait). */
+const TOKEN_LOOKUP_DELAY_MS = 10;
+
 /** Devices, pairing and agent authentication: the rules, with storage passed in. */
 export class DeviceUseCases {
   /**
-   * The phones connecting at the same moment are looked up together: a fleet coming back after a
-   * restart costs Postgres one query per batch, not one per phone.
+   * The phones connecting within TOKEN_LOOKUP_DELAY_MS of each other are looked up together: a
+   * fleet coming back after a restart costs Postgres one query per batch, not one per phone.
    */
   private readonly tokenLookups = new Batches<string, undefined, FoundToken>((lookups) => this.repo.findTokens([...lookups.keys()]));
 
@@ -226,7 +229,7 @@ export class DeviceUseCases {
   /** The device of a good token, with the token's id (its session is closed once the token is revoked). */
   async authenticate(token: string): Promise<AuthenticatedDevice> {
     const lookup = secretLookup(TOKEN_PREFIX, token);
-    const found = lookup && (await this.tokenLookups.add(lookup, undefined)).get(lookup);
+    const found = lookup && (await this.tokenLookups.add(lookup, undefined, TOKEN_LOOKUP_DELAY_MS)).get(lookup);
     if (!found || found.revoked_at || !secretMatches(token, found.token_hash)) throw new AppError('INVALID_DEVICE_TOKEN');
     return { device: found.device, tokenId: found.token_id };
   }
