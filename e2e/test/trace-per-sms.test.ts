@@ -169,6 +169,9 @@ describe('one trace per SMS, exported over OTLP', () => {
     expect(flat).not.toContain('+33612345678');
     expect(flat).not.toContain('Suivi de bout en bout');
     expect(flat).not.toContain(client.live_api_key);
+    // The phone's looks at its queue (ClaimNext), most of them empty, are no traces of their own,
+    // on either side: the SMS's trace goes on from the claimed message.
+    expect(otlp.spans.filter((s) => s.name.includes('ClaimNext')).map((s) => `${s.service} ${s.name}`)).toEqual([]);
   });
 
   it('when URLs carry a phone number or a token in their query, then no exported span holds them', async () => {

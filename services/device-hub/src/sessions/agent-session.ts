@@ -12,6 +12,7 @@ import {
   inTrace,
   startSpanInTrace,
   traceparentOf,
+  untraced,
   withSpan,
   type Logger,
   type Nats,
@@ -257,7 +258,7 @@ export class AgentSession {
       try {
         const request = { deviceId: this.deviceId, clientId: this.device.client_id, leaseMs: dispatch.leaseMs, simsWithRoom };
         this.workWhileClaiming = false;
-        claimed = await this.deps.messages.claimNext(request);
+        claimed = await untraced(() => this.deps.messages.claimNext(request));
       } catch (err) {
         this.log.warn({ err }, 'claiming the next message failed; retrying');
         await this.sleep(1000 + Math.random() * 1000);
