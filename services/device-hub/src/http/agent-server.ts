@@ -129,7 +129,13 @@ export function createAgentServer(deps: AgentServerDeps): http.Server {
   };
   const server =
     deps.tls.mode === 'native'
-      ? https.createServer({ cert: fs.readFileSync(deps.tls.certFile), key: fs.readFileSync(deps.tls.keyFile) }, handle)
+      ? https.createServer(
+          // No ALPN: phones speak HTTP/1.1 whatever they offer, and Node copies the server's ALPN
+          // list for each TLS socket into a small pooled buffer that then keeps a whole 8 kB
+          // slab alive: about 2 kB a phone once a few thousand are connected.
+          { cert: fs.readFileSync(deps.tls.certFile), key: fs.readFileSync(deps.tls.keyFile), ALPNProtocols: [] },
+          handle,
+        )
       : http.createServer(handle);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'https://hub');
