@@ -44,8 +44,7 @@ export class Batches<K, V, R> {
 
   /** Takes the key out of the next batch when its value `matches` (a batch already on its way is not changed). */
   drop(key: K, matches: (value: V) => boolean): void {
-    const value = this.pending.get(key);
-    if (value !== undefined && matches(value)) this.pending.delete(key);
+    if (this.pending.has(key) && matches(this.pending.get(key) as V)) this.pending.delete(key);
   }
 
   /** Makes the next batch leave at `dueAt`. */

@@ -145,11 +145,19 @@ describe('Batches: calls one key at a time, run many keys at once', () => {
   });
 
   it('does not crash the process when a failed batch had no caller left to listen', async () => {
-    const batches = new Batches<string, number, number>(async () => {
-      throw new Error('down');
-    });
-    batches.add('a', 1, 5).catch(() => undefined);
-    void batches.add('b', 1, 5);
-    await sleep(30);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const batches = new Batches<string, number, number>(async () => {
+        throw new Error('down');
+      });
+      void batches.add('a', 1, 5);
+      await sleep(30);
+      await turn();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
   });
 });
