@@ -61,12 +61,12 @@ export function natsPermissions(service: NatsService, prefix: string): NatsPermi
   const streamName = { reports: n.reportsStream, events: n.eventsStream, timers: n.timersStream };
   const own: Record<NatsService, NatsPermissions> = {
     message: {
-      publish: [n.wake('*'), n.wakeClient('*'), n.testWake, n.event('sms.*')],
+      publish: [n.wake('*', '*'), n.wakeClient('*'), n.testWake, n.event('sms.*')],
       subscribe: [],
     },
     'device-hub': {
       publish: [n.agentReport('*'), n.agentReceived('*'), n.event('device.*'), n.hubControls, n.wakeClient('*')],
-      subscribe: [n.wake('*'), n.wakeClient('*'), n.testWake, n.hubControls],
+      subscribe: [n.wake('*', '*'), n.wakeClient('*'), n.testWake, n.hubControls],
     },
     scheduler: {
       publish: [n.timers, n.schedulerWake],

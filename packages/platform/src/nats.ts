@@ -20,8 +20,14 @@ export function natsNames(prefix: string) {
   const s = prefix ? `${prefix.toUpperCase()}_` : '';
   return {
     prefix,
-    /** Core NATS hint that a device has work; the queue itself is in Postgres. */
-    wake: (deviceId: string) => `${p}dispatch.wake.${deviceId}`,
+    /**
+     * Core NATS hint that a device has work; the queue itself is in Postgres. Under its client:
+     * a hub replica hears its phones' hints through one subscription per client (`clientWakes`),
+     * not one per phone.
+     */
+    wake: (clientId: string, deviceId: string) => `${p}dispatch.wake.${clientId}.${deviceId}`,
+    /** Every device's hint of a client (a hub replica holding phones of the client subscribes). */
+    clientWakes: (clientId: string) => `${p}dispatch.wake.${clientId}.*`,
     /** Core NATS hint to every phone of a client that a message was opened to its fleet. */
     wakeClient: (clientId: string) => `${p}dispatch.wake-client.${clientId}`,
     /** Hint to the test-mode simulator that a test key's message is due. */

@@ -7,7 +7,8 @@ describe('natsNames', () => {
   it('when there is no prefix, then subjects and streams carry the production names', () => {
     const names = natsNames('');
 
-    expect(names.wake('device_1')).toBe('dispatch.wake.device_1');
+    expect(names.wake('client_1', 'device_1')).toBe('dispatch.wake.client_1.device_1');
+    expect(names.clientWakes('client_1')).toBe('dispatch.wake.client_1.*');
     expect(names.hubControl('device_1')).toBe('hub.control.device_1');
     expect(names.hubControls).toBe('hub.control.*');
     expect(names.agentReport('device_1')).toBe('agent.report.device_1');
@@ -21,7 +22,8 @@ describe('natsNames', () => {
   it('when there is a prefix, then every subject and stream is kept apart by it', () => {
     const names = natsNames('t1a2b');
 
-    expect(names.wake('device_1')).toBe('t1a2b.dispatch.wake.device_1');
+    expect(names.wake('client_1', 'device_1')).toBe('t1a2b.dispatch.wake.client_1.device_1');
+    expect(names.clientWakes('client_1')).toBe('t1a2b.dispatch.wake.client_1.*');
     expect(names.hubControls).toBe('t1a2b.hub.control.*');
     expect(names.agentReport('device_1')).toBe('t1a2b.agent.report.device_1');
     expect(names.agentReports).toBe('t1a2b.agent.report.>');

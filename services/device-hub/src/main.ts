@@ -111,7 +111,6 @@ export async function start(
   // What every phone's session uses, made once: 20,000 sessions need not each hold a copy.
   const sessionDeps: SessionDeps = {
     messages,
-    nats,
     reports,
     received,
     presence,
@@ -147,10 +146,7 @@ export async function start(
     onConnection(ws, { device, tokenId }) {
       const session = new AgentSession(ws, device, sessionDeps);
       sessions.add(session, tokenId);
-      session.start().catch((err: unknown) => {
-        log.error({ err, device_id: device.device_id }, 'agent session failed to start');
-        ws.terminate();
-      });
+      void session.start();
     },
   });
 

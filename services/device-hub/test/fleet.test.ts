@@ -172,7 +172,7 @@ describe('device-hub fleet sessions: protocol 2, limits, hours and not_sent repo
     // Reloads run every 500 ms here.
     await sleep(1500);
     messages.enqueue(...Array.from({ length: 3 }, () => sms(clientId, deviceId)));
-    nats.nc.publish(nats.names.wake(deviceId));
+    nats.nc.publish(nats.names.wake(clientId, deviceId));
     expect(await ackAll(phone, 2500)).toHaveLength(1);
     phone.ws.close();
   });
@@ -207,7 +207,7 @@ describe('device-hub fleet sessions: protocol 2, limits, hours and not_sent repo
     messages.enqueue(sms(clientId, deviceId));
     const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
     await phone.next('hello');
-    nats.nc.publish(nats.names.wake(deviceId));
+    nats.nc.publish(nats.names.wake(clientId, deviceId));
     await sleep(1500);
     expect(phone.frames.filter((f) => f.type === 'sms')).toEqual([]);
     expect(messages.claimsOf(deviceId)).toEqual([]);
@@ -264,7 +264,7 @@ describe('device-hub fleet sessions: protocol 2, limits, hours and not_sent repo
   async function handAndFail(phone: Phone, clientId: string, deviceId: string, frame: Record<string, unknown>) {
     const one = sms(clientId, deviceId);
     messages.enqueue(one);
-    nats.nc.publish(nats.names.wake(deviceId));
+    nats.nc.publish(nats.names.wake(clientId, deviceId));
     expect((await phone.next('sms', 5000)).message_id).toBe(one.messageId);
     phone.send({ type: 'ack', message_id: one.messageId });
     phone.send({ type: 'report', message_id: one.messageId, status: 'failed', at: new Date().toISOString(), ...frame });

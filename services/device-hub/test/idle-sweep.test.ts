@@ -66,7 +66,7 @@ describe('an idle phone does not poll the queue', () => {
     // Deep in its longest wait, a wake-up hands it the new SMS at once.
     messages.enqueue({ messageId: 'msg_01JBDQE0000000000000000001', clientId, deviceId });
     const woken = Date.now();
-    nats.nc.publish(nats.names.wake(deviceId));
+    nats.nc.publish(nats.names.wake(clientId, deviceId));
     const sms = await phone.next('sms', 2000);
     expect(sms.message_id).toBe('msg_01JBDQE0000000000000000001');
     expect(Date.now() - woken).toBeLessThan(500);

@@ -171,7 +171,7 @@ describe('device-hub protocol 3: received SMS and SimulateReceived', () => {
 
     const messageId = `msg_${Date.now()}`;
     messages.enqueue({ messageId, clientId: old.clientId, deviceId: old.deviceId });
-    nats.nc.publish(nats.names.wake(old.deviceId));
+    nats.nc.publish(nats.names.wake(old.clientId, old.deviceId));
     expect(await oldPhone.next('sms', 5000)).toMatchObject({ message_id: messageId });
     oldPhone.send({ type: 'ack', message_id: messageId });
     await eventually(async () => messages.accepted.includes(messageId), 5000, 'the acknowledgement');

@@ -101,7 +101,7 @@ describe('device-hub protocol 4: SIMs', () => {
 
   const sendAndAck = async (phone: Phone, clientId: string, deviceId: string, queued: StandInMessage[], ms = 2500) => {
     messages.enqueue(...queued);
-    nats.nc.publish(nats.names.wake(deviceId));
+    nats.nc.publish(nats.names.wake(clientId, deviceId));
     const frames = await ackAll(phone, ms);
     expect(frames.map((f) => f.message_id)).toEqual(queued.map((m) => m.messageId));
     await eventually(async () => queued.every((m) => messages.acceptedSims.has(m.messageId)), 5000, 'the acknowledgements');
@@ -168,7 +168,7 @@ describe('device-hub protocol 4: SIMs', () => {
     await hub.first.client.setDeviceLimits({ clientId, deviceId, limits: { perMinute: 1 } });
     const phone = await connected(token, twoSims);
     messages.enqueue(sms(clientId, deviceId), sms(clientId, deviceId), sms(clientId, deviceId));
-    nats.nc.publish(nats.names.wake(deviceId));
+    nats.nc.publish(nats.names.wake(clientId, deviceId));
     const frames = await ackAll(phone, 2500);
     expect(frames.map((f) => f.sim)).toEqual([1, 2]);
     expect(messages.claimsOf(deviceId).map((c) => c.simsWithRoom)).toEqual([[1, 2], [2]]);

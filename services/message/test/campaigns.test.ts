@@ -132,7 +132,7 @@ describe('CSV campaigns, over real gRPC, Postgres and NATS', () => {
     expect(await fleet.claim(device, client)).toBeUndefined();
 
     let wakes = 0;
-    const sub = fleet.nats.nc.subscribe(fleet.nats.names.wake(device), {
+    const sub = fleet.nats.nc.subscribe(fleet.nats.names.wake(client, device), {
       callback: () => {
         wakes++;
       },

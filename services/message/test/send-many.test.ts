@@ -30,7 +30,7 @@ describe('SendMany through gRPC: sends gathered by the gateway, stored together'
   it('when sends of two clients come in one call with one bad item, then the good ones are stored for their own client, in order, and only the bad one fails', async () => {
     const [phoneA, phoneB] = [device(), device()];
     const woken: string[] = [];
-    const sub = nats.nc.subscribe(nats.names.wake('*'), { callback: (_err, msg) => void woken.push(msg.subject) });
+    const sub = nats.nc.subscribe(nats.names.wake('*', '*'), { callback: (_err, msg) => void woken.push(msg.subject) });
     await nats.nc.flush();
 
     const { results } = await svc.client.sendMany({
@@ -84,7 +84,7 @@ describe('SendMany through gRPC: sends gathered by the gateway, stored together'
     await nats.nc.flush();
     for (let i = 0; i < 50 && woken.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
     sub.unsubscribe();
-    expect(new Set(woken)).toEqual(new Set([nats.names.wake(phoneA), nats.names.wake(phoneB)]));
+    expect(new Set(woken)).toEqual(new Set([nats.names.wake('client_81', phoneA), nats.names.wake('client_82', phoneB)]));
 
     // The phone gets them in claim order: "un" then "quatre".
     const first = await svc.client.claimNext({ deviceId: phoneA, leaseMs: 60_000 });
@@ -108,7 +108,7 @@ describe('SendMany through gRPC: sends gathered by the gateway, stored together'
   it('when a phone already has messages to claim, then its hub is not woken again; once it has none left to claim, it is', async () => {
     const phone = device();
     const woken: string[] = [];
-    const sub = nats.nc.subscribe(nats.names.wake(phone), { callback: (_err, msg) => void woken.push(msg.subject) });
+    const sub = nats.nc.subscribe(nats.names.wake('client_84', phone), { callback: (_err, msg) => void woken.push(msg.subject) });
     await nats.nc.flush();
     const settle = async () => {
       await nats.nc.flush();

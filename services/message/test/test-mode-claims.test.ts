@@ -143,7 +143,7 @@ describe('ClaimNext with a mode, through gRPC', () => {
             testWakes++;
           },
         }),
-        nats.nc.subscribe(nats.names.wake('*'), {
+        nats.nc.subscribe(nats.names.wake('*', '*'), {
           callback: (_err, msg) => {
             phoneWakes.push(msg.subject);
           },
@@ -165,7 +165,7 @@ describe('ClaimNext with a mode, through gRPC', () => {
       await sleep(100);
 
       expect(testWakes).toBe(1);
-      expect(phoneWakes).toEqual([nats.names.wake(phone)]);
+      expect(phoneWakes).toEqual([nats.names.wake('client_77', phone)]);
     });
   });
 });

@@ -88,11 +88,12 @@ describe('timers fired by the scheduler, consumed by the message service', () =>
 
   it('when the timer of a scheduled message fires, then its device hub is woken (or the test-mode simulator, for a test message)', async () => {
     const device = `device_${randomHex()}`;
+    const client = `client_${randomHex()}`;
     const wakes: string[] = [];
-    const sub = nats.nc.subscribe(nats.names.wake(device), { callback: () => void wakes.push('live') });
+    const sub = nats.nc.subscribe(nats.names.wake(client, device), { callback: () => void wakes.push('live') });
     const testSub = nats.nc.subscribe(nats.names.testWake, { callback: () => void wakes.push('test') });
     const at = new Date().toISOString();
-    await fire('message.due', { message_id: 'msg_1', device_id: device, mode: 'live' }, `${dueTimerKey('msg_1')}:${at}`);
+    await fire('message.due', { message_id: 'msg_1', device_id: device, mode: 'live', client_id: client }, `${dueTimerKey('msg_1')}:${at}`);
     await eventually(async () => wakes.includes('live'), 5000, 'the wake-up');
     await fire('message.due', { message_id: 'msg_2', device_id: device, mode: 'test' }, `${dueTimerKey('msg_2')}:${at}`);
     await eventually(async () => wakes.includes('test'), 5000, 'the test-mode wake-up');

@@ -4,7 +4,6 @@
 // agent-frames', protocol 3 (agent_hello, received SMS, simulate_received) the ReceivedRelay's;
 // protocol 4's SIMs are read from agent_hello before the first claim, and each SMS's SIM chosen here.
 import { randomUUID } from 'node:crypto';
-import type { Subscription } from '@nats-io/transport-node';
 import type WebSocket from 'ws';
 import {
   counter,
@@ -14,8 +13,8 @@ import {
   traceparentOf,
   untraced,
   withSpan,
+  BoundLogger,
   type Logger,
-  type Nats,
   type PromiseClient,
 } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
@@ -46,7 +45,6 @@ const HELLO_WAIT_MS = 1000;
 
 export interface SessionDeps extends SessionSimsDeps {
   messages: PromiseClient<message.MessageServiceClient>;
-  nats: Nats;
   reports: ReportPublisher;
   received: ReceivedPublisher;
   presence: PresenceStore;
@@ -74,7 +72,6 @@ export class AgentSession {
   /** New work announced while a claim was in flight: the claim may have missed it, so the wait after it is skipped. */
   private workWhileClaiming = false;
   private ackWaiter?: { messageId: string; resolve: (acked: boolean) => void };
-  private wakeSub?: Subscription;
   private pingTimer?: NodeJS.Timeout;
   private missedPongs = 0;
   /**
@@ -85,8 +82,14 @@ export class AgentSession {
    */
   private emptyClaims = IDLE_AT_CONNECT;
   private loop?: Promise<void>;
-  private readonly onClose = new Set<() => void>();
-  private readonly log: Logger;
+  /** Set once the dispatch loop has ended, for good. */
+  private loopEnded = false;
+  /** The registry's callback, run once the connection is closed and the dispatch loop has ended. */
+  private ended?: () => void;
+  /** Ends the current sleep of the dispatch loop (it sleeps one at a time); the close ends it. */
+  private endSleep?: () => void;
+  /** The connection's log lines carry the device and connection ids (no pino child per phone: see BoundLogger). */
+  private readonly log: BoundLogger;
   /** What this connection handed to the phone: its reports need no check at the message service. */
   private readonly handed = new HandedMessages();
   private readonly pacer: DispatchPacer;
@@ -95,15 +98,17 @@ export class AgentSession {
   readonly inbox: ReceivedRelay;
   /** Protocol 4: the phone's SIMs, known before the first claim, and the SIM of each SMS. */
   private readonly sims: SessionSims;
+  /** Whether the agent has sent a frame yet (its first is its agent_hello, from protocol 3 on). */
+  private heardFrom = false;
+  /** Ends the first claim's wait for the agent's first frame. */
   private introduce?: () => void;
-  private readonly introduced = new Promise<void>((resolve) => (this.introduce = resolve));
 
   constructor(
     private readonly ws: WebSocket,
     readonly device: DeviceRow,
     private readonly deps: SessionDeps,
   ) {
-    this.log = deps.log.child({ device_id: device.device_id, connection_id: this.connectionId });
+    this.log = new BoundLogger(deps.log, { device_id: device.device_id, connection_id: this.connectionId });
     this.relay = new ReportRelay(device, this.handed, deps, this.log, (frame) => this.send(frame));
     this.inbox = new ReceivedRelay(device, deps, this.log, (frame) => this.send(frame));
     this.sims = new SessionSims(device, deps, this.log);
@@ -118,8 +123,9 @@ export class AgentSession {
     return this.device.device_id;
   }
 
+  /** Greets the phone and starts its dispatch loop; a failure closes the connection (never rejects). */
   async start(): Promise<void> {
-    const { nats, presence, config } = this.deps;
+    const { presence, config } = this.deps;
     this.ws.on('message', (data: Buffer) => this.onFrame(data.toString('utf8')));
     this.ws.on('pong', () => {
       this.missedPongs = 0;
@@ -127,14 +133,23 @@ export class AgentSession {
     });
     this.ws.on('close', () => this.onClosed());
     this.ws.on('error', (err) => this.log.warn({ err }, 'agent socket error'));
-    // Written with the other phones connecting meanwhile; once `hello` is sent, the device reads online.
-    await presence.markOnline(this.deviceId, this.device.client_id, this.connectionId);
-    this.send({ type: 'hello', protocol: PROTOCOL_VERSION, device_id: this.deviceId, ping_interval_ms: config.pingIntervalMs });
-    // Its own queue; its client's fleet (messages opened to every phone of the client) is the registry's.
-    this.wakeSub = nats.nc.subscribe(nats.names.wake(this.deviceId), { callback: () => void this.wake('work') });
-    this.pingTimer = setInterval(() => this.ping(), config.pingIntervalMs);
-    await this.deps.publishDeviceEvent('device.connected', this.device, 'connected');
-    this.log.info('agent connected');
+    try {
+      // Written with the other phones connecting meanwhile; once `hello` is sent, the device reads online.
+      await presence.markOnline(this.deviceId, this.device.client_id, this.connectionId);
+      // A phone gone meanwhile is not greeted: its loop ends at once, and the registry forgets it.
+      if (!this.closed) {
+        this.send({ type: 'hello', protocol: PROTOCOL_VERSION, device_id: this.deviceId, ping_interval_ms: config.pingIntervalMs });
+        this.pingTimer = setInterval(() => this.ping(), config.pingIntervalMs);
+        await this.deps.publishDeviceEvent('device.connected', this.device, 'connected');
+        this.log.info('agent connected');
+      }
+    } catch (err) {
+      // No dispatch loop: the connection ends here, and its close ends the session.
+      this.log.error({ err }, 'agent session failed to start');
+      this.loopEnded = true;
+      this.ws.terminate();
+      return;
+    }
     this.loop = this.dispatchLoop();
   }
 
@@ -152,6 +167,14 @@ export class AgentSession {
     this.ws.close(code, reason);
     // A peer that never answers the close handshake is cut off.
     setTimeout(() => this.ws.terminate(), 2000).unref();
+  }
+
+  /**
+   * Runs `callback` once the connection is closed and the dispatch loop has ended (the registry
+   * forgets the session then). A callback rather than a promise: this is held for every phone.
+   */
+  whenEnded(callback: () => void): void {
+    this.ended = callback;
   }
 
   /** Resolves once the connection is closed and the dispatch loop has ended. */
@@ -204,15 +227,17 @@ export class AgentSession {
   }
 
   private sleep(ms: number, wakeOn?: 'work' | 'reload'): Promise<void> {
+    // Once closed, nothing ends a sleep: the loop ends now (a stop does not wait out a pause).
+    if (this.closed) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.onClose.delete(done);
+        if (this.endSleep === done) this.endSleep = undefined;
         resolve();
       };
       const timer = setTimeout(done, ms);
       this.wakeWaiter = wakeOn ? { on: wakeOn, done } : undefined;
-      this.onClose.add(done);
+      this.endSleep = done;
     });
   }
 
@@ -234,93 +259,117 @@ export class AgentSession {
    * The agent sends agent_hello before any other frame: the first frame, or a short wait, tells.
    */
   private async learnSims(): Promise<void> {
-    const timer = setTimeout(() => this.introduce?.(), HELLO_WAIT_MS);
-    await this.introduced;
-    clearTimeout(timer);
+    if (!this.heardFrom && !this.closed) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => this.introduce?.(), HELLO_WAIT_MS);
+        this.introduce = () => {
+          clearTimeout(timer);
+          this.introduce = undefined;
+          resolve();
+        };
+      });
+    }
     await this.sims.learn(this.inbox.agent?.sims ?? []);
     this.pacer.setSims(this.sims.slots);
   }
 
+  /** The dispatch loop; one that fails closes the connection (the phone comes back to a new one). */
   private async dispatchLoop(): Promise<void> {
     const { dispatch } = this.deps.config;
-    await this.learnSims();
-    while (!this.closed) {
-      // A phone without room claims nothing: its client's other phones take the fleet's messages.
-      const simsWithRoom = await this.roomNow();
-      if (!simsWithRoom) continue;
-      const holdMs = await this.sims.holdMs(simsWithRoom, (slot) => this.pacer.pauseLeftMs(slot));
-      if (holdMs > 0) {
-        await this.sleep(holdMs + 5, 'reload');
-        continue;
+    try {
+      await this.learnSims();
+      while (!this.closed) {
+        // A phone without room claims nothing: its client's other phones take the fleet's messages.
+        const simsWithRoom = await this.roomNow();
+        if (!simsWithRoom) continue;
+        const holdMs = await this.sims.holdMs(simsWithRoom, (slot) => this.pacer.pauseLeftMs(slot));
+        if (holdMs > 0) {
+          await this.sleep(holdMs + 5, 'reload');
+          continue;
+        }
+        if (this.closed) break;
+        let claimed: message.ClaimNextResponse__Output;
+        try {
+          const request = { deviceId: this.deviceId, clientId: this.device.client_id, leaseMs: dispatch.leaseMs, simsWithRoom };
+          this.workWhileClaiming = false;
+          claimed = await untraced(() => this.deps.messages.claimNext(request));
+        } catch (err) {
+          this.log.warn({ err }, 'claiming the next message failed; retrying');
+          await this.sleep(1000 + Math.random() * 1000);
+          continue;
+        }
+        const sms = claimed.message;
+        if (!sms?.messageId) {
+          // Sleep until a wake-up, or until the sweep covers a lost one: twice as long each time the
+          // queue is found empty again, up to idleSweepMaxMs, so that an idle fleet does not poll.
+          const idleMs = Math.min(
+            Math.max(dispatch.sweepMs, dispatch.idleSweepMaxMs),
+            dispatch.sweepMs * 2 ** Math.min(this.emptyClaims++, 20),
+          );
+          // A wake-up that came while the claim was answered found no wait to end: claim again now.
+          if (this.workWhileClaiming) continue;
+          await this.sleep(idleMs * (0.8 + Math.random() * 0.4), 'work');
+          continue;
+        }
+        this.emptyClaims = 0;
+        if (this.closed) break; // the lease runs out and the message goes back to the queue
+        const sim = await this.sims.choose(sms.messageId, sms.requestedSim, simsWithRoom);
+        await this.hand(sms, claimed, sim);
+        await this.sleep(this.pacer.pauseAfter(sim));
       }
-      if (this.closed) break;
-      let claimed: message.ClaimNextResponse__Output;
-      try {
-        const request = { deviceId: this.deviceId, clientId: this.device.client_id, leaseMs: dispatch.leaseMs, simsWithRoom };
-        this.workWhileClaiming = false;
-        claimed = await untraced(() => this.deps.messages.claimNext(request));
-      } catch (err) {
-        this.log.warn({ err }, 'claiming the next message failed; retrying');
-        await this.sleep(1000 + Math.random() * 1000);
-        continue;
-      }
-      const sms = claimed.message;
-      if (!sms?.messageId) {
-        // Sleep until a wake-up, or until the sweep covers a lost one: twice as long each time the
-        // queue is found empty again, up to idleSweepMaxMs, so that an idle fleet does not poll.
-        const idleMs = Math.min(
-          Math.max(dispatch.sweepMs, dispatch.idleSweepMaxMs),
-          dispatch.sweepMs * 2 ** Math.min(this.emptyClaims++, 20),
-        );
-        // A wake-up that came while the claim was answered found no wait to end: claim again now.
-        if (this.workWhileClaiming) continue;
-        await this.sleep(idleMs * (0.8 + Math.random() * 0.4), 'work');
-        continue;
-      }
-      this.emptyClaims = 0;
-      if (this.closed) break; // the lease runs out and the message goes back to the queue
-      const sim = await this.sims.choose(sms.messageId, sms.requestedSim, simsWithRoom);
-      this.handed.add(sms.messageId);
-      const acked = new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), Math.max(1000, dispatch.leaseMs - 2000));
-        this.ackWaiter = {
-          messageId: sms.messageId,
-          resolve: (value) => {
-            clearTimeout(timer);
-            resolve(value);
-          },
-        };
-      });
-      // The SMS's own trace (its API request's) goes on: to the phone, and back with its ack and reports.
-      const span = startSpanInTrace('device-hub deliver', claimed.traceparent, []);
-      span.setAttributes({
-        'smsgw.message_id': sms.messageId,
-        'smsgw.device_id': this.deviceId,
-        'smsgw.attempt': claimed.attempt,
-        'smsgw.sim': sim,
-      });
-      withSpan(span, () =>
-        this.send({
-          type: 'sms',
-          message_id: sms.messageId,
-          to: sms.to,
-          text: sms.text,
-          priority: sms.priority,
-          attempt: claimed.attempt,
-          ...(sms.expiresAt ? { expires_at: sms.expiresAt } : {}),
-          ...(sim > 0 ? { sim } : {}),
-          traceparent: traceparentOf(span),
-        }),
-      );
-      const wasAcked = await acked;
-      endSpan(span, wasAcked ? undefined : 'NOT_ACKNOWLEDGED');
-      handedOut.add(1, { outcome: wasAcked ? 'acknowledged' : 'not_acknowledged' });
-      if (!wasAcked) {
-        this.log.warn({ message_id: sms.messageId }, 'agent did not acknowledge in time; the lease will return the message to the queue');
-      }
-      this.ackWaiter = undefined;
-      await this.sleep(this.pacer.pauseAfter(sim));
+    } catch (err) {
+      this.log.error({ err }, 'the dispatch loop failed; closing the connection');
+      this.close(1011, 'internal_error');
     }
+    this.loopEnded = true;
+    this.endIfDone();
+  }
+
+  /**
+   * Hands the claimed SMS to the phone through `sim` (0: its default SIM) and waits for its `ack`,
+   * at most until shortly before the lease ends.
+   */
+  private async hand(sms: message.Message__Output, claimed: message.ClaimNextResponse__Output, sim: number): Promise<void> {
+    const { leaseMs } = this.deps.config.dispatch;
+    this.handed.add(sms.messageId);
+    const acked = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), Math.max(1000, leaseMs - 2000));
+      this.ackWaiter = {
+        messageId: sms.messageId,
+        resolve: (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+      };
+    });
+    // The SMS's own trace (its API request's) goes on: to the phone, and back with its ack and reports.
+    const span = startSpanInTrace('device-hub deliver', claimed.traceparent, []);
+    span.setAttributes({
+      'smsgw.message_id': sms.messageId,
+      'smsgw.device_id': this.deviceId,
+      'smsgw.attempt': claimed.attempt,
+      'smsgw.sim': sim,
+    });
+    withSpan(span, () =>
+      this.send({
+        type: 'sms',
+        message_id: sms.messageId,
+        to: sms.to,
+        text: sms.text,
+        priority: sms.priority,
+        attempt: claimed.attempt,
+        ...(sms.expiresAt ? { expires_at: sms.expiresAt } : {}),
+        ...(sim > 0 ? { sim } : {}),
+        traceparent: traceparentOf(span),
+      }),
+    );
+    const wasAcked = await acked;
+    endSpan(span, wasAcked ? undefined : 'NOT_ACKNOWLEDGED');
+    handedOut.add(1, { outcome: wasAcked ? 'acknowledged' : 'not_acknowledged' });
+    if (!wasAcked) {
+      this.log.warn({ message_id: sms.messageId }, 'agent did not acknowledge in time; the lease will return the message to the queue');
+    }
+    this.ackWaiter = undefined;
   }
 
   private onFrame(text: string): void {
@@ -331,6 +380,7 @@ export class AgentSession {
       this.log.warn('agent sent a frame that is not JSON');
       return;
     }
+    this.heardFrom = true;
     this.introduce?.();
     if (typeof frame !== 'object' || frame === null || this.inbox.handles(frame as Record<string, unknown>)) return;
     if (!isMessageId(frame.message_id)) return;
@@ -368,15 +418,22 @@ export class AgentSession {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.pingTimer);
-    this.wakeSub?.unsubscribe();
     this.ackWaiter?.resolve(false);
     this.introduce?.();
-    for (const callback of [...this.onClose]) callback();
+    this.endSleep?.();
     this.log.info({ reason: this.closeReason }, 'agent disconnected');
     void this.deps.presence
       .markOffline(this.deviceId, this.device.client_id, this.connectionId)
       .catch((err: unknown) => this.log.warn({ err }, 'presence release failed'))
       .then(() => this.deps.publishDeviceEvent('device.disconnected', this.device, this.closeReason))
       .catch((err: unknown) => this.log.warn({ err }, 'device.disconnected not published'));
+    this.endIfDone();
+  }
+
+  private endIfDone(): void {
+    if (!this.closed || !this.loopEnded) return;
+    const ended = this.ended;
+    this.ended = undefined;
+    ended?.();
   }
 }

@@ -1,4 +1,4 @@
-import type { Logger } from '@smsgw/platform';
+import type { LogSink } from '@smsgw/platform';
 import { hasCountLimits, longestLimitedWindowMs, room, type DeviceLimits } from '../domain/limits';
 import { pacingDelay } from '../domain/pairing';
 import type { UsageStore } from '../data/usage.store';
@@ -25,8 +25,8 @@ export class DispatchPacer {
   private loadedAt: number;
   /** The phone's SIM slots when it has 2 or more (limits per SIM); else empty. */
   private slots: number[] = [];
-  /** Per SIM: until when its pause after its last SMS lasts (ms since the epoch). */
-  private readonly pausedUntil = new Map<number, number>();
+  /** Per SIM: until when its pause after its last SMS lasts (ms since the epoch); made at the first such pause. */
+  private pausedUntil?: Map<number, number>;
 
   constructor(
     private readonly deviceId: string,
@@ -68,7 +68,7 @@ export class DispatchPacer {
       this.slots.map(async (slot): Promise<PhoneRoom> => {
         const found = room(now, this.limits, await sentSince(slot));
         if (!found.ok) return found;
-        const pause = (this.pausedUntil.get(slot) ?? 0) - now;
+        const pause = (this.pausedUntil?.get(slot) ?? 0) - now;
         return pause > 0 ? { ok: false, waitMs: pause, reason: 'pause' } : { ok: true, simsWithRoom: [slot] };
       }),
     );
@@ -83,7 +83,7 @@ export class DispatchPacer {
    * several SIMs); else how long to sleep before checking again: until room comes, at most
    * `recheckMs`; 1 to 2 s when the check failed (nothing is claimed blind).
    */
-  async waitMs(recheckMs: number, log: Logger): Promise<{ waitMs: number; simsWithRoom: number[] }> {
+  async waitMs(recheckMs: number, log: LogSink): Promise<{ waitMs: number; simsWithRoom: number[] }> {
     try {
       const found = await this.room();
       if (found.ok) return { waitMs: 0, simsWithRoom: found.simsWithRoom };
@@ -107,13 +107,13 @@ export class DispatchPacer {
         ? pacingDelay(minIntervalMs, maxIntervalMs)
         : pacingDelay(this.deps.defaults.minIntervalMs, this.deps.defaults.maxIntervalMs);
     if (!this.slots.includes(slot)) return pause;
-    this.pausedUntil.set(slot, this.deps.clock() + pause);
+    (this.pausedUntil ??= new Map<number, number>()).set(slot, this.deps.clock() + pause);
     return 0;
   }
 
   /** How long the SIM's pause after its last SMS still lasts (0: over, or no pause per SIM). */
   pauseLeftMs(slot: number): number {
-    return Math.max(0, (this.pausedUntil.get(slot) ?? 0) - this.deps.clock());
+    return Math.max(0, (this.pausedUntil?.get(slot) ?? 0) - this.deps.clock());
   }
 
   /** Counts an SMS the phone acknowledged against its limits (and its SIM's, when one was chosen). */

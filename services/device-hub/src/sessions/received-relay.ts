@@ -1,7 +1,7 @@
 // Protocol 3 of a phone's session (PROTOCOL.md): its `agent_hello` (the agent's protocol and
 // driver, and from protocol 4 its SIMs), the SMS it received (`received`, answered `received_ack` once stored in JetStream), and
 // the hub's `simulate_received` orders to simulator agents.
-import { counter, type AgentReceived, type Logger } from '@smsgw/platform';
+import { counter, type AgentReceived, type LogSink } from '@smsgw/platform';
 import type { DeviceRow } from '../data/device-row';
 import { simsOf, type SimInfo } from '../domain/sims';
 import type { ReceivedPublisher } from '../events/received.publisher';
@@ -67,7 +67,7 @@ export class ReceivedRelay {
   constructor(
     private readonly device: DeviceRow,
     private readonly deps: { received: ReceivedPublisher; clock: () => number },
-    private readonly log: Logger,
+    private readonly log: LogSink,
     private readonly send: (frame: Record<string, unknown>) => void,
   ) {}
 

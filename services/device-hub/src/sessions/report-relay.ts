@@ -1,4 +1,4 @@
-import type { AgentReport, Logger, PromiseClient } from '@smsgw/platform';
+import type { AgentReport, LogSink, PromiseClient } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { DeviceRow } from '../data/device-row';
 import type { ReportPublisher } from '../events/report.publisher';
@@ -21,7 +21,7 @@ export class ReportRelay {
     private readonly device: DeviceRow,
     private readonly handed: HandedMessages,
     private readonly deps: ReportRelayDeps,
-    private readonly log: Logger,
+    private readonly log: LogSink,
     private readonly send: (frame: Record<string, unknown>) => void,
   ) {}
 

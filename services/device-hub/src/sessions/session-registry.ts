@@ -36,11 +36,14 @@ export function fleetWakeQuota(payload: Uint8Array): number {
 export class SessionRegistry {
   private readonly sessions = new Map<string, AgentSession>();
   /**
-   * Each client's sessions here, and the one subscription to its fleet's wake-ups that serves
-   * them: a wake-up wakes a few idle phones (`fleetWakeQuota`), not every phone of a large fleet
-   * (busy ones claim again by themselves, the others' idle sweeps cover what is left).
+   * Each client's sessions here, and the two subscriptions that serve them all: to its fleet's
+   * wake-ups, each of which wakes a few idle phones (`fleetWakeQuota`), not every phone of a large
+   * fleet (busy ones claim again by themselves, the others' idle sweeps cover what is left); and
+   * to its devices' own wake-ups (`dispatch.wake.<client>.*`), each passed to its phone if it is
+   * here. Not one subscription per phone: each cost the hub about a kilobyte a phone, and NATS a
+   * SUB and an UNSUB at each connection, 20,000 of them when a replica's fleet comes back.
    */
-  private readonly fleets = new Map<string, { sessions: Set<AgentSession>; sub: Subscription }>();
+  private readonly fleets = new Map<string, { sessions: Set<AgentSession>; subs: Subscription[] }>();
   /** The token each session connected with. */
   private readonly tokens = new WeakMap<AgentSession, string>();
 
@@ -90,7 +93,7 @@ export class SessionRegistry {
       this.nats.names.hubControl(session.deviceId),
       JSON.stringify({ action: 'takeover', connection_id: session.connectionId }),
     );
-    void session.closedAndDrained().then(() => {
+    session.whenEnded(() => {
       if (this.sessions.get(session.deviceId) === session) this.sessions.delete(session.deviceId);
       this.leaveFleet(session);
     });
@@ -100,12 +103,21 @@ export class SessionRegistry {
     const clientId = session.device.client_id;
     let fleet = this.fleets.get(clientId);
     if (!fleet) {
-      const sub = this.nats.nc.subscribe(this.nats.names.wakeClient(clientId), {
-        callback: (err, msg) => {
-          if (!err) this.wakeFleet(clientId, msg);
-        },
-      });
-      fleet = { sessions: new Set(), sub };
+      const subs = [
+        this.nats.nc.subscribe(this.nats.names.wakeClient(clientId), {
+          callback: (err, msg) => {
+            if (!err) this.wakeFleet(clientId, msg);
+          },
+        }),
+        // A device's own wake-up: it reaches every replica holding a phone of the client, as the
+        // fleet's do; the one holding the device wakes it.
+        this.nats.nc.subscribe(this.nats.names.clientWakes(clientId), {
+          callback: (err, msg) => {
+            if (!err) this.sessions.get(msg.subject.slice(msg.subject.lastIndexOf('.') + 1))?.wake('work');
+          },
+        }),
+      ];
+      fleet = { sessions: new Set(), subs };
       this.fleets.set(clientId, fleet);
     }
     fleet.sessions.add(session);
@@ -115,7 +127,7 @@ export class SessionRegistry {
     const clientId = session.device.client_id;
     const fleet = this.fleets.get(clientId);
     if (!fleet?.sessions.delete(session) || fleet.sessions.size > 0) return;
-    fleet.sub.unsubscribe();
+    for (const sub of fleet.subs) sub.unsubscribe();
     this.fleets.delete(clientId);
   }
 

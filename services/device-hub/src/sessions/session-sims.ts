@@ -1,6 +1,6 @@
 // Protocol 4 in one phone's session: its SIMs for this connection, the SIM of each SMS it is
 // handed (the client's rule, the round robin's state), and the SIM of each SMS it acknowledges.
-import type { Logger } from '@smsgw/platform';
+import type { LogSink } from '@smsgw/platform';
 import { simsOfRow, type DeviceRow } from '../data/device-row';
 import type { UsageStore } from '../data/usage.store';
 import { chooseSim, DEFAULT_SIM_RULE, preferredSim, type SimInfo } from '../domain/sims';
@@ -24,12 +24,13 @@ export interface SessionSimsDeps {
 export class SessionSims {
   private sims: SimInfo[] = [];
   private lastSim?: number;
-  private readonly handed = new Map<string, number>();
+  /** The SIM of each SMS handed lately; made at the first (an idle phone's session holds none). */
+  private handed?: Map<string, number>;
 
   constructor(
     private readonly device: DeviceRow,
     private readonly deps: SessionSimsDeps,
-    private readonly log: Logger,
+    private readonly log: LogSink,
   ) {}
 
   /** The phone's slots, ascending (empty: unknown). */
@@ -78,13 +79,14 @@ export class SessionSims {
           .catch((err: unknown) => this.log.warn({ err }, 'the last SIM used not stored'));
       }
     }
-    this.handed.set(messageId, sim);
-    if (this.handed.size > SIMS_KEPT) this.handed.delete(this.handed.keys().next().value!);
+    const handed = (this.handed ??= new Map<string, number>());
+    handed.set(messageId, sim);
+    if (handed.size > SIMS_KEPT) handed.delete(handed.keys().next().value!);
     return sim;
   }
 
   /** The slot an SMS handed on this connection was sent with (0: none, or not handed lately). */
   of(messageId: string): number {
-    return this.handed.get(messageId) ?? 0;
+    return this.handed?.get(messageId) ?? 0;
   }
 }

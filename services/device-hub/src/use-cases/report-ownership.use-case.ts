@@ -36,17 +36,19 @@ export async function deviceOwnsMessage(
  * a report on one of them needs no question to the message service.
  */
 export class HandedMessages {
-  private readonly ids = new Set<string>();
+  /** Made at the first message: an idle phone's session holds none. */
+  private ids?: Set<string>;
 
   constructor(private readonly limit = 1000) {}
 
   add(messageId: string): void {
-    this.ids.delete(messageId);
-    this.ids.add(messageId);
-    if (this.ids.size > this.limit) this.ids.delete(this.ids.values().next().value!);
+    const ids = (this.ids ??= new Set<string>());
+    ids.delete(messageId);
+    ids.add(messageId);
+    if (ids.size > this.limit) ids.delete(ids.values().next().value!);
   }
 
   has(messageId: string): boolean {
-    return this.ids.has(messageId);
+    return this.ids?.has(messageId) ?? false;
   }
 }

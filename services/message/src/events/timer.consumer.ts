@@ -58,9 +58,12 @@ export class TimerConsumer {
       return;
     }
     if (due.mode === 'live') {
-      this.nats.nc.publish(this.nats.names.wake(due.device_id));
-      // The message may have left that phone before it was due (failover, removal): its client's phones may take it.
-      if (typeof due.client_id === 'string') new WakeUpPublisher(this.nats).wakeClient(due.client_id, 1);
+      // A timer made before the fleet has no client: no hint to its phone, whose idle sweep finds it.
+      if (typeof due.client_id === 'string') {
+        this.nats.nc.publish(this.nats.names.wake(due.client_id, due.device_id));
+        // The message may have left that phone before it was due (failover, removal): its client's phones may take it.
+        new WakeUpPublisher(this.nats).wakeClient(due.client_id, 1);
+      }
     } else this.nats.nc.publish(this.nats.names.testWake);
     this.log.debug({ message_id: due.message_id, device_id: due.device_id }, 'scheduled message due; hub woken');
     msg.ack();

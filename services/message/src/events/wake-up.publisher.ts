@@ -14,9 +14,7 @@ export class WakeUpPublisher {
   wake(placed: PlacedMessage[]): void {
     const now = new Date();
     const due = placed.filter(({ row }) => row.status === 'queued' && !row.held && (!row.scheduled_at || row.scheduled_at <= now));
-    for (const deviceId of new Set(due.filter((p) => p.row.mode === 'live' && p.deviceWasIdle).map((p) => p.row.device_id))) {
-      this.nats.nc.publish(this.nats.names.wake(deviceId));
-    }
+    this.wakeDevices(due.filter((p) => p.row.mode === 'live' && p.deviceWasIdle).map((p) => p.row));
     if (due.some((p) => p.row.mode === 'test')) this.nats.nc.publish(this.nats.names.testWake);
   }
 
@@ -29,12 +27,17 @@ export class WakeUpPublisher {
     const now = new Date();
     const due = rows.filter((r) => r.status === 'queued' && (!r.scheduled_at || r.scheduled_at <= now));
     const live = due.filter((r) => r.mode === 'live');
-    for (const deviceId of new Set(live.filter((r) => !r.fleet).map((r) => r.device_id)))
-      this.nats.nc.publish(this.nats.names.wake(deviceId));
+    this.wakeDevices(live.filter((r) => !r.fleet));
     const opened = new Map<string, number>();
     for (const r of live.filter((r) => r.fleet)) opened.set(r.client_id, (opened.get(r.client_id) ?? 0) + 1);
     for (const [clientId, count] of opened) this.wakeClient(clientId, count);
     if (due.some((r) => r.mode === 'test')) this.nats.nc.publish(this.nats.names.testWake);
+  }
+
+  /** One hint to each device of the rows (`dispatch.wake.<client>.<device>`). */
+  private wakeDevices(rows: ReadonlyArray<Pick<MessageRow, 'client_id' | 'device_id'>>): void {
+    const devices = new Map(rows.map((r) => [r.device_id, r.client_id]));
+    for (const [deviceId, clientId] of devices) this.nats.nc.publish(this.nats.names.wake(clientId, deviceId));
   }
 
   /**
