@@ -19,6 +19,7 @@ import {
   type SmsFrame,
 } from './protocol';
 import { PendingFrames } from './pending-frames';
+import { TlsSessionKeeper } from './tls-session';
 
 /** Where to connect and with which token. */
 export interface ConnectionTarget {
@@ -86,6 +87,8 @@ export class HubConnection {
   private watchdogTimer: NodeJS.Timeout | undefined;
   /** Reports and received SMS, sent until the hub acknowledges them; they flow once `hello` came. */
   private readonly pending: PendingFrames;
+  /** The hub's TLS session, offered on each reconnection to the same URL so that the hub resumes it. */
+  private readonly tlsSessions = new TlsSessionKeeper();
 
   constructor(private readonly options: HubConnectionOptions) {
     this.target = options.target;
@@ -131,6 +134,7 @@ export class HubConnection {
     const ws = new WebSocket(this.target.wsUrl, WS_SUBPROTOCOL, {
       headers: { authorization: `Bearer ${this.target.token}` },
       ...(this.options.ca ? { ca: this.options.ca } : {}),
+      ...this.tlsSessions.clientOptions(this.target.wsUrl),
       handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
     });
     this.ws = ws;

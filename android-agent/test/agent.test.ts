@@ -151,6 +151,17 @@ describe('agent against a hub', () => {
     expect(hub.frames.filter(isFrame('report', 'msg_1', undefined, 3))).toEqual([]);
   });
 
+  it('when the agent reconnects, then it offers the TLS session the hub gave and the hub resumes it, each time', async () => {
+    await start();
+    await hub.waitForConnections(1);
+    hub.dropConnection();
+    await hub.waitForConnections(2);
+    // Node's server gives no new session on a resumed connection: the agent offers the first one again.
+    hub.dropConnection();
+    await hub.waitForConnections(3);
+    expect(hub.resumed).toEqual([false, true, true]);
+  });
+
   it('when a report stays unacknowledged, then the agent sends it again on the same connection', async () => {
     hub.autoAckReports = false;
     await start({ reportResendMs: 50 });

@@ -11,7 +11,8 @@
  *      hub, Postgres (the run's database), Redis and NATS over BENCH_IDLE_S (60 s) of idle;
  *   4. a graceful restart of the hub (SIGTERM: `reconnect` frames spread over 1 to 11 s), then a
  *      SIGKILL and start: the time until every phone is connected again, and what the phones
- *      saw meanwhile (close codes, refused handshakes by cause); meanwhile a second hub replica
+ *      saw meanwhile (close codes, refused handshakes by cause, reconnections that resumed their
+ *      TLS session: the stack gives every replica the same ticket keys); meanwhile a second hub replica
  *      holds BENCH_OTHER_PHONES (500) phones of its own: how many of them were disconnected;
  *      the CPU each process spent per phone while the fleet connected and came back;
  *   5. the same fleet on a third replica run as behind a TLS-ending ingress (TLS_MODE=proxy, plain
@@ -267,6 +268,8 @@ async function main() {
       const otherClosesBefore = Object.values(otherFleet.closeCodes).reduce((a, b) => a + b, 0);
       const closesBefore = { ...fleet.closeCodes };
       const errorsBefore = { ...fleet.connectErrors };
+      const reconnectionsBefore = fleet.reconnections;
+      const resumedBefore = fleet.resumed;
       const restart = await restartAndWait(hub, kind, fleet, PHONES, groups, claimsNow);
       const diff = (now, then) =>
         Object.fromEntries(
@@ -281,11 +284,17 @@ async function main() {
         claims_per_phone: restart.claims_per_phone,
         cpu_ms_per_phone: restart.cpu_ms_per_phone,
         machine_cores_busy: restart.machine_cores_busy,
+        // Reconnections that resumed their TLS session (every replica has the stack's ticket keys).
+        reconnections: fleet.reconnections - reconnectionsBefore,
+        resumed: fleet.resumed - resumedBefore,
         close_codes: diff(fleet.closeCodes, closesBefore),
         refused: diff(fleet.connectErrors, errorsBefore),
         other_replica_disconnected: Object.values(otherFleet.closeCodes).reduce((a, b) => a + b, 0) - otherClosesBefore,
       };
-      log(`hub ${kind}: ready after ${restart.ready_s} s, all ${PHONES} phones back after ${restart.all_back_s} s`);
+      log(
+        `hub ${kind}: ready after ${restart.ready_s} s, all ${PHONES} phones back after ${restart.all_back_s} s` +
+          ` (${results[`restart_${kind}`].resumed} of ${results[`restart_${kind}`].reconnections} reconnections resumed TLS)`,
+      );
       await sleep(SMOKE ? 500 : 5000);
     }
     results.hub_rss_end_mb = mb(rssKb(hub.pid));
@@ -314,7 +323,8 @@ async function main() {
     const crash = results.restart_SIGKILL ?? { all_back_s: '(not run)', other_replica_disconnected: 0 };
     console.log(
       `connections: ${PHONES} idle phones, hub ${results.hub.kb_per_phone} kB/phone, bare ws ${results.bare.kb_per_phone} kB/phone, ratio ${results.ratio_hub_to_bare}` +
-        ` (goal ≤ 1.5: ${ratio <= 1.5 ? 'met' : 'missed'}); back after a graceful restart ${results.restart_SIGTERM.all_back_s} s,` +
+        ` (goal ≤ 1.5: ${ratio <= 1.5 ? 'met' : 'missed'}); back after a graceful restart ${results.restart_SIGTERM.all_back_s} s` +
+        ` (TLS sessions resumed: ${results.restart_SIGTERM.resumed} of ${results.restart_SIGTERM.reconnections}),` +
         ` after a crash ${crash.all_back_s} s (goal < 60 s), after a crash behind an ingress ${results.behind_ingress.crash_all_back_s} s;` +
         ` phones of the other replica disconnected: ` +
         `${results.restart_SIGTERM.other_replica_disconnected + crash.other_replica_disconnected}`,

@@ -8,6 +8,7 @@
  *   const fleet = startFleet({ phones, hubUrl, caFile, processes: 2 });
  *   await fleet.waitConnected(phones.length, 120_000);
  *   fleet.offered   // Map message_id -> [{ at, phone, attempt }]: every `sms` frame seen
+ *   fleet.resumed   // reconnections whose TLS session the hub resumed (of fleet.reconnections)
  *   await fleet.stop();
  *
  * One process may hold at most its open-files limit of sockets (`ulimit -n`; 20,000 here, which
@@ -100,6 +101,8 @@ function startFleet({ phones, hubUrl, caFile, processes = 1, sentDelayMs, delive
     rss: [],
     reports: [],
     reportAcks: [],
+    reconnections: [],
+    resumed: [],
     closeCodes: [],
     connectErrors: [],
     offered: new Map(),
@@ -132,6 +135,8 @@ function startFleet({ phones, hubUrl, caFile, processes = 1, sentDelayMs, delive
       state.rss[c] = msg.rssBytes;
       state.reports[c] = msg.reports;
       state.reportAcks[c] = msg.reportAcks;
+      state.reconnections[c] = msg.reconnections;
+      state.resumed[c] = msg.resumed;
       state.closeCodes[c] = msg.closeCodes;
       state.connectErrors[c] = msg.connectErrors;
       for (const [id, at, index, attempt] of msg.offered) {
@@ -164,6 +169,14 @@ function startFleet({ phones, hubUrl, caFile, processes = 1, sentDelayMs, delive
     },
     get reportAcks() {
       return sum(state.reportAcks);
+    },
+    /** Connections over TLS of phones that had been connected before. */
+    get reconnections() {
+      return sum(state.reconnections);
+    },
+    /** Those of `reconnections` whose TLS session the hub resumed (no full handshake). */
+    get resumed() {
+      return sum(state.resumed);
     },
     get closeCodes() {
       return merge(state.closeCodes);

@@ -5,11 +5,12 @@
  * `sms` (again, and never a second send, for an SMS offered again), a `report` sent then delivered
  * after the configured delays (magic numbers fail as the simulator's), every report sent again
  * after each `hello` until its `report_ack`, `reconnect` obeyed, and reconnection with exponential
- * backoff and full jitter.
+ * backoff and full jitter, offering the TLS session the hub gave last (resumption, PROTOCOL.md §2).
  *
  * Started by fleet.js with `fork`: the phones' credentials come in a file (argv[2]); settings in
  * the environment (FLEET_*). Reports to its parent every 250 ms: how many phones are connected,
- * the SMS offered (message id, time, device, attempt) and the close codes and connect errors seen.
+ * the SMS offered (message id, time, device, attempt), the close codes and connect errors seen, and
+ * how many reconnections over TLS were made and how many of them resumed the phone's TLS session.
  * A parent message `{ cmd: 'close' }` closes every phone without reconnecting.
  */
 const fs = require('node:fs');
@@ -42,6 +43,8 @@ let stopping = false;
 let offered = [];
 let reports = 0;
 let reportAcks = 0;
+let reconnections = 0;
+let resumed = 0;
 const closeCodes = {};
 const connectErrors = {};
 const count = (table, key) => (table[key] = (table[key] ?? 0) + 1);
@@ -57,17 +60,33 @@ class Phone {
     this.attempt = 0;
     this.connected = false;
     this.nextDelayMs = undefined;
+    /** The last TLS session the hub gave (every phone of a process connects to the one `wsUrl`). */
+    this.tlsSession = undefined;
+    this.everConnected = false;
   }
 
   connect(onSettled) {
     const localAddress = `127.0.0.${1 + addressOffset + (this.index % localAddresses)}`;
+    /** The connection's TLS socket (none to a plain `ws://` hub), asked at `open` whether it resumed. */
+    let tlsSocket;
     const ws = new WebSocket(wsUrl, 'smsgw.agent.v1', {
       // A plain `ws://` hub stands behind a TLS-ending ingress, which would say the phone came over HTTPS.
       headers: { Authorization: `Bearer ${this.token}`, ...(wsUrl.startsWith('ws:') ? { 'X-Forwarded-Proto': 'https' } : {}) },
       secureContext,
+      // Passed on by ws to tls.connect: the hub resumes it without signing a handshake.
+      session: this.tlsSession,
       localAddress,
       perMessageDeflate: false,
       handshakeTimeout: 30_000,
+      // TLS 1.3 gives its session after the handshake, maybe before the upgrade's answer: listen on
+      // the socket from the start. Node's server gives none on a resumed connection: keep the last.
+      finishRequest: (req) => {
+        req.once('socket', (socket) => {
+          tlsSocket = socket instanceof tls.TLSSocket ? socket : undefined;
+          socket.on('session', (session) => (this.tlsSession = session));
+        });
+        req.end();
+      },
     });
     this.ws = ws;
     let settled = false;
@@ -88,6 +107,11 @@ class Phone {
     ws.on('open', () => {
       this.connected = true;
       this.attempt = 0;
+      if (this.everConnected && tlsSocket) {
+        reconnections++;
+        if (tlsSocket.isSessionReused()) resumed++;
+      }
+      this.everConnected = true;
       settle();
     });
     ws.on('message', (data) => this.onFrame(JSON.parse(data.toString('utf8'))));
@@ -187,6 +211,8 @@ function flush() {
     offered,
     reports,
     reportAcks,
+    reconnections,
+    resumed,
     closeCodes,
     connectErrors,
     rssBytes: process.memoryUsage.rss(),

@@ -6,6 +6,8 @@ describe('the fleet simulator benchmarks run end to end in smoke mode', () => {
     expectSucceeded(run);
     expect(run.output).toMatch(/connections: 50 idle phones, hub -?[\d.]+ kB\/phone, bare ws [\d.]+ kB\/phone/);
     expect(run.output).toMatch(/back after a graceful restart [\d.]+ s/);
+    // The stack gives the restarted hub the same ticket keys: the phones resume their TLS sessions.
+    expect(run.output).toMatch(/TLS sessions resumed: [1-9]\d* of [1-9]\d*\)/);
     expect(run.output).toMatch(/after a crash behind an ingress [\d.]+ s/);
     expect(run.output).toMatch(/phones of the other replica disconnected: 0$/m);
   }, 400_000);

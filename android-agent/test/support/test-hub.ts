@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { TestCertificates } from './test-certs';
 
@@ -24,6 +25,8 @@ export interface TestHubOptions {
   autoAckReceived?: boolean;
   /** `hello.protocol` (default 2, as the device-hub). */
   protocol?: number;
+  /** TLS session-ticket keys (48 bytes), as HUB_TLS_TICKET_KEYS_FILE gives the device-hub; default: random ones. */
+  ticketKeys?: Buffer;
 }
 
 /** A frame the hub received, with the number of the connection it came on (1 for the first). */
@@ -56,6 +59,8 @@ export class TestHub {
   refusals = 0;
   /** The device of each upgraded connection, in order (index 0 is connection 1). */
   readonly connectionDevices: string[] = [];
+  /** Whether each upgraded connection resumed a TLS session, in order (index 0 is connection 1). */
+  readonly resumed: boolean[] = [];
   /** Connections the hub closed because another one of the same device took over (4002). */
   readonly replaced: ClosedConnection[] = [];
   autoAckReports: boolean;
@@ -83,7 +88,11 @@ export class TestHub {
   }
 
   static async start(options: TestHubOptions): Promise<TestHub> {
-    const server = https.createServer({ key: options.certs.keyPem, cert: options.certs.certPem });
+    const server = https.createServer({
+      key: options.certs.keyPem,
+      cert: options.certs.certPem,
+      ...(options.ticketKeys ? { ticketKeys: options.ticketKeys } : {}),
+    });
     const hub = new TestHub(server, options);
     server.on('request', (req, res) => hub.onRequest(req, res));
     server.on('upgrade', (req, socket, head) => hub.onUpgrade(req, socket, head));
@@ -237,7 +246,11 @@ export class TestHub {
       return;
     }
     const deviceId = this.tokens.get(token)!;
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, deviceId));
+    const resumed = (socket as TLSSocket).isSessionReused();
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      this.resumed.push(resumed);
+      this.onConnection(ws, deviceId);
+    });
   }
 
   private onConnection(ws: WebSocket, deviceId: string): void {

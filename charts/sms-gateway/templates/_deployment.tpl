@@ -133,6 +133,9 @@ spec:
               mountPath: /etc/smsgw/tls
               readOnly: true
             {{- end }}
+            {{- with include "smsgw.secrets.ticketKeysVolumeMount" . }}
+            {{- . | nindent 12 }}
+            {{- end }}
             {{- with $v.extraVolumeMounts }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
@@ -148,6 +151,9 @@ spec:
         - name: tls
           secret:
             secretName: {{ $root.Values.tls.existingSecret }}
+        {{- end }}
+        {{- with include "smsgw.secrets.ticketKeysVolume" . }}
+        {{- . | nindent 8 }}
         {{- end }}
         {{- with $v.extraVolumes }}
         {{- toYaml . | nindent 8 }}

@@ -106,11 +106,23 @@ metrics.serviceMonitor.enabled with networkPolicy.enabled: set networkPolicy.met
 {{- end -}}
 
 {{/*
-Secrets: both OTP keys given, or neither (then the secrets Job generates them).
+Secrets: both OTP keys given, or neither (then the secrets Job generates them, and the hub's ticket
+keys with them). Given alone, the ticket keys would have no Secret to go to. Given OTP keys without
+ticket keys leave the hub without shared ones (see "smsgw.secrets.ticketKeysVolume").
 Usage: {{ include "smsgw.validateValues.secrets" $ }}
 */}}
 {{- define "smsgw.validateValues.secrets" -}}
-{{- if and (not .Values.secrets.existingSecret) (ne (empty .Values.secrets.otpHashKey) (empty .Values.secrets.otpSealKey)) }}
+{{- if not .Values.secrets.existingSecret }}
+{{- if ne (empty .Values.secrets.otpHashKey) (empty .Values.secrets.otpSealKey) }}
 secrets.otpHashKey and secrets.otpSealKey: set both or neither (neither: a Job generates them once in the cluster)
+{{- end }}
+{{- if and .Values.secrets.hubTlsTicketKeys (include "smsgw.secrets.generated" .) }}
+secrets.hubTlsTicketKeys is set without the OTP keys: give it with secrets.otpHashKey and secrets.otpSealKey, or leave all three empty (a Job generates them once in the cluster)
+{{- end }}
+{{- end }}
+{{- with .Values.secrets.hubTlsTicketKeys }}
+{{- if ne (len (b64dec .)) 48 }}
+secrets.hubTlsTicketKeys must be the base64 of 48 random bytes (openssl rand -base64 48)
+{{- end }}
 {{- end }}
 {{- end -}}

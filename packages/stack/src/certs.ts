@@ -81,6 +81,23 @@ export async function ensureCerts(dir: string, hosts: string[] = ['localhost', '
   };
 }
 
+/** Node's `ticketKeys` are 48 bytes. */
+const TICKET_KEYS_BYTES = 48;
+
+/**
+ * The device-hub's TLS session-ticket keys (its HUB_TLS_TICKET_KEYS_FILE): the base64 of 48 random
+ * bytes in `dir`, made once and then kept like the certificates, so that every hub replica the
+ * stack starts, and a hub started again, resumes the TLS sessions phones kept. Returns the file.
+ */
+export async function ensureTicketKeys(dir: string): Promise<string> {
+  const file = path.join(dir, 'hub-tls-ticket-keys');
+  await fsp.mkdir(dir, { recursive: true });
+  const kept = await fsp.readFile(file, 'utf8').catch(() => '');
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(kept.trim()) && Buffer.from(kept.trim(), 'base64').length === TICKET_KEYS_BYTES) return file;
+  await writeAtomically(file, `${crypto.randomBytes(TICKET_KEYS_BYTES).toString('base64')}\n`, 0o600);
+  return file;
+}
+
 interface Ca {
   certPem: string;
   keyPem: string;

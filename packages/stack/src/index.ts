@@ -5,7 +5,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { ensureCerts, ensureServiceCerts, type Certs, type ServiceCertFiles } from './certs';
+import { ensureCerts, ensureServiceCerts, ensureTicketKeys, type Certs, type ServiceCertFiles } from './certs';
 import { SERVICE_IDENTITIES, type GrpcTls, type ServiceIdentity } from '@smsgw/platform';
 import { ensureInfra, natsAdminOf, startPrivateServer, type InfraHandle, type PrivateServer } from './infra';
 import { startBusUsers, type BusUsers } from './bus-users';
@@ -16,6 +16,7 @@ import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhone, simulatedPho
 export {
   ensureCerts,
   ensureServiceCerts,
+  ensureTicketKeys,
   ensureInfra,
   freePort,
   ServiceProcess,
@@ -155,6 +156,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const certs = await ensureCerts(path.join(options.dataDir, 'certs'));
   // One gRPC identity per service (and the admin tool's), from the same local CA.
   const serviceCerts = await ensureServiceCerts(path.join(options.dataDir, 'certs'), certs, SERVICE_IDENTITIES);
+  // Every hub replica, and a hub started again, resumes the TLS sessions its phones kept.
+  const ticketKeysFile = await ensureTicketKeys(path.join(options.dataDir, 'certs'));
   const grpcEnv = (identity: ServiceIdentity) => ({
     GRPC_TLS_CA_FILE: serviceCerts[identity].caFile,
     GRPC_TLS_CERT_FILE: serviceCerts[identity].certFile,
@@ -261,6 +264,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         AGENT_HOST: '127.0.0.1',
         AGENT_PORT: String(agentPort),
         HUB_PUBLIC_URL: agentUrl(agentPort, 'native'),
+        HUB_TLS_TICKET_KEYS_FILE: ticketKeysFile,
         ...(tlsMode === 'proxy' ? { TLS_MODE: 'proxy' } : {}),
         ...(n === 1 ? metricsEnv('device-hub') : bus.env('device-hub')),
       },

@@ -5,7 +5,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureCerts, type Certs } from '../src/certs';
+import { ensureCerts, ensureTicketKeys, type Certs } from '../src/certs';
 
 let dir: string;
 
@@ -121,4 +121,17 @@ test('when the CA key no longer matches the CA certificate, then both the CA and
 
   expect(second.caPem).not.toBe(first.caPem);
   expect(new X509Certificate(second.certPem).verify(new X509Certificate(second.caPem).publicKey)).toBe(true);
+});
+
+test('when the hub ticket keys are ensured again, then the same 48 private bytes are kept; a damaged file is replaced', async () => {
+  const file = await ensureTicketKeys(dir);
+  const keys = await fs.readFile(file, 'utf8');
+  expect(Buffer.from(keys.trim(), 'base64')).toHaveLength(48);
+  expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+  expect(await fs.readFile(await ensureTicketKeys(dir), 'utf8')).toBe(keys);
+
+  await fs.writeFile(file, 'too short');
+  const replaced = await fs.readFile(await ensureTicketKeys(dir), 'utf8');
+  expect(Buffer.from(replaced.trim(), 'base64')).toHaveLength(48);
+  expect(replaced).not.toBe(keys);
 });

@@ -19,6 +19,14 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
         /** Address phones use to reach this hub (pairing URLs); defaults to https://127.0.0.1:<port>. */
         publicUrl: env.optional('HUB_PUBLIC_URL'),
         tls: commonConfig.tls(env),
+        /**
+         * The file of the TLS session-ticket keys (the base64 of 48 random bytes), shared by every
+         * replica and kept across restarts, so that a reconnecting phone resumes its session
+         * instead of a full handshake (the RSA signature is most of the hub's CPU per phone in a
+         * reconnection storm); read at start (agent-server.ts). Only used when the hub ends TLS
+         * itself (TLS_MODE=native); unset, each process makes its own keys.
+         */
+        ticketKeysFile: env.optional('HUB_TLS_TICKET_KEYS_FILE'),
       },
       dispatch: {
         minIntervalMs: env.int('DISPATCH_INTERVAL_MIN_MS', 2000, { min: 0 }),

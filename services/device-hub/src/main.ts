@@ -30,7 +30,7 @@ import { DeviceUseCases } from './use-cases/devices.use-case';
 import { DeviceViewUseCases } from './use-cases/device-views.use-case';
 import { SimulateReceivedUseCase } from './use-cases/simulate-received.use-case';
 import { deviceHubHandlers, deviceHubCallers } from './grpc/device-hub.handlers';
-import { createAgentServer } from './http/agent-server';
+import { createAgentServer, readTicketKeys } from './http/agent-server';
 import { unreadyDependencies, watchNats, watchRedis } from './http/readiness';
 import { DeviceEventPublisher } from './events/device-event.publisher';
 import { ReceivedPublisher } from './events/received.publisher';
@@ -48,6 +48,8 @@ export async function start(
   // The hub's clock: limits, hours and the failover delay read it (tests may move it).
   clock: () => number = Date.now,
 ) {
+  // Read before any connection: a bad file stops the start at once.
+  const ticketKeys = config.agents.ticketKeysFile === undefined ? undefined : readTicketKeys(config.agents.ticketKeysFile);
   const pool = createPool({
     url: config.database.url,
     log,
@@ -139,6 +141,7 @@ export async function start(
   const agentServer = createAgentServer({
     unready,
     tls: config.agents.tls,
+    ticketKeys,
     log,
     pair: (body, clientAddress) => devices.pair(body, clientAddress),
     authenticate: (token) => devices.authenticate(token),

@@ -4,7 +4,7 @@ import { AppError, isServiceIdentity, type ServiceIdentity } from '@smsgw/platfo
 import { defaultSimOption, hoursOption, OptionError, simOption, simRuleOption, wholeOption } from './fleet';
 import { ensureGrpcCerts } from './k8s-grpc-certs';
 import { Admin, resolveAddresses, resolveGrpcTls } from './index';
-import { ensureSecret, inClusterSecretsApi } from './k8s-secret';
+import { ensureSecret, inClusterSecretsApi, parseKeySpec } from './k8s-secret';
 
 const USAGE = `Operator command line of the SMS gateway.
 
@@ -56,9 +56,10 @@ const USAGE = `Operator command line of the SMS gateway.
   npm run admin -- list-deliveries --client C [--event EVT] [--endpoint E] [--limit N]
       the delivery log, newest first, each delivery with its attempts
   npm run admin -- replay-event --client C --event-id EVT [--endpoint E]
-  smsgw-admin ensure-secret --name S --keys otp-hash-key,otp-seal-key [--labels k=v,...]
-      inside a Kubernetes pod: creates the Secret S with 32 random bytes (base64) per key, or adds
-      the keys it lacks; never changes a key it has (the chart's secrets Job); prints {secret, action}
+  smsgw-admin ensure-secret --name S --keys otp-hash-key,otp-seal-key,hub-tls-ticket-keys:48 [--labels k=v,...]
+      inside a Kubernetes pod: creates the Secret S with 32 random bytes (base64) per key, or the
+      bytes after a key's colon, or adds the keys it lacks; never changes a key it has (the chart's
+      secrets Job); prints {secret, action}
   smsgw-admin ensure-grpc-certs --ca-secret NAME --secrets identity=secretName,... [--labels k=v,...]
       inside a Kubernetes pod: creates the CA Secret (ca.crt, ca.key) if missing; creates or replaces
       each identity's kubernetes.io/tls Secret (ca.crt, tls.crt, tls.key) when missing, signed by
@@ -146,6 +147,13 @@ async function main(argv: string[]): Promise<number> {
     const name = values.name;
     const keys = (values.keys ?? '').split(',').filter(Boolean);
     if (!name || keys.length === 0) throw new UsageError('ensure-secret needs --name and --keys');
+    for (const spec of keys) {
+      try {
+        parseKeySpec(spec);
+      } catch (err) {
+        throw new UsageError(`--keys: ${(err as Error).message}`);
+      }
+    }
     const action = await ensureSecret(inClusterSecretsApi(), name, keys, labels);
     console.log(JSON.stringify({ secret: name, action }));
     return 0;

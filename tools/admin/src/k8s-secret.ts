@@ -4,28 +4,40 @@ import https from 'node:https';
 
 /**
  * Keeps a Kubernetes Secret of generated keys: created once with 32 random
- * bytes (base64) per key, then never changed but to add a key it lacks. The
- * chart runs this in a hook Job instead of rendering random values, so `helm
- * template`, Argo CD or Flux render the same manifests every time and never
- * replace the OTP keys (a changed hash key voids every code in flight).
+ * bytes (base64) per key, or the size a key names, then never changed but to
+ * add a key it lacks. The chart runs this in a hook Job instead of rendering
+ * random values, so `helm template`, Argo CD or Flux render the same manifests
+ * every time and never replace the OTP keys (a changed hash key voids every
+ * code in flight) or the hub's ticket keys (every phone's TLS session).
  */
 export type SecretPlan =
   { action: 'keep' } | { action: 'create'; data: Record<string, string> } | { action: 'add'; data: Record<string, string> };
 
-/** Base64 of 32 random bytes, as the services read their keys; Secret data is base64 again. */
-export function generatedKey(): string {
-  return randomBytes(32).toString('base64');
+/** Base64 of `bytes` random bytes (32 unless a key says otherwise), as the services read their keys; Secret data is base64 again. */
+export function generatedKey(bytes = 32): string {
+  return randomBytes(bytes).toString('base64');
+}
+
+/**
+ * A key of `--keys`: its name, and its size in bytes after a colon when it is not 32
+ * (`hub-tls-ticket-keys:48`, the device-hub's TLS session-ticket keys).
+ */
+export function parseKeySpec(spec: string): { key: string; bytes: number } {
+  const match = /^([A-Za-z0-9._-]+)(?::(\d+))?$/.exec(spec);
+  const bytes = match?.[2] === undefined ? 32 : Number(match[2]);
+  if (!match || bytes < 16 || bytes > 1024) throw new Error(`"${spec}" is not a key name, optionally followed by :<bytes> (16 to 1024)`);
+  return { key: match[1]!, bytes };
 }
 
 /** What to do with the Secret as it is (`undefined`: it does not exist); never touches a key that is there. */
 export function planSecret(
   existing: Record<string, string> | undefined,
   keys: string[],
-  generate: () => string = generatedKey,
+  generate: (bytes: number) => string = generatedKey,
 ): SecretPlan {
-  const missing = keys.filter((key) => !existing || !(key in existing));
+  const missing = keys.map(parseKeySpec).filter(({ key }) => !existing || !(key in existing));
   if (missing.length === 0) return { action: 'keep' };
-  const data = Object.fromEntries(missing.map((key) => [key, Buffer.from(generate()).toString('base64')]));
+  const data = Object.fromEntries(missing.map(({ key, bytes }) => [key, Buffer.from(generate(bytes)).toString('base64')]));
   return existing ? { action: 'add', data } : { action: 'create', data };
 }
 

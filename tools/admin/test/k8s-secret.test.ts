@@ -22,6 +22,19 @@ describe('the secrets Job plan', () => {
     });
   });
 
+  it('when a key names its size (the hub ticket keys, 48 bytes), then it is generated at that size and named without it; an existing one is kept', () => {
+    const plan = planSecret({ 'otp-hash-key': b64('old') }, ['otp-hash-key', 'otp-seal-key', 'hub-tls-ticket-keys:48']);
+    expect(plan.action).toBe('add');
+    const data = plan.action === 'add' ? plan.data : {};
+    expect(Object.keys(data)).toEqual(['otp-seal-key', 'hub-tls-ticket-keys']);
+    const decoded = (key: string) => Buffer.from(Buffer.from(data[key]!, 'base64').toString('ascii'), 'base64');
+    expect(decoded('otp-seal-key')).toHaveLength(32);
+    expect(decoded('hub-tls-ticket-keys')).toHaveLength(48);
+    expect(planSecret({ 'hub-tls-ticket-keys': b64('old') }, ['hub-tls-ticket-keys:48'])).toEqual({ action: 'keep' });
+    expect(() => planSecret(undefined, ['hub-tls-ticket-keys:4'])).toThrow(/16 to 1024/);
+    expect(() => planSecret(undefined, ['a key'])).toThrow(/not a key name/);
+  });
+
   it('when a key is generated, then it is 32 random bytes in base64, different each time', () => {
     const a = generatedKey();
     expect(Buffer.from(a, 'base64')).toHaveLength(32);

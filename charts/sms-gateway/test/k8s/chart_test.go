@@ -1,6 +1,7 @@
 package charttest
 
 import (
+	"encoding/base64"
 	"regexp"
 	"sort"
 	"strings"
@@ -550,7 +551,7 @@ func TestWhenNoOtpKeysAreGivenThenAHookJobMakesThemInTheClusterAndEveryRendering
 		t.Errorf("the secrets Job is not a pre-install/pre-upgrade hook: %v", j.Annotations)
 	}
 	c := j.Spec.Template.Spec.Containers[0]
-	if want := []string{"tools/admin/dist/cli.js", "ensure-secret", "--name", secret, "--keys", "otp-hash-key,otp-seal-key"}; strings.Join(c.Args[:6], " ") != strings.Join(want, " ") {
+	if want := []string{"tools/admin/dist/cli.js", "ensure-secret", "--name", secret, "--keys", "otp-hash-key,otp-seal-key,hub-tls-ticket-keys:48"}; strings.Join(c.Args[:6], " ") != strings.Join(want, " ") {
 		t.Errorf("the secrets Job runs %v", c.Args)
 	}
 	if c.SecurityContext == nil || c.SecurityContext.ReadOnlyRootFilesystem == nil || !*c.SecurityContext.ReadOnlyRootFilesystem || c.SecurityContext.AllowPrivilegeEscalation == nil || *c.SecurityContext.AllowPrivilegeEscalation {
@@ -584,6 +585,11 @@ func TestWhenNoOtpKeysAreGivenThenAHookJobMakesThemInTheClusterAndEveryRendering
 	if stripDependencySecrets(first) != stripDependencySecrets(again) {
 		t.Error("two renderings of the defaults differ beyond the bundled dependencies' passwords")
 	}
+	for _, s := range All[*corev1.Secret](r) {
+		if _, ok := s.Data["hub-tls-ticket-keys"]; ok {
+			t.Errorf("Secret %s renders the hub's ticket keys", s.Name)
+		}
+	}
 	// Given keys are rendered as given, and no Job runs; one key alone is refused.
 	given := render(t, "default", "--set-string", "secrets.otpHashKey=aGFzaA==,secrets.otpSealKey=c2VhbA==")
 	if s := Find[*corev1.Secret](given, secret); s == nil || string(s.Data["otp-hash-key"]) != "aGFzaA==" {
@@ -594,6 +600,88 @@ func TestWhenNoOtpKeysAreGivenThenAHookJobMakesThemInTheClusterAndEveryRendering
 	}
 	if _, err := helm(t, templateArgs("default", "--set-string", "secrets.otpHashKey=aGFzaA==")...); err == nil || !strings.Contains(err.Error(), "set both or neither") {
 		t.Errorf("one OTP key alone: %v", err)
+	}
+}
+
+func TestWhenTheHubEndsTlsThenEveryReplicaReadsTheSameTicketKeysFromTheServicesSecret(t *testing.T) {
+	secret := release + "-sms-gateway-secrets"
+	const file = "/etc/smsgw/tls-tickets/ticket-keys"
+	native := []string{"--set", "tls.mode=native", "--set", "tls.existingSecret=smsgw-tls"}
+	// ticketKeysOf checks the device-hub's variable, read-only mount and volume; returns the volume's Secret.
+	ticketKeysOf := func(t *testing.T, r *Rendered) string {
+		t.Helper()
+		spec := Find[*appsv1.Deployment](r, fullname("device-hub")).Spec.Template.Spec
+		hub := spec.Containers[0]
+		if got := env(hub, "HUB_TLS_TICKET_KEYS_FILE"); got != file {
+			t.Errorf("device-hub: HUB_TLS_TICKET_KEYS_FILE=%q, want %q", got, file)
+		}
+		if m := mountOf(hub, "tls-tickets"); m == nil || m.MountPath != "/etc/smsgw/tls-tickets" || !m.ReadOnly {
+			t.Errorf("device-hub: the ticket keys are not mounted read-only at /etc/smsgw/tls-tickets: %+v", m)
+		}
+		v := volumeOf(spec, "tls-tickets")
+		if v == nil || v.Secret == nil || len(v.Secret.Items) != 1 || v.Secret.Items[0].Key != "hub-tls-ticket-keys" || v.Secret.Items[0].Path != "ticket-keys" {
+			t.Fatalf("device-hub: the ticket keys' volume: %+v", v)
+		}
+		// No other service sees them.
+		for owner, tpl := range r.PodTemplates() {
+			if owner != "Deployment/"+fullname("device-hub") && volumeOf(tpl.Spec, "tls-tickets") != nil {
+				t.Errorf("%s mounts the hub's ticket keys", owner)
+			}
+		}
+		return v.Secret.SecretName
+	}
+
+	// Behind an Ingress (the default) the hub ends no TLS: no keys are mounted, but the Job still makes them.
+	proxy := render(t, "default")
+	hub := Find[*appsv1.Deployment](proxy, fullname("device-hub")).Spec.Template.Spec
+	if envVar(hub.Containers[0], "HUB_TLS_TICKET_KEYS_FILE") != nil || volumeOf(hub, "tls-tickets") != nil {
+		t.Error("in proxy mode the device-hub reads ticket keys")
+	}
+
+	// Generated: the secrets Job's Secret, whose keys no rendering holds (see the test above).
+	generated := render(t, "default", native...)
+	if got := ticketKeysOf(t, generated); got != secret {
+		t.Errorf("the ticket keys come from %s, want the Job's %s", got, secret)
+	}
+	if j := Find[*batchv1.Job](generated, secret+"-init"); j == nil || !strings.Contains(strings.Join(j.Spec.Template.Spec.Containers[0].Args, " "), "hub-tls-ticket-keys:48") {
+		t.Error("the secrets Job does not make the 48 bytes of hub-tls-ticket-keys")
+	}
+
+	// The operator's own Secret.
+	if got := ticketKeysOf(t, render(t, "default", append(native, "--set", "secrets.existingSecret=smsgw-keys")...)); got != "smsgw-keys" {
+		t.Errorf("with secrets.existingSecret the ticket keys come from %s", got)
+	}
+
+	// Given as a value with the OTP keys: rendered into the services' Secret.
+	keys := base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef0123456789abcdef"))
+	otp := "secrets.otpHashKey=aGFzaA==,secrets.otpSealKey=c2VhbA=="
+	given := render(t, "default", append(native, "--set-string", otp+",secrets.hubTlsTicketKeys="+keys)...)
+	if got := ticketKeysOf(t, given); got != secret {
+		t.Errorf("with given keys the ticket keys come from %s", got)
+	}
+	if s := Find[*corev1.Secret](given, secret); s == nil || string(s.Data["hub-tls-ticket-keys"]) != keys {
+		t.Errorf("the given ticket keys are not in %s", secret)
+	}
+
+	// The OTP keys given without ticket keys: the optional key leaves no file, and the hub runs
+	// without shared keys (it warns at start); the pod never waits for a key its Secret lacks.
+	withoutKeys := render(t, "default", append(native, "--set-string", otp)...)
+	ticketKeysOf(t, withoutKeys)
+	if v := volumeOf(Find[*appsv1.Deployment](withoutKeys, fullname("device-hub")).Spec.Template.Spec, "tls-tickets"); v.Secret.Optional == nil || !*v.Secret.Optional {
+		t.Error("the ticket keys' volume is not optional: a Secret without the key would keep the device-hub from starting")
+	}
+	if s := Find[*corev1.Secret](withoutKeys, secret); s == nil || s.Data["hub-tls-ticket-keys"] != nil {
+		t.Errorf("%s holds ticket keys that were not given", secret)
+	}
+
+	// Refused: ticket keys without the OTP keys (no Secret to go to), another length.
+	for values, want := range map[string]string{
+		"secrets.hubTlsTicketKeys=" + keys:         "set without the OTP keys",
+		otp + ",secrets.hubTlsTicketKeys=aGFzaA==": "base64 of 48 random bytes",
+	} {
+		if _, err := helm(t, templateArgs("default", append(native, "--set-string", values)...)...); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want a refusal saying %q, got %v", values, want, err)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import {
   AppError,
+  ConfigError,
   ERROR_CATALOG,
   requestOrigin,
   TrustedProxies,
@@ -18,6 +19,46 @@ import { PROTOCOL_VERSION } from '../sessions/agent-session';
 
 export const AGENT_SUBPROTOCOL = 'smsgw.agent.v1';
 const MAX_BODY = 16 * 1024;
+/**
+ * How long a phone may come back with its TLS session (seconds): 7 days, the longest a TLS 1.3
+ * ticket may live (RFC 8446 §4.6.1), so the longest a client keeps one. A phone receives its
+ * ticket when it connects and keeps that connection for hours or days, so a restart must find the
+ * ticket still good: Node's default, 300 s, would make almost every phone of a restart do a full
+ * handshake. It costs no memory: the session lives in the phone's ticket, Node's server keeps none.
+ */
+const TLS_SESSION_TIMEOUT_S = 7 * 24 * 3600;
+/**
+ * Resumption checks that a session was issued in the same context; Node's default context is a
+ * hash of the process's command line, which another replica or version need not share.
+ */
+const TLS_SESSION_ID_CONTEXT = 'smsgw-device-hub';
+/** Node's `ticketKeys`: 16 bytes of key name, 16 of HMAC key, 16 of AES key. */
+const TICKET_KEYS_BYTES = 48;
+
+/**
+ * The session-ticket keys of HUB_TLS_TICKET_KEYS_FILE: the base64 of 48 random bytes (what
+ * `openssl rand -base64 48` prints; spaces and line ends are ignored); undefined when there is no
+ * such file (the chart mounts the key only if its Secret has it: an existing Secret made before
+ * the ticket keys may not). A file that cannot be read, is not base64 or holds another length is a
+ * ConfigError naming the file, never its content.
+ */
+export function readTicketKeys(file: string): Buffer | undefined {
+  const problem = (text: string) => new ConfigError([`HUB_TLS_TICKET_KEYS_FILE=${JSON.stringify(file)}: ${text}`]);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8').replace(/\s+/g, '');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw problem(`cannot be read (${code ?? (err as Error).message})`);
+  }
+  const keys = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : undefined;
+  if (keys?.length === TICKET_KEYS_BYTES) return keys;
+  throw problem(
+    `the file must hold the base64 of ${TICKET_KEYS_BYTES} random bytes (openssl rand -base64 ${TICKET_KEYS_BYTES}); ` +
+      (keys ? `it holds ${keys.length} bytes` : 'it is not base64'),
+  );
+}
 
 export interface AgentServerDeps {
   /**
@@ -25,6 +66,11 @@ export interface AgentServerDeps {
    * read from `X-Forwarded-For`, both believed from trusted proxies only (platform's net/forwarded.ts).
    */
   tls: TlsSettings;
+  /**
+   * The session-ticket keys every replica shares (readTicketKeys), so that a phone resumes its TLS
+   * session on any replica, after a restart too; undefined: this process's own random keys.
+   */
+  ticketKeys?: Buffer;
   log: Logger;
   /** `clientAddress` is the phone's: pairing attempts are limited per address. */
   pair(body: Record<string, unknown>, clientAddress: string | undefined): Promise<{ device_id: string; device_token: string }>;
@@ -127,13 +173,27 @@ export function createAgentServer(deps: AgentServerDeps): http.Server {
     }
     sendError(res, new AppError('NOT_FOUND'), deps.log);
   };
+  if (deps.tls.mode === 'native' && !deps.ticketKeys) {
+    deps.log.warn(
+      'TLS session resumption across restarts and replicas is off (no HUB_TLS_TICKET_KEYS_FILE, or no such file): phones resume only on this process',
+    );
+  }
   const server =
     deps.tls.mode === 'native'
       ? https.createServer(
-          // No ALPN: phones speak HTTP/1.1 whatever they offer, and Node copies the server's ALPN
-          // list for each TLS socket into a small pooled buffer that then keeps a whole 8 kB
-          // slab alive: about 2 kB a phone once a few thousand are connected.
-          { cert: fs.readFileSync(deps.tls.certFile), key: fs.readFileSync(deps.tls.keyFile), ALPNProtocols: [] },
+          {
+            cert: fs.readFileSync(deps.tls.certFile),
+            key: fs.readFileSync(deps.tls.keyFile),
+            // No ALPN: phones speak HTTP/1.1 whatever they offer, and Node copies the server's ALPN
+            // list for each TLS socket into a small pooled buffer that then keeps a whole 8 kB
+            // slab alive: about 2 kB a phone once a few thousand are connected.
+            ALPNProtocols: [],
+            // A resumed session skips the certificate and its RSA signature, most of the hub's
+            // CPU for a reconnecting phone.
+            sessionTimeout: TLS_SESSION_TIMEOUT_S,
+            sessionIdContext: TLS_SESSION_ID_CONTEXT,
+            ...(deps.ticketKeys ? { ticketKeys: deps.ticketKeys } : {}),
+          },
           handle,
         )
       : http.createServer(handle);

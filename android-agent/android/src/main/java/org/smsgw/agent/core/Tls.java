@@ -18,6 +18,7 @@ import javax.net.ssl.HostnameVerifier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSessionContext;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
@@ -29,6 +30,9 @@ import javax.net.ssl.X509TrustManager;
  * endpoint identification, came with API 24).
  */
 public final class Tls {
+    /** As long as the hub honours a session (its TLS_SESSION_TIMEOUT_S), the longest TLS 1.3 allows. */
+    static final int SESSION_TIMEOUT_S = 7 * 24 * 3600;
+
     private final SSLSocketFactory socketFactory;
 
     private Tls(SSLSocketFactory socketFactory) {
@@ -52,6 +56,12 @@ public final class Tls {
         }
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, new TrustManager[] {trust}, null);
+        // Reconnections resume the hub's TLS session (no certificate signature for the hub to make)
+        // only through this one context's session cache: one Tls per agent, never one per connection.
+        // A phone stays connected for days; the cache's default (a day on the JDK, less on
+        // Android) would forget its session before the hub does.
+        SSLSessionContext sessions = context.getClientSessionContext();
+        if (sessions != null) sessions.setSessionTimeout(SESSION_TIMEOUT_S);
         return new Tls(context.getSocketFactory());
     }
 

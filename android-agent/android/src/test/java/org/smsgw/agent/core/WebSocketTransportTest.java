@@ -2,10 +2,12 @@ package org.smsgw.agent.core;
 
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.net.InetAddress;
 import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.ClassRule;
@@ -203,6 +205,38 @@ public class WebSocketTransportTest {
         } finally {
             server.close();
         }
+    }
+
+    /**
+     * A resumed TLS 1.3 session gets a new id but keeps the creation time of the full handshake
+     * it came from (JDK), on the hub's side as on the phone's: equal times tell a resumption.
+     */
+    @Test
+    public void whenTheTransportConnectsAgainToTheSameHubThenItResumesItsTlsSessionAndAnotherTlsContextCannot() throws Exception {
+        TestWsServer server = tlsServer(localhostAndIp);
+        try {
+            WebSocketTransport transport = new WebSocketTransport(Tls.create(localhostAndIp.pem), "t", 5000);
+            long first = sessionCreatedOnHub(transport, server);
+            Thread.sleep(5);
+            assertEquals(first, sessionCreatedOnHub(transport, server));
+            // What a phone would do with a new SSLContext per connection: a full handshake each time.
+            assertNotEquals(first, sessionCreatedOnHub(new WebSocketTransport(Tls.create(localhostAndIp.pem), "t", 5000), server));
+        } finally {
+            server.close();
+        }
+    }
+
+    /** One connection through `transport`, upgraded then closed; the creation time of its session on the hub's side. */
+    private static long sessionCreatedOnHub(WebSocketTransport transport, TestWsServer server) throws Exception {
+        TestWsServer.Events events = new TestWsServer.Events();
+        transport.connect("wss://127.0.0.1:" + server.port() + "/v1/agent", "t", events);
+        server.accept();
+        server.upgrade();
+        assertEquals("open", events.next());
+        long created = ((SSLSocket) server.socket).getSession().getCreationTime();
+        server.socket.close();
+        assertEquals("closed 1006 0", events.next());
+        return created;
     }
 
     private static void acceptQuietly(TestWsServer server) {
