@@ -31,7 +31,7 @@ if (live && window.EventSource) {
     state.textContent = change.status;
     state.className = `state ${change.status}`;
     const seen = row.querySelector('[data-seen]');
-    seen.textContent = `${change.at.replace('T', ' ').slice(0, 19)} UTC`;
+    if (change.at) seen.textContent = `${change.at.replace('T', ' ').slice(0, 19)} UTC`;
   });
 }
 

@@ -288,14 +288,18 @@ describe('the dashboard routes, with the real services behind them', () => {
       expect([kept.status, kept.body.device_id]).toEqual([200, keptId]);
     });
 
-    it('when the live phone states are opened, then they come as server-sent events', async () => {
+    it('when the live phone states are opened, then they come as server-sent events, first the state of each phone now', async () => {
       const { browser } = await signedUp();
+      await browser.get('/phones');
+      const [deviceId] = idsIn((await browser.post('/phones', { name: 'Live phone' })).text, 'phones', 'rename');
 
       const res = await browser.get('/phones/events');
 
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
       expect(res.text).toContain('retry: 2000');
+      // A phone that came online or went between the page's reading and the stream is shown as it is.
+      expect(res.text).toContain(`event: device\ndata: ${JSON.stringify({ device_id: deviceId, status: 'offline', at: '' })}\n\n`);
     });
 
     it('when a webhook endpoint is made, tested, disabled, enabled, replayed and deleted, then each step answers as a person expects', async () => {

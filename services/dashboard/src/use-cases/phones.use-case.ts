@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import { AppError } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
+import type { DeviceChange } from '../live/device-events';
 import type { Upstreams } from './upstreams';
 
 export interface ApkInfo {
@@ -79,6 +80,12 @@ async function listPhones(up: Upstreams, clientId: string): Promise<PhoneRow[]> 
     ),
   ]);
   return devices.map((device, i) => ({ device, queued: queued[device.deviceId] ?? 0, sentToday: today[i]!.totalSent }));
+}
+
+/** Each phone of the client online or offline now, as a live change (`at`: when it was last seen, '' if never). */
+export async function phoneStates(up: Upstreams, clientId: string): Promise<DeviceChange[]> {
+  const { devices } = await up.devices.listDevices({ clientId, onlineOnly: false });
+  return devices.map((d) => ({ device_id: d.deviceId, status: d.status === 'online' ? 'online' : 'offline', at: d.lastSeenAt }));
 }
 
 /** The Phones page's contents. */

@@ -205,11 +205,21 @@ export function pairWith(pairingUrl: string, caPem: string): Promise<{ status: n
 /** A sandbox for the dashboard and its upstreams: the Redis and NATS prefixes they share. */
 export const dashboardSandbox = () => createSandbox({ name: 'dashboard', redis: true, database: false });
 
-async function firstChunk(res: Response): Promise<string> {
+/** What a stream of server-sent events sends when it opens: its chunks until none comes for 300 ms. */
+async function opening(res: Response): Promise<string> {
   const reader = res.body!.getReader();
-  const { value } = await reader.read();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const quiet = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 300)));
+    const chunk = await Promise.race([reader.read(), quiet]);
+    clearTimeout(timer);
+    if (!chunk || chunk.done) break;
+    text += decoder.decode(chunk.value, { stream: true });
+  }
   await reader.cancel();
-  return new TextDecoder().decode(value);
+  return text;
 }
 
 export interface Page {
@@ -270,8 +280,8 @@ export class Browser {
       if (value) this.cookies.set(name, value);
       else this.cookies.delete(name);
     }
-    // A stream of server-sent events never ends: its first chunk is read, then the browser leaves.
-    const text = (res.headers.get('content-type') ?? '').startsWith('text/event-stream') ? await firstChunk(res) : await res.text();
+    // A stream of server-sent events never ends: its opening is read, then the browser leaves.
+    const text = (res.headers.get('content-type') ?? '').startsWith('text/event-stream') ? await opening(res) : await res.text();
     const token = /name="_csrf" value="([^"]+)"/.exec(text);
     if (token) this.csrf = token[1]!;
     return { status: res.status, location: res.headers.get('location') ?? '', headers: res.headers, text };

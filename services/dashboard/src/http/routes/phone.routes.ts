@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import type { DeviceChange } from '../../live/device-events';
 import {
   LIMIT_FIELDS,
   limitsForm,
@@ -12,6 +13,7 @@ import {
   addPhone,
   apkDownload,
   phonesList,
+  phoneStates,
   removePhone,
   renamePhone,
   revokePhone,
@@ -109,8 +111,10 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     ctx.redirect('/phones');
   });
 
-  // Server-sent events: each phone of the client that goes online or offline, as it happens.
+  // Server-sent events: the state of each phone of the client when the stream opens (a phone may
+  // have come online or gone since the page was read), then each that goes online or offline.
   router.get('/phones/events', (ctx) => {
+    const clientId = clientOf(ctx);
     const stream = new PassThrough();
     ctx.req.socket.setTimeout(0);
     ctx.type = 'text/event-stream';
@@ -118,7 +122,19 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     ctx.set('X-Accel-Buffering', 'no');
     ctx.body = stream;
     stream.write('retry: 2000\n\n');
-    const stop = deviceEvents.listen(clientOf(ctx), (change) => stream.write(`event: device\ndata: ${JSON.stringify(change)}\n\n`));
+    const send = (change: DeviceChange) => stream.write(`event: device\ndata: ${JSON.stringify(change)}\n\n`);
+    // Changes that come while the states are read wait for them: an older state never follows a newer one.
+    let held: DeviceChange[] | undefined = [];
+    const stop = deviceEvents.listen(clientId, (change) => (held ? held.push(change) : send(change)));
+    void phoneStates(up, clientId)
+      .then(
+        (states) => states.forEach(send),
+        (err: unknown) => deps.log.warn({ err }, "the phones' states not read; the stream sends their changes only"),
+      )
+      .finally(() => {
+        held?.forEach(send);
+        held = undefined;
+      });
     const ping = setInterval(() => stream.write(': ping\n\n'), 25_000);
     const end = () => {
       clearInterval(ping);
