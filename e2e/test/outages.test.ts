@@ -156,14 +156,15 @@ describe('dependency outages under traffic', () => {
       'the hub to report NATS down',
     );
     expect(downIn(hubDown)).toEqual(['nats']);
-    // The message service and the hub answer NOT_SERVING to their health checks: the gateway is not ready.
+    // The message service and the hub answer NOT_SERVING to their health checks: the gateway is not
+    // ready. Each notices the drop on its own connection, so one may be reported a moment before the other.
     const gatewayDown = await eventually(
       async () => {
         const res = await gatewayReady();
-        return res.status === 503 ? res : undefined;
+        return res.status === 503 && downIn(res).length === 2 ? res : undefined;
       },
       10_000,
-      'the gateway to report its upstreams not serving',
+      'the gateway to report both its upstreams not serving',
     );
     expect(downIn(gatewayDown)).toEqual(['device-hub', 'message']);
     const outageFrom = Date.now();
