@@ -67,6 +67,10 @@ interface StartContext {
   port: number;
   binaries: Binaries;
   dataDir: string;
+  /** Postgres: settings passed as `-c name=value` after the defaults (they win). */
+  settings?: Record<string, string>;
+  /** NATS: the port of its monitoring endpoint (`/varz`); none when absent. */
+  monitorPort?: number;
 }
 
 interface Service {
@@ -232,7 +236,7 @@ const postgres: Service = {
     }
   },
 
-  async start({ dir, logFile, port, binaries, dataDir }) {
+  async start({ dir, logFile, port, binaries, dataDir, settings = {} }) {
     await fsp.mkdir(dir, { recursive: true });
     // initdb and postgres refuse to run as root.
     const user = isRoot() ? postgresUser() : undefined;
@@ -272,6 +276,7 @@ const postgres: Service = {
         'synchronous_commit=off',
         '-c',
         'full_page_writes=off',
+        ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
       ],
       // SIGTERM is a "smart" shutdown that waits for every client to leave;
       // SIGINT disconnects them and still shuts down cleanly.
@@ -387,7 +392,7 @@ const nats: Service = {
     }
   },
 
-  async start({ dir, logFile, port, binaries }) {
+  async start({ dir, logFile, port, binaries, monitorPort }) {
     await fsp.mkdir(dir, { recursive: true });
     const url = `nats://127.0.0.1:${port}`;
     // Users come from auth.conf (empty: no authentication), which `authorize` rewrites and a restart reads again.
@@ -395,7 +400,8 @@ const nats: Service = {
     if (!fs.existsSync(authFile)) await fsp.writeFile(authFile, '', { mode: 0o600 });
     const configFile = path.join(dir, 'nats.conf');
     await fsp.writeFile(configFile, `jetstream { store_dir: ${JSON.stringify(dir)} }\ninclude "auth.conf"\n`);
-    const instance = spawnLogged('nats', url, binaries.main, ['-c', configFile, '-a', '127.0.0.1', '-p', String(port)], {
+    const monitor = monitorPort ? ['-m', String(monitorPort)] : [];
+    const instance = spawnLogged('nats', url, binaries.main, ['-c', configFile, '-a', '127.0.0.1', '-p', String(port), ...monitor], {
       logFile,
       cwd: dir,
       stopSignal: 'SIGTERM',
@@ -620,9 +626,13 @@ function redact(url: string): string {
   }
 }
 
-/** A private Redis or NATS server that a test may stop and start again on the same port. */
+/** A private Postgres, Redis or NATS server that a test may stop and start again on the same port. */
 export interface PrivateServer {
   url: string;
+  /** The server process's pid while it runs (a Postgres's postmaster: its other processes are its children). */
+  readonly pid: number | undefined;
+  /** NATS started with `natsMonitor`: its monitoring endpoint (`http://127.0.0.1:<port>`, `/varz`). */
+  monitorUrl?: string;
   /** Stops the server (an outage); start() brings it back at the same URL, empty but for its users. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -654,28 +664,41 @@ export function privateServerAt(url: string): PrivateServer | undefined {
 }
 
 /**
- * Starts a private Redis or NATS of the test's own, for outage tests: never
- * the machine's shared servers, which other runs use.
+ * Starts a private Postgres, Redis or NATS of the caller's own (outage tests, benchmarks that
+ * count what the servers do): never the machine's shared servers, which other runs use.
  */
 export async function startPrivateServer(
-  name: 'redis' | 'nats',
+  name: ServiceName,
   options: {
     dataDir: string;
     log?: (line: string) => void;
     /** NATS: its users from the start, and their administrator (see `authorize`). */
     natsAuthorization?: string;
     natsAdmin?: { user: string; password: string };
+    /** NATS: serve the monitoring endpoint on a free port (`monitorUrl`). */
+    natsMonitor?: boolean;
+    /** Postgres: settings that replace the private instance's defaults (which trade durability for speed). */
+    postgresSettings?: Record<string, string>;
   },
 ): Promise<PrivateServer> {
-  const service = name === 'redis' ? redis : nats;
+  const service = { postgres, redis, nats }[name];
   const dataDir = path.resolve(options.dataDir);
   await fsp.mkdir(dataDir, { recursive: true });
   const binaries = await ensureBinaries(service, dataDir, options.log ?? (() => undefined));
   const port = await freePort();
+  const monitorPort = name === 'nats' && options.natsMonitor ? await freePort() : undefined;
   let instance: PrivateInstance | undefined;
   const signal = () => instance?.signal();
   const server: PrivateServer = {
-    url: name === 'redis' ? `redis://127.0.0.1:${port}` : `nats://127.0.0.1:${port}`,
+    url: {
+      postgres: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      redis: `redis://127.0.0.1:${port}`,
+      nats: `nats://127.0.0.1:${port}`,
+    }[name],
+    ...(monitorPort ? { monitorUrl: `http://127.0.0.1:${monitorPort}` } : {}),
+    get pid() {
+      return instance?.running ? instance.child.pid : undefined;
+    },
     async start() {
       if (instance?.running) return;
       instance = await service.start({
@@ -684,6 +707,8 @@ export async function startPrivateServer(
         port,
         binaries,
         dataDir,
+        ...(options.postgresSettings ? { settings: options.postgresSettings } : {}),
+        ...(monitorPort ? { monitorPort } : {}),
       });
       process.on('exit', signal);
     },
