@@ -49,6 +49,22 @@ function pidsOf(comm, filter = () => true) {
   return pids;
 }
 
+/** A process and its children (a Postgres postmaster and its backends, WAL writer, checkpointer...). */
+function withChildren(pid) {
+  if (!pid) return [];
+  const pids = [pid];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) pids.push(Number(entry));
+    } catch {
+      /* gone */
+    }
+  }
+  return pids;
+}
+
 /** Busy and total jiffies of the whole machine (every core), from /proc/stat. */
 function machineTicks() {
   const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
@@ -57,4 +73,4 @@ function machineTicks() {
   return { busy: total - idle, total };
 }
 
-module.exports = { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb };
+module.exports = { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb, withChildren };

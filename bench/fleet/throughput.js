@@ -1,45 +1,64 @@
 'use strict';
 /**
- * `node bench/fleet/throughput.js`: the whole path under a large account's traffic.
+ * `node bench/fleet/throughput.js`: the whole path under a large account's traffic, and what it
+ * costs per SMS.
  *
- * Steady mode (default): BENCH_PHONES (2,000) phones of one client at the hub's default pace
- * (2 to 3 s between two SMS of a phone: about 800 SMS/s for 2,000 phones), and a sender that
- * queues BENCH_RATE (800) SMS a second for BENCH_DURATION_S (600 s) with `send-bulk` (100 a
- * request, no X-Device-ID: the automatic choice) and a `webhook_url` on a local HTTPS receiver.
- * Beside it, the OTP case: a second client with BENCH_PROBE_PHONES (20) phones that are idle,
- * and one `POST /v1/sms/send` every 200 ms to the next of them; for each, the send request's own
- * time and the time from its answer to the moment the phone got the SMS (it acknowledges at once).
- * Every 10 s: the backlog (queued, untaken), SMS handed to phones, webhooks received, each
- * service's RSS and CPU. At the end: p50/p99 of accept → phone, of the send request, and of a
- * phone's report → the webhook's arrival (`sms.delivered`, its `delivered_at` against the
- * arrival; one machine, one clock).
+ * Steady mode (default): BENCH_PHONES (1,000) phones of one client at the hub's default pace
+ * (2 to 3 s between two SMS of a phone: about 400 SMS/s for 1,000 phones), and a sender that
+ * queues BENCH_RATE (400) SMS a second for BENCH_DURATION_S (600 s) with `send-bulk` (100 a
+ * request, no X-Device-ID: the automatic choice) and a `webhook_url` on a local HTTPS receiver
+ * (BENCH_WEBHOOKS=0: none, for the path without its webhooks). Beside it, the OTP case: a second
+ * client with BENCH_PROBE_PHONES (20) phones that are idle, and one `POST /v1/sms/send` every
+ * 200 ms to the next of them; for each, the send request's own time and the time from its answer
+ * to the moment the phone got the SMS (it acknowledges at once).
+ * Every 10 s: the backlog (queued, untaken), SMS handed to phones, SMS ended, webhooks received,
+ * each process's CPU and each service's RSS (every sample is kept in the results file). At the
+ * end: p50/p99 of accept → phone, of the send request, and of a phone's report → the webhook's
+ * arrival (`sms.delivered`, its `delivered_at` against the arrival; one machine, one clock), the
+ * platform's CPU per SMS by process, and the per-SMS account of the window after the warm-up
+ * (path-account.js: Postgres statements, rows and WAL, gRPC calls, HTTP requests, NATS messages,
+ * Redis commands).
+ *
+ * Postgres, Redis and NATS are private servers of the run (BENCH_SHARED_INFRA=1: the machine's),
+ * so that their CPU and counters are the run's alone: Postgres as durable as the machine's
+ * (fsync, synchronous commit) with `pg_stat_statements`, NATS with its monitoring endpoint.
  *
  * Ceiling mode (BENCH_MODE=ceiling): BENCH_BACKLOG (30,000) messages queued first, then the
  * phones connect with no pause between SMS (DISPATCH_INTERVAL_*_MS=0): the claims a second the
  * stack sustains when the phones are not the limit, which is the queue's ceiling.
  *
- * Needs Postgres, Redis, NATS and a build.
+ * Needs a build.
  */
 const https = require('node:https');
 const os = require('node:os');
 const path = require('node:path');
 const pg = require('pg');
 const { Admin } = require('@smsgw/admin');
-const { REPO_ROOT, startStack } = require('@smsgw/stack');
+const { REPO_ROOT, startPrivateServer, startStack } = require('@smsgw/stack');
 const { intEnv, SMOKE } = require('../knobs');
-const { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb } = require('../proc');
+const { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb, withChildren } = require('../proc');
 const { pool, provision, startFleet } = require('./fleet');
+const { PathAccount } = require('./path-account');
 
 const MODE = process.env.BENCH_MODE === 'ceiling' ? 'ceiling' : 'steady';
 // The ceiling needs phones enough to keep claims in flight, not a big fleet (the automatic choice of each send lists them all).
-const PHONES = intEnv('BENCH_PHONES', process.env.BENCH_MODE === 'ceiling' ? 200 : 2000, 40);
-const RATE = intEnv('BENCH_RATE', 800, 20);
+const PHONES = intEnv('BENCH_PHONES', process.env.BENCH_MODE === 'ceiling' ? 200 : 1000, 40);
+const RATE = intEnv('BENCH_RATE', 400, 20);
+const WEBHOOKS = process.env.BENCH_WEBHOOKS !== '0';
+const SHARED_INFRA = process.env.BENCH_SHARED_INFRA === '1';
+/** BENCH_CPU_PROF=1: a V8 CPU profile of each service over the steady window, in bench/results/cpu-prof-fleet-<time>/. */
+const CPU_PROF_DIR =
+  process.env.BENCH_CPU_PROF === '1'
+    ? path.join(__dirname, '../results', `cpu-prof-fleet-${new Date().toISOString().replace(/[:.]/g, '-')}`)
+    : undefined;
 const DURATION_S = intEnv('BENCH_DURATION_S', 600, 6);
 const PROBE_PHONES = intEnv('BENCH_PROBE_PHONES', 20, 2);
 const BACKLOG = intEnv('BENCH_BACKLOG', 30_000, 400);
 const SAMPLE_S = SMOKE ? 2 : 10;
 const CLK_TCK = clockTicks();
 const SERVICES = ['gateway', 'account', 'message', 'device-hub', 'webhook', 'scheduler', 'otp'];
+/** Samples left out of the steady figures at the start: the fleet's first claims, the JIT warming up. */
+const WARMUP_SAMPLES = SMOKE ? 1 : 2;
 
 const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -86,10 +105,22 @@ function api(stack, agent, pathname, headers, body) {
 
 async function main() {
   const pace = MODE === 'ceiling' ? { DISPATCH_INTERVAL_MIN_MS: '0', DISPATCH_INTERVAL_MAX_MS: '0' } : {};
+  const dataDir = path.join(REPO_ROOT, '.stack/bench-fleet');
+  const infraDir = path.join(dataDir, `infra-${process.pid}`);
+  const infra = SHARED_INFRA ? undefined : await startInfra(infraDir);
   const stack = await startStack({
-    dataDir: path.join(REPO_ROOT, '.stack/bench-fleet'),
+    dataDir,
     isolated: true,
-    env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', ...pace },
+    env: {
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      ...pace,
+      // Node 20 refuses --cpu-prof in NODE_OPTIONS: a preload toggles the profiler on SIGUSR2 (see bench/README.md).
+      ...(CPU_PROF_DIR
+        ? { NODE_OPTIONS: `--require ${path.join(__dirname, '../cpu-profile-preload.js')}`, BENCH_CPU_PROF_DIR: CPU_PROF_DIR }
+        : {}),
+    },
+    ...(infra ? { infra: { postgresUrl: infra.postgres.url, redisUrl: infra.redis.url, natsUrl: infra.nats.url } } : {}),
   });
   const admin = new Admin(
     { accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress, webhookAddress: stack.webhookAddress },
@@ -108,15 +139,29 @@ async function main() {
   const database = new URL(stack.databaseUrl).pathname.slice(1);
   const pidGroups = {
     ...Object.fromEntries(SERVICES.map((name) => [name, () => [stack.services[name].pid]])),
-    postgres: () => pidsOf('postgres', (cmd) => cmd.includes(database)),
-    redis: () => pidsOf('redis-server'),
-    nats: () => pidsOf('nats-server'),
+    // A private server counts whole (a Postgres's WAL writer and checkpointer too); a shared one, the run's backends only.
+    postgres: () => (infra ? withChildren(infra.postgres.pid) : pidsOf('postgres', (cmd) => cmd.includes(database))),
+    redis: () => (infra ? [infra.redis.pid] : pidsOf('redis-server')),
+    nats: () => (infra ? [infra.nats.pid] : pidsOf('nats-server')),
     fleet: () => fleets.flatMap((f) => f.children.map((c) => c.pid)),
   };
+  const account = infra
+    ? await PathAccount.open({
+        postgresUrl: infra.postgres.url,
+        database,
+        natsMonitorUrl: infra.nats.monitorUrl,
+        redisUrl: infra.redis.url,
+        metricsUrls: stack.metricsUrls,
+      })
+    : undefined;
   const result = {
     mode: MODE,
     machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+    commit: gitCommit(),
+    started_at: new Date().toISOString(),
     phones: PHONES,
+    rate: RATE,
+    webhooks: WEBHOOKS,
     samples: [],
   };
   try {
@@ -124,7 +169,11 @@ async function main() {
     const auth = { 'X-API-Key': client.live_api_key, 'X-Client-ID': client.client_id };
     const bulk = async (n, offset) => {
       const recipients = Array.from({ length: n }, (_, i) => `+336${String(10_000_000 + ((offset + i) % 89_999_999))}`);
-      const res = await api(stack, agent, '/v1/sms/send-bulk', auth, { recipients, message: 'Throughput bench', webhook_url: webhookUrl });
+      const res = await api(stack, agent, '/v1/sms/send-bulk', auth, {
+        recipients,
+        message: 'Throughput bench',
+        ...(WEBHOOKS ? { webhook_url: webhookUrl } : {}),
+      });
       if (res.status !== 200) throw new Error(`send-bulk answered ${res.status}: ${JSON.stringify(res.body)}`);
     };
     const phones = await provision({ admin, hubUrl: stack.hubUrl, ca: stack.certs.caPem, clientId: client.client_id, count: PHONES });
@@ -224,6 +273,7 @@ async function main() {
     let stalled = 0;
     let lastWebhooks = 0;
     let lastAt = Date.now();
+    let accountStart;
     while (Date.now() - started < durationMs) {
       await sleep(SAMPLE_S * 1000);
       const now = Date.now();
@@ -246,9 +296,14 @@ async function main() {
         rss_mb: Object.fromEntries(SERVICES.map((name) => [name, Math.round((rssKb(stack.services[name].pid) ?? 0) / 1024)])),
       };
       result.samples.push(sample);
+      if (result.samples.length === WARMUP_SAMPLES) {
+        if (account) accountStart = { snapshot: await account.snapshot(), ended: await finals() };
+        toggleProfiles(stack);
+      }
       log(
         `t=${sample.t_s}s backlog ${left}, handed ${sample.handed_per_s}/s, ended ${sample.finals_per_s}/s, webhooks ${sample.webhooks_per_s}/s, busy ${sample.machine_busy_cores} cores, ` +
-          `message ${sample.cores.message}, hub ${sample.cores['device-hub']}, postgres ${sample.cores.postgres}, webhook ${sample.cores.webhook}`,
+          `message ${sample.cores.message}, hub ${sample.cores['device-hub']}, postgres ${sample.cores.postgres}, webhook ${sample.cores.webhook}, ` +
+          `nats ${sample.cores.nats}; rss hub ${sample.rss_mb['device-hub']} MB, message ${sample.rss_mb.message} MB`,
       );
       stalled = ended === lastFinals ? stalled + 1 : 0;
       [lastCpu, lastMachine, lastHanded, lastFinals, lastWebhooks, lastAt] = [nowCpu, machine, handed, ended, webhooks, now];
@@ -256,7 +311,12 @@ async function main() {
       if (MODE === 'ceiling' && left === 0 && (ended >= BACKLOG || stalled >= 3)) break;
     }
     stopping = true;
+    toggleProfiles(stack);
     await Promise.all([sender, probing]);
+    if (account && accountStart) {
+      const ended = await finals();
+      result.account = account.perSms(accountStart.snapshot, await account.snapshot(), ended - accountStart.ended);
+    }
     const elapsedS = (Date.now() - started) / 1000;
 
     result.queued = MODE === 'ceiling' ? BACKLOG : queued;
@@ -276,10 +336,19 @@ async function main() {
     result.accept_to_phone_ms = stats(toPhone);
     result.send_request_ms = stats(sendTimes);
     result.report_to_webhook_ms = stats(webhookDelays);
-    const steady = result.samples.slice(Math.min(2, result.samples.length - 1));
+    const steady = result.samples.slice(Math.min(WARMUP_SAMPLES, result.samples.length - 1));
     result.backlog_first_last = [steady[0]?.backlog, steady.at(-1)?.backlog];
     result.rss_mb_first_last = Object.fromEntries(SERVICES.map((name) => [name, [steady[0]?.rss_mb[name], steady.at(-1)?.rss_mb[name]]]));
+    result.cpu_ms_per_sms = cpuPerSms(steady);
     console.log(JSON.stringify({ ...result, samples: undefined }, null, 2));
+    const c = result.cpu_ms_per_sms;
+    console.log(
+      `platform CPU per SMS: ${c.platform} ms (without the webhook service ${c.platform_without_webhook} ms) at ${c.ended_per_s} SMS ended a second; ` +
+        Object.entries(c.by_process)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') +
+        `; machine ${c.machine_busy_cores} cores busy`,
+    );
     if (MODE === 'ceiling') {
       console.log(
         `ceiling: ${BACKLOG} queued messages handed to ${PHONES} unpaced phones at ${result.handed_per_s}/s; ` +
@@ -301,9 +370,72 @@ async function main() {
     for (const f of fleets) await f.stop();
     agent.destroy();
     await db.end();
+    await account?.close();
     receiver.server.close();
     admin.close();
     await stack.stop();
+    if (infra) {
+      await Promise.all([infra.postgres.stop(), infra.redis.stop(), infra.nats.stop()]);
+      require('node:fs').rmSync(infraDir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Starts (then stops) each service's CPU profiler, with BENCH_CPU_PROF=1. */
+function toggleProfiles(stack) {
+  if (!CPU_PROF_DIR) return;
+  require('node:fs').mkdirSync(CPU_PROF_DIR, { recursive: true });
+  require('node:fs').writeFileSync(path.join(CPU_PROF_DIR, 'current-phase'), 'steady');
+  for (const s of Object.values(stack.services)) if (s.pid) process.kill(s.pid, 'SIGUSR2');
+}
+
+/**
+ * Private Postgres, Redis and NATS for the run. Postgres keeps the durability of a production
+ * server (the private instance's defaults trade it for speed) and loads pg_stat_statements.
+ */
+async function startInfra(dir) {
+  const [postgres, redis, nats] = await Promise.all([
+    startPrivateServer('postgres', {
+      dataDir: dir,
+      postgresSettings: {
+        fsync: 'on',
+        synchronous_commit: 'on',
+        full_page_writes: 'on',
+        shared_preload_libraries: 'pg_stat_statements',
+        'pg_stat_statements.track': 'all',
+        max_connections: '200',
+      },
+    }),
+    startPrivateServer('redis', { dataDir: dir }),
+    startPrivateServer('nats', { dataDir: dir, natsMonitor: true }),
+  ]);
+  return { postgres, redis, nats };
+}
+
+/** Each platform process's CPU per SMS ended over the steady samples (the phones' simulator left out), in ms. */
+function cpuPerSms(samples) {
+  const seconds = samples.length;
+  if (seconds === 0) return {};
+  const avg = (f) => samples.reduce((n, s) => n + f(s), 0) / seconds;
+  const ended = avg((s) => s.finals_per_s);
+  const processes = Object.keys(samples[0].cores).filter((k) => k !== 'fleet');
+  const byProcess = Object.fromEntries(processes.map((k) => [k, Number(((avg((s) => s.cores[k]) / ended) * 1000).toFixed(2))]));
+  const platform = Object.values(byProcess).reduce((n, v) => n + v, 0);
+  return {
+    ended_per_s: Math.round(ended),
+    platform: Number(platform.toFixed(2)),
+    platform_without_webhook: Number((platform - (byProcess.webhook ?? 0)).toFixed(2)),
+    by_process: byProcess,
+    simulator: Number(((avg((s) => s.cores.fleet) / ended) * 1000).toFixed(2)),
+    machine_busy_cores: Number(avg((s) => s.machine_busy_cores).toFixed(2)),
+  };
+}
+
+function gitCommit() {
+  try {
+    return require('node:child_process').execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
   }
 }
 
