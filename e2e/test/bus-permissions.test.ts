@@ -114,6 +114,23 @@ describe('one NATS and one Redis user per service', () => {
     expect(await arrives(subject, () => hub.publish(subject, '{}'))).toBe(true);
   });
 
+  it('when a service other than the device-hub publishes a batch of reports, or one other than the message service a batch of events, then it is refused; each owner may', async () => {
+    const reports = names().reportBatch('forged');
+    const events = names().eventBatch('message');
+    for (const service of ['dashboard', 'message', 'webhook', 'scheduler', 'gateway'] as const) {
+      const nc = await natsAs(service);
+      expect(await violation(nc, () => nc.publish(reports, '{"reports":[]}'))).toMatch(/Permissions Violation for Publish/i);
+    }
+    for (const service of ['dashboard', 'device-hub', 'webhook', 'scheduler', 'gateway'] as const) {
+      const nc = await natsAs(service);
+      expect(await violation(nc, () => nc.publish(events, '{"events":[]}'))).toMatch(/Permissions Violation for Publish/i);
+    }
+    const hub = await natsAs('device-hub');
+    expect(await arrives(reports, () => hub.publish(reports, '{"reports":[]}'))).toBe(true);
+    const message = await natsAs('message');
+    expect(await arrives(events, () => message.publish(events, '{"events":[]}'))).toBe(true);
+  });
+
   it("when the gateway's NATS user publishes a delivery event or an agent report, or subscribes to the events, then each is refused and nobody receives them; it may subscribe to listen.>", async () => {
     // Its only right is GET /v1/events/listen: core NATS subscriptions to `listen.>`, nothing to publish.
     for (const subject of [names().event('sms.delivered'), names().agentReport('device_forged')]) {

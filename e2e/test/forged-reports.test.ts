@@ -1,4 +1,5 @@
 import { connectNats, createLogger, type Nats } from '@smsgw/platform';
+import { eventTap } from './support/event-tap';
 import { eventually } from './support/http';
 import { pair, rawPhone } from './support/raw-phone';
 import { TestSystem, type DemoClient, type DemoDevice } from './support/system';
@@ -10,6 +11,7 @@ describe("a phone reports only on its own messages: another tenant's forged repo
   let victimPhone: DemoDevice;
   let attacker: DemoClient;
   let attackerPhone: DemoDevice;
+  let tap: Awaited<ReturnType<typeof eventTap>>;
 
   beforeAll(async () => {
     system = await TestSystem.start();
@@ -24,25 +26,19 @@ describe("a phone reports only on its own messages: another tenant's forged repo
     victimPhone = await system.createDevice(victim.client_id);
     attacker = await system.createClient();
     attackerPhone = await system.createDevice(attacker.client_id);
+    tap = await eventTap(nats);
   });
 
   afterAll(async () => {
+    tap?.stop();
     await nats?.nc.drain();
     await system?.stop();
   });
 
-  /** The subjects of the public events (`events.sms.*`) about one message, in order. */
+  /** The subjects of the public events (`events.sms.*`) about one message, in the order they were published. */
   async function eventsAbout(messageId: string): Promise<string[]> {
-    const info = await nats.jsm.streams.info(nats.names.eventsStream);
-    if (info.state.messages === 0) return [];
-    const consumer = await nats.js.consumers.get(nats.names.eventsStream);
-    const subjects: string[] = [];
-    const batch = await consumer.fetch({ max_messages: info.state.messages, expires: 3000 });
-    for await (const m of batch) {
-      if (m.string().includes(messageId)) subjects.push(m.subject);
-      if (m.info.pending === 0) break;
-    }
-    return subjects;
+    await nats.nc.flush();
+    return tap.events.filter((e) => e.event.data.message_id === messageId).map((e) => e.subject);
   }
 
   it("when tenant B's phone reports sent, delivered and failed for tenant A's message before A's phone does, then B is answered report_ack, A's message does not move, and A's own reports still make it delivered with no sms.failed", async () => {

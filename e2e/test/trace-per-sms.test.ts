@@ -135,13 +135,16 @@ describe('one trace per SMS, exported over OTLP', () => {
       ['message', /^message\.queue$/],
       ['device-hub', /^device-hub deliver$/],
       ['device-hub', /^device-hub ack$/],
-      ['message', /AcceptMessage$/],
+      // The hub gathers the phones' acknowledgements and reports, the message service the events:
+      // each SMS keeps its spans (a message's `create` span, its consumer's `process` span), and
+      // the batch's own `send` span links to them.
+      ['message', /^message\.accept$/],
       ['device-hub', /^device-hub report$/],
-      ['device-hub', /^publish (\w+\.)?agent\.report\.\*$/],
-      ['message', /^process (\w+\.)?agent\.report\.\*$/],
+      ['device-hub', /^create agent\.reports\.\*$/],
+      ['message', /^process agent\.reports\.\*$/],
       ['message', /^message\.state_change$/],
-      ['message', /^publish (\w+\.)?events\.sms\.sent$/],
-      ['message', /^publish (\w+\.)?events\.sms\.delivered$/],
+      ['message', /^create events\.sms\.sent$/],
+      ['message', /^create events\.sms\.delivered$/],
       ['webhook', /^process (\w+\.)?events\.sms\.sent$/],
       ['webhook', /^process (\w+\.)?events\.sms\.delivered$/],
       ['webhook', /^webhook deliver$/],

@@ -1,4 +1,4 @@
-import { natsInboxPrefix, natsNames } from './nats';
+import { EVENT_BATCH_DURABLES, natsInboxPrefix, natsNames } from './nats';
 
 /**
  * Who may do what on NATS and Redis: one user per service, with only the subjects and keys its code
@@ -14,9 +14,12 @@ export type NatsService = (typeof NATS_SERVICES)[number];
 export const REDIS_SERVICES = ['gateway', 'dashboard', 'device-hub', 'otp'] as const;
 export type RedisService = (typeof REDIS_SERVICES)[number];
 
+export type StreamKey = 'reports' | 'reportBatches' | 'events' | 'eventBatches' | 'timers';
+
 /** The durable JetStream consumers, by service: `stream` is a key of `streamConfigs`. */
-export const DURABLE_CONSUMERS: Record<NatsService, { stream: 'reports' | 'events' | 'timers'; durable: string }[]> = {
+export const DURABLE_CONSUMERS: Record<NatsService, { stream: StreamKey; durable: string }[]> = {
   message: [
+    { stream: 'reportBatches', durable: 'message-report-batches' },
     { stream: 'reports', durable: 'message-reports' },
     { stream: 'reports', durable: 'message-received' },
     { stream: 'timers', durable: 'message-timers' },
@@ -24,6 +27,7 @@ export const DURABLE_CONSUMERS: Record<NatsService, { stream: 'reports' | 'event
   'device-hub': [],
   scheduler: [{ stream: 'timers', durable: 'scheduler-jobs' }],
   webhook: [
+    { stream: 'eventBatches', durable: 'webhook-event-batches' },
     { stream: 'events', durable: 'webhook-events' },
     { stream: 'timers', durable: 'webhook-timers' },
   ],
@@ -32,11 +36,11 @@ export const DURABLE_CONSUMERS: Record<NatsService, { stream: 'reports' | 'event
 };
 
 /** The streams each service creates or brings up to date at start-up (`ensureStream`). */
-const ENSURED_STREAMS: Record<NatsService, ('reports' | 'events' | 'timers')[]> = {
-  message: ['reports', 'events', 'timers'],
-  'device-hub': ['reports', 'events'],
+const ENSURED_STREAMS: Record<NatsService, StreamKey[]> = {
+  message: ['reports', 'reportBatches', 'events', 'eventBatches', 'timers'],
+  'device-hub': ['reports', 'reportBatches', 'events'],
   scheduler: ['timers'],
-  webhook: ['events', 'timers'],
+  webhook: ['events', 'eventBatches', 'timers'],
   dashboard: [],
   gateway: [],
 };
@@ -58,14 +62,20 @@ export interface NatsPermissions {
 /** The subjects `service` may publish to and subscribe to, for the subject prefix `prefix` (NATS_PREFIX). */
 export function natsPermissions(service: NatsService, prefix: string): NatsPermissions {
   const n = natsNames(prefix);
-  const streamName = { reports: n.reportsStream, events: n.eventsStream, timers: n.timersStream };
+  const streamName: Record<StreamKey, string> = {
+    reports: n.reportsStream,
+    reportBatches: n.reportBatchesStream,
+    events: n.eventsStream,
+    eventBatches: n.eventBatchesStream,
+    timers: n.timersStream,
+  };
   const own: Record<NatsService, NatsPermissions> = {
     message: {
-      publish: [n.wake('*', '*'), n.wakeClient('*'), n.testWake, n.event('sms.*')],
+      publish: [n.wake('*', '*'), n.wakeClient('*'), n.testWake, n.eventBatch('message')],
       subscribe: [],
     },
     'device-hub': {
-      publish: [n.agentReport('*'), n.agentReceived('*'), n.event('device.*'), n.hubControls, n.wakeClient('*')],
+      publish: [n.agentReport('*'), n.reportBatch('*'), n.agentReceived('*'), n.event('device.*'), n.hubControls, n.wakeClient('*')],
       subscribe: [n.wake('*', '*'), n.wakeClient('*'), n.testWake, n.hubControls],
     },
     scheduler: {
@@ -96,6 +106,17 @@ export function natsPermissions(service: NatsService, prefix: string): NatsPermi
       `$JS.API.CONSUMER.MSG.NEXT.${s}.${durable}`,
       `$JS.ACK.${s}.${durable}.>`,
     );
+  }
+  // Whoever ensures the event batches stream makes its consumers that do not exist yet (ensureEventBatchInterest).
+  if (streams.includes(n.eventBatchesStream) && service !== 'webhook') {
+    for (const durable of EVENT_BATCH_DURABLES) {
+      jetStream.push(
+        `$JS.API.CONSUMER.CREATE.${n.eventBatchesStream}.${durable}`,
+        `$JS.API.CONSUMER.CREATE.${n.eventBatchesStream}.${durable}.>`,
+        `$JS.API.CONSUMER.DURABLE.CREATE.${n.eventBatchesStream}.${durable}`,
+        `$JS.API.CONSUMER.INFO.${n.eventBatchesStream}.${durable}`,
+      );
+    }
   }
   const usesReplies = jetStream.length > 0;
   return {

@@ -1,3 +1,5 @@
+import { decodeJsonPayload } from './payload';
+
 /** Payloads carried on JetStream between services (not the public API). */
 
 export const AGENT_REPORT_STATUSES = ['accepted', 'sent', 'delivered', 'failed'] as const;
@@ -75,7 +77,40 @@ export interface PublicEvent {
   event_id: string;
   timestamp: string;
   data: Record<string, unknown>;
-  routing: { client_id: string; mode: 'live' | 'test'; webhook_url?: string };
+  routing: {
+    client_id: string;
+    mode: 'live' | 'test';
+    webhook_url?: string;
+    /** The trace the event continues, when it travels in an `EventBatch` (one message's headers cannot carry each event's). */
+    traceparent?: string;
+  };
+}
+
+/** A report as a hub replica gathers it into a `ReportBatch`, with the trace it continues. */
+export interface BatchedReport extends AgentReport {
+  traceparent?: string;
+}
+
+/** Many phones' reports in one JetStream message, on `agent.reports.<hub instance>`. */
+export interface ReportBatch {
+  reports: BatchedReport[];
+}
+
+/** Many public events in one JetStream message, on `event-batches.<publisher>`. */
+export interface EventBatch {
+  events: PublicEvent[];
+}
+
+/** The reports of a `ReportBatch`, or undefined when the bytes are not one (each report is checked by its consumer). */
+export function decodeReportBatch(bytes: Uint8Array): unknown[] | undefined {
+  const batch = decodeJsonPayload<{ reports?: unknown }>(bytes);
+  return batch && Array.isArray(batch.reports) ? batch.reports : undefined;
+}
+
+/** The events of an `EventBatch`, or undefined when the bytes are not one (each event is checked by its consumer). */
+export function decodeEventBatch(bytes: Uint8Array): unknown[] | undefined {
+  const batch = decodeJsonPayload<{ events?: unknown }>(bytes);
+  return batch && Array.isArray(batch.events) ? batch.events : undefined;
 }
 
 /** The French sentence that goes with each failure code in `sms.failed`. */

@@ -34,3 +34,4 @@ export * from './service-identity';
 export * from './payload';
 export * from './device-limits';
 export * from './sms-encoding';
+export * from './event-batches';

@@ -152,3 +152,85 @@ export function startClientSpan(name: string, traceparent: string, attributes: A
   const parent = traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : context.active();
   return tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
 }
+
+/**
+ * A PRODUCER span `create <destination>` for one item of a batch (a report, an event), in the
+ * active trace: the item carries its context (`traceparentOf`), and the batch's `send` span
+ * links to it (`publishBatchTraced`). The caller ends it once the batch is stored.
+ */
+export function startCreateSpan(destination: string, attributes: Attributes, parent?: Context): Span {
+  return tracer.startSpan(
+    `create ${destination}`,
+    {
+      kind: SpanKind.PRODUCER,
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.operation.type': 'create',
+        'messaging.destination.name': destination,
+        ...attributes,
+      },
+    },
+    parent ?? context.active(),
+  );
+}
+
+/**
+ * Publishes a batch to JetStream from a PRODUCER span `send <destination>` of its own, linked to
+ * the `create` span of each item (each item goes on in its own trace); resolves once JetStream
+ * has it. The items' spans are the caller's to end.
+ */
+export async function publishBatchTraced(
+  js: JetStreamClient,
+  subject: string,
+  destination: string,
+  data: string | Uint8Array,
+  items: readonly Span[],
+  options: Partial<JetStreamPublishOptions> = {},
+): Promise<PubAck> {
+  const span = tracer.startSpan(
+    `send ${destination}`,
+    {
+      kind: SpanKind.PRODUCER,
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.operation.type': 'send',
+        'messaging.destination.name': destination,
+        'messaging.batch.message_count': items.length,
+      },
+      links: items.map((item) => ({ context: item.spanContext() })),
+    },
+    ROOT_CONTEXT,
+  );
+  try {
+    const ack = await js.publish(subject, data, options);
+    span.setAttribute('messaging.nats.stream.sequence', ack.seq);
+    if (ack.duplicate) span.setAttribute('messaging.nats.duplicate', true);
+    return ack;
+  } catch (err) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).name });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/**
+ * A CONSUMER span `process <destination>` for one item of a batch, continuing the trace it
+ * carries (`traceparent`; a trace of its own when absent); the caller ends it.
+ */
+export function startItemConsumerSpan(destination: string, traceparent: string | undefined, attributes: Attributes): Span {
+  const parent = traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
+  return tracer.startSpan(
+    `process ${destination}`,
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.operation.type': 'process',
+        'messaging.destination.name': destination,
+        ...attributes,
+      },
+    },
+    parent,
+  );
+}

@@ -1,5 +1,15 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
 import type { Logger } from './logger';
 
 export interface Nats {
@@ -37,11 +47,19 @@ export function natsNames(prefix: string) {
     hubControls: `${p}hub.control.*`,
     agentReport: (deviceId: string) => `${p}agent.report.${deviceId}`,
     agentReports: `${p}agent.report.>`,
+    /** Phones' reports gathered by a hub replica (`instance`), many in one message (`ReportBatch`). */
+    reportBatch: (instance: string) => `${p}agent.reports.${instance}`,
+    reportBatches: `${p}agent.reports.>`,
+    reportBatchesStream: `${s}REPORT_BATCHES`,
     /** Received SMS relayed by the hub (same stream as the reports). */
     agentReceived: (deviceId: string) => `${p}agent.received.${deviceId}`,
     agentReceiveds: `${p}agent.received.>`,
     event: (kind: string) => `${p}events.${kind}`,
     events: `${p}events.>`,
+    /** Public events published many in one message (`EventBatch`), by the publishing service. */
+    eventBatch: (publisher: string) => `${p}event-batches.${publisher}`,
+    eventBatches: `${p}event-batches.>`,
+    eventBatchesStream: `${s}EVENT_BATCHES`,
     reportsStream: `${s}AGENT_REPORTS`,
     eventsStream: `${s}EVENTS`,
     /** Where the scheduler publishes a fired timer: `timer('message.due')`. */
@@ -134,12 +152,42 @@ const DAY_NS = 24 * 60 * 60 * 1e9;
  */
 export const TIMERS_DUPLICATE_WINDOW_MS = 15 * 60 * 1000;
 
-/** The streams of the platform; each service that touches one ensures it, with `replicas` (NATS_STREAM_REPLICAS). */
-export const streamConfigs = (names: NatsNames, replicas = 1) => ({
+/** What a stream may hold on the server unless the operator says otherwise (NATS_STREAM_MAX_BYTES): 1 GiB. */
+export const DEFAULT_STREAM_MAX_BYTES = 1024 ** 3;
+
+/**
+ * The streams of the platform; each service that touches one ensures it, with `replicas`
+ * (NATS_STREAM_REPLICAS). Each has a byte budget (`maxBytes`, NATS_STREAM_MAX_BYTES; twice that
+ * for the event batches) and refuses what would go past it (`discard: new`): the publisher gets
+ * an error and keeps what it had (a hub does not confirm a report, so the phone sends it again),
+ * rather than the server dropping older messages that a consumer has not had. What one client can
+ * put in them is bounded before that (the hub's budgets per phone and per client).
+ *
+ * - `reportBatches`: the phones' reports as the hubs gather them, a work queue (a batch is gone
+ *   once the message service has applied it).
+ * - `eventBatches`: the public events, kept until every consumer of the stream has them
+ *   (interest); a consumer created later sees what is published after it.
+ * - `reports`, `events`: the phones' received SMS and the hubs' device events, and the reports
+ *   and events one message at a time of earlier versions (drained after an upgrade), 7 days.
+ * - `timers`: fired timers, 7 days.
+ */
+export const streamConfigs = (names: NatsNames, replicas = 1, maxBytes = DEFAULT_STREAM_MAX_BYTES) => ({
   reports: {
     name: names.reportsStream,
     subjects: [names.agentReports, names.agentReceiveds],
     max_age: 7 * DAY_NS,
+    max_bytes: maxBytes,
+    discard: DiscardPolicy.New,
+    duplicate_window: 10 * 60 * 1e9,
+    num_replicas: replicas,
+  },
+  reportBatches: {
+    name: names.reportBatchesStream,
+    subjects: [names.reportBatches],
+    retention: RetentionPolicy.Workqueue,
+    max_age: 7 * DAY_NS,
+    max_bytes: maxBytes,
+    discard: DiscardPolicy.New,
     duplicate_window: 10 * 60 * 1e9,
     num_replicas: replicas,
   },
@@ -147,6 +195,18 @@ export const streamConfigs = (names: NatsNames, replicas = 1) => ({
     name: names.eventsStream,
     subjects: [names.events],
     max_age: 7 * DAY_NS,
+    max_bytes: maxBytes,
+    discard: DiscardPolicy.New,
+    duplicate_window: 10 * 60 * 1e9,
+    num_replicas: replicas,
+  },
+  eventBatches: {
+    name: names.eventBatchesStream,
+    subjects: [names.eventBatches],
+    retention: RetentionPolicy.Interest,
+    max_age: 7 * DAY_NS,
+    max_bytes: 2 * maxBytes,
+    discard: DiscardPolicy.New,
     duplicate_window: 10 * 60 * 1e9,
     num_replicas: replicas,
   },
@@ -154,7 +214,35 @@ export const streamConfigs = (names: NatsNames, replicas = 1) => ({
     name: names.timersStream,
     subjects: [names.timers],
     max_age: 7 * DAY_NS,
+    max_bytes: maxBytes,
+    discard: DiscardPolicy.New,
     duplicate_window: TIMERS_DUPLICATE_WINDOW_MS * 1e6,
     num_replicas: replicas,
   },
 });
+
+/** The durable consumers of the event batches stream (each service that consumes it, by its consumer's name). */
+export const EVENT_BATCH_DURABLES = ['webhook-event-batches'] as const;
+
+/**
+ * Makes each durable consumer of the event batches stream that does not exist yet, as the service
+ * that owns it will (it brings the rest of its settings when it starts): the stream keeps an event
+ * only while a consumer has not had it, so an event published before a consumer's service ever
+ * started (a new installation, a JetStream store lost) would otherwise be gone. Called by the
+ * publishers after `ensureStream`.
+ */
+export async function ensureEventBatchInterest(jsm: JetStreamManager, names: NatsNames): Promise<void> {
+  for (const durable of EVENT_BATCH_DURABLES) {
+    try {
+      await jsm.consumers.info(names.eventBatchesStream, durable);
+    } catch (err) {
+      if (!/consumer not found/i.test((err as Error).message) && (err as Error).name !== 'ConsumerNotFoundError') throw err;
+      await jsm.consumers.add(names.eventBatchesStream, {
+        durable_name: durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        filter_subject: names.eventBatches,
+      });
+    }
+  }
+}

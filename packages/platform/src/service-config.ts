@@ -83,6 +83,8 @@ export const commonConfig = {
     prefix: env.str('NATS_PREFIX', ''),
     /** Replicas of the platform's JetStream streams: 3 on a NATS cluster, so that a lost node loses nothing. */
     streamReplicas: env.int('NATS_STREAM_REPLICAS', 1, { min: 1, max: 5 }),
+    /** Each stream's byte budget (the event batches get twice it): see `streamConfigs`. */
+    streamMaxBytes: env.int('NATS_STREAM_MAX_BYTES', 1024 ** 3, { min: 1024 ** 2 }),
     /** User and password, when the NATS server asks for them. */
     user: env.optional('NATS_USER'),
     password: env.optional('NATS_PASSWORD'),

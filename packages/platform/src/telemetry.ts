@@ -2,7 +2,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter as OTLPGrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as OTLPHttpTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -70,6 +70,10 @@ export function startTelemetry(serviceName: string, options: TelemetryOptions = 
       'service.version': process.env.SMSGW_VERSION ?? '0.1.0',
     }),
     spanProcessors: exporting ? [new BatchSpanProcessor(new RedactingSpanExporter(traceExporter()))] : [],
+    // Nothing exported: spans are not recorded (no attributes kept, nothing buffered); they still
+    // have their trace and span ids, which logs carry and calls pass on. With an exporter, the
+    // sampler is OTEL_TRACES_SAMPLER's (every trace by default).
+    ...(exporting ? {} : { sampler: new AlwaysOffSampler() }),
     // Metrics are scraped from /metrics (never pushed over OTLP: left to its
     // defaults the SDK would start OTLP metric and log exporters that retry a
     // collector that may not be there). Logs go to stdout.
@@ -84,10 +88,12 @@ export function startTelemetry(serviceName: string, options: TelemetryOptions = 
             // cost more CPU than the rest of the tracing and told nothing more.
             new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
           ]),
-      // ClaimNext: a phone's look at its queue, most of the time empty, a trace of its own each;
-      // the SMS's trace goes on from the claimed message (device-hub deliver), and the calls are
-      // counted in smsgw_rpc_server_duration_seconds. Its client side is untraced() in the hub.
-      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch', 'ClaimNext'] }),
+      // ClaimNext, ClaimMany: phones' looks at their queues, most of the time empty, a trace of
+      // their own each; the SMS's trace goes on from the claimed message (device-hub deliver).
+      // AcceptMany: many SMS at once; each acknowledgement has a span in its SMS's trace
+      // (message.accept). All are counted in smsgw_rpc_server_duration_seconds; their client
+      // side is untraced() in the hub.
+      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch', 'ClaimNext', 'ClaimMany', 'AcceptMany'] }),
       new PgInstrumentation({ enhancedDatabaseReporting: false }),
       new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
     ],

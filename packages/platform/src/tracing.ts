@@ -68,6 +68,11 @@ export function untraced<T>(fn: () => T): T {
   return context.with(suppressTracing(context.active()), fn);
 }
 
+/** A span under `parent` (in its trace); the caller ends it. */
+export function startChildSpan(parent: Span, name: string, attributes: Attributes = {}): Span {
+  return tracer.startSpan(name, { attributes }, trace.setSpan(ROOT_CONTEXT, parent));
+}
+
 /** Ends a span, marked failed with `errorCode` when one is given. */
 export function endSpan(span: Span, errorCode?: string): void {
   if (errorCode) span.setStatus({ code: SpanStatusCode.ERROR, message: errorCode });

@@ -86,7 +86,13 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     nats,
     async cleanUp() {
       const bus = nats ?? (await connectNats({ url: NATS_URL, prefix: natsPrefix, name: `${name}-cleanup`, log }));
-      for (const stream of [bus.names.reportsStream, bus.names.eventsStream, bus.names.timersStream])
+      for (const stream of [
+        bus.names.reportsStream,
+        bus.names.reportBatchesStream,
+        bus.names.eventsStream,
+        bus.names.eventBatchesStream,
+        bus.names.timersStream,
+      ])
         await bus.jsm.streams.delete(stream).catch(() => undefined);
       await bus.nc.drain();
       const keys = redis ?? createRedis({ url: REDIS_URL, keyPrefix: redisPrefix, name: `${name}-cleanup` });

@@ -39,6 +39,12 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
          * below sweepMs): an idle fleet does not poll the queue (a claim per phone every sweep).
          */
         idleSweepMaxMs: env.int('DISPATCH_IDLE_SWEEP_MAX_MS', 60_000, { min: 100 }),
+        /**
+         * How long the phones' claims, acknowledgements and reports wait for others of the moment
+         * before they go to the message service and JetStream together (0: the next turn of the
+         * event loop). A phone's pause between two SMS is 2 to 3 s.
+         */
+        batchWindowMs: env.int('DISPATCH_BATCH_WINDOW_MS', 20, { min: 0, max: 1000 }),
       },
       testMode: {
         pollMs: env.int('TEST_MODE_POLL_MS', 1000, { min: 50 }),

@@ -35,6 +35,7 @@ import { unreadyDependencies, watchNats, watchRedis } from './http/readiness';
 import { DeviceEventPublisher } from './events/device-event.publisher';
 import { ReceivedPublisher } from './events/received.publisher';
 import { ReportPublisher } from './events/report.publisher';
+import { MessageCalls } from './sessions/message-calls';
 import { AgentSession, type SessionDeps } from './sessions/agent-session';
 import { TestModeSimulator } from './sessions/test-mode.simulator';
 import { SessionRegistry } from './sessions/session-registry';
@@ -91,7 +92,8 @@ export async function start(
     log,
   });
   gauge('hub.connected_phones', 'Phones connected to this hub replica (sum over replicas: phones online)', (r) => r.observe(sessions.size));
-  const reports = new ReportPublisher(nats);
+  const reports = new ReportPublisher(nats, config.dispatch.batchWindowMs);
+  const calls = new MessageCalls(messages, log, config.dispatch.batchWindowMs);
   const received = new ReceivedPublisher(nats);
   const testMode = new TestModeSimulator(messages, nats, reports, { ...config.testMode, leaseMs: config.dispatch.leaseMs }, log);
 
@@ -113,6 +115,7 @@ export async function start(
   // What every phone's session uses, made once: 20,000 sessions need not each hold a copy.
   const sessionDeps: SessionDeps = {
     messages,
+    calls,
     reports,
     received,
     presence,
@@ -163,8 +166,9 @@ export async function start(
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
-  const streams = streamConfigs(nats.names, config.nats.streamReplicas);
+  const streams = streamConfigs(nats.names, config.nats.streamReplicas, config.nats.streamMaxBytes);
   await ensureStream(nats.jsm, streams.reports);
+  await ensureStream(nats.jsm, streams.reportBatches);
   await ensureStream(nats.jsm, streams.events);
   // A fleet coming back after a restart connects all at once: a deep accept queue (Node's default
   // is 511; the kernel caps it at net.core.somaxconn) keeps their SYNs from being dropped and retried.

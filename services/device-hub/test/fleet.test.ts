@@ -3,6 +3,7 @@ import { eventually } from '@smsgw/testing';
 import { HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
 import { Phone } from './support/phone';
 import { MessageStandIn } from './support/stand-ins';
+import { lastStoredReport } from './support/reports';
 
 /**
  * The fleet side of a phone's session against real hub replicas, Postgres, Redis and NATS, with a
@@ -250,10 +251,7 @@ describe('device-hub fleet sessions: protocol 2, limits, hours and not_sent repo
   async function storedReport(deviceId: string, messageId: string): Promise<AgentReport> {
     return eventually(
       async () => {
-        const stored = await nats.jsm.streams
-          .getMessage(nats.names.reportsStream, { last_by_subj: nats.names.agentReport(deviceId) })
-          .catch(() => undefined);
-        const report = stored?.json<AgentReport>();
+        const report = await lastStoredReport(nats, deviceId);
         return report?.message_id === messageId ? report : undefined;
       },
       5000,

@@ -8,6 +8,7 @@ import { PresenceStore } from '../src/data/presence.store';
 import { UsageStore } from '../src/data/usage.store';
 import { ReceivedPublisher } from '../src/events/received.publisher';
 import { ReportPublisher } from '../src/events/report.publisher';
+import { MessageCalls } from '../src/sessions/message-calls';
 import { AgentSession, type SessionDeps } from '../src/sessions/agent-session';
 import { SessionRegistry } from '../src/sessions/session-registry';
 import { SimRules } from '../src/sessions/sim-rules';
@@ -62,13 +63,14 @@ describe('device-hub sessions: the registry forgets a session once it has ended'
     });
     deps = {
       messages: messageClient,
-      reports: new ReportPublisher(nats),
+      calls: new MessageCalls(messageClient, log, 0),
+      reports: new ReportPublisher(nats, 0),
       received: new ReceivedPublisher(nats),
       presence: new PresenceStore(sandbox.redis!, 60_000),
       usage: new UsageStore(sandbox.redis!),
       simRules: new SimRules(accountClient, Date.now),
       config: {
-        dispatch: { minIntervalMs: 0, maxIntervalMs: 0, leaseMs: 4000, sweepMs: 60_000, idleSweepMaxMs: 60_000 },
+        dispatch: { minIntervalMs: 0, maxIntervalMs: 0, leaseMs: 4000, sweepMs: 60_000, idleSweepMaxMs: 60_000, batchWindowMs: 0 },
         pingIntervalMs: 25_000,
       },
       log,

@@ -1,8 +1,9 @@
-import { connectNats, createLogger, type AgentReport, type GrpcService, type Nats } from '@smsgw/platform';
+import { connectNats, createLogger, type GrpcService, type Nats } from '@smsgw/platform';
 import { eventually } from '@smsgw/testing';
 import { HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
 import { Phone } from './support/phone';
 import { MessageStandIn, startAccountStandIn, type StandInMessage } from './support/stand-ins';
+import { lastStoredReport } from './support/reports';
 
 /**
  * Protocol 4 against a real hub, Postgres, Redis and NATS, with gRPC stand-ins of the message
@@ -188,10 +189,7 @@ describe('device-hub protocol 4: SIMs', () => {
     const stored = async (messageId: string) =>
       eventually(
         async () => {
-          const msg = await nats.jsm.streams
-            .getMessage(nats.names.reportsStream, { last_by_subj: nats.names.agentReport(deviceId) })
-            .catch(() => undefined);
-          const report = msg?.json<AgentReport>();
+          const report = await lastStoredReport(nats, deviceId);
           return report?.message_id === messageId ? report : undefined;
         },
         5000,

@@ -5,7 +5,9 @@ import {
   createClient,
   createLogger,
   createPool,
+  ensureEventBatchInterest,
   ensureStream,
+  EventBatchPublisher,
   migrate,
   runMain,
   startGrpcService,
@@ -30,6 +32,7 @@ import { OptOutRepository } from './data/opt-out.repository';
 import { ReportConsumer } from './events/report.consumer';
 import { ScheduledSends } from './events/scheduled-sends';
 import { SmsEventPublisher } from './events/sms-event.publisher';
+import { REPORT_BATCHES_DURABLE, ReportBatchConsumer } from './events/report-batch.consumer';
 import { TimerConsumer } from './events/timer.consumer';
 import { WakeUpPublisher } from './events/wake-up.publisher';
 import { messageHandlers, messageCallers } from './grpc/message.handlers';
@@ -57,7 +60,8 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     tls: config.grpcTls,
   });
   const scheduledSends = new ScheduledSends(scheduler, nats, log);
-  const publisher = new SmsEventPublisher(nats);
+  const eventBatches = new EventBatchPublisher(nats, 'message');
+  const publisher = new SmsEventPublisher(eventBatches);
   const fleet = new FleetRepository(pool);
   const received = new ReceivedRepository(pool);
   const optOuts = new OptOutRepository(pool);
@@ -86,21 +90,26 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
-  const streams = streamConfigs(nats.names, config.nats.streamReplicas);
-  await ensureStream(nats.jsm, streams.reports);
-  await ensureStream(nats.jsm, streams.events);
-  await ensureStream(nats.jsm, streams.timers);
-  const consumer = new ReportConsumer(nats, repo, fleet, publisher, log);
-  const receivedConsumer = new ReceivedConsumer(nats, received, new ReceivedEventPublisher(nats), log, optOuts, (r) =>
+  const streams = streamConfigs(nats.names, config.nats.streamReplicas, config.nats.streamMaxBytes);
+  for (const stream of [streams.reports, streams.reportBatches, streams.events, streams.eventBatches, streams.timers]) {
+    await ensureStream(nats.jsm, stream);
+  }
+  await ensureEventBatchInterest(nats.jsm, nats.names);
+  const reportDeps = { messages: repo, fleet, events: publisher, wakeUps: messageService.wakeUps, log };
+  const batchConsumer = new ReportBatchConsumer(nats, reportDeps, log);
+  const consumer = new ReportConsumer(nats, reportDeps, log);
+  const receivedConsumer = new ReceivedConsumer(nats, received, new ReceivedEventPublisher(eventBatches), log, optOuts, (r) =>
     failPendingTo(messageService, r),
   );
   // What an SRE watches: the queue waiting for phones, and the consumers' lag.
   observeQueue(repo);
   observeConsumerLag(nats, [
+    { stream: nats.names.reportBatchesStream, durable: REPORT_BATCHES_DURABLE },
     { stream: nats.names.reportsStream, durable: 'message-reports' },
     { stream: nats.names.reportsStream, durable: RECEIVED_DURABLE },
     { stream: nats.names.timersStream, durable: 'message-timers' },
   ]);
+  await batchConsumer.start();
   await consumer.start();
   await receivedConsumer.start();
   const retention = new RetentionJob(history, config.retention);
@@ -130,6 +139,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
       await timers.stop();
       await reportTimeout.stop();
       await expiry.stop();
+      await batchConsumer.stop();
       await consumer.stop();
       await receivedConsumer.stop();
       scheduler.close();

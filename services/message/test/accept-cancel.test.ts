@@ -1,6 +1,7 @@
 import { connectNats, createLogger, type Nats, type PublicEvent } from '@smsgw/platform';
 import { eventually, NATS_URL, sleep } from './support/database';
 import { startMessageService, type RunningService } from './support/service';
+import { storedEvents } from './support/events';
 
 const CLIENT = 'client_7301';
 const DEVICE = 'device_accept01';
@@ -38,14 +39,7 @@ describe('a phone acknowledgement against a cancel, over real gRPC, Postgres and
   const cancel = (messageId: string) => svc.client.cancelMessage({ clientId: CLIENT, messageId, mode: 'MODE_LIVE' });
 
   async function events(messageId: string): Promise<PublicEvent[]> {
-    const info = await nats.jsm.streams.info(nats.names.eventsStream);
-    const out: PublicEvent[] = [];
-    for (let seq = info.state.first_seq; info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
-      const stored = await nats.jsm.streams.getMessage(nats.names.eventsStream, { seq });
-      const event = stored?.json<PublicEvent>();
-      if (event?.data.message_id === messageId) out.push(event);
-    }
-    return out;
+    return (await storedEvents(nats)).filter((e) => e.event.data.message_id === messageId).map((e) => e.event);
   }
 
   it('when the phone acknowledged a message and its lease then ran out before any report was applied, then a cancel is refused with MESSAGE_NOT_CANCELLABLE', async () => {

@@ -1,9 +1,10 @@
-import { connectNats, createLogger, ensureStream, streamConfigs, type AgentReceived, type Nats } from '@smsgw/platform';
+import { connectNats, createLogger, EventBatchPublisher, type AgentReceived, type Nats } from '@smsgw/platform';
 import { OptOutRepository } from '../src/data/opt-out.repository';
 import { QueueRepository } from '../src/data/queue.repository';
 import { ReceivedRepository } from '../src/data/received.repository';
 import { ReceivedEventPublisher } from '../src/events/received-event.publisher';
 import { ReceivedConsumer } from '../src/events/received.consumer';
+import { ensureEventStreams } from './support/events';
 import { NATS_URL, newMessage, randomHex, testDatabase } from './support/database';
 
 describe('opt-out keywords in received SMS: the sender added or removed, once per SMS', () => {
@@ -16,15 +17,22 @@ describe('opt-out keywords in received SMS: the sender added or removed, once pe
   beforeAll(async () => {
     db = await testDatabase();
     nats = await connectNats({ url: NATS_URL, prefix: `t${randomHex(5)}`, name: 'message-test', log });
-    await ensureStream(nats.jsm, streamConfigs(nats.names).events);
+    await ensureEventStreams(nats);
     optOuts = new OptOutRepository(db.pools[0]!);
     // Applied directly: the JetStream path to `apply` is the received-events test's.
-    consumer = new ReceivedConsumer(nats, new ReceivedRepository(db.pools[0]!), new ReceivedEventPublisher(nats), log, optOuts);
+    consumer = new ReceivedConsumer(
+      nats,
+      new ReceivedRepository(db.pools[0]!),
+      new ReceivedEventPublisher(new EventBatchPublisher(nats, 'message')),
+      log,
+      optOuts,
+    );
   });
 
   afterAll(async () => {
     if (nats) {
-      await nats.jsm.streams.delete(nats.names.eventsStream).catch(() => undefined);
+      for (const stream of [nats.names.eventsStream, nats.names.eventBatchesStream])
+        await nats.jsm.streams.delete(stream).catch(() => undefined);
       await nats.nc.drain();
     }
     await db?.drop();

@@ -2,6 +2,7 @@ import { AppError, connectNats, createLogger, newId, type Nats, type PublicEvent
 import { eventually, NATS_URL, sleep } from './support/database';
 import { startMessageService, TEST_SEAL_KEY, type RunningService } from './support/service';
 import { openText } from '../src/domain/otp-seal';
+import { storedEvents } from './support/events';
 
 const CLIENT = 'client_1700000000000000042';
 
@@ -46,13 +47,7 @@ describe('OTP messages: masked at rest, sealed until a phone has them, failed on
     });
 
   async function events(): Promise<PublicEvent[]> {
-    const info = await nats.jsm.streams.info(nats.names.eventsStream);
-    const out: PublicEvent[] = [];
-    for (let seq = info.state.first_seq; info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
-      const stored = await nats.jsm.streams.getMessage(nats.names.eventsStream, { seq });
-      if (stored) out.push(stored.json<PublicEvent>());
-    }
-    return out;
+    return (await storedEvents(nats)).map((e) => e.event);
   }
 
   it('when an OTP message is stored, then its row and its status show the code masked, at priority 1, and the phone alone gets the full text', async () => {

@@ -2,14 +2,15 @@ import {
   connectNats,
   createLogger,
   ensureStream,
+  EventBatchPublisher,
   newId,
   streamConfigs,
   type AgentReceived,
   type Nats,
-  type PublicEvent,
 } from '@smsgw/platform';
 import { ReceivedRepository, type ReceivedRow } from '../src/data/received.repository';
 import { ReceivedEventPublisher } from '../src/events/received-event.publisher';
+import { ensureEventStreams, storedEvents } from './support/events';
 import { RECEIVED_DURABLE, ReceivedConsumer } from '../src/events/received.consumer';
 import { eventually, NATS_URL, randomHex, testDatabase } from './support/database';
 
@@ -26,8 +27,13 @@ describe('received SMS relayed by the hub, to records and sms.received events, t
     nats = await connectNats({ url: NATS_URL, prefix: `t${randomHex(5)}`, name: 'message-test', log });
     const streams = streamConfigs(nats.names);
     await ensureStream(nats.jsm, streams.reports);
-    await ensureStream(nats.jsm, streams.events);
-    consumer = new ReceivedConsumer(nats, new ReceivedRepository(db.pools[0]!), new ReceivedEventPublisher(nats), log);
+    await ensureEventStreams(nats);
+    consumer = new ReceivedConsumer(
+      nats,
+      new ReceivedRepository(db.pools[0]!),
+      new ReceivedEventPublisher(new EventBatchPublisher(nats, 'message')),
+      log,
+    );
     await consumer.start();
   });
 
@@ -36,7 +42,7 @@ describe('received SMS relayed by the hub, to records and sms.received events, t
       await consumer?.stop();
     } finally {
       if (nats) {
-        for (const stream of [nats.names.reportsStream, nats.names.eventsStream])
+        for (const stream of [nats.names.reportsStream, nats.names.eventsStream, nats.names.eventBatchesStream])
           await nats.jsm.streams.delete(stream).catch(() => undefined);
         await nats.nc.drain();
       }
@@ -73,16 +79,7 @@ describe('received SMS relayed by the hub, to records and sms.received events, t
   const rows = async (deviceId: string) =>
     (await db.pools[0]!.query<ReceivedRow>('SELECT * FROM received_messages WHERE device_id = $1', [deviceId])).rows;
 
-  async function events(): Promise<{ subject: string; msgId: string | undefined; event: PublicEvent }[]> {
-    const info = await nats.jsm.streams.info(nats.names.eventsStream);
-    const out = [];
-    for (let seq = info.state.first_seq; info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
-      const stored = await nats.jsm.streams.getMessage(nats.names.eventsStream, { seq });
-      if (stored) out.push({ subject: stored.subject, msgId: stored.header?.get('Nats-Msg-Id'), event: stored.json<PublicEvent>() });
-    }
-    return out;
-  }
-  const eventsOf = async (deviceId: string) => (await events()).filter((e) => e.event.data.device_id === deviceId);
+  const eventsOf = async (deviceId: string) => (await storedEvents(nats)).filter((e) => e.event.data.device_id === deviceId);
 
   it('when the hub relays a received SMS, then one record is stored and one sms.received event is published with the envelope', async () => {
     const body = sms();
@@ -106,7 +103,8 @@ describe('received SMS relayed by the hub, to records and sms.received events, t
     expect(published).toEqual([
       {
         subject: nats.names.event('sms.received'),
-        msgId: `evt_${row!.id.slice(4)}`,
+        // In a batch of the events of the moment; its id comes from the event ids it holds.
+        msgId: expect.stringMatching(/^events-[0-9a-f]{32}$/),
         event: {
           event: 'sms.received',
           event_id: `evt_${row!.id.slice(4)}`,
@@ -160,7 +158,7 @@ describe('received SMS relayed by the hub, to records and sms.received events, t
     expect(await rows(body.device_id)).toEqual([stored]);
     const published = await eventsOf(body.device_id);
     expect(published.map((e) => [e.msgId, e.event.event_id, e.event.data.id, e.event.data.message])).toEqual([
-      [`evt_${stored.id.slice(4)}`, `evt_${stored.id.slice(4)}`, stored.id, body.text],
+      [expect.stringMatching(/^events-[0-9a-f]{32}$/), `evt_${stored.id.slice(4)}`, stored.id, body.text],
     ]);
   });
 
@@ -214,14 +212,14 @@ describe('received SMS relayed by the hub, to records and sms.received events, t
 
   it('when the event cannot be published, then the SMS is not acknowledged, and is once the events stream is back', async () => {
     const body = sms();
-    await nats.jsm.streams.delete(nats.names.eventsStream);
+    await nats.jsm.streams.delete(nats.names.eventBatchesStream);
     try {
       const ack = await nats.js.publish(nats.names.agentReceived(body.device_id), JSON.stringify(body), { msgID: randomHex() });
       await eventually(async () => (await rows(body.device_id)).length === 1, 5000, 'the record to be stored');
       const info = await nats.jsm.consumers.info(nats.names.reportsStream, RECEIVED_DURABLE);
       expect(info.ack_floor.stream_seq).toBeLessThan(ack.seq);
     } finally {
-      await ensureStream(nats.jsm, streamConfigs(nats.names).events);
+      await ensureEventStreams(nats);
     }
 
     await eventually(async () => (await eventsOf(body.device_id)).length === 1, 10_000, 'the event once the stream is back');

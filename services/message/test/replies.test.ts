@@ -1,8 +1,9 @@
-import { connectNats, createLogger, ensureStream, streamConfigs, type AgentReceived, type Nats, type PublicEvent } from '@smsgw/platform';
+import { connectNats, createLogger, EventBatchPublisher, type AgentReceived, type Nats, type PublicEvent } from '@smsgw/platform';
 import { QueueRepository } from '../src/data/queue.repository';
 import { ReceivedRepository } from '../src/data/received.repository';
 import { ReceivedEventPublisher } from '../src/events/received-event.publisher';
 import { ReceivedConsumer } from '../src/events/received.consumer';
+import { ensureEventStreams, storedEvents } from './support/events';
 import { NATS_URL, newMessage, randomHex, testDatabase } from './support/database';
 
 describe('replies: an SMS from the number of a message that asked for them goes to its webhook_url, naming it', () => {
@@ -15,14 +16,20 @@ describe('replies: an SMS from the number of a message that asked for them goes 
   beforeAll(async () => {
     db = await testDatabase();
     nats = await connectNats({ url: NATS_URL, prefix: `t${randomHex(5)}`, name: 'message-test', log });
-    await ensureStream(nats.jsm, streamConfigs(nats.names).events);
+    await ensureEventStreams(nats);
     queue = new QueueRepository(db.pools[0]!);
-    consumer = new ReceivedConsumer(nats, new ReceivedRepository(db.pools[0]!), new ReceivedEventPublisher(nats), log);
+    consumer = new ReceivedConsumer(
+      nats,
+      new ReceivedRepository(db.pools[0]!),
+      new ReceivedEventPublisher(new EventBatchPublisher(nats, 'message')),
+      log,
+    );
   });
 
   afterAll(async () => {
     if (nats) {
-      await nats.jsm.streams.delete(nats.names.eventsStream).catch(() => undefined);
+      for (const stream of [nats.names.eventsStream, nats.names.eventBatchesStream])
+        await nats.jsm.streams.delete(stream).catch(() => undefined);
       await nats.nc.drain();
     }
     await db?.drop();
@@ -51,12 +58,7 @@ describe('replies: an SMS from the number of a message that asked for them goes 
   }
 
   async function eventOf(recordId: string): Promise<PublicEvent> {
-    const info = await nats.jsm.streams.info(nats.names.eventsStream);
-    const found: PublicEvent[] = [];
-    for (let seq = info.state.first_seq; info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
-      const event = (await nats.jsm.streams.getMessage(nats.names.eventsStream, { seq }))?.json<PublicEvent>();
-      if (event?.data.id === recordId) found.push(event);
-    }
+    const found = (await storedEvents(nats)).filter((e) => e.event.data.id === recordId).map((e) => e.event);
     expect(found).toHaveLength(1);
     return found[0]!;
   }

@@ -35,7 +35,7 @@ export function loadWebhookConfig(source: NodeJS.ProcessEnv = process.env) {
         /** Attempts in flight across every destination. */
         maxInFlight: env.int('WEBHOOK_MAX_IN_FLIGHT', 256, { min: 1, max: 10_000 }),
         /** Attempts in flight to one destination (an endpoint, or a message's URL): a slow receiver holds no more. */
-        perDestination: env.int('WEBHOOK_PER_DESTINATION', 8, { min: 1, max: 1000 }),
+        perDestination: env.int('WEBHOOK_PER_DESTINATION', 32, { min: 1, max: 1000 }),
         /** Attempts in flight for one client, whatever its destinations: many slow URLs of one client hold no more. */
         perClient: env.int('WEBHOOK_PER_CLIENT', 64, { min: 1, max: 10_000 }),
         /** Attempts waiting in memory for one destination; beyond, they wait in Postgres for the sweep. */

@@ -31,7 +31,7 @@ import { OutcomeWriter } from './delivery/outcome-writer';
 import { SigningSecrets } from './delivery/signing-secrets';
 import { Sweeper } from './delivery/sweeper';
 import { RetryPolicy } from './domain/retry-policy';
-import { EventConsumer } from './events/event.consumer';
+import { EVENT_BATCHES_DURABLE, EVENTS_DURABLE, EventConsumer } from './events/event.consumer';
 import { ListenPublisher } from './events/listen.publisher';
 import { retryScheduler } from './events/retry-scheduler';
 import { TimerConsumer } from './events/timer.consumer';
@@ -85,7 +85,8 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
   const dispatcher = new Dispatcher(runner.run, config.delivery, log);
   gauge('webhook.held', 'Webhook attempts queued or in flight on this replica', (r) => r.observe(dispatcher.size));
   observeConsumerLag(nats, [
-    { stream: nats.names.eventsStream, durable: 'webhook-events' },
+    { stream: nats.names.eventBatchesStream, durable: EVENT_BATCHES_DURABLE },
+    { stream: nats.names.eventsStream, durable: EVENTS_DURABLE },
     { stream: nats.names.timersStream, durable: 'webhook-timers' },
   ]);
   const enqueue = (job: Parameters<Dispatcher['enqueue']>[0]) => dispatcher.enqueue(job);
@@ -100,11 +101,15 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
+  const streams = streamConfigs(nats.names, config.nats.streamReplicas, config.nats.streamMaxBytes);
   await Promise.all([
-    ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).events),
-    ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).timers),
+    ensureStream(nats.jsm, streams.events),
+    ensureStream(nats.jsm, streams.eventBatches),
+    ensureStream(nats.jsm, streams.timers),
   ]);
-  const eventConsumer = new EventConsumer(nats, endpoints, deliveries, enqueue, log, new ListenPublisher(nats, log));
+  const listeners = new ListenPublisher(nats, log);
+  const batchConsumer = new EventConsumer('batches', nats, endpoints, deliveries, enqueue, log, listeners);
+  const eventConsumer = new EventConsumer('single', nats, endpoints, deliveries, enqueue, log, listeners);
   const timerConsumer = new TimerConsumer(
     nats,
     deliveries,
@@ -119,6 +124,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     { intervalMs: config.delivery.sweepIntervalMs, maxInFlight: config.delivery.maxInFlight, leaseMs: config.delivery.leaseMs },
     log,
   );
+  await batchConsumer.start();
   await eventConsumer.start();
   await timerConsumer.start();
   sweeper.start();
@@ -130,6 +136,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     healthPort: server.healthPort,
     async stop() {
       await server.stop();
+      await batchConsumer.stop();
       await eventConsumer.stop();
       await timerConsumer.stop();
       await sweeper.stop();

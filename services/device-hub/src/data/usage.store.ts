@@ -1,9 +1,35 @@
-import type { Redis } from '@smsgw/platform';
+import { Batches, type Redis } from '@smsgw/platform';
 import { DAY_MS, HOUR_MS, MINUTE_MS, type Usage } from '../domain/limits';
 
 /** The whole phone's sends, or (slot 1 to 8) one SIM's. Device ids hold no colon: no key clashes. */
 const usageKey = (deviceId: string, slot = 0) => (slot > 0 ? `hub-sent:${deviceId}:sim${slot}` : `hub-sent:${deviceId}`);
 const lastSimKey = (deviceId: string) => `hub-sent:${deviceId}:last-sim`;
+
+// Records acknowledged SMS: for each of the ARGV[1] records, its keys (the phone's, and its SIM's
+// when it has one: ARGV[2 + 3(i-1)] says how many) get the message id scored with its time, lose
+// what is older than 24 hours, and expire a day after their last write.
+const RECORD = `local day, keep, n = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local k, a = 1, 4
+for i = 1, n do
+  local count, at, id = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), ARGV[a + 2]
+  for j = k, k + count - 1 do
+    redis.call('zadd', KEYS[j], 'NX', at, id)
+    redis.call('zremrangebyscore', KEYS[j], '-inf', at - day)
+    redis.call('pexpire', KEYS[j], keep)
+  end
+  k, a = k + count, a + 3
+end
+return n`;
+
+/** How long an acknowledgement's record may wait for the others of the moment. */
+const RECORD_DELAY_MS = 10;
+
+interface UsageRecord {
+  deviceId: string;
+  messageId: string;
+  atMs: number;
+  slot: number;
+}
 
 /** The counts of one phone (slot 0) or one of its SIMs. */
 export interface UsageKey {
@@ -20,21 +46,29 @@ export interface UsageKey {
  * (the round robin's state, so that it survives a reconnect to another replica).
  */
 export class UsageStore {
+  /** The acknowledgements of a moment, every phone's, written in one script call. */
+  private readonly records = new Batches<string, UsageRecord, void>((items) => this.recordAll([...items.values()]));
+
   constructor(private readonly redis: Redis) {}
 
   /**
-   * Records one acknowledged SMS (and in its SIM's set when `slot` is given); the same message
-   * acknowledged again counts once, at its first time.
+   * Records one acknowledged SMS (and in its SIM's set when `slot` is given), with the other
+   * phones' of the moment; the same message acknowledged again counts once, at its first time.
    */
   async record(deviceId: string, messageId: string, atMs: number, slot = 0): Promise<void> {
-    const multi = this.redis.multi();
-    for (const key of slot > 0 ? [usageKey(deviceId), usageKey(deviceId, slot)] : [usageKey(deviceId)]) {
-      multi
-        .zadd(key, 'NX', atMs, messageId)
-        .zremrangebyscore(key, '-inf', atMs - DAY_MS)
-        .pexpire(key, DAY_MS + MINUTE_MS);
+    await this.records.add(`${deviceId}:${messageId}`, { deviceId, messageId, atMs, slot }, RECORD_DELAY_MS);
+  }
+
+  private async recordAll(records: UsageRecord[]): Promise<ReadonlyMap<string, void>> {
+    const keys: string[] = [];
+    const args: (string | number)[] = [DAY_MS, DAY_MS + MINUTE_MS, records.length];
+    for (const r of records) {
+      const own = r.slot > 0 ? [usageKey(r.deviceId), usageKey(r.deviceId, r.slot)] : [usageKey(r.deviceId)];
+      keys.push(...own);
+      args.push(own.length, r.atMs, r.messageId);
     }
-    await multi.exec();
+    await this.redis.eval(RECORD, keys.length, ...keys, ...args);
+    return new Map();
   }
 
   /** The times (ms, oldest first) of the SMS acknowledged after `sinceMs` by the phone, or through its SIM `slot`. */

@@ -1,26 +1,61 @@
-import { publishTraced, type AgentReport, type Nats } from '@smsgw/platform';
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  Batches,
+  endSpan,
+  publishBatchTraced,
+  startCreateSpan,
+  traceparentOf,
+  type AgentReport,
+  type Nats,
+  type ReportBatch,
+  type Span,
+} from '@smsgw/platform';
+
+/** The destination's name on spans: one name for every replica's subject. */
+const DESTINATION = 'agent.reports.*';
 
 /**
- * Stores what a phone (or the test-mode simulator) said about a message in
- * JetStream, on `agent.report.<device>`. The device, message id and status
- * make the Nats-Msg-Id, so a report sent twice is stored once, and one
- * device's report can never be taken for another's as a duplicate.
+ * Stores what the phones (and the test-mode simulator) said about their messages in JetStream,
+ * the reports of a moment together: one `ReportBatch` message on `agent.reports.<replica>`, so that
+ * the message service applies them together too. `publish` resolves once the batch holding the
+ * report is stored (the phone may then forget it). A report sent twice is applied once: the
+ * message service's state machine makes a second one change nothing. Each report goes on in its
+ * own trace (the SMS's: a `create` span whose context it carries).
  */
 export class ReportPublisher {
-  constructor(private readonly nats: Nats) {}
+  /** This replica's subject token: each replica's batches are its own. */
+  private readonly instance = randomBytes(6).toString('hex');
+  private readonly batches = new Batches<string, { report: AgentReport; span: Span }, void>((items) => this.publishBatch(items));
+
+  constructor(
+    private readonly nats: Pick<Nats, 'js' | 'names'>,
+    /** How long a batch waits for more reports. */
+    private readonly windowMs: number,
+  ) {}
 
   async publish(report: AgentReport): Promise<void> {
-    const { js, names } = this.nats;
     // In the active trace (the SMS's, when the phone echoed it): the message service continues it.
-    await publishTraced(
-      js,
-      names.agentReport(report.device_id),
-      JSON.stringify(report),
-      { msgID: `${report.device_id}:${report.message_id}:${report.status}` },
-      {
-        'smsgw.message_id': report.message_id,
-        'smsgw.report.status': report.status,
-      },
+    const span = startCreateSpan(DESTINATION, { 'smsgw.message_id': report.message_id, 'smsgw.report.status': report.status });
+    try {
+      await this.batches.add(`${report.device_id}:${report.message_id}:${report.status}`, { report, span }, this.windowMs);
+      endSpan(span);
+    } catch (err) {
+      endSpan(span, 'NOT_STORED');
+      throw err;
+    }
+  }
+
+  private async publishBatch(items: ReadonlyMap<string, { report: AgentReport; span: Span }>): Promise<ReadonlyMap<string, void>> {
+    const list = [...items.values()];
+    const batch: ReportBatch = { reports: list.map(({ report, span }) => ({ ...report, traceparent: traceparentOf(span) })) };
+    await publishBatchTraced(
+      this.nats.js,
+      this.nats.names.reportBatch(this.instance),
+      DESTINATION,
+      JSON.stringify(batch),
+      list.map((i) => i.span),
+      { msgID: randomUUID() },
     );
+    return new Map();
   }
 }

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type WebSocket from 'ws';
 import {
   counter,
+  currentTraceparent,
   endSpan,
   inTrace,
   startSpanInTrace,
@@ -30,6 +31,7 @@ import { ReceivedRelay } from './received-relay';
 import { ReportRelay } from './report-relay';
 import { SessionSims, type SessionSimsDeps } from './session-sims';
 import { HandedMessages } from '../use-cases/report-ownership.use-case';
+import type { MessageCalls } from './message-calls';
 
 export const CLOSE_REVOKED = 4001;
 
@@ -45,6 +47,8 @@ const HELLO_WAIT_MS = 1000;
 
 export interface SessionDeps extends SessionSimsDeps {
   messages: PromiseClient<message.MessageServiceClient>;
+  /** Claims and acknowledgements, gathered with the other phones' of the moment. */
+  calls: Pick<MessageCalls, 'claim' | 'accept'>;
   reports: ReportPublisher;
   received: ReceivedPublisher;
   presence: PresenceStore;
@@ -292,7 +296,7 @@ export class AgentSession {
         try {
           const request = { deviceId: this.deviceId, clientId: this.device.client_id, leaseMs: dispatch.leaseMs, simsWithRoom };
           this.workWhileClaiming = false;
-          claimed = await untraced(() => this.deps.messages.claimNext(request));
+          claimed = await untraced(() => this.deps.calls.claim(request));
         } catch (err) {
           this.log.warn({ err }, 'claiming the next message failed; retrying');
           await this.sleep(1000 + Math.random() * 1000);
@@ -398,7 +402,9 @@ export class AgentSession {
             .acknowledged(messageId, sim)
             .catch((err: unknown) => this.log.warn({ err, message_id: messageId }, 'usage not recorded'))
         : undefined;
-      const accepted = inTrace('device-hub ack', echoedTrace(frame.traceparent), attributes, () => this.relay.accept(messageId, sim));
+      const accepted = inTrace('device-hub ack', echoedTrace(frame.traceparent), attributes, () =>
+        this.relay.accept(messageId, sim, currentTraceparent()),
+      );
       void Promise.all([accepted, counted]).finally(() => waiter?.resolve(true));
       return;
     }

@@ -2,10 +2,12 @@ import type { AgentReport, LogSink, PromiseClient } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { DeviceRow } from '../data/device-row';
 import type { ReportPublisher } from '../events/report.publisher';
+import type { MessageCalls } from './message-calls';
 import { deviceOwnsMessage, reportsRefused, type HandedMessages } from '../use-cases/report-ownership.use-case';
 
 export interface ReportRelayDeps {
   messages: PromiseClient<message.MessageServiceClient>;
+  calls: Pick<MessageCalls, 'accept'>;
   reports: ReportPublisher;
   /** Whether another phone of the device's client, not removed, is online now. */
   otherPhoneOnline(device: DeviceRow): Promise<boolean>;
@@ -61,14 +63,14 @@ export class ReportRelay {
 
   /**
    * Records the phone's acknowledgement (with the SIM slot the hub told it to send through, 0:
-   * none) at the message service at once; when
+   * none) at the message service at once, with the other phones' of the moment; when
    * that call fails, through JetStream like a report, so that it is still
    * applied once the message service is back.
    */
-  async accept(messageId: string, sim = 0): Promise<void> {
+  async accept(messageId: string, sim = 0, traceparent = ''): Promise<void> {
     const at = new Date().toISOString();
     try {
-      const outcome = await this.deps.messages.acceptMessage({ deviceId: this.device.device_id, messageId, at, sim });
+      const outcome = await this.deps.calls.accept({ deviceId: this.device.device_id, messageId, at, sim, traceparent });
       if (!outcome.accepted)
         this.log.warn({ message_id: messageId, status: outcome.status }, 'the phone acknowledged a message that had left the queue');
     } catch (err) {

@@ -1,3 +1,4 @@
+import type * as grpc from '@grpc/grpc-js';
 import { AppError, createLogger, startGrpcService, type AsyncHandlers, type GrpcService } from '@smsgw/platform';
 import { accountProto, messageProto, type account, type message } from '@smsgw/proto';
 import { anyCaller, grpcTlsFor } from '@smsgw/testing';
@@ -16,13 +17,15 @@ export interface StandInMessage {
 
 /**
  * A message service that keeps each device's queue in memory and records what the hub asks of it:
- * the claims (with their client id), the acknowledgements, the releases; `stranded` is what
+ * the claims (with their client id; ClaimMany's one by one), the acknowledgements, the releases; `stranded` is what
  * StrandedDevices answers. Any other method fails.
  */
 export class MessageStandIn {
   readonly queues = new Map<string, StandInMessage[]>();
   readonly owners = new Map<string, StandInMessage>();
   readonly claims: message.ClaimNextRequest__Output[] = [];
+  /** The calls that carried claims and acknowledgements, by method. */
+  readonly calls = { ClaimNext: 0, ClaimMany: 0, AcceptMessage: 0, AcceptMany: 0 };
   readonly accepted: string[] = [];
   /** The SIM each acknowledgement carried, by message id. */
   readonly acceptedSims = new Map<string, number>();
@@ -36,14 +39,25 @@ export class MessageStandIn {
     return `127.0.0.1:${this.server.port}`;
   }
 
-  static async start(): Promise<MessageStandIn> {
+  /** `without`: methods left out, as a message service of an earlier version lacks them (the caller gets UNIMPLEMENTED). */
+  static async start(without: string[] = []): Promise<MessageStandIn> {
     const holder: { standIn?: MessageStandIn } = {};
     const handlers: Record<string, unknown> = {
-      ClaimNext: async (req: message.ClaimNextRequest__Output) => holder.standIn!.claim(req),
+      ClaimNext: async (req: message.ClaimNextRequest__Output) => {
+        holder.standIn!.calls.ClaimNext++;
+        return holder.standIn!.claim(req);
+      },
+      ClaimMany: async (req: message.ClaimManyRequest__Output) => {
+        holder.standIn!.calls.ClaimMany++;
+        return { results: req.claims.map((c) => holder.standIn!.claim(c)) };
+      },
       AcceptMessage: async (req: message.AcceptMessageRequest__Output) => {
-        holder.standIn!.accepted.push(req.messageId);
-        holder.standIn!.acceptedSims.set(req.messageId, req.sim);
-        return { accepted: true, status: 'queued' };
+        holder.standIn!.calls.AcceptMessage++;
+        return holder.standIn!.accept(req);
+      },
+      AcceptMany: async (req: message.AcceptManyRequest__Output) => {
+        holder.standIn!.calls.AcceptMany++;
+        return { results: req.accepts.map((a) => holder.standIn!.accept(a)) };
       },
       GetMessage: async (req: message.GetMessageRequest__Output) => {
         const found = holder.standIn!.owners.get(req.messageId);
@@ -62,12 +76,16 @@ export class MessageStandIn {
         throw new AppError('INTERNAL_ERROR');
       };
     }
+    const definition = Object.fromEntries(
+      Object.entries(messageProto().MessageService.service).filter(([method]) => !without.includes(method)),
+    ) as grpc.ServiceDefinition;
+    for (const method of without) delete handlers[method];
     const server = await startGrpcService({
       listen: { host: '127.0.0.1', port: 0 },
       tls: grpcTlsFor('message'),
-      callers: anyCaller(messageProto().MessageService.service),
+      callers: anyCaller(definition),
       name: 'smsgw.message.v1.MessageService',
-      definition: messageProto().MessageService.service,
+      definition,
       handlers: handlers as unknown as AsyncHandlers<message.MessageServiceHandlers>,
       log: createLogger('device-hub-test-message', 'silent'),
     });
@@ -88,6 +106,12 @@ export class MessageStandIn {
 
   claimsOf(deviceId: string): message.ClaimNextRequest__Output[] {
     return this.claims.filter((c) => c.deviceId === deviceId);
+  }
+
+  private accept(req: message.AcceptMessageRequest__Output): message.AcceptMessageResponse {
+    this.accepted.push(req.messageId);
+    this.acceptedSims.set(req.messageId, req.sim);
+    return { accepted: true, status: 'queued' };
   }
 
   private claim(req: message.ClaimNextRequest__Output): message.ClaimNextResponse {

@@ -74,6 +74,38 @@ export class MessageRepository {
   }
 
   /**
+   * `markAccepted` for many acknowledgements in one statement. Returns, per
+   * acknowledgement in the order given, the message's status afterwards and
+   * whether it is the phone's (undefined for an unknown message or another
+   * device's). No two items may name one message.
+   */
+  async markAcceptedMany(
+    accepts: readonly { messageId: string; deviceId: string; at: Date; sim: number }[],
+  ): Promise<({ status: MessageRow['status']; accepted: boolean } | undefined)[]> {
+    if (accepts.length === 0) return [];
+    const { rows } = await this.pool.query<{ message_id: string; status: MessageRow['status']; accepted: boolean }>({
+      name: 'messages-accept-many',
+      text: `WITH t AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::smallint[]) AS t(message_id, device_id, at, sim)
+       ), moved AS (
+         UPDATE messages m SET accepted_at = coalesce(m.accepted_at, t.at), lease_until = NULL, fleet = false, held = false,
+                               sim = CASE WHEN t.sim > 0 THEN t.sim ELSE m.sim END
+         FROM t
+         WHERE m.message_id = t.message_id AND m.device_id = t.device_id AND m.status = 'queued'
+           AND NOT (m.fleet AND m.avoid_device_id IS NOT DISTINCT FROM t.device_id)
+         RETURNING m.message_id, m.status, true AS accepted
+       )
+       SELECT message_id, status, accepted FROM moved
+       UNION ALL
+       SELECT m.message_id, m.status, m.accepted_at IS NOT NULL FROM messages m JOIN t USING (message_id)
+       WHERE m.device_id = t.device_id AND NOT EXISTS (SELECT 1 FROM moved WHERE moved.message_id = m.message_id)`,
+      values: [accepts.map((a) => a.messageId), accepts.map((a) => a.deviceId), accepts.map((a) => a.at), accepts.map((a) => a.sim)],
+    });
+    const byId = new Map(rows.map((r) => [r.message_id, { status: r.status, accepted: r.accepted }]));
+    return accepts.map((a) => byId.get(a.messageId));
+  }
+
+  /**
    * Moves the message to `status` if the state machine allows it from its
    * current status; returns the updated row, or undefined when it did not move.
    * A message opened to the fleet has left its device: a failure reported by
@@ -106,6 +138,66 @@ export class MessageRepository {
       [messageId, deviceId, status, at, error?.code ?? null, error?.message ?? null, ALLOWED_FROM[status], sim],
     );
     return rows[0];
+  }
+
+  /**
+   * `applyReport` for many reports in one statement, no two of one message
+   * (a message's reports in order go in successive calls). Returns the rows
+   * that moved, by message id.
+   */
+  async applyReports(
+    reports: readonly {
+      messageId: string;
+      deviceId: string;
+      status: ReportedStatus;
+      at: Date;
+      error?: { code: string; message: string };
+      sim: number;
+    }[],
+  ): Promise<Map<string, MessageRow>> {
+    if (reports.length === 0) return new Map();
+    const col = <T>(f: (r: (typeof reports)[number]) => T) => reports.map(f);
+    const { rows } = await this.pool.query<MessageRow>({
+      name: 'messages-apply-reports',
+      text: `UPDATE messages m SET status = t.status, lease_until = NULL, accepted_at = coalesce(m.accepted_at, t.at), otp_sealed_text = NULL,
+           sim = CASE WHEN t.sim > 0 THEN t.sim ELSE m.sim END,
+           sent_at = CASE WHEN t.status IN ('sent', 'delivered') THEN coalesce(m.sent_at, t.at) ELSE m.sent_at END,
+           delivered_at = CASE WHEN t.status = 'delivered' THEN t.at ELSE m.delivered_at END,
+           failed_at = CASE WHEN t.status = 'failed' THEN t.at ELSE m.failed_at END,
+           error_code = coalesce(t.error_code, m.error_code),
+           error_message = coalesce(t.error_message, m.error_message),
+           fleet = false
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::smallint[])
+           AS t(message_id, device_id, status, at, error_code, error_message, sim)
+         WHERE m.message_id = t.message_id AND m.device_id = t.device_id
+           AND m.status = ANY(CASE t.status WHEN 'sent' THEN $8::text[] WHEN 'delivered' THEN $9::text[] ELSE $10::text[] END)
+           AND NOT (m.fleet AND (t.status = 'failed' OR m.avoid_device_id IS NOT DISTINCT FROM t.device_id))
+         RETURNING m.*`,
+      values: [
+        col((r) => r.messageId),
+        col((r) => r.deviceId),
+        col((r) => r.status),
+        col((r) => r.at),
+        col((r) => r.error?.code ?? null),
+        col((r) => r.error?.message ?? null),
+        col((r) => r.sim),
+        ALLOWED_FROM.sent,
+        ALLOWED_FROM.delivered,
+        ALLOWED_FROM.failed,
+      ],
+    });
+    return new Map(rows.map((r) => [r.message_id, r]));
+  }
+
+  /** Messages by id (those that exist). */
+  async findMany(messageIds: readonly string[]): Promise<Map<string, MessageRow>> {
+    if (messageIds.length === 0) return new Map();
+    const { rows } = await this.pool.query<MessageRow>({
+      name: 'messages-find-many',
+      text: 'SELECT * FROM messages WHERE message_id = ANY($1::text[])',
+      values: [messageIds],
+    });
+    return new Map(rows.map((r) => [r.message_id, r]));
   }
 
   /**

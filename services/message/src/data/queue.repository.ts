@@ -1,5 +1,5 @@
 import { inTransaction, type Pool, type PoolClient } from '@smsgw/platform';
-import { EXACT_UP_TO } from '../domain/queue-order';
+import { assignClaims, EXACT_UP_TO, type BatchedClaim, type FleetCandidate, type QueueHead } from '../domain/queue-order';
 import { CLAIMABLE, type MessageRow, type Mode, type NewBatch, type NewMessage, type PlacedMessage } from './message-row';
 import { insertOtpRow } from './otp-insert';
 import { insertQueuedRows } from './queue-insert';
@@ -7,6 +7,16 @@ import { insertQueuedRows } from './queue-insert';
 /** A message that asked for no SIM, or for one of the slots in `param` (a smallint[]; empty: any). */
 const SIM_FITS = (param: string) =>
   `(requested_sim = 0 OR cardinality(${param}::smallint[]) = 0 OR requested_sim = ANY(${param}::smallint[]))`;
+
+/** A row of the batched claim's first statement: the head of a claim's own queue, or a message of a client's fleet. */
+interface HeadRow extends QueueHead {
+  kind: 'own' | 'fleet';
+  /** The claim's place (1-based) for `own`. */
+  ord: string | null;
+  client_id: string | null;
+  avoid_device_id: string | null;
+  requested_sim: number;
+}
 
 /**
  * The per-device priority queue: storing messages where the claim will find
@@ -149,6 +159,68 @@ export class QueueRepository {
       params,
     );
     return rows[0];
+  }
+
+  /**
+   * The live claims of many phones at once, in one transaction (see `assignClaims`): the heads of
+   * their own queues and the first messages of their clients' fleets are locked (rows another
+   * claim holds are skipped), each claim takes the better of its own head and a fleet message it
+   * may take, and the messages taken get their lease in one statement. Returns the claimed row
+   * per claim, in the order given (undefined: nothing due). No two claims may name one device.
+   */
+  async claimMany(claims: readonly BatchedClaim[], leaseMs: number): Promise<(MessageRow | undefined)[]> {
+    if (claims.length === 0) return [];
+    const simsOf = (c: BatchedClaim) => `{${c.sims.join(',')}}`;
+    const perClient = new Map<string, number>();
+    for (const c of claims) perClient.set(c.clientId, (perClient.get(c.clientId) ?? 0) + 1);
+    return inTransaction(this.pool, async (tx) => {
+      const heads = await tx.query<HeadRow>({
+        name: 'messages-claim-many-heads',
+        text: `SELECT 'own' AS kind, r.ord, h.message_id, h.priority, h.due_at, NULL AS client_id, NULL AS avoid_device_id, 0 AS requested_sim
+           FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(device_id, sims, ord)
+           CROSS JOIN LATERAL (
+             SELECT message_id, priority, due_at FROM messages
+             WHERE device_id = r.device_id AND mode = 'live' AND NOT fleet AND ${CLAIMABLE} AND due_at <= now()
+               AND (expires_at IS NULL OR expires_at > now()) AND ${SIM_FITS('r.sims')}
+             ORDER BY priority, due_at, message_id
+             LIMIT 1
+             FOR UPDATE SKIP LOCKED
+           ) h
+         UNION ALL
+         SELECT 'fleet', NULL, f.message_id, f.priority, f.due_at, c.client_id, f.avoid_device_id, f.requested_sim
+           FROM unnest($3::text[], $4::int[]) AS c(client_id, wanted)
+           CROSS JOIN LATERAL (
+             SELECT message_id, priority, due_at, avoid_device_id, requested_sim FROM messages
+             WHERE client_id = c.client_id AND mode = 'live' AND fleet AND ${CLAIMABLE} AND due_at <= now()
+               AND (expires_at IS NULL OR expires_at > now())
+             ORDER BY priority, due_at, message_id
+             LIMIT c.wanted
+             FOR UPDATE SKIP LOCKED
+           ) f`,
+        // Twice as many fleet messages as the client's claims: some may be kept off a phone (avoided, another SIM).
+        values: [claims.map((c) => c.deviceId), claims.map(simsOf), [...perClient.keys()], [...perClient.values()].map((n) => 2 * n)],
+      });
+      const own = new Map<number, QueueHead>();
+      const fleet: FleetCandidate[] = [];
+      for (const row of heads.rows) {
+        if (row.kind === 'own') own.set(Number(row.ord) - 1, row);
+        else fleet.push({ ...row, client_id: row.client_id ?? '' });
+      }
+      const chosen = assignClaims(claims, own, fleet);
+      const taken = chosen.flatMap((id, i) => (id ? [{ id, deviceId: claims[i]!.deviceId }] : []));
+      if (taken.length === 0) return claims.map(() => undefined);
+      const { rows } = await tx.query<MessageRow>({
+        name: 'messages-claim-many',
+        text: `UPDATE messages m SET lease_until = now() + make_interval(secs => $1::double precision / 1000),
+                                 claim_count = claim_count + 1, device_id = t.device_id, fleet = false
+           FROM unnest($2::text[], $3::text[]) AS t(message_id, device_id)
+           WHERE m.message_id = t.message_id
+           RETURNING m.*`,
+        values: [leaseMs, taken.map((t) => t.id), taken.map((t) => t.deviceId)],
+      });
+      const byId = new Map(rows.map((r) => [r.message_id, r]));
+      return chosen.map((id) => (id ? byId.get(id) : undefined));
+    });
   }
 
   /**

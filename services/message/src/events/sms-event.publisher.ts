@@ -1,4 +1,11 @@
-import { deterministicId, publishTraced, type Nats, type PublicEvent, type PublicEventKind } from '@smsgw/platform';
+import {
+  deterministicId,
+  type EventBatchPublisher,
+  type OutgoingEvent,
+  type PublicEvent,
+  type PublicEventKind,
+  type Span,
+} from '@smsgw/platform';
 import type { MessageRow } from '../data/message-row';
 
 const KIND_OF = { sent: 'sms.sent', delivered: 'sms.delivered', failed: 'sms.failed' } as const;
@@ -32,22 +39,31 @@ export function smsEvent(row: MessageRow): PublicEvent | undefined {
   };
 }
 
+/**
+ * Publishes the public events of messages, many in one JetStream message (`EventBatchPublisher`):
+ * `publishRows` those of one piece of work (a batch of reports) under an id made from it,
+ * `publish` one message's with the others published at the same moment.
+ */
 export class SmsEventPublisher {
-  constructor(private readonly nats: Nats) {}
+  constructor(private readonly batches: EventBatchPublisher) {}
 
   /** Publishes durably; resolves once JetStream has stored (or de-duplicated) it. */
   async publish(row: MessageRow): Promise<void> {
     const event = smsEvent(row);
     if (!event) return;
-    await publishTraced(
-      this.nats.js,
-      this.nats.names.event(event.event),
-      JSON.stringify(event),
-      { msgID: event.event_id },
-      {
-        'smsgw.message_id': row.message_id,
-        'smsgw.event_id': event.event_id,
-      },
-    );
+    await this.batches.publish({ event, attributes: { 'smsgw.message_id': row.message_id } });
+  }
+
+  /**
+   * Publishes the events of `rows` in one message whose `Nats-Msg-Id` is `workId` (the same work
+   * done again publishes nothing twice); each event goes on in the trace of its `parent` span.
+   */
+  async publishRows(rows: readonly { row: MessageRow; parent?: Span }[], workId: string): Promise<void> {
+    const events: OutgoingEvent[] = [];
+    for (const { row, parent } of rows) {
+      const event = smsEvent(row);
+      if (event) events.push({ event, attributes: { 'smsgw.message_id': row.message_id }, ...(parent ? { parent } : {}) });
+    }
+    await this.batches.publishAll(events, workId);
   }
 }

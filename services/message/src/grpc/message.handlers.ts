@@ -12,7 +12,7 @@ import {
   resumeCampaign,
 } from '../use-cases/campaigns.use-case';
 import { cancelMessage } from '../use-cases/cancel-message.use-case';
-import { acceptMessage, claimNext } from '../use-cases/claim-message.use-case';
+import { acceptMany, acceptMessage, claimMany, claimNext } from '../use-cases/claim-message.use-case';
 import type { MessageService } from '../use-cases/message-service';
 import { getMessage, getStats, listMessages, queueDepths } from '../use-cases/read-messages.use-case';
 import { addOptOut, getOptOutSettings, listOptOuts, removeOptOut, setOptOutSettings } from '../use-cases/opt-outs.use-case';
@@ -47,7 +47,9 @@ export const messageCallers: Callers<message.MessageServiceHandlers> = {
   CancelMessage: ['gateway'],
   // The phones' side: only the hub claims and accepts.
   ClaimNext: ['device-hub'],
+  ClaimMany: ['device-hub'],
   AcceptMessage: ['device-hub'],
+  AcceptMany: ['device-hub'],
   // The hub's failover: it alone knows which phones are offline or removed.
   ReleaseDevice: ['device-hub'],
   StrandedDevices: ['device-hub'],
@@ -117,8 +119,24 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
       return { message: { ...toProto(row), text }, attempt: row.claim_count, traceparent: row.traceparent ?? '' };
     },
 
+    async ClaimMany(req) {
+      const leaseMs = req.claims[0]?.leaseMs ?? 0;
+      const claimed = await claimMany(service, req.claims, leaseMs);
+      return {
+        results: claimed.map((c) =>
+          c
+            ? { message: { ...toProto(c.row), text: c.text }, attempt: c.row.claim_count, traceparent: c.row.traceparent ?? '' }
+            : { attempt: 0 },
+        ),
+      };
+    },
+
     async AcceptMessage(req) {
       return acceptMessage(service, req.messageId, req.deviceId, req.at, req.sim);
+    },
+
+    async AcceptMany(req) {
+      return { results: await acceptMany(service, req.accepts) };
     },
 
     async ReleaseDevice(req) {

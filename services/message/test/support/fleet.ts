@@ -2,6 +2,7 @@ import { connectNats, createLogger, type AgentReport, type Nats, type PublicEven
 import type { message } from '@smsgw/proto';
 import { eventually, NATS_URL, randomHex } from './database';
 import type { RunningService } from './service';
+import { storedEvents } from './events';
 
 /** A client's phones, and what a test of the fleet does with them over the service's gRPC and NATS. */
 export interface FleetHarness {
@@ -13,8 +14,10 @@ export interface FleetHarness {
   send(clientId: string, deviceId: string, extra?: Partial<message.SendRequest>): Promise<string>;
   claim(deviceId: string, clientId: string, leaseMs?: number): Promise<string | undefined>;
   get(clientId: string, messageId: string): Promise<message.Message__Output>;
-  /** Publishes a report as the hub does and waits until the service has acknowledged it. */
+  /** Publishes a report as the hub does (a batch of one) and waits until the service has acknowledged it. */
   report(body: AgentReport): Promise<void>;
+  /** Publishes reports in one batch as a hub does (`msgId`: its Nats-Msg-Id) and waits until the service has acknowledged it. */
+  reports(bodies: readonly unknown[], msgId?: string): Promise<void>;
   /** The public events stored for a message, oldest first. */
   events(messageId: string): Promise<PublicEvent[]>;
   row(messageId: string): Promise<Record<string, unknown>>;
@@ -37,6 +40,18 @@ export async function fleetHarness(svc: RunningService): Promise<FleetHarness> {
     },
   });
   await nats.nc.flush();
+  async function publishReports(bodies: readonly unknown[], msgId = `rep_${randomHex()}`): Promise<void> {
+    // As a hub stores them: in a batch, on the report batches' work queue.
+    const ack = await nats.js.publish(nats.names.reportBatch('test'), JSON.stringify({ reports: bodies }), { msgID: msgId });
+    await eventually(
+      async () => {
+        const info = await nats.jsm.consumers.info(nats.names.reportBatchesStream, 'message-report-batches');
+        return info.ack_floor.stream_seq >= ack.seq && info.num_ack_pending === 0;
+      },
+      5000,
+      `report ${ack.seq} to be acknowledged`,
+    );
+  }
   return {
     nats,
     wakes: (clientId) => wakes.get(clientId) ?? 0,
@@ -57,24 +72,11 @@ export async function fleetHarness(svc: RunningService): Promise<FleetHarness> {
     },
     get: (clientId, messageId) => svc.client.getMessage({ clientId, messageId, mode: 'MODE_LIVE' }),
     async report(body) {
-      const ack = await nats.js.publish(nats.names.agentReport(body.device_id), JSON.stringify(body), { msgID: `rep_${randomHex()}` });
-      await eventually(
-        async () => {
-          const info = await nats.jsm.consumers.info(nats.names.reportsStream, 'message-reports');
-          return info.ack_floor.stream_seq >= ack.seq && info.num_ack_pending === 0;
-        },
-        5000,
-        `report ${ack.seq} to be acknowledged`,
-      );
+      await publishReports([body]);
     },
+    reports: (bodies, msgId) => publishReports(bodies, msgId),
     async events(messageId) {
-      const info = await nats.jsm.streams.info(nats.names.eventsStream);
-      const out: PublicEvent[] = [];
-      for (let seq = info.state.first_seq; info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
-        const event = (await nats.jsm.streams.getMessage(nats.names.eventsStream, { seq }))?.json<PublicEvent>();
-        if (event?.data.message_id === messageId) out.push(event);
-      }
-      return out;
+      return (await storedEvents(nats)).filter((e) => e.event.data.message_id === messageId).map((e) => e.event);
     },
     async row(messageId) {
       const { rows } = await svc.pool.query<Record<string, unknown>>('SELECT * FROM messages WHERE message_id = $1', [messageId]);

@@ -1,11 +1,15 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import {
+  decodeEventBatch,
+  type EVENT_BATCH_DURABLES,
   decodeJsonPayload,
   endSpan,
   newId,
   runDurableConsumer,
   startConsumerSpan,
+  startItemConsumerSpan,
   traceparentOf,
+  untraced,
   type DurableConsumer,
   type Logger,
   type Nats,
@@ -18,31 +22,39 @@ import { isEventKind } from '../domain/event-kinds';
 import { destinationsOf } from '../domain/routing';
 import type { ListenPublisher } from './listen.publisher';
 
-const DURABLE = 'webhook-events';
-/** Events taken into one transaction at most. */
-const MAX_BATCH = 200;
+export const EVENTS_DURABLE = 'webhook-events';
+export const EVENT_BATCHES_DURABLE: (typeof EVENT_BATCH_DURABLES)[number] = 'webhook-event-batches';
+/** Messages taken into one transaction at most: events one a message, or batches of events. */
+const MAX_MESSAGES = { single: 200, batches: 10 } as const;
 
-function parseEvent(bytes: Uint8Array): PublicEvent | undefined {
-  const e = decodeJsonPayload<PublicEvent>(bytes);
-  if (!e || typeof e.event !== 'string' || !isEventKind(e.event) || typeof e.event_id !== 'string' || typeof e.timestamp !== 'string')
+function parseEvent(value: unknown): PublicEvent | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const e = value as Partial<PublicEvent>;
+  if (typeof e.event !== 'string' || !isEventKind(e.event) || typeof e.event_id !== 'string' || typeof e.timestamp !== 'string')
     return undefined;
   if (!e.data || typeof e.data !== 'object' || !e.routing || typeof e.routing.client_id !== 'string') return undefined;
   if (e.routing.mode !== 'live' && e.routing.mode !== 'test') return undefined;
   return e as PublicEvent;
 }
 
+/** Where a consumer reads: the event batches (`event-batches.>`, many a message), or the events one a message (`events.>`). */
+export type EventSource = 'batches' | 'single';
+
 /**
- * Turns the public events (`events.>`) into deliveries. Events are taken in
- * batches, in stream order: their destinations are stored in one transaction,
- * the events acknowledged, and each delivery's first attempt queued at once,
- * in event order. A crash before the acknowledgement means the batch comes
- * again; its deliveries are found, not doubled.
+ * Turns the public events into deliveries: the batches of events (`event-batches.>`, what the
+ * message service publishes), or one event a message (`events.>`: the hub's device events, and
+ * what earlier versions published). Messages are taken in stream order and gathered: the
+ * destinations of their events are stored in one transaction, the messages acknowledged, and each
+ * delivery's first attempt queued at once, in event order. A crash before the acknowledgement
+ * means the messages come again; their deliveries are found, not doubled (nor are those of an
+ * event that comes twice, in two batches).
  */
 export class EventConsumer {
   private consumer?: DurableConsumer;
   private batch: JsMsg[] = [];
 
   constructor(
+    private readonly source: EventSource,
     private readonly nats: Nats,
     private readonly endpoints: EndpointRepository,
     private readonly deliveries: DeliveryRepository,
@@ -53,21 +65,22 @@ export class EventConsumer {
 
   async start(): Promise<void> {
     const { names } = this.nats;
+    const batches = this.source === 'batches';
     this.consumer = await runDurableConsumer(
       this.nats,
       {
-        stream: names.eventsStream,
-        durable: DURABLE,
-        filterSubject: names.events,
-        // Batches of up to MAX_BATCH need that many messages at hand, and a slow Postgres may hold many unsettled.
-        pullAhead: 1000,
+        stream: batches ? names.eventBatchesStream : names.eventsStream,
+        durable: batches ? EVENT_BATCHES_DURABLE : EVENTS_DURABLE,
+        filterSubject: batches ? names.eventBatches : names.events,
+        // Gathering up to MAX_MESSAGES needs that many at hand, and a slow Postgres may hold many unsettled.
+        pullAhead: batches ? 64 : 1000,
         maxAckPending: 20_000,
         log: this.log,
       },
       async (msg) => {
         this.batch.push(msg);
         // Flush when nothing else is waiting on the server, or the batch is full.
-        if (msg.info.pending > 0 && this.batch.length < MAX_BATCH) return;
+        if (msg.info.pending > 0 && this.batch.length < MAX_MESSAGES[this.source]) return;
         const taken = this.batch;
         this.batch = [];
         await this.handle(taken);
@@ -75,32 +88,52 @@ export class EventConsumer {
     );
   }
 
+  /** The events of a message, each in a span of its own trace (the SMS's); undefined when the message cannot be read. */
+  private eventsOf(msg: JsMsg): { event: PublicEvent; span: Span }[] | undefined {
+    const attributes = (e: PublicEvent) => ({ 'smsgw.event_id': e.event_id, 'smsgw.event': e.event });
+    if (this.source === 'single') {
+      const event = parseEvent(decodeJsonPayload(msg.data));
+      return event ? [{ event, span: startConsumerSpan(msg, attributes(event)) }] : undefined;
+    }
+    const raw = decodeEventBatch(msg.data);
+    if (!raw) return undefined;
+    const out: { event: PublicEvent; span: Span }[] = [];
+    for (const value of raw) {
+      const event = parseEvent(value);
+      if (event) out.push({ event, span: startItemConsumerSpan(`events.${event.event}`, event.routing.traceparent, attributes(event)) });
+      else this.log.warn({ subject: msg.subject }, 'malformed event dropped');
+    }
+    return out;
+  }
+
   private async handle(batch: JsMsg[]): Promise<void> {
-    const events: { msg: JsMsg; event: PublicEvent; span: Span }[] = [];
+    const events: { event: PublicEvent; span: Span }[] = [];
+    const taken: JsMsg[] = [];
     for (const msg of batch) {
-      const event = parseEvent(msg.data);
-      // Each event continues its own trace (the SMS's), whatever batch it is stored with.
-      if (event) {
-        events.push({ msg, event, span: startConsumerSpan(msg, { 'smsgw.event_id': event.event_id, 'smsgw.event': event.event }) });
-        this.listeners?.publish(event);
-      } else {
+      const found = this.eventsOf(msg);
+      if (!found) {
         this.log.warn({ subject: msg.subject }, 'malformed event dropped');
         msg.term();
+        continue;
+      }
+      taken.push(msg);
+      for (const e of found) {
+        events.push(e);
+        this.listeners?.publish(e.event);
       }
     }
     for (;;) {
       try {
-        const jobs = await this.store(events);
-        for (const { msg, span } of events) {
-          msg.ack();
-          endSpan(span);
-        }
+        // The batch's statements make no spans: each event has its own, in its trace.
+        const jobs = await untraced(() => this.store(events));
+        for (const msg of taken) msg.ack();
+        for (const { span } of events) endSpan(span);
         for (const job of jobs) this.enqueue(job);
         return;
       } catch (err) {
         // Postgres is away: keep the batch (and its order) and try again.
         this.log.error({ err, events: events.length }, 'storing deliveries failed; retrying');
-        for (const { msg } of events) msg.working();
+        for (const msg of taken) msg.working();
         await new Promise((r) => setTimeout(r, 1000));
       }
     }
