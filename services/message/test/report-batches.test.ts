@@ -97,6 +97,35 @@ describe('batches of reports, from JetStream to the messages and their events', 
     expect((await fleet.events(id)).map((e) => e.event)).toEqual(['sms.sent']);
   });
 
+  it('when batches move many messages through sent, delivered and failed, then the counts by status are those of the messages', async () => {
+    const client = newClientId();
+    const devices = [newDeviceId(), newDeviceId(), newDeviceId()];
+    const ids: [string, string][] = [];
+    for (let i = 0; i < 12; i++) {
+      const device = devices[i % 3]!;
+      ids.push([await onPhone(client, device), device]);
+    }
+    await fleet.reports(ids.map(([id, d]) => report(id, d, 'sent', '2030-05-06T11:00:00.000Z')));
+    await fleet.reports(
+      ids.map(([id, d], i) =>
+        i % 4 === 0
+          ? report(id, d, 'failed', '2030-05-06T11:00:01.000Z', { error: { code: 'OUT_OF_NETWORK', message: 'x' } })
+          : report(id, d, 'delivered', '2030-05-06T11:00:01.000Z'),
+      ),
+    );
+
+    const counted = await svc.pool.query<{ device_id: string; status: string; n: number }>(
+      `SELECT device_id, status, sum(n)::int AS n FROM message_counts WHERE client_id = $1 GROUP BY 1, 2 HAVING sum(n) <> 0 ORDER BY 1, 2`,
+      [client],
+    );
+    const actual = await svc.pool.query<{ device_id: string; status: string; n: number }>(
+      `SELECT device_id, status, count(*)::int AS n FROM messages WHERE client_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
+      [client],
+    );
+    expect(counted.rows).toEqual(actual.rows);
+    expect(actual.rows.map((r) => r.status).sort()).toEqual(['delivered', 'delivered', 'delivered', 'failed', 'failed', 'failed']);
+  });
+
   it("when a batch holds another device's report on a message, then that report moves nothing and publishes nothing", async () => {
     const client = newClientId();
     const [owner, other] = [newDeviceId(), newDeviceId()];

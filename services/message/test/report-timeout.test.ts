@@ -57,6 +57,8 @@ describe('accepted messages never reported, against Postgres and JetStream', () 
     const deviceId = device();
     const rows = await queueRepo.insert(Array.from({ length: count }, () => newMessage({ deviceId })));
     const at = new Date(Date.now() - ago);
+    // Queued then, as a message a phone acknowledged then was.
+    await db.pools[0]!.query('UPDATE messages SET queued_at = $2 WHERE message_id = ANY($1)', [rows.map((r) => r.message_id), at]);
     for (const row of rows) await repo.markAccepted(row.message_id, deviceId, at);
     return rows.map((r) => r.message_id);
   }

@@ -137,6 +137,44 @@ export interface PlacedMessage {
   deviceWasIdle: boolean;
 }
 
+/** What a phone is handed of a claimed message (`ClaimMany`), and what the claim needs of it. */
+export const CLAIMED_FIELDS = [
+  'message_id',
+  'client_id',
+  'device_id',
+  'mode',
+  'status',
+  'to_number',
+  'body',
+  'priority',
+  'expires_at',
+  'requested_sim',
+  'claim_count',
+  'traceparent',
+  'otp_sealed_text',
+] as const;
+export type ClaimedFields = Pick<MessageRow, (typeof CLAIMED_FIELDS)[number]>;
+
+/** What a message's public event says of it (`smsEvent`). */
+export const EVENT_FIELDS = [
+  'message_id',
+  'client_id',
+  'mode',
+  'device_id',
+  'status',
+  'to_number',
+  'sim',
+  'sent_at',
+  'delivered_at',
+  'failed_at',
+  'error_code',
+  'error_message',
+  'batch_id',
+  'metadata',
+  'webhook_url',
+] as const;
+export type EventFields = Pick<MessageRow, (typeof EVENT_FIELDS)[number]>;
+
 /** A message no phone has taken: queued, not in a phone's outbox, not under a live lease (held or not). */
 export const UNTAKEN = `status = 'queued' AND accepted_at IS NULL AND (lease_until IS NULL OR lease_until < now())`;
 

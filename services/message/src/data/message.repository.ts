@@ -1,6 +1,6 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
 import { ALLOWED_FROM, type ReportedStatus } from '../domain/message-status';
-import { CLAIMABLE, UNTAKEN, type MessageRow, type Mode } from './message-row';
+import { CLAIMABLE, EVENT_FIELDS, UNTAKEN, type EventFields, type MessageRow, type Mode } from './message-row';
 
 /**
  * The messages once stored: reading them, and moving their status (cancel,
@@ -143,7 +143,10 @@ export class MessageRepository {
   /**
    * `applyReport` for many reports in one statement, no two of one message
    * (a message's reports in order go in successive calls). Returns the rows
-   * that moved, by message id.
+   * that moved (what their events say), by message id. The statement keeps
+   * their counts itself, in one upsert (the row trigger stands aside for its
+   * transaction): it locks the rows first, so that the status each move
+   * leaves is the one it really had.
    */
   async applyReports(
     reports: readonly {
@@ -154,37 +157,62 @@ export class MessageRepository {
       error?: { code: string; message: string };
       sim: number;
     }[],
-  ): Promise<Map<string, MessageRow>> {
+  ): Promise<Map<string, EventFields>> {
     if (reports.length === 0) return new Map();
     const col = <T>(f: (r: (typeof reports)[number]) => T) => reports.map(f);
-    const { rows } = await this.pool.query<MessageRow>({
-      name: 'messages-apply-reports',
-      text: `UPDATE messages m SET status = t.status, lease_until = NULL, accepted_at = coalesce(m.accepted_at, t.at), otp_sealed_text = NULL,
-           sim = CASE WHEN t.sim > 0 THEN t.sim ELSE m.sim END,
-           sent_at = CASE WHEN t.status IN ('sent', 'delivered') THEN coalesce(m.sent_at, t.at) ELSE m.sent_at END,
-           delivered_at = CASE WHEN t.status = 'delivered' THEN t.at ELSE m.delivered_at END,
-           failed_at = CASE WHEN t.status = 'failed' THEN t.at ELSE m.failed_at END,
-           error_code = coalesce(t.error_code, m.error_code),
-           error_message = coalesce(t.error_message, m.error_message),
-           fleet = false
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::smallint[])
-           AS t(message_id, device_id, status, at, error_code, error_message, sim)
-         WHERE m.message_id = t.message_id AND m.device_id = t.device_id
-           AND m.status = ANY(CASE t.status WHEN 'sent' THEN $8::text[] WHEN 'delivered' THEN $9::text[] ELSE $10::text[] END)
-           AND NOT (m.fleet AND (t.status = 'failed' OR m.avoid_device_id IS NOT DISTINCT FROM t.device_id))
-         RETURNING m.*`,
-      values: [
-        col((r) => r.messageId),
-        col((r) => r.deviceId),
-        col((r) => r.status),
-        col((r) => r.at),
-        col((r) => r.error?.code ?? null),
-        col((r) => r.error?.message ?? null),
-        col((r) => r.sim),
-        ALLOWED_FROM.sent,
-        ALLOWED_FROM.delivered,
-        ALLOWED_FROM.failed,
-      ],
+    const rows = await inTransaction(this.pool, async (tx) => {
+      await tx.query(`SET LOCAL smsgw.counts = 'by_statement'`);
+      return (
+        await tx.query<EventFields>({
+          name: 'messages-apply-reports',
+          text: `WITH t AS (
+             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::smallint[])
+               AS t(message_id, device_id, status, at, error_code, error_message, sim)
+           ), old AS MATERIALIZED (
+             SELECT m.message_id, m.status FROM messages m JOIN t ON m.message_id = t.message_id FOR UPDATE OF m
+           ), moved AS (
+             UPDATE messages m SET status = t.status, lease_until = NULL, accepted_at = coalesce(m.accepted_at, t.at), otp_sealed_text = NULL,
+               sim = CASE WHEN t.sim > 0 THEN t.sim ELSE m.sim END,
+               sent_at = CASE WHEN t.status IN ('sent', 'delivered') THEN coalesce(m.sent_at, t.at) ELSE m.sent_at END,
+               delivered_at = CASE WHEN t.status = 'delivered' THEN t.at ELSE m.delivered_at END,
+               failed_at = CASE WHEN t.status = 'failed' THEN t.at ELSE m.failed_at END,
+               error_code = coalesce(t.error_code, m.error_code),
+               error_message = coalesce(t.error_message, m.error_message),
+               fleet = false
+             FROM t JOIN old ON old.message_id = t.message_id
+             WHERE m.message_id = t.message_id AND m.device_id = t.device_id
+               AND m.status = ANY(CASE t.status WHEN 'sent' THEN $8::text[] WHEN 'delivered' THEN $9::text[] ELSE $10::text[] END)
+               AND NOT (m.fleet AND (t.status = 'failed' OR m.avoid_device_id IS NOT DISTINCT FROM t.device_id))
+             RETURNING ${EVENT_FIELDS.map((f) => `m.${f}`).join(', ')}, m.created_at, old.status AS old_status
+           ), counted AS (
+             -- Every key in one statement, in key order, so that writers never deadlock (as the trigger does).
+             INSERT INTO message_counts AS c (client_id, mode, day, device_id, status, shard, n)
+             SELECT k.client_id, k.mode, k.day, k.device_id, k.status, pg_backend_pid() % 16, sum(k.n)
+             FROM (
+               SELECT client_id, mode, (created_at AT TIME ZONE 'UTC')::date AS day, device_id, old_status AS status, -1 AS n FROM moved
+               UNION ALL
+               SELECT client_id, mode, (created_at AT TIME ZONE 'UTC')::date, device_id, status, 1 FROM moved
+             ) k
+             GROUP BY 1, 2, 3, 4, 5
+             HAVING sum(k.n) <> 0
+             ORDER BY 1, 2, 3, 4, 5
+             ON CONFLICT (client_id, mode, day, device_id, status, shard) DO UPDATE SET n = c.n + excluded.n
+           )
+           SELECT ${EVENT_FIELDS.join(', ')} FROM moved`,
+          values: [
+            col((r) => r.messageId),
+            col((r) => r.deviceId),
+            col((r) => r.status),
+            col((r) => r.at),
+            col((r) => r.error?.code ?? null),
+            col((r) => r.error?.message ?? null),
+            col((r) => r.sim),
+            ALLOWED_FROM.sent,
+            ALLOWED_FROM.delivered,
+            ALLOWED_FROM.failed,
+          ],
+        })
+      ).rows;
     });
     return new Map(rows.map((r) => [r.message_id, r]));
   }

@@ -1,6 +1,15 @@
 import { inTransaction, type Pool, type PoolClient } from '@smsgw/platform';
 import { assignClaims, EXACT_UP_TO, type BatchedClaim, type FleetCandidate, type QueueHead } from '../domain/queue-order';
-import { CLAIMABLE, type MessageRow, type Mode, type NewBatch, type NewMessage, type PlacedMessage } from './message-row';
+import {
+  CLAIMABLE,
+  CLAIMED_FIELDS,
+  type ClaimedFields,
+  type MessageRow,
+  type Mode,
+  type NewBatch,
+  type NewMessage,
+  type PlacedMessage,
+} from './message-row';
 import { insertOtpRow } from './otp-insert';
 import { insertQueuedRows } from './queue-insert';
 
@@ -168,7 +177,7 @@ export class QueueRepository {
    * may take, and the messages taken get their lease in one statement. Returns the claimed row
    * per claim, in the order given (undefined: nothing due). No two claims may name one device.
    */
-  async claimMany(claims: readonly BatchedClaim[], leaseMs: number): Promise<(MessageRow | undefined)[]> {
+  async claimMany(claims: readonly BatchedClaim[], leaseMs: number): Promise<(ClaimedFields | undefined)[]> {
     if (claims.length === 0) return [];
     const simsOf = (c: BatchedClaim) => `{${c.sims.join(',')}}`;
     const perClient = new Map<string, number>();
@@ -209,13 +218,13 @@ export class QueueRepository {
       const chosen = assignClaims(claims, own, fleet);
       const taken = chosen.flatMap((id, i) => (id ? [{ id, deviceId: claims[i]!.deviceId }] : []));
       if (taken.length === 0) return claims.map(() => undefined);
-      const { rows } = await tx.query<MessageRow>({
+      const { rows } = await tx.query<ClaimedFields>({
         name: 'messages-claim-many',
         text: `UPDATE messages m SET lease_until = now() + make_interval(secs => $1::double precision / 1000),
                                  claim_count = claim_count + 1, device_id = t.device_id, fleet = false
            FROM unnest($2::text[], $3::text[]) AS t(message_id, device_id)
            WHERE m.message_id = t.message_id
-           RETURNING m.*`,
+           RETURNING ${CLAIMED_FIELDS.map((f) => `m.${f}`).join(', ')}`,
         values: [leaseMs, taken.map((t) => t.id), taken.map((t) => t.deviceId)],
       });
       const byId = new Map(rows.map((r) => [r.message_id, r]));

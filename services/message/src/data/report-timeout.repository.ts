@@ -23,9 +23,10 @@ export class ReportTimeoutRepository {
       const { rows } = await client.query<MessageRow>(
         `WITH due AS (
            SELECT message_id FROM messages
-           WHERE status = 'queued' AND accepted_at IS NOT NULL
-             AND accepted_at < now() - make_interval(secs => $1::double precision / 1000)
-           ORDER BY accepted_at
+           WHERE status = 'queued' AND queued_at < now() - make_interval(secs => $1::double precision / 1000)
+             AND accepted_at IS NOT NULL AND accepted_at < now() - make_interval(secs => $1::double precision / 1000)
+           -- A message is queued before it is acknowledged: the oldest queued first (index messages_queued_since).
+           ORDER BY queued_at
            LIMIT $2
            FOR UPDATE SKIP LOCKED
          )

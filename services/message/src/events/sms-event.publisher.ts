@@ -6,12 +6,12 @@ import {
   type PublicEventKind,
   type Span,
 } from '@smsgw/platform';
-import type { MessageRow } from '../data/message-row';
+import type { EventFields } from '../data/message-row';
 
 const KIND_OF = { sent: 'sms.sent', delivered: 'sms.delivered', failed: 'sms.failed' } as const;
 
 /** The public event for a message that has just reached `sent`, `delivered` or `failed`. */
-export function smsEvent(row: MessageRow): PublicEvent | undefined {
+export function smsEvent(row: EventFields): PublicEvent | undefined {
   if (row.status !== 'sent' && row.status !== 'delivered' && row.status !== 'failed') return undefined;
   const kind: PublicEventKind = KIND_OF[row.status];
   const at = (row.status === 'sent' ? row.sent_at : row.status === 'delivered' ? row.delivered_at : row.failed_at) ?? new Date();
@@ -48,7 +48,7 @@ export class SmsEventPublisher {
   constructor(private readonly batches: EventBatchPublisher) {}
 
   /** Publishes durably; resolves once JetStream has stored (or de-duplicated) it. */
-  async publish(row: MessageRow): Promise<void> {
+  async publish(row: EventFields): Promise<void> {
     const event = smsEvent(row);
     if (!event) return;
     await this.batches.publish({ event, attributes: { 'smsgw.message_id': row.message_id } });
@@ -58,7 +58,7 @@ export class SmsEventPublisher {
    * Publishes the events of `rows` in one message whose `Nats-Msg-Id` is `workId` (the same work
    * done again publishes nothing twice); each event goes on in the trace of its `parent` span.
    */
-  async publishRows(rows: readonly { row: MessageRow; parent?: Span }[], workId: string): Promise<void> {
+  async publishRows(rows: readonly { row: EventFields; parent?: Span }[], workId: string): Promise<void> {
     const events: OutgoingEvent[] = [];
     for (const { row, parent } of rows) {
       const event = smsEvent(row);

@@ -24,6 +24,7 @@ import { sendMessages } from '../use-cases/send-messages.use-case';
 import { sendOtpMessage } from '../use-cases/send-otp-message.use-case';
 import {
   campaignKey,
+  claimedToProto,
   iso,
   sendInput,
   toCampaignProto,
@@ -124,9 +125,7 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
       const claimed = await claimMany(service, req.claims, leaseMs);
       return {
         results: claimed.map((c) =>
-          c
-            ? { message: { ...toProto(c.row), text: c.text }, attempt: c.row.claim_count, traceparent: c.row.traceparent ?? '' }
-            : { attempt: 0 },
+          c ? { message: claimedToProto(c.row, c.text), attempt: c.row.claim_count, traceparent: c.row.traceparent ?? '' } : { attempt: 0 },
         ),
       };
     },

@@ -1,7 +1,7 @@
 import { modeFromProto, modeToProto } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { CampaignKey, CampaignWithCounts } from '../data/campaign.repository';
-import type { MessageRow } from '../data/message-row';
+import type { ClaimedFields, MessageRow } from '../data/message-row';
 import type { OptOutRow } from '../data/opt-out.repository';
 import type { OptOutSettings } from '../domain/opt-out';
 import type { ReceivedRow } from '../data/received.repository';
@@ -41,6 +41,22 @@ export function toProto(row: MessageRow): message.Message {
     requestedSim: row.requested_sim,
     replies: row.replies,
     campaignId: row.campaign_id ?? '',
+  };
+}
+
+/** A claimed message as the hub hands it to the phone (`text`: what the phone sends, an OTP's in full). */
+export function claimedToProto(row: ClaimedFields, text: string): message.Message {
+  return {
+    messageId: row.message_id,
+    clientId: row.client_id,
+    deviceId: row.device_id,
+    mode: modeToProto(row.mode),
+    status: row.status,
+    to: row.to_number,
+    text,
+    priority: row.priority,
+    expiresAt: iso(row.expires_at),
+    requestedSim: row.requested_sim,
   };
 }
 

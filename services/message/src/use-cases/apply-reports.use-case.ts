@@ -1,6 +1,6 @@
 import { counter, endSpan, startChildSpan, type AgentReport, type Logger, type Span } from '@smsgw/platform';
 import type { FleetRepository } from '../data/fleet.repository';
-import type { MessageRow } from '../data/message-row';
+import type { EventFields } from '../data/message-row';
 import type { MessageRepository } from '../data/message.repository';
 import { reportOutcome, type ReportedStatus } from '../domain/message-status';
 import { failureOf } from '../domain/report';
@@ -81,14 +81,14 @@ export async function applyReports(deps: ReportDeps, items: readonly ReportToApp
     moves.push({ report, span, status: report.status, at, ...(error ? { error } : {}), sim });
   }
 
-  const published: { row: MessageRow; parent: Span }[] = [];
+  const published: { row: EventFields; parent: Span }[] = [];
   const unmoved: Move[] = [];
   for (const round of rounds(moves)) {
     const changes = round.map((m) => ({
       move: m,
       span: startChildSpan(m.span, 'message.state_change', { 'smsgw.message_id': m.report.message_id, 'smsgw.status': m.status }),
     }));
-    let moved: Map<string, MessageRow>;
+    let moved: Map<string, EventFields>;
     try {
       moved = await deps.messages.applyReports(
         round.map((m) => ({

@@ -1,5 +1,5 @@
 import { AppError, counter, endSpan, startSpanInTrace, untraced } from '@smsgw/platform';
-import type { MessageRow, Mode } from '../data/message-row';
+import type { ClaimedFields, MessageRow, Mode } from '../data/message-row';
 import { openText } from '../domain/otp-seal';
 import { reportedSim, slotsWithRoom } from '../domain/sim';
 import type { MessageService } from './message-service';
@@ -70,7 +70,7 @@ export async function claimMany(
   service: MessageService,
   requests: readonly ClaimRequest[],
   leaseMs: number,
-): Promise<({ row: MessageRow; text: string } | undefined)[]> {
+): Promise<({ row: ClaimedFields; text: string } | undefined)[]> {
   const devices = new Set<string>();
   for (const [i, r] of requests.entries()) {
     if (!r.deviceId || !r.clientId || devices.has(r.deviceId))
