@@ -122,6 +122,8 @@ Usage: {{ include "smsgw.env.nats" (dict "context" $ "component" "message") }}
   value: {{ include "smsgw.nats.url" .context | quote }}
 - name: NATS_STREAM_REPLICAS
   value: {{ ternary 1 .context.Values.externalNats.streamReplicas .context.Values.nats.enabled | quote }}
+- name: NATS_STREAM_MAX_BYTES
+  value: {{ .context.Values.natsStreams.maxBytes | int64 | quote }}
 {{- include "smsgw.busUsers.natsEnv" . }}
 {{- end -}}
 

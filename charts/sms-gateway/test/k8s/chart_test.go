@@ -281,6 +281,13 @@ func TestWhenRenderedThenServicesReachEachOtherAndTheirDependenciesAtTheRightAdd
 	if got := env(hub, "NATS_STREAM_REPLICAS"); got != "3" {
 		t.Errorf("device-hub: NATS_STREAM_REPLICAS=%q on a NATS cluster", got)
 	}
+	// Every service that ensures the streams gives them the same budget, or each start would change it.
+	for _, name := range []string{"device-hub", "message", "webhook", "scheduler"} {
+		c := Find[*appsv1.Deployment](ext, fullname(name)).Spec.Template.Spec.Containers[0]
+		if got := env(c, "NATS_STREAM_MAX_BYTES"); got != "1073741824" {
+			t.Errorf("%s: NATS_STREAM_MAX_BYTES=%q, want the chart's natsStreams.maxBytes", name, got)
+		}
+	}
 	if v := envVar(hub, "NATS_PASSWORD"); v == nil || v.ValueFrom.SecretKeyRef.Name != "smsgw-nats" || env(hub, "NATS_USER") != "smsgw" {
 		t.Errorf("device-hub: NATS credentials %+v user %q", v, env(hub, "NATS_USER"))
 	}
