@@ -19,6 +19,11 @@ describe('the fleet simulator benchmarks run end to end in smoke mode', () => {
     expect(run.output).toMatch(/accept->phone p50 \d+ ms p99 \d+ ms/);
     expect(run.output).toMatch(/report->webhook p50 \d+ ms/);
     expect(run.output).toMatch(/sent twice: 0$/m);
+    // What the path cost, per SMS: CPU by process, and the account of statements, calls and messages.
+    expect(run.output).toMatch(/platform CPU per SMS: [\d.]+ ms \(without the webhook service [\d.]+ ms\)/);
+    expect(run.output).toMatch(/"statements_per_sms": [\d.]+/);
+    expect(run.output).toMatch(/"message ClaimMany": [\d.]+/);
+    expect(run.output).toMatch(/"msgs_in": [\d.]+/);
   }, 300_000);
 
   it('when the claim ceiling is measured, then a backlog is handed to unpaced phones, each message to one phone', async () => {
