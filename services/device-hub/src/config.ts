@@ -58,6 +58,11 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
       /** How often each replica looks for messages stranded on offline or removed phones (0: never). */
       failoverSweepMs: env.int('HUB_FAILOVER_SWEEP_MS', 5000, { min: 0 }),
       /**
+       * How often the failover sweep looks at every device holding stranded messages; between,
+       * it looks only at the phones that went offline lately (a handful, whatever the fleet).
+       */
+      failoverFullSweepMs: env.int('HUB_FAILOVER_FULL_SWEEP_MS', 60_000, { min: 0 }),
+      /**
        * How often each replica reads the limits of all its phones again, a query per 1,000 phones
        * (a lost SetDeviceLimits order is made up by it); above a minute, a session past a minute
        * without a reload reads its own.

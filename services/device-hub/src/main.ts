@@ -24,7 +24,7 @@ import { LastSeenWriter } from './data/last-seen.writer';
 import { PairingAttemptStore } from './data/pairing-attempts.store';
 import { PresenceStore } from './data/presence.store';
 import { UsageStore } from './data/usage.store';
-import { FailoverDelays, sweepStrandedDevices } from './jobs/failover-sweep';
+import { FailoverDelays, FailoverSweep } from './jobs/failover-sweep';
 import { DeviceLimitsUseCases } from './use-cases/device-limits.use-case';
 import { DeviceUseCases } from './use-cases/devices.use-case';
 import { DeviceViewUseCases } from './use-cases/device-views.use-case';
@@ -85,10 +85,11 @@ export async function start(
   // or removed, has its unpinned messages opened to the client's other phones.
   const delays = new FailoverDelays(accounts, clock);
   const simRules = new SimRules(accounts, clock);
+  const sweep = new FailoverSweep({ messages, repo, presence, delays, clock, log, fullSweepMs: config.failoverFullSweepMs });
   const failoverSweep = timerLoop({
     name: 'hub-failover-sweep',
     intervalMs: config.failoverSweepMs,
-    tick: () => sweepStrandedDevices({ messages, repo, presence, delays, clock, log }),
+    tick: () => sweep.run(),
     log,
   });
   gauge('hub.connected_phones', 'Phones connected to this hub replica (sum over replicas: phones online)', (r) => r.observe(sessions.size));

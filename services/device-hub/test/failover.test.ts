@@ -1,6 +1,7 @@
 import type { GrpcService } from '@smsgw/platform';
 import { eventually } from '@smsgw/testing';
-import { HubCluster } from './support/hub';
+import { HubCluster, postPair } from './support/hub';
+import { Phone } from './support/phone';
 import { MessageStandIn, startAccountStandIn } from './support/stand-ins';
 
 /**
@@ -24,6 +25,8 @@ describe('device-hub failover: removal and the failover sweep', () => {
       MESSAGE_GRPC_ADDR: messages.address,
       ACCOUNT_GRPC_ADDR: `127.0.0.1:${accounts.port}`,
       HUB_FAILOVER_SWEEP_MS: '200',
+      // Every pass looks at every device holding stranded messages (the pass between full ones: below).
+      HUB_FAILOVER_FULL_SWEEP_MS: '0',
     });
   }, 60_000);
 
@@ -93,5 +96,55 @@ describe('device-hub failover: removal and the failover sweep', () => {
     messages.stranded = [{ deviceId, clientId, queued: 1 }];
     await eventually(async () => releasesOf(deviceId).length > 0, 5000, 'the device released');
     expect(releasesOf(deviceId)[0]!.reason).toBe('RELEASE_REASON_OFFLINE');
+  });
+});
+
+describe('device-hub failover: the passes between full ones look at the phones gone lately', () => {
+  let messages: MessageStandIn;
+  let accounts: GrpcService;
+  let hub: HubCluster;
+
+  beforeAll(async () => {
+    messages = await MessageStandIn.start();
+    accounts = await startAccountStandIn(10);
+    hub = await HubCluster.start(1, {
+      MESSAGE_GRPC_ADDR: messages.address,
+      ACCOUNT_GRPC_ADDR: `127.0.0.1:${accounts.port}`,
+      HUB_FAILOVER_SWEEP_MS: '200',
+      HUB_FAILOVER_FULL_SWEEP_MS: '600000',
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await hub?.stop();
+    await messages?.stop();
+    await accounts?.stop(100);
+  });
+
+  it('when a phone disconnects while another device never connected, then the passes ask about the gone phone by name and release it past its delay, and leave the other to the full pass', async () => {
+    const clientId = `client_${Date.now()}${Math.floor(Math.random() * 1000)}`;
+    const created = await hub.first.client.createDevice({ clientId, name: 'phone' });
+    const never = (await hub.first.client.createDevice({ clientId, name: 'never seen' })).deviceId;
+    await hub.pool.query(`UPDATE devices SET created_at = now() - interval '1 hour' WHERE device_id = $1`, [never]);
+    const paired = await postPair(hub.first.agentUrl, hub.certs.caPem, { client_id: clientId, device_password: created.devicePassword });
+    const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, paired.body.device_token as string);
+    await phone.next('hello');
+    messages.stranded = [created.deviceId, never].map((deviceId) => ({ deviceId, clientId, queued: 1 }));
+    await sleep(500); // the first pass (a full one) is over: the phone was online
+    phone.ws.close();
+    await phone.closed();
+
+    await eventually(
+      async () => messages.strandedAsked.some((ids) => ids.includes(created.deviceId)),
+      5000,
+      'a pass asking about the gone phone',
+    );
+    expect(messages.strandedAsked.slice(1).every((ids) => ids.length > 0 && !ids.includes(never))).toBe(true);
+    // Gone 11 s ago (its client's delay: 10 s): released at the next pass; the never-seen device is not.
+    await hub.redis.set(`presence-last:${created.deviceId}`, String(Date.now() - 11_000));
+    await eventually(async () => messages.releases.some((r) => r.deviceId === created.deviceId), 5000, 'the gone phone released');
+    await sleep(600);
+    // (The stand-in lists it as stranded still, so the passes release it again: ReleaseDevice is idempotent.)
+    expect([...new Set(messages.releases.map((r) => `${r.deviceId} ${r.reason}`))]).toEqual([`${created.deviceId} RELEASE_REASON_OFFLINE`]);
   });
 });

@@ -20,20 +20,26 @@ return out`;
 /** How long the "last online" time and the removal mark of a device are kept. */
 const KEEP_MS = 30 * 24 * 3600_000;
 const lastOnlineKey = (deviceId: string) => `presence-last:${deviceId}`;
+/** The devices gone offline (or removed), scored with when (ms): what the failover sweep looks at first. */
+const OFFLINE_KEY = 'presence-offline';
 const clientOnlineKey = (clientId: string) => `presence-client:${clientId}`;
 
 // Marks phones online: KEYS are presence:<d> and presence-last:<d> for each of the ARGV[4] phones,
-// then presence-client:<c> for each client; ARGV: TTL, how long "last online" is kept, now, the
-// number of phones, their connection ids, then for each client its number of phones and their ids.
+// then presence-offline, then presence-client:<c> for each client; ARGV: TTL, how long "last
+// online" is kept, now, the number of phones, their connection ids, then for each client its
+// number of phones and their ids. A phone marked online leaves the offline set.
 const MARK = `local ttl, keep, now, n = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 for i = 1, n do
   redis.call('set', KEYS[2 * i - 1], ARGV[4 + i], 'PX', ttl)
   redis.call('set', KEYS[2 * i], now, 'PX', keep)
 end
 local a = 5 + n
-for k = 2 * n + 1, #KEYS do
+for k = 2 * n + 2, #KEYS do
   local count = tonumber(ARGV[a])
-  for j = a + 1, a + count do redis.call('sadd', KEYS[k], ARGV[j]) end
+  for j = a + 1, a + count do
+    redis.call('sadd', KEYS[k], ARGV[j])
+    redis.call('zrem', KEYS[2 * n + 1], ARGV[j])
+  end
   redis.call('pexpire', KEYS[k], ttl)
   a = a + count + 1
 end
@@ -127,6 +133,7 @@ export class PresenceStore {
         if (ids) ids.push(deviceId);
         else byClient.set(clientId, [deviceId]);
       }
+      keys.push(OFFLINE_KEY);
       const members: string[] = [];
       for (const [clientId, ids] of byClient) {
         keys.push(clientOnlineKey(clientId));
@@ -144,11 +151,29 @@ export class PresenceStore {
     // A mark of this connection not yet sent must not outlive it: it is dropped (the batch it was
     // in still resolves). One already sent reaches Redis before the release, on the same connection.
     this.marks.drop(deviceId, (mark) => mark.connectionId === connectionId);
+    const now = this.clock();
     await this.redis
       .multi()
       .eval(RELEASE, 2, this.key(deviceId), clientOnlineKey(clientId), connectionId, deviceId)
-      .set(lastOnlineKey(deviceId), String(this.clock()), 'PX', KEEP_MS)
+      .set(lastOnlineKey(deviceId), String(now), 'PX', KEEP_MS)
+      .zadd(OFFLINE_KEY, now, deviceId)
       .exec();
+  }
+
+  /**
+   * The devices that went offline (or were removed) since `sinceMs`, at most `limit`: those whose
+   * messages the failover sweep may have to release. A phone marked online again leaves the set;
+   * entries older than 30 days are dropped. A phone whose hub died leaves no entry (its presence
+   * only expires): the sweep's full pass finds its messages.
+   */
+  async offlineSince(sinceMs: number, limit: number): Promise<string[]> {
+    const [[err, ids]] = (await this.redis
+      .pipeline()
+      .zrangebyscore(OFFLINE_KEY, sinceMs, '+inf', 'LIMIT', 0, limit)
+      .zremrangebyscore(OFFLINE_KEY, '-inf', this.clock() - KEEP_MS)
+      .exec()) as [[Error | null, string[]]];
+    if (err) throw err;
+    return ids;
   }
 
   /**
@@ -167,7 +192,7 @@ export class PresenceStore {
 
   /** Marks the device removed, before its removal is answered (kept 30 days: its sends are refused meanwhile). */
   async markRemoved(deviceId: string): Promise<void> {
-    await this.redis.set(removedDeviceKey(deviceId), '1', 'PX', KEEP_MS);
+    await this.redis.multi().set(removedDeviceKey(deviceId), '1', 'PX', KEEP_MS).zadd(OFFLINE_KEY, this.clock(), deviceId).exec();
   }
 
   /** Presence, last time online and removal of each device, in one round trip. */

@@ -40,21 +40,53 @@ export class FailoverDelays {
 export interface FailoverSweepDeps {
   messages: Pick<PromiseClient<message.MessageServiceClient>, 'strandedDevices' | 'releaseDevice'>;
   repo: Pick<DeviceRepository, 'findForSweep'>;
-  presence: Pick<PresenceStore, 'liveness' | 'markRemoved'>;
+  presence: Pick<PresenceStore, 'liveness' | 'markRemoved' | 'offlineSince'>;
   delays: Pick<FailoverDelays, 'delayMs'>;
   clock: () => number;
   log: Logger;
+  /** How often the sweep looks at every device holding stranded messages, not only the phones gone lately. */
+  fullSweepMs: number;
 }
 
+/** How far back a sweep looks for phones gone offline: older ones are the full pass's. */
+const RECENTLY_GONE_MS = 3_600_000;
+/** Phones gone lately a sweep looks at, at most (the full pass takes the rest). */
+const RECENTLY_GONE_MAX = 5_000;
+
 /**
- * One pass of the failover sweep (every replica runs it; ReleaseDevice is idempotent): of the
- * devices holding unpinned messages no phone has taken, a removed one's are released REMOVED
- * (what a failed release at the removal left), an offline one's OFFLINE once it has been
- * offline longer than its client's failover delay. "Offline since": when Redis last saw it
- * online, else its last_seen_at, else its creation. Returns the devices released.
+ * The failover sweep (every replica runs it; ReleaseDevice is idempotent): of the devices holding
+ * unpinned messages no phone has taken, a removed one's are released REMOVED (what a failed
+ * release at the removal left), an offline one's OFFLINE once it has been offline longer than its
+ * client's failover delay. "Offline since": when Redis last saw it online, else its last_seen_at,
+ * else its creation.
+ *
+ * Each pass looks at the phones that went offline (or were removed) in the last hour, which
+ * presence keeps in a set: a handful, whatever the fleet. Every `fullSweepMs` a pass looks at
+ * every device holding such messages instead (one probe each in the queue index): the phones
+ * whose hub died (their presence expired, nobody marked them offline) and any other the set misses.
  */
-export async function sweepStrandedDevices(deps: FailoverSweepDeps): Promise<string[]> {
-  const { devices } = await deps.messages.strandedDevices({});
+export class FailoverSweep {
+  private lastFull = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly deps: FailoverSweepDeps) {}
+
+  /** One pass; returns the devices released. */
+  async run(): Promise<string[]> {
+    const { deps } = this;
+    const now = deps.clock();
+    let deviceIds: string[] = [];
+    if (now - this.lastFull >= deps.fullSweepMs) {
+      this.lastFull = now;
+    } else {
+      deviceIds = await deps.presence.offlineSince(now - RECENTLY_GONE_MS, RECENTLY_GONE_MAX);
+      if (deviceIds.length === 0) return [];
+    }
+    return releaseStranded(deps, (await deps.messages.strandedDevices({ deviceIds })).devices);
+  }
+}
+
+/** Releases, of the devices holding stranded messages, those removed or offline past their client's delay. */
+async function releaseStranded(deps: FailoverSweepDeps, devices: message.StrandedDevice__Output[]): Promise<string[]> {
   if (devices.length === 0) return [];
   const ids = devices.map((d) => d.deviceId);
   const [rows, liveness] = await Promise.all([deps.repo.findForSweep(ids), deps.presence.liveness(ids)]);

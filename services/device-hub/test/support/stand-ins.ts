@@ -31,6 +31,8 @@ export class MessageStandIn {
   readonly acceptedSims = new Map<string, number>();
   readonly releases: message.ReleaseDeviceRequest__Output[] = [];
   stranded: message.StrandedDevice[] = [];
+  /** What each StrandedDevices call asked for: the devices named (empty: every device). */
+  readonly strandedAsked: string[][] = [];
   releaseFails = false;
 
   private constructor(readonly server: GrpcService) {}
@@ -69,7 +71,11 @@ export class MessageStandIn {
         if (holder.standIn!.releaseFails) throw new AppError('INTERNAL_ERROR');
         return { moved: 1, failed: 0 };
       },
-      StrandedDevices: async () => ({ devices: holder.standIn!.stranded }),
+      StrandedDevices: async (req: message.StrandedDevicesRequest__Output) => {
+        holder.standIn!.strandedAsked.push(req.deviceIds);
+        const only = new Set(req.deviceIds);
+        return { devices: holder.standIn!.stranded.filter((d) => only.size === 0 || only.has(d.deviceId ?? '')) };
+      },
     };
     for (const method of Object.keys(messageProto().MessageService.service)) {
       handlers[method] ??= async () => {

@@ -95,19 +95,24 @@ export class FleetRepository {
   /**
    * The devices holding live, unpinned messages due now that no phone has
    * taken and that are not in the fleet yet, with how many (counted up to
-   * 100: 100 means 100 or more). The distinct devices are read by skipping through the queue
-   * index (one probe per device), so a long queue costs one probe, not a scan.
+   * 100: 100 means 100 or more): among `deviceIds` when given (one probe
+   * each), else every device, read by skipping through the queue index (one
+   * probe per device), so a long queue costs one probe, not a scan.
    */
-  async strandedDevices(): Promise<StrandedDeviceRow[]> {
-    const { rows } = await this.pool.query<StrandedDeviceRow>(
-      `WITH RECURSIVE d AS (
+  async strandedDevices(deviceIds: readonly string[] = []): Promise<StrandedDeviceRow[]> {
+    const devices =
+      deviceIds.length > 0
+        ? `d AS (SELECT DISTINCT unnest($1::text[]) AS device_id)`
+        : `RECURSIVE d AS (
          (SELECT device_id FROM messages WHERE status = 'queued' AND accepted_at IS NULL AND NOT held ORDER BY device_id LIMIT 1)
          UNION ALL
          SELECT (SELECT q.device_id FROM messages q
                  WHERE q.status = 'queued' AND q.accepted_at IS NULL AND NOT q.held AND q.device_id > d.device_id
                  ORDER BY q.device_id LIMIT 1)
          FROM d WHERE d.device_id IS NOT NULL
-       )
+       )`;
+    const { rows } = await this.pool.query<StrandedDeviceRow>(
+      `WITH ${devices}
        SELECT d.device_id, s.client_id, s.queued
        FROM d
        CROSS JOIN LATERAL (
@@ -121,6 +126,7 @@ export class FleetRepository {
        ) s
        WHERE d.device_id IS NOT NULL
        ORDER BY d.device_id`,
+      deviceIds.length > 0 ? [deviceIds] : [],
     );
     return rows;
   }

@@ -142,8 +142,8 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
       return releaseDevice(service, { clientId: req.clientId, deviceId: req.deviceId, reason: releaseReason(req.reason) });
     },
 
-    async StrandedDevices() {
-      const devices = await strandedDevices(service);
+    async StrandedDevices(req) {
+      const devices = await strandedDevices(service, req.deviceIds);
       return { devices: devices.map((d) => ({ deviceId: d.device_id, clientId: d.client_id, queued: d.queued })) };
     },
 

@@ -56,6 +56,6 @@ export async function releaseDevice(
 }
 
 /** The devices whose due, unpinned messages wait on them alone: what the hub's failover sweep checks. */
-export async function strandedDevices(service: MessageService): Promise<StrandedDeviceRow[]> {
-  return service.fleet.strandedDevices();
+export async function strandedDevices(service: MessageService, deviceIds: readonly string[] = []): Promise<StrandedDeviceRow[]> {
+  return service.fleet.strandedDevices(deviceIds);
 }
