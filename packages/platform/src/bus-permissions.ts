@@ -112,9 +112,10 @@ const REDIS_KEYS: Record<RedisService, { readWrite: string[]; readOnly: string[]
   dashboard: { readWrite: ['dashboard:*'], readOnly: [] },
   // hub-sent: each phone's SMS in its limits' windows (and each SIM's: hub-sent:<device>:sim<n>, the round robin's
   // last SIM: hub-sent:<device>:last-sim); presence-last: when a phone was last seen online; presence-client:
-  // each client's online phones (the automatic choice draws from it).
+  // each client's online phones (the automatic choice draws from it); hub-budget: what each phone and each client sent
+  // of each budgeted frame in the window (received SMS, acks, reports).
   'device-hub': {
-    readWrite: ['pairing:*', 'presence:*', 'presence-last:*', 'presence-client:*', 'hub-sent:*', 'device-removed:*'],
+    readWrite: ['pairing:*', 'presence:*', 'presence-last:*', 'presence-client:*', 'hub-sent:*', 'device-removed:*', 'hub-budget:*'],
     readOnly: [],
   },
   otp: { readWrite: ['otp-rate:*'], readOnly: [] },
