@@ -35,7 +35,7 @@ describe('received SMS past the budget of a phone', () => {
     const stored = async () => {
       const res = await system.api('/v1/sms/stats', client);
       expect(res.status).toBe(200);
-      return res.body.stats.received as number;
+      return (res.body.stats as { received: number }).received;
     };
 
     const texts = Array.from({ length: 300 }, (_, n) => `rafale ${n}`);

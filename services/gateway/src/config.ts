@@ -54,6 +54,10 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
         maxPerClient: env.int('LISTEN_MAX_PER_CLIENT', 5, { min: 1, max: 100 }),
         /** A `: keepalive` comment this often, so that proxies keep the idle stream open. */
         keepaliveMs: env.int('LISTEN_KEEPALIVE_MS', 15_000, { min: 100, max: 60_000 }),
+        /** How often an open stream checks its key again (through the same cache as requests): a revoked key's stream ends within AUTH_CACHE_TTL_MS and this. */
+        keyCheckMs: env.int('LISTEN_KEY_CHECK_MS', 1000, { min: 100, max: 5000 }),
+        /** Bytes a listener may leave unread before its stream is closed. */
+        maxBufferedBytes: env.int('LISTEN_MAX_BUFFERED_BYTES', 1024 * 1024, { min: 16 * 1024 }),
       },
       sendGather: {
         maxBatch: env.int('SEND_GATHER_MAX_BATCH', 100, { min: 1, max: 500 }),

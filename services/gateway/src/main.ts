@@ -48,6 +48,8 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
       slots: new ListenerSlots(redis, { max: config.listen.maxPerClient, leaseMs: 3 * config.listen.keepaliveMs }),
       maxPerClient: config.listen.maxPerClient,
       keepaliveMs: config.listen.keepaliveMs,
+      keyCheckMs: config.listen.keyCheckMs,
+      maxBufferedBytes: config.listen.maxBufferedBytes,
     },
   });
   let server: net.Server;
