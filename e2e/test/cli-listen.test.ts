@@ -121,7 +121,7 @@ describe('smsgw listen against the whole system', () => {
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    cli.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    cli.stderr.on('data', (c: Buffer) => (err += c.toString()));
     const exited = new Promise<number | null>((resolve) => cli.on('close', (code) => resolve(code)));
     try {
       await eventually(async () => err.includes('Ready:') || undefined, 20_000, `smsgw listen ready (stderr: ${err})`);
