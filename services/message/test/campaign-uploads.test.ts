@@ -81,13 +81,13 @@ describe('campaign files kept between upload and send, over real gRPC and Postgr
     const refused = await failure(store(client, Buffer.from(csv)));
     expect(refused?.code).toBe('CAMPAIGN_UPLOADS_FULL');
     expect(refused?.details).toEqual([
-      expect.objectContaining({ uploads: 3, bytes: 3 * csv.length, max_uploads: 3, max_bytes: 4 * MIB, room_at: a!.expiresAt }),
+      expect.objectContaining({ uploads: 3, bytes: 3 * csv.length, max_uploads: 3, max_bytes: 4 * MIB, room_at: a.expiresAt }),
     ]);
     // Another client, and the same client's other mode, have their own room.
     expect((await store(newClientId(), Buffer.from(csv))).uploadId).toMatch(/^upl_/);
     expect((await store(client, Buffer.from(csv), 'MODE_TEST')).uploadId).toMatch(/^upl_/);
 
-    await svc.client.takeCampaignUpload({ clientId: client, mode: 'MODE_LIVE', uploadId: a!.uploadId });
+    await svc.client.takeCampaignUpload({ clientId: client, mode: 'MODE_LIVE', uploadId: a.uploadId });
     expect((await store(client, Buffer.from(csv))).uploadId).toMatch(/^upl_/);
 
     const big = newClientId();
