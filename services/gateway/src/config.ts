@@ -24,6 +24,16 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
         windowMs: env.int('RATE_LIMIT_WINDOW_MS', 60_000, { min: 1000 }),
       },
       idempotencyTtlSeconds: env.int('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, { min: 60 }),
+      /**
+       * What the answers kept for Idempotency-Key replays may take in Redis: one answer (a larger
+       * one is kept without its body), one client's in a TTL, every client's in a TTL. Past them
+       * the message service answers the replays.
+       */
+      idempotencyBudget: {
+        maxAnswerBytes: env.int('IDEMPOTENCY_MAX_ANSWER_BYTES', 32 * 1024, { min: 0 }),
+        clientBytes: env.int('IDEMPOTENCY_CLIENT_BYTES', 2 * 1024 * 1024, { min: 0 }),
+        totalBytes: env.int('IDEMPOTENCY_TOTAL_BYTES', 64 * 1024 * 1024, { min: 0 }),
+      },
       /** A message's `webhook_url` with a private, loopback or link-local IP is refused unless this is on (as in the webhook service). */
       allowPrivateWebhooks: env.bool('WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),
       authCacheTtlMs: env.int('AUTH_CACHE_TTL_MS', 5000, { min: 0, max: 5000 }),

@@ -13,7 +13,7 @@ import type { Upstreams } from '../use-cases/upstreams';
 import { PROBES, type GatewayState } from './context';
 import { authenticate, KeyVerifier, type AuthOptions } from './middleware/auth';
 import { errorEnvelope } from './middleware/errors';
-import { idempotency } from './middleware/idempotency';
+import { idempotency, type IdempotencyBudget } from './middleware/idempotency';
 import { rateLimit } from './middleware/rate-limit';
 import { accessLog, requestId } from './middleware/request-id';
 import { traceRequest } from './middleware/tracing';
@@ -38,6 +38,8 @@ export interface AppOptions {
   readiness: () => Promise<ReadinessReport>;
   rateLimit: { limit: number; windowMs: number };
   idempotencyTtlSeconds: number;
+  /** What the answers kept for replays may take in Redis. */
+  idempotencyBudget: IdempotencyBudget;
   /** How long a request's Idempotency-Key answers 409 while it runs, at most (a gateway may die mid-request). */
   idempotencyInProgressSeconds: number;
   /** Behind a TLS-terminating proxy: its addresses. Requests it did not receive over HTTPS are refused. */
@@ -61,6 +63,7 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   const idempotent = idempotency(options.redis, {
     ttlSeconds: options.idempotencyTtlSeconds,
     inProgressSeconds: options.idempotencyInProgressSeconds,
+    budget: options.idempotencyBudget,
   });
   const routers = [
     smsRoutes(options.upstreams, auth, guard, idempotent, { allowPrivate: options.allowPrivateWebhooks }),

@@ -86,6 +86,8 @@ export class FleetGateway {
   base = '';
   /** The default ttl each key verifies with (set before its first request: verified keys are cached). */
   readonly defaultTtl = new Map<string, number>();
+  /** What the answers kept for Idempotency-Key replays may take in Redis (tests of the bounds set their own before start). */
+  idempotencyBudget = { maxAnswerBytes: 32 * 1024, clientBytes: 2 * 1024 * 1024, totalBytes: 64 * 1024 * 1024 };
   /** Keys the stand-in account service refuses from now on (INVALID_API_KEY), as revoked. */
   readonly revoked = new Set<string>();
   /** The client's devices (getDevice knows them all; listDevices answers them all, or the online ones). */
@@ -283,6 +285,7 @@ export class FleetGateway {
       readiness: async () => ({ ready: true, checks: {} }),
       rateLimit: { limit: 10_000, windowMs: 60_000 },
       idempotencyTtlSeconds: 60,
+      idempotencyBudget: this.idempotencyBudget,
       idempotencyInProgressSeconds: 3,
       allowPrivateWebhooks: false,
       listen: listen?.(this.redis),
