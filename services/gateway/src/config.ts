@@ -32,7 +32,7 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       idempotencyBudget: {
         maxAnswerBytes: env.int('IDEMPOTENCY_MAX_ANSWER_BYTES', 32 * 1024, { min: 0 }),
         clientBytes: env.int('IDEMPOTENCY_CLIENT_BYTES', 2 * 1024 * 1024, { min: 0 }),
-        totalBytes: env.int('IDEMPOTENCY_TOTAL_BYTES', 64 * 1024 * 1024, { min: 0 }),
+        totalBytes: env.int('IDEMPOTENCY_TOTAL_BYTES', 32 * 1024 * 1024, { min: 0 }),
       },
       /** A message's `webhook_url` with a private, loopback or link-local IP is refused unless this is on (as in the webhook service). */
       allowPrivateWebhooks: env.bool('WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),
