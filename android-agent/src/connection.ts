@@ -198,6 +198,9 @@ export class HubConnection {
       case 'received_ack':
         this.pending.ackReceived(frame.received_id);
         return;
+      case 'received_retry':
+        this.pending.retryReceived(frame.received_id, frame.after_ms);
+        return;
       case 'simulate_received':
         if (this.options.onSimulateReceived) this.options.onSimulateReceived(frame);
         else this.logger.warn({ driver: this.options.driver }, 'ignoring simulate_received: only the simulator receives simulated SMS');

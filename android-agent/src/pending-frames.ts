@@ -16,6 +16,8 @@ export class PendingFrames {
   /** Sends on the connection that said hello; undefined while there is none. */
   private send: ((frame: AgentFrame) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Ends a `received_retry`'s hold: then the inbox goes again, on the connection of the moment. */
+  private holdTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly outbox: Outbox,
@@ -59,6 +61,18 @@ export class PendingFrames {
       .catch((error: unknown) => {
         this.logger.error({ err: error, message_id: messageId }, 'could not forget an acknowledged report');
       });
+  }
+
+  /** The hub did not store a received SMS (protocol 5): the inbox waits `afterMs`, then goes again. */
+  retryReceived(receivedId: string, afterMs: number): void {
+    const waitMs = this.received.hold(afterMs);
+    this.logger.info({ received_id: receivedId, after_ms: waitMs }, 'the hub asked to send the received SMS later');
+    clearTimeout(this.holdTimer);
+    this.holdTimer = setTimeout(() => {
+      this.holdTimer = undefined;
+      if (this.send) this.received.sendAfterHold(this.send);
+    }, waitMs);
+    this.holdTimer.unref();
   }
 
   ackReceived(receivedId: string): void {

@@ -1,10 +1,10 @@
 /**
- * Types and frame parsing of the phone agent protocol, version 4 (see PROTOCOL.md).
+ * Types and frame parsing of the phone agent protocol, version 5 (see PROTOCOL.md).
  */
 
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 /** The `hello.protocol` values this agent works with: each version adds what an older hub ignores. */
-export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2, 3, 4];
+export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2, 3, 4, 5];
 // The subprotocol names the framing, which version 2 keeps; the version itself is in `hello`.
 export const WS_SUBPROTOCOL = 'smsgw.agent.v1';
 
@@ -93,6 +93,13 @@ export interface ReceivedAckFrame {
   received_id: string;
 }
 
+/** The hub did not store this received SMS (past a budget): send it again after `after_ms` (protocol 5). */
+export interface ReceivedRetryFrame {
+  type: 'received_retry';
+  received_id: string;
+  after_ms: number;
+}
+
 /** The hub asks a simulator to receive an SMS as if from the network (protocol 3). */
 export interface SimulateReceivedFrame {
   type: 'simulate_received';
@@ -101,7 +108,8 @@ export interface SimulateReceivedFrame {
   sim?: number;
 }
 
-export type HubFrame = HelloFrame | SmsFrame | ReportAckFrame | ReconnectFrame | ReceivedAckFrame | SimulateReceivedFrame;
+export type HubFrame =
+  HelloFrame | SmsFrame | ReportAckFrame | ReconnectFrame | ReceivedAckFrame | ReceivedRetryFrame | SimulateReceivedFrame;
 
 export type AgentFrame =
   | { type: 'ack'; message_id: string; traceparent?: string }
@@ -204,6 +212,11 @@ export function parseHubFrame(data: string): ParsedFrame {
     case 'received_ack':
       if (!isMessageId(frame.received_id)) return { kind: 'invalid', reason: 'received_ack without a valid received_id' };
       return { kind: 'frame', frame: { type: 'received_ack', received_id: frame.received_id } };
+    case 'received_retry':
+      if (!isMessageId(frame.received_id) || typeof frame.after_ms !== 'number' || !Number.isFinite(frame.after_ms) || frame.after_ms < 0) {
+        return { kind: 'invalid', reason: 'received_retry without a valid received_id or after_ms' };
+      }
+      return { kind: 'frame', frame: { type: 'received_retry', received_id: frame.received_id, after_ms: frame.after_ms } };
     case 'simulate_received':
       if (typeof frame.from !== 'string' || frame.from.length === 0 || typeof frame.text !== 'string') {
         return { kind: 'invalid', reason: 'simulate_received without from or text' };

@@ -167,7 +167,8 @@ describe('agent against a hub, protocol 2', () => {
     [2, false],
     [3, false],
     [4, false],
-    [5, true],
+    [5, false],
+    [6, true],
   ])('when the hub says hello with protocol %s, then the agent works and warns of another version: %s', async (protocol, warns) => {
     const hub = await startHub({ protocol });
     const { logs } = await start();

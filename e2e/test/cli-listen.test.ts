@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '@smsgw/stack';
@@ -90,4 +91,54 @@ describe('smsgw listen against the whole system', () => {
     expect(await exited).toBe(0);
     child = undefined;
   }, 120_000);
+
+  it('when the key of an open stream is revoked, then the stream gets closed with INVALID_API_KEY within 10 s, and smsgw listen stops with that error', async () => {
+    const other = await system.createClient();
+    // A program reading the stream itself, and the command line, on the same key.
+    let raw = '';
+    let ended = false;
+    const stream = https.get(
+      `${system.stack.gatewayUrl}/v1/events/listen`,
+      { ca: system.stack.certs.caPem, headers: { 'x-api-key': other.live_api_key, 'x-client-id': other.client_id } },
+      (res) => {
+        expect(res.statusCode).toBe(200);
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (raw += c));
+        res.on('close', () => (ended = true));
+      },
+    );
+    stream.on('error', () => (ended = true));
+    let err = '';
+    const cli = spawn(process.execPath, [CLI, 'listen'], {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        SMSGW_API_KEY: other.live_api_key,
+        SMSGW_CLIENT_ID: other.client_id,
+        SMSGW_BASE_URL: system.stack.gatewayUrl,
+        SMSGW_CA_FILE: system.stack.certs.caCertFile,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    cli.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const exited = new Promise<number | null>((resolve) => cli.on('close', (code) => resolve(code)));
+    try {
+      await eventually(async () => err.includes('Ready:') || undefined, 20_000, `smsgw listen ready (stderr: ${err})`);
+      await eventually(async () => raw.includes('event: ready') || undefined, 10_000, 'the raw stream ready');
+
+      const revokedAt = Date.now();
+      await system.admin.revokeKey(other.live_api_key);
+
+      await eventually(async () => err.includes('stream lost') || undefined, 10_000, `the stream closed (stderr: ${err})`);
+      expect(Date.now() - revokedAt).toBeLessThan(10_000);
+      expect(await exited).toBe(1);
+      expect(err).toMatch(/smsgw: INVALID_API_KEY \(HTTP 401\)/);
+      await eventually(async () => ended || undefined, 5000, 'the raw stream ended');
+      expect(raw).toMatch(/event: closed\ndata: \{"code":"INVALID_API_KEY","message":"[^"]+"\}/);
+    } finally {
+      cli.kill('SIGKILL');
+      stream.destroy();
+    }
+  }, 60_000);
 });

@@ -128,14 +128,28 @@ export function natsPermissions(service: NatsService, prefix: string): NatsPermi
 /** Redis key patterns (after the key prefix, REDIS_PREFIX) each service reads and writes. */
 const REDIS_KEYS: Record<RedisService, { readWrite: string[]; readOnly: string[] }> = {
   // authfail: the failed-authentication counter; presence and device-removed: read to answer X-Device-ID.
-  // listen: the open GET /v1/events/listen sessions of each client (at most 5 at once).
-  gateway: { readWrite: ['authfail:*', 'idempotency:*', 'ratelimit:*', 'listen:*'], readOnly: ['presence:*', 'device-removed:*'] },
+  // listen: the open GET /v1/events/listen sessions of each client (at most 5 at once); idempotency-budget: the bytes
+  // of the answers kept for replays, per client and in all.
+  gateway: {
+    readWrite: ['authfail:*', 'idempotency:*', 'idempotency-budget:*', 'ratelimit:*', 'listen:*'],
+    readOnly: ['presence:*', 'device-removed:*'],
+  },
   dashboard: { readWrite: ['dashboard:*'], readOnly: [] },
   // hub-sent: each phone's SMS in its limits' windows (and each SIM's: hub-sent:<device>:sim<n>, the round robin's
   // last SIM: hub-sent:<device>:last-sim); presence-last: when a phone was last seen online; presence-client:
-  // each client's online phones (the automatic choice draws from it); presence-offline: the phones gone lately (the failover sweep).
+  // each client's online phones (the automatic choice draws from it); presence-offline: the phones gone lately (the
+  // failover sweep); hub-budget: what each phone and each client sent of each budgeted frame in the window.
   'device-hub': {
-    readWrite: ['pairing:*', 'presence:*', 'presence-last:*', 'presence-client:*', 'presence-offline', 'hub-sent:*', 'device-removed:*'],
+    readWrite: [
+      'pairing:*',
+      'presence:*',
+      'presence-last:*',
+      'presence-client:*',
+      'presence-offline',
+      'hub-sent:*',
+      'device-removed:*',
+      'hub-budget:*',
+    ],
     readOnly: [],
   },
   otp: { readWrite: ['otp-rate:*'], readOnly: [] },

@@ -75,6 +75,11 @@ export const ERROR_CATALOG = {
   OPT_OUT_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: "Ce numéro n'est pas dans la liste d'opposition." },
   OTP_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: 'OTP introuvable.' },
   CAMPAIGN_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: 'Campagne introuvable.' },
+  CAMPAIGN_UPLOAD_NOT_FOUND: {
+    http: 404,
+    grpc: grpc.status.NOT_FOUND,
+    message: 'Fichier de campagne introuvable : il a expiré (une heure), a déjà été envoyé ou a été retiré.',
+  },
   NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: "Cette ressource n'existe pas." },
   METHOD_NOT_ALLOWED: {
     http: 405,
@@ -118,6 +123,11 @@ export const ERROR_CATALOG = {
     grpc: grpc.status.RESOURCE_EXHAUSTED,
     message: 'Trop de requêtes : la limite est de 100 requêtes par minute.',
   },
+  CAMPAIGN_UPLOADS_FULL: {
+    http: 429,
+    grpc: grpc.status.RESOURCE_EXHAUSTED,
+    message: "Trop de fichiers de campagne en attente pour ce compte : envoyez-en ou retirez-en un, ou attendez qu'il expire.",
+  },
   OTP_RATE_LIMITED: {
     http: 429,
     grpc: grpc.status.RESOURCE_EXHAUSTED,
@@ -143,7 +153,12 @@ export type ErrorCode = keyof typeof ERROR_CATALOG;
  * Codes only the dashboard's own calls meet (its CSV campaigns, on the message service): the
  * public API never answers them, so its OpenAPI document does not list them.
  */
-export const DASHBOARD_ONLY_CODES: readonly ErrorCode[] = ['CAMPAIGN_NOT_FOUND', 'CAMPAIGN_NOT_RUNNING'];
+export const DASHBOARD_ONLY_CODES: readonly ErrorCode[] = [
+  'CAMPAIGN_NOT_FOUND',
+  'CAMPAIGN_NOT_RUNNING',
+  'CAMPAIGN_UPLOAD_NOT_FOUND',
+  'CAMPAIGN_UPLOADS_FULL',
+];
 
 export interface ErrorDetail {
   field?: string;

@@ -43,22 +43,25 @@ const WINDOW_READ = `
 return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}
 `;
 
-// Check and count in one step, on every key: when any key has reached the limit nothing is
-// counted and the hit is refused; otherwise one hit is counted on each key. So many hits sent at
-// once cannot all pass before the first is counted.
+// Check and count in one step, on every key: when any key has no room left for the hit's weight
+// nothing is counted and the hit is refused; otherwise the weight is counted on each key. So many
+// hits sent at once cannot all pass before the first is counted. ARGV: the window, the limit, the
+// weight (1 when absent), then a limit of each key's own (the limit when absent). A hit heavier than
+// a key's whole limit passes into an empty window only (it is slowed, never refused for ever).
 const WINDOW_TAKE = `
-local limit = tonumber(ARGV[2])
+local weight = tonumber(ARGV[3] or '1')
 for i = 1, #KEYS do
+  local limit = tonumber(ARGV[3 + i] or ARGV[2])
   local count = tonumber(redis.call('GET', KEYS[i]) or '0')
-  if count >= limit then
+  if count >= limit or (count > 0 and count + weight > limit) then
     local ttl = redis.call('PTTL', KEYS[i])
     if ttl < 0 then ttl = tonumber(ARGV[1]) end
-    return {0, count, ttl}
+    return {0, count, ttl, i}
   end
 end
 local highest, ttl_left = 0, 0
 for i = 1, #KEYS do
-  local count = redis.call('INCR', KEYS[i])
+  local count = redis.call('INCRBY', KEYS[i], weight)
   local ttl = redis.call('PTTL', KEYS[i])
   if ttl < 0 then
     redis.call('PEXPIRE', KEYS[i], ARGV[1])
@@ -66,7 +69,7 @@ for i = 1, #KEYS do
   end
   if count > highest then highest, ttl_left = count, ttl end
 end
-return {1, highest, ttl_left}
+return {1, highest, ttl_left, 0}
 `;
 
 // Gives back a hit, without reviving a window that has ended.
@@ -179,16 +182,28 @@ export class FixedWindowCounter {
     return { count, ttlMs };
   }
 
-  /** Refused, counting nothing, when any key has reached `limit`; otherwise one hit counted on each key. */
-  async take(keys: string[], limit: number): Promise<WindowCount & { allowed: boolean }> {
-    const [allowed, count, ttlMs] = await this.call<[number, number, number]>(
+  /**
+   * Refused, counting nothing, when any key has reached its limit; otherwise one hit counted on each
+   * key. `limit` is every key's, or one per key; with a `weight`, the hit counts that many (refused
+   * when it does not fit, unless the key's window is empty). `refusedBy`: the index of the key that
+   * refused.
+   */
+  async take(
+    keys: string[],
+    limit: number | readonly number[],
+    weight = 1,
+  ): Promise<WindowCount & { allowed: boolean; refusedBy?: number }> {
+    const perKey = typeof limit === 'number' ? [] : limit;
+    const [allowed, count, ttlMs, by] = await this.call<[number, number, number, number]>(
       'smsgwWindowTake',
       keys.length,
       ...keys,
       this.options.windowMs,
-      limit,
+      typeof limit === 'number' ? limit : limit[0]!,
+      weight,
+      ...perKey,
     );
-    return { allowed: allowed === 1, count, ttlMs };
+    return { allowed: allowed === 1, count, ttlMs, ...(allowed === 1 ? {} : { refusedBy: by - 1 }) };
   }
 
   /** Gives back one hit on each key, without reviving an ended window. */

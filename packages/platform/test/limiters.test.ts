@@ -120,5 +120,30 @@ describe('limiters against a real Redis', () => {
       expect(takes.filter((t) => t.allowed)).toHaveLength(5);
       expect((await counter.read('fixed:burst-ip')).count).toBe(5);
     });
+
+    it('when each key has a limit of its own, then take refuses on the first key without room and says which', async () => {
+      const counter = new FixedWindowCounter(redis, { windowMs: 60_000 });
+
+      const takes = [];
+      for (let i = 0; i < 4; i++) takes.push(await counter.take(['fixed:own-device', 'fixed:own-client'], [3, 10]));
+
+      expect(takes.map((t) => t.allowed)).toEqual([true, true, true, false]);
+      expect(takes[3]).toMatchObject({ refusedBy: 0, count: 3 });
+      expect((await counter.take(['fixed:own-device-2', 'fixed:own-client'], [3, 4])).allowed).toBe(true);
+      expect(await counter.take(['fixed:own-device-3', 'fixed:own-client'], [3, 4])).toMatchObject({ allowed: false, refusedBy: 1 });
+    });
+
+    it('when a hit weighs more than one, then it counts its weight and is refused when it does not fit, unless the window is empty', async () => {
+      const counter = new FixedWindowCounter(redis, { windowMs: 60_000 });
+
+      expect((await counter.take(['fixed:weight'], 10, 4)).allowed).toBe(true);
+      expect((await counter.take(['fixed:weight'], 10, 4)).allowed).toBe(true);
+      expect(await counter.take(['fixed:weight'], 10, 4)).toMatchObject({ allowed: false, count: 8 });
+      expect((await counter.take(['fixed:weight'], 10, 2)).allowed).toBe(true);
+      expect((await counter.read('fixed:weight')).count).toBe(10);
+      // Heavier than the whole limit: it passes into an empty window, and fills it.
+      expect((await counter.take(['fixed:heavy'], 10, 25)).allowed).toBe(true);
+      expect((await counter.take(['fixed:heavy'], 10, 1)).allowed).toBe(false);
+    });
   });
 });

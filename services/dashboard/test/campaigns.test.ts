@@ -1,6 +1,6 @@
 import { AppError, NO_DEVICE_LIMITS } from '@smsgw/platform';
 import type { devicehub, message } from '@smsgw/proto';
-import { checkMapping, parseCsv, previewRows, type CsvFile } from '../src/use-cases/campaign-csv';
+import { checkMapping, CsvReader, parseCsv, previewRows, readCsv, type CsvFile } from '../src/use-cases/campaign-csv';
 import { spreadOverPhones } from '../src/use-cases/campaigns.use-case';
 import { csrfOf } from './support/harness';
 import { OWNERS, startFleetWorld, type FleetWorld } from './support/fleet-world';
@@ -45,6 +45,62 @@ describe('a campaign file', () => {
   });
 });
 
+describe('reading a campaign file piece by piece, within bounds', () => {
+  const sample =
+    '\uFEFFphone;name;note\r\n+33612345678;"Dupont; Jean";"He said ""hi"""\r\n+33612345679;"two\nlines";x\r\n\r\n+33612345670;Zoé;\r\n';
+
+  it('when the file comes in pieces of any size, then it reads as the whole file does', () => {
+    const whole = parseCsv(sample);
+    expect((whole as CsvFile).rows).toHaveLength(3);
+    for (let size = 1; size <= sample.length; size++) {
+      const reader = new CsvReader();
+      for (let at = 0; at < sample.length; at += size) reader.feed(sample.slice(at, at + size));
+      expect(reader.end()).toEqual(whole);
+    }
+  });
+
+  it('when the header has more than 100 columns, then feed says so as soon as the 101st begins, without the rest of the file', () => {
+    const reader = new CsvReader();
+    const header = Array.from({ length: 80_000 }, (_, n) => `c${n}`).join(',');
+    let fed = 0;
+    for (let at = 0; at < header.length; at += 1000) {
+      fed += 1;
+      if (reader.feed(header.slice(at, at + 1000))) break;
+    }
+    expect(reader.error).toMatch(/The header row has more than 100 columns/);
+    expect(fed).toBeLessThan(5);
+    const widest = parseCsv(`${Array.from({ length: 100 }, (_, n) => `c${n}`).join(',')}\n${'1,'.repeat(99)}1\n`);
+    expect((widest as CsvFile).headers).toHaveLength(100);
+  });
+
+  it('when a row is too wide, a cell too long or a column name too long, then the error names its line', () => {
+    const error = (text: string) => (parseCsv(text) as { error?: string }).error;
+
+    expect(error(`phone,name\n+33612345678,${'x,'.repeat(100)}\n`)).toMatch(/Line 2 has more than 100 columns/);
+    expect(error(`phone,name\n+33612345678,ok\n+33612345679,${'x'.repeat(2001)}\n`)).toMatch(
+      /Line 3, column 2: a cell holds more than 2000 characters/,
+    );
+    expect(error(`phone,name\n+33612345678,"${'x'.repeat(2000)}"\n`)).toBeUndefined();
+    expect(error(`phone,${'n'.repeat(101)}\n+33612345678,x\n`)).toMatch(/column name is longer than 100 characters/);
+    expect(error(`phone,"${'n'.repeat(300)}`)).toMatch(/column name is longer than 100 characters/);
+  });
+
+  it('when a stored file is read again and previewed, then the event loop turns between its pieces and its rows', async () => {
+    const rows = Array.from({ length: 10_000 }, (_, n) => `+336${String(12_000_000 + n).padStart(8, '0')},Person ${n}`);
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    const read = await readCsv(`phone,name\n${rows.join('\n')}\n`, 16 * 1024);
+    const readingTurns = turns;
+    const p = await previewRows(read as CsvFile, { phoneColumn: 'phone', template: 'Bonjour {{name}}' });
+    clearInterval(ticking);
+
+    expect((read as CsvFile).rows).toHaveLength(10_000);
+    expect(readingTurns).toBeGreaterThan(1);
+    expect(p.good).toHaveLength(10_000);
+    expect(turns - readingTurns).toBeGreaterThan(1);
+  });
+});
+
 describe('a campaign preview', () => {
   const f = file(
     [
@@ -59,8 +115,8 @@ describe('a campaign preview', () => {
     ].join('\n'),
   );
 
-  it('when the template names the columns, then the good rows get their text, parts and encoding, and every bad row its line and reason', () => {
-    const p = previewRows(f, { phoneColumn: 'phone', template: 'Hello {{first}}, your code is {{ code }}.' });
+  it('when the template names the columns, then the good rows get their text, parts and encoding, and every bad row its line and reason', async () => {
+    const p = await previewRows(f, { phoneColumn: 'phone', template: 'Hello {{first}}, your code is {{ code }}.' });
 
     expect(p.good).toEqual([
       { line: 2, to: '+33612345678', text: 'Hello Jean, your code is A1.', parts: 1, encoding: 'GSM-7' },
@@ -74,12 +130,25 @@ describe('a campaign preview', () => {
     expect(p.bad[4]!.reason).toMatch(/at most 1600/);
   });
 
-  it('when the text is long, then its parts are counted with the message service rule', () => {
-    const p = previewRows(f, { phoneColumn: 'phone', template: `${'a'.repeat(150)} {{code}}` });
+  it('when the text is long, then its parts are counted with the message service rule', async () => {
+    const p = await previewRows(f, { phoneColumn: 'phone', template: `${'a'.repeat(150)} {{code}}` });
 
     expect(p.good[0]).toMatchObject({ parts: 1, encoding: 'GSM-7' });
-    const q = previewRows(f, { phoneColumn: 'phone', template: `${'a'.repeat(158)} {{code}}` });
+    const q = await previewRows(f, { phoneColumn: 'phone', template: `${'a'.repeat(158)} {{code}}` });
     expect(q.good[0]).toMatchObject({ parts: 2, encoding: 'GSM-7' });
+  });
+
+  it('when a template repeats long cells, then each text is built no further than the limit and refused', async () => {
+    const rows = Array.from({ length: 1000 }, (_, n) => `+336${String(12_000_000 + n).padStart(8, '0')},${'y'.repeat(1900)}`);
+    const big = file(`phone,long\n${rows.join('\n')}\n`);
+    const started = Date.now();
+    const p = await previewRows(big, { phoneColumn: 'phone', template: '{{long}}'.repeat(1000) });
+
+    expect(p.good).toEqual([]);
+    expect(p.bad).toHaveLength(1000);
+    expect(p.bad[0]!.reason).toBe('The text has more than 1600 characters: at most 1600.');
+    // Each text stops past 3,200 units: about 5 million characters in all, not 1.9 billion.
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('when the mapping names a column the file lacks, or no text, then it is refused before any row', () => {
@@ -103,8 +172,16 @@ describe('spreading a campaign over the phones', () => {
 });
 
 /** The message service's campaign RPCs, played from a map: another client's campaign is CAMPAIGN_NOT_FOUND. */
+const UPLOADS_PER_CLIENT = 2;
+
 function campaignStandIn() {
   const campaigns = new Map<string, message.Campaign__Output>();
+  const uploads = new Map<string, message.CampaignUpload__Output & { clientId: string }>();
+  const ownUpload = (req: { clientId: string; uploadId: string }) => {
+    const u = uploads.get(req.uploadId);
+    if (!u || u.clientId !== req.clientId) throw new AppError('CAMPAIGN_UPLOAD_NOT_FOUND');
+    return u;
+  };
   /** AddCampaignMessages' calls so far, and the one refused (0: none). */
   const control = { calls: 0, refuseCall: 0 };
   const own = (req: { clientId: string; campaignId: string }) => {
@@ -148,8 +225,59 @@ function campaignStandIn() {
     PauseCampaign: async (req: message.GetCampaignRequest__Output) => Object.assign(own(req), { status: 'paused' }),
     ResumeCampaign: async (req: message.GetCampaignRequest__Output) => Object.assign(own(req), { status: 'running' }),
     CancelCampaign: async (req: message.GetCampaignRequest__Output) => Object.assign(own(req), { status: 'cancelled' }),
+    // The files between upload and send: the message service's rules (its own tests check them for real), two a client here.
+    StoreCampaignUpload: async (req: message.StoreCampaignUploadRequest__Output) => {
+      const mine = [...uploads.values()].filter((u) => u.clientId === req.clientId);
+      if (mine.length >= UPLOADS_PER_CLIENT) {
+        const bytes = mine.reduce((sum, u) => sum + u.content.length, 0);
+        throw new AppError('CAMPAIGN_UPLOADS_FULL', {
+          details: [
+            {
+              uploads: mine.length,
+              bytes,
+              max_uploads: UPLOADS_PER_CLIENT,
+              max_bytes: 6 * 1024 * 1024,
+              room_at: '2026-11-25T09:30:00.000Z',
+            },
+          ],
+        });
+      }
+      const u = {
+        uploadId: `upl_${String(uploads.size + 1).padStart(26, '0')}`,
+        clientId: req.clientId,
+        name: req.name,
+        fileName: req.fileName,
+        headers: req.headers,
+        rowCount: req.rowCount,
+        byteSize: String(req.content.length),
+        createdAt: '2026-11-25T08:30:00.000Z',
+        expiresAt: '2026-11-25T09:30:00.000Z',
+        content: req.content,
+      };
+      uploads.set(u.uploadId, u);
+      return { ...u, content: Buffer.alloc(0) };
+    },
+    GetCampaignUpload: async (req: message.GetCampaignUploadRequest__Output) => {
+      const u = ownUpload(req);
+      return req.withContent ? u : { ...u, content: Buffer.alloc(0) };
+    },
+    ListCampaignUploads: async (req: message.ListCampaignUploadsRequest__Output) => {
+      const mine = [...uploads.values()].filter((u) => u.clientId === req.clientId).reverse();
+      const bytes = mine.reduce((sum, u) => sum + u.content.length, 0);
+      return {
+        uploads: mine.map((u) => ({ ...u, content: Buffer.alloc(0) })),
+        maxUploads: UPLOADS_PER_CLIENT,
+        maxBytes: String(6 * 1024 * 1024),
+        bytes: String(bytes),
+      };
+    },
+    TakeCampaignUpload: async (req: message.GetCampaignUploadRequest__Output) => {
+      const u = ownUpload(req);
+      uploads.delete(u.uploadId);
+      return { ...u, content: Buffer.alloc(0) };
+    },
   };
-  return { campaigns, handlers, control };
+  return { campaigns, uploads, handlers, control };
 }
 
 describe('the campaign pages', () => {
@@ -170,6 +298,7 @@ describe('the campaign pages', () => {
 
   beforeEach(() => {
     for (const id of ['device_a1', 'device_a2']) world.devices.get(id)!.status = 'online';
+    standIn.uploads.clear();
     world.clearCalls();
   });
 
@@ -190,10 +319,19 @@ describe('the campaign pages', () => {
     return { browser, uploadId };
   }
 
-  it('when a file is uploaded, mapped and previewed, then it is kept an hour in Redis and the preview shows the messages and every bad row', async () => {
+  it('when a file is uploaded, mapped and previewed, then the message service keeps it (nothing in Redis) and the preview shows the messages and every bad row', async () => {
     const { browser, uploadId } = await uploaded();
-    const key = `dashboard:campaign-upload:${OWNERS.a.clientId}:${uploadId}`;
-    expect(await world.dashboard.redis.ttl(key)).toBeGreaterThan(3500);
+    expect(world.calls.message.StoreCampaignUpload).toEqual([
+      expect.objectContaining({
+        clientId: OWNERS.a.clientId,
+        name: 'Soldes',
+        fileName: 'clients.csv',
+        headers: ['name', 'phone'],
+        rowCount: 252,
+      }),
+    ]);
+    expect((world.calls.message.StoreCampaignUpload![0] as { content: Buffer }).content.toString('utf8')).toBe(CSV);
+    expect(await world.dashboard.redis.keys('*campaign*')).toEqual([]);
 
     const mapping = await browser.get(`/campaigns/new/${uploadId}`);
     expect(mapping.text).toContain('<option value="phone" selected>');
@@ -317,6 +455,54 @@ describe('the campaign pages', () => {
     expect(world.calls.message).toEqual({});
   });
 
+  it('when the account already keeps its cap of files, then the next upload is refused with 429 and why, the Campaigns page lists the waiting files, and discarding one makes room', async () => {
+    const first = await uploaded();
+    await uploaded();
+    const browser = first.browser;
+    await browser.get('/campaigns/new');
+
+    const refused = await browser.post('/campaigns/new', { name: 'Encore', file_name: 'more.csv', csv: CSV });
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain('Your account already has 2 files waiting');
+    expect(refused.text).toContain('keeps at most 2 files');
+    expect(refused.text).toContain('The oldest expires at 09:30 UTC');
+
+    const list = await browser.get('/campaigns');
+    expect(list.text).toContain('Files waiting to be sent: 2 of 2');
+    expect(list.text).toContain(`<a href="/campaigns/new/${first.uploadId}">Soldes</a>`);
+    const discarded = await browser.post(`/campaigns/new/${first.uploadId}/discard`);
+    expect(discarded.location).toBe('/campaigns');
+    expect((await browser.get(`/campaigns/new/${first.uploadId}`)).status).toBe(404);
+    await browser.get('/campaigns/new');
+    expect((await browser.post('/campaigns/new', { name: 'Encore', file_name: 'more.csv', csv: CSV })).status).toBe(302);
+  });
+
+  it('when a file has 80,000 columns, then it is refused at once, before the rest of it is read, and nothing is stored', async () => {
+    const browser = await world.signedIn('a');
+    await browser.get('/campaigns/new');
+    const header = Array.from({ length: 80_000 }, (_, n) => `c${n}`).join(',');
+    const started = Date.now();
+
+    const res = await browser.post('/campaigns/new', { name: 'Large', csv: `${header}\n${'1,'.repeat(79_999)}1\n` });
+
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('The header row has more than 100 columns');
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(world.calls.message.StoreCampaignUpload).toBeUndefined();
+  });
+
+  it('when a file is over 2 MB, then 413 says so and nothing is stored', async () => {
+    const browser = await world.signedIn('a');
+    await browser.get('/campaigns/new');
+    const rows = Array.from({ length: 9000 }, (_, n) => `+336${String(12_000_000 + n).padStart(8, '0')};${'x'.repeat(240)}`);
+
+    const res = await browser.post('/campaigns/new', { name: 'Big', csv: `phone;note\n${rows.join('\n')}\n` });
+
+    expect(res.status).toBe(413);
+    expect(res.text).toContain('over 2 MB');
+    expect(world.calls.message.StoreCampaignUpload).toBeUndefined();
+  });
+
   it("when another client's campaign or upload is asked for, then it is not found", async () => {
     const { uploadId } = await uploaded('a');
     const c = await standIn.handlers.CreateCampaign({
@@ -332,6 +518,8 @@ describe('the campaign pages', () => {
     expect((await other.post(`/campaigns/${c.campaignId}/cancel`)).status).toBe(404);
     expect(standIn.campaigns.get(c.campaignId)!.status).toBe('running');
     expect((await other.get(`/campaigns/new/${uploadId}`)).status).toBe(404);
+    await other.post(`/campaigns/new/${uploadId}/discard`);
+    expect(standIn.uploads.has(uploadId)).toBe(true);
     const list = await other.get('/campaigns');
     expect(list.text).not.toContain('Secret');
     expect(csrfOf(list.text)).toBeTruthy();

@@ -52,6 +52,28 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
         deliveryDelayMs: env.int('TEST_MODE_DELIVERY_DELAY_MS', 500, { min: 0 }),
       },
       pingIntervalMs: env.int('AGENT_PING_INTERVAL_MS', 25_000, { min: 100 }),
+      /**
+       * What one phone, and all the phones of one client, may send the hub in a window
+       * (PROTOCOL.md §3, budgets), counted in Redis across replicas: received SMS in parts (a
+       * received SMS weighs its SMS parts), acks and reports in frames. Far above what real phones
+       * send at the hub's pace; past one, the frame is not stored (a received SMS is answered
+       * `received_retry`, the phone keeps it).
+       */
+      budgets: {
+        windowMs: env.int('HUB_BUDGET_WINDOW_MS', 60_000, { min: 1000 }),
+        received: {
+          device: env.int('HUB_RECEIVED_BUDGET_PER_DEVICE', 120, { min: 1 }),
+          client: env.int('HUB_RECEIVED_BUDGET_PER_CLIENT', 1200, { min: 1 }),
+        },
+        ack: {
+          device: env.int('HUB_ACK_BUDGET_PER_DEVICE', 1200, { min: 20 }),
+          client: env.int('HUB_ACK_BUDGET_PER_CLIENT', 120_000, { min: 20 }),
+        },
+        report: {
+          device: env.int('HUB_REPORT_BUDGET_PER_DEVICE', 2400, { min: 20 }),
+          client: env.int('HUB_REPORT_BUDGET_PER_CLIENT', 240_000, { min: 20 }),
+        },
+      },
       presenceTtlMs: env.int('PRESENCE_TTL_MS', 60_000, { min: 1000 }),
       /** How often each replica checks that its phones' tokens are still good (closes revoked ones). */
       credentialCheckMs: env.int('HUB_CREDENTIAL_CHECK_MS', 2000, { min: 100 }),

@@ -14,12 +14,14 @@ import {
   startGrpcService,
   streamConfigs,
   timerLoop,
+  TickPipeline,
   type Logger,
 } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { accountProto, deviceHubProto, messageProto, type account, type message } from '@smsgw/proto';
 import { loadDeviceHubConfig, type DeviceHubConfig } from './config';
 import { DeviceRepository } from './data/device.repository';
+import { FrameBudgetStore } from './data/frame-budget.store';
 import { LastSeenWriter } from './data/last-seen.writer';
 import { PairingAttemptStore } from './data/pairing-attempts.store';
 import { PresenceStore } from './data/presence.store';
@@ -72,6 +74,8 @@ export async function start(
     onWriteFailed: (err, phones) => log.warn({ err, phones }, 'presence not written; the next pongs write it again'),
   });
   const usage = new UsageStore(redis);
+  // The phones' frames within their budgets: the takes of one turn of the event loop share a round trip.
+  const budgets = new FrameBudgetStore(new TickPipeline(redis), config.budgets, clock);
   const sessions = new SessionRegistry(nats, log);
   // The revocation order over NATS is fast but may be lost; this check, on every replica, is what
   // makes sure a removed or revoked phone does not stay connected.
@@ -121,6 +125,7 @@ export async function start(
     received,
     presence,
     usage,
+    budgets,
     simRules,
     config,
     log,

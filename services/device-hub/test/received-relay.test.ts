@@ -1,5 +1,6 @@
 import { createLogger, type AgentReceived } from '@smsgw/platform';
 import type { DeviceRow } from '../src/data/device-row';
+import type { FrameBudgetStore } from '../src/data/frame-budget.store';
 import { ReceivedRelay } from '../src/sessions/received-relay';
 
 /** The ReceivedRelay alone: what the phone is answered when the store fails, and the simulate_received gate. */
@@ -31,6 +32,33 @@ describe('received relay', () => {
     stored();
     await settle();
     expect(sent).toEqual([{ type: 'received_ack', received_id: 'r-1' }]);
+  });
+
+  it('when the budgets have no room, then the SMS is not stored and the phone is told when to send it again, weighed by its parts', async () => {
+    const publish = jest.fn(() => Promise.resolve());
+    const take = jest.fn(() => Promise.resolve({ allowed: false, retryAfterMs: 4000, by: 'client' as const }));
+    const sent: Record<string, unknown>[] = [];
+    const budgets = { take } as unknown as FrameBudgetStore;
+    const relay = new ReceivedRelay(device, { received: { publish } as never, clock: () => 0, budgets }, log, (f) => sent.push(f));
+    relay.handles({ ...frame, text: 'é'.repeat(200) });
+    await settle();
+    expect(take).toHaveBeenCalledWith('received', device, 2);
+    expect(publish).not.toHaveBeenCalled();
+    expect(sent).toEqual([{ type: 'received_retry', received_id: 'r-1', after_ms: expect.any(Number) }]);
+    expect(sent[0]!.after_ms).toBeGreaterThanOrEqual(4000);
+    expect(sent[0]!.after_ms).toBeLessThanOrEqual(5000);
+  });
+
+  it('when the budgets cannot be read, then the SMS is not stored and the phone is told to send it again in about 10 s', async () => {
+    const publish = jest.fn(() => Promise.resolve());
+    const budgets = { take: () => Promise.reject(new Error('no Redis')) } as unknown as FrameBudgetStore;
+    const sent: Record<string, unknown>[] = [];
+    const relay = new ReceivedRelay(device, { received: { publish } as never, clock: () => 0, budgets }, log, (f) => sent.push(f));
+    relay.handles(frame);
+    await settle();
+    expect(publish).not.toHaveBeenCalled();
+    expect(sent).toEqual([{ type: 'received_retry', received_id: 'r-1', after_ms: expect.any(Number) }]);
+    expect(sent[0]!.after_ms).toBeGreaterThanOrEqual(10_000);
   });
 
   it('when a frame without any received_id comes, then nothing is stored or answered', async () => {

@@ -47,7 +47,7 @@ describe('device-hub protocol 3: received SMS and SimulateReceived', () => {
     const created = await hub.first.client.createDevice({ clientId, name: 'test phone' });
     const paired = await postPair(hub.first.agentUrl, hub.certs.caPem, { client_id: clientId, device_password: created.devicePassword });
     expect(paired.status).toBe(200);
-    expect(paired.body.protocol).toBe(4);
+    expect(paired.body.protocol).toBe(5);
     return { clientId, deviceId: created.deviceId, token: paired.body.device_token as string };
   }
 
@@ -55,7 +55,7 @@ describe('device-hub protocol 3: received SMS and SimulateReceived', () => {
   async function connected(token: string, driver?: string): Promise<Phone> {
     const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
     phones.push(phone);
-    expect(await phone.next('hello')).toMatchObject({ protocol: 4 });
+    expect(await phone.next('hello')).toMatchObject({ protocol: 5 });
     if (driver) phone.send({ type: 'agent_hello', protocol: 3, driver });
     return phone;
   }
@@ -122,7 +122,7 @@ describe('device-hub protocol 3: received SMS and SimulateReceived', () => {
     ['a received_id over 64 characters', { received_id: 'a'.repeat(65), from: '+33612345678', text: 'x' }],
     ['no sender', { received_id: 'r-2', text: 'x' }],
     ['a sender over 32 characters', { received_id: 'r-3', from: '1'.repeat(33), text: 'x' }],
-    ['a text over 10,000 characters', { received_id: 'r-4', from: '+33612345678', text: 'x'.repeat(10_001) }],
+    ['a text over 39,015 characters (255 SMS parts)', { received_id: 'r-4', from: '+33612345678', text: 'x'.repeat(39_016) }],
     ['a sim of 9', { received_id: 'r-5', from: '+33612345678', text: 'x', sim: 9 }],
   ])('when a received frame has %s, then it is acknowledged and not stored', async (_what, fields) => {
     const { deviceId, token } = await pairedDevice();

@@ -6,6 +6,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import type { DeviceRow } from '../src/data/device-row';
 import { PresenceStore } from '../src/data/presence.store';
 import { UsageStore } from '../src/data/usage.store';
+import { FrameBudgetStore } from '../src/data/frame-budget.store';
 import { ReceivedPublisher } from '../src/events/received.publisher';
 import { ReportPublisher } from '../src/events/report.publisher';
 import { MessageCalls } from '../src/sessions/message-calls';
@@ -68,6 +69,16 @@ describe('device-hub sessions: the registry forgets a session once it has ended'
       received: new ReceivedPublisher(nats),
       presence: new PresenceStore(sandbox.redis!, 60_000),
       usage: new UsageStore(sandbox.redis!),
+      budgets: new FrameBudgetStore(
+        sandbox.redis!,
+        {
+          windowMs: 60_000,
+          received: { device: 120, client: 1200 },
+          ack: { device: 1200, client: 120_000 },
+          report: { device: 2400, client: 240_000 },
+        },
+        Date.now,
+      ),
       simRules: new SimRules(accountClient, Date.now),
       config: {
         dispatch: { minIntervalMs: 0, maxIntervalMs: 0, leaseMs: 4000, sweepMs: 60_000, idleSweepMaxMs: 60_000, batchWindowMs: 0 },

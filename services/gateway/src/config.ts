@@ -24,6 +24,16 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
         windowMs: env.int('RATE_LIMIT_WINDOW_MS', 60_000, { min: 1000 }),
       },
       idempotencyTtlSeconds: env.int('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, { min: 60 }),
+      /**
+       * What the answers kept for Idempotency-Key replays may take in Redis: one answer (a larger
+       * one is kept without its body), one client's in a TTL, every client's in a TTL. Past them
+       * the message service answers the replays.
+       */
+      idempotencyBudget: {
+        maxAnswerBytes: env.int('IDEMPOTENCY_MAX_ANSWER_BYTES', 32 * 1024, { min: 0 }),
+        clientBytes: env.int('IDEMPOTENCY_CLIENT_BYTES', 2 * 1024 * 1024, { min: 0 }),
+        totalBytes: env.int('IDEMPOTENCY_TOTAL_BYTES', 32 * 1024 * 1024, { min: 0 }),
+      },
       /** A message's `webhook_url` with a private, loopback or link-local IP is refused unless this is on (as in the webhook service). */
       allowPrivateWebhooks: env.bool('WEBHOOK_ALLOW_PRIVATE_ADDRESSES', false),
       authCacheTtlMs: env.int('AUTH_CACHE_TTL_MS', 5000, { min: 0, max: 5000 }),
@@ -54,6 +64,10 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
         maxPerClient: env.int('LISTEN_MAX_PER_CLIENT', 5, { min: 1, max: 100 }),
         /** A `: keepalive` comment this often, so that proxies keep the idle stream open. */
         keepaliveMs: env.int('LISTEN_KEEPALIVE_MS', 15_000, { min: 100, max: 60_000 }),
+        /** How often an open stream checks its key again (through the same cache as requests): a revoked key's stream ends within AUTH_CACHE_TTL_MS and this. */
+        keyCheckMs: env.int('LISTEN_KEY_CHECK_MS', 1000, { min: 100, max: 5000 }),
+        /** Bytes a listener may leave unread before its stream is closed. */
+        maxBufferedBytes: env.int('LISTEN_MAX_BUFFERED_BYTES', 1024 * 1024, { min: 16 * 1024 }),
       },
       sendGather: {
         maxBatch: env.int('SEND_GATHER_MAX_BATCH', 100, { min: 1, max: 500 }),

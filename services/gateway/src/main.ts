@@ -38,6 +38,7 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
     readiness: readiness(redis, upstreams.health),
     rateLimit: config.rateLimit,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    idempotencyBudget: config.idempotencyBudget,
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     // Three deadlines: longer than a request may run, short enough that a key left by a dead gateway frees soon.
     idempotencyInProgressSeconds: Math.ceil((3 * config.grpcDeadlineMs) / 1000),
@@ -48,6 +49,8 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
       slots: new ListenerSlots(redis, { max: config.listen.maxPerClient, leaseMs: 3 * config.listen.keepaliveMs }),
       maxPerClient: config.listen.maxPerClient,
       keepaliveMs: config.listen.keepaliveMs,
+      keyCheckMs: config.listen.keyCheckMs,
+      maxBufferedBytes: config.listen.maxBufferedBytes,
     },
   });
   let server: net.Server;

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import http from 'node:http';
 import { connectNats, createLogger, listenSubject, newId, type Nats } from '@smsgw/platform';
 import { eventually, NATS_URL, randomHex } from '@smsgw/testing';
 import { ListenBus } from '../src/clients/listen-bus';
@@ -68,6 +69,8 @@ describe('GET /v1/events/listen through the gateway app on real NATS and Redis',
       slots: new ListenerSlots(redis, { max: 5, leaseMs: 3000 }),
       maxPerClient: 5,
       keepaliveMs: 300,
+      keyCheckMs: 200,
+      maxBufferedBytes: 64 * 1024,
     }));
     await withoutNats.start();
   });
@@ -150,6 +153,55 @@ describe('GET /v1/events/listen through the gateway app on real NATS and Redis',
     );
     for (const l of [...open, again]) l.close();
   });
+
+  it('when the key of an open stream is revoked, then the stream says closed with INVALID_API_KEY and ends, within the auth cache time and a check', async () => {
+    const key = apiKey('live');
+    const listener = await listen(gw.base, key);
+    expect(listener.res.status).toBe(200);
+    await eventually(async () => listener.seen.some((e) => e.event === 'ready'), 5000, 'ready');
+
+    const revokedAt = Date.now();
+    gw.revoked.add(key);
+    const closed = await eventually(async () => listener.seen.find((e) => e.event === 'closed'), 10_000, 'closed');
+
+    // The API's auth cache keeps a verified key 5 s; the stream checks it every 200 ms.
+    expect(Date.now() - revokedAt).toBeLessThan(5000 + 1500);
+    expect(JSON.parse(closed.data!)).toEqual({ code: 'INVALID_API_KEY', message: expect.any(String) });
+    const slots = await gw.redis.zcard(`listen:${CLIENT}`);
+    expect(slots).toBe(0);
+    const before = listener.seen.length;
+    publish('sms.sent');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(listener.seen.slice(before).filter((e) => e.event === 'webhook')).toEqual([]);
+    listener.close();
+  }, 15_000);
+
+  it('when a listener reads nothing while events keep coming, then its stream is closed once the gateway holds its bound for it, and its slot is free', async () => {
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const req = http.get(`${gw.base}/v1/events/listen`, { headers: { 'x-api-key': live, 'x-client-id': CLIENT } }, resolve);
+      req.on('error', reject);
+    });
+    expect(res.statusCode).toBe(200);
+    res.pause();
+    await eventually(async () => (await gw.redis.zcard(`listen:${CLIENT}`)) === 1, 5000, 'the slot taken');
+
+    // About 40 MB of events: more than the sockets' buffers and the 64 KiB the gateway may hold.
+    const padding = 'x'.repeat(2000);
+    for (let i = 0; i < 20_000; i++) {
+      publisher.nc.publish(
+        listenSubject(prefix, CLIENT, 'live'),
+        JSON.stringify({ event: 'sms.sent', event_id: newId('evt'), timestamp: '2030-01-15T10:00:00.000Z', data: { padding } }),
+      );
+      if (i % 1000 === 999) await publisher.nc.flush();
+    }
+    await eventually(async () => (await gw.redis.zcard(`listen:${CLIENT}`)) === 0, 10_000, 'the slow listener closed');
+
+    let bytes = 0;
+    res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    res.resume();
+    await new Promise<void>((resolve) => res.on('close', () => resolve()));
+    expect(bytes).toBeLessThan(20_000 * 2000);
+  }, 30_000);
 
   it('when the gateway has no NATS, then the route answers 503 and nothing else changes', async () => {
     const res = await withoutNats.call('GET', '/v1/events/listen', { key: live });

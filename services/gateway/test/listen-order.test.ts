@@ -22,12 +22,21 @@ describe('the order of a listener’s stream', () => {
       ready: () => seen.push('ready'),
       webhook: (eventId) => seen.push(eventId),
       keepalive: () => undefined,
+      closed: () => undefined,
     };
     const session = await openListen(
-      { bus: bus as unknown as ListenBus, slots: slots as unknown as ListenerSlots, maxPerClient: 5, keepaliveMs: 60_000 },
+      {
+        bus: bus as unknown as ListenBus,
+        slots: slots as unknown as ListenerSlots,
+        maxPerClient: 5,
+        keepaliveMs: 60_000,
+        keyCheckMs: 60_000,
+        maxBufferedBytes: 1024 * 1024,
+      },
       { clientId: 'client_1', mode: 'live', defaultTtlSeconds: 0 },
       ['sms.sent'],
       sink,
+      async () => true,
     );
     await session.close();
     expect(seen).toEqual(['ready', 'evt_early_1', 'evt_early_2']);

@@ -7,6 +7,7 @@ import { escapePointer, OpenApi, type ResponseObject } from '@smsgw/testing';
 import { openApiDocument } from '../src/openapi';
 import { storedMessage } from './support/fleet-gateway';
 import type { GatewayMiddleware, GatewayState } from '../src/http/context';
+import type { KeyVerifier } from '../src/http/middleware/auth';
 import { errorEnvelope } from '../src/http/middleware/errors';
 import { requestId } from '../src/http/middleware/request-id';
 import { authRoutes } from '../src/http/routes/auth.routes';
@@ -170,7 +171,7 @@ describe('the OpenAPI document', () => {
         authRoutes(up, noop, noop),
         inboxRoutes(up, noop, noop),
         optOutRoutes(up, noop, noop),
-        eventsRoutes(undefined, noop, noop),
+        eventsRoutes(undefined, noop, noop, {} as KeyVerifier),
       ].flatMap((router) =>
         router.stack.flatMap((layer) =>
           layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),

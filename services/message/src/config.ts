@@ -38,6 +38,15 @@ export function loadMessageConfig(source: NodeJS.ProcessEnv = process.env) {
         /** Seals the full text of OTP messages until a phone has it (AES-256-GCM): 32 bytes, hex or base64. */
         sealKey: env.key('OTP_SEAL_KEY', 32),
       },
+      /**
+       * A campaign's file between its upload and its send (the dashboard): how long it is kept,
+       * and each client's caps on the files kept at once (per mode) and on their bytes.
+       */
+      campaignUploads: {
+        ttlMs: env.int('CAMPAIGN_UPLOAD_TTL_MS', 3600_000, { min: 60_000, max: 24 * 3600_000 }),
+        maxPerClient: env.int('CAMPAIGN_UPLOADS_PER_CLIENT', 5, { min: 1, max: 100 }),
+        maxBytesPerClient: env.int('CAMPAIGN_UPLOAD_BYTES_PER_CLIENT', 6 * 1024 * 1024, { min: 2 * 1024 * 1024 }),
+      },
       expiry: {
         /**
          * How often messages still waiting for a phone past their expiry (ttl, or an

@@ -18,6 +18,7 @@ import {
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { messageProto, schedulerProto } from '@smsgw/proto';
 import { loadMessageConfig, type MessageConfig } from './config';
+import { CampaignUploadRepository } from './data/campaign-upload.repository';
 import { CampaignRepository } from './data/campaign.repository';
 import { FleetRepository } from './data/fleet.repository';
 import { HistoryRepository } from './data/history.repository';
@@ -76,6 +77,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     optOuts,
     wakeUps: new WakeUpPublisher(nats),
     campaigns: new CampaignRepository(pool),
+    campaignUploads: new CampaignUploadRepository(pool),
     scheduledSends,
     config,
     log,

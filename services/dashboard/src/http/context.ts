@@ -8,6 +8,7 @@ import type { Upstreams } from '../use-cases/upstreams';
 import { layout, type PageContext } from '../views/layout';
 import type { SafeHtml } from '../views/html';
 import type { Session, SessionStore } from './session';
+import type { UploadedCsv } from './upload-form';
 
 /**
  * What the app and its route files share: the request state, the dependencies,
@@ -22,6 +23,8 @@ export interface DashState {
   formToken?: string;
   /** The caller's address, for limits per address; undefined when a trusted proxy hid it (such limits then do not apply). */
   clientAddress?: string;
+  /** The campaign upload form's file, read as it came (readUploadForm). */
+  csv?: UploadedCsv;
 }
 
 export type DashContext = Koa.ParameterizedContext<DashState>;

@@ -1,52 +1,99 @@
-import { randomBytes } from 'node:crypto';
-import { AppError, modeToProto, type Redis } from '@smsgw/platform';
+import { AppError, modeToProto } from '@smsgw/platform';
 import type { devicehub, message } from '@smsgw/proto';
-import { checkMapping, parseCsv, previewRows, type CsvFile, type Mapping, type Preview } from './campaign-csv';
+import type { UploadedCsv } from '../http/upload-form';
+import { checkMapping, previewRows, readCsv, type CsvFile, type Mapping, type Preview } from './campaign-csv';
 import type { Upstreams } from './upstreams';
 
 /** Campaigns are sent with the live account (the phones paired to it). */
 const MODE = modeToProto('live');
-/** An uploaded file waits this long for its mapping and its send. */
-export const UPLOAD_TTL_SECONDS = 3600;
 /** AddCampaignMessages takes at most this many messages. */
 export const BATCH_SIZE = 100;
 
-export interface Upload {
+/** A file kept for its campaign (by the message service), as the mapping step shows it. */
+export interface KeptUpload {
+  uploadId: string;
   name: string;
   fileName: string;
-  csv: string;
+  headers: string[];
+  rows: number;
 }
 
-const uploadKey = (clientId: string, uploadId: string) => `dashboard:campaign-upload:${clientId}:${uploadId}`;
-const isUploadId = (id: string) => /^[A-Za-z0-9_-]{16,64}$/.test(id);
-
-/** Keeps a checked file for the next steps (an hour); its id, or the file's error in words. */
-export async function storeUpload(redis: Redis, clientId: string, upload: Upload): Promise<{ uploadId: string } | { error: string }> {
-  if (upload.name === '') return { error: 'Give the campaign a name.' };
-  if (Array.from(upload.name).length > 100) return { error: 'The name is too long: at most 100 characters.' };
-  if (upload.csv.trim() === '') return { error: 'Choose a CSV file.' };
-  const parsed = parseCsv(upload.csv);
-  if ('error' in parsed) return parsed;
-  const uploadId = randomBytes(18).toString('base64url');
-  await redis.set(uploadKey(clientId, uploadId), JSON.stringify(upload), 'EX', UPLOAD_TTL_SECONDS);
-  return { uploadId };
-}
-
-export interface LoadedUpload extends Upload {
-  uploadId: string;
+export interface LoadedUpload extends KeptUpload {
   file: CsvFile;
 }
 
-/** The client's upload, parsed, or undefined once expired (or another client's). */
-export async function loadUpload(redis: Redis, clientId: string, uploadId: string): Promise<LoadedUpload | undefined> {
-  if (!isUploadId(uploadId)) return undefined;
-  const text = await redis.get(uploadKey(clientId, uploadId));
-  return text ? parsedUpload(uploadId, JSON.parse(text) as Upload) : undefined;
+const kept = (u: message.CampaignUpload__Output): KeptUpload => ({
+  uploadId: u.uploadId,
+  name: u.name,
+  fileName: u.fileName,
+  headers: u.headers,
+  rows: u.rowCount,
+});
+
+const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+
+/** Why the message service refused to keep one more file for the account, in words. */
+function uploadsFull(err: AppError): string {
+  const use = (err.details?.[0] ?? {}) as { uploads?: number; bytes?: number; max_uploads?: number; max_bytes?: number; room_at?: string };
+  const room = use.room_at ? ` The oldest expires at ${use.room_at.slice(11, 16)} UTC.` : '';
+  return (
+    `Your account already has ${use.uploads ?? 0} file${use.uploads === 1 ? '' : 's'} waiting (${megabytes(use.bytes ?? 0)}), ` +
+    `and keeps at most ${use.max_uploads ?? 0} files and ${megabytes(use.max_bytes ?? 0)}: ` +
+    `send or discard one of them on the Campaigns page, or wait until one expires (an hour after its upload).${room}`
+  );
 }
 
-function parsedUpload(uploadId: string, upload: Upload): LoadedUpload | undefined {
-  const file = parseCsv(upload.csv);
-  return 'error' in file ? undefined : { ...upload, uploadId, file };
+/**
+ * Keeps a checked file for the next steps (an hour, by the message service); its id, or the
+ * error in words with its HTTP status (413 a file too large, 429 the account's files at their cap).
+ */
+export async function storeUpload(
+  up: Upstreams,
+  clientId: string,
+  upload: { name: string; fileName: string; csv: UploadedCsv | undefined },
+): Promise<{ uploadId: string } | { error: string; status: 400 | 413 | 429 }> {
+  if (upload.name === '') return { error: 'Give the campaign a name.', status: 400 };
+  if (Array.from(upload.name).length > 100) return { error: 'The name is too long: at most 100 characters.', status: 400 };
+  const csv = upload.csv ?? { error: 'Choose a CSV file.' };
+  if ('error' in csv) return { error: csv.error, status: csv.tooLarge ? 413 : 400 };
+  try {
+    const stored = await up.messages.storeCampaignUpload({
+      clientId,
+      mode: MODE,
+      name: upload.name,
+      fileName: upload.fileName,
+      headers: csv.file.headers,
+      rowCount: csv.file.rows.length,
+      content: Buffer.from(csv.text, 'utf8'),
+    });
+    return { uploadId: stored.uploadId };
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'CAMPAIGN_UPLOADS_FULL') return { error: uploadsFull(err), status: 429 };
+    throw err;
+  }
+}
+
+/** The client's file without its rows (the mapping step), or undefined once expired, taken, or another client's. */
+export async function keptUpload(up: Upstreams, clientId: string, uploadId: string): Promise<KeptUpload | undefined> {
+  try {
+    return kept(await up.messages.getCampaignUpload({ clientId, mode: MODE, uploadId, withContent: false }));
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'CAMPAIGN_UPLOAD_NOT_FOUND') return undefined;
+    throw err;
+  }
+}
+
+/** The client's file with its rows, read again (a turn of the event loop between pieces), or undefined once gone. */
+export async function loadUpload(up: Upstreams, clientId: string, uploadId: string): Promise<LoadedUpload | undefined> {
+  let found: message.CampaignUpload__Output;
+  try {
+    found = await up.messages.getCampaignUpload({ clientId, mode: MODE, uploadId, withContent: true });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'CAMPAIGN_UPLOAD_NOT_FOUND') return undefined;
+    throw err;
+  }
+  const file = await readCsv(found.content.toString('utf8'));
+  return 'error' in file ? undefined : { ...kept(found), file };
 }
 
 /** The column that looks like the phone numbers', for the mapping form's first choice. */
@@ -54,31 +101,47 @@ export function guessPhoneColumn(headers: string[]): string {
   return headers.find((h) => /phone|number|mobile|tel|to|num/i.test(h)) ?? headers[0]!;
 }
 
-/** The mapping step: the client's upload with a first mapping (the phone column guessed), or undefined once expired. */
+/** The mapping step: the client's file with a first mapping (the phone column guessed), or undefined once gone. */
 export async function uploadToMap(
-  redis: Redis,
+  up: Upstreams,
   clientId: string,
   uploadId: string,
-): Promise<{ upload: LoadedUpload; mapping: Mapping } | undefined> {
-  const upload = await loadUpload(redis, clientId, uploadId);
-  return upload && { upload, mapping: { phoneColumn: guessPhoneColumn(upload.file.headers), template: '' } };
+): Promise<{ upload: KeptUpload; mapping: Mapping } | undefined> {
+  const upload = await keptUpload(up, clientId, uploadId);
+  return upload && { upload, mapping: { phoneColumn: guessPhoneColumn(upload.headers), template: '' } };
 }
 
 /** The rows as messages and refusals, or the mapping's own error. */
-export function preview(upload: LoadedUpload, mapping: Mapping): Preview | { error: string } {
+export async function preview(upload: LoadedUpload, mapping: Mapping): Promise<Preview | { error: string }> {
   const error = checkMapping(upload.file, mapping);
   return error ? { error } : previewRows(upload.file, mapping);
 }
 
-/** The preview step: the client's upload and its rows under `mapping` (or the mapping's error), or undefined once expired. */
+/** The preview step: the client's file and its rows under `mapping` (or the mapping's error), or undefined once gone. */
 export async function previewUpload(
-  redis: Redis,
+  up: Upstreams,
   clientId: string,
   uploadId: string,
   mapping: Mapping,
 ): Promise<{ upload: LoadedUpload; rows: Preview | { error: string } } | undefined> {
-  const upload = await loadUpload(redis, clientId, uploadId);
-  return upload && { upload, rows: preview(upload, mapping) };
+  const upload = await loadUpload(up, clientId, uploadId);
+  return upload && { upload, rows: await preview(upload, mapping) };
+}
+
+/** The files the account keeps for its campaigns now, and its caps (the Campaigns page). */
+export async function waitingUploads(up: Upstreams, clientId: string): Promise<message.ListCampaignUploadsResponse__Output> {
+  return up.messages.listCampaignUploads({ clientId, mode: MODE });
+}
+
+/** Discards one of the account's files; false when it was already gone. */
+export async function discardUpload(up: Upstreams, clientId: string, uploadId: string): Promise<boolean> {
+  try {
+    await up.messages.takeCampaignUpload({ clientId, mode: MODE, uploadId });
+    return true;
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'CAMPAIGN_UPLOAD_NOT_FOUND') return false;
+    throw err;
+  }
 }
 
 /**
@@ -115,20 +178,16 @@ export type CampaignSend =
   | { outcome: 'refused'; error: string; again?: { upload: LoadedUpload; rows: Preview } };
 
 /** The send step: the upload sent (`storeCampaign`), and what its page shows after it. */
-export async function sendCampaign(
-  up: Upstreams,
-  redis: Redis,
-  clientId: string,
-  uploadId: string,
-  mapping: Mapping,
-): Promise<CampaignSend> {
-  const sent = await storeCampaign(up, redis, clientId, uploadId, mapping);
+export async function sendCampaign(up: Upstreams, clientId: string, uploadId: string, mapping: Mapping): Promise<CampaignSend> {
+  const upload = await loadUpload(up, clientId, uploadId);
+  if (!upload) return { outcome: 'refused', error: EXPIRED };
+  const rows = await preview(upload, mapping);
+  if ('error' in rows) return { outcome: 'refused', error: rows.error };
+  const sent = await storeCampaign(up, clientId, upload, rows);
   if ('campaignId' in sent && !sent.stopped) return { outcome: 'sent', campaignId: sent.campaignId };
   if ('campaignId' in sent)
     return { outcome: 'stopped', campaign: await getCampaign(up, clientId, sent.campaignId), stopped: sent.stopped! };
-  const upload = await loadUpload(redis, clientId, uploadId);
-  const rows = upload && preview(upload, mapping);
-  return { outcome: 'refused', error: sent.error, again: upload && rows && !('error' in rows) ? { upload, rows } : undefined };
+  return { outcome: 'refused', error: sent.error, again: sent.error === EXPIRED ? undefined : { upload, rows } };
 }
 
 /**
@@ -139,21 +198,16 @@ export async function sendCampaign(
  */
 async function storeCampaign(
   up: Upstreams,
-  redis: Redis,
   clientId: string,
-  uploadId: string,
-  mapping: Mapping,
+  upload: LoadedUpload,
+  rows: Preview,
 ): Promise<{ campaignId: string; stopped?: string } | { error: string }> {
-  const upload = isUploadId(uploadId) ? await loadUpload(redis, clientId, uploadId) : undefined;
-  if (!upload) return { error: EXPIRED };
-  const rows = preview(upload, mapping);
-  if ('error' in rows) return rows;
   if (rows.good.length === 0) return { error: 'No row of the file can be sent: see the reasons below.' };
   const { devices } = await up.devices.listDevices({ clientId, onlineOnly: true });
   const online = devices.filter((d) => d.status === 'online');
   if (online.length === 0) return { error: NO_PHONE_ONLINE };
   // Taken: a second send of the same upload finds nothing.
-  if ((await redis.del(uploadKey(clientId, uploadId))) === 0) return { error: EXPIRED };
+  if (!(await discardUpload(up, clientId, upload.uploadId))) return { error: EXPIRED };
   const { depths } = online.length > 1 ? await up.messages.queueDepths({ deviceIds: online.map((d) => d.deviceId) }) : { depths: {} };
   const deviceIds = spreadOverPhones(online, depths, rows.good.length);
   const campaign = await up.messages.createCampaign({ clientId, mode: MODE, name: upload.name });
@@ -179,7 +233,7 @@ async function storeCampaign(
   return { campaignId: campaign.campaignId };
 }
 
-export const EXPIRED = 'This upload expired (files are kept for an hour) or was already sent: upload the file again.';
+export const EXPIRED = 'This upload expired (files are kept for an hour), was discarded or was already sent: upload the file again.';
 
 export async function listCampaigns(up: Upstreams, clientId: string, page: number): Promise<message.ListCampaignsResponse__Output> {
   return up.messages.listCampaigns({ clientId, mode: MODE, page, limit: 25 });

@@ -5,7 +5,27 @@ import { csrfField, notice, when } from './layout';
 
 const STATES = ['queued', 'held', 'sent', 'delivered', 'failed', 'cancelled'] as const;
 
-export function campaignsView(list: message.ListCampaignsResponse__Output, pageNo: number): SafeHtml {
+const megabytes = (bytes: number | string) => `${(Number(bytes) / (1024 * 1024)).toFixed(1)} MB`;
+
+/** The files kept for campaigns not sent yet: each can be taken up again, or discarded to make room. */
+function waitingView(csrf: string, waiting: message.ListCampaignUploadsResponse__Output): SafeHtml | string {
+  if (waiting.uploads.length === 0) return '';
+  const rows = waiting.uploads.map(
+    (u) => html`<tr data-upload="${u.uploadId}"><td><a href="/campaigns/new/${u.uploadId}">${u.name}</a></td><td>${u.fileName}</td>
+<td>${u.rowCount}</td><td>${megabytes(u.byteSize)}</td><td>${when(u.expiresAt)}</td>
+<td><form method="post" action="/campaigns/new/${u.uploadId}/discard">${csrfField({ csrf })}<button type="submit" class="secondary">Discard</button></form></td></tr>`,
+  );
+  return html`<div class="table-wrap"><table id="waiting-uploads">
+<caption>Files waiting to be sent: ${waiting.uploads.length} of ${waiting.maxUploads}, ${megabytes(waiting.bytes)} of ${megabytes(waiting.maxBytes)}</caption>
+<thead><tr><th scope="col">Campaign</th><th scope="col">File</th><th scope="col">Rows</th><th scope="col">Size</th><th scope="col">Expires</th><th scope="col"></th></tr></thead>
+<tbody>${rows}</tbody></table></div>`;
+}
+
+export function campaignsView(
+  list: message.ListCampaignsResponse__Output,
+  pageNo: number,
+  uploads?: { csrf: string; waiting: message.ListCampaignUploadsResponse__Output },
+): SafeHtml {
   const rows = list.campaigns.map(
     (c) => html`<tr data-campaign="${c.campaignId}"><td><a href="/campaigns/${c.campaignId}">${c.name}</a></td>
 <td><span class="status ${c.status}">${c.status}</span></td><td>${c.total}</td><td>${c.delivered}</td><td>${c.failed}</td>
@@ -13,6 +33,7 @@ export function campaignsView(list: message.ListCampaignsResponse__Output, pageN
   );
   return html`<p><a href="/campaigns/new" class="button">New campaign</a></p>
 <p>A campaign sends a personalised SMS to every row of a CSV file, spread over your online phones (live account).</p>
+${uploads ? waitingView(uploads.csrf, uploads.waiting) : ''}
 ${
   list.campaigns.length === 0
     ? html`<p class="muted" data-empty>No campaign yet.</p>`
@@ -29,7 +50,7 @@ export function uploadView(csrf: string, typed: { name: string }, error?: string
   return html`${notice('error', error)}
 <form method="post" action="/campaigns/new" class="card" data-csv-upload>${csrfField({ csrf })}
   <h2>1. Upload a CSV file</h2>
-  <p>A header row, then one row per message (at most 10,000 rows and 2 MB); comma or semicolon separated, UTF-8.</p>
+  <p>A header row, then one row per message (at most 10,000 rows, 100 columns, 2,000 characters a cell and 2 MB); comma or semicolon separated, UTF-8. Files are kept an hour, until their campaign is sent; an account keeps at most 5 at once.</p>
   <label for="c-name">Campaign name</label>
   <input id="c-name" name="name" value="${typed.name}" maxlength="100" required>
   <label for="c-file">CSV file</label>

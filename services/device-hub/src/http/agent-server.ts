@@ -135,7 +135,9 @@ export function createAgentServer(deps: AgentServerDeps): http.Server {
   };
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: 64 * 1024,
+    // A received SMS of the longest text (domain/frame-budgets.ts) is at most about 102 kB of JSON
+    // (17,085 UTF-16 units escaped as \uXXXX); anything larger closes the connection (1009).
+    maxPayload: 128 * 1024,
     handleProtocols: (protocols) => (protocols.has(AGENT_SUBPROTOCOL) ? AGENT_SUBPROTOCOL : false),
   });
   // A handshake ws refuses (no or a bad Sec-WebSocket-Key, Upgrade, version or subprotocol header)

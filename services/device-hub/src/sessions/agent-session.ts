@@ -27,6 +27,7 @@ import type { ReceivedPublisher } from '../events/received.publisher';
 import type { ReportPublisher } from '../events/report.publisher';
 import { echoedTrace, isMessageId, reportOf, type AgentFrame } from './agent-frames';
 import { DispatchPacer } from './dispatch-pacer';
+import { FrameBudget, type FrameBudgetDeps } from './frame-budget';
 import { ReceivedRelay } from './received-relay';
 import { ReportRelay } from './report-relay';
 import { SessionSims, type SessionSimsDeps } from './session-sims';
@@ -38,14 +39,14 @@ export const CLOSE_REVOKED = 4001;
 const handedOut = counter('hub.sms_handed_out', 'SMS handed to phones, by whether the phone acknowledged in time');
 export const CLOSE_REPLACED = 4002;
 export const CLOSE_RESTART = 1012;
-/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS, 4 SIMs. */
-export const PROTOCOL_VERSION = 4;
+/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS, 4 SIMs, 5 `received_retry`. */
+export const PROTOCOL_VERSION = 5;
 /** Empty claims counted for a phone that just connected: its first idle wait is the longest (idleSweepMaxMs). */
 const IDLE_AT_CONNECT = 20;
 /** How long the first claim waits for the agent's first frame (its agent_hello, if any: protocol 3 and later). */
 const HELLO_WAIT_MS = 1000;
 
-export interface SessionDeps extends SessionSimsDeps {
+export interface SessionDeps extends SessionSimsDeps, FrameBudgetDeps {
   messages: PromiseClient<message.MessageServiceClient>;
   /** Claims and acknowledgements, gathered with the other phones' of the moment. */
   calls: Pick<MessageCalls, 'claim' | 'accept'>;
@@ -102,6 +103,8 @@ export class AgentSession {
   readonly inbox: ReceivedRelay;
   /** Protocol 4: the phone's SIMs, known before the first claim, and the SIM of each SMS. */
   private readonly sims: SessionSims;
+  /** The budgets on its ack and report frames (received SMS: the ReceivedRelay's). */
+  private readonly budget: FrameBudget;
   /** Whether the agent has sent a frame yet (its first is its agent_hello, from protocol 3 on). */
   private heardFrom = false;
   /** Ends the first claim's wait for the agent's first frame. */
@@ -116,6 +119,7 @@ export class AgentSession {
     this.relay = new ReportRelay(device, this.handed, deps, this.log, (frame) => this.send(frame));
     this.inbox = new ReceivedRelay(device, deps, this.log, (frame) => this.send(frame));
     this.sims = new SessionSims(device, deps, this.log);
+    this.budget = new FrameBudget(device, deps, this.log, () => this.ackWaiter?.messageId);
     this.pacer = new DispatchPacer(device.device_id, limitsOf(device), {
       usage: deps.usage,
       defaults: deps.config.dispatch,
@@ -386,6 +390,7 @@ export class AgentSession {
     }
     this.heardFrom = true;
     this.introduce?.();
+    if (!this.budget.admits(frame)) return;
     if (typeof frame !== 'object' || frame === null || this.inbox.handles(frame as Record<string, unknown>)) return;
     if (!isMessageId(frame.message_id)) return;
     const messageId = frame.message_id;

@@ -1,10 +1,13 @@
 // Protocol 3 of a phone's session (PROTOCOL.md): its `agent_hello` (the agent's protocol and
-// driver, and from protocol 4 its SIMs), the SMS it received (`received`, answered `received_ack` once stored in JetStream), and
-// the hub's `simulate_received` orders to simulator agents.
+// driver, and from protocol 4 its SIMs), the SMS it received (`received`, answered `received_ack` once stored in JetStream,
+// or from protocol 5 `received_retry` past its budgets), and the hub's `simulate_received` orders to simulator agents.
 import { counter, type AgentReceived, type LogSink } from '@smsgw/platform';
 import type { DeviceRow } from '../data/device-row';
+import type { FrameBudgetStore } from '../data/frame-budget.store';
+import { MAX_RECEIVED_TEXT, receivedWeight } from '../domain/frame-budgets';
 import { simsOf, type SimInfo } from '../domain/sims';
 import type { ReceivedPublisher } from '../events/received.publisher';
+import { framesRefused } from './frame-budget';
 
 export const AGENT_DRIVERS = ['simulator', 'android', 'termux'] as const;
 export type AgentDriver = (typeof AGENT_DRIVERS)[number];
@@ -25,11 +28,15 @@ export interface SimulateOrder {
   sim?: number;
 }
 
-const relayed = counter('hub.sms_received', 'SMS phones received, by outcome (stored, refused as unreadable, store failed)');
+const relayed = counter(
+  'hub.sms_received',
+  'SMS phones received, by outcome (stored, refused as unreadable, deferred past a budget, store failed)',
+);
 
 const RECEIVED_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_FROM = 32;
-const MAX_TEXT = 10_000;
+/** Spread over a second, so that phones deferred by one window do not all come back at once. */
+const RETRY_JITTER_MS = 1000;
 
 /** The AgentReceived a `received` frame makes, or the reason it cannot be read. */
 export function receivedOf(
@@ -40,7 +47,7 @@ export function receivedOf(
   const { received_id: id, from, text, sim, received_at: at } = frame;
   if (typeof id !== 'string' || !RECEIVED_ID.test(id)) return { unreadable: 'received_id' };
   if (typeof from !== 'string' || from.length < 1 || from.length > MAX_FROM) return { unreadable: 'from' };
-  if (typeof text !== 'string' || text.length > MAX_TEXT) return { unreadable: 'text' };
+  if (typeof text !== 'string' || text.length > MAX_RECEIVED_TEXT) return { unreadable: 'text' };
   if (sim !== undefined && sim !== null && !(Number.isInteger(sim) && (sim as number) >= 1 && (sim as number) <= 8)) {
     return { unreadable: 'sim' };
   }
@@ -66,7 +73,8 @@ export class ReceivedRelay {
 
   constructor(
     private readonly device: DeviceRow,
-    private readonly deps: { received: ReceivedPublisher; clock: () => number },
+    /** Without `budgets`, no budget applies (tests of the relay alone). */
+    private readonly deps: { received: ReceivedPublisher; clock: () => number; budgets?: FrameBudgetStore },
     private readonly log: LogSink,
     private readonly send: (frame: Record<string, unknown>) => void,
   ) {}
@@ -96,7 +104,10 @@ export class ReceivedRelay {
   /**
    * Stores the SMS in JetStream, then tells the phone it may forget it. A frame that cannot be
    * read is acknowledged too (else the phone would send it forever) but dropped; a failed store
-   * is not acknowledged: the phone sends the SMS again at its next connection.
+   * is not acknowledged: the phone sends the SMS again at its next connection. Past the phone's or
+   * its client's budget (or when the budgets cannot be read), the SMS is not stored and the phone
+   * is told when to send it again (`received_retry`); an agent older than protocol 5 ignores that
+   * and sends it again 10 s later, or after its next connection, as it always did.
    */
   private async relay(frame: Record<string, unknown>): Promise<void> {
     const received = receivedOf(frame, this.device, this.deps.clock());
@@ -108,6 +119,7 @@ export class ReceivedRelay {
       if (id !== undefined) this.send({ type: 'received_ack', received_id: id });
       return;
     }
+    if (!(await this.withinBudget(received))) return;
     try {
       await this.deps.received.publish(received);
     } catch (err) {
@@ -117,6 +129,30 @@ export class ReceivedRelay {
     }
     relayed.add(1, { outcome: 'stored' });
     this.send({ type: 'received_ack', received_id: received.received_id });
+  }
+
+  /** Counts the SMS's parts on the budgets; false (the phone told to retry) when they have no room. */
+  private async withinBudget(received: AgentReceived): Promise<boolean> {
+    const budgets = this.deps.budgets;
+    if (!budgets) return true;
+    let retryAfterMs: number;
+    let by: string;
+    try {
+      const verdict = await budgets.take('received', this.device, receivedWeight(received.text));
+      if (verdict.allowed) return true;
+      retryAfterMs = verdict.retryAfterMs;
+      by = verdict.by ?? 'device';
+    } catch (err) {
+      this.log.warn({ err, received_id: received.received_id }, 'received SMS deferred: its budgets cannot be read (Redis)');
+      retryAfterMs = 10_000;
+      by = 'unknown';
+    }
+    relayed.add(1, { outcome: 'deferred' });
+    framesRefused.add(1, { frame: 'received', budget: by });
+    const afterMs = Math.ceil(retryAfterMs + Math.random() * RETRY_JITTER_MS);
+    this.log.debug({ received_id: received.received_id, budget: by, after_ms: afterMs }, 'received SMS deferred past the budget');
+    this.send({ type: 'received_retry', received_id: received.received_id, after_ms: afterMs });
+    return false;
   }
 
   /** Sends the order to the phone if its agent runs the simulator driver (protocol 3 and later). */

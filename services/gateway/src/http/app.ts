@@ -11,9 +11,9 @@ import {
 } from '@smsgw/platform';
 import type { Upstreams } from '../use-cases/upstreams';
 import { PROBES, type GatewayState } from './context';
-import { authenticate, type AuthOptions } from './middleware/auth';
+import { authenticate, KeyVerifier, type AuthOptions } from './middleware/auth';
 import { errorEnvelope } from './middleware/errors';
-import { idempotency } from './middleware/idempotency';
+import { idempotency, type IdempotencyBudget } from './middleware/idempotency';
 import { rateLimit } from './middleware/rate-limit';
 import { accessLog, requestId } from './middleware/request-id';
 import { traceRequest } from './middleware/tracing';
@@ -38,6 +38,8 @@ export interface AppOptions {
   readiness: () => Promise<ReadinessReport>;
   rateLimit: { limit: number; windowMs: number };
   idempotencyTtlSeconds: number;
+  /** What the answers kept for replays may take in Redis. */
+  idempotencyBudget: IdempotencyBudget;
   /** How long a request's Idempotency-Key answers 409 while it runs, at most (a gateway may die mid-request). */
   idempotencyInProgressSeconds: number;
   /** Behind a TLS-terminating proxy: its addresses. Requests it did not receive over HTTPS are refused. */
@@ -54,11 +56,14 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   // Koa reads the forwarded headers once settleForwardedHeaders has rewritten them to what a trusted proxy said.
   app.proxy = trusted !== undefined;
   app.maxIpsCount = 1;
-  const auth = authenticate(options.upstreams.accounts, options.pipeline, options.auth);
+  // One cache of verified keys for requests and open event streams alike.
+  const keys = new KeyVerifier(options.upstreams.accounts, options.auth);
+  const auth = authenticate(keys, options.pipeline, options.auth);
   const guard = rateLimit(options.redis, options.pipeline, options.rateLimit);
   const idempotent = idempotency(options.redis, {
     ttlSeconds: options.idempotencyTtlSeconds,
     inProgressSeconds: options.idempotencyInProgressSeconds,
+    budget: options.idempotencyBudget,
   });
   const routers = [
     smsRoutes(options.upstreams, auth, guard, idempotent, { allowPrivate: options.allowPrivateWebhooks }),
@@ -66,7 +71,7 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
     inboxRoutes(options.upstreams, auth, guard),
     optOutRoutes(options.upstreams, auth, guard),
     authRoutes(options.upstreams, auth, guard),
-    eventsRoutes(options.listen, auth, guard),
+    eventsRoutes(options.listen, auth, guard, keys),
   ];
   const health = new Router<GatewayState>();
   // Liveness: the process answers; nothing else is checked.

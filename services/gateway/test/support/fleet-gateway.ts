@@ -86,6 +86,10 @@ export class FleetGateway {
   base = '';
   /** The default ttl each key verifies with (set before its first request: verified keys are cached). */
   readonly defaultTtl = new Map<string, number>();
+  /** What the answers kept for Idempotency-Key replays may take in Redis (tests of the bounds set their own before start). */
+  idempotencyBudget = { maxAnswerBytes: 32 * 1024, clientBytes: 2 * 1024 * 1024, totalBytes: 64 * 1024 * 1024 };
+  /** Keys the stand-in account service refuses from now on (INVALID_API_KEY), as revoked. */
+  readonly revoked = new Set<string>();
   /** The client's devices (getDevice knows them all; listDevices answers them all, or the online ones). */
   devices: Partial<devicehub.Device__Output>[] = [];
   depths: Record<string, number> = {};
@@ -137,12 +141,15 @@ export class FleetGateway {
     });
     return {
       accounts: {
-        verifyApiKey: async (req: { apiKey: string; clientId: string }) => ({
-          clientId: req.clientId,
-          mode: req.apiKey.startsWith('sgw_test_') ? 'KEY_MODE_TEST' : 'KEY_MODE_LIVE',
-          keyId: 'key_1',
-          defaultTtlSeconds: this.defaultTtl.get(req.apiKey) ?? 0,
-        }),
+        verifyApiKey: async (req: { apiKey: string; clientId: string }) => {
+          if (this.revoked.has(req.apiKey)) throw new AppError('INVALID_API_KEY');
+          return {
+            clientId: req.clientId,
+            mode: req.apiKey.startsWith('sgw_test_') ? 'KEY_MODE_TEST' : 'KEY_MODE_LIVE',
+            keyId: 'key_1',
+            defaultTtlSeconds: this.defaultTtl.get(req.apiKey) ?? 0,
+          };
+        },
       } as unknown as Upstreams['accounts'],
       devices,
       messages: {
@@ -278,6 +285,7 @@ export class FleetGateway {
       readiness: async () => ({ ready: true, checks: {} }),
       rateLimit: { limit: 10_000, windowMs: 60_000 },
       idempotencyTtlSeconds: 60,
+      idempotencyBudget: this.idempotencyBudget,
       idempotencyInProgressSeconds: 3,
       allowPrivateWebhooks: false,
       listen: listen?.(this.redis),

@@ -11,6 +11,7 @@ import {
   pauseCampaign,
   resumeCampaign,
 } from '../use-cases/campaigns.use-case';
+import { getCampaignUpload, listCampaignUploads, storeCampaignUpload, takeCampaignUpload } from '../use-cases/campaign-uploads.use-case';
 import { cancelMessage } from '../use-cases/cancel-message.use-case';
 import { acceptMany, acceptMessage, claimMany, claimNext } from '../use-cases/claim-message.use-case';
 import type { MessageService } from '../use-cases/message-service';
@@ -33,6 +34,8 @@ import {
   toReceivedProto,
   toSendManyResult,
   toSettingsProto,
+  toUploadProto,
+  uploadKey,
 } from './message.mapper';
 
 /**
@@ -76,6 +79,10 @@ export const messageCallers: Callers<message.MessageServiceHandlers> = {
   PauseCampaign: ['dashboard'],
   ResumeCampaign: ['dashboard'],
   CancelCampaign: ['dashboard'],
+  StoreCampaignUpload: ['dashboard'],
+  GetCampaignUpload: ['dashboard'],
+  ListCampaignUploads: ['dashboard'],
+  TakeCampaignUpload: ['dashboard'],
 };
 
 /** The gRPC methods of `smsgw.message.v1.MessageService`: each reads its request, runs one use case, maps the answer. */
@@ -220,6 +227,32 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
 
     async CancelCampaign(req) {
       return toCampaignProto(await cancelCampaign(service, campaignKey(req)));
+    },
+
+    async StoreCampaignUpload(req) {
+      const input = {
+        clientId: req.clientId,
+        mode: modeFromProto(req.mode),
+        name: req.name,
+        fileName: req.fileName,
+        headers: req.headers,
+        rowCount: req.rowCount,
+        content: req.content,
+      };
+      return toUploadProto(await storeCampaignUpload(service, input));
+    },
+
+    async GetCampaignUpload(req) {
+      return toUploadProto(await getCampaignUpload(service, uploadKey(req), req.withContent));
+    },
+
+    async ListCampaignUploads(req) {
+      const { uploads, ...use } = await listCampaignUploads(service, req.clientId, modeFromProto(req.mode));
+      return { uploads: uploads.map(toUploadProto), ...use };
+    },
+
+    async TakeCampaignUpload(req) {
+      return toUploadProto(await takeCampaignUpload(service, uploadKey(req)));
     },
 
     async RunRetention(req) {

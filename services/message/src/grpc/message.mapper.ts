@@ -1,5 +1,6 @@
 import { modeFromProto, modeToProto } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
+import type { CampaignUploadRow, UploadKey } from '../data/campaign-upload.repository';
 import type { CampaignKey, CampaignWithCounts } from '../data/campaign.repository';
 import type { ClaimedFields, MessageRow } from '../data/message-row';
 import type { OptOutRow } from '../data/opt-out.repository';
@@ -77,6 +78,26 @@ export function toCampaignProto(c: CampaignWithCounts): message.Campaign {
     failed: c.failed,
     cancelled: c.cancelled,
   };
+}
+
+/** A campaign file; its content only when it was read. */
+export function toUploadProto(u: CampaignUploadRow): message.CampaignUpload {
+  return {
+    uploadId: u.upload_id,
+    name: u.name,
+    fileName: u.file_name,
+    headers: u.headers,
+    rowCount: u.row_count,
+    byteSize: u.byte_size,
+    createdAt: iso(u.created_at),
+    expiresAt: iso(u.expires_at),
+    content: u.content ?? Buffer.alloc(0),
+  };
+}
+
+/** The campaign file a request names, within its client and mode. */
+export function uploadKey(req: { clientId: string; mode: Parameters<typeof modeFromProto>[0]; uploadId: string }): UploadKey {
+  return { uploadId: req.uploadId, clientId: req.clientId, mode: modeFromProto(req.mode) };
 }
 
 /** The campaign a request names, within its client and mode. */

@@ -1,5 +1,6 @@
 import type { Logger } from '@smsgw/platform';
 import type { MessageConfig } from '../config';
+import type { CampaignUploadRepository } from '../data/campaign-upload.repository';
 import type { CampaignRepository } from '../data/campaign.repository';
 import type { HistoryRepository } from '../data/history.repository';
 import type { IdempotencyKeyRepository } from '../data/idempotency-key.repository';
@@ -28,9 +29,11 @@ export interface MessageService {
   wakeUps: WakeUpPublisher;
   /** CSV campaigns (the dashboard) and the holding of their messages. */
   campaigns: CampaignRepository;
+  /** Campaign files between their upload and their send. */
+  campaignUploads: CampaignUploadRepository;
   /** Absent in tests that run no scheduler. */
   scheduledSends?: ScheduledSends;
-  config: Pick<MessageConfig, 'pacing' | 'retention' | 'idempotencyTtlSeconds' | 'otp'>;
+  config: Pick<MessageConfig, 'pacing' | 'retention' | 'idempotencyTtlSeconds' | 'otp' | 'campaignUploads'>;
   log: Logger;
 }
 

@@ -7,8 +7,9 @@ const MAX_RETENTION_DAYS = 36_500;
 /**
  * Moves the messages and received SMS stored more than `retentionDays` days
  * ago (0: the configured retention) into the daily rollups, waiting for a run
- * another replica has under way. Returns how many messages left the table
- * (RunRetention's `deleted`); the received SMS folded are logged.
+ * another replica has under way, and deletes the expired campaign files.
+ * Returns how many messages left the table (RunRetention's `deleted`); the
+ * received SMS folded and the files deleted are logged.
  */
 export async function runRetention(service: MessageService, retentionDays: number): Promise<number> {
   if (retentionDays < 0 || retentionDays > MAX_RETENTION_DAYS) {
@@ -19,6 +20,13 @@ export async function runRetention(service: MessageService, retentionDays: numbe
   }
   const days = retentionDays || service.config.retention.days;
   const run = await service.history.runRetention(days, { wait: true });
-  if (run) service.log.info({ deleted: run.deleted, received_deleted: run.received, retention_days: days }, 'retention run');
+  // Campaign files past their hour that no later upload of their client swept away.
+  const uploads = await service.campaignUploads.deleteExpired();
+  if (run) {
+    service.log.info(
+      { deleted: run.deleted, received_deleted: run.received, campaign_uploads_deleted: uploads, retention_days: days },
+      'retention run',
+    );
+  }
   return run?.deleted ?? 0;
 }

@@ -1,5 +1,6 @@
 import type { Mapping } from '../../use-cases/campaign-csv';
 import {
+  discardUpload,
   getCampaign,
   listCampaigns,
   moveCampaign,
@@ -7,15 +8,16 @@ import {
   sendCampaign,
   storeUpload,
   uploadToMap,
+  waitingUploads,
   EXPIRED,
   type CampaignMove,
-  type LoadedUpload,
+  type KeptUpload,
 } from '../../use-cases/campaigns.use-case';
 import { campaignsView, campaignView, mappingView, previewView, uploadView } from '../../views/campaigns.view';
 import { problemView } from '../../views/error.view';
 import { field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
-/** The path whose form carries a whole CSV file: the app reads it with a larger limit. */
+/** The path whose form carries a whole CSV file: the app reads it as it comes (readUploadForm). */
 export const UPLOAD_PATH = '/campaigns/new';
 
 const mappingOf = (ctx: DashContext): Mapping => ({
@@ -25,18 +27,18 @@ const mappingOf = (ctx: DashContext): Mapping => ({
 
 /** CSV campaigns: the list, the three steps of a new one (upload, mapping, preview and send) and a campaign's page. */
 export function campaignRoutes(router: DashRouter, deps: AppDeps): void {
-  const { up, redis } = deps;
+  const { up } = deps;
   const csrfOf = (ctx: DashContext) => ctx.state.session!.csrf;
   const expired = (ctx: DashContext) => {
     ctx.status = 404;
     page(ctx, 'New campaign', 'campaigns', problemView(EXPIRED));
   };
-  const mappingPage = (ctx: DashContext, upload: LoadedUpload, mapping: Mapping, error?: string) => {
+  const mappingPage = (ctx: DashContext, upload: KeptUpload, mapping: Mapping, error?: string) => {
     const view = {
       csrf: csrfOf(ctx),
       uploadId: upload.uploadId,
-      headers: upload.file.headers,
-      rows: upload.file.rows.length,
+      headers: upload.headers,
+      rows: upload.rows,
       fileName: upload.fileName,
     };
     page(ctx, 'New campaign', 'campaigns', mappingView({ ...view, mapping, error }));
@@ -44,30 +46,32 @@ export function campaignRoutes(router: DashRouter, deps: AppDeps): void {
 
   router.get('/campaigns', async (ctx) => {
     const pageNo = Math.max(1, Math.min(1_000_000, Math.floor(Number(ctx.query.page)) || 1));
-    page(ctx, 'Campaigns', 'campaigns', campaignsView(await listCampaigns(up, ctx.state.session!.clientId, pageNo), pageNo));
+    const clientId = ctx.state.session!.clientId;
+    const [list, waiting] = await Promise.all([listCampaigns(up, clientId, pageNo), waitingUploads(up, clientId)]);
+    page(ctx, 'Campaigns', 'campaigns', campaignsView(list, pageNo, { csrf: csrfOf(ctx), waiting }));
   });
 
   router.get(UPLOAD_PATH, (ctx) => page(ctx, 'New campaign', 'campaigns', uploadView(csrfOf(ctx), { name: '' })));
   router.post(UPLOAD_PATH, async (ctx) => {
     const name = field(ctx, 'name');
     const fileName = field(ctx, 'file_name').slice(0, 200);
-    const stored = await storeUpload(redis, ctx.state.session!.clientId, { name, fileName, csv: ctx.state.form?.get('csv') ?? '' });
+    const stored = await storeUpload(up, ctx.state.session!.clientId, { name, fileName, csv: ctx.state.csv });
     if ('error' in stored) {
-      ctx.status = 400;
+      ctx.status = stored.status;
       return page(ctx, 'New campaign', 'campaigns', uploadView(csrfOf(ctx), { name: name.slice(0, 100) }, stored.error));
     }
     ctx.redirect(`/campaigns/new/${stored.uploadId}`);
   });
 
   router.get('/campaigns/new/:uploadId', async (ctx) => {
-    const found = await uploadToMap(redis, ctx.state.session!.clientId, ctx.params.uploadId!);
+    const found = await uploadToMap(up, ctx.state.session!.clientId, ctx.params.uploadId!);
     if (!found) return expired(ctx);
     mappingPage(ctx, found.upload, found.mapping);
   });
 
   router.post('/campaigns/new/:uploadId/preview', async (ctx) => {
     const mapping = mappingOf(ctx);
-    const found = await previewUpload(redis, ctx.state.session!.clientId, ctx.params.uploadId!, mapping);
+    const found = await previewUpload(up, ctx.state.session!.clientId, ctx.params.uploadId!, mapping);
     if (!found) return expired(ctx);
     const { upload, rows } = found;
     if ('error' in rows) {
@@ -84,7 +88,7 @@ export function campaignRoutes(router: DashRouter, deps: AppDeps): void {
 
   router.post('/campaigns/new/:uploadId/send', async (ctx) => {
     const mapping = mappingOf(ctx);
-    const sent = await sendCampaign(up, redis, ctx.state.session!.clientId, ctx.params.uploadId!, mapping);
+    const sent = await sendCampaign(up, ctx.state.session!.clientId, ctx.params.uploadId!, mapping);
     if (sent.outcome === 'sent') return ctx.redirect(`/campaigns/${sent.campaignId}`);
     if (sent.outcome === 'stopped') {
       ctx.status = 502;
@@ -100,6 +104,11 @@ export function campaignRoutes(router: DashRouter, deps: AppDeps): void {
       'campaigns',
       previewView({ csrf: csrfOf(ctx), uploadId: upload.uploadId, name: upload.name, mapping, preview: rows, error: sent.error }),
     );
+  });
+
+  router.post('/campaigns/new/:uploadId/discard', async (ctx) => {
+    await discardUpload(up, ctx.state.session!.clientId, ctx.params.uploadId!);
+    ctx.redirect('/campaigns');
   });
 
   router.get('/campaigns/:campaignId', async (ctx) => {

@@ -18,9 +18,53 @@ export interface AuthOptions {
 type Verdict = { auth: AuthContext; error?: undefined } | { error: AppError; auth?: undefined };
 
 /**
+ * The key and client checks, shared by every request and by the open event streams: the account
+ * service's answers kept briefly, a success for `ttlMs` (5 s at most), a refusal for `negativeTtlMs`.
+ */
+export class KeyVerifier {
+  private readonly cache = new TtlCache<Verdict>({ maxEntries: MAX_ENTRIES });
+
+  constructor(
+    private readonly accounts: PromiseClient<account.AccountServiceClient>,
+    private readonly options: Pick<AuthOptions, 'ttlMs' | 'negativeTtlMs'>,
+  ) {}
+
+  /** What was answered for this key and client within its time, if anything. */
+  cached(apiKey: string, clientId: string): Verdict | undefined {
+    return KEY_PATTERN.test(apiKey) && clientId.length <= 64 ? this.cache.get(`${clientId}\n${apiKey}`) : undefined;
+  }
+
+  /**
+   * The account service's answer (kept for its time), or the one kept; a refusal comes back as
+   * `error` (INVALID_API_KEY, INVALID_CLIENT_ID), any other failure is thrown.
+   */
+  async verify(apiKey: string, clientId: string): Promise<Verdict> {
+    const known = this.cached(apiKey, clientId);
+    if (known) return known;
+    if (!KEY_PATTERN.test(apiKey)) return { error: new AppError('INVALID_API_KEY') };
+    try {
+      const verified = await this.accounts.verifyApiKey({ apiKey, clientId });
+      const auth: AuthContext = {
+        clientId: verified.clientId,
+        mode: modeFromProto(verified.mode),
+        defaultTtlSeconds: verified.defaultTtlSeconds,
+      };
+      this.cache.set(`${clientId}\n${apiKey}`, { auth }, this.options.ttlMs);
+      return { auth };
+    } catch (err) {
+      if (err instanceof AppError && (err.code === 'INVALID_API_KEY' || err.code === 'INVALID_CLIENT_ID')) {
+        const error = new AppError(err.code);
+        if (clientId.length <= 64) this.cache.set(`${clientId}\n${apiKey}`, { error }, this.options.negativeTtlMs);
+        return { error };
+      }
+      throw err;
+    }
+  }
+}
+
+/**
  * Authentication rules 3 to 5 of the specification: missing headers, then
- * the key, then the client. Answers of the account service are remembered
- * briefly: a success for `ttlMs` (5 s at most), a refusal for `negativeTtlMs`.
+ * the key, then the client, through the `KeyVerifier`.
  *
  * Every verification the account service refuses counts against the
  * caller's address (a Redis counter, exact across replicas); past the limit,
@@ -32,12 +76,7 @@ type Verdict = { auth: AuthContext; error?: undefined } | { error: AppError; aut
  * concurrency of that address). An address a trusted proxy hid is not limited
  * here (it would be everyone's); the per-client limit comes after authentication.
  */
-export function authenticate(
-  accounts: PromiseClient<account.AccountServiceClient>,
-  pipeline: TickPipeline,
-  options: AuthOptions,
-): GatewayMiddleware {
-  const cache = new TtlCache<Verdict>({ maxEntries: MAX_ENTRIES });
+export function authenticate(verifier: KeyVerifier, pipeline: TickPipeline, options: AuthOptions): GatewayMiddleware {
   // A fixed window per address: the first failure opens it, the window's end clears it.
   const failures = new FixedWindowCounter(pipeline, { windowMs: options.failures.windowMs });
   const failureKey = (ctx: GatewayContext) => (ctx.state.clientAddress === undefined ? undefined : `authfail:${ctx.state.clientAddress}`);
@@ -64,8 +103,7 @@ export function authenticate(
     const apiKey = ctx.get('x-api-key');
     const clientId = ctx.get('x-client-id');
     if (!apiKey || !clientId) throw new AppError('MISSING_AUTH_HEADERS');
-    const cacheKey = `${clientId}\n${apiKey}`;
-    const known = KEY_PATTERN.test(apiKey) && clientId.length <= 64 ? cache.get(cacheKey) : undefined;
+    const known = verifier.cached(apiKey, clientId);
     if (known?.auth) {
       ctx.state.auth = known.auth;
       return next();
@@ -73,24 +111,12 @@ export function authenticate(
     if (known?.error) throw known.error;
 
     await refuseFloodingAddress(ctx);
-    if (!KEY_PATTERN.test(apiKey)) {
+    const verdict = await verifier.verify(apiKey, clientId);
+    if (verdict.error) {
       await countFailure(ctx);
-      throw new AppError('INVALID_API_KEY');
+      throw verdict.error;
     }
-    let auth: AuthContext;
-    try {
-      const verified = await accounts.verifyApiKey({ apiKey, clientId });
-      auth = { clientId: verified.clientId, mode: modeFromProto(verified.mode), defaultTtlSeconds: verified.defaultTtlSeconds };
-    } catch (err) {
-      if (err instanceof AppError && (err.code === 'INVALID_API_KEY' || err.code === 'INVALID_CLIENT_ID')) {
-        if (clientId.length <= 64) cache.set(cacheKey, { error: new AppError(err.code) }, options.negativeTtlMs);
-        await countFailure(ctx);
-        throw new AppError(err.code);
-      }
-      throw err;
-    }
-    cache.set(cacheKey, { auth }, options.ttlMs);
-    ctx.state.auth = auth;
+    ctx.state.auth = verdict.auth;
     return next();
   };
 }

@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
-import { AppError, type Redis } from '@smsgw/platform';
+import { AppError, FixedWindowCounter, type Redis } from '@smsgw/platform';
 import type { GatewayMiddleware } from '../context';
+
+/** What the answers kept in Redis may take: one answer, one client's in a window of the TTL, every client's in it. */
+export interface IdempotencyBudget {
+  maxAnswerBytes: number;
+  clientBytes: number;
+  totalBytes: number;
+}
+
+/** Besides its text, what one kept answer costs Redis (its key and the entry), counted against the budgets. */
+const ENTRY_OVERHEAD_BYTES = 200;
 
 interface Stored {
   state: 'pending' | 'done';
@@ -36,8 +46,17 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * without asking the message service; the same key with another body is
  * refused with 422. A request that failed drops the marker: its retry goes
  * to the message service, which answers what it stored, if anything.
+ *
+ * What Redis keeps is bounded (`budget`): an answer over `maxAnswerBytes` is
+ * kept as done without its body, and past a client's bytes in the TTL's
+ * window (or every client's), nothing is kept; either way a replay goes to
+ * the message service, which answers what it stored then.
  */
-export function idempotency(redis: Redis, options: { ttlSeconds: number; inProgressSeconds: number }): GatewayMiddleware {
+export function idempotency(
+  redis: Redis,
+  options: { ttlSeconds: number; inProgressSeconds: number; budget: IdempotencyBudget },
+): GatewayMiddleware {
+  const kept = new FixedWindowCounter(redis, { windowMs: options.ttlSeconds * 1000 });
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
     if (!key) return next();
@@ -54,28 +73,33 @@ export function idempotency(redis: Redis, options: { ttlSeconds: number; inProgr
       options.inProgressSeconds,
       'NX',
     );
+    ctx.state.idempotency = { key, requestHash: fingerprint };
     if (!claimed) {
       const text = await redis.get(storeKey);
       const stored = text ? (JSON.parse(text) as Stored) : undefined;
       if (stored && stored.fingerprint !== fingerprint) throw new AppError('IDEMPOTENCY_KEY_REUSED');
       if (!stored || stored.state === 'pending') throw new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 });
+      // Done, its answer not kept here: the message service answers what it stored the first time.
+      if (stored.body === undefined) return next();
       ctx.status = stored.status ?? 200;
       ctx.body = stored.body;
       ctx.set('Idempotent-Replayed', 'true');
       return;
     }
-    ctx.state.idempotency = { key, requestHash: fingerprint };
     try {
       await next();
     } catch (err) {
       await redis.del(storeKey);
       throw err;
     }
-    await redis.set(
-      storeKey,
-      JSON.stringify({ state: 'done', fingerprint, status: ctx.status, body: ctx.body } satisfies Stored),
-      'EX',
-      options.ttlSeconds,
+    const whole = JSON.stringify({ state: 'done', fingerprint, status: ctx.status, body: ctx.body } satisfies Stored);
+    const value = whole.length <= options.budget.maxAnswerBytes ? whole : JSON.stringify({ state: 'done', fingerprint } satisfies Stored);
+    const { allowed } = await kept.take(
+      [`idempotency-budget:${auth.clientId}`, 'idempotency-budget:all'],
+      [options.budget.clientBytes, options.budget.totalBytes],
+      value.length + ENTRY_OVERHEAD_BYTES,
     );
+    if (allowed) await redis.set(storeKey, value, 'EX', options.ttlSeconds);
+    else await redis.del(storeKey);
   };
 }

@@ -1,23 +1,43 @@
 import { PassThrough } from 'node:stream';
 import Router from '@koa/router';
+import { counter } from '@smsgw/platform';
 import { listenKinds } from '../../domain/listen';
 import { openListen, type ListenDeps } from '../../use-cases/listen.use-case';
 import type { GatewayMiddleware, GatewayState } from '../context';
+import type { KeyVerifier } from '../middleware/auth';
 import { eventsQuery } from '../query';
 import { sseSink } from '../sse';
+
+const listenersClosed = counter('gateway.listeners_closed', 'Event streams the gateway closed, by reason (key revoked, slow reader)');
 
 /**
  * GET /v1/events/listen (`smsgw listen`): the client's events as server-sent events, each signed
  * with the session's secret as a webhook delivery is. Authenticated and counted by the rate limit
- * once, when it opens.
+ * once, when it opens; its key is checked again while it lives, as any request's.
  */
-export function eventsRoutes(deps: ListenDeps | undefined, auth: GatewayMiddleware, guard: GatewayMiddleware): Router<GatewayState> {
+export function eventsRoutes(
+  deps: ListenDeps | undefined,
+  auth: GatewayMiddleware,
+  guard: GatewayMiddleware,
+  keys: KeyVerifier,
+): Router<GatewayState> {
   const router = new Router<GatewayState>();
 
   router.get('/v1/events/listen', auth, guard, async (ctx) => {
     const kinds = listenKinds(eventsQuery(ctx));
     const stream = new PassThrough();
-    const session = await openListen(deps, ctx.state.auth!, kinds, sseSink(stream));
+    const [apiKey, clientId] = [ctx.get('x-api-key'), ctx.get('x-client-id')];
+    const keyHolds = async () => {
+      const holds = (await keys.verify(apiKey, clientId)).auth !== undefined;
+      if (!holds) listenersClosed.add(1, { reason: 'key_revoked' });
+      return holds;
+    };
+    const sink = sseSink(stream, deps?.maxBufferedBytes ?? 0, () => {
+      listenersClosed.add(1, { reason: 'slow_reader' });
+      // What is buffered is dropped with the connection: the reader sees its stream end.
+      ctx.req.socket.destroy();
+    });
+    const session = await openListen(deps, ctx.state.auth!, kinds, sink, keyHolds);
     // Koa destroys the body when the response ends or the client goes: the session ends with it.
     stream.once('close', () => void session.close());
     ctx.req.socket.setTimeout(0);

@@ -39,6 +39,8 @@ public final class HubClient {
     static final long PING_MARGIN_MS = 5000;
     /** After a network change, a connection that does not answer a ping within this is dropped. */
     static final long PROBE_TIMEOUT_MS = 10000;
+    /** The longest wait a hub's {@code received_retry} may ask for: a bad value never holds the inbox back for long. */
+    static final long MAX_RECEIVED_HOLD_MS = 3600000;
 
     private final String wsUrl;
     private final String token;
@@ -62,6 +64,9 @@ public final class HubClient {
     private Inbox inbox;
     /** When each pending received SMS was last sent on the current connection. */
     private final Map<String, Long> receivedSent = new HashMap<String, Long>();
+    /** Protocol 5: no received SMS is sent before this time (the hub said the phone is past its budget). */
+    private long receivedHeldUntil;
+    private EventLoop.Timer holdTimer;
     private EventLoop.Timer reconnectTimer;
     private EventLoop.Timer stableTimer;
     private EventLoop.Timer watchdogTimer;
@@ -92,10 +97,39 @@ public final class HubClient {
      * the next hello. Entries already sent on this connection wait for their resend time.
      */
     public void receivedChanged() {
-        if (!ready || conn == null || inbox == null) return;
+        if (!ready || conn == null || inbox == null || receivedHeld()) return;
         for (ReceivedSms sms : inbox.pending()) {
             if (!receivedSent.containsKey(sms.receivedId)) sendReceived(sms);
         }
+    }
+
+    private boolean receivedHeld() {
+        return clock.now() < receivedHeldUntil;
+    }
+
+    /**
+     * Protocol 5: the hub did not store a received SMS (the phone or its account is past its budget):
+     * every received SMS waits {@code afterMs} (at most an hour), then all go again.
+     */
+    private void holdReceived(String receivedId, long afterMs) {
+        long waitMs = Math.min(Math.max(0, afterMs), MAX_RECEIVED_HOLD_MS);
+        receivedHeldUntil = Math.max(receivedHeldUntil, clock.now() + waitMs);
+        long left = receivedHeldUntil - clock.now();
+        log.info("the hub asked to send received SMS again in " + left + " ms (" + receivedId + ")");
+        cancel(holdTimer);
+        final long endsAt = receivedHeldUntil;
+        holdTimer = loop.schedule(new Runnable() {
+            @Override
+            public void run() {
+                holdTimer = null;
+                if (!ready || conn == null || inbox == null || receivedHeld()) return;
+                // What the resend timer sent at the hold's very end is not sent twice.
+                for (ReceivedSms sms : inbox.pending()) {
+                    Long last = receivedSent.get(sms.receivedId);
+                    if (last == null || last < endsAt) sendReceived(sms);
+                }
+            }
+        }, left);
     }
 
     private void sendReceived(ReceivedSms sms) {
@@ -260,6 +294,9 @@ public final class HubClient {
                 }
                 receivedSent.remove(frame.messageId);
                 break;
+            case RECEIVED_RETRY:
+                holdReceived(frame.messageId, frame.afterMs);
+                break;
             case RECONNECT:
                 log.info("the hub asked to reconnect after " + frame.afterMs + " ms");
                 hubDelayMs = frame.afterMs;
@@ -304,7 +341,7 @@ public final class HubClient {
                     Long last = lastSent.get(key(r.messageId, r.status));
                     if (last == null || now - last >= reportResendMs) sendReport(r);
                 }
-                if (inbox != null) {
+                if (inbox != null && !receivedHeld()) {
                     for (ReceivedSms sms : inbox.pending()) {
                         Long last = receivedSent.get(sms.receivedId);
                         if (last == null || now - last >= reportResendMs) sendReceived(sms);

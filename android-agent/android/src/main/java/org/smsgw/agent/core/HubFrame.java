@@ -2,7 +2,7 @@ package org.smsgw.agent.core;
 
 /** A frame from the hub, checked (PROTOCOL.md §2). */
 public final class HubFrame {
-    public enum Kind { HELLO, SMS, REPORT_ACK, RECEIVED_ACK, RECONNECT, UNKNOWN, INVALID }
+    public enum Kind { HELLO, SMS, REPORT_ACK, RECEIVED_ACK, RECEIVED_RETRY, RECONNECT, UNKNOWN, INVALID }
 
     public final Kind kind;
     /** The frame's type as sent (UNKNOWN), or why it is INVALID. */
@@ -13,7 +13,7 @@ public final class HubFrame {
     public final long pingIntervalMs;
     public final Sms sms;
     public final int attempt;
-    /** REPORT_ACK: the message_id; RECEIVED_ACK: the received_id. */
+    /** REPORT_ACK: the message_id; RECEIVED_ACK and RECEIVED_RETRY: the received_id. */
     public final String messageId;
     public final String status;
     public final long afterMs;
@@ -46,6 +46,11 @@ public final class HubFrame {
 
     static HubFrame receivedAck(String receivedId) {
         return new HubFrame(Kind.RECEIVED_ACK, null, 0, null, 0, null, 0, receivedId, null, 0);
+    }
+
+    /** Protocol 5: the hub did not store this received SMS; send it again after {@code afterMs}. */
+    static HubFrame receivedRetry(String receivedId, long afterMs) {
+        return new HubFrame(Kind.RECEIVED_RETRY, null, 0, null, 0, null, 0, receivedId, null, afterMs);
     }
 
     static HubFrame reconnect(long afterMs) {

@@ -10,11 +10,11 @@ import org.json.JSONException;
 import org.json.JSONObject;
 
 /**
- * Protocol version 4 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
+ * Protocol version 5 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
  * Node agent's (src/protocol.ts), so both agents accept and refuse the same frames.
  */
 public final class Protocol {
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
     /** Announced in {@code agent_hello}. */
     public static final String DRIVER = "android";
     /** The subprotocol names the framing, which version 2 keeps; the version itself is in {@code hello}. */
@@ -35,9 +35,9 @@ public final class Protocol {
     private Protocol() {
     }
 
-    /** Hubs of versions 1 to 3 work too: each version only adds what an older hub ignores. */
+    /** Hubs of versions 1 to 4 work too: each version only adds what an older hub ignores. */
     public static boolean isSupported(int version) {
-        return version >= 1 && version <= 4;
+        return version >= 1 && version <= 5;
     }
 
     /**
@@ -93,16 +93,30 @@ public final class Protocol {
             }
             return HubFrame.receivedAck((String) id);
         }
+        if ("received_retry".equals(type)) {
+            Object id = frame.opt("received_id");
+            Object after = frame.opt("after_ms");
+            if (!(id instanceof String) || ((String) id).isEmpty() || ((String) id).length() > MAX_MESSAGE_ID_LENGTH
+                    || !isNonNegative(after)) {
+                return HubFrame.invalid("received_retry without a valid received_id or after_ms");
+            }
+            return HubFrame.receivedRetry((String) id, ((Number) after).longValue());
+        }
         // simulate_received is for the simulator driver only: the app leaves it UNKNOWN and ignores it.
         if ("reconnect".equals(type)) {
             Object after = frame.opt("after_ms");
-            if (!(after instanceof Number) || Double.isNaN(((Number) after).doubleValue())
-                    || Double.isInfinite(((Number) after).doubleValue()) || ((Number) after).doubleValue() < 0) {
+            if (!isNonNegative(after)) {
                 return HubFrame.invalid("reconnect without a valid after_ms");
             }
             return HubFrame.reconnect(((Number) after).longValue());
         }
         return HubFrame.unknown((String) type);
+    }
+
+    private static boolean isNonNegative(Object value) {
+        if (!(value instanceof Number)) return false;
+        double d = ((Number) value).doubleValue();
+        return !Double.isNaN(d) && !Double.isInfinite(d) && d >= 0;
     }
 
     /** The {@code ack} frame: the SMS is in the outbox on disk. */

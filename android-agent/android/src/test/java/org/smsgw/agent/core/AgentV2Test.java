@@ -162,15 +162,16 @@ public class AgentV2Test {
     }
 
     @Test
-    public void whenTheHubSpeaksVersionOneToFourThenNoVersionWarningAndOtherwiseOne() {
+    public void whenTheHubSpeaksVersionOneToFiveThenNoVersionWarningAndOtherwiseOne() {
         connected(1);
         connected(2);
         connected(3);
         connected(4);
-        for (String w : warnings) assertFalse(w, w.contains("protocol"));
         connected(5);
+        for (String w : warnings) assertFalse(w, w.contains("protocol"));
+        connected(6);
         boolean warned = false;
-        for (String w : warnings) warned |= w.contains("speaks protocol 5");
+        for (String w : warnings) warned |= w.contains("speaks protocol 6");
         assertTrue(warned);
     }
 }

@@ -38,13 +38,14 @@ public class ProtocolV2Test {
     }
 
     @Test
-    public void whenTheHubSaysItsVersionThenOneToFourAreSupported() {
-        assertEquals(4, Protocol.VERSION);
+    public void whenTheHubSaysItsVersionThenOneToFiveAreSupported() {
+        assertEquals(5, Protocol.VERSION);
         assertTrue(Protocol.isSupported(1));
         assertTrue(Protocol.isSupported(2));
         assertTrue(Protocol.isSupported(3));
         assertTrue(Protocol.isSupported(4));
-        assertFalse(Protocol.isSupported(5));
+        assertTrue(Protocol.isSupported(5));
+        assertFalse(Protocol.isSupported(6));
         assertFalse(Protocol.isSupported(0));
     }
 
