@@ -64,6 +64,12 @@ export const ERROR_CATALOG = {
   INVALID_CLIENT_ID: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: 'Identifiant client inconnu.' },
   INVALID_DEVICE_TOKEN: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: "Jeton d'appareil invalide ou révoqué." },
   INVALID_PAIRING: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: "Code d'appairage ou mot de passe d'appareil invalide." },
+  ACCOUNT_NOT_VERIFIED: {
+    http: 403,
+    grpc: grpc.status.FAILED_PRECONDITION,
+    message:
+      "L'adresse e-mail du compte n'est pas encore confirmée : les clés live, les téléphones et les webhooks fonctionnent une fois le lien reçu par e-mail ouvert (les clés test fonctionnent déjà).",
+  },
   HTTPS_REQUIRED: {
     http: 403,
     grpc: grpc.status.PERMISSION_DENIED,
