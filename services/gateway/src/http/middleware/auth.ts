@@ -19,7 +19,8 @@ type Verdict = { auth: AuthContext; error?: undefined } | { error: AppError; aut
 
 /**
  * Authentication rules 3 to 5 of the specification: missing headers, then
- * the key, then the client. Answers of the account service are remembered
+ * the key, then the client; then a live key of an account whose address is
+ * not verified yet is refused (ACCOUNT_NOT_VERIFIED). Answers of the account service are remembered
  * briefly: a success for `ttlMs` (5 s at most), a refusal for `negativeTtlMs`.
  *
  * Every verification the account service refuses counts against the
@@ -85,6 +86,12 @@ export function authenticate(
       if (err instanceof AppError && (err.code === 'INVALID_API_KEY' || err.code === 'INVALID_CLIENT_ID')) {
         if (clientId.length <= 64) cache.set(cacheKey, { error: new AppError(err.code) }, options.negativeTtlMs);
         await countFailure(ctx);
+        throw new AppError(err.code);
+      }
+      // A right key of an account whose address is not verified yet: not a guess, so not counted;
+      // remembered as briefly as a refusal, so that it works within `negativeTtlMs` of the verification.
+      if (err instanceof AppError && err.code === 'ACCOUNT_NOT_VERIFIED') {
+        cache.set(cacheKey, { error: new AppError(err.code) }, options.negativeTtlMs);
         throw new AppError(err.code);
       }
       throw err;
