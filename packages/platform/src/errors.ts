@@ -92,6 +92,11 @@ export const ERROR_CATALOG = {
     grpc: grpc.status.FAILED_PRECONDITION,
     message: "Seul un message encore en file d'attente peut être annulé.",
   },
+  LIMIT_REACHED: {
+    http: 409,
+    grpc: grpc.status.RESOURCE_EXHAUSTED,
+    message: 'Limite atteinte pour ce compte.',
+  },
   CAMPAIGN_NOT_RUNNING: {
     http: 409,
     grpc: grpc.status.FAILED_PRECONDITION,
@@ -146,10 +151,11 @@ export const ERROR_CATALOG = {
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
 /**
- * Codes only the dashboard's own calls meet (its CSV campaigns, on the message service): the
- * public API never answers them, so its OpenAPI document does not list them.
+ * Codes only the dashboard's own calls meet (its CSV campaigns, on the message service; the caps
+ * of an account's phones and webhook endpoints): the public API never answers them, so its
+ * OpenAPI document does not list them.
  */
-export const DASHBOARD_ONLY_CODES: readonly ErrorCode[] = ['CAMPAIGN_NOT_FOUND', 'CAMPAIGN_NOT_RUNNING'];
+export const DASHBOARD_ONLY_CODES: readonly ErrorCode[] = ['CAMPAIGN_NOT_FOUND', 'CAMPAIGN_NOT_RUNNING', 'LIMIT_REACHED'];
 
 export interface ErrorDetail {
   field?: string;
