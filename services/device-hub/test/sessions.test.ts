@@ -165,6 +165,26 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
     await expect(Phone.connect(hub.replicas[1]!.agentUrl, hub.certs.caPem, token)).rejects.toThrow(/401/);
   });
 
+  it('when the device pairs again with its password, then the phone holding the earlier token is closed within seconds and that token is refused, while the new one connects', async () => {
+    const clientId = `client_${Date.now()}${Math.floor(Math.random() * 1000)}`;
+    const created = await hub.first.client.createDevice({ clientId, name: 'password leaked' });
+    const first = await postPair(hub.first.agentUrl, hub.certs.caPem, { client_id: clientId, device_password: created.devicePassword });
+    const owner = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, first.body.device_token as string);
+    await owner.next('hello');
+
+    const second = await postPair(hub.replicas[1]!.agentUrl, hub.certs.caPem, {
+      client_id: clientId,
+      device_password: created.devicePassword,
+    });
+
+    expect(second.status).toBe(200);
+    expect(await owner.closed(5000)).toBe(4001);
+    await expect(Phone.connect(hub.first.agentUrl, hub.certs.caPem, first.body.device_token as string)).rejects.toThrow(/401/);
+    const other = await Phone.connect(hub.replicas[1]!.agentUrl, hub.certs.caPem, second.body.device_token as string);
+    await other.next('hello');
+    other.ws.close();
+  });
+
   /** Whether any report of this device was stored in JetStream. */
   async function storedReportOf(deviceId: string): Promise<boolean> {
     try {
