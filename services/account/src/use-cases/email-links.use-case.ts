@@ -87,5 +87,5 @@ export async function resetPassword(repo: AccountRepository, token: string, newP
   if (!used?.user_id) return undefined;
   const reset = await repo.resetPassword(used.user_id, used.email, await hashPassword(newPassword), newSigningSecret());
   const user = reset && (await repo.findUser(used.user_id));
-  return user && { user, ...reset! };
+  return reset && user && { user, ...reset };
 }
