@@ -2,8 +2,8 @@
 // driver, and from protocol 4 its SIMs), the SMS it received (`received`, answered `received_ack` once stored in JetStream), and
 // the hub's `simulate_received` orders to simulator agents.
 import { counter, type AgentReceived, type LogSink } from '@smsgw/platform';
-import type { DeviceRow } from '../data/device-row';
-import { simsOf, type SimInfo } from '../domain/sims';
+import { simNumberOf, simsOf, type SimInfo } from '../domain/sims';
+import { simsOfRow, type DeviceRow } from '../data/device-row';
 import type { ReceivedPublisher } from '../events/received.publisher';
 
 export const AGENT_DRIVERS = ['simulator', 'android', 'termux'] as const;
@@ -99,15 +99,18 @@ export class ReceivedRelay {
    * is not acknowledged: the phone sends the SMS again at its next connection.
    */
   private async relay(frame: Record<string, unknown>): Promise<void> {
-    const received = receivedOf(frame, this.device, this.deps.clock());
-    if ('unreadable' in received) {
+    const read = receivedOf(frame, this.device, this.deps.clock());
+    if ('unreadable' in read) {
       relayed.add(1, { outcome: 'unreadable' });
       // Its own id echoed as sent (the phone matches on it); without one, there is nothing to answer.
       const id = typeof frame.received_id === 'string' ? frame.received_id : undefined;
-      this.log.warn({ received_id: id?.slice(0, 100), field: received.unreadable }, 'received SMS dropped: the frame cannot be read');
+      this.log.warn({ received_id: id?.slice(0, 100), field: read.unreadable }, 'received SMS dropped: the frame cannot be read');
       if (id !== undefined) this.send({ type: 'received_ack', received_id: id });
       return;
     }
+    // The SIM's own number tells the phone's country, in which the message service reads a national sender.
+    const simNumber = simNumberOf(this.hello?.sims.length ? this.hello.sims : simsOfRow(this.device), read.sim);
+    const received: AgentReceived = simNumber ? { ...read, sim_number: simNumber } : read;
     try {
       await this.deps.received.publish(received);
     } catch (err) {
