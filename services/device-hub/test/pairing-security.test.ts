@@ -180,28 +180,54 @@ describe('pairing over HTTPS (two hub replicas)', () => {
 
   it('when a client has as many phones as its cap, then another is refused LIMIT_REACHED with the cap in words, even asked at once on both replicas, until one is removed', async () => {
     const clientId = newClientId();
+    const made: string[] = [];
+    for (let i = 0; i < PHONES_PER_CLIENT - 2; i++)
+      made.push((await hub.first.client.createDevice({ clientId, name: `phone ${i}` })).deviceId);
+    // The last two places asked for six times at once, on both replicas.
     const attempts = await Promise.all(
-      Array.from({ length: PHONES_PER_CLIENT + 4 }, (_, i) =>
-        hub.replicas[i % 2]!.client.createDevice({ clientId, name: `phone ${i}` }).then(
+      Array.from({ length: 6 }, (_, i) =>
+        hub.replicas[i % 2]!.client.createDevice({ clientId, name: `racing ${i}` }).then(
           (d) => d.deviceId,
           (err: { code: string; message: string }) => err,
         ),
       ),
     );
-    const made = attempts.filter((a): a is string => typeof a === 'string');
+    made.push(...attempts.filter((a): a is string => typeof a === 'string'));
     const refused = attempts.filter((a) => typeof a !== 'string') as { code: string; message: string }[];
 
-    expect(made).toHaveLength(PHONES_PER_CLIENT);
     expect(refused.map((r) => [r.code, r.message])).toEqual(
       Array(4).fill([
         'LIMIT_REACHED',
         `Un compte peut avoir ${PHONES_PER_CLIENT} téléphones au plus : retirez-en un avant d'en ajouter un autre.`,
       ]),
     );
+    expect(made).toHaveLength(PHONES_PER_CLIENT);
     await hub.first.client.removeDevice({ clientId, deviceId: made[0]! });
     await expect(hub.first.client.createDevice({ clientId, name: 'after a removal' })).resolves.toMatchObject({
       deviceId: expect.stringMatching(/^device_/),
     });
+  });
+
+  it("when the message service asks which devices are their clients', then only each client's own are answered, removed ones included", async () => {
+    const [a, b] = [newClientId(), newClientId()];
+    const ofA = await hub.first.client.createDevice({ clientId: a, name: 'a' });
+    const ofB = await hub.first.client.createDevice({ clientId: b, name: 'b' });
+    const removed = await hub.first.client.createDevice({ clientId: a, name: 'gone' });
+    await hub.first.client.removeDevice({ clientId: a, deviceId: removed.deviceId });
+
+    const { devices } = await hub.replicas[1]!.client.ownedDevices({
+      devices: [
+        { clientId: a, deviceId: ofA.deviceId },
+        { clientId: a, deviceId: ofB.deviceId },
+        { clientId: b, deviceId: ofB.deviceId },
+        { clientId: a, deviceId: removed.deviceId },
+        { clientId: a, deviceId: 'device_unknown' },
+      ],
+    });
+
+    expect(devices.map((d) => `${d.clientId}/${d.deviceId}`).sort()).toEqual(
+      [`${a}/${ofA.deviceId}`, `${b}/${ofB.deviceId}`, `${a}/${removed.deviceId}`].sort(),
+    );
   });
 
   it('when a pairing code is 16 minutes old, then it is refused as expired', async () => {

@@ -1,7 +1,7 @@
 import tls from 'node:tls';
 import { connectNats, createClient, createLogger, createPool, type Nats, type Pool, type PromiseClient } from '@smsgw/platform';
 import { messageProto, type message } from '@smsgw/proto';
-import { eventually, grpcTlsFor, startServiceProcess, type ServiceProcessUnderTest } from '@smsgw/testing';
+import { eventually, grpcTlsFor, startDeviceOwners, startServiceProcess, type ServiceProcessUnderTest } from '@smsgw/testing';
 import { DATABASE_URL, HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
 import { Phone } from './support/phone';
 
@@ -15,16 +15,19 @@ import { Phone } from './support/phone';
 describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and revocation', () => {
   const natsPrefix = `t${randomHex(5)}`;
   let messageService: ServiceProcessUnderTest;
+  let owners: Awaited<ReturnType<typeof startDeviceOwners>>;
   let messages: PromiseClient<message.MessageServiceClient>;
   let messagePool: Pool;
   let hub: HubCluster;
   let nats: Nats;
 
   beforeAll(async () => {
+    // The message service asks a stand-in whose devices are whose: every device is its client's here.
+    owners = await startDeviceOwners();
     messageService = await startServiceProcess({
       service: 'message',
       natsPrefix,
-      env: { OTP_SEAL_KEY: randomHex(32), SCHEDULER_GRPC_ADDR: '127.0.0.1:1' },
+      env: { OTP_SEAL_KEY: randomHex(32), SCHEDULER_GRPC_ADDR: '127.0.0.1:1', DEVICE_HUB_GRPC_ADDR: owners.address },
       logFolder: 'device-hub-tests',
     });
     const port = messageService.port;
@@ -61,6 +64,7 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
     messages?.close();
     await messagePool?.end();
     await messageService?.stop();
+    await owners?.stop(100);
   });
 
   async function pairedDevice(): Promise<{ clientId: string; deviceId: string; token: string }> {

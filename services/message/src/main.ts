@@ -14,7 +14,7 @@ import {
   observeConsumerLag,
 } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
-import { messageProto, schedulerProto } from '@smsgw/proto';
+import { deviceHubProto, messageProto, schedulerProto } from '@smsgw/proto';
 import { loadMessageConfig, type MessageConfig } from './config';
 import { CampaignRepository } from './data/campaign.repository';
 import { FleetRepository } from './data/fleet.repository';
@@ -32,6 +32,7 @@ import { ScheduledSends } from './events/scheduled-sends';
 import { SmsEventPublisher } from './events/sms-event.publisher';
 import { TimerConsumer } from './events/timer.consumer';
 import { WakeUpPublisher } from './events/wake-up.publisher';
+import { DeviceOwnership } from './use-cases/device-ownership';
 import { messageHandlers, messageCallers } from './grpc/message.handlers';
 import { observeQueue } from './metrics/queue-gauges';
 import { failPendingTo } from './use-cases/opt-outs.use-case';
@@ -57,6 +58,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     tls: config.grpcTls,
   });
   const scheduledSends = new ScheduledSends(scheduler, nats, log);
+  const deviceHub = createClient(deviceHubProto().DeviceHubService, config.deviceHubAddress, { tls: config.grpcTls });
   const publisher = new SmsEventPublisher(nats);
   const fleet = new FleetRepository(pool);
   const received = new ReceivedRepository(pool);
@@ -73,6 +75,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     wakeUps: new WakeUpPublisher(nats),
     campaigns: new CampaignRepository(pool),
     scheduledSends,
+    devices: new DeviceOwnership(deviceHub),
     config,
     log,
   };
@@ -133,6 +136,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
       await consumer.stop();
       await receivedConsumer.stop();
       scheduler.close();
+      deviceHub.close();
       await nats.nc.drain();
       await pool.end();
       await stopTelemetry();

@@ -347,6 +347,7 @@ var designCalls = []string{
 	"gateway -> nats:4222",
 	"gateway -> otp:50054",
 	"gateway -> redis:6379",
+	"message -> device-hub:50053",
 	"message -> nats:4222",
 	"message -> postgresql:5432",
 	"message -> scheduler:50055",

@@ -121,10 +121,12 @@ export interface Upstreams {
  */
 export async function startUpstreams(sandbox: Sandbox): Promise<Upstreams> {
   const certs = await ensureCerts(path.join(os.tmpdir(), 'smsgw-dashboard-test-certs'));
-  const [accountPort, messagePort] = [await freePort(), await freePort()];
+  const [accountPort, messagePort, hubPort] = [await freePort(), await freePort(), await freePort()];
   const common = {
     ACCOUNT_GRPC_ADDR: `127.0.0.1:${accountPort}`,
     MESSAGE_GRPC_ADDR: `127.0.0.1:${messagePort}`,
+    // The message service asks the hub whether a device is its client's.
+    DEVICE_HUB_GRPC_ADDR: `127.0.0.1:${hubPort}`,
     // No scheduler: nothing here is scheduled.
     SCHEDULER_GRPC_ADDR: '127.0.0.1:9',
     OTP_SEAL_KEY: randomHex(32),
@@ -134,6 +136,7 @@ export async function startUpstreams(sandbox: Sandbox): Promise<Upstreams> {
     { service: 'message', port: messagePort, env: common },
     {
       service: 'device-hub',
+      port: hubPort,
       env: {
         ...common,
         AGENT_HOST: '127.0.0.1',

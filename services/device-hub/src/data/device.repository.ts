@@ -101,6 +101,16 @@ export class DeviceRepository {
     return rows[0];
   }
 
+  /** The client of each of these devices that exists, removed ones included. */
+  async clientsOf(deviceIds: string[]): Promise<Map<string, string>> {
+    if (deviceIds.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ device_id: string; client_id: string }>(
+      'SELECT device_id, client_id FROM devices WHERE device_id = ANY($1::text[])',
+      [deviceIds],
+    );
+    return new Map(rows.map((r) => [r.device_id, r.client_id]));
+  }
+
   /** Those of `deviceIds` that are the client's and not removed, in creation order. */
   async findOfClient(clientId: string, deviceIds: string[]): Promise<DeviceRow[]> {
     if (deviceIds.length === 0) return [];

@@ -260,6 +260,19 @@ export class DeviceUseCases {
     return { device: found.device, tokenId: found.token_id };
   }
 
+  /**
+   * Those of the pairs whose device is the client's (removed ones included: a device never
+   * changes client), in one query; at most MAX_BULK_DEVICES pairs.
+   */
+  async owned(pairs: { clientId: string; deviceId: string }[]): Promise<{ clientId: string; deviceId: string }[]> {
+    if (pairs.length > MAX_BULK_DEVICES) {
+      const message = `devices: ${MAX_BULK_DEVICES} au plus.`;
+      throw new AppError('VALIDATION_ERROR', { message, details: [{ field: 'devices', message }] });
+    }
+    const clients = await this.repo.clientsOf([...new Set(pairs.map((p) => p.deviceId))]);
+    return pairs.filter((p) => clients.get(p.deviceId) === p.clientId);
+  }
+
   /** The client's device with its presence; another client's device is "unknown". */
   async get(clientId: string, deviceId: string): Promise<DeviceView> {
     const device = /^device_[A-Za-z0-9]+$/.test(deviceId) ? await this.repo.find(deviceId) : undefined;
