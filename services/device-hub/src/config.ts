@@ -27,6 +27,8 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
          * itself (TLS_MODE=native); unset, each process makes its own keys.
          */
         ticketKeysFile: env.optional('HUB_TLS_TICKET_KEYS_FILE'),
+        /** How often that file is read again, so that keys the secrets Job rotated take effect without a restart. */
+        ticketKeysReloadMs: env.int('HUB_TLS_TICKET_KEYS_RELOAD_MS', 60_000, { min: 100 }),
       },
       dispatch: {
         minIntervalMs: env.int('DISPATCH_INTERVAL_MIN_MS', 2000, { min: 0 }),
