@@ -82,6 +82,14 @@ java -jar "$DX_JAR" --dex --min-sdk-version=23 --output="$WORK/dex/classes.dex" 
 
 log "packaging (aapt, zipalign, apksigner)"
 aapt package -f -M "$WORK/AndroidManifest.xml" -S "$WORK/res" -I "$FRAMEWORK_RES" -F "$WORK/unsigned.apk" >&2
+# dataExtractionRules (API 31) in the binary manifest: see the comment of AndroidManifest.xml.
+mkdir -p "$WORK/manifest"
+(cd "$WORK/manifest" && unzip -q "$WORK/unsigned.apk" AndroidManifest.xml)
+java "$HERE/tools/ManifestAttribute.java" "$WORK/manifest/AndroidManifest.xml" \
+  networkSecurityConfig 0x01010527 dataExtractionRules 0x0101063e >&2
+touch -t "$FIXED_TIME" "$WORK/manifest/AndroidManifest.xml"
+aapt remove "$WORK/unsigned.apk" AndroidManifest.xml >&2
+(cd "$WORK/manifest" && aapt add "$WORK/unsigned.apk" AndroidManifest.xml >&2)
 touch -t "$FIXED_TIME" "$WORK/dex/classes.dex"
 (cd "$WORK/dex" && aapt add "$WORK/unsigned.apk" classes.dex >&2)
 zipalign -f -p 4 "$WORK/unsigned.apk" "$WORK/aligned.apk"

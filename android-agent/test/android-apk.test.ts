@@ -99,6 +99,21 @@ describe('the Android app, built by make apk', () => {
     expect(afterSmsReceiver.slice(0, afterSmsReceiver.indexOf('E: receiver'))).toContain('android.provider.Telephony.SMS_RECEIVED');
   });
 
+  it("when its manifest is read, then nothing of the app goes to a backup or a device transfer: allowBackup off, Android 6-11's rules and Android 12's dataExtractionRules, which exclude every domain", async () => {
+    const { stdout } = await run('aapt', ['dump', 'xmltree', apk, 'AndroidManifest.xml']);
+    const application = stdout.slice(stdout.indexOf('E: application'), stdout.indexOf('E: activity'));
+    expect(application).toMatch(/A: android:allowBackup\(0x01010280\)=\(type 0x12\)0x0\n/);
+    expect(application).toMatch(/A: android:fullBackupContent\(0x010104eb\)=@0x7f/);
+    // API 31's attribute, by its id: the placeholder the API 29 aapt knows is gone.
+    expect(application).toMatch(/A: android:dataExtractionRules\(0x0101063e\)=@0x7f/);
+    expect(application).not.toContain('networkSecurityConfig');
+    const rules = await run('aapt', ['dump', 'xmltree', apk, 'res/xml/data_extraction_rules.xml']);
+    for (const part of ['cloud-backup', 'device-transfer']) {
+      const block = rules.stdout.slice(rules.stdout.indexOf(`E: ${part}`));
+      for (const domain of ['root', 'file', 'database', 'sharedpref']) expect(block).toContain(`A: domain="${domain}"`);
+    }
+  });
+
   it("when its dex is listed, then it holds the app's classes, the core's and ZXing's QR reader", async () => {
     const { stdout } = await run('dexdump', [apk], { maxBuffer: 256 << 20 });
     const classes = new Set([...stdout.matchAll(/Class descriptor\s+: '([^']+)'/g)].map((m) => m[1]));
@@ -114,6 +129,8 @@ describe('the Android app, built by make apk', () => {
       'Lorg/smsgw/agent/core/HubClient;',
       'Lorg/smsgw/agent/core/Outbox;',
       'Lorg/smsgw/agent/core/WebSocketTransport;',
+      'Lorg/smsgw/agent/core/CredentialsSeal;',
+      'Lorg/smsgw/agent/app/KeystoreKey;',
       'Lcom/google/zxing/qrcode/QRCodeReader;',
     ]) {
       expect(classes).toContain(name);

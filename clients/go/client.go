@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -50,6 +51,16 @@ type Config struct {
 	HTTPClient *http.Client
 }
 
+// loopback reports whether host (a URL's hostname) is this machine: localhost, 127.0.0.0/8 or ::1,
+// the only places plain http may reach (a gateway under development).
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // Client is the SMS gateway's API. It is safe for concurrent use.
 type Client struct {
 	Messages *MessagesService
@@ -78,8 +89,15 @@ func NewClient(cfg Config) (*Client, error) {
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
 		return nil, fmt.Errorf("smsgw: BaseURL must be an https URL, not %q", cfg.BaseURL)
 	}
-	httpClient := cfg.HTTPClient
-	if httpClient == nil {
+	if base.Scheme == "http" && !loopback(base.Hostname()) {
+		return nil, fmt.Errorf("smsgw: BaseURL must be an https URL (plain http only to this machine: localhost, 127.0.0.1, ::1), not %q", cfg.BaseURL)
+	}
+	var httpClient *http.Client
+	if cfg.HTTPClient != nil {
+		// A copy: the caller's client keeps its own redirect policy elsewhere.
+		own := *cfg.HTTPClient
+		httpClient = &own
+	} else {
 		transport := http.DefaultTransport.(*http.Transport).Clone()
 		if cfg.CAFile != "" {
 			pem, err := os.ReadFile(cfg.CAFile)
@@ -94,6 +112,9 @@ func NewClient(cfg Config) (*Client, error) {
 		}
 		httpClient = &http.Client{Transport: transport}
 	}
+	// The key never follows a redirect to another address (Go would send X-API-Key along): the
+	// gateway never redirects, so a redirect is answered as the error it is.
+	httpClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c := &Client{
 		base:       base,
 		apiKey:     cfg.APIKey,

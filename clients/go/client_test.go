@@ -510,6 +510,36 @@ func TestWhenTheConfigMissesACredentialOrTheURLIsNotHTTPThenNewClientRefusesIt(t
 	}
 }
 
+func TestWhenTheBaseURLIsPlainHTTPToAnotherMachineThenNewClientRefusesItAndThisMachineIsAccepted(t *testing.T) {
+	for _, base := range []string{"http://sms.example.com", "http://10.0.0.5:8443", "http://[2001:db8::1]/", "http://127.0.0.1.example.com"} {
+		_, err := NewClient(Config{APIKey: "k", ClientID: "c", BaseURL: base})
+		if err == nil || !strings.Contains(err.Error(), "plain http only to this machine") {
+			t.Errorf("%s: %v", base, err)
+		}
+	}
+	for _, base := range []string{"http://localhost:8443", "http://127.0.0.1:9", "http://127.1.2.3", "http://[::1]:8443", "https://sms.example.com"} {
+		if _, err := NewClient(Config{APIKey: "k", ClientID: "c", BaseURL: base}); err != nil {
+			t.Errorf("%s refused: %v", base, err)
+		}
+	}
+}
+
+func TestWhenTheGatewayAnswersARedirectThenTheKeyIsNotSentToItsTargetAndTheCallFailsWithIt(t *testing.T) {
+	elsewhere := newFake(t, false)
+	for _, own := range []*http.Client{nil, {}} {
+		f := newFake(t, false)
+		f.fallback = reply{status: 307, header: map[string]string{"Location": elsewhere.URL + "/collect"}}
+		_, err := newTestClient(t, f, Config{HTTPClient: own}).Auth.Test(context.Background())
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || apiErr.Status != 307 || apiErr.Code != CodeUnexpectedResponse {
+			t.Fatalf("own client %v: %v", own != nil, err)
+		}
+	}
+	if n := len(elsewhere.got()); n != 0 {
+		t.Fatalf("the redirect's target got %d requests: %+v", n, elsewhere.got()[0].Header)
+	}
+}
+
 func TestWhenABaseURLHasAPathPrefixThenTheAPIPathsAreAppendedToIt(t *testing.T) {
 	f := newFake(t, false)
 	if _, err := newTestClient(t, f, Config{BaseURL: f.URL + "/sms-api/"}).Auth.Test(context.Background()); err != nil {

@@ -13,7 +13,8 @@ const CodeUnexpectedResponse ErrorCode = "UNEXPECTED_RESPONSE"
 
 // The families of API errors, for errors.Is.
 var (
-	// ErrAuthentication: 401 or 403, a wrong, revoked or expired key, an unknown client, plain HTTP.
+	// ErrAuthentication: 401 or 403, a wrong, revoked or expired key, an unknown client, plain HTTP, a live
+	// key of an account whose address is not confirmed yet (ACCOUNT_NOT_VERIFIED).
 	ErrAuthentication = errors.New("smsgw: authentication failed")
 	// ErrInvalidRequest: 400, 405, 413, 422, 431, the request breaks a rule (Details names the fields).
 	ErrInvalidRequest = errors.New("smsgw: invalid request")

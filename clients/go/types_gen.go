@@ -82,6 +82,7 @@ const (
 	CodeInvalidClientID       ErrorCode = "INVALID_CLIENT_ID"
 	CodeInvalidDeviceToken    ErrorCode = "INVALID_DEVICE_TOKEN"
 	CodeInvalidPairing        ErrorCode = "INVALID_PAIRING"
+	CodeAccountNotVerified    ErrorCode = "ACCOUNT_NOT_VERIFIED"
 	CodeHTTPSRequired         ErrorCode = "HTTPS_REQUIRED"
 	CodeInvalidDeviceID       ErrorCode = "INVALID_DEVICE_ID"
 	CodeMessageNotFound       ErrorCode = "MESSAGE_NOT_FOUND"

@@ -1,7 +1,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { REPO_ROOT } from '@smsgw/stack';
+import { REPO_ROOT, startMailCatcher, type MailCatcher } from '@smsgw/stack';
 import { AgentProcess } from './support/agent';
 import { eventually } from './support/http';
 import { TestSystem, type DemoClient } from './support/system';
@@ -47,10 +47,13 @@ function smallCampaignFile(first: number, rows: number, special: Record<number, 
 describe('a CSV campaign in a real browser', () => {
   let system: TestSystem;
   let browser: Browser;
+  let mail: MailCatcher;
   const agents: AgentProcess[] = [];
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    // The link mailed at sign-up confirms the address: live keys and phones wait for it.
+    mail = await startMailCatcher();
+    system = await TestSystem.start({ SMTP_URL: mail.url });
     const spki = new X509Certificate(system.stack.certs.certPem).publicKey.export({ type: 'spki', format: 'der' });
     const pin = createHash('sha256').update(spki).digest('base64');
     browser = await chromium.launch({
@@ -63,6 +66,7 @@ describe('a CSV campaign in a real browser', () => {
     await browser?.close();
     await Promise.all(agents.map((a) => a.kill()));
     await system?.stop();
+    await mail?.stop();
   });
 
   const count = async (page: Page, state: string) => Number(await page.locator(`[data-count="${state}"]`).textContent());
@@ -76,6 +80,12 @@ describe('a CSV campaign in a real browser', () => {
     await page.getByRole('button', { name: 'Create my account' }).click();
     await page.waitForURL('**/keys?welcome=1');
     const clientId = (await page.locator('header .who code').textContent())!.trim();
+    const verification = await mail.waitFor((m) => m.to.includes(email) && m.subject.startsWith('Confirm'));
+    const link = /https:\/\/\S+\/verify-email\?token=[A-Za-z0-9_-]+/.exec(verification.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '='))![0];
+    await page.goto(link);
+    await page.getByRole('button', { name: 'Confirm the address' }).click();
+    await page.locator('.notice.ok').waitFor();
+    await page.goto('/keys');
     await page.getByLabel('Name').fill('Server');
     await page.getByLabel('Your password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Create a key' }).click();

@@ -59,7 +59,11 @@ describe('the dashboard in a real browser', () => {
     await page.setViewportSize(WIDTHS.desktop);
   }
 
-  async function signUp(page: Page, email: string, password: string): Promise<string> {
+  /**
+   * A new account from the sign-up page; its address confirmed with the link mailed to it (live
+   * keys, phones and endpoints wait for it), unless `confirm` is false. The page is back on /keys.
+   */
+  async function signUp(page: Page, email: string, password: string, { confirm = true } = {}): Promise<string> {
     await page.goto('/signup');
     await shoot(page, '01-signup');
     await page.getByLabel('E-mail').fill(email);
@@ -69,6 +73,13 @@ describe('the dashboard in a real browser', () => {
     await page.waitForURL('**/keys?welcome=1');
     const clientId = (await page.locator('header .who code').textContent())!.trim();
     expect(clientId).toMatch(/^client_\d+$/);
+    if (confirm) {
+      const verification = await mail.waitFor((m) => m.to.includes(email) && m.subject.startsWith('Confirm'));
+      await page.goto(linkIn(verification, '/verify-email'));
+      await page.getByRole('button', { name: 'Confirm the address' }).click();
+      await page.locator('.notice.ok').waitFor();
+      await page.goto('/keys');
+    }
     return clientId;
   }
 
@@ -299,7 +310,7 @@ describe('the dashboard in a real browser', () => {
   it('when an owner signs up, then the address is confirmed with the mailed link; when the password is forgotten, then the mailed link sets a new one once and signs every session out', async () => {
     const { page } = await newPage();
     const email = `forgot${Date.now()}@example.com`;
-    await signUp(page, email, 'the first password');
+    await signUp(page, email, 'the first password', { confirm: false });
     await page.goto('/settings');
     expect(await page.locator('.notice.warn').textContent()).toContain(`Alert e-mails are not sent until you confirm ${email}`);
     const verification = await mail.waitFor((m) => m.to.includes(email) && m.subject.startsWith('Confirm'));

@@ -2,6 +2,7 @@ import https from 'node:https';
 import { randomInt } from 'node:crypto';
 import { Prng } from './support/fuzz';
 import { TestSystem } from './support/system';
+import { startMailCatcher, type MailCatcher } from '@smsgw/stack';
 
 // FUZZ_DASHBOARD_SEED=<n> replays a run; FUZZ_DASHBOARD_COUNT sizes it.
 const SEED = process.env.FUZZ_DASHBOARD_SEED ? Number(process.env.FUZZ_DASHBOARD_SEED) : randomInt(0, 2 ** 31);
@@ -196,23 +197,26 @@ function problemOf(answer: Answer): string | undefined {
 
 describe("hostile input to the dashboard's forms", () => {
   let system: TestSystem;
+  let mail: MailCatcher;
   let owner: Jar;
   let csrf: string;
   const ids: Record<string, string[]> = { key: [], device: [], webhook: [], upload: [], campaign: [], number: ['%2B33612345678'] };
 
   beforeAll(async () => {
     console.log(`dashboard fuzz seed ${SEED} (replay with FUZZ_DASHBOARD_SEED=${SEED}), ${COUNT} requests`);
-    system = await TestSystem.start({ LOG_LEVEL: 'warn' });
+    mail = await startMailCatcher();
+    system = await TestSystem.start({ LOG_LEVEL: 'warn', SMTP_URL: mail.url });
     // The owner signs up as a browser does: the sign-up form's token, then the session's.
     owner = new Jar(system);
     const form = await owner.request('GET', '/signup');
-    const signedUp = await owner.post('/signup', {
-      _csrf: csrfIn(form.text)!,
-      email: `owner${Date.now()}@example.com`,
-      name: 'Fuzz',
-      password: PASSWORD,
-    });
+    const email = `owner${Date.now()}@example.com`;
+    const signedUp = await owner.post('/signup', { _csrf: csrfIn(form.text)!, email, name: 'Fuzz', password: PASSWORD });
     expect(signedUp.status).toBe(302);
+    // The address confirmed with the mailed link: phones and endpoints wait for it.
+    const verification = await mail.waitFor((m) => m.to.includes(email) && m.subject.startsWith('Confirm'));
+    const token = /verify-email\?token=([A-Za-z0-9_-]+)/.exec(verification.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '='))![1]!;
+    const confirmPage = await owner.request('GET', `/verify-email?token=${token}`);
+    expect((await owner.post('/verify-email', { _csrf: csrfIn(confirmPage.text)!, token })).status).toBe(200);
     const keys = await owner.request('GET', '/keys');
     csrf = csrfIn(keys.text)!;
     expect(csrf).toBeDefined();
@@ -238,6 +242,7 @@ describe("hostile input to the dashboard's forms", () => {
 
   afterAll(async () => {
     await system?.stop();
+    await mail?.stop();
   });
 
   it(

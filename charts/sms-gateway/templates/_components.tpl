@@ -22,7 +22,8 @@ message:
   port: 50052
   healthPort: 50152
   uses: [postgres, nats]
-  calls: [scheduler]
+  # device-hub: whether a device a send names is its client's (OwnedDevices, once per device).
+  calls: [scheduler, device-hub]
 device-hub:
   key: deviceHub
   kind: grpc

@@ -344,6 +344,21 @@ class ClientTest(unittest.TestCase):
                 smsgw.Client(*args)
         self.assertNotIn("sgw_", repr(smsgw.Client("sgw_live_secret", "client_1", "https://x")))
 
+    def test_when_the_base_url_is_plain_http_to_another_machine_then_it_is_refused_and_this_machine_is_accepted(self):
+        for url in ("http://sms.example.com", "http://10.0.0.5:8443", "http://[2001:db8::1]/", "http://127.0.0.1.example.com"):
+            with self.subTest(url=url), self.assertRaisesRegex(ValueError, "plain http only to this machine"):
+                smsgw.Client("k", "c", url)
+        for url in ("http://localhost:8443", "http://127.0.0.1:9", "http://127.1.2.3", "http://[::1]:8443", "https://sms.example.com"):
+            with self.subTest(url=url):
+                smsgw.Client("k", "c", url)
+
+    def test_when_the_gateway_answers_a_redirect_then_it_is_not_followed_and_the_call_fails_with_its_status(self):
+        self.gw.fallback = {"status": 307, "headers": {"Location": "https://collector.example.com/steal"}, "body": ""}
+        with self.assertRaises(smsgw.APIError) as caught:
+            self.client().auth.test()
+        self.assertEqual(caught.exception.status, 307)
+        self.assertEqual(len(self.gw.requests), 1)
+
     def test_when_a_base_url_has_a_path_prefix_then_the_api_paths_are_appended_to_it(self):
         smsgw.Client("k", "c", self.gw.url + "/sms-api/").auth.test()
         self.assertEqual(self.gw.requests[0].path, "/sms-api/v1/auth/test")

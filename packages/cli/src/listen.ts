@@ -117,13 +117,22 @@ function session(creds: Credentials, ca: string | undefined, options: ListenOpti
       if (res.statusCode !== 200) {
         let raw = '';
         res.setEncoding('utf8');
-        res.on('data', (c: string) => (raw += c));
+        // An error's envelope is small: what comes past 64 kB is not kept.
+        res.on('data', (c: string) => (raw = (raw + c).slice(0, 65_536)));
         res.on('end', () => resolve(refusal(res, raw)));
         res.on('error', (e) => end(e.message));
         return;
       }
       res.setEncoding('utf8');
-      res.on('data', (c: string) => parser.push(c));
+      res.on('data', (c: string) => {
+        try {
+          parser.push(c);
+        } catch (err) {
+          // A line never ended (a broken or hostile server): this connection is given up, not the memory.
+          res.destroy();
+          end((err as Error).message);
+        }
+      });
       res.on('end', () => end('the server closed the stream'));
       res.on('error', (e) => end(e.message));
     });
@@ -160,10 +169,26 @@ async function onWebhook(delivery: Delivery, secret: string, options: ListenOpti
     return;
   }
   if (options.json) io.out(delivery.body);
-  else io.out(`${event.timestamp.slice(11, 19)}  ${event.event.padEnd(19)}  ${event.event_id}  ${summary(event.event, event.data)}`);
+  else io.out(eventLine(event));
   if (!options.forward) return;
   const answer = await forward(options.forward, delivery, event, ca);
   (options.json ? io.err : io.out)(`  -> ${options.forward} ${answer}`);
+}
+
+/** The longest line an event prints (characters). */
+export const MAX_LINE_CHARS = 200;
+
+/**
+ * An event's line on the terminal: its time, kind, id and summary, with no control character
+ * (a phone names the sender of a received SMS: an escape sequence there would drive the terminal)
+ * and at most MAX_LINE_CHARS characters.
+ */
+export function eventLine(event: { event: string; event_id: string; timestamp: string; data: Record<string, unknown> }): string {
+  const s = (v: unknown) => (typeof v === 'string' ? v : '');
+  const line = `${s(event.timestamp).slice(11, 19)}  ${s(event.event).padEnd(19)}  ${s(event.event_id)}  ${summary(s(event.event), event.data ?? {})}`;
+  // eslint-disable-next-line no-control-regex -- control characters are what this removes
+  const printable = line.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '?');
+  return [...printable].length > MAX_LINE_CHARS ? `${[...printable].slice(0, MAX_LINE_CHARS - 1).join('')}…` : printable;
 }
 
 /** A few words about an event: the message and its status, the sender of a received SMS, the phone. */

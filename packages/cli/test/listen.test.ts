@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { signWebhook } from '@smsgw/client';
 import { run } from '../src';
-import { summary } from '../src/listen';
+import { eventLine, summary } from '../src/listen';
 
 const KEY = `sgw_test_${'a'.repeat(40)}`;
 
@@ -179,6 +179,48 @@ describe('smsgw listen', () => {
     });
     expect(await run(['listen', '--forward', 'localhost:3000'], t.io)).toBe(2);
     expect(t.err()).toContain('--forward takes an http:// or https:// URL');
+  });
+
+  it('when the stream sends a line that never ends, then the connection is given up past 1 MiB and opened again, its memory bounded', async () => {
+    let connections = 0;
+    const gateway = http.createServer((_req, res) => {
+      connections++;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(ready('whsec_long'));
+      // 2 MiB of one data line, and no end to it.
+      const chunk = `data: ${'x'.repeat(64 * 1024)}`;
+      for (let i = 0; i < 32; i++) res.write(i === 0 ? chunk : 'x'.repeat(64 * 1024));
+    });
+    servers.push(gateway);
+    const t = io({
+      SMSGW_API_KEY: KEY,
+      SMSGW_CLIENT_ID: 'client_1',
+      SMSGW_BASE_URL: await listening(gateway),
+      SMSGW_CONFIG: '/nonexistent/c.json',
+    });
+
+    const exit = run(['listen'], t.io);
+    await until(() => t.err().includes('stream lost: a line of the stream is longer than 1048576 characters'), 'the stream given up');
+    t.interrupt();
+
+    expect(await exit).toBe(0);
+    expect(connections).toBeGreaterThanOrEqual(1);
+    expect(t.out()).toBe('');
+  });
+
+  it("when an event's fields hold control characters or run long, then its line prints none of them and at most 200 characters", () => {
+    const line = eventLine({
+      event: 'sms.received',
+      event_id: 'evt_1',
+      timestamp: '2030-01-01T12:34:56.000Z',
+      data: { id: 'rcv_1', from: '\u001b]0;pwned\u0007\u001b[2J' + 'A'.repeat(500) },
+    });
+
+    // eslint-disable-next-line no-control-regex -- the control characters the line must not hold
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(line.startsWith('12:34:56  sms.received         evt_1  rcv_1 from ?]0;pwned??[2J')).toBe(true);
+    expect([...line]).toHaveLength(200);
+    expect(line.endsWith('…')).toBe(true);
   });
 
   it('when an event is summed up, then a message gives its id and status, a received SMS its sender, a phone its id and name', () => {

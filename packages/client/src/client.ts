@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import {
   OPERATIONS,
   type AuthTestResponse,
@@ -53,6 +54,12 @@ export interface ClientOptions {
   maxRetries?: number;
   /** Tuning of the delays between retries (tests); the defaults suit the API's limits. */
   backoff?: Partial<BackoffSettings>;
+}
+
+/** Whether a URL's hostname is this machine: `localhost`, 127.0.0.0/8 or `[::1]`. */
+function isLoopback(hostname: string): boolean {
+  if (hostname.toLowerCase() === 'localhost' || hostname === '[::1]') return true;
+  return net.isIPv4(hostname) && hostname.startsWith('127.');
 }
 
 /** The parameters of `messages.list`: history's filters, and the page size. */
@@ -242,6 +249,11 @@ export class SmsGateway {
     const baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     if (baseUrl.protocol !== 'https:' && baseUrl.protocol !== 'http:')
       throw new TypeError(`SmsGateway: baseUrl must be an https URL, not ${options.baseUrl}`);
+    // The key would travel in clear: plain http only to this machine (a gateway under development).
+    if (baseUrl.protocol === 'http:' && !isLoopback(baseUrl.hostname))
+      throw new TypeError(
+        `SmsGateway: baseUrl must be an https URL (plain http only to this machine: localhost, 127.0.0.1, [::1]), not ${options.baseUrl}`,
+      );
     const ca = options.ca ?? (options.caFile ? fs.readFileSync(options.caFile) : undefined);
     this.transport = new Transport({
       baseUrl,

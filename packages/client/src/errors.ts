@@ -54,7 +54,7 @@ export class ApiError extends SmsGatewayError {
   }
 }
 
-/** 401 or 403: a wrong, revoked or expired key, an unknown client, plain HTTP. */
+/** 401 or 403: a wrong, revoked or expired key, an unknown client, plain HTTP, a live key of an account whose address is not confirmed yet (ACCOUNT_NOT_VERIFIED). */
 export class AuthenticationError extends ApiError {
   override name = 'AuthenticationError';
 }

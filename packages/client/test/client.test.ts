@@ -432,6 +432,34 @@ describe('the TypeScript client against a scripted gateway', () => {
     expect(() => new SmsGateway({ apiKey: 'k', clientId: '', baseUrl: 'https://x' })).toThrow(/clientId/);
     expect(() => new SmsGateway({ apiKey: 'k', clientId: 'c', baseUrl: 'ftp://x' })).toThrow(/https/);
   });
+
+  it('when the base URL is plain http to another machine, then the constructor refuses it (the key would go in clear); this machine is accepted', () => {
+    for (const baseUrl of ['http://sms.example.com', 'http://10.0.0.5:8443', 'http://[2001:db8::1]/', 'http://127.0.0.1.example.com']) {
+      expect(() => new SmsGateway({ apiKey: 'k', clientId: 'c', baseUrl })).toThrow(/plain http only to this machine/);
+    }
+    for (const baseUrl of [
+      'http://localhost:8443',
+      'http://127.0.0.1:9',
+      'http://127.1.2.3',
+      'http://[::1]:8443',
+      'https://sms.example.com',
+    ]) {
+      expect(() => new SmsGateway({ apiKey: 'k', clientId: 'c', baseUrl })).not.toThrow();
+    }
+  });
+
+  it('when the gateway answers a redirect, then it is not followed: the key goes nowhere else and the call fails with its status', async () => {
+    gw.fallback = { status: 307, headers: { location: 'https://collector.example.com/steal' }, body: '' };
+    const err = await client()
+      .auth.test()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(307);
+    expect(gw.requests).toHaveLength(1);
+  });
 });
 
 describe('the TypeScript client over HTTPS with a private certificate authority', () => {

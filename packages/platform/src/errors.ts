@@ -64,6 +64,12 @@ export const ERROR_CATALOG = {
   INVALID_CLIENT_ID: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: 'Identifiant client inconnu.' },
   INVALID_DEVICE_TOKEN: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: "Jeton d'appareil invalide ou révoqué." },
   INVALID_PAIRING: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: "Code d'appairage ou mot de passe d'appareil invalide." },
+  ACCOUNT_NOT_VERIFIED: {
+    http: 403,
+    grpc: grpc.status.FAILED_PRECONDITION,
+    message:
+      "L'adresse e-mail du compte n'est pas encore confirmée : les clés live, les téléphones et les webhooks fonctionnent une fois le lien reçu par e-mail ouvert (les clés test fonctionnent déjà).",
+  },
   HTTPS_REQUIRED: {
     http: 403,
     grpc: grpc.status.PERMISSION_DENIED,
@@ -90,6 +96,11 @@ export const ERROR_CATALOG = {
     http: 409,
     grpc: grpc.status.FAILED_PRECONDITION,
     message: "Seul un message encore en file d'attente peut être annulé.",
+  },
+  LIMIT_REACHED: {
+    http: 409,
+    grpc: grpc.status.RESOURCE_EXHAUSTED,
+    message: 'Limite atteinte pour ce compte.',
   },
   CAMPAIGN_NOT_RUNNING: {
     http: 409,
@@ -150,14 +161,16 @@ export const ERROR_CATALOG = {
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
 /**
- * Codes only the dashboard's own calls meet (its CSV campaigns, on the message service): the
- * public API never answers them, so its OpenAPI document does not list them.
+ * Codes only the dashboard's own calls meet (its CSV campaigns, on the message service; the caps
+ * of an account's phones and webhook endpoints): the public API never answers them, so its
+ * OpenAPI document does not list them.
  */
 export const DASHBOARD_ONLY_CODES: readonly ErrorCode[] = [
   'CAMPAIGN_NOT_FOUND',
   'CAMPAIGN_NOT_RUNNING',
   'CAMPAIGN_UPLOAD_NOT_FOUND',
   'CAMPAIGN_UPLOADS_FULL',
+  'LIMIT_REACHED',
 ];
 
 export interface ErrorDetail {

@@ -63,6 +63,12 @@ export interface AgentReceived {
   text: string;
   /** The SIM slot it arrived on, 1 to n; absent when the phone does not say. */
   sim?: number;
+  /**
+   * The number of the SIM it arrived on (else of the phone's first SIM with one), as the phone
+   * reported it (agent_hello.sims); absent when unknown. Its country is the phone's: a sender
+   * written the national way is read in it.
+   */
+  sim_number?: string;
   /** When it arrived on the phone (RFC 3339). */
   received_at: string;
 }

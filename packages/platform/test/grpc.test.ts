@@ -102,6 +102,9 @@ const handlers: AsyncHandlers<account.AccountServiceHandlers> = {
   async ResetPassword() {
     throw new AppError('INTERNAL_ERROR');
   },
+  async MarkAccountVerified() {
+    throw new AppError('INTERNAL_ERROR');
+  },
 };
 
 interface HealthClient extends grpc.Client {
@@ -283,6 +286,7 @@ describe('gRPC server and client', () => {
       failoverDelaySeconds: 0,
       simRule: '',
       defaultSim: 0,
+      accountVerified: false,
     });
   });
 

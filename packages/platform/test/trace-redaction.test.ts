@@ -22,6 +22,28 @@ describe('trace redaction', () => {
     });
   });
 
+  it('when a path holds a phone number (the inbox of the dashboard, an opt-out of the API), then that segment is redacted and the ids stay', () => {
+    expect(
+      redactAttributes({
+        'http.target': '/inbox/%2B33612345678/reply',
+        'url.path': '/inbox/+33 6 12 34 56 78',
+        'url.full': 'https://api.example.com/v1/opt-outs/%2B33612345678?x=1',
+        'http.url': 'https://dash.example.com/inbox/0612345678',
+      }),
+    ).toEqual({
+      'http.target': `/inbox/${REDACTED}/reply`,
+      'url.path': `/inbox/${REDACTED}`,
+      'url.full': `https://api.example.com/v1/opt-outs/${REDACTED}?${REDACTED}`,
+      'http.url': `https://dash.example.com/inbox/${REDACTED}`,
+    });
+    const ids = {
+      'http.target': '/messages/msg_01HZX3K9P2Q7',
+      'url.path': '/phones/device_8a1b2c/limits',
+      'url.full': 'https://hub:8444/v1/agent',
+    };
+    expect(redactAttributes(ids)).toBe(ids);
+  });
+
   it('when nothing needs redacting, then the attributes are the same object', () => {
     const attributes = { 'url.full': 'https://api.example.com/v1/sms/send', 'http.target': '/v1/sms/send' };
     expect(redactAttributes(attributes)).toBe(attributes);

@@ -2,6 +2,7 @@ export { DATABASE_URL, NATS_URL, randomHex, REDIS_URL } from './servers';
 export * from './service';
 export * from './openapi';
 export * from './grpc-tls';
+export * from './device-owners';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -286,16 +286,94 @@ describe('account service over gRPC', () => {
   it('when the alert address changes, then it is unverified again, and a link sent to the old address does not verify the new one', async () => {
     const { user } = await signUp();
     const clientId = user!.clientId;
-    const old = await accounts.issueEmailVerification({ clientId });
+    // The account proves its owner's address first: only then may its alert address change.
+    await accounts.verifyEmail({ token: (await accounts.issueEmailVerification({ clientId })).token });
     await accounts.updateClient({ clientId, email: `new-${user!.email}`, name: '' });
+    const old = await accounts.issueEmailVerification({ clientId });
+    expect(old.email).toBe(`new-${user!.email}`);
+    await accounts.updateClient({ clientId, email: `newer-${user!.email}`, name: '' });
     expect((await accounts.verifyEmail({ token: old.token })).verified).toBe(false);
     const fresh = await accounts.issueEmailVerification({ clientId });
-    expect(fresh.email).toBe(`new-${user!.email}`);
+    expect(fresh.email).toBe(`newer-${user!.email}`);
     expect((await accounts.verifyEmail({ token: fresh.token })).verified).toBe(true);
     await accounts.updateClient({ clientId, email: '', name: 'Renamed' });
     expect((await accounts.getClient({ clientId })).emailVerified).toBe(true);
     await accounts.updateClient({ clientId, email: `other-${user!.email}`, name: '' });
     expect((await accounts.getClient({ clientId })).emailVerified).toBe(false);
+    // The account stays verified: its keys keep working while the new alert address waits for its link.
+    expect((await accounts.getClient({ clientId })).accountVerified).toBe(true);
+  });
+
+  it("when an owner signs up, then its live key is refused ACCOUNT_NOT_VERIFIED until the owner's address is confirmed, its test key works at once", async () => {
+    const { user, liveApiKey, testApiKey } = await signUp();
+    const clientId = user!.clientId;
+    expect((await accounts.getClient({ clientId })).accountVerified).toBe(false);
+    expect((await failure(accounts.verifyApiKey({ apiKey: liveApiKey, clientId }))).code).toBe('ACCOUNT_NOT_VERIFIED');
+    expect((await accounts.verifyApiKey({ apiKey: testApiKey, clientId })).mode).toBe('KEY_MODE_TEST');
+    // The order of the specification's checks comes first: another client's id is still INVALID_API_KEY.
+    expect((await failure(accounts.verifyApiKey({ apiKey: liveApiKey, clientId: (await newClient()).clientId }))).code).toBe(
+      'INVALID_API_KEY',
+    );
+
+    expect((await accounts.verifyEmail({ token: (await accounts.issueEmailVerification({ clientId })).token })).verified).toBe(true);
+
+    expect((await accounts.getClient({ clientId })).accountVerified).toBe(true);
+    expect((await accounts.verifyApiKey({ apiKey: liveApiKey, clientId })).mode).toBe('KEY_MODE_LIVE');
+  });
+
+  it('when an account not verified yet changes its alert address, then it is refused, naming the field', async () => {
+    const { user } = await signUp();
+    const err = await failure(accounts.updateClient({ clientId: user!.clientId, email: `elsewhere-${user!.email}`, name: '' }));
+    expect(err.code).toBe('VALIDATION_ERROR');
+    expect(err.details).toEqual([expect.objectContaining({ field: 'email', code: 'ACCOUNT_NOT_VERIFIED' })]);
+    expect((await accounts.getClient({ clientId: user!.clientId })).email).toBe(user!.email);
+  });
+
+  it("when an account of before has another alert address and is not verified, then its link goes to the owner's address and proves the account only", async () => {
+    const { user } = await signUp();
+    const clientId = user!.clientId;
+    await db.query('UPDATE clients SET email = $2 WHERE client_id = $1', [clientId, `alerts-${user!.email}`]);
+    const link = await accounts.issueEmailVerification({ clientId });
+    expect(link.email).toBe(user!.email);
+    expect((await accounts.verifyEmail({ token: link.token })).verified).toBe(true);
+    expect(await accounts.getClient({ clientId })).toMatchObject({ accountVerified: true, emailVerified: false });
+  });
+
+  it('when the operator vouches for an account, then its live key works; a client the operator made counts as verified from the start', async () => {
+    const { user, liveApiKey } = await signUp();
+    const clientId = user!.clientId;
+    expect((await accounts.markAccountVerified({ clientId })).accountVerified).toBe(true);
+    expect((await accounts.verifyApiKey({ apiKey: liveApiKey, clientId })).mode).toBe('KEY_MODE_LIVE');
+    expect((await accounts.getClient({ clientId: (await newClient()).clientId })).accountVerified).toBe(true);
+    expect((await failure(accounts.markAccountVerified({ clientId: 'client_42' }))).code).toBe('INVALID_CLIENT_ID');
+  });
+
+  it("when a password reset is the account's first proof of its address, then every key, the signing secret, the alert address and the links of before are replaced, and the page is told so; a later reset revokes nothing", async () => {
+    const email = `squatted-${randomBytes(3).toString('hex')}@example.com`;
+    const squatter = await signUp(email, 'the squatter password');
+    const clientId = squatter.user!.clientId;
+    const extra = await accounts.createApiKey({ clientId, mode: 'KEY_MODE_TEST', label: 'squatter' });
+    const secretBefore = (await accounts.getSigningSecret({ clientId })).secret;
+    const pendingVerification = await accounts.issueEmailVerification({ clientId });
+
+    const link = await accounts.issuePasswordReset({ email });
+    const reset = await accounts.resetPassword({ token: link.token, newPassword: 'the owner password' });
+
+    expect(reset).toMatchObject({ user: { email, clientId }, firstProof: true, revokedKeys: 3 });
+    for (const apiKey of [squatter.liveApiKey, squatter.testApiKey, extra.apiKey]) {
+      expect((await failure(accounts.verifyApiKey({ apiKey, clientId }))).code).toBe('INVALID_API_KEY');
+    }
+    expect((await accounts.getSigningSecret({ clientId })).secret).not.toBe(secretBefore);
+    expect(await accounts.getClient({ clientId })).toMatchObject({ email, emailVerified: true, accountVerified: true });
+    expect((await accounts.verifyEmail({ token: pendingVerification.token })).verified).toBe(false);
+    // Keys made after the proof stay; a later reset is no proof any more.
+    const fresh = await accounts.createApiKey({ clientId, mode: 'KEY_MODE_LIVE', label: 'owner' });
+    const again = await accounts.resetPassword({
+      token: (await accounts.issuePasswordReset({ email })).token,
+      newPassword: 'another password',
+    });
+    expect(again).toMatchObject({ firstProof: false, revokedKeys: 0 });
+    expect((await accounts.verifyApiKey({ apiKey: fresh.apiKey, clientId })).mode).toBe('KEY_MODE_LIVE');
   });
 
   it('when a password is reset with its link, then the new password signs in, the old does not, and the link (or an expired one) is refused', async () => {
@@ -310,14 +388,14 @@ describe('account service over gRPC', () => {
     expect(ttl).toBeLessThanOrEqual(30 * 60_000);
     expect((await failure(accounts.resetPassword({ token: link.token, newPassword: 'short' }))).code).toBe('VALIDATION_ERROR');
 
-    expect((await accounts.resetPassword({ token: link.token, newPassword: 'the second password' })).email).toBe(email);
+    expect((await accounts.resetPassword({ token: link.token, newPassword: 'the second password' })).user!.email).toBe(email);
     expect((await accounts.signIn({ email, password: 'the second password' })).email).toBe(email);
     expect((await accounts.signIn({ email, password: 'the first password' })).userId).toBe('');
-    expect((await accounts.resetPassword({ token: link.token, newPassword: 'a third password' })).userId).toBe('');
+    expect((await accounts.resetPassword({ token: link.token, newPassword: 'a third password' })).user!.userId).toBe('');
 
     const late = await accounts.issuePasswordReset({ email });
     await db.query(`UPDATE email_tokens SET expires_at = now() - interval '1 second' WHERE purpose = 'reset_password' AND used_at IS NULL`);
-    expect((await accounts.resetPassword({ token: late.token, newPassword: 'a third password' })).userId).toBe('');
+    expect((await accounts.resetPassword({ token: late.token, newPassword: 'a third password' })).user!.userId).toBe('');
     expect((await accounts.signIn({ email, password: 'the second password' })).email).toBe(email);
   });
 });

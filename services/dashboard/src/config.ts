@@ -57,6 +57,8 @@ export function loadDashboardConfig(source: NodeJS.ProcessEnv = process.env) {
         resetMaxPerAddress: env.int('DASHBOARD_RESET_MAX_PER_ADDRESS', 10, { min: 1 }),
         resetWindowMs: env.int('DASHBOARD_RESET_WINDOW_MS', 3600_000, { min: 1000 }),
       },
+      /** Live phone-state streams (/phones/events) one account may hold open on one replica. */
+      liveStreamsPerAccount: env.int('DASHBOARD_LIVE_STREAMS_MAX', 10, { min: 1, max: 1000 }),
       testEventLimit: {
         /** Webhook test events an account may send in the window; past them the page says so. */
         maxPerAccount: env.int('DASHBOARD_TEST_EVENTS_MAX', 10, { min: 1 }),

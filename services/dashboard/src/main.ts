@@ -32,7 +32,7 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'dashboard' });
   await redis.connect();
   const nats = await connectNats({ ...config.nats, name: 'dashboard', log, jetstream: false });
-  const deviceEvents = new DeviceEvents(nats, log);
+  const deviceEvents = new DeviceEvents(nats, log, config.liveStreamsPerAccount);
   deviceEvents.start();
   const { tls } = config.http;
   const unready = async () => ((await redisAnswers(redis, 1000)) ? [] : ['redis']);
@@ -46,6 +46,7 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
     signIn: config.signIn,
     signUpLimit: config.signUpLimit,
     testEventLimit: config.testEventLimit,
+    liveStreamsPerAccount: config.liveStreamsPerAccount,
     log,
     trustedProxies: tls.mode === 'proxy' ? new TrustedProxies(tls.trustedProxies) : undefined,
     unready,

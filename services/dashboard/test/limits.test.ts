@@ -56,4 +56,19 @@ describe('the dashboard limits sign-ups and test events', () => {
     expect(refused.status).toBe(429);
     expect(await refused.text()).toContain('Too many test events: an account may send 10 every 60 seconds.');
   });
+
+  it('when an account has sent test events and replays, 10 in the minute, then the next replay is refused with 429 and a message: replays are no way around the limit', async () => {
+    const { token, session } = await new SessionStore(redis, { idleMs: 60_000, lifetimeMs: 60_000 }).create({
+      userId: 'usr_r',
+      clientId: 'client_replays',
+      email: 'owner@example.com',
+    });
+    const post = (action: string, fields: Record<string, string>) =>
+      postForm(base, `/webhooks/wh_1/${action}`, { _csrf: session.csrf, ...fields }, { cookie: `__Host-smsgw_session=${token}` });
+    for (let i = 0; i < 5; i++) expect((await post('test', { event: 'sms.sent' })).status).not.toBe(429);
+    for (let i = 0; i < 5; i++) expect((await post('replay', { event_id: 'evt_1' })).status).not.toBe(429);
+    const refused = await post('replay', { event_id: 'evt_1' });
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toContain('Too many test events: an account may send 10 every 60 seconds. Replays count with them.');
+  });
 });

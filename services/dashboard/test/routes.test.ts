@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomHex, type Sandbox } from '@smsgw/testing';
+import { createPool, type Pool } from '@smsgw/platform';
+import { startMailCatcher, type CaughtMail, type MailCatcher } from '@smsgw/stack';
+import { DATABASE_URL, randomHex, type Sandbox } from '@smsgw/testing';
 import {
   Browser,
   dashboardSandbox,
@@ -14,9 +16,16 @@ import {
 } from './support/harness';
 
 const PASSWORD = 'a long enough password';
+const LIVE_STREAMS = 3;
 const WRONG_PASSWORD = 'Your password is wrong: nothing was changed.';
 const HOSTILE = '<img src=x onerror=alert(1)>';
 const ESCAPED = '&lt;img src=x onerror=alert(1)&gt;';
+
+/** The token of a mailed link (`/verify-email` or `/reset-password`), its quoted-printable soft breaks undone. */
+function linkToken(mail: CaughtMail, route: string): string {
+  const text = mail.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  return new RegExp(`${route}\\?token=([A-Za-z0-9_-]+)`).exec(text)![1]!;
+}
 
 /** The ids of the forms posting to `/<kind>/<id>/<action>` on a page. */
 const idsIn = (text: string, kind: string, action: string) =>
@@ -35,29 +44,47 @@ describe('the dashboard routes, with the real services behind them', () => {
   let upstreams: Upstreams;
   let dashboard: DashboardUnderTest;
   let base: string;
+  let mail: MailCatcher;
+  let accountDb: Pool;
 
   beforeAll(async () => {
     fs.writeFileSync(apkFile, Buffer.from('PK\u0003\u0004 not really an APK'));
     sandbox = await dashboardSandbox();
     upstreams = await startUpstreams(sandbox);
-    dashboard = await startDashboard({ ...upstreams.env, AGENT_APK_FILE: apkFile }, sandbox);
+    mail = await startMailCatcher();
+    accountDb = createPool({ url: DATABASE_URL, schema: upstreams.accountSchema, max: 2 });
+    dashboard = await startDashboard(
+      { ...upstreams.env, AGENT_APK_FILE: apkFile, SMTP_URL: mail.url, DASHBOARD_LIVE_STREAMS_MAX: String(LIVE_STREAMS) },
+      sandbox,
+    );
     base = dashboard.base;
   }, 120_000);
 
   afterAll(async () => {
     await dashboard?.stop();
+    await mail?.stop();
+    await accountDb?.end();
     await upstreams?.stop();
     await sandbox?.cleanUp();
     fs.rmSync(apkDir, { recursive: true, force: true });
   });
 
-  /** A new account, signed in in a browser of its own. */
-  async function signedUp(name = 'Boulangerie Martin'): Promise<{ browser: Browser; email: string }> {
+  /** The link mailed to `email` at sign-up used, as its owner does: the account is verified. */
+  async function confirmAddress(email: string): Promise<void> {
+    const sent = await mail.waitFor((m) => m.to.includes(email) && m.subject.startsWith('Confirm'));
+    const anyone = new Browser(base);
+    await anyone.get('/verify-email');
+    expect((await anyone.post('/verify-email', { token: linkToken(sent, '/verify-email') })).text).toContain('Your address is confirmed');
+  }
+
+  /** A new account, signed in in a browser of its own; its address confirmed unless `verified` is false. */
+  async function signedUp(name = 'Boulangerie Martin', { verified = true } = {}): Promise<{ browser: Browser; email: string }> {
     const browser = new Browser(base);
     const email = `owner-${randomHex(4)}@example.com`;
     await browser.get('/signup');
     const res = await browser.post('/signup', { email, name, password: PASSWORD });
     expect([res.status, res.location]).toEqual([302, '/keys?welcome=1']);
+    if (verified) await confirmAddress(email);
     return { browser, email };
   }
 
@@ -218,7 +245,7 @@ describe('the dashboard routes, with the real services behind them', () => {
 
       const refused = await browser.post('/settings/secret', { password: 'wrong password!' });
       const secret = await browser.post('/settings/secret', { password: PASSWORD });
-      const rotated = await browser.post('/settings/secret/rotate');
+      const rotated = await browser.post('/settings/secret/rotate', { password: PASSWORD });
       const alerts = await browser.post('/settings/alerts', { email: 'alerts@example.com', password: PASSWORD });
       const badCurrent = await browser.post('/settings/password', { current: 'not it at all', new: 'another long password' });
       const changed = await browser.post('/settings/password', { current: PASSWORD, new: 'another long password' });
@@ -369,6 +396,110 @@ describe('the dashboard routes, with the real services behind them', () => {
       expect(filtered.text).not.toContain(HOSTILE);
       expect(stats.status).toBe(200);
       expect(oddDays.status).toBe(200);
+    });
+  });
+
+  describe('the limits and proofs of issue 36', () => {
+    it('when the signing secret is rotated without the password or with a wrong one, then it is refused with the reason and the secret stays', async () => {
+      const { browser } = await signedUp();
+      await browser.get('/settings');
+      const before = /whsec_[A-Za-z0-9_-]+/.exec((await browser.post('/settings/secret', { password: PASSWORD })).text)![0];
+
+      const without = await browser.post('/settings/secret/rotate');
+      const wrong = await browser.post('/settings/secret/rotate', { password: 'wrong password!' });
+
+      for (const refused of [without, wrong]) {
+        expect(refused.text).toContain(WRONG_PASSWORD);
+        expect(refused.text).not.toContain('The signing secret was rotated.');
+      }
+      expect((await browser.post('/settings/secret', { password: PASSWORD })).text).toContain(before);
+    });
+
+    it('when the owner has not confirmed the address yet, then every page says so, and adding a phone, a new pairing or an endpoint is refused with the reason until the mailed link is used', async () => {
+      const { browser, email } = await signedUp('Not yet', { verified: false });
+
+      for (const page of ['/', '/keys', '/phones', '/webhooks', '/settings']) {
+        const res = await browser.get(page);
+        expect([page, res.text.includes('data-account-unverified'), res.text.includes(email)]).toEqual([page, true, true]);
+      }
+      const phonesPage = await browser.get('/phones');
+      expect(phonesPage.text).not.toContain('action="/phones" ');
+      expect((await browser.get('/webhooks')).text).not.toContain('Add the endpoint');
+
+      const phone = await browser.post('/phones', { name: 'Too early' });
+      const endpoint = await browser.post('/webhooks', { url: 'https://127.0.0.1:9/hook', mode: 'live', events: ['sms.sent'] });
+      const rotation = await browser.post('/phones/device_123/rotate');
+
+      for (const refused of [phone, endpoint, rotation]) {
+        expect(refused.status).toBe(403);
+        expect(refused.text).toContain('Confirm your address first: open the link we e-mailed you at sign-up');
+      }
+      expect(idsIn((await browser.get('/phones')).text, 'phones', 'rename')).toEqual([]);
+      expect(idsIn((await browser.get('/webhooks')).text, 'webhooks', 'test')).toEqual([]);
+
+      await confirmAddress(email);
+
+      const added = await browser.post('/phones', { name: 'Now' });
+      expect(added.text).toContain('Pairing QR code');
+      expect((await browser.get('/')).text).not.toContain('data-account-unverified');
+    });
+
+    it('when a reset is the first proof of an account of before, then its keys, phones and endpoints made before are revoked, the page says how many, and the phone pairs no more', async () => {
+      const { browser, email } = await signedUp('Squatted');
+      await browser.get('/phones');
+      const card = await browser.post('/phones', { name: 'Squatter phone' });
+      const pairingUrl = /data-qr-payload="([^"]+)"/.exec(card.text)![1]!;
+      await browser.get('/webhooks');
+      await browser.post('/webhooks', { url: 'https://127.0.0.1:9/squatter', mode: 'live', events: ['sms.sent'] });
+      // An account of before the proof existed: verified by nothing (migration 006 leaves such accounts so).
+      await accountDb.query('UPDATE clients SET account_verified_at = NULL WHERE lower(email) = lower($1)', [email]);
+
+      const owner = new Browser(base);
+      await owner.get('/forgot-password');
+      await owner.post('/forgot-password', { email });
+      const sent = await mail.waitFor((m) => m.to.includes(email) && m.subject === 'Reset your SMS Gateway password');
+      await owner.get('/reset-password');
+      const done = await owner.post('/reset-password', { token: linkToken(sent, '/reset-password'), new: 'the rightful password' });
+
+      expect(done.status).toBe(200);
+      expect(done.text).toContain('This reset is the first proof that the address is yours');
+      expect(done.text).toContain('2 API keys revoked');
+      expect(done.text).toContain('1 phone unpaired');
+      expect(done.text).toContain('1 webhook endpoint deleted');
+      expect((await browser.get('/')).status).toBe(302);
+      expect((await pairWith(pairingUrl, upstreams.agentCaPem)).status).toBe(401);
+      const signedIn = new Browser(base);
+      await signedIn.get('/signin');
+      await signedIn.post('/signin', { email, password: 'the rightful password' });
+      expect(idsIn((await signedIn.get('/webhooks')).text, 'webhooks', 'test')).toEqual([]);
+      expect((await signedIn.get('/keys')).text).not.toContain('class="danger">Revoke');
+    });
+
+    it(`when an account opens more than ${LIVE_STREAMS} live views of its phones, then the next is refused 429 with the reason, and a closed one makes room`, async () => {
+      const { browser } = await signedUp();
+      await browser.get('/phones');
+      const open = [];
+      for (let i = 0; i < LIVE_STREAMS; i++) open.push(await browser.hold('/phones/events'));
+      expect(open.map((o) => o.status)).toEqual(Array(LIVE_STREAMS).fill(200));
+
+      const refused = await browser.hold('/phones/events');
+      expect(refused.status).toBe(429);
+      expect(refused.text).toBe(
+        `Too many live views of your phones are open (${LIVE_STREAMS} at most): close a tab or a window of this page.`,
+      );
+      // Another account is not held back by this one.
+      const { browser: other } = await signedUp();
+      const theirs = await other.hold('/phones/events');
+      expect(theirs.status).toBe(200);
+
+      await open[0]!.close();
+      let again = await browser.hold('/phones/events');
+      for (let i = 0; again.status !== 200 && i < 20; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        again = await browser.hold('/phones/events');
+      }
+      expect(again.status).toBe(200);
+      for (const o of [...open.slice(1), theirs, again]) await o.close();
     });
   });
 });

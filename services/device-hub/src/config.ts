@@ -27,6 +27,8 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
          * itself (TLS_MODE=native); unset, each process makes its own keys.
          */
         ticketKeysFile: env.optional('HUB_TLS_TICKET_KEYS_FILE'),
+        /** How often that file is read again, so that keys the secrets Job rotated take effect without a restart. */
+        ticketKeysReloadMs: env.int('HUB_TLS_TICKET_KEYS_RELOAD_MS', 60_000, { min: 100 }),
       },
       dispatch: {
         minIntervalMs: env.int('DISPATCH_INTERVAL_MIN_MS', 2000, { min: 0 }),
@@ -96,6 +98,11 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
         rateWindowMs: env.int('PAIRING_RATE_WINDOW_MS', 15 * 60_000, { min: 1000 }),
         maxFailures: env.int('PAIRING_MAX_FAILURES', 5, { min: 1 }),
         lockMs: env.int('PAIRING_LOCK_MS', 15 * 60_000, { min: 1000 }),
+        /** Pairings one device may make in `perDeviceWindowMs` (each revokes the device's earlier tokens). */
+        perDeviceMax: env.int('PAIRING_PER_DEVICE_MAX', 5, { min: 1 }),
+        perDeviceWindowMs: env.int('PAIRING_PER_DEVICE_WINDOW_MS', 3600_000, { min: 1000 }),
+        /** Phones one client may have (CreateDevice; the operator's bulk CreateDevices is not held to it); 0: no cap. */
+        maxDevicesPerClient: env.int('HUB_MAX_PHONES_PER_CLIENT', 100, { min: 0 }),
       },
     }),
     source,

@@ -32,7 +32,8 @@ import { DeviceUseCases } from './use-cases/devices.use-case';
 import { DeviceViewUseCases } from './use-cases/device-views.use-case';
 import { SimulateReceivedUseCase } from './use-cases/simulate-received.use-case';
 import { deviceHubHandlers, deviceHubCallers } from './grpc/device-hub.handlers';
-import { createAgentServer, readTicketKeys } from './http/agent-server';
+import { createAgentServer } from './http/agent-server';
+import { readTicketKeys, TicketKeyRing } from './http/ticket-keys';
 import { unreadyDependencies, watchNats, watchRedis } from './http/readiness';
 import { DeviceEventPublisher } from './events/device-event.publisher';
 import { ReceivedPublisher } from './events/received.publisher';
@@ -52,7 +53,9 @@ export async function start(
   clock: () => number = Date.now,
 ) {
   // Read before any connection: a bad file stops the start at once.
-  const ticketKeys = config.agents.ticketKeysFile === undefined ? undefined : readTicketKeys(config.agents.ticketKeysFile);
+  const ticketKeysFile = config.agents.ticketKeysFile;
+  const keysAtStart = ticketKeysFile === undefined ? undefined : readTicketKeys(ticketKeysFile);
+  const ticketKeys = keysAtStart && new TicketKeyRing(keysAtStart);
   const pool = createPool({
     url: config.database.url,
     log,
@@ -110,6 +113,22 @@ export async function start(
   const simulateReceived = new SimulateReceivedUseCase(devices, sessions, received, clock);
   const lastSeen = new LastSeenWriter(repo);
   const lastSeenWrites = timerLoop({ name: 'hub-last-seen', intervalMs: 1000, tick: () => lastSeen.flush(), log });
+  // The file again (a Secret the secrets Job rotated): a bad one leaves the keys as they were.
+  const ticketKeysReload = timerLoop({
+    name: 'hub-ticket-keys',
+    intervalMs: config.agents.ticketKeysReloadMs,
+    tick: async () => {
+      if (!ticketKeys || ticketKeysFile === undefined) return;
+      try {
+        const next = readTicketKeys(ticketKeysFile);
+        if (next && ticketKeys.update(next))
+          log.info({ previous_kept: next.length > 48 }, 'TLS session-ticket keys read again: they changed');
+      } catch (err) {
+        log.warn({ err }, 'TLS session-ticket keys not read again: the file is not valid; the keys stay as they were');
+      }
+    },
+    log,
+  });
   const limitsReload = timerLoop({
     name: 'hub-limits-reload',
     intervalMs: config.limitsReloadMs,
@@ -184,6 +203,7 @@ export async function start(
   credentialCheck.start();
   failoverSweep.start();
   lastSeenWrites.start();
+  ticketKeysReload.start();
   limitsReload.start();
   // From now on, readiness follows the NATS connection.
   grpcServer.ready({ nats });
@@ -200,6 +220,7 @@ export async function start(
       await limitsReload.stop();
       await sessions.closeAll();
       await lastSeenWrites.stop();
+      await ticketKeysReload.stop();
       await lastSeen.flush().catch((err: unknown) => log.warn({ err }, 'last seen times not written'));
       await testMode.stop();
       await grpcServer.stop();

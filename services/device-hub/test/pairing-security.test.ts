@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createPool, hashSecret, migrate, newId } from '@smsgw/platform';
 import { DeviceRepository } from '../src/data/device.repository';
+import type { DeviceRow } from '../src/data/device-row';
 import { DATABASE_URL, deviceUseCasesOn, HubCluster, postPair, randomHex } from './support/hub';
 
 const UNAMBIGUOUS = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
@@ -34,8 +35,11 @@ describe('pairing over HTTPS (two hub replicas)', () => {
   // not spill into another.
   const newAddress = () => `127.0.${Math.floor(++addressNumber / 250) + 1}.${(addressNumber % 250) + 2}`;
 
+  // 30 phones per client: the fleet of 25 below fits, the cap's test fills it.
+  const PHONES_PER_CLIENT = 30;
+
   beforeAll(async () => {
-    hub = await HubCluster.start(2);
+    hub = await HubCluster.start(2, { HUB_MAX_PHONES_PER_CLIENT: String(PHONES_PER_CLIENT) });
   });
 
   afterAll(async () => {
@@ -72,17 +76,20 @@ describe('pairing over HTTPS (two hub replicas)', () => {
     const passwords = ['K7M2-AAAA-BBBB-CCCC', 'K7M2-DDDD-EEEE-FFFF'];
     const ids: string[] = [];
     for (const [i, clientId] of clients.entries()) {
-      const row = await repo.create({
-        deviceId: newId('device'),
-        clientId,
-        name: `phone ${i}`,
-        passwordLookup: 'K7M2',
-        passwordHash: hashSecret(passwords[i]!.replace(/-/g, '')),
-        pairingCodeLookup: guessCode().slice(0, 8),
-        pairingCodeHash: hashSecret(guessCode()),
-        pairingExpiresAt: new Date(Date.now() + 60_000),
-      });
-      ids.push(row!.device_id);
+      const row = await repo.create(
+        {
+          deviceId: newId('device'),
+          clientId,
+          name: `phone ${i}`,
+          passwordLookup: 'K7M2',
+          passwordHash: hashSecret(passwords[i]!.replace(/-/g, '')),
+          pairingCodeLookup: guessCode().slice(0, 8),
+          pairingCodeHash: hashSecret(guessCode()),
+          pairingExpiresAt: new Date(Date.now() + 60_000),
+        },
+        10,
+      );
+      ids.push((row as DeviceRow).device_id);
     }
 
     const a = await pair({ client_id: clients[0], device_password: passwords[0]!.toLowerCase() }, newAddress());
@@ -150,6 +157,77 @@ describe('pairing over HTTPS (two hub replicas)', () => {
     expect(locked.status).toBe(429);
     expect(locked.body).toMatchObject({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED' } });
     expect(Number(locked.retryAfter)).toBeGreaterThan(0);
+  });
+
+  it('when one device pairs with its right password more than 5 times in the window, then the next pairing is refused with 429 and Retry-After, from any address', async () => {
+    const clientId = newClientId();
+    const created = await hub.first.client.createDevice({ clientId, name: 'taken over again and again' });
+    const right = { client_id: clientId, device_password: created.devicePassword };
+    for (let i = 0; i < 5; i++) expect((await pair(right, newAddress(), i % 2)).status).toBe(200);
+
+    const refused = await pair(right, newAddress());
+
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({
+      success: false,
+      error: { code: 'RATE_LIMIT_EXCEEDED', message: expect.stringMatching(/^Trop d'appairages de cet appareil/) },
+    });
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    // Another device of the client pairs as usual.
+    const sibling = await hub.first.client.createDevice({ clientId, name: 'sibling' });
+    expect((await pair({ client_id: clientId, device_password: sibling.devicePassword }, newAddress())).status).toBe(200);
+  });
+
+  it('when a client has as many phones as its cap, then another is refused LIMIT_REACHED with the cap in words, even asked at once on both replicas, until one is removed', async () => {
+    const clientId = newClientId();
+    const made: string[] = [];
+    for (let i = 0; i < PHONES_PER_CLIENT - 2; i++)
+      made.push((await hub.first.client.createDevice({ clientId, name: `phone ${i}` })).deviceId);
+    // The last two places asked for six times at once, on both replicas.
+    const attempts = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        hub.replicas[i % 2]!.client.createDevice({ clientId, name: `racing ${i}` }).then(
+          (d) => d.deviceId,
+          (err: { code: string; message: string }) => err,
+        ),
+      ),
+    );
+    made.push(...attempts.filter((a): a is string => typeof a === 'string'));
+    const refused = attempts.filter((a) => typeof a !== 'string') as { code: string; message: string }[];
+
+    expect(refused.map((r) => [r.code, r.message])).toEqual(
+      Array(4).fill([
+        'LIMIT_REACHED',
+        `Un compte peut avoir ${PHONES_PER_CLIENT} téléphones au plus : retirez-en un avant d'en ajouter un autre.`,
+      ]),
+    );
+    expect(made).toHaveLength(PHONES_PER_CLIENT);
+    await hub.first.client.removeDevice({ clientId, deviceId: made[0]! });
+    await expect(hub.first.client.createDevice({ clientId, name: 'after a removal' })).resolves.toMatchObject({
+      deviceId: expect.stringMatching(/^device_/),
+    });
+  });
+
+  it("when the message service asks which devices are their clients', then only each client's own are answered, removed ones included", async () => {
+    const [a, b] = [newClientId(), newClientId()];
+    const ofA = await hub.first.client.createDevice({ clientId: a, name: 'a' });
+    const ofB = await hub.first.client.createDevice({ clientId: b, name: 'b' });
+    const removed = await hub.first.client.createDevice({ clientId: a, name: 'gone' });
+    await hub.first.client.removeDevice({ clientId: a, deviceId: removed.deviceId });
+
+    const { devices } = await hub.replicas[1]!.client.ownedDevices({
+      devices: [
+        { clientId: a, deviceId: ofA.deviceId },
+        { clientId: a, deviceId: ofB.deviceId },
+        { clientId: b, deviceId: ofB.deviceId },
+        { clientId: a, deviceId: removed.deviceId },
+        { clientId: a, deviceId: 'device_unknown' },
+      ],
+    });
+
+    expect(devices.map((d) => `${d.clientId}/${d.deviceId}`).sort()).toEqual(
+      [`${a}/${ofA.deviceId}`, `${b}/${ofB.deviceId}`, `${a}/${removed.deviceId}`].sort(),
+    );
   });
 
   it('when a pairing code is 16 minutes old, then it is refused as expired', async () => {

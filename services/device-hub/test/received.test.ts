@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AppError, connectNats, createLogger, type AgentReceived, type Nats } from '@smsgw/platform';
 import { eventually } from '@smsgw/testing';
 import { HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
@@ -103,6 +104,33 @@ describe('device-hub protocol 3: received SMS and SimulateReceived', () => {
     phone.send(frame);
     expect(await phone.next('received_ack')).toMatchObject({ received_id: frame.received_id });
     expect(await storedCount(deviceId)).toBe(1);
+  });
+
+  it("when a protocol 4 phone that knows its SIMs' numbers receives an SMS, then the SIM's number goes with it (the phone's country), and none when the phone knows none", async () => {
+    const { deviceId, token } = await pairedDevice();
+    const phone = await connected(token);
+    phone.send({
+      type: 'agent_hello',
+      protocol: 4,
+      driver: 'android',
+      sims: [{ slot: 1 }, { slot: 2, carrier: 'Orange F', number: '+33700000002' }],
+    });
+    phone.send({
+      type: 'received',
+      received_id: randomUUID(),
+      from: '0612345678',
+      text: 'STOP',
+      sim: 1,
+      received_at: new Date().toISOString(),
+    });
+    await phone.next('received_ack');
+    expect((await lastStored(deviceId)).received).toMatchObject({ from: '0612345678', sim: 1, sim_number: '+33700000002' });
+
+    const other = await pairedDevice();
+    const unknown = await connected(other.token, 'android');
+    unknown.send({ type: 'received', received_id: randomUUID(), from: '0612345678', text: 'STOP', received_at: new Date().toISOString() });
+    await unknown.next('received_ack');
+    expect((await lastStored(other.deviceId)).received).not.toHaveProperty('sim_number');
   });
 
   it('when a received frame has no date or sim, then it is stored with now and no sim (and JSON that is no object before it is ignored)', async () => {

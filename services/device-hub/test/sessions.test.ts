@@ -1,7 +1,7 @@
 import tls from 'node:tls';
 import { connectNats, createClient, createLogger, createPool, type Nats, type Pool, type PromiseClient } from '@smsgw/platform';
 import { messageProto, type message } from '@smsgw/proto';
-import { eventually, grpcTlsFor, startServiceProcess, type ServiceProcessUnderTest } from '@smsgw/testing';
+import { eventually, grpcTlsFor, startDeviceOwners, startServiceProcess, type ServiceProcessUnderTest } from '@smsgw/testing';
 import { DATABASE_URL, HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
 import { Phone } from './support/phone';
 import { publishedReports } from './support/reports';
@@ -16,16 +16,19 @@ import { publishedReports } from './support/reports';
 describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and revocation', () => {
   const natsPrefix = `t${randomHex(5)}`;
   let messageService: ServiceProcessUnderTest;
+  let owners: Awaited<ReturnType<typeof startDeviceOwners>>;
   let messages: PromiseClient<message.MessageServiceClient>;
   let messagePool: Pool;
   let hub: HubCluster;
   let nats: Nats;
 
   beforeAll(async () => {
+    // The message service asks a stand-in whose devices are whose: every device is its client's here.
+    owners = await startDeviceOwners();
     messageService = await startServiceProcess({
       service: 'message',
       natsPrefix,
-      env: { OTP_SEAL_KEY: randomHex(32), SCHEDULER_GRPC_ADDR: '127.0.0.1:1' },
+      env: { OTP_SEAL_KEY: randomHex(32), SCHEDULER_GRPC_ADDR: '127.0.0.1:1', DEVICE_HUB_GRPC_ADDR: owners.address },
       logFolder: 'device-hub-tests',
     });
     const port = messageService.port;
@@ -62,6 +65,7 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
     messages?.close();
     await messagePool?.end();
     await messageService?.stop();
+    await owners?.stop(100);
   });
 
   async function pairedDevice(): Promise<{ clientId: string; deviceId: string; token: string }> {
@@ -164,6 +168,26 @@ describe('device-hub sessions: dispatch, acknowledgement, takeover, presence and
     expect((await hub.first.client.revokeDeviceTokens({ clientId, deviceId })).revoked).toBeGreaterThan(0);
     expect(await phone.closed()).toBe(4001);
     await expect(Phone.connect(hub.replicas[1]!.agentUrl, hub.certs.caPem, token)).rejects.toThrow(/401/);
+  });
+
+  it('when the device pairs again with its password, then the phone holding the earlier token is closed within seconds and that token is refused, while the new one connects', async () => {
+    const clientId = `client_${Date.now()}${Math.floor(Math.random() * 1000)}`;
+    const created = await hub.first.client.createDevice({ clientId, name: 'password leaked' });
+    const first = await postPair(hub.first.agentUrl, hub.certs.caPem, { client_id: clientId, device_password: created.devicePassword });
+    const owner = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, first.body.device_token as string);
+    await owner.next('hello');
+
+    const second = await postPair(hub.replicas[1]!.agentUrl, hub.certs.caPem, {
+      client_id: clientId,
+      device_password: created.devicePassword,
+    });
+
+    expect(second.status).toBe(200);
+    expect(await owner.closed(5000)).toBe(4001);
+    await expect(Phone.connect(hub.first.agentUrl, hub.certs.caPem, first.body.device_token as string)).rejects.toThrow(/401/);
+    const other = await Phone.connect(hub.replicas[1]!.agentUrl, hub.certs.caPem, second.body.device_token as string);
+    await other.next('hello');
+    other.ws.close();
   });
 
   it("when a phone reports on another tenant's or another device's message, then it gets report_ack but nothing is stored, and the real phone's reports still land, even after it reconnects to another replica", async () => {

@@ -7,6 +7,7 @@ import { ConfigError } from '@smsgw/platform';
 import { loadDeviceHubConfig } from '../src/config';
 import { readTicketKeys } from '../src/http/agent-server';
 import { start } from '../src/main';
+import { sleep } from '@smsgw/testing';
 import { DATABASE_URL, HubCluster } from './support/hub';
 
 interface Handshake {
@@ -98,6 +99,45 @@ describe('TLS session resumption on the phones endpoint (HUB_TLS_TICKET_KEYS_FIL
     }
   });
 
+  it('when the keys rotate (new ones first, the old ones kept second), then a ticket of the old keys still resumes and is renewed; once the old keys are dropped, a ticket of the new ones still resumes', async () => {
+    const keys = path.join(dir, 'rotating');
+    const [oldKeys, newKeys, newerKeys] = [randomBytes(48), randomBytes(48), randomBytes(48)];
+    fs.writeFileSync(keys, oldKeys.toString('base64'), { mode: 0o600 });
+    const hub = await HubCluster.start(1, { HUB_TLS_TICKET_KEYS_FILE: keys, HUB_TLS_TICKET_KEYS_RELOAD_MS: '200' });
+    const caPem = hub.certs.caPem;
+    try {
+      const before = await handshake(hub.first.agentUrl, caPem);
+
+      // What the secrets Job writes: the new keys, then the current ones, as two base64 lines.
+      fs.writeFileSync(keys, `${newKeys.toString('base64')}\n${oldKeys.toString('base64')}\n`);
+      await sleep(600);
+      const across = await handshake(hub.first.agentUrl, caPem, before.session);
+      expect(across.resumed).toBe(true);
+
+      // The next rotation drops the old keys: the renewed ticket (of the new keys) still resumes, the old one no more.
+      fs.writeFileSync(keys, `${newerKeys.toString('base64')}\n${newKeys.toString('base64')}\n`);
+      await sleep(600);
+      expect((await handshake(hub.first.agentUrl, caPem, across.session)).resumed).toBe(true);
+      expect((await handshake(hub.first.agentUrl, caPem, before.session)).resumed).toBe(false);
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  it('when the file turns bad while the hub runs, then the keys stay as they were and sessions still resume', async () => {
+    const keys = path.join(dir, 'turning-bad');
+    fs.writeFileSync(keys, randomBytes(48).toString('base64'));
+    const hub = await HubCluster.start(1, { HUB_TLS_TICKET_KEYS_FILE: keys, HUB_TLS_TICKET_KEYS_RELOAD_MS: '200' });
+    try {
+      const first = await handshake(hub.first.agentUrl, hub.certs.caPem);
+      fs.writeFileSync(keys, 'not base64 at all!');
+      await sleep(600);
+      expect((await handshake(hub.first.agentUrl, hub.certs.caPem, first.session)).resumed).toBe(true);
+    } finally {
+      await hub.stop();
+    }
+  });
+
   it('when no ticket keys are set, then each process has keys of its own: a restarted hub cannot resume a session', async () => {
     const before = await HubCluster.start(1);
     const caPem = before.certs.caPem;
@@ -127,6 +167,13 @@ describe('TLS session resumption on the phones endpoint (HUB_TLS_TICKET_KEYS_FIL
       }
       throw new Error('the file was accepted');
     };
+
+    it('when the file holds two keys (two base64 lines of 48 bytes), then both are read, the current first', () => {
+      const two = path.join(dir, 'two');
+      const [current, previous] = [randomBytes(48), randomBytes(48)];
+      fs.writeFileSync(two, `${current.toString('base64')}\n${previous.toString('base64')}\n`);
+      expect(readTicketKeys(two)).toEqual(Buffer.concat([current, previous]));
+    });
 
     it('when the file holds the base64 of 48 bytes, then those bytes are the ticket keys; unset, each process has its own', () => {
       const config = loadDeviceHubConfig({

@@ -20,6 +20,8 @@ export function loadMessageConfig(source: NodeJS.ProcessEnv = process.env) {
       retention: {
         days: env.int('RETENTION_DAYS', 90, { min: 1, max: 36_500 }),
       },
+      /** The owner of devices: whether a device a send names is its client's. */
+      deviceHubAddress: commonConfig.grpcAddress(env, 'DEVICE_HUB_GRPC_ADDR', '127.0.0.1:50053'),
       /** Timers of scheduled sends; the periodic jobs (retention) come from the scheduler too. */
       scheduler: {
         address: commonConfig.grpcAddress(env, 'SCHEDULER_GRPC_ADDR', '127.0.0.1:50055'),

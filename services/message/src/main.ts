@@ -16,7 +16,7 @@ import {
   observeConsumerLag,
 } from '@smsgw/platform';
 import { stopTelemetry } from '@smsgw/platform/telemetry';
-import { messageProto, schedulerProto } from '@smsgw/proto';
+import { deviceHubProto, messageProto, schedulerProto } from '@smsgw/proto';
 import { loadMessageConfig, type MessageConfig } from './config';
 import { CampaignUploadRepository } from './data/campaign-upload.repository';
 import { CampaignRepository } from './data/campaign.repository';
@@ -36,6 +36,7 @@ import { SmsEventPublisher } from './events/sms-event.publisher';
 import { REPORT_BATCHES_DURABLE, ReportBatchConsumer } from './events/report-batch.consumer';
 import { TimerConsumer } from './events/timer.consumer';
 import { WakeUpPublisher } from './events/wake-up.publisher';
+import { DeviceOwnership } from './use-cases/device-ownership';
 import { messageHandlers, messageCallers } from './grpc/message.handlers';
 import { observeQueue } from './metrics/queue-gauges';
 import { failPendingTo } from './use-cases/opt-outs.use-case';
@@ -61,6 +62,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     tls: config.grpcTls,
   });
   const scheduledSends = new ScheduledSends(scheduler, nats, log);
+  const deviceHub = createClient(deviceHubProto().DeviceHubService, config.deviceHubAddress, { tls: config.grpcTls });
   const eventBatches = new EventBatchPublisher(nats, 'message');
   const publisher = new SmsEventPublisher(eventBatches);
   const fleet = new FleetRepository(pool);
@@ -79,6 +81,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     campaigns: new CampaignRepository(pool),
     campaignUploads: new CampaignUploadRepository(pool),
     scheduledSends,
+    devices: new DeviceOwnership(deviceHub),
     config,
     log,
   };
@@ -145,6 +148,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
       await consumer.stop();
       await receivedConsumer.stop();
       scheduler.close();
+      deviceHub.close();
       await nats.nc.drain();
       await pool.end();
       await stopTelemetry();

@@ -58,6 +58,20 @@ describe('opt-out keywords in received SMS: the sender added or removed, once pe
     expect(await entries(c)).toEqual([expect.objectContaining({ phone_number: '+33611223344', source: 'keyword', mode: 'live' })]);
   });
 
+  it('when a French phone gets STOP from a number written the national way, then the list has it in E.164, so that sends to it stop', async () => {
+    const c = client();
+    await consumer.apply(sms(c, 'STOP', { from: '06 11 22 33 55', sim_number: '+33700000001' }));
+    expect(await entries(c)).toEqual([expect.objectContaining({ phone_number: '+33611223355', source: 'keyword' })]);
+    await consumer.apply(sms(c, 'START', { from: '0611223355', sim_number: '+33700000001' }));
+    expect(await entries(c)).toEqual([]);
+  });
+
+  it('when STOP comes from a name, a short code, or a national number on a phone whose country is unknown, then no list changes', async () => {
+    const c = client();
+    for (const from of ['INFO', '36180', '0611223366', '+1', "'; DROP TABLE opt_outs; --"]) await consumer.apply(sms(c, 'STOP', { from }));
+    expect(await entries(c)).toEqual([]);
+  });
+
   it('when the sender writes STOP then START, then it is added with its keyword, then removed', async () => {
     const c = client();
     await consumer.apply(sms(c, 'arrêt!'));

@@ -58,7 +58,8 @@ describe('received SMS relayed by the hub, to records and sms.received events, t
     from: '+33611223344',
     text: 'Oui, je confirme le rendez-vous',
     sim: 2,
-    received_at: '2026-01-06T07:08:09.123Z',
+    // An hour ago: a phone may keep an SMS a while before the hub has it (30 days at most count).
+    received_at: new Date(Date.now() - 3_600_000).toISOString(),
     ...overrides,
   });
 
@@ -181,6 +182,27 @@ describe('received SMS relayed by the hub, to records and sms.received events, t
     const [row] = await rows(body.device_id);
     expect(row!.received_at.getTime()).toBe(row!.created_at.getTime());
     expect(row!.received_at.getTime()).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('when the phone dates an SMS years back, then it is stored as 30 days ago at most: the retention does not take it at once', async () => {
+    const body = sms({ received_at: '1999-01-01T00:00:00.000Z' });
+
+    await relay(body.device_id, body);
+
+    const [row] = await rows(body.device_id);
+    const age = row!.created_at.getTime() - row!.received_at.getTime();
+    expect(age).toBeGreaterThanOrEqual(30 * 86_400_000 - 1000);
+    expect(age).toBeLessThanOrEqual(30 * 86_400_000 + 1000);
+  });
+
+  it('when the sender is a national number and the hub says the SIM is French, then the record and the event name it in E.164', async () => {
+    const body = sms({ from: '0612345679', sim_number: '+33612000000' });
+
+    await relay(body.device_id, body);
+
+    expect((await rows(body.device_id))[0]!.from_number).toBe('+33612345679');
+    await eventually(async () => (await eventsOf(body.device_id)).length === 1, 5000, 'the event');
+    expect((await eventsOf(body.device_id))[0]!.event.data.from).toBe('+33612345679');
   });
 
   it('when the text holds characters Postgres cannot store, then they become U+FFFD and the SMS is kept', async () => {

@@ -54,6 +54,8 @@ export function loadWebhookConfig(source: NodeJS.ProcessEnv = process.env) {
         /** A lease on a delivery being attempted; a replica that dies holding it delays it this long. */
         leaseMs: env.int('WEBHOOK_LEASE_MS', 30_000, { min: 1000 }),
       },
+      /** Endpoints one client may have at once: each one multiplies every event it subscribes to. */
+      maxEndpointsPerClient: env.int('WEBHOOK_MAX_ENDPOINTS_PER_CLIENT', 20, { min: 1, max: 1000 }),
       /** Events, deliveries and attempts older than this are deleted by the `webhook.cleanup` job. */
       keepDays: env.int('WEBHOOK_LOG_DAYS', 30, { min: 1, max: 3650 }),
       alerts: {

@@ -97,7 +97,15 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     callers: webhookCallers,
     name: 'smsgw.webhook.v1.WebhookService',
     definition: webhookProto().WebhookService.service,
-    handlers: webhookHandlers({ endpoints, deliveries, deliveryLog, accounts, checkUrl: receivers.checkUrl, enqueue }),
+    handlers: webhookHandlers({
+      endpoints,
+      deliveries,
+      deliveryLog,
+      accounts,
+      checkUrl: receivers.checkUrl,
+      enqueue,
+      maxEndpointsPerClient: config.maxEndpointsPerClient,
+    }),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });

@@ -144,15 +144,18 @@ describe('delivery repository against Postgres', () => {
   });
 
   it('when an endpoint is deleted, then its pending deliveries end without an alert', async () => {
-    const e = await endpoints.insert({
-      endpointId: newId('whe'),
-      clientId: 'client_2',
-      mode: 'live',
-      url: 'https://x.example/',
-      events: ['sms.sent'],
-      secret: 's',
-      description: '',
-    });
+    const e = (await endpoints.insert(
+      {
+        endpointId: newId('whe'),
+        clientId: 'client_2',
+        mode: 'live',
+        url: 'https://x.example/',
+        events: ['sms.sent'],
+        secret: 's',
+        description: '',
+      },
+      20,
+    ))!;
     const ev = newEvent();
     ev.clientId = 'client_2';
     ev.destinations = [{ deliveryId: newId('dlv'), key: `endpoint:${e.endpoint_id}`, url: e.url, endpointId: e.endpoint_id, secret: 's' }];
@@ -165,15 +168,18 @@ describe('delivery repository against Postgres', () => {
   });
 
   it('when an endpoint changes its URL or is disabled, then its retries go to the new URL, and disabling ends what is pending', async () => {
-    const e = await endpoints.insert({
-      endpointId: newId('whe'),
-      clientId: 'client_3',
-      mode: 'live',
-      url: 'https://old.example/',
-      events: ['sms.sent'],
-      secret: 's3',
-      description: '',
-    });
+    const e = (await endpoints.insert(
+      {
+        endpointId: newId('whe'),
+        clientId: 'client_3',
+        mode: 'live',
+        url: 'https://old.example/',
+        events: ['sms.sent'],
+        secret: 's3',
+        description: '',
+      },
+      20,
+    ))!;
     const ev = { ...newEvent(), clientId: 'client_3' };
     ev.destinations = [{ deliveryId: newId('dlv'), key: `endpoint:${e.endpoint_id}`, url: e.url, endpointId: e.endpoint_id, secret: 's3' }];
     const [job] = await repo.recordEvents([ev]);

@@ -4,7 +4,7 @@ import { AppError, isServiceIdentity, type ServiceIdentity } from '@smsgw/platfo
 import { defaultSimOption, hoursOption, OptionError, simOption, simRuleOption, wholeOption } from './fleet';
 import { ensureGrpcCerts } from './k8s-grpc-certs';
 import { Admin, resolveAddresses, resolveGrpcTls } from './index';
-import { ensureSecret, inClusterSecretsApi, parseKeySpec } from './k8s-secret';
+import { ensureSecret, inClusterSecretsApi, parseKeySpec, parseRotation } from './k8s-secret';
 
 const USAGE = `Operator command line of the SMS gateway.
 
@@ -56,10 +56,11 @@ const USAGE = `Operator command line of the SMS gateway.
   npm run admin -- list-deliveries --client C [--event EVT] [--endpoint E] [--limit N]
       the delivery log, newest first, each delivery with its attempts
   npm run admin -- replay-event --client C --event-id EVT [--endpoint E]
-  smsgw-admin ensure-secret --name S --keys otp-hash-key,otp-seal-key,hub-tls-ticket-keys:48 [--labels k=v,...]
+  smsgw-admin ensure-secret --name S --keys otp-hash-key,otp-seal-key,hub-tls-ticket-keys:48 [--rotate hub-tls-ticket-keys=7] [--labels k=v,...]
       inside a Kubernetes pod: creates the Secret S with 32 random bytes (base64) per key, or the
       bytes after a key's colon, or adds the keys it lacks; never changes a key it has (the chart's
-      secrets Job); prints {secret, action}
+      secrets Job) but to rotate one of --rotate older than its days (new keys first, the current
+      ones kept second, the date in <key>-rotated-at); prints {secret, action}
   smsgw-admin ensure-grpc-certs --ca-secret NAME --secrets identity=secretName,... [--labels k=v,...]
       inside a Kubernetes pod: creates the CA Secret (ca.crt, ca.key) if missing; creates or replaces
       each identity's kubernetes.io/tls Secret (ca.crt, tls.crt, tls.key) when missing, signed by
@@ -92,6 +93,7 @@ async function main(argv: string[]): Promise<number> {
       password: { type: 'string' },
       keys: { type: 'string' },
       labels: { type: 'string' },
+      rotate: { type: 'string' },
       'ca-secret': { type: 'string' },
       secrets: { type: 'string' },
       'per-minute': { type: 'string' },
@@ -154,7 +156,18 @@ async function main(argv: string[]): Promise<number> {
         throw new UsageError(`--keys: ${(err as Error).message}`);
       }
     }
-    const action = await ensureSecret(inClusterSecretsApi(), name, keys, labels);
+    const rotations = (values.rotate ?? '').split(',').filter(Boolean);
+    const parsed = rotations.map((spec) => {
+      try {
+        return parseRotation(spec);
+      } catch (err) {
+        throw new UsageError(`--rotate: ${(err as Error).message}`);
+      }
+    });
+    for (const r of parsed) {
+      if (!keys.some((spec) => parseKeySpec(spec).key === r.key)) throw new UsageError(`--rotate: ${r.key} is not one of --keys`);
+    }
+    const action = await ensureSecret(inClusterSecretsApi(), name, keys, labels, parsed);
     console.log(JSON.stringify({ secret: name, action }));
     return 0;
   }

@@ -5,10 +5,11 @@ import https from 'node:https';
 /**
  * Keeps a Kubernetes Secret of generated keys: created once with 32 random
  * bytes (base64) per key, or the size a key names, then never changed but to
- * add a key it lacks. The chart runs this in a hook Job instead of rendering
- * random values, so `helm template`, Argo CD or Flux render the same manifests
- * every time and never replace the OTP keys (a changed hash key voids every
- * code in flight) or the hub's ticket keys (every phone's TLS session).
+ * add a key it lacks, or to rotate a key asked to (the hub's ticket keys,
+ * whose previous keys stay beside the new ones). The chart runs this in a hook
+ * Job instead of rendering random values, so `helm template`, Argo CD or Flux
+ * render the same manifests every time and never replace the OTP keys (a
+ * changed hash key voids every code in flight).
  */
 export type SecretPlan =
   { action: 'keep' } | { action: 'create'; data: Record<string, string> } | { action: 'add'; data: Record<string, string> };
@@ -29,15 +30,68 @@ export function parseKeySpec(spec: string): { key: string; bytes: number } {
   return { key: match[1]!, bytes };
 }
 
-/** What to do with the Secret as it is (`undefined`: it does not exist); never touches a key that is there. */
+/**
+ * A key rotated once older than `maxAgeDays` (`--rotate hub-tls-ticket-keys=7`): new keys first,
+ * the current ones kept second (the base64 of each, one a line), so that what they protect still
+ * opens during the rotation (the hub accepts TLS session tickets of both). Its last rotation is
+ * kept beside it, as `<key>-rotated-at` (an ISO date).
+ */
+export interface Rotation {
+  key: string;
+  maxAgeDays: number;
+}
+
+/** `hub-tls-ticket-keys=7`: a key of `--keys` and its age in days (1 to 365) before it rotates. */
+export function parseRotation(spec: string): Rotation {
+  const match = /^([A-Za-z0-9._-]+)=(\d+)$/.exec(spec);
+  const days = Number(match?.[2]);
+  if (!match || days < 1 || days > 365) throw new Error(`"${spec}" is not a key name, = and its days between rotations (1 to 365)`);
+  return { key: match[1]!, maxAgeDays: days };
+}
+
+export const rotatedAtKey = (key: string) => `${key}-rotated-at`;
+
+const DAY_MS = 86_400_000;
+const secretText = (value: string) => Buffer.from(value, 'base64').toString('utf8');
+const secretValue = (text: string) => Buffer.from(text).toString('base64');
+
+/** The rotated value of a key of `bytes` bytes: new keys, then the current ones (the first of what it held). */
+function rotated(current: string, bytes: number, generate: (bytes: number) => string): string {
+  const held = Buffer.from(secretText(current).replace(/\s+/g, ''), 'base64').subarray(0, bytes);
+  return `${generate(bytes)}\n${held.toString('base64')}\n`;
+}
+
+/**
+ * What to do with the Secret as it is (`undefined`: it does not exist): the keys it lacks are
+ * added, and a key of `rotations` older than its age rotated (one with no date of rotation is
+ * rotated now); no other key is ever touched.
+ */
 export function planSecret(
   existing: Record<string, string> | undefined,
   keys: string[],
   generate: (bytes: number) => string = generatedKey,
+  rotations: Rotation[] = [],
+  now = Date.now(),
 ): SecretPlan {
-  const missing = keys.map(parseKeySpec).filter(({ key }) => !existing || !(key in existing));
-  if (missing.length === 0) return { action: 'keep' };
-  const data = Object.fromEntries(missing.map(({ key, bytes }) => [key, Buffer.from(generate(bytes)).toString('base64')]));
+  const specs = keys.map(parseKeySpec);
+  const stamp = secretValue(new Date(now).toISOString());
+  const data: Record<string, string> = {};
+  for (const { key, bytes } of specs) {
+    const rotation = rotations.find((r) => r.key === key);
+    const value = existing?.[key];
+    if (value === undefined) {
+      data[key] = secretValue(generate(bytes));
+      if (rotation) data[rotatedAtKey(key)] = stamp;
+      continue;
+    }
+    if (!rotation) continue;
+    const last = Date.parse(secretText(existing![rotatedAtKey(key)] ?? ''));
+    if (Number.isNaN(last) || now - last >= rotation.maxAgeDays * DAY_MS) {
+      data[key] = secretValue(rotated(value, bytes, generate));
+      data[rotatedAtKey(key)] = stamp;
+    }
+  }
+  if (Object.keys(data).length === 0) return { action: 'keep' };
   return existing ? { action: 'add', data } : { action: 'create', data };
 }
 
@@ -61,9 +115,10 @@ export async function ensureSecret(
   name: string,
   keys: string[],
   labels: Record<string, string>,
+  rotations: Rotation[] = [],
 ): Promise<SecretPlan['action']> {
   for (let attempt = 0; attempt < 2; attempt++) {
-    const plan = planSecret(await api.get(name), keys);
+    const plan = planSecret(await api.get(name), keys, generatedKey, rotations);
     if (plan.action === 'keep') return 'keep';
     if (plan.action === 'add') {
       await api.addKeys(name, plan.data);

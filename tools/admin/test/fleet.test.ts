@@ -136,6 +136,7 @@ describe('the fleet commands of the admin tool, against stand-ins that admit the
       name: 'A',
       createdAt: '',
       emailVerified: true,
+      accountVerified: true,
       defaultTtlSeconds: 0,
       failoverDelaySeconds: 60,
       simRule: 'round_robin',

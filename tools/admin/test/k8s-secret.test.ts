@@ -1,4 +1,4 @@
-import { ensureSecret, generatedKey, planSecret, type SecretsApi } from '../src/k8s-secret';
+import { ensureSecret, generatedKey, parseRotation, planSecret, type SecretsApi } from '../src/k8s-secret';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
@@ -33,6 +33,42 @@ describe('the secrets Job plan', () => {
     expect(planSecret({ 'hub-tls-ticket-keys': b64('old') }, ['hub-tls-ticket-keys:48'])).toEqual({ action: 'keep' });
     expect(() => planSecret(undefined, ['hub-tls-ticket-keys:4'])).toThrow(/16 to 1024/);
     expect(() => planSecret(undefined, ['a key'])).toThrow(/not a key name/);
+  });
+
+  it('when a rotated key is older than its days, then new keys come first and the current ones second, the date kept beside; younger, it is kept', () => {
+    const current = Buffer.alloc(48, 1).toString('base64');
+    const day = 86_400_000;
+    const now = Date.parse('2030-01-10T00:00:00.000Z');
+    const secret = { 'hub-tls-ticket-keys': b64(`${current}\n`), 'hub-tls-ticket-keys-rotated-at': b64('2030-01-01T00:00:00.000Z') };
+    const rotation = [{ key: 'hub-tls-ticket-keys', maxAgeDays: 7 }];
+    const fresh = Buffer.alloc(48, 2).toString('base64');
+
+    const plan = planSecret(secret, ['hub-tls-ticket-keys:48'], () => fresh, rotation, now);
+
+    expect(plan).toEqual({
+      action: 'add',
+      data: { 'hub-tls-ticket-keys': b64(`${fresh}\n${current}\n`), 'hub-tls-ticket-keys-rotated-at': b64('2030-01-10T00:00:00.000Z') },
+    });
+    // Rotated again later: the keys of the last rotation stay second, the oldest go.
+    const again = planSecret(
+      { ...secret, ...(plan.action === 'add' ? plan.data : {}) },
+      ['hub-tls-ticket-keys:48'],
+      () => 'x',
+      rotation,
+      now + 8 * day,
+    );
+    expect(again.action === 'add' && Buffer.from(again.data['hub-tls-ticket-keys']!, 'base64').toString()).toBe(`x\n${fresh}\n`);
+    expect(planSecret(secret, ['hub-tls-ticket-keys:48'], () => fresh, rotation, now - 3 * day)).toEqual({ action: 'keep' });
+    // A Secret of before the rotation (no date) is rotated at once; a new one is stamped as made.
+    const undated = planSecret({ 'hub-tls-ticket-keys': b64(current) }, ['hub-tls-ticket-keys:48'], () => fresh, rotation, now);
+    expect(undated.action).toBe('add');
+    const made = planSecret(undefined, ['hub-tls-ticket-keys:48'], () => fresh, rotation, now);
+    expect(made).toEqual({
+      action: 'create',
+      data: { 'hub-tls-ticket-keys': b64(fresh), 'hub-tls-ticket-keys-rotated-at': b64('2030-01-10T00:00:00.000Z') },
+    });
+    expect(() => parseRotation('hub-tls-ticket-keys=0')).toThrow(/1 to 365/);
+    expect(parseRotation('hub-tls-ticket-keys=7')).toEqual({ key: 'hub-tls-ticket-keys', maxAgeDays: 7 });
   });
 
   it('when a key is generated, then it is 32 random bytes in base64, different each time', () => {

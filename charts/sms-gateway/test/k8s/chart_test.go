@@ -354,6 +354,7 @@ var designCalls = []string{
 	"gateway -> nats:4222",
 	"gateway -> otp:50054",
 	"gateway -> redis:6379",
+	"message -> device-hub:50053",
 	"message -> nats:4222",
 	"message -> postgresql:5432",
 	"message -> scheduler:50055",
@@ -560,6 +561,14 @@ func TestWhenNoOtpKeysAreGivenThenAHookJobMakesThemInTheClusterAndEveryRendering
 	c := j.Spec.Template.Spec.Containers[0]
 	if want := []string{"tools/admin/dist/cli.js", "ensure-secret", "--name", secret, "--keys", "otp-hash-key,otp-seal-key,hub-tls-ticket-keys:48"}; strings.Join(c.Args[:6], " ") != strings.Join(want, " ") {
 		t.Errorf("the secrets Job runs %v", c.Args)
+	}
+	// The hub's ticket keys rotate once 7 days old (secrets.hubTlsTicketKeysRotationDays); 0: never.
+	if !strings.Contains(strings.Join(c.Args, " "), "--rotate hub-tls-ticket-keys=7") {
+		t.Errorf("the secrets Job does not rotate the ticket keys: %v", c.Args)
+	}
+	never := Find[*batchv1.Job](render(t, "default", "--set", "secrets.hubTlsTicketKeysRotationDays=0"), job).Spec.Template.Spec.Containers[0]
+	if strings.Contains(strings.Join(never.Args, " "), "--rotate") {
+		t.Errorf("with rotation days 0 the secrets Job still rotates: %v", never.Args)
 	}
 	if c.SecurityContext == nil || c.SecurityContext.ReadOnlyRootFilesystem == nil || !*c.SecurityContext.ReadOnlyRootFilesystem || c.SecurityContext.AllowPrivilegeEscalation == nil || *c.SecurityContext.AllowPrivilegeEscalation {
 		t.Errorf("the secrets Job's container is not hardened: %+v", c.SecurityContext)

@@ -58,7 +58,7 @@ class APIError(SmsGatewayError):
 
 
 class AuthenticationError(APIError):
-    """401 or 403: a wrong, revoked or expired key, an unknown client, plain HTTP."""
+    """401 or 403: a wrong, revoked or expired key, an unknown client, plain HTTP, a live key of an account whose address is not confirmed yet (ACCOUNT_NOT_VERIFIED)."""
 
 
 class InvalidRequestError(APIError):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import http.client
+import ipaddress
 import json
 import platform
 import socket
@@ -18,6 +19,16 @@ from ._version import VERSION
 
 #: The largest answer read: the API's are a few kilobytes; a page of history is under 200 KB.
 MAX_ANSWER_BYTES = 8 * 1024 * 1024
+
+
+def _loopback(hostname: str) -> bool:
+    """Whether a URL's hostname is this machine: localhost, 127.0.0.0/8 or ::1."""
+    if hostname.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(hostname).is_loopback
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,11 @@ class Transport:
         parts = urlsplit(base_url)
         if parts.scheme not in ("https", "http") or not parts.hostname:
             raise ValueError(f"base_url must be an https URL, not {base_url!r}")
+        # The key would travel in clear: plain http only to this machine (a gateway under development).
+        if parts.scheme == "http" and not _loopback(parts.hostname):
+            raise ValueError(
+                f"base_url must be an https URL (plain http only to this machine: localhost, 127.0.0.1, [::1]), not {base_url!r}"
+            )
         self._scheme = parts.scheme
         self._host = parts.hostname
         self._port = parts.port

@@ -8,6 +8,8 @@ export interface ClientRow {
   signing_secret: string;
   created_at: Date;
   email_verified_at: Date | null;
+  /** When the account proved it holds its owner's address (migration 006); null: not yet. */
+  account_verified_at: Date | null;
   default_ttl_seconds: number;
   failover_delay_seconds: number;
   /** 'round_robin' or 'default' (domain/sim-rule.ts). */
@@ -23,6 +25,8 @@ export interface ApiKeyRow {
   expires_at: Date | null;
   revoked_at: Date | null;
   default_ttl_seconds: number;
+  /** Whether the key's account proved its address (live keys wait for it). */
+  account_verified: boolean;
 }
 
 export interface NewApiKey {
@@ -68,9 +72,10 @@ export class AccountRepository {
     user?: { userId: string; passwordHash: string },
   ): Promise<void> {
     await inTransaction(this.pool, async (db) => {
+      // An address the operator gives is the account's proof too (email_verified_at and account_verified_at together).
       await db.query(
-        `INSERT INTO clients (client_id, email, name, signing_secret, email_verified_at)
-         VALUES ($1, $2, $3, $4, CASE WHEN $5 THEN now() END)`,
+        `INSERT INTO clients (client_id, email, name, signing_secret, email_verified_at, account_verified_at)
+         VALUES ($1, $2, $3, $4, CASE WHEN $5 THEN now() END, CASE WHEN $5 THEN now() END)`,
         [client.clientId, client.email, client.name, client.signingSecret, client.emailVerified],
       );
       for (const key of keys) await this.insertKey(db, key);
@@ -86,6 +91,12 @@ export class AccountRepository {
 
   async findUserByEmail(email: string): Promise<UserRow | undefined> {
     const { rows } = await this.pool.query<UserRow>('SELECT * FROM users WHERE lower(email) = lower($1)', [email]);
+    return rows[0];
+  }
+
+  /** The client's owner: the user it was signed up with (an operator's client has none). */
+  async findOwner(clientId: string): Promise<UserRow | undefined> {
+    const { rows } = await this.pool.query<UserRow>('SELECT * FROM users WHERE client_id = $1 ORDER BY created_at LIMIT 1', [clientId]);
     return rows[0];
   }
 
@@ -159,28 +170,63 @@ export class AccountRepository {
     return rows[0];
   }
 
-  /** Marks the client's address verified, if it is still `email`; false otherwise. */
+  /**
+   * A verification link used for `email`: the client's alert address is verified if it is still
+   * `email`, and the account too when `email` is its owner's sign-in address. False when neither.
+   */
   async markEmailVerified(clientId: string, email: string): Promise<boolean> {
+    const owners = 'EXISTS (SELECT 1 FROM users u WHERE u.client_id = c.client_id AND lower(u.email) = lower($2))';
     const { rowCount } = await this.pool.query(
-      'UPDATE clients SET email_verified_at = now() WHERE client_id = $1 AND lower(email) = lower($2)',
+      `UPDATE clients c SET
+         email_verified_at = CASE WHEN lower(c.email) = lower($2) THEN now() ELSE c.email_verified_at END,
+         account_verified_at = CASE WHEN ${owners} THEN coalesce(c.account_verified_at, now()) ELSE c.account_verified_at END
+       WHERE c.client_id = $1 AND (lower(c.email) = lower($2) OR ${owners})`,
       [clientId, email],
     );
     return (rowCount ?? 0) > 0;
   }
 
-  /** A new password, and the user's other reset links voided, in one transaction; false when the user's e-mail is no longer `email`. */
-  async resetPassword(userId: string, email: string, passwordHash: string): Promise<boolean> {
+  /** The operator vouches for the account's address; false when there is no such client. */
+  async markAccountVerified(clientId: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      'UPDATE clients SET account_verified_at = coalesce(account_verified_at, now()) WHERE client_id = $1',
+      [clientId],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  /**
+   * A new password, and the user's other reset links voided, in one transaction. The reset proves
+   * the owner holds the address: when the account was not verified yet, in the same transaction,
+   * it is; every key made before is revoked, the signing secret replaced by `newSigningSecret`, the
+   * alert address set back to the owner's (verified) and the links mailed before voided: what
+   * someone else made with the address is gone. Undefined when the user's e-mail is no longer `email`.
+   */
+  async resetPassword(
+    userId: string,
+    email: string,
+    passwordHash: string,
+    newSigningSecret: string,
+  ): Promise<{ firstProof: boolean; revokedKeys: number } | undefined> {
     return inTransaction(this.pool, async (db) => {
-      const { rowCount } = await db.query('UPDATE users SET password_hash = $3 WHERE user_id = $1 AND lower(email) = lower($2)', [
-        userId,
-        email,
-        passwordHash,
-      ]);
-      if (!rowCount) return false;
+      const { rows } = await db.query<{ client_id: string }>(
+        'UPDATE users SET password_hash = $3 WHERE user_id = $1 AND lower(email) = lower($2) RETURNING client_id',
+        [userId, email, passwordHash],
+      );
+      const clientId = rows[0]?.client_id;
+      if (!clientId) return undefined;
       await db.query(`UPDATE email_tokens SET used_at = now() WHERE user_id = $1 AND purpose = 'reset_password' AND used_at IS NULL`, [
         userId,
       ]);
-      return true;
+      const proven = await db.query(
+        `UPDATE clients SET account_verified_at = now(), email = $2, email_verified_at = now(), signing_secret = $3
+         WHERE client_id = $1 AND account_verified_at IS NULL`,
+        [clientId, email, newSigningSecret],
+      );
+      if (!proven.rowCount) return { firstProof: false, revokedKeys: 0 };
+      const revoked = await db.query('UPDATE api_keys SET revoked_at = now() WHERE client_id = $1 AND revoked_at IS NULL', [clientId]);
+      await db.query('UPDATE email_tokens SET used_at = now() WHERE client_id = $1 AND used_at IS NULL', [clientId]);
+      return { firstProof: true, revokedKeys: revoked.rowCount ?? 0 };
     });
   }
 
@@ -237,7 +283,8 @@ export class AccountRepository {
   /** The key with its client's default ttl, which the gateway keeps with the verified key. */
   async findKeyByLookup(lookup: string): Promise<ApiKeyRow | undefined> {
     const { rows } = await this.pool.query<ApiKeyRow>(
-      `SELECT k.key_id, k.client_id, k.mode, k.key_hash, k.expires_at, k.revoked_at, c.default_ttl_seconds
+      `SELECT k.key_id, k.client_id, k.mode, k.key_hash, k.expires_at, k.revoked_at, c.default_ttl_seconds,
+              c.account_verified_at IS NOT NULL AS account_verified
        FROM api_keys k JOIN clients c ON c.client_id = k.client_id WHERE k.lookup = $1`,
       [lookup],
     );

@@ -3,7 +3,7 @@ import type { AsyncHandlers } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { AccountRepository } from '../data/account.repository';
 import { createApiKey, listApiKeys, revokeApiKey, revokeApiKeyById, verifyApiKey } from '../use-cases/api-keys.use-case';
-import { createClient, getClient, rotateSigningSecret, signUp, updateClient } from '../use-cases/clients.use-case';
+import { createClient, getClient, markAccountVerified, rotateSigningSecret, signUp, updateClient } from '../use-cases/clients.use-case';
 import { changePassword, getUser, signIn } from '../use-cases/users.use-case';
 import {
   issueEmailVerification,
@@ -37,6 +37,7 @@ export const accountCallers: Callers<account.AccountServiceHandlers> = {
   VerifyEmail: ['dashboard'],
   IssuePasswordReset: ['dashboard'],
   ResetPassword: ['dashboard'],
+  MarkAccountVerified: ['admin'],
 };
 
 /** The gRPC methods of `smsgw.account.v1.AccountService`: each reads its request, runs one use case, maps the answer. */
@@ -118,8 +119,12 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
     },
 
     async ResetPassword(req) {
-      const user = await resetPassword(repo, req.token, req.newPassword);
-      return user ? userOut(user) : NO_USER;
+      const reset = await resetPassword(repo, req.token, req.newPassword);
+      return reset ? { user: userOut(reset.user), firstProof: reset.firstProof, revokedKeys: reset.revokedKeys } : { user: NO_USER };
+    },
+
+    async MarkAccountVerified(req) {
+      return clientOut(await markAccountVerified(repo, req.clientId));
     },
   };
 }

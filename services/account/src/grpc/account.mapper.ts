@@ -23,6 +23,7 @@ export const clientOut = (c: ClientRow) => ({
   failoverDelaySeconds: c.failover_delay_seconds,
   simRule: c.sim_rule,
   defaultSim: c.default_sim,
+  accountVerified: c.account_verified_at !== null,
 });
 
 /** A key as the dashboard lists it: its prefix and first characters only. */

@@ -26,7 +26,9 @@ export async function createApiKey(
 /**
  * The key of a request, usable now (neither revoked nor expired) and the
  * client's. The order of the checks is the specification's: the key first,
- * then the client.
+ * then the client; then a live key waits for its account's address to be
+ * verified (ACCOUNT_NOT_VERIFIED), so that an account signed up with someone
+ * else's address sends nothing through phones. Test keys work before, to try the API.
  */
 export async function verifyApiKey(repo: AccountRepository, apiKey: string, clientId: string): Promise<ApiKeyRow> {
   const key = await storedKey(repo, apiKey);
@@ -35,6 +37,7 @@ export async function verifyApiKey(repo: AccountRepository, apiKey: string, clie
     const known = CLIENT_ID_PATTERN.test(clientId) && (await repo.findClient(clientId));
     throw new AppError(known ? 'INVALID_API_KEY' : 'INVALID_CLIENT_ID');
   }
+  if (key.mode === 'live' && !key.account_verified) throw new AppError('ACCOUNT_NOT_VERIFIED');
   // Last use, for the dashboard; a lost write only makes it older.
   void repo.touchKey(key.key_id).catch(() => undefined);
   return key;

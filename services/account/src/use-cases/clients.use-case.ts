@@ -76,7 +76,22 @@ export async function updateClient(
   clientId: string,
   change: { email: string; name: string; fleet?: FleetSettings; sims?: { simRule: string; defaultSim: number } },
 ): Promise<ClientRow> {
-  if (change.email) checkEmail(change.email);
+  if (change.email) {
+    checkEmail(change.email);
+    // Until the account proved its address, its alert address stays the owner's: the links go there.
+    const current = await repo.findClient(clientId);
+    if (current && !current.account_verified_at && change.email.toLowerCase() !== current.email.toLowerCase()) {
+      throw new AppError('VALIDATION_ERROR', {
+        details: [
+          {
+            field: 'email',
+            code: 'ACCOUNT_NOT_VERIFIED',
+            message: "Confirmez d'abord l'adresse du compte avec le lien reçu par e-mail : l'adresse des alertes pourra changer ensuite.",
+          },
+        ],
+      });
+    }
+  }
   if (change.fleet) checkFleetSettings(change.fleet);
   const sims = change.sims && checkSimSettings(change.sims);
   const client = await repo.updateClient(clientId, {
@@ -87,6 +102,12 @@ export async function updateClient(
   });
   if (!client) throw new AppError('INVALID_CLIENT_ID');
   return client;
+}
+
+/** The operator vouches for the account's address (its create-user, `make dev`'s demo). */
+export async function markAccountVerified(repo: AccountRepository, clientId: string): Promise<ClientRow> {
+  if (!(await repo.markAccountVerified(clientId))) throw new AppError('INVALID_CLIENT_ID');
+  return getClient(repo, clientId);
 }
 
 /** A new signing secret; the old one stops signing at once. */

@@ -38,6 +38,8 @@ export interface AppDeps {
   signIn: { maxFailures: number; windowMs: number };
   /** Sign-ups allowed per address in the window. */
   signUpLimit: { maxPerAddress: number; windowMs: number };
+  /** Live phone-state streams one account may hold open on this replica (DeviceEvents refuses more). */
+  liveStreamsPerAccount: number;
   /** Test events an account may send in the window. */
   testEventLimit: { maxPerAccount: number; windowMs: number };
   /** Verification and password reset e-mails. */

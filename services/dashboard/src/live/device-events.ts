@@ -13,7 +13,9 @@ type Listener = (change: DeviceChange) => void;
  * Phones going online and offline, pushed to the browsers of their client:
  * the hub's `events.device.connected|disconnected`, read from core NATS (a
  * live view needs no durable consumer: a page that connects later reads the
- * state first).
+ * state first). One account holds at most `maxPerClient` listeners on this
+ * replica: each is an open connection and its buffers, which one account could
+ * otherwise multiply at every other account's expense.
  */
 export class DeviceEvents {
   private readonly listeners = new Map<string, Set<Listener>>();
@@ -22,6 +24,7 @@ export class DeviceEvents {
   constructor(
     private readonly nats: Nats,
     private readonly log: Logger,
+    private readonly maxPerClient = 10,
   ) {}
 
   start(): void {
@@ -47,9 +50,13 @@ export class DeviceEvents {
     })();
   }
 
-  /** Calls `listener` with the client's phone changes until the returned function is called. */
-  listen(clientId: string, listener: Listener): () => void {
+  /**
+   * Calls `listener` with the client's phone changes until the returned function is called;
+   * undefined, listening to nothing, when the client has `maxPerClient` listeners already.
+   */
+  listen(clientId: string, listener: Listener): (() => void) | undefined {
     let set = this.listeners.get(clientId);
+    if (set && set.size >= this.maxPerClient) return undefined;
     if (!set) {
       set = new Set();
       this.listeners.set(clientId, set);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { FixedWindowCounter, type Logger, type Redis } from '@smsgw/platform';
 import type { SessionStore } from '../http/session';
 import type { Mail, Mailer } from '../mail/mailer';
+import { revokeWhatCameBefore, type RevokedBefore } from './account-verification.use-case';
 import type { Upstreams } from './upstreams';
 
 export interface EmailLimits {
@@ -32,16 +33,18 @@ function verificationMail(publicUrl: string, link: { token: string; email: strin
   const hours = Math.round(minutesUntil(link.expiresAt) / 60);
   return {
     to: link.email,
-    subject: 'Confirm the address of your SMS Gateway alerts',
+    subject: 'Confirm the address of your SMS Gateway account',
     text: [
       'Hello,',
       '',
-      'This address was given to receive the alert e-mails of an SMS Gateway account.',
+      'This address was given for an SMS Gateway account: to sign in with, or to receive its alert e-mails.',
       'To confirm it, open this link (it works once, for the next ' + (hours >= 1 ? `${hours} hours` : 'hour') + '):',
       '',
       `${publicUrl}/verify-email?token=${link.token}`,
       '',
-      'Until it is confirmed, no alert is sent here. If you did not expect this e-mail, ignore it.',
+      'Until it is confirmed, no alert is sent here, and an account signed up with it cannot use live API keys, phones or webhooks.',
+      'If you did not expect this e-mail, ignore it; if someone else signed up with your address, reset the password',
+      `(${publicUrl}/forgot-password): that makes the account yours and revokes everything made on it before.`,
     ].join('\n'),
   };
 }
@@ -116,13 +119,31 @@ export async function requestPasswordReset(deps: EmailLinkDeps, ip: string | und
 }
 
 /**
- * A new password with a reset link (the sign-up's rules: VALIDATION_ERROR); every session of the
- * user ends. False when the link is unknown, used or expired.
+ * What a password reset did. `proof`: it was the first proof that the address is the owner's, so
+ * what was made on the account before it is revoked: the keys (by the account service), the
+ * phones' pairings and the webhook endpoints (`revoked`; undefined when a service failed, for the
+ * page to tell the owner to do it by hand).
  */
-export async function resetPassword(deps: EmailLinkDeps, token: string, newPassword: string): Promise<boolean> {
-  if (!token || token.length > 100) return false;
-  const user = await deps.up.accounts.resetPassword({ token, newPassword });
-  if (!user.userId) return false;
+export type ResetOutcome = { proof: false } | { proof: true; keys: number; revoked: RevokedBefore | undefined };
+
+/**
+ * A new password with a reset link (the sign-up's rules: VALIDATION_ERROR); every session of the
+ * user ends. A reset that first proves the address revokes what was made before it. Undefined
+ * when the link is unknown, used or expired.
+ */
+export async function resetPassword(deps: EmailLinkDeps, token: string, newPassword: string): Promise<ResetOutcome | undefined> {
+  if (!token || token.length > 100) return undefined;
+  const reset = await deps.up.accounts.resetPassword({ token, newPassword });
+  const user = reset.user;
+  if (!user?.userId) return undefined;
   await deps.sessions.endAll(user.userId);
-  return true;
+  if (!reset.firstProof) return { proof: false };
+  const revoked = await revokeWhatCameBefore(deps.up, user.clientId).catch((err: unknown) => {
+    deps.log.error(
+      { err, client_id: user.clientId },
+      "the first proof's revocation of phones and endpoints failed; the owner is told to do it",
+    );
+    return undefined;
+  });
+  return { proof: true, keys: reset.revokedKeys, revoked };
 }

@@ -60,6 +60,8 @@ export function parseFleetForm(form: FleetForm): FleetParse {
 export interface ClientSettings {
   email: string;
   verified: boolean;
+  /** Whether the account proved its owner's address. */
+  accountVerified: boolean;
   fleet: FleetSettings;
 }
 
@@ -68,6 +70,7 @@ export async function clientSettings(up: Upstreams, clientId: string): Promise<C
   return {
     email: client.email,
     verified: client.emailVerified,
+    accountVerified: client.accountVerified,
     fleet: {
       defaultTtlSeconds: client.defaultTtlSeconds,
       // A service that does not know the setting yet answers 0: the default applies.

@@ -1,7 +1,10 @@
 import type { Upstreams } from './upstreams';
 
-/** The overview's figures: live sends of the last 7 days, the phones online, and the alert address while unverified. */
-export async function overview(up: Upstreams, clientId: string) {
+/**
+ * The overview's figures: live sends of the last 7 days, the phones online; the owner's address
+ * (`ownerEmail`, the session's) while the account is not verified, else the alert address while it is not.
+ */
+export async function overview(up: Upstreams, clientId: string, ownerEmail: string) {
   const [stats, devices, client] = await Promise.all([
     up.messages.getStats({
       clientId,
@@ -20,6 +23,7 @@ export async function overview(up: Upstreams, clientId: string) {
     deliveryRate: stats.deliveryRate,
     online,
     phones: devices.devices.length,
+    unverifiedAccount: client.accountVerified ? undefined : ownerEmail,
     unverifiedEmail: client.emailVerified ? undefined : client.email,
   };
 }

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { AppError } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
 import type { DeviceChange } from '../live/device-events';
+import { accountVerified, requireVerifiedAccount } from './account-verification.use-case';
 import type { Upstreams } from './upstreams';
 
 export interface ApkInfo {
@@ -39,6 +40,8 @@ export interface PhonesDeps {
 export interface PhonesList {
   phones: PhoneRow[];
   apk: ApkInfo | undefined;
+  /** Whether the account is verified: phones are added and paired only then. */
+  accountVerified: boolean;
 }
 
 let apkCache: { key: string; info: ApkInfo } | undefined;
@@ -90,12 +93,16 @@ export async function phoneStates(up: Upstreams, clientId: string): Promise<Devi
 
 /** The Phones page's contents. */
 export async function phonesList(deps: PhonesDeps, clientId: string): Promise<PhonesList> {
-  const phones = await listPhones(deps.up, clientId);
-  return { phones, apk: apkInfo(deps.apkFile) };
+  const [phones, verified] = await Promise.all([listPhones(deps.up, clientId), accountVerified(deps.up, clientId)]);
+  return { phones, apk: apkInfo(deps.apkFile), accountVerified: verified };
 }
 
-/** A new phone, with the secrets that pair it (shown once), and the Phones page with it. */
+/**
+ * A new phone, with the secrets that pair it (shown once), and the Phones page with it. Only for a
+ * verified account (ACCOUNT_NOT_VERIFIED), within the account's cap of phones (LIMIT_REACHED, the hub's).
+ */
 export async function addPhone(deps: PhonesDeps, clientId: string, name: string): Promise<PhonesList & { added: AddedPhone }> {
+  await requireVerifiedAccount(deps.up, clientId);
   const d = await deps.up.devices.createDevice({ clientId, name });
   const added = { deviceId: d.deviceId, name, password: d.devicePassword, pairingUrl: d.pairingUrl, expiresAt: d.pairingExpiresAt };
   return { added, ...(await phonesList(deps, clientId)) };
@@ -114,6 +121,7 @@ export async function removePhone(up: Upstreams, clientId: string, deviceId: str
  * is disconnected. With the Phones page after it.
  */
 export async function rotatePhone(deps: PhonesDeps, clientId: string, deviceId: string): Promise<PhonesList & { added: AddedPhone }> {
+  await requireVerifiedAccount(deps.up, clientId);
   const { name } = await deps.up.devices.getDevice({ clientId, deviceId });
   const d = await deps.up.devices.rotateDeviceCredentials({ clientId, deviceId });
   const added = { deviceId, name, password: d.devicePassword, pairingUrl: d.pairingUrl, expiresAt: d.pairingExpiresAt, rotated: true };

@@ -31,10 +31,19 @@ export async function revealSigningSecret(
   return { confirmation, secret, settings: await clientSettings(deps.up, user.clientId) };
 }
 
-/** A new signing secret: the new one. */
-export async function rotateSigningSecret(deps: Pick<SignInDeps, 'up'>, clientId: string): Promise<WithSettings<{ secret: string }>> {
-  const { secret } = await deps.up.accounts.rotateSigningSecret({ clientId });
-  return { secret, settings: await clientSettings(deps.up, clientId) };
+/**
+ * A new signing secret, the password asked again first (as to show it: a session left open or
+ * stolen could otherwise replace it and stop every receiver from trusting the deliveries): the new one.
+ */
+export async function rotateSigningSecret(
+  deps: ConfirmDeps,
+  user: SettingsUser,
+  password: string,
+): Promise<WithSettings<{ confirmation: Confirmation; secret?: string }>> {
+  const confirmation = await confirmPassword(deps, user, password);
+  if (confirmation !== 'confirmed') return { confirmation, settings: await clientSettings(deps.up, user.clientId) };
+  const { secret } = await deps.up.accounts.rotateSigningSecret({ clientId: user.clientId });
+  return { confirmation, secret, settings: await clientSettings(deps.up, user.clientId) };
 }
 
 /**

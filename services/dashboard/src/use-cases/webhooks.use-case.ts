@@ -1,10 +1,10 @@
 import { AppError, FixedWindowCounter, modeToProto, type Redis } from '@smsgw/platform';
 import { type Mode, type Upstreams } from './upstreams';
 
-/** The client's global endpoints, and where its alert e-mails go. */
+/** The client's global endpoints, where its alert e-mails go, and whether its account is verified (endpoints are added only then). */
 export async function listEndpoints(up: Upstreams, clientId: string) {
   const [{ endpoints }, client] = await Promise.all([up.webhooks.listEndpoints({ clientId }), up.accounts.getClient({ clientId })]);
-  return { endpoints, alertEmail: client.email };
+  return { endpoints, alertEmail: client.email, accountVerified: client.accountVerified };
 }
 
 /** A new endpoint: its URL and its secret (shown once). */
@@ -19,17 +19,26 @@ export async function createEndpoint(up: Upstreams, clientId: string, form: { ur
   return { url: e.url, secret: e.secret };
 }
 
-/** A sample event sent to the endpoint: its event id. */
-/** A test event to an endpoint: its event id, or `throttled` when the account has sent `maxPerAccount` in the window. */
+type TestEventDeps = { up: Upstreams; redis: Redis; limit: { maxPerAccount: number; windowMs: number } };
+
+/**
+ * Whether the account may send one more delivery of its own making (a test event, a replay): each
+ * is a signed POST to a URL it chose, so they share one count per account. Counted before sending,
+ * so that many sent at once cannot all pass.
+ */
+async function withinTestEventLimit(deps: TestEventDeps, clientId: string): Promise<boolean> {
+  const { count } = await new FixedWindowCounter(deps.redis, { windowMs: deps.limit.windowMs }).count(`dashboard:test-events:${clientId}`);
+  return count <= deps.limit.maxPerAccount;
+}
+
+/** A test event to an endpoint: its event id, or `throttled` when the account has sent `maxPerAccount` test events and replays in the window. */
 export async function sendTestEvent(
-  deps: { up: Upstreams; redis: Redis; limit: { maxPerAccount: number; windowMs: number } },
+  deps: TestEventDeps,
   clientId: string,
   endpointId: string,
   event: string,
 ): Promise<{ eventId: string } | 'throttled'> {
-  // Counted before sending, so that events sent at once cannot all pass.
-  const { count } = await new FixedWindowCounter(deps.redis, { windowMs: deps.limit.windowMs }).count(`dashboard:test-events:${clientId}`);
-  if (count > deps.limit.maxPerAccount) return 'throttled';
+  if (!(await withinTestEventLimit(deps, clientId))) return 'throttled';
   return { eventId: (await deps.up.webhooks.sendTestEvent({ clientId, endpointId, event })).eventId };
 }
 
@@ -59,6 +68,14 @@ export async function deliveryLog(up: Upstreams, clientId: string, endpointId: s
   return { endpoint, deliveries };
 }
 
-export async function replayEvent(up: Upstreams, clientId: string, endpointId: string, eventId: string): Promise<void> {
-  await up.webhooks.replayEvent({ clientId, eventId, endpointId });
+/** An event delivered again to the endpoint, under the same count as test events; `throttled` past it. */
+export async function replayEvent(
+  deps: TestEventDeps,
+  clientId: string,
+  endpointId: string,
+  eventId: string,
+): Promise<'replayed' | 'throttled'> {
+  if (!(await withinTestEventLimit(deps, clientId))) return 'throttled';
+  await deps.up.webhooks.replayEvent({ clientId, eventId, endpointId });
+  return 'replayed';
 }

@@ -32,6 +32,19 @@ export function unverifiedNotice(csrfToken: string, email: string): SafeHtml {
 <form method="post" action="/settings/verify-email">${csrfField({ csrf: csrfToken })}<button type="submit">Send the link again</button></form></div>`;
 }
 
+/**
+ * The same notice for an account whose owner has not confirmed its address yet, with what else
+ * waits for it. `email` is the owner's sign-in address, where the link goes.
+ */
+export function accountNotice(csrfToken: string, email: string): SafeHtml {
+  return html`<div class="notice warn" role="status" data-account-unverified><p>Alert e-mails are not sent until you confirm <strong>${email}</strong>: open the link we e-mailed there. Until then live keys are refused (<code>ACCOUNT_NOT_VERIFIED</code>), and phones and webhook endpoints cannot be added; test keys work already.</p>
+<form method="post" action="/settings/verify-email">${csrfField({ csrf: csrfToken })}<button type="submit">Send the link again</button></form></div>`;
+}
+
+/** What a page that needs a verified account says instead of its form. */
+export const NEEDS_VERIFIED_ACCOUNT =
+  'Confirm your address first: open the link we e-mailed you at sign-up (or send it again from this page).';
+
 /** "Forgot password?": the request form, or what it answers (the same whether the address has an account or not). */
 export function forgotPasswordView(pc: PageContext, options: { sent?: boolean; error?: string; email?: string }): SafeHtml {
   if (options.sent) {
@@ -60,13 +73,35 @@ export function resetPasswordView(pc: PageContext, token: string, error?: string
 </form>`;
 }
 
+/**
+ * What a reset that first proved the address says: what was revoked, and what to do next
+ * (`revoked` undefined: the phones and endpoints could not be revoked, the owner does it).
+ */
+export function firstProofView(done: { keys: number; revoked?: { phones: number; endpoints: number } }): SafeHtml {
+  const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  const others = done.revoked
+    ? html`<li>${plural(done.revoked.phones, 'phone')} unpaired: each is disconnected and pairs again only with a new pairing (Phones page);</li>
+<li>${plural(done.revoked.endpoints, 'webhook endpoint')} deleted;</li>`
+    : html`<li><strong>the phones and webhook endpoints could not be revoked now</strong>: on the Phones page, give each phone a new pairing or remove it, and delete every webhook endpoint you did not make;</li>`;
+  return html`<div class="card narrow" role="status" data-first-proof>
+<p><strong>Your password was changed and every session signed out.</strong></p>
+<p>This reset is the first proof that the address is yours. Whoever used the account before you could have made keys, phones and endpoints with it, so everything made before is revoked:</p>
+<ul>
+<li>${plural(done.keys, 'API key')} revoked (live and test): create new ones on the Keys page;</li>
+${others}
+<li>the signing secret replaced, and alert e-mails sent to this address again.</li>
+</ul>
+<p><a href="/signin">Sign in</a> with the new password.</p>
+</div>`;
+}
+
 /** What a verification or password reset link that cannot be used says. */
 export const USED_LINK = 'This link does not work: it was used already, it expired, or it is not whole. Ask for a new one.';
 
 /** What using a verification link answers: the address confirmed, or the link refused. */
 export function emailVerifiedView(verified: boolean): SafeHtml {
   return verified
-    ? html`${notice('ok', 'Your address is confirmed: alert e-mails will be sent to it.')}`
+    ? html`${notice('ok', 'Your address is confirmed: live keys, phones and webhooks work, and alert e-mails will be sent to it.')}`
     : html`${notice('error', USED_LINK)}`;
 }
 
@@ -75,13 +110,15 @@ export function verifyEmailView(pc: PageContext, token: string): SafeHtml {
   return html`<form method="post" action="/verify-email" class="card narrow">
   ${csrfField(pc)}
   <input type="hidden" name="token" value="${token}">
-  <p>Confirm this address to receive your account's alert e-mails.</p>
+  <p>Confirm this address for your account: to use live keys, phones and webhooks, and to receive its alert e-mails.</p>
   <button type="submit">Confirm the address</button>
 </form>`;
 }
 
 export interface OverviewData {
-  /** The alert address while it is not verified. */
+  /** The owner's address while the account is not verified. */
+  unverifiedAccount?: string;
+  /** The alert address while it is not verified (the account being verified). */
   unverifiedEmail?: string;
   clientId: string;
   totalSent: number;
@@ -91,7 +128,12 @@ export interface OverviewData {
 }
 
 export function overviewView(o: OverviewData, csrfToken: string): SafeHtml {
-  return html`${o.unverifiedEmail ? unverifiedNotice(csrfToken, o.unverifiedEmail) : ''}<section class="tiles">
+  const warning = o.unverifiedAccount
+    ? accountNotice(csrfToken, o.unverifiedAccount)
+    : o.unverifiedEmail
+      ? unverifiedNotice(csrfToken, o.unverifiedEmail)
+      : '';
+  return html`${warning}<section class="tiles">
   <div class="tile"><span class="label">Client id</span><code class="big">${o.clientId}</code></div>
   <div class="tile"><span class="label">Sent, last 7 days</span><span class="big">${o.totalSent}</span></div>
   <div class="tile"><span class="label">Delivery rate</span><span class="big">${o.deliveryRate.toFixed(2)} %</span></div>
@@ -103,6 +145,8 @@ export function overviewView(o: OverviewData, csrfToken: string): SafeHtml {
 export interface KeysPage {
   csrf: string;
   keys: account.ApiKey__Output[];
+  /** The owner's address while the account is not verified (its live keys are refused). */
+  unverifiedAccount?: string;
   welcome: boolean;
   /** A key just made: its value is shown this once. */
   fresh?: { key: string; mode: string; name: string };
@@ -123,7 +167,7 @@ export function keysView(p: KeysPage): SafeHtml {
         'Your account is ready. Create a key below, or use the live and test keys made for you (their values are not shown again: create a new one to copy it).',
       )
     : '';
-  return html`${welcome}${notice('error', error)}
+  return html`${welcome}${p.unverifiedAccount ? accountNotice(csrf, p.unverifiedAccount) : ''}${notice('error', error)}
 ${fresh ? html`<div class="card reveal" role="status"><p><strong>Your new ${fresh.mode} key "${fresh.name}".</strong> Copy it now: it is shown only once.</p>${copyable('API key', fresh.key, 'new-key')}</div>` : ''}
 <form method="post" action="/keys" class="card inline">
   ${csrfField({ csrf })}
@@ -156,18 +200,25 @@ export interface SettingsNotes {
 export interface SettingsData {
   email: string;
   verified: boolean;
+  /** Whether the account proved its owner's address (the alert address may change only then). */
+  accountVerified: boolean;
   fleet: FleetSettings;
 }
 
 export function settingsView(csrfToken: string, alert: SettingsData, extra: SettingsNotes): SafeHtml {
   const csrf = csrfField({ csrf: csrfToken });
   const alertEmail = alert.email;
-  return html`${notice('ok', extra.ok)}${notice('error', extra.error)}${alert.verified ? '' : unverifiedNotice(csrfToken, alertEmail)}
+  const warning = !alert.accountVerified
+    ? accountNotice(csrfToken, alertEmail)
+    : alert.verified
+      ? ''
+      : unverifiedNotice(csrfToken, alertEmail);
+  return html`${notice('ok', extra.ok)}${notice('error', extra.error)}${warning}
 <section class="card">
   <h2>Signing secret</h2>
   <p>Signs the webhooks sent to a message's own <code>webhook_url</code> (<code>X-Webhook-Signature</code>). Global endpoints have secrets of their own.</p>
   ${extra.secret ? copyable('Signing secret', extra.secret, 'signing-secret') : html`<form method="post" action="/settings/secret">${csrf}${confirmField('secret-password', 'Your password, to show it')}<button type="submit">Show the signing secret</button></form>`}
-  <form method="post" action="/settings/secret/rotate" data-confirm="Rotate the secret? Webhooks are signed with the new one within a minute; update your receivers.">${csrf}<button type="submit" class="danger">Rotate the secret</button></form>
+  <form method="post" action="/settings/secret/rotate" data-confirm="Rotate the secret? Webhooks are signed with the new one within a minute; update your receivers.">${csrf}${confirmField('rotate-password', 'Your password, to rotate it')}<button type="submit" class="danger">Rotate the secret</button></form>
 </section>
 <section class="card">
   <h2>Alert e-mails</h2>

@@ -2,6 +2,7 @@ import QRCode from 'qrcode';
 import type { AddedPhone, ApkInfo, PhoneRow } from '../use-cases/phones.use-case';
 import { html, trusted, type SafeHtml } from './html';
 import { copyable, csrfField, notice, when } from './layout';
+import { accountNotice } from './account.view';
 import { roomBadge } from './phone.view';
 
 /** Where phones download the app (android-agent/android, built by `make apk`). */
@@ -40,6 +41,8 @@ async function pairingCard(added: AddedPhone, clientId: string): Promise<SafeHtm
 export interface PhonesPage {
   csrf: string;
   clientId: string;
+  /** The owner's address while the account is not verified: no phone can be added or paired then. */
+  unverifiedAccount?: string;
   phones: PhoneRow[];
   /** The install section (`installSection`). */
   install: SafeHtml;
@@ -51,11 +54,14 @@ export interface PhonesPage {
 export async function phonesView(p: PhonesPage): Promise<SafeHtml> {
   const csrf = csrfField({ csrf: p.csrf });
   const pairing = p.added ? await pairingCard(p.added, p.clientId) : html``;
-  return html`${notice('ok', p.ok)}${notice('error', p.error)}${pairing}${p.install}
-<form method="post" action="/phones" class="card inline">${csrf}
+  const add = p.unverifiedAccount
+    ? accountNotice(p.csrf, p.unverifiedAccount)
+    : html`<form method="post" action="/phones" class="card inline">${csrf}
   <label for="phone-name">Name</label><input id="phone-name" name="name" required maxlength="100" placeholder="Pixel 8, shop">
   <button type="submit">Add a phone</button>
-</form>
+</form>`;
+  return html`${notice('ok', p.ok)}${notice('error', p.error)}${pairing}${p.install}
+${add}
 <div class="table-wrap"><table id="phones" data-live="/phones/events">
 <caption>Your phones (state updates live)</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Last seen</th><th scope="col">Queued</th><th scope="col">Sent today</th><th scope="col">Limits</th><th scope="col">Actions</th></tr></thead>

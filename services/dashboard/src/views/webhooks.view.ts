@@ -1,6 +1,7 @@
 import { modeFromProto } from '@smsgw/platform';
 import type { webhook } from '@smsgw/proto';
 import { html, type SafeHtml } from './html';
+import { accountNotice } from './account.view';
 import { copyable, csrfField, notice, when } from './layout';
 
 const KINDS = ['sms.sent', 'sms.delivered', 'sms.failed', 'sms.received', 'device.connected', 'device.disconnected'];
@@ -10,19 +11,24 @@ export interface WebhooksNotes {
   created?: { url: string; secret: string };
   ok?: string;
   error?: string;
+  /** The owner's address while the account is not verified: no endpoint can be added then. */
+  unverifiedAccount?: string;
 }
 
 export function webhooksView(csrfToken: string, endpoints: webhook.Endpoint__Output[], alertEmail: string, extra: WebhooksNotes): SafeHtml {
   const csrf = csrfField({ csrf: csrfToken });
-  return html`${notice('ok', extra.ok)}${notice('error', extra.error)}
-${extra.created ? html`<div class="card reveal" role="status"><p><strong>Endpoint created for ${extra.created.url}.</strong> Its secret signs every delivery (<code>X-Webhook-Signature</code>); it is shown only now.</p>${copyable('Endpoint secret', extra.created.secret, 'endpoint-secret')}</div>` : ''}
-<form method="post" action="/webhooks" class="card">
+  const form = extra.unverifiedAccount
+    ? accountNotice(csrfToken, extra.unverifiedAccount)
+    : html`<form method="post" action="/webhooks" class="card">
   ${csrf}
   <label for="wh-url">HTTPS URL</label><input id="wh-url" name="url" type="url" required placeholder="https://example.com/webhooks/sms">
   <fieldset><legend>Events</legend>${KINDS.map((k) => html`<label class="check"><input type="checkbox" name="events" value="${k}" ${k.startsWith('sms') ? 'checked' : ''}> ${k}</label>`)}</fieldset>
   <label for="wh-mode">Mode</label><select id="wh-mode" name="mode"><option value="live">live</option><option value="test">test (events of test keys)</option></select>
   <button type="submit">Add the endpoint</button>
-</form>
+</form>`;
+  return html`${notice('ok', extra.ok)}${notice('error', extra.error)}
+${extra.created ? html`<div class="card reveal" role="status"><p><strong>Endpoint created for ${extra.created.url}.</strong> Its secret signs every delivery (<code>X-Webhook-Signature</code>); it is shown only now.</p>${copyable('Endpoint secret', extra.created.secret, 'endpoint-secret')}</div>` : ''}
+${form}
 <div class="table-wrap"><table>
 <caption>Global endpoints. Alert e-mails go to <strong>${alertEmail}</strong> (<a href="/settings">change</a>).</caption>
 <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Mode</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>

@@ -48,6 +48,7 @@ export async function startFleetWorld(more: { message?: Record<string, (req: nev
       name: o.clientId,
       createdAt: '2026-11-01T00:00:00.000Z',
       emailVerified: true,
+      accountVerified: true,
       defaultTtlSeconds: 7200,
       failoverDelaySeconds: 60,
       simRule: 'round_robin',

@@ -109,6 +109,8 @@ export interface Upstreams {
   env: Record<string, string>;
   /** The CA of the hub's agent port (its pairing URLs are `https://127.0.0.1:<port>/...`). */
   agentCaPem: string;
+  /** The account service's schema (a test makes an account of before there). */
+  accountSchema: string;
   stop(): Promise<void>;
 }
 
@@ -119,10 +121,12 @@ export interface Upstreams {
  */
 export async function startUpstreams(sandbox: Sandbox): Promise<Upstreams> {
   const certs = await ensureCerts(path.join(os.tmpdir(), 'smsgw-dashboard-test-certs'));
-  const [accountPort, messagePort] = [await freePort(), await freePort()];
+  const [accountPort, messagePort, hubPort] = [await freePort(), await freePort(), await freePort()];
   const common = {
     ACCOUNT_GRPC_ADDR: `127.0.0.1:${accountPort}`,
     MESSAGE_GRPC_ADDR: `127.0.0.1:${messagePort}`,
+    // The message service asks the hub whether a device is its client's.
+    DEVICE_HUB_GRPC_ADDR: `127.0.0.1:${hubPort}`,
     // No scheduler: nothing here is scheduled.
     SCHEDULER_GRPC_ADDR: '127.0.0.1:9',
     OTP_SEAL_KEY: randomHex(32),
@@ -132,6 +136,7 @@ export async function startUpstreams(sandbox: Sandbox): Promise<Upstreams> {
     { service: 'message', port: messagePort, env: common },
     {
       service: 'device-hub',
+      port: hubPort,
       env: {
         ...common,
         AGENT_HOST: '127.0.0.1',
@@ -171,6 +176,7 @@ export async function startUpstreams(sandbox: Sandbox): Promise<Upstreams> {
       GRPC_DEADLINE_MS: '5000',
     },
     agentCaPem: certs.caPem,
+    accountSchema: account!.schema,
     stop,
   };
 }
@@ -255,6 +261,22 @@ export class Browser {
       for (const v of Array.isArray(value) ? value : [value]) body.append(name, v);
     }
     return this.request(page, { method: 'POST', body: body.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  }
+
+  /**
+   * Opens a page that streams (server-sent events) and keeps it open, as a tab does: its status,
+   * what it answered at once when it is not a stream, and how to close it.
+   */
+  async hold(page: string): Promise<{ status: number; text: string; close(): Promise<void> }> {
+    const res = await fetch(`${this.base}${page}`, {
+      headers: { ...HTTPS, 'x-forwarded-for': this.address, cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+    });
+    if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      return { status: res.status, text: await res.text(), close: async () => undefined };
+    }
+    const reader = res.body!.getReader();
+    await reader.read();
+    return { status: res.status, text: '', close: () => reader.cancel() };
   }
 
   /** The session cookie's value, or undefined when signed out. */

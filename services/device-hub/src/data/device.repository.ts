@@ -16,35 +16,55 @@ export interface FoundToken {
 export class DeviceRepository {
   constructor(private readonly pool: Pool) {}
 
+  /** The client's devices that are not removed, counted up to `upTo` (what a cap needs to know, at its cost). */
+  async countByClient(clientId: string, upTo: number, db: Pick<Pool, 'query'> = this.pool): Promise<number> {
+    const { rows } = await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM (SELECT 1 FROM devices WHERE client_id = $1 AND removed_at IS NULL LIMIT $2) AS d',
+      [clientId, upTo],
+    );
+    return rows[0]!.n;
+  }
+
   /**
    * Inserts the device; undefined, inserting nothing, when its password lookup is already taken
-   * among its client's devices or its pairing code lookup anywhere (the caller draws again).
+   * among its client's devices or its pairing code lookup anywhere (the caller draws again);
+   * 'full' when the client has `max` devices already (0: no cap). The client's inserts wait for
+   * each other (a transaction lock on its id), so that several at once cannot all pass the count.
    */
-  async create(device: {
-    deviceId: string;
-    clientId: string;
-    name: string;
-    passwordLookup: string;
-    passwordHash: Buffer;
-    pairingCodeLookup: string;
-    pairingCodeHash: Buffer;
-    pairingExpiresAt: Date;
-  }): Promise<DeviceRow | undefined> {
-    const { rows } = await this.pool.query<DeviceRow>(
-      `INSERT INTO devices (device_id, client_id, name, password_lookup, password_hash, pairing_code_lookup, pairing_code_hash, pairing_expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING ${DEVICE_COLUMNS}`,
-      [
-        device.deviceId,
-        device.clientId,
-        device.name,
-        device.passwordLookup,
-        device.passwordHash,
-        device.pairingCodeLookup,
-        device.pairingCodeHash,
-        device.pairingExpiresAt,
-      ],
-    );
-    return rows[0];
+  async create(
+    device: {
+      deviceId: string;
+      clientId: string;
+      name: string;
+      passwordLookup: string;
+      passwordHash: Buffer;
+      pairingCodeLookup: string;
+      pairingCodeHash: Buffer;
+      pairingExpiresAt: Date;
+    },
+    max: number,
+  ): Promise<DeviceRow | undefined | 'full'> {
+    return inTransaction(this.pool, async (tx) => {
+      if (max > 0) {
+        await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('hub-devices:' || $1, 0))", [device.clientId]);
+        if ((await this.countByClient(device.clientId, max, tx)) >= max) return 'full';
+      }
+      const { rows } = await tx.query<DeviceRow>(
+        `INSERT INTO devices (device_id, client_id, name, password_lookup, password_hash, pairing_code_lookup, pairing_code_hash, pairing_expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING ${DEVICE_COLUMNS}`,
+        [
+          device.deviceId,
+          device.clientId,
+          device.name,
+          device.passwordLookup,
+          device.passwordHash,
+          device.pairingCodeLookup,
+          device.pairingCodeHash,
+          device.pairingExpiresAt,
+        ],
+      );
+      return rows[0];
+    });
   }
 
   /**
@@ -79,6 +99,16 @@ export class DeviceRepository {
       deviceId,
     ]);
     return rows[0];
+  }
+
+  /** The client of each of these devices that exists, removed ones included. */
+  async clientsOf(deviceIds: string[]): Promise<Map<string, string>> {
+    if (deviceIds.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ device_id: string; client_id: string }>(
+      'SELECT device_id, client_id FROM devices WHERE device_id = ANY($1::text[])',
+      [deviceIds],
+    );
+    return new Map(rows.map((r) => [r.device_id, r.client_id]));
   }
 
   /** Those of `deviceIds` that are the client's and not removed, in creation order. */
@@ -118,13 +148,13 @@ export class DeviceRepository {
     return rows[0];
   }
 
-  async insertToken(token: { tokenId: string; deviceId: string; lookup: string; hash: Buffer }): Promise<void> {
-    await this.pool.query('INSERT INTO device_tokens (token_id, device_id, lookup, token_hash) VALUES ($1, $2, $3, $4)', [
-      token.tokenId,
-      token.deviceId,
-      token.lookup,
-      token.hash,
-    ]);
+  /** Stores a pairing's token as the device's only good one: its earlier tokens are revoked in the same statement's transaction. */
+  async insertOnlyToken(token: { tokenId: string; deviceId: string; lookup: string; hash: Buffer }): Promise<void> {
+    await this.pool.query(
+      `WITH earlier AS (UPDATE device_tokens SET revoked_at = now() WHERE device_id = $2 AND revoked_at IS NULL)
+       INSERT INTO device_tokens (token_id, device_id, lookup, token_hash) VALUES ($1, $2, $3, $4)`,
+      [token.tokenId, token.deviceId, token.lookup, token.hash],
+    );
   }
 
   /** The tokens of these lookups that exist, with their devices not removed: one query for a whole batch of connecting phones. */

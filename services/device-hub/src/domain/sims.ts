@@ -55,6 +55,11 @@ export function simsOf(value: unknown): SimInfo[] {
   return out.sort((a, b) => a.slot - b.slot);
 }
 
+/** The number of the SIM in `slot` (else of the first SIM with one), as the phone reported it; undefined when none has one. */
+export function simNumberOf(sims: readonly SimInfo[], slot: number | undefined): string | undefined {
+  return sims.find((s) => s.slot === slot)?.number ?? sims.find((s) => s.number)?.number;
+}
+
 /** The client's rule as the account service gives it; anything unknown is the default rule. */
 export function simRuleOf(rule: string, defaultSim: number): SimRule {
   return {

@@ -60,6 +60,7 @@ export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
   RevokeDeviceCredentials: ['dashboard', 'admin'],
   SetDeviceLimits: ['dashboard', 'admin'],
   SimulateReceived: ['admin'],
+  OwnedDevices: ['message'],
 };
 
 function pairingAnswer(created: Awaited<ReturnType<DeviceUseCases['create']>>): devicehub.CreateDeviceResponse {
@@ -127,6 +128,10 @@ export function deviceHubHandlers(
     },
     async RevokeDeviceTokens(req) {
       return { revoked: await revokeDeviceTokens(devices, sessions, req.clientId, req.deviceId) };
+    },
+    async OwnedDevices(req) {
+      const owned = await devices.owned(req.devices.map((d) => ({ clientId: d.clientId, deviceId: d.deviceId })));
+      return { devices: owned };
     },
   };
 }

@@ -5,7 +5,6 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import {
   AppError,
-  ConfigError,
   ERROR_CATALOG,
   requestOrigin,
   TrustedProxies,
@@ -15,6 +14,7 @@ import {
   type TlsSettings,
 } from '@smsgw/platform';
 import type { AuthenticatedDevice } from '../use-cases/devices.use-case';
+import type { TicketKeyRing } from './ticket-keys';
 import { PROTOCOL_VERSION } from '../sessions/agent-session';
 
 export const AGENT_SUBPROTOCOL = 'smsgw.agent.v1';
@@ -32,33 +32,7 @@ const TLS_SESSION_TIMEOUT_S = 7 * 24 * 3600;
  * hash of the process's command line, which another replica or version need not share.
  */
 const TLS_SESSION_ID_CONTEXT = 'smsgw-device-hub';
-/** Node's `ticketKeys`: 16 bytes of key name, 16 of HMAC key, 16 of AES key. */
-const TICKET_KEYS_BYTES = 48;
-
-/**
- * The session-ticket keys of HUB_TLS_TICKET_KEYS_FILE: the base64 of 48 random bytes (what
- * `openssl rand -base64 48` prints; spaces and line ends are ignored); undefined when there is no
- * such file (the chart mounts the key only if its Secret has it: an existing Secret made before
- * the ticket keys may not). A file that cannot be read, is not base64 or holds another length is a
- * ConfigError naming the file, never its content.
- */
-export function readTicketKeys(file: string): Buffer | undefined {
-  const problem = (text: string) => new ConfigError([`HUB_TLS_TICKET_KEYS_FILE=${JSON.stringify(file)}: ${text}`]);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8').replace(/\s+/g, '');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    throw problem(`cannot be read (${code ?? (err as Error).message})`);
-  }
-  const keys = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : undefined;
-  if (keys?.length === TICKET_KEYS_BYTES) return keys;
-  throw problem(
-    `the file must hold the base64 of ${TICKET_KEYS_BYTES} random bytes (openssl rand -base64 ${TICKET_KEYS_BYTES}); ` +
-      (keys ? `it holds ${keys.length} bytes` : 'it is not base64'),
-  );
-}
+export { readTicketKeys } from './ticket-keys';
 
 export interface AgentServerDeps {
   /**
@@ -68,9 +42,10 @@ export interface AgentServerDeps {
   tls: TlsSettings;
   /**
    * The session-ticket keys every replica shares (readTicketKeys), so that a phone resumes its TLS
-   * session on any replica, after a restart too; undefined: this process's own random keys.
+   * session on any replica, after a restart too, and through a rotation; undefined: this
+   * process's own random keys.
    */
-  ticketKeys?: Buffer;
+  ticketKeys?: TicketKeyRing;
   log: Logger;
   /** `clientAddress` is the phone's: pairing attempts are limited per address. */
   pair(body: Record<string, unknown>, clientAddress: string | undefined): Promise<{ device_id: string; device_token: string }>;
@@ -194,11 +169,12 @@ export function createAgentServer(deps: AgentServerDeps): http.Server {
             // CPU for a reconnecting phone.
             sessionTimeout: TLS_SESSION_TIMEOUT_S,
             sessionIdContext: TLS_SESSION_ID_CONTEXT,
-            ...(deps.ticketKeys ? { ticketKeys: deps.ticketKeys } : {}),
+            ...(deps.ticketKeys ? { ticketKeys: deps.ticketKeys.currentKeys } : {}),
           },
           handle,
         )
       : http.createServer(handle);
+  if (deps.ticketKeys && server instanceof https.Server) deps.ticketKeys.install(server, deps.log);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'https://hub');
     if (!forwardedOverHttps(req)) return rejectUpgrade(socket, 'HTTPS_REQUIRED');

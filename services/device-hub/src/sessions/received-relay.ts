@@ -3,9 +3,10 @@
 // or from protocol 5 `received_retry` past its budgets), and the hub's `simulate_received` orders to simulator agents.
 import { counter, type AgentReceived, type LogSink } from '@smsgw/platform';
 import type { DeviceRow } from '../data/device-row';
+import { simsOfRow } from '../data/device-row';
 import type { FrameBudgetStore } from '../data/frame-budget.store';
 import { MAX_RECEIVED_TEXT, receivedWeight } from '../domain/frame-budgets';
-import { simsOf, type SimInfo } from '../domain/sims';
+import { simNumberOf, simsOf, type SimInfo } from '../domain/sims';
 import type { ReceivedPublisher } from '../events/received.publisher';
 import { framesRefused } from './frame-budget';
 
@@ -110,15 +111,18 @@ export class ReceivedRelay {
    * and sends it again 10 s later, or after its next connection, as it always did.
    */
   private async relay(frame: Record<string, unknown>): Promise<void> {
-    const received = receivedOf(frame, this.device, this.deps.clock());
-    if ('unreadable' in received) {
+    const read = receivedOf(frame, this.device, this.deps.clock());
+    if ('unreadable' in read) {
       relayed.add(1, { outcome: 'unreadable' });
       // Its own id echoed as sent (the phone matches on it); without one, there is nothing to answer.
       const id = typeof frame.received_id === 'string' ? frame.received_id : undefined;
-      this.log.warn({ received_id: id?.slice(0, 100), field: received.unreadable }, 'received SMS dropped: the frame cannot be read');
+      this.log.warn({ received_id: id?.slice(0, 100), field: read.unreadable }, 'received SMS dropped: the frame cannot be read');
       if (id !== undefined) this.send({ type: 'received_ack', received_id: id });
       return;
     }
+    // The SIM's own number tells the phone's country, in which the message service reads a national sender.
+    const simNumber = simNumberOf(this.hello?.sims.length ? this.hello.sims : simsOfRow(this.device), read.sim);
+    const received: AgentReceived = simNumber ? { ...read, sim_number: simNumber } : read;
     if (!(await this.withinBudget(received))) return;
     try {
       await this.deps.received.publish(received);

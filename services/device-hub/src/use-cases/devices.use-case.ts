@@ -22,6 +22,11 @@ export interface PairingSettings {
   /** Wrong tries allowed per pairing code or device password in `lockMs`; past them it is locked. */
   maxFailures: number;
   lockMs: number;
+  /** Pairings one device may make in `perDeviceWindowMs`: a leaked password cannot take the phone over again and again. */
+  perDeviceMax: number;
+  perDeviceWindowMs: number;
+  /** Phones one client may have at once (`create`); 0: no cap. */
+  maxDevicesPerClient: number;
 }
 
 export interface AuthenticatedDevice {
@@ -53,11 +58,22 @@ export class DeviceUseCases {
     private readonly passwords: DevicePasswordHasher = scryptDevicePasswords,
   ) {}
 
+  /**
+   * A new device of the client, within its cap (LIMIT_REACHED past it: checked before the
+   * password is hashed, and again where it is stored, under a lock on the client).
+   */
   async create(clientId: string, name: string) {
     if (!/^client_[0-9]+$/.test(clientId)) throw new AppError('INVALID_CLIENT_ID');
+    const max = this.settings.maxDevicesPerClient;
+    const full = () =>
+      new AppError('LIMIT_REACHED', {
+        message: `Un compte peut avoir ${max} téléphones au plus : retirez-en un avant d'en ajouter un autre.`,
+      });
+    if (max > 0 && (await this.repo.countByClient(clientId, max)) >= max) throw full();
     const deviceId = newId('device');
     const created = await this.drawCredentials(async (next) => {
-      const device = await this.repo.create({ deviceId, clientId, name: name.trim().slice(0, 100), ...next });
+      const device = await this.repo.create({ deviceId, clientId, name: name.trim().slice(0, 100), ...next }, max);
+      if (device === 'full') throw full();
       return device;
     });
     return { ...created.secrets, device: created.device };
@@ -165,7 +181,10 @@ export class DeviceUseCases {
    * Pairs with a one-time code or with client id + device password, and issues a device token.
    * Every attempt is counted before it is checked, against the caller's address and against its
    * target (the code or password): past the limits it is refused with 429 and Retry-After, even
-   * when right. A right attempt gives its address's count back and clears its target's.
+   * when right. A right attempt gives its address's count back and clears its target's; it is
+   * then counted against its device (`perDeviceMax` in the window, 429 past it), and its token
+   * becomes the device's only one: the tokens of earlier pairings are revoked (the phone that held
+   * one is closed by the credential check of its replica).
    */
   async pair(body: Record<string, unknown>, clientAddress: string | undefined): Promise<{ device_id: string; device_token: string }> {
     const { rateLimit, rateWindowMs, maxFailures, lockMs } = this.settings;
@@ -190,8 +209,15 @@ export class DeviceUseCases {
     const device = await target.find();
     if (!device) throw new AppError('INVALID_PAIRING');
     await Promise.all([address && this.attempts.refund(address), this.attempts.reset(target.key)]);
+    const byDevice = await this.attempts.count(`device:${device.device_id}`, this.settings.perDeviceWindowMs);
+    if (byDevice.count > this.settings.perDeviceMax) {
+      throw new AppError('RATE_LIMIT_EXCEEDED', {
+        message: "Trop d'appairages de cet appareil : réessayez plus tard, ou donnez-lui un nouvel appairage depuis le tableau de bord.",
+        retryAfterSeconds: Math.max(1, Math.ceil(byDevice.retryAfterMs / 1000)),
+      });
+    }
     const token = issueSecret(TOKEN_PREFIX);
-    await this.repo.insertToken({ tokenId: newId('tok'), deviceId: device.device_id, lookup: token.lookup, hash: token.hash });
+    await this.repo.insertOnlyToken({ tokenId: newId('tok'), deviceId: device.device_id, lookup: token.lookup, hash: token.hash });
     return { device_id: device.device_id, device_token: token.plain };
   }
 
@@ -232,6 +258,19 @@ export class DeviceUseCases {
     const found = lookup && (await this.tokenLookups.add(lookup, undefined, TOKEN_LOOKUP_DELAY_MS)).get(lookup);
     if (!found || found.revoked_at || !secretMatches(token, found.token_hash)) throw new AppError('INVALID_DEVICE_TOKEN');
     return { device: found.device, tokenId: found.token_id };
+  }
+
+  /**
+   * Those of the pairs whose device is the client's (removed ones included: a device never
+   * changes client), in one query; at most MAX_BULK_DEVICES pairs.
+   */
+  async owned(pairs: { clientId: string; deviceId: string }[]): Promise<{ clientId: string; deviceId: string }[]> {
+    if (pairs.length > MAX_BULK_DEVICES) {
+      const message = `devices: ${MAX_BULK_DEVICES} au plus.`;
+      throw new AppError('VALIDATION_ERROR', { message, details: [{ field: 'devices', message }] });
+    }
+    const clients = await this.repo.clientsOf([...new Set(pairs.map((p) => p.deviceId))]);
+    return pairs.filter((p) => clients.get(p.deviceId) === p.clientId);
   }
 
   /** The client's device with its presence; another client's device is "unknown". */

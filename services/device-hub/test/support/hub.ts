@@ -171,7 +171,17 @@ export function deviceUseCasesOn(hub: HubCluster, repo: DeviceRepository = new D
     repo,
     new PresenceStore(hub.redis, 60_000),
     new PairingAttemptStore(hub.redis),
-    { codeTtlMs: 15 * 60_000, rateLimit: 20, rateWindowMs: 60_000, maxFailures: 5, lockMs: 60_000, publicUrl: () => 'https://hub.example' },
+    {
+      codeTtlMs: 15 * 60_000,
+      rateLimit: 20,
+      rateWindowMs: 60_000,
+      maxFailures: 5,
+      lockMs: 60_000,
+      perDeviceMax: 5,
+      perDeviceWindowMs: 60_000,
+      maxDevicesPerClient: 0,
+      publicUrl: () => 'https://hub.example',
+    },
     { hash: async (normalized) => hashSecret(normalized), matches: async () => false, isCurrent: () => true },
   );
 }

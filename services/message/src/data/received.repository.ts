@@ -44,6 +44,9 @@ function conditions(values: unknown[], clientId: string, mode: Mode, filter: Rec
   return where.join(' AND ');
 }
 
+/** How far back a received SMS may be dated (a phone keeps one until the hub has it; days offline at most). */
+export const RECEIVED_AT_MAX_AGE_DAYS = 30;
+
 /** The SMS the client's phones received: stored once per (device, received_id), listed, read. */
 export class ReceivedRepository {
   constructor(private readonly pool: Pool) {}
@@ -51,7 +54,10 @@ export class ReceivedRepository {
   /**
    * Stores the record unless the phone's SMS is stored already, and returns
    * the stored row either way (the first copy's id and fields). A received_at
-   * later than now (a phone's clock ahead) is stored as now.
+   * later than now (a phone's clock ahead) is stored as now, one more than
+   * RECEIVED_AT_MAX_AGE_DAYS earlier as that long ago: a phone's clock (or a
+   * forged frame) can neither date an SMS in the future nor make the
+   * retention delete it at once.
    *
    * `keyword` (the text is an opt-out or start keyword) adds the sender to
    * the list of the record's client and mode, or removes it, by the same
@@ -63,7 +69,8 @@ export class ReceivedRepository {
     const { rows } = await this.pool.query<ReceivedRow>(
       `WITH inserted AS (
          INSERT INTO received_messages (id, client_id, mode, device_id, received_id, sim, from_number, body, received_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, least($9::timestamptz, now()), now())
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
+                 greatest(least($9::timestamptz, now()), now() - make_interval(days => ${RECEIVED_AT_MAX_AGE_DAYS})), now())
          ON CONFLICT (device_id, received_id) DO NOTHING
          RETURNING *
        ), opted_out AS (

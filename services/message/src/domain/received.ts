@@ -1,3 +1,4 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { AppError, decodeJsonPayload, type AgentReceived, type PublicEvent } from '@smsgw/platform';
 import { containsPattern, SEARCH_MIN_LENGTH } from './history';
 import { historyRange } from './period';
@@ -61,8 +62,30 @@ export function parseAgentReceived(bytes: Uint8Array): AgentReceived | undefined
     from: storable(r.from),
     text: storable(r.text),
     ...(typeof r.sim === 'number' ? { sim: r.sim } : {}),
+    ...(typeof r.sim_number === 'string' && r.sim_number.length <= 64 ? { sim_number: storable(r.sim_number) } : {}),
     received_at: r.received_at,
   };
+}
+
+/** The sender of a received SMS: its E.164 number when it is one, and whether it is. */
+export interface Sender {
+  /** E.164 when the sender is a number; else as the network gave it (an alphanumeric name, a short code). */
+  from: string;
+  /** Whether `from` is an E.164 number: only such a sender joins or leaves a suppression list. */
+  isNumber: boolean;
+}
+
+/**
+ * The sender as the inbox and the suppression list keep it: a number in E.164, read in the
+ * phone's country (that of `simNumber`, the SIM's own number) when the network gave it the
+ * national way (`0612345678` on a French phone is `+33612345678`), so that a STOP stops the
+ * sends to that number; a name or short code as given. A national number on a phone whose country
+ * is unknown stays as given and is not taken for a number.
+ */
+export function senderOf(from: string, simNumber: string | undefined): Sender {
+  const country = simNumber ? parsePhoneNumberFromString(simNumber)?.country : undefined;
+  const parsed = /[0-9]/.test(from) ? parsePhoneNumberFromString(from, country ? { defaultCountry: country } : undefined) : undefined;
+  return parsed?.isValid() ? { from: parsed.number, isNumber: true } : { from, isNumber: false };
 }
 
 /** The fields of a stored record that its event carries. */

@@ -12,7 +12,7 @@ import {
 import type { OptOutRepository, Recipient } from '../data/opt-out.repository';
 import type { ReceivedRepository, ReceivedRow } from '../data/received.repository';
 import { matchKeyword } from '../domain/opt-out';
-import { parseAgentReceived, RECEIVED_PREFIX } from '../domain/received';
+import { parseAgentReceived, RECEIVED_PREFIX, senderOf } from '../domain/received';
 import type { ReceivedEventPublisher } from './received-event.publisher';
 
 export const RECEIVED_DURABLE = 'message-received';
@@ -78,8 +78,11 @@ export class ReceivedConsumer {
 
   /** Stores the SMS (or finds its first copy) and publishes its event; returns the stored row. */
   async apply(received: AgentReceived): Promise<ReceivedRow> {
-    // A keyword (the whole text, the client's lists) adds or removes the sender, with the record's insert.
-    const keyword = this.optOuts && matchKeyword(received.text, await this.optOuts.settings(received.client_id));
+    const sender = senderOf(received.from, received.sim_number);
+    // A keyword (the whole text, the client's lists) adds or removes the sender, with the record's insert:
+    // only a number, in E.164 as the sends' numbers are (never a name, nor what a phone wrote unchecked).
+    const keyword =
+      this.optOuts && sender.isNumber ? matchKeyword(received.text, await this.optOuts.settings(received.client_id)) : undefined;
     const row = await this.repo.store(
       {
         id: newReceivedId(),
@@ -88,7 +91,7 @@ export class ReceivedConsumer {
         deviceId: received.device_id,
         receivedId: received.received_id,
         sim: received.sim ?? null,
-        from: received.from,
+        from: sender.from,
         text: received.text,
         receivedAt: new Date(received.received_at),
       },

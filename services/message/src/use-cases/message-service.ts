@@ -12,6 +12,7 @@ import type { ReceivedRepository } from '../data/received.repository';
 import type { ScheduledSends } from '../events/scheduled-sends';
 import type { SmsEventPublisher } from '../events/sms-event.publisher';
 import type { WakeUpPublisher } from '../events/wake-up.publisher';
+import type { DeviceOwnership } from './device-ownership';
 
 /** What the message service's use cases work with, built once in `main.ts`. */
 export interface MessageService {
@@ -33,6 +34,8 @@ export interface MessageService {
   campaignUploads: CampaignUploadRepository;
   /** Absent in tests that run no scheduler. */
   scheduledSends?: ScheduledSends;
+  /** Whether the devices sends name are their clients' (asked of the device-hub, then kept). */
+  devices: DeviceOwnership;
   config: Pick<MessageConfig, 'pacing' | 'retention' | 'idempotencyTtlSeconds' | 'otp' | 'campaignUploads'>;
   log: Logger;
 }

@@ -72,6 +72,8 @@ export async function sendBatch(
       throw err;
     }
   });
+  // Every device of the batch is its client's, or nothing is stored.
+  await service.devices.require(messages.map((m) => ({ clientId: m.clientId, deviceId: m.deviceId })));
   let placed: PlacedMessage[];
   // One lookup for the batch's numbers: those on the list are stored failed (OPTED_OUT), the others queued.
   await markOptedOut(service, messages);

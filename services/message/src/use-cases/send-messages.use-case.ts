@@ -4,6 +4,7 @@ import { isRefusedData, refusedError, sqlState } from '../data/sql-errors';
 import { ttlOf } from '../domain/fleet';
 import { repliesOf, requestedSim } from '../domain/sim';
 import { asAnswered, estimateDelivery, idempotencyOf, outgoing, type OutgoingFields, type SendFields } from '../domain/outgoing-message';
+import { DeviceOwnership } from './device-ownership';
 import { averagePacingMs, type MessageService } from './message-service';
 import { markOptedOut, publishFailed } from './opt-outs.use-case';
 
@@ -155,6 +156,14 @@ export async function sendMessages(service: MessageService, items: SendItem[]): 
     }
   });
   try {
+    // A device that is not the client's is refused alone, before anything is stored (one call for the devices not known yet).
+    const foreign = await service.devices.foreign(accepted.map(({ message: m }) => m));
+    if (foreign.size > 0) {
+      for (const { index, message: m } of accepted) {
+        if (DeviceOwnership.isForeign(foreign, m.clientId, m.deviceId)) results[index] = { error: new AppError('INVALID_DEVICE_ID') };
+      }
+      accepted.splice(0, accepted.length, ...accepted.filter(({ index }) => !results[index]));
+    }
     if (accepted.length > 0) {
       const outcomes = await store(
         service,

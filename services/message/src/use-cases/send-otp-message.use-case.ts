@@ -38,6 +38,7 @@ export async function sendOtpMessage(
 ): Promise<{ row: MessageRow; estimatedDelivery: string; replayed: boolean }> {
   if (!req.deviceId) throw new AppError('INVALID_DEVICE_ID');
   if (!req.text || !req.maskedText) throw new AppError('MESSAGE_REQUIRED');
+  await service.devices.require([{ clientId: req.clientId, deviceId: req.deviceId }]);
   const expiresAt = new Date(req.expiresAt);
   if (Number.isNaN(expiresAt.getTime()))
     throw new AppError('VALIDATION_ERROR', { details: [{ field: 'expires_at', code: 'VALIDATION_ERROR' }] });

@@ -1,6 +1,6 @@
 import type { Pool, PromiseClient } from '@smsgw/platform';
 import { messageProto, type message } from '@smsgw/proto';
-import { clientOfAllowedCallers, startServiceUnderTest } from '@smsgw/testing';
+import { clientOfAllowedCallers, startDeviceOwners, startServiceUnderTest } from '@smsgw/testing';
 import { loadMessageConfig } from '../../src/config';
 import { messageCallers } from '../../src/grpc/message.handlers';
 import { start } from '../../src/main';
@@ -20,9 +20,15 @@ export interface RunningService {
 
 /**
  * The real message service on port 0, with a schema and NATS prefix of its
- * own; `stop()` shuts it down and removes the schema and the streams.
+ * own; `stop()` shuts it down and removes the schema and the streams. Its
+ * device-hub is a stand-in that answers which devices are a client's: `owns`
+ * (every device of every client, by default).
  */
-export async function startMessageService(env: Record<string, string> = {}): Promise<RunningService> {
+export async function startMessageService(
+  env: Record<string, string> = {},
+  owns?: (clientId: string, deviceId: string) => boolean,
+): Promise<RunningService> {
+  const owners = await startDeviceOwners(owns);
   const svc = await startServiceUnderTest({
     name: 'message',
     loadConfig: loadMessageConfig,
@@ -31,8 +37,12 @@ export async function startMessageService(env: Record<string, string> = {}): Pro
       OTP_SEAL_KEY: TEST_SEAL_KEY,
       // No scheduler here: timers of scheduled messages fail to be created (and are logged); tests fire timers themselves.
       SCHEDULER_GRPC_ADDR: '127.0.0.1:1',
+      DEVICE_HUB_GRPC_ADDR: owners.address,
       ...env,
     },
+  }).catch(async (err: unknown) => {
+    await owners.stop(100);
+    throw err;
   });
   const client = clientOfAllowedCallers<message.MessageServiceClient>(
     messageProto().MessageService,
@@ -47,6 +57,7 @@ export async function startMessageService(env: Record<string, string> = {}): Pro
     async stop() {
       client.close();
       await svc.stop();
+      await owners.stop(100);
     },
   };
 }

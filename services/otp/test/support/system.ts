@@ -2,7 +2,16 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { createClient, createPool, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
 import { messageProto, otpProto, type message, type otp } from '@smsgw/proto';
-import { createSandbox, DATABASE_URL, NATS_URL, REDIS_URL, grpcTlsFor, startServiceProcess, startServiceUnderTest } from '@smsgw/testing';
+import {
+  createSandbox,
+  DATABASE_URL,
+  NATS_URL,
+  REDIS_URL,
+  grpcTlsFor,
+  startDeviceOwners,
+  startServiceProcess,
+  startServiceUnderTest,
+} from '@smsgw/testing';
 import { loadOtpConfig } from '../../src/config';
 import { start } from '../../src/main';
 
@@ -36,12 +45,15 @@ export interface OtpSystem {
 export async function startOtpSystem(): Promise<OtpSystem> {
   const sandbox = await createSandbox({ name: 'otp', redis: true });
   const hashKey = randomBytes(32);
+  // Every device is its client's here: the OTP tests are not about the device.
+  const owners = await startDeviceOwners();
   const messageService = await startServiceProcess({
     service: 'message',
     natsPrefix: sandbox.natsPrefix,
-    env: { OTP_SEAL_KEY: hex(32), RETENTION_INTERVAL_MS: '0' },
+    env: { OTP_SEAL_KEY: hex(32), RETENTION_INTERVAL_MS: '0', DEVICE_HUB_GRPC_ADDR: owners.address },
     logFolder: 'otp-tests',
   }).catch(async (err: unknown) => {
+    await owners.stop(100);
     await sandbox.cleanUp();
     throw err;
   });
@@ -111,6 +123,7 @@ export async function startOtpSystem(): Promise<OtpSystem> {
       await new Promise<void>((resolve) => proxyServer.close(() => resolve()));
       await messagePool.end();
       await messageService.stop();
+      await owners.stop(100);
       await sandbox.cleanUp();
     },
   };

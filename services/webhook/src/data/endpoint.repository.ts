@@ -38,13 +38,23 @@ async function endPending(tx: PoolClient, endpointId: string, reason: string): P
 export class EndpointRepository {
   constructor(private readonly pool: Pool) {}
 
-  async insert(e: NewEndpoint): Promise<EndpointRow> {
-    const { rows } = await this.pool.query<EndpointRow>(
-      `INSERT INTO endpoints (endpoint_id, client_id, mode, url, events, secret, description)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
-      [e.endpointId, e.clientId, e.mode, e.url, e.events, e.secret, e.description],
-    );
-    return rows[0]!;
+  /**
+   * Inserts the endpoint unless its client has `max` endpoints already (undefined then). The
+   * client's inserts wait for each other (a transaction lock on its id), so that several at once
+   * cannot all pass the count.
+   */
+  async insert(e: NewEndpoint, max: number): Promise<EndpointRow | undefined> {
+    return inTransaction(this.pool, async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('webhook-endpoints:' || $1, 0))", [e.clientId]);
+      const { rows } = await tx.query<EndpointRow>(
+        `INSERT INTO endpoints (endpoint_id, client_id, mode, url, events, secret, description)
+         SELECT $1, $2, $3, $4, $5, $6, $7
+         WHERE (SELECT count(*) FROM endpoints WHERE client_id = $2 AND deleted_at IS NULL) < $8
+         RETURNING ${COLUMNS}`,
+        [e.endpointId, e.clientId, e.mode, e.url, e.events, e.secret, e.description, max],
+      );
+      return rows[0];
+    });
   }
 
   async list(clientId: string): Promise<EndpointRow[]> {

@@ -19,9 +19,10 @@ export const kindsError = () =>
   });
 export const notFound = (what: 'WEBHOOK_NOT_FOUND' | 'EVENT_NOT_FOUND') => new AppError('NOT_FOUND', { details: [{ code: what }] });
 
-async function knownClient({ accounts }: WebhookService, clientId: string): Promise<void> {
+/** A known client whose owner confirmed the account's address: endpoints wait for it (ACCOUNT_NOT_VERIFIED). */
+async function verifiedClient({ accounts }: WebhookService, clientId: string): Promise<void> {
   if (!clientId) throw new AppError('INVALID_CLIENT_ID');
-  await accounts.getClient({ clientId });
+  if (!(await accounts.getClient({ clientId })).accountVerified) throw new AppError('ACCOUNT_NOT_VERIFIED');
 }
 
 /** An endpoint of the client, or WEBHOOK_NOT_FOUND. */
@@ -37,26 +38,38 @@ async function allowedUrl({ checkUrl }: WebhookService, url: string): Promise<st
   return url;
 }
 
-/** A new endpoint of a known client, its URL checked; its secret is shown once. */
+/**
+ * A new endpoint of a known client whose account is verified, its URL checked, within the
+ * client's cap (LIMIT_REACHED past it); its secret is shown once.
+ */
 export async function createEndpoint(
   service: WebhookService,
   req: { clientId: string; mode: Mode; url: string; events: string[]; description: string },
 ): Promise<{ endpoint: EndpointRow; secret: string }> {
-  await knownClient(service, req.clientId);
+  await verifiedClient(service, req.clientId);
   const kinds = parseKinds(req.events);
   if (!kinds) throw kindsError();
   const url = await allowedUrl(service, req.url);
   // The secret is shown once; `whsec_` tells a reader what it is, as in Stripe's.
   const secret = `whsec_${randomBytes(32).toString('base64url')}`;
-  const endpoint = await service.endpoints.insert({
-    endpointId: newId('whe'),
-    clientId: req.clientId,
-    mode: req.mode,
-    url,
-    events: kinds,
-    secret,
-    description: req.description.slice(0, 500),
-  });
+  const max = service.maxEndpointsPerClient;
+  const endpoint = await service.endpoints.insert(
+    {
+      endpointId: newId('whe'),
+      clientId: req.clientId,
+      mode: req.mode,
+      url,
+      events: kinds,
+      secret,
+      description: req.description.slice(0, 500),
+    },
+    max,
+  );
+  if (!endpoint) {
+    throw new AppError('LIMIT_REACHED', {
+      message: `Un compte peut avoir ${max} points de terminaison de webhook au plus : supprimez-en un avant d'en ajouter un autre.`,
+    });
+  }
   return { endpoint, secret };
 }
 

@@ -16,4 +16,6 @@ export interface WebhookService {
   checkUrl: UrlCheck;
   /** Hands a delivery leased here to this replica's dispatcher. */
   enqueue: (job: DeliveryJob) => boolean;
+  /** Endpoints one client may have at once. */
+  maxEndpointsPerClient: number;
 }

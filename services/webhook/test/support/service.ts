@@ -20,6 +20,8 @@ export interface KnownClient {
   name?: string;
   /** The client's signing secret, for the events of messages with their own webhook URL. */
   signingSecret?: string;
+  /** Whether the owner confirmed the account's address (endpoints wait for it); true unless said. */
+  accountVerified?: boolean;
 }
 
 /** An account service that knows one client; any other method fails. */
@@ -34,6 +36,7 @@ export function accountKnowing(known: KnownClient): AsyncHandlers<account.Accoun
         createdAt: new Date().toISOString(),
         // Alerts go only to an address its owner confirmed.
         emailVerified: true,
+        accountVerified: known.accountVerified ?? true,
       };
     },
     GetSigningSecret: async () => ({ secret: known.signingSecret ?? 'whsec_test' }),

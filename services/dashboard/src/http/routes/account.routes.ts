@@ -3,6 +3,7 @@ import type { account } from '@smsgw/proto';
 import type { Confirmation } from '../../use-cases/confirm-password.use-case';
 import { confirmVerification, requestPasswordReset, resetPassword } from '../../use-cases/email-links.use-case';
 import { clientSettings, type ClientSettings, type FleetField } from '../../use-cases/fleet.use-case';
+import { accountVerified } from '../../use-cases/account-verification.use-case';
 import { createKey, listKeys, revokeKey } from '../../use-cases/keys.use-case';
 import { overview } from '../../use-cases/overview.use-case';
 import {
@@ -18,6 +19,7 @@ import { signUpFrom } from '../../use-cases/sign-up.use-case';
 import {
   credentialsForm as credentialsView,
   emailVerifiedView,
+  firstProofView,
   forgotPasswordView,
   keysView,
   overviewView,
@@ -124,16 +126,18 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     router.get('/reset-password', (ctx) => anonymous(ctx, 'Choose a new password', resetPasswordView(pageContext(ctx), linkToken(ctx))));
     router.post('/reset-password', async (ctx) => {
       const token = field(ctx, 'token');
+      let reset: Awaited<ReturnType<typeof resetPassword>>;
       try {
-        if (!(await resetPassword(deps, token, ctx.state.form!.get('new') ?? ''))) {
-          return anonymous(ctx, 'Choose a new password', resetPasswordView(pageContext(ctx), token, USED_LINK), 400);
-        }
+        reset = await resetPassword(deps, token, ctx.state.form!.get('new') ?? '');
+        if (!reset) return anonymous(ctx, 'Choose a new password', resetPasswordView(pageContext(ctx), token, USED_LINK), 400);
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
         return anonymous(ctx, 'Choose a new password', resetPasswordView(pageContext(ctx), token, explain(err)), 400);
       }
       // Every session of the user ended, this browser's too.
       ctx.cookies.set(SESSION_COOKIE, '', cookieOptions(0));
+      // The first proof of the address says what it revoked (a page of its own, not a redirect anyone could forge).
+      if (reset.proof) return anonymous(ctx, 'Your account is yours', firstProofView(reset));
       ctx.redirect('/signin?reset=1');
     });
     router.get('/verify-email', (ctx) => anonymous(ctx, 'Confirm your address', verifyEmailView(pageContext(ctx), linkToken(ctx))));
@@ -153,21 +157,28 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
   });
 
   router.get('/', async (ctx) => {
-    page(ctx, 'Overview', 'overview', overviewView(await overview(up, ctx.state.session!.clientId), ctx.state.session!.csrf));
+    const s = ctx.state.session!;
+    page(ctx, 'Overview', 'overview', overviewView(await overview(up, s.clientId, s.email), s.csrf));
   });
 
   const sessionOf = (ctx: DashContext) => ctx.state.session!;
   /** The sensitive actions' re-authentication: the form's `password` field is the user's. */
   const passwordOf = (ctx: DashContext) => ctx.state.form!.get('password') ?? '';
 
-  function keysPage(
+  async function keysPage(
     ctx: DashContext,
     keys: account.ApiKey__Output[],
     notes: { fresh?: { key: string; mode: string; name: string }; error?: string; typed?: string } = {},
   ) {
     const s = sessionOf(ctx);
     const { fresh, error, typed } = notes;
-    page(ctx, 'API keys', 'keys', keysView({ csrf: s.csrf, keys, welcome: ctx.query.welcome === '1', fresh, error, typedName: typed }));
+    const unverifiedAccount = (await accountVerified(up, s.clientId)) ? undefined : s.email;
+    page(
+      ctx,
+      'API keys',
+      'keys',
+      keysView({ csrf: s.csrf, keys, welcome: ctx.query.welcome === '1', fresh, error, typedName: typed, unverifiedAccount }),
+    );
   }
 
   router.get('/keys', async (ctx) => keysPage(ctx, await listKeys(up, sessionOf(ctx).clientId)));
@@ -178,7 +189,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     const created = await createKey(deps, sessionOf(ctx), passwordOf(ctx), { name, mode });
     const refused = refusal(ctx, created.confirmation);
     if (refused) return keysPage(ctx, created.keys, { error: refused, typed: name });
-    keysPage(ctx, created.keys, { fresh: { key: created.key!, mode, name } });
+    await keysPage(ctx, created.keys, { fresh: { key: created.key!, mode, name } });
   });
   router.post('/keys/:keyId/revoke', async (ctx) => {
     await revokeKey(up, sessionOf(ctx).clientId, ctx.params.keyId!);
@@ -196,8 +207,9 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     settingsPage(ctx, settings, refused ? { error: refused } : { secret });
   });
   router.post('/settings/secret/rotate', async (ctx) => {
-    const { secret, settings } = await rotateSigningSecret(deps, sessionOf(ctx).clientId);
-    settingsPage(ctx, settings, { secret, ok: 'The signing secret was rotated. Here is the new one.' });
+    const { confirmation, secret, settings } = await rotateSigningSecret(deps, sessionOf(ctx), passwordOf(ctx));
+    const refused = refusal(ctx, confirmation);
+    settingsPage(ctx, settings, refused ? { error: refused } : { secret, ok: 'The signing secret was rotated. Here is the new one.' });
   });
   router.post('/settings/alerts', async (ctx) => {
     const changed = await changeAlertEmail(deps, sessionOf(ctx), passwordOf(ctx), field(ctx, 'email'));

@@ -23,7 +23,9 @@ import {
 } from '../../use-cases/phones.use-case';
 import { phoneView } from '../../views/phone.view';
 import { APK_PATH, installSection, phonesView } from '../../views/phones.view';
-import { field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
+import { AppError } from '@smsgw/platform';
+import { NEEDS_VERIFIED_ACCOUNT } from '../../views/account.view';
+import { explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
 let zones: string[] | undefined;
 /** The IANA time zones this runtime knows, for the time zone field's suggestions. */
@@ -49,15 +51,34 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   async function phonesPage(ctx: DashContext, list: PhonesList, notes: { added?: AddedPhone; error?: string; ok?: string } = {}) {
     const s = ctx.state.session!;
     const install = await installSection(list.apk, `${ctx.origin}${APK_PATH}`);
-    page(ctx, 'Phones', 'phones', await phonesView({ csrf: s.csrf, clientId: s.clientId, phones: list.phones, install, ...notes }));
+    const unverifiedAccount = list.accountVerified ? undefined : s.email;
+    page(
+      ctx,
+      'Phones',
+      'phones',
+      await phonesView({ csrf: s.csrf, clientId: s.clientId, phones: list.phones, install, unverifiedAccount, ...notes }),
+    );
+  }
+
+  /** Adding or pairing a phone refused (an account not verified, the cap of phones): the page with the reason. */
+  async function refused(ctx: DashContext, err: unknown): Promise<boolean> {
+    if (!(err instanceof AppError) || (err.code !== 'ACCOUNT_NOT_VERIFIED' && err.code !== 'LIMIT_REACHED')) return false;
+    ctx.status = err.httpStatus;
+    const error = err.code === 'ACCOUNT_NOT_VERIFIED' ? NEEDS_VERIFIED_ACCOUNT : explain(err);
+    await phonesPage(ctx, await phonesList(deps, clientOf(ctx)), { error });
+    return true;
   }
 
   router.get('/phones', async (ctx) => phonesPage(ctx, await phonesList(deps, clientOf(ctx))));
   router.post('/phones', async (ctx) => {
     const name = field(ctx, 'name').slice(0, 100);
     if (!name) return phonesPage(ctx, await phonesList(deps, clientOf(ctx)), { error: 'Give the phone a name.' });
-    const { added, ...list } = await addPhone(deps, clientOf(ctx), name);
-    await phonesPage(ctx, list, { added });
+    try {
+      const { added, ...list } = await addPhone(deps, clientOf(ctx), name);
+      await phonesPage(ctx, list, { added });
+    } catch (err) {
+      if (!(await refused(ctx, err))) throw err;
+    }
   });
   /** A phone's page: its state, the use of its limits and the form of its limits (another client's phone: 404). */
   function phonePage(ctx: DashContext, { device, queued }: PhoneDetail, typed?: { form: LimitsForm; errors: LimitErrors }) {
@@ -98,8 +119,12 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     ctx.redirect('/phones');
   });
   router.post('/phones/:deviceId/rotate', async (ctx) => {
-    const { added, ...list } = await rotatePhone(deps, clientOf(ctx), ctx.params.deviceId!);
-    await phonesPage(ctx, list, { added });
+    try {
+      const { added, ...list } = await rotatePhone(deps, clientOf(ctx), ctx.params.deviceId!);
+      await phonesPage(ctx, list, { added });
+    } catch (err) {
+      if (!(await refused(ctx, err))) throw err;
+    }
   });
   router.post('/phones/:deviceId/revoke', async (ctx) => {
     await phonesPage(ctx, await revokePhone(deps, clientOf(ctx), ctx.params.deviceId!), {
@@ -116,16 +141,23 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   router.get('/phones/events', (ctx) => {
     const clientId = clientOf(ctx);
     const stream = new PassThrough();
+    const send = (change: DeviceChange) => stream.write(`event: device\ndata: ${JSON.stringify(change)}\n\n`);
+    // Changes that come while the states are read wait for them: an older state never follows a newer one.
+    let held: DeviceChange[] | undefined = [];
+    const stop = deviceEvents.listen(clientId, (change) => (held ? held.push(change) : send(change)));
+    if (!stop) {
+      ctx.status = 429;
+      ctx.set('Retry-After', '60');
+      ctx.type = 'text/plain';
+      ctx.body = `Too many live views of your phones are open (${deps.liveStreamsPerAccount} at most): close a tab or a window of this page.`;
+      return;
+    }
     ctx.req.socket.setTimeout(0);
     ctx.type = 'text/event-stream';
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Accel-Buffering', 'no');
     ctx.body = stream;
     stream.write('retry: 2000\n\n');
-    const send = (change: DeviceChange) => stream.write(`event: device\ndata: ${JSON.stringify(change)}\n\n`);
-    // Changes that come while the states are read wait for them: an older state never follows a newer one.
-    let held: DeviceChange[] | undefined = [];
-    const stop = deviceEvents.listen(clientId, (change) => (held ? held.push(change) : send(change)));
     void phoneStates(up, clientId)
       .then(
         (states) => states.forEach(send),

@@ -8,17 +8,37 @@ import {
   sendTestEvent,
   setEndpointEnabled,
 } from '../../use-cases/webhooks.use-case';
+import { NEEDS_VERIFIED_ACCOUNT } from '../../views/account.view';
 import { problemView } from '../../views/error.view';
 import { deliveryLogView, webhooksView, type WebhooksNotes } from '../../views/webhooks.view';
 import { explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
 export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
   const { up } = deps;
+  // Test events and replays: one count per account.
+  const testEvents = { up, redis: deps.redis, limit: deps.testEventLimit };
 
   async function webhooksPage(ctx: DashContext, extra: WebhooksNotes = {}) {
     const s = ctx.state.session!;
-    const { endpoints, alertEmail } = await listEndpoints(up, s.clientId);
-    page(ctx, 'Webhooks', 'webhooks', webhooksView(s.csrf, endpoints, alertEmail, extra));
+    const { endpoints, alertEmail, accountVerified } = await listEndpoints(up, s.clientId);
+    const unverifiedAccount = accountVerified ? undefined : s.email;
+    page(ctx, 'Webhooks', 'webhooks', webhooksView(s.csrf, endpoints, alertEmail, { ...extra, unverifiedAccount }));
+  }
+
+  /** Too many test events and replays: the page that says so. */
+  function throttled(ctx: DashContext) {
+    const limit = deps.testEventLimit;
+    ctx.status = 429;
+    const seconds = Math.ceil(limit.windowMs / 1000);
+    page(
+      ctx,
+      'Too many test events',
+      'webhooks',
+      problemView(
+        `Too many test events: an account may send ${limit.maxPerAccount} every ${seconds} seconds. Replays count with them. Wait a little and send it again.`,
+        true,
+      ),
+    );
   }
 
   router.get('/webhooks', (ctx) => webhooksPage(ctx));
@@ -33,26 +53,20 @@ export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
       await webhooksPage(ctx, { created });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      await webhooksPage(ctx, { error: err.code === 'VALIDATION_ERROR' ? 'Choose at least one kind of event.' : explain(err) });
+      if (err.code === 'ACCOUNT_NOT_VERIFIED' || err.code === 'LIMIT_REACHED') ctx.status = err.httpStatus;
+      const error =
+        err.code === 'VALIDATION_ERROR'
+          ? 'Choose at least one kind of event.'
+          : err.code === 'ACCOUNT_NOT_VERIFIED'
+            ? NEEDS_VERIFIED_ACCOUNT
+            : explain(err);
+      await webhooksPage(ctx, { error });
     }
   });
   router.post('/webhooks/:endpointId/test', async (ctx) => {
     const s = ctx.state.session!;
-    const limit = deps.testEventLimit;
-    const sent = await sendTestEvent({ up, redis: deps.redis, limit }, s.clientId, ctx.params.endpointId!, field(ctx, 'event'));
-    if (sent === 'throttled') {
-      ctx.status = 429;
-      const seconds = Math.ceil(limit.windowMs / 1000);
-      return page(
-        ctx,
-        'Too many test events',
-        'webhooks',
-        problemView(
-          `Too many test events: an account may send ${limit.maxPerAccount} every ${seconds} seconds. Wait a little and send it again.`,
-          true,
-        ),
-      );
-    }
+    const sent = await sendTestEvent(testEvents, s.clientId, ctx.params.endpointId!, field(ctx, 'event'));
+    if (sent === 'throttled') return throttled(ctx);
     ctx.redirect(`/webhooks/${ctx.params.endpointId}?sent=${encodeURIComponent(sent.eventId)}`);
   });
   for (const [action, enabled] of [
@@ -79,7 +93,8 @@ export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
   });
   router.post('/webhooks/:endpointId/replay', async (ctx) => {
     const eventId = field(ctx, 'event_id');
-    await replayEvent(up, ctx.state.session!.clientId, ctx.params.endpointId!, eventId);
+    if ((await replayEvent(testEvents, ctx.state.session!.clientId, ctx.params.endpointId!, eventId)) === 'throttled')
+      return throttled(ctx);
     ctx.redirect(`/webhooks/${ctx.params.endpointId}?replayed=${encodeURIComponent(eventId)}`);
   });
 }

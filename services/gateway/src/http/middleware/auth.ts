@@ -36,7 +36,9 @@ export class KeyVerifier {
 
   /**
    * The account service's answer (kept for its time), or the one kept; a refusal comes back as
-   * `error` (INVALID_API_KEY, INVALID_CLIENT_ID), any other failure is thrown.
+   * `error` (INVALID_API_KEY, INVALID_CLIENT_ID, ACCOUNT_NOT_VERIFIED: a live key of an account
+   * whose address is not verified yet, kept as briefly as a refusal so that the key works within
+   * `negativeTtlMs` of the verification), any other failure is thrown.
    */
   async verify(apiKey: string, clientId: string): Promise<Verdict> {
     const known = this.cached(apiKey, clientId);
@@ -52,7 +54,10 @@ export class KeyVerifier {
       this.cache.set(`${clientId}\n${apiKey}`, { auth }, this.options.ttlMs);
       return { auth };
     } catch (err) {
-      if (err instanceof AppError && (err.code === 'INVALID_API_KEY' || err.code === 'INVALID_CLIENT_ID')) {
+      if (
+        err instanceof AppError &&
+        (err.code === 'INVALID_API_KEY' || err.code === 'INVALID_CLIENT_ID' || err.code === 'ACCOUNT_NOT_VERIFIED')
+      ) {
         const error = new AppError(err.code);
         if (clientId.length <= 64) this.cache.set(`${clientId}\n${apiKey}`, { error }, this.options.negativeTtlMs);
         return { error };
@@ -64,7 +69,8 @@ export class KeyVerifier {
 
 /**
  * Authentication rules 3 to 5 of the specification: missing headers, then
- * the key, then the client, through the `KeyVerifier`.
+ * the key, then the client, through the `KeyVerifier`; then a live key of an account whose address
+ * is not verified yet is refused (ACCOUNT_NOT_VERIFIED).
  *
  * Every verification the account service refuses counts against the
  * caller's address (a Redis counter, exact across replicas); past the limit,
@@ -113,7 +119,8 @@ export function authenticate(verifier: KeyVerifier, pipeline: TickPipeline, opti
     await refuseFloodingAddress(ctx);
     const verdict = await verifier.verify(apiKey, clientId);
     if (verdict.error) {
-      await countFailure(ctx);
+      // A right key of an account whose address is not verified yet is not a guess: not counted.
+      if (verdict.error.code !== 'ACCOUNT_NOT_VERIFIED') await countFailure(ctx);
       throw verdict.error;
     }
     ctx.state.auth = verdict.auth;

@@ -2,11 +2,16 @@ package org.smsgw.agent.app;
 
 import android.content.Context;
 import android.content.SharedPreferences;
+import java.security.GeneralSecurityException;
+import javax.crypto.SecretKey;
 import org.smsgw.agent.core.Credentials;
+import org.smsgw.agent.core.CredentialsSeal;
 
 /**
- * The pairing's result and the optional CA certificate, in the app's private preferences
- * (not backed up: allowBackup is off, the token must not leave the phone).
+ * The pairing's result and the optional CA certificate, in the app's private preferences. The
+ * credentials (the device token) are sealed under an Android Keystore key (CredentialsSeal,
+ * KeystoreKey): the preferences are also left out of backups and device transfers (allowBackup
+ * off, res/xml's rules), and a copy that leaves the phone anyway opens nowhere else.
  */
 final class CredentialsStore {
     private static final String FILE = "agent";
@@ -16,14 +21,33 @@ final class CredentialsStore {
         prefs = context.getSharedPreferences(FILE, Context.MODE_PRIVATE);
     }
 
+    /** The stored credentials; null when none, or when this phone's key cannot open them (the phone pairs again). */
     Credentials credentials() {
-        String json = prefs.getString("credentials", null);
-        return json == null ? null : Credentials.fromJson(json);
+        String stored = prefs.getString("credentials", null);
+        if (stored == null) return null;
+        SecretKey key;
+        try {
+            key = KeystoreKey.credentials();
+        } catch (GeneralSecurityException e) {
+            AndroidLog.INSTANCE.warn("the Android Keystore key of the credentials is not available", e);
+            return null;
+        }
+        CredentialsSeal.Opened opened = CredentialsSeal.open(key, stored);
+        if (opened == null) return null;
+        // Credentials an app of before stored in clear: sealed from now on.
+        if (opened.wasClear) save(opened.credentials);
+        return opened.credentials;
     }
 
     /** commit(), not apply(): the service may be started right after, in another thread. */
     void save(Credentials credentials) {
-        prefs.edit().putString("credentials", credentials.toJson()).remove("stopped_reason").commit();
+        String sealed;
+        try {
+            sealed = CredentialsSeal.seal(KeystoreKey.credentials(), credentials);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("the credentials cannot be sealed with the Android Keystore: " + e.getMessage(), e);
+        }
+        prefs.edit().putString("credentials", sealed).remove("stopped_reason").commit();
     }
 
     void forget() {

@@ -20,4 +20,31 @@ final class Base64 {
         }
         return out.toString();
     }
+
+    /** The bytes of a padded standard Base64 text; IllegalArgumentException for anything else. */
+    static byte[] decode(String text) {
+        if (text.length() % 4 != 0) throw new IllegalArgumentException("not base64");
+        int pad = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
+        byte[] out = new byte[text.length() / 4 * 3 - pad];
+        int o = 0;
+        for (int i = 0; i < text.length(); i += 4) {
+            int n = 0;
+            for (int j = 0; j < 4; j++) {
+                char c = text.charAt(i + j);
+                boolean padding = c == '=' && i + j >= text.length() - pad;
+                n = (n << 6) | (padding ? 0 : indexOf(c));
+            }
+            for (int shift = 16; shift >= 0 && o < out.length; shift -= 8) out[o++] = (byte) (n >> shift);
+        }
+        return out;
+    }
+
+    private static int indexOf(char c) {
+        if (c >= 'A' && c <= 'Z') return c - 'A';
+        if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+        if (c >= '0' && c <= '9') return c - '0' + 52;
+        if (c == '+') return 62;
+        if (c == '/') return 63;
+        throw new IllegalArgumentException("not base64");
+    }
 }

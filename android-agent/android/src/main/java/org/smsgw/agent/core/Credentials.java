@@ -1,5 +1,7 @@
 package org.smsgw.agent.core;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import org.json.JSONException;
 import org.json.JSONObject;
 
@@ -26,7 +28,7 @@ public final class Credentials {
         }
     }
 
-    /** Null when the text is not stored credentials. */
+    /** Null when the text is not stored credentials, or their ws_url is not on the paired hub's host. */
     public static Credentials fromJson(String text) {
         try {
             JSONObject o = new JSONObject(text);
@@ -34,10 +36,25 @@ public final class Credentials {
             String id = o.optString("device_id", "");
             String token = o.optString("device_token", "");
             String ws = o.optString("ws_url", "");
-            if (hub.isEmpty() || id.isEmpty() || token.isEmpty() || !ws.startsWith("wss://")) return null;
+            if (hub.isEmpty() || id.isEmpty() || token.isEmpty() || !onHubHost(hub, ws)) return null;
             return new Credentials(hub, id, token, ws);
         } catch (JSONException e) {
             return null;
+        }
+    }
+
+    /**
+     * Whether {@code wsUrl} is a wss:// URL on the host of {@code hubUrl} (the one the phone paired
+     * with): a hub's answer, or stored credentials, cannot send the token to another host.
+     */
+    public static boolean onHubHost(String hubUrl, String wsUrl) {
+        try {
+            URI hub = new URI(hubUrl);
+            URI ws = new URI(wsUrl);
+            return "wss".equalsIgnoreCase(ws.getScheme()) && ws.getHost() != null && hub.getHost() != null
+                    && ws.getHost().equalsIgnoreCase(hub.getHost()) && ws.getRawUserInfo() == null;
+        } catch (URISyntaxException e) {
+            return false;
         }
     }
 }

@@ -149,6 +149,11 @@ public final class Pairing {
         if (deviceId.isEmpty() || token.isEmpty() || !wsUrl.startsWith("wss://")) {
             throw new PairingException(PairingException.Kind.FAILED, "pairing failed: the hub's answer lacks device_id, device_token or a wss ws_url");
         }
+        // The token goes only to the host the phone paired with, whatever the answer says.
+        if (!Credentials.onHubHost(request.hubUrl, wsUrl)) {
+            throw new PairingException(PairingException.Kind.FAILED,
+                    "pairing failed: the hub's ws_url is not on the host the phone paired with (" + request.hubUrl + ")");
+        }
         return new Credentials(request.hubUrl, deviceId, token, wsUrl);
     }
 

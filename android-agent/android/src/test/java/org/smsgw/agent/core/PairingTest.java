@@ -95,7 +95,7 @@ public class PairingTest {
     @Test
     public void whenTheClientIdAndPasswordAreTypedThenTheyAreSentAsTyped() throws Exception {
         status = 200;
-        answer = "{\"success\":true,\"device_id\":\"device_2\",\"device_token\":\"dtk_x\",\"ws_url\":\"wss://h/v1/agent\"}";
+        answer = "{\"success\":true,\"device_id\":\"device_2\",\"device_token\":\"dtk_x\",\"ws_url\":\"wss://127.0.0.1/v1/agent\"}";
         Pairing.Request request = Pairing.withPassword("127.0.0.1:" + server.getAddress().getPort(), " client_17 ", "abcd-efgh-jkmn-pqrs");
         pair(request);
         assertEquals("client_17", received.getString("client_id"));
@@ -141,6 +141,29 @@ public class PairingTest {
         } catch (PairingException e) {
             assertEquals(PairingException.Kind.FAILED, e.kind);
         }
+    }
+
+    @Test
+    public void whenTheHubAnswersAWsUrlOnAnotherHostThenPairingFailsAndNoCredentialsAreKept() throws Exception {
+        status = 200;
+        for (String ws : new String[] {"wss://evil.example/v1/agent", "wss://127.0.0.1.evil.example/v1/agent",
+                "wss://user@evil.example@127.0.0.1/v1/agent"}) {
+            answer = "{\"success\":true,\"device_id\":\"d\",\"device_token\":\"dtk_t\",\"ws_url\":\"" + ws + "\"}";
+            try {
+                pair(Pairing.fromPairingUrl(hub() + "/v1/agent/pair?code=X"));
+                fail(ws);
+            } catch (PairingException e) {
+                assertEquals(PairingException.Kind.FAILED, e.kind);
+                assertEquals(ws, true, e.getMessage().contains("not on the host the phone paired with"));
+            }
+        }
+        // Another port of the same host is the hub's (an ingress may serve the WebSocket elsewhere).
+        answer = "{\"success\":true,\"device_id\":\"d\",\"device_token\":\"dtk_t\",\"ws_url\":\"wss://127.0.0.1:9443/v1/agent\"}";
+        assertEquals("wss://127.0.0.1:9443/v1/agent", pair(Pairing.fromPairingUrl(hub() + "/v1/agent/pair?code=X")).wsUrl);
+        // Stored credentials whose ws_url was changed to another host are not used.
+        String stored = new Credentials("https://hub.example.com", "d", "dtk_t", "wss://hub.example.com/v1/agent").toJson();
+        assertEquals(null, Credentials.fromJson(new JSONObject(stored).put("ws_url", "wss://evil.example/v1/agent").toString()));
+        assertEquals("dtk_t", Credentials.fromJson(stored).deviceToken);
     }
 
     @Test
