@@ -11,6 +11,8 @@ export interface EndpointRow {
   secret: string;
   enabled: boolean;
   description: string;
+  /** Its events go in batches, a JSON array a POST. */
+  batch: boolean;
   created_at: Date;
 }
 
@@ -22,9 +24,10 @@ export interface NewEndpoint {
   events: string[];
   secret: string;
   description: string;
+  batch: boolean;
 }
 
-const COLUMNS = 'endpoint_id, client_id, mode, url, events, secret, enabled, description, created_at';
+const COLUMNS = 'endpoint_id, client_id, mode, url, events, secret, enabled, description, batch, created_at';
 
 /** Ends an endpoint's pending deliveries, without an alert: the client chose it. */
 async function endPending(tx: PoolClient, endpointId: string, reason: string): Promise<void> {
@@ -40,9 +43,9 @@ export class EndpointRepository {
 
   async insert(e: NewEndpoint): Promise<EndpointRow> {
     const { rows } = await this.pool.query<EndpointRow>(
-      `INSERT INTO endpoints (endpoint_id, client_id, mode, url, events, secret, description)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
-      [e.endpointId, e.clientId, e.mode, e.url, e.events, e.secret, e.description],
+      `INSERT INTO endpoints (endpoint_id, client_id, mode, url, events, secret, description, batch)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+      [e.endpointId, e.clientId, e.mode, e.url, e.events, e.secret, e.description, e.batch],
     );
     return rows[0]!;
   }
@@ -77,14 +80,22 @@ export class EndpointRepository {
   async update(
     clientId: string,
     endpointId: string,
-    change: { url?: string; events?: string[]; enabled?: boolean; description?: string },
+    change: { url?: string; events?: string[]; enabled?: boolean; description?: string; batch?: boolean },
   ): Promise<EndpointRow | undefined> {
     return inTransaction(this.pool, async (tx) => {
       const { rows } = await tx.query<EndpointRow>(
         `UPDATE endpoints SET url = COALESCE($3, url), events = COALESCE($4, events),
-                enabled = COALESCE($5, enabled), description = COALESCE($6, description)
+                enabled = COALESCE($5, enabled), description = COALESCE($6, description), batch = COALESCE($7, batch)
          WHERE client_id = $1 AND endpoint_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
-        [clientId, endpointId, change.url ?? null, change.events ?? null, change.enabled ?? null, change.description ?? null],
+        [
+          clientId,
+          endpointId,
+          change.url ?? null,
+          change.events ?? null,
+          change.enabled ?? null,
+          change.description ?? null,
+          change.batch ?? null,
+        ],
       );
       if (rows[0] && change.enabled === false) await endPending(tx, endpointId, 'endpoint disabled');
       return rows[0];

@@ -40,7 +40,7 @@ async function allowedUrl({ checkUrl }: WebhookService, url: string): Promise<st
 /** A new endpoint of a known client, its URL checked; its secret is shown once. */
 export async function createEndpoint(
   service: WebhookService,
-  req: { clientId: string; mode: Mode; url: string; events: string[]; description: string },
+  req: { clientId: string; mode: Mode; url: string; events: string[]; description: string; batch: boolean },
 ): Promise<{ endpoint: EndpointRow; secret: string }> {
   await knownClient(service, req.clientId);
   const kinds = parseKinds(req.events);
@@ -56,6 +56,7 @@ export async function createEndpoint(
     events: kinds,
     secret,
     description: req.description.slice(0, 500),
+    batch: req.batch,
   });
   return { endpoint, secret };
 }
@@ -64,10 +65,10 @@ export function listEndpoints(service: WebhookService, clientId: string): Promis
   return service.endpoints.list(clientId);
 }
 
-/** Changes what is given (an empty URL or event list changes nothing), the URL checked again. */
+/** Changes what is given (an empty URL or event list changes nothing), the URL checked again. Pending deliveries take the new batch form at their next attempt. */
 export async function updateEndpoint(
   service: WebhookService,
-  req: { clientId: string; endpointId: string; url: string; events: string[]; enabled?: boolean; description?: string },
+  req: { clientId: string; endpointId: string; url: string; events: string[]; enabled?: boolean; description?: string; batch?: boolean },
 ): Promise<EndpointRow> {
   await endpointOf(service, req.clientId, req.endpointId);
   let kinds: string[] | undefined;
@@ -80,6 +81,7 @@ export async function updateEndpoint(
     events: kinds,
     enabled: req.enabled,
     description: req.description?.slice(0, 500),
+    batch: req.batch,
   });
   if (!updated) throw notFound('WEBHOOK_NOT_FOUND');
   return updated;
