@@ -1,7 +1,11 @@
+import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import path from 'node:path';
+import readline from 'node:readline';
 import { createClient, type PromiseClient } from '@smsgw/platform';
 import { webhookProto, type webhook } from '@smsgw/proto';
-import { eventually } from './support/http';
+import { freePort, REPO_ROOT } from '@smsgw/stack';
+import { eventually, request } from './support/http';
 import { Receiver, type ReceivedWebhook } from './support/receiver';
 import { TestSystem, type DemoClient, type DemoDevice } from './support/system';
 
@@ -143,4 +147,61 @@ describe('batched webhooks, the whole system', () => {
       expect(d.attempts.map((a) => a.httpStatus)).toEqual(retriedIds.has(d.eventId) ? [500, 200] : [200]);
     }
   }, 180_000);
+
+  it('when the documented example receiver serves a batched endpoint, then it handles each event of a signed array once, and refuses a forged or stale array', async () => {
+    const port = await freePort();
+    const created = await system.cli(
+      ...['create-webhook', '--client', client.client_id, '--url', `https://127.0.0.1:${port}/webhooks`],
+      ...['--events', 'sms.delivered', '--batch'],
+    );
+    const secret = String(created.secret);
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'examples/webhook-receiver.mjs'),
+        ...['--port', String(port), '--secret', secret],
+        ...['--cert', system.stack.certs.certFile, '--key', system.stack.certs.keyFile],
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const lines: Record<string, unknown>[] = [];
+    readline.createInterface({ input: child.stdout }).on('line', (l) => lines.push(JSON.parse(l) as Record<string, unknown>));
+    const waitLine = (match: (l: Record<string, unknown>) => boolean) =>
+      eventually(async () => lines.find(match), 10_000, 'a line of the example receiver', 50);
+    try {
+      await waitLine((l) => 'listening' in l);
+      const test = (await system.cli(
+        ...['send-test-event', '--client', client.client_id, '--endpoint', String(created.endpoint_id), '--event', 'sms.delivered'],
+      )) as { event_id: string };
+      await waitLine((l) => l.event_id === test.event_id && l.handled === 'sms.delivered');
+      await webhooks.replayEvent({ clientId: client.client_id, eventId: test.event_id, endpointId: '' });
+      await waitLine((l) => l.duplicate === test.event_id);
+      expect(lines.filter((l) => l.event_id === test.event_id)).toHaveLength(1);
+
+      const post = async (body: string, signature: string) =>
+        (
+          await request(`https://127.0.0.1:${port}/webhooks`, system.stack.certs.caPem, {
+            method: 'POST',
+            headers: { 'X-Webhook-Signature': signature },
+            rawBody: body,
+          })
+        ).status;
+      const envelope = (eventId: string, at: Date) => ({
+        event: 'sms.delivered',
+        event_id: eventId,
+        timestamp: at.toISOString(),
+        data: {},
+      });
+      const stale = JSON.stringify([envelope('evt_old', new Date(Date.now() - 6 * 60_000))]);
+      const forged = JSON.stringify([envelope('evt_forged', new Date())]);
+      const fresh = JSON.stringify([envelope('evt_one', new Date()), envelope('evt_two', new Date())]);
+      expect(await post(stale, sign(secret, stale))).toBe(400);
+      expect(await post(forged, sign('whsec_wrong', forged))).toBe(401);
+      expect(await post(fresh, sign(secret, fresh))).toBe(200);
+      await waitLine((l) => l.event_id === 'evt_two');
+      expect(lines.filter((l) => 'handled' in l).map((l) => l.event_id)).toEqual([test.event_id, 'evt_one', 'evt_two']);
+    } finally {
+      child.kill();
+    }
+  });
 });
