@@ -17,6 +17,8 @@
 //      and answers 200 to it so that the platform stops retrying;
 //   4. answers 200 at once and handles the event after: the platform waits
 //      5 seconds at most.
+// A batched endpoint's POST is a JSON array of events, signed as a whole:
+// each event is checked and handled as one alone would be.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -70,21 +72,27 @@ const server = https.createServer({ cert: fs.readFileSync(values.cert), key: fs.
     };
     if (req.method !== 'POST') return answer(405, 'POST only');
     if (!signatureMatches(raw, req.headers['x-webhook-signature'])) return answer(401, 'bad signature');
-    let event;
+    let body;
     try {
-      event = JSON.parse(raw.toString('utf8'));
+      body = JSON.parse(raw.toString('utf8'));
     } catch {
       return answer(400, 'not JSON');
     }
-    const signedAt = Date.parse(event.timestamp);
-    if (!Number.isFinite(signedAt) || Math.abs(Date.now() - signedAt) > maxAgeMs) return answer(400, 'stale timestamp');
-    if (seen.has(event.event_id)) {
-      console.log(JSON.stringify({ duplicate: event.event_id }));
-      return answer(200, 'duplicate');
+    const events = Array.isArray(body) ? body : [body];
+    for (const event of events) {
+      const signedAt = Date.parse(event?.timestamp);
+      if (!Number.isFinite(signedAt) || Math.abs(Date.now() - signedAt) > maxAgeMs) return answer(400, 'stale timestamp');
     }
-    seen.set(event.event_id, Date.now());
-    answer(200, 'ok');
-    setImmediate(() => handle(event));
+    const fresh = [];
+    for (const event of events) {
+      if (seen.has(event.event_id)) console.log(JSON.stringify({ duplicate: event.event_id }));
+      else {
+        seen.set(event.event_id, Date.now());
+        fresh.push(event);
+      }
+    }
+    answer(200, fresh.length > 0 ? 'ok' : 'duplicate');
+    setImmediate(() => fresh.forEach(handle));
   });
 });
 

@@ -1,4 +1,4 @@
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash, createHmac, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -239,6 +239,7 @@ describe('the dashboard in a real browser', () => {
       `/phones/${deviceId}/rename`,
       `/webhooks/${endpointId}/delete`,
       `/webhooks/${endpointId}/test`,
+      `/webhooks/${endpointId}/batch`,
       keyAction,
     ]) {
       expect([action, await post(action, { _csrf: csrf, name: 'stolen', event: 'sms.sent' })]).toEqual([action, 404]);
@@ -257,6 +258,41 @@ describe('the dashboard in a real browser', () => {
     await second.page.getByRole('button', { name: 'Sign out' }).click();
     await second.page.goto('/phones');
     expect(second.page.url()).toContain('/signin');
+  });
+
+  it('when an owner turns batching on for an endpoint, then its events come as a signed JSON array of envelopes, and turned off, one event a POST again', async () => {
+    const { page } = await newPage();
+    await signUp(page, `batches${Date.now()}@example.com`, 'batches account password');
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('HTTPS URL').fill(receiver.url('/dashboard-batches'));
+    await page.getByRole('button', { name: 'Add the endpoint' }).click();
+    const secret = await page.getByLabel('Endpoint secret').inputValue();
+    await page.goto('/webhooks');
+    const row = page.locator('tr[data-endpoint]');
+    expect(await row.locator('[data-form]').textContent()).toBe('one event a POST');
+
+    await row.getByRole('button', { name: 'Send in batches' }).click();
+    await page.waitForURL('**/webhooks');
+    expect(await row.locator('[data-form]').textContent()).toBe('batches of up to 100');
+    await row.getByLabel('Kind of test event').selectOption('sms.sent');
+    await row.getByRole('button', { name: 'Send a test event' }).click();
+    const [batch] = await receiver.waitFor('/dashboard-batches', 1);
+
+    const sent = JSON.parse(batch!.raw) as { event: string; event_id: string }[];
+    expect(Array.isArray(sent)).toBe(true);
+    expect(sent.map((e) => e.event)).toEqual(['sms.sent']);
+    expect(batch!.headers['x-webhook-batch-size']).toBe('1');
+    expect(batch!.headers['x-webhook-signature']).toBe(createHmac('sha256', secret).update(batch!.raw).digest('hex'));
+    await page.waitForURL('**/webhooks/whe_*');
+    expect(await page.locator('main').textContent()).toContain('in batches');
+
+    await page.goto('/webhooks');
+    await row.getByRole('button', { name: 'Send one event a POST' }).click();
+    await page.waitForURL('**/webhooks');
+    expect(await row.locator('[data-form]').textContent()).toBe('one event a POST');
+    await row.getByRole('button', { name: 'Send a test event' }).click();
+    const [, single] = await receiver.waitFor('/dashboard-batches', 2);
+    expect(JSON.parse(single!.raw)).toMatchObject({ event: 'sms.sent', event_id: expect.stringMatching(/^evt_/) });
   });
 
   it('when a signed-in owner reveals the signing secret, creates a key or changes the alert address with a wrong password, then the form comes back with a clear message and nothing changes', async () => {

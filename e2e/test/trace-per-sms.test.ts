@@ -14,6 +14,8 @@ interface ReceivedSpan {
   parentSpanId: string;
   name: string;
   attributes: Record<string, unknown>;
+  /** The spans it links to (a batch's span to each of its items'). */
+  links: { traceId: string; spanId: string }[];
 }
 
 interface OtlpJson {
@@ -26,6 +28,7 @@ interface OtlpJson {
         parentSpanId?: string;
         name: string;
         attributes?: { key: string; value: Record<string, unknown> }[];
+        links?: { traceId: string; spanId: string }[];
       }[];
     }[];
   }[];
@@ -45,7 +48,16 @@ async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? []) {
               const attributes = Object.fromEntries((s.attributes ?? []).map((a) => [a.key, Object.values(a.value)[0]]));
-              spans.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, attributes });
+              const links = (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId }));
+              spans.push({
+                service,
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId ?? '',
+                name: s.name,
+                attributes,
+                links,
+              });
             }
           }
         }
@@ -175,6 +187,57 @@ describe('one trace per SMS, exported over OTLP', () => {
     // The phone's looks at its queue (ClaimNext), most of them empty, are no traces of their own,
     // on either side: the SMS's trace goes on from the claimed message.
     expect(otlp.spans.filter((s) => s.name.includes('ClaimNext')).map((s) => `${s.service} ${s.name}`)).toEqual([]);
+  });
+
+  it("when an SMS's events go to a batched endpoint, then each keeps its webhook deliver span in the SMS's trace, and the POST is a span of its own linked to them, whose context the receiver gets", async () => {
+    const client = await system.createClient();
+    const device = await system.createDevice(client.client_id, 'traced batches');
+    await system.startAgent(client, device);
+    await system.cli(
+      ...['create-webhook', '--client', client.client_id, '--url', receiver.url('/traced-batch')],
+      ...['--events', 'sms.sent,sms.delivered', '--batch'],
+    );
+    const res = await system.api('/v1/sms/send', client, {
+      headers: { 'X-Device-ID': device.device_id },
+      body: { to: '+33612345678', message: 'Suivi par lots' },
+    });
+    expect(res.status).toBe(200);
+    const eventIds = await eventually(async () => {
+      const ids = receiver.at('/traced-batch').flatMap((h) => (JSON.parse(h.raw) as { event_id: string }[]).map((e) => e.event_id));
+      return ids.length >= 2 ? ids : undefined;
+    }, 20_000);
+    const posts = receiver.at('/traced-batch');
+
+    // Each POST: a root span of its own trace (the receiver's traceparent), linked to each event's span.
+    const postSpans = await eventually(async () => {
+      const found = posts.map((p) =>
+        otlp.spans.find((s) => s.name === 'webhook deliver batch' && s.traceId === String(p.headers.traceparent).split('-')[1]),
+      );
+      return found.every(Boolean) ? (found as ReceivedSpan[]) : undefined;
+    }, 20_000);
+    const items = await eventually(async () => {
+      const found = eventIds.map((id) => otlp.spans.find((s) => s.name === 'webhook deliver' && s.attributes['smsgw.event_id'] === id));
+      return found.every(Boolean) ? (found as ReceivedSpan[]) : undefined;
+    }, 20_000);
+    for (const p of postSpans) {
+      expect(p).toMatchObject({ service: 'webhook', parentSpanId: '' });
+      expect(Number(p.attributes['http.response.status_code'])).toBe(200);
+    }
+    const linked = postSpans.flatMap((p) => p.links.map((l) => l.spanId)).sort();
+    expect(linked).toEqual(items.map((s) => s.spanId).sort());
+    // Both events' spans are in one trace, the SMS's, which starts at its send request.
+    expect(new Set(items.map((s) => s.traceId)).size).toBe(1);
+    const smsTrace = items[0]!.traceId;
+    expect(postSpans.map((p) => p.traceId)).not.toContain(smsTrace);
+    for (const item of items) {
+      expect(item.service).toBe('webhook');
+      expect(postSpans.map((p) => p.attributes['smsgw.webhook.batch_id'])).toContain(item.attributes['smsgw.webhook.batch_id']);
+    }
+    await eventually(
+      async () => (otlp.spans.some((s) => s.traceId === smsTrace && s.name === 'POST /v1/sms/send' && !s.parentSpanId) ? true : undefined),
+      20_000,
+      "the SMS trace's root",
+    );
   });
 
   it('when URLs carry a phone number or a token in their query, then no exported span holds them', async () => {

@@ -154,6 +154,19 @@ export function startClientSpan(name: string, traceparent: string, attributes: A
 }
 
 /**
+ * A CLIENT span for one outgoing call that carries many items (a batch of webhook events), in a
+ * trace of its own and linked to each item's span (each item goes on in its own trace), as
+ * `publishBatchTraced` does for a batch published to JetStream; the caller ends it.
+ */
+export function startBatchClientSpan(name: string, items: readonly Span[], attributes: Attributes): Span {
+  return tracer.startSpan(
+    name,
+    { kind: SpanKind.CLIENT, attributes, links: items.map((item) => ({ context: item.spanContext() })) },
+    ROOT_CONTEXT,
+  );
+}
+
+/**
  * A PRODUCER span `create <destination>` for one item of a batch (a report, an event), in the
  * active trace: the item carries its context (`traceparentOf`), and the batch's `send` span
  * links to it (`publishBatchTraced`). The caller ends it once the batch is stored.

@@ -366,6 +366,32 @@ describe('the dashboard routes, with the real services behind them', () => {
       expect(idsIn((await browser.get('/webhooks')).text, 'webhooks', 'test')).toEqual([]);
     });
 
+    it('when an endpoint is made to send in batches, then the list shows it, and it switches to one event a POST and back; another account cannot switch it', async () => {
+      const { browser } = await signedUp();
+      await browser.get('/webhooks');
+
+      const created = await browser.post('/webhooks', { url: 'https://127.0.0.1:9/hook', mode: 'live', events: ['sms.sent'], batch: 'on' });
+      const [endpointId] = idsIn(created.text, 'webhooks', 'single');
+      const toSingle = await browser.post(`/webhooks/${endpointId}/single`);
+      const whileSingle = await browser.get('/webhooks');
+      const toBatch = await browser.post(`/webhooks/${endpointId}/batch`);
+      const { browser: intruder } = await signedUp();
+      await intruder.get('/webhooks');
+      const intruded = await intruder.post(`/webhooks/${endpointId}/single`);
+      const unbatched = await browser.post('/webhooks', { url: 'https://127.0.0.1:9/other', mode: 'live', events: ['sms.sent'] });
+
+      expect(endpointId).toMatch(/^whe_/);
+      expect(created.text).toContain(`<td data-form="batch">batches of up to 100</td>`);
+      expect([toSingle.status, toSingle.location]).toEqual([302, '/webhooks']);
+      expect(idsIn(whileSingle.text, 'webhooks', 'batch')).toEqual([endpointId]);
+      expect(whileSingle.text).toContain(`<td data-form="single">one event a POST</td>`);
+      expect([toBatch.status, toBatch.location]).toEqual([302, '/webhooks']);
+      expect(intruded.status).toBe(404);
+      expect(idsIn(unbatched.text, 'webhooks', 'single')).toEqual([endpointId]);
+      expect(idsIn(unbatched.text, 'webhooks', 'batch')).toHaveLength(1);
+      expect((await browser.get(`/webhooks/${endpointId}`)).text).toContain('in batches');
+    });
+
     it("when another account's endpoint or message is asked for, then it is 404 as if it did not exist", async () => {
       const owner = await signedUp();
       await owner.browser.get('/webhooks');

@@ -38,7 +38,9 @@ export function loadWebhookConfig(source: NodeJS.ProcessEnv = process.env) {
         perDestination: env.int('WEBHOOK_PER_DESTINATION', 32, { min: 1, max: 1000 }),
         /** Attempts in flight for one client, whatever its destinations: many slow URLs of one client hold no more. */
         perClient: env.int('WEBHOOK_PER_CLIENT', 64, { min: 1, max: 10_000 }),
-        /** Attempts waiting in memory for one destination; beyond, they wait in Postgres for the sweep. */
+        /** How long a batched endpoint's batch gathers events after its first one before it leaves (sooner when it holds 100). */
+        batchWindowMs: env.int('WEBHOOK_BATCH_WINDOW_MS', 1000, { min: 10, max: 1000 }),
+        /** Deliveries waiting in memory for one destination; beyond, they wait in Postgres for the sweep. */
         maxQueuedPerDestination: env.int('WEBHOOK_MAX_QUEUED_PER_DESTINATION', 2000, { min: 1 }),
         /** Bytes of a receiver's answer that are read (the rest is discarded). */
         maxResponseBytes: env.int('WEBHOOK_MAX_RESPONSE_BYTES', 65_536, { min: 0 }),

@@ -33,7 +33,7 @@ import { Sweeper } from './delivery/sweeper';
 import { RetryPolicy } from './domain/retry-policy';
 import { EVENT_BATCHES_DURABLE, EVENTS_DURABLE, EventConsumer } from './events/event.consumer';
 import { ListenPublisher } from './events/listen.publisher';
-import { retryScheduler } from './events/retry-scheduler';
+import { batchRetryScheduler, retryScheduler } from './events/retry-scheduler';
 import { TimerConsumer } from './events/timer.consumer';
 import { webhookHandlers, webhookCallers } from './grpc/webhook.handlers';
 
@@ -78,7 +78,9 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     repo: deliveries,
     policy: new RetryPolicy(config.delivery.retryDelaysMs),
     scheduleRetry: retryScheduler(timers, nats),
+    scheduleBatchRetry: batchRetryScheduler(timers, nats),
     alertDropped: alerts.alertDropped,
+    alertDroppedBatch: alerts.alertDroppedBatch,
     userAgent: `${config.delivery.userAgentName}-Webhook/1.0`,
     log,
   });
@@ -90,6 +92,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     { stream: nats.names.timersStream, durable: 'webhook-timers' },
   ]);
   const enqueue = (job: Parameters<Dispatcher['enqueue']>[0]) => dispatcher.enqueue(job);
+  const enqueueBatch = (batchId: string, jobs: Parameters<Dispatcher['enqueueBatch']>[1]) => dispatcher.enqueueBatch(batchId, jobs);
 
   const server = await startGrpcService({
     listen: config.grpc,
@@ -122,6 +125,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     nats,
     deliveries,
     enqueue,
+    enqueueBatch,
     { 'webhook.cleanup': async () => ({ deleted_events: await deliveryLog.deleteOlderThan(config.keepDays) }) },
     log,
   );
@@ -138,7 +142,10 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
   sweeper.start();
   // From now on, readiness follows the NATS connection.
   server.ready({ nats });
-  log.info({ port: server.port, retry_delays_ms: config.delivery.retryDelaysMs }, 'webhook service ready');
+  log.info(
+    { port: server.port, retry_delays_ms: config.delivery.retryDelaysMs, batch_window_ms: config.delivery.batchWindowMs },
+    'webhook service ready',
+  );
   return {
     port: server.port,
     healthPort: server.healthPort,

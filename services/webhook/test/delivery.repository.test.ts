@@ -1,10 +1,13 @@
 import path from 'node:path';
-import { createPool, migrate, newId, quoteIdent, type Pool } from '@smsgw/platform';
+import { createLogger, createPool, migrate, newId, quoteIdent, type Pool } from '@smsgw/platform';
+import { startMailCatcher } from '@smsgw/stack';
+import nodemailer from 'nodemailer';
 import { DATABASE_URL, randomHex, sleep } from '@smsgw/testing';
 import { AlertRepository } from '../src/data/alert.repository';
 import { DeliveryLogRepository } from '../src/data/delivery-log.repository';
 import { DeliveryRepository, type NewEvent } from '../src/data/delivery.repository';
 import { EndpointRepository } from '../src/data/endpoint.repository';
+import { AlertMailer } from '../src/delivery/alerts';
 
 describe('delivery repository against Postgres', () => {
   const schema = `t_${randomHex()}`;
@@ -41,6 +44,7 @@ describe('delivery repository against Postgres', () => {
       url: `https://h${i}.example/`,
       endpointId: null,
       secret: null,
+      batch: false,
     })),
   });
 
@@ -72,6 +76,7 @@ describe('delivery repository against Postgres', () => {
         error: 'HTTP 500',
         state: 'pending',
         nextAttemptAt: new Date(),
+        batchId: null,
       },
     ]);
     expect(await repo.claim(job!.deliveryId, 3)).toBeUndefined();
@@ -89,6 +94,7 @@ describe('delivery repository against Postgres', () => {
         error: null,
         state: 'succeeded',
         nextAttemptAt: null,
+        batchId: null,
       },
       {
         deliveryId: job!.deliveryId,
@@ -99,6 +105,7 @@ describe('delivery repository against Postgres', () => {
         error: 'HTTP 500',
         state: 'pending',
         nextAttemptAt: new Date(),
+        batchId: null,
       },
     ]);
     const [listed] = await deliveryLog.list({ clientId: 'client_1', eventId: job!.eventId, limit: 5 });
@@ -121,6 +128,7 @@ describe('delivery repository against Postgres', () => {
         error: 'timeout',
         state: 'pending',
         nextAttemptAt: new Date(Date.now() - 60_000),
+        batchId: null,
       },
     ]);
     const swept = await repo.claimOverdue(10_000, 100);
@@ -136,11 +144,71 @@ describe('delivery repository against Postgres', () => {
         error: 'HTTP 503',
         state: 'failed',
         nextAttemptAt: null,
+        batchId: null,
       },
     ]);
     expect((await alerts.alertsDue(60_000, 100)).map((d) => d.delivery_id)).toContain(job!.deliveryId);
     expect(await alerts.markAlertSent(job!.deliveryId)).toBe(true);
     expect(await alerts.markAlertSent(job!.deliveryId)).toBe(false);
+  });
+
+  it('when the deliveries of a batch are dropped together and their alert is left to the sweep, then it sends one e-mail naming each event', async () => {
+    const mail = await startMailCatcher();
+    try {
+      const e = (await endpoints.insert(
+        {
+          endpointId: newId('whe'),
+          clientId: 'client_1',
+          mode: 'live',
+          url: 'https://batches.example/',
+          events: ['sms.sent'],
+          secret: 's',
+          description: '',
+          batch: true,
+        },
+        20,
+      ))!;
+      const toEndpoint = (): NewEvent => ({
+        ...newEvent(),
+        destinations: [
+          { deliveryId: newId('dlv'), key: `endpoint:${e.endpoint_id}`, url: e.url, endpointId: e.endpoint_id, secret: 's', batch: true },
+        ],
+      });
+      const batch = await repo.recordEvents([toEndpoint(), toEndpoint(), toEndpoint()]);
+      const alone = await repo.recordEvents([newEvent()]);
+      const failed = (j: { deliveryId: string }, batchId: string | null) => ({
+        deliveryId: j.deliveryId,
+        attempt: 1,
+        attemptedAt: new Date(Date.now() - 120_000),
+        httpStatus: 500,
+        latencyMs: 4,
+        error: 'HTTP 500',
+        state: 'failed' as const,
+        nextAttemptAt: null,
+        batchId,
+      });
+      await repo.recordOutcomes([...batch.map((j) => failed(j, 'whb_dropped')), failed(alone[0]!, null)]);
+      const accounts = { getClient: async () => ({ name: 'Acme', email: 'owner@example.com', emailVerified: true }) };
+      const mailer = new AlertMailer(
+        alerts,
+        accounts as unknown as ConstructorParameters<typeof AlertMailer>[1],
+        nodemailer.createTransport(mail.url),
+        'alerts@example.com',
+        createLogger('alerts-test', 'silent'),
+      );
+
+      expect(await mailer.sendDue(60_000)).toBeGreaterThanOrEqual(2);
+
+      const forBatch = mail.mails.filter((m) => batch.some((j) => m.raw.includes(j.eventId)));
+      expect(forBatch).toHaveLength(1);
+      expect(forBatch[0]!.subject).toBe(`Webhook delivery failed: 3 events to ${e.endpoint_id}`);
+      for (const j of batch) expect(forBatch[0]!.raw.replace(/=\r?\n/g, '')).toContain(j.eventId);
+      expect(mail.mails.filter((m) => m.raw.includes(alone[0]!.eventId))).toHaveLength(1);
+      const due = (await alerts.alertsDue(0, 500)).map((d) => d.delivery_id);
+      for (const j of [...batch, ...alone]) expect(due).not.toContain(j.deliveryId);
+    } finally {
+      await mail.stop();
+    }
   });
 
   it('when an endpoint is deleted, then its pending deliveries end without an alert', async () => {
@@ -153,12 +221,15 @@ describe('delivery repository against Postgres', () => {
         events: ['sms.sent'],
         secret: 's',
         description: '',
+        batch: false,
       },
       20,
     ))!;
     const ev = newEvent();
     ev.clientId = 'client_2';
-    ev.destinations = [{ deliveryId: newId('dlv'), key: `endpoint:${e.endpoint_id}`, url: e.url, endpointId: e.endpoint_id, secret: 's' }];
+    ev.destinations = [
+      { deliveryId: newId('dlv'), key: `endpoint:${e.endpoint_id}`, url: e.url, endpointId: e.endpoint_id, secret: 's', batch: false },
+    ];
     await repo.recordEvents([ev]);
     expect(await endpoints.delete('client_2', e.endpoint_id)).toBe(true);
     expect(await endpoints.delete('client_2', e.endpoint_id)).toBe(false);
@@ -177,11 +248,14 @@ describe('delivery repository against Postgres', () => {
         events: ['sms.sent'],
         secret: 's3',
         description: '',
+        batch: false,
       },
       20,
     ))!;
     const ev = { ...newEvent(), clientId: 'client_3' };
-    ev.destinations = [{ deliveryId: newId('dlv'), key: `endpoint:${e.endpoint_id}`, url: e.url, endpointId: e.endpoint_id, secret: 's3' }];
+    ev.destinations = [
+      { deliveryId: newId('dlv'), key: `endpoint:${e.endpoint_id}`, url: e.url, endpointId: e.endpoint_id, secret: 's3', batch: false },
+    ];
     const [job] = await repo.recordEvents([ev]);
     await repo.recordOutcomes([
       {
@@ -193,6 +267,7 @@ describe('delivery repository against Postgres', () => {
         error: 'HTTP 500',
         state: 'pending',
         nextAttemptAt: new Date(),
+        batchId: null,
       },
     ]);
     await endpoints.update('client_3', e.endpoint_id, { url: 'https://new.example/' });

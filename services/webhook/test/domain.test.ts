@@ -113,6 +113,7 @@ describe('signature, retries, samples and alerts', () => {
         attempts: 3,
         last_error: 'timeout',
         last_status: null,
+        batch_id: null,
       },
       'Acme',
     );

@@ -47,8 +47,10 @@ const USAGE = `Operator command line of the SMS gateway.
       it at once in test mode, for the test keys; prints {device_id, received_id}
   npm run admin -- revoke-key --key K
       prints {key_id, revoked_at}
-  npm run admin -- create-webhook --client C --url U --events sms.sent,sms.failed [--test] [--name D]
-      prints {endpoint_id, secret}; the secret signs its deliveries and is shown only here
+  npm run admin -- create-webhook --client C --url U --events sms.sent,sms.failed [--test] [--batch] [--name D]
+      prints {endpoint_id, secret, ...}; the secret signs its deliveries and is shown only here; with
+      --batch its events go in batches: up to 100 in one POST (a JSON array of the usual envelopes),
+      within a second of the first
   npm run admin -- list-webhooks --client C
   npm run admin -- delete-webhook --client C --endpoint E
   npm run admin -- send-test-event --client C --endpoint E --event sms.delivered
@@ -111,6 +113,7 @@ async function main(argv: string[]): Promise<number> {
       text: { type: 'string' },
       sim: { type: 'string' },
       test: { type: 'boolean' },
+      batch: { type: 'boolean' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -213,6 +216,7 @@ async function main(argv: string[]): Promise<number> {
     else if (command === 'create-webhook')
       result = await admin.createWebhook(need('client'), need('url'), need('events').split(','), {
         test: values.test,
+        batch: values.batch,
         description: values.name,
       });
     else if (command === 'list-webhooks') result = await admin.listWebhooks(need('client'));

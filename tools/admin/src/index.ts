@@ -187,15 +187,28 @@ export class Admin {
   }
 
   /** A global webhook endpoint; the secret is printed here only. */
-  async createWebhook(clientId: string, url: string, events: string[], options: { test?: boolean; description?: string } = {}) {
+  async createWebhook(
+    clientId: string,
+    url: string,
+    events: string[],
+    options: { test?: boolean; batch?: boolean; description?: string } = {},
+  ) {
     const e = await this.webhooks.createEndpoint({
       clientId,
       url,
       events,
       mode: options.test ? 'MODE_TEST' : 'MODE_LIVE',
       description: options.description ?? '',
+      batch: options.batch ?? false,
     });
-    return { endpoint_id: e.endpointId, secret: e.secret, url: e.url, events: e.events, mode: options.test ? 'test' : 'live' };
+    return {
+      endpoint_id: e.endpointId,
+      secret: e.secret,
+      url: e.url,
+      events: e.events,
+      mode: options.test ? 'test' : 'live',
+      batch: e.batch,
+    };
   }
 
   async listWebhooks(clientId: string) {
@@ -206,6 +219,7 @@ export class Admin {
       events: e.events,
       mode: e.mode === 'MODE_TEST' ? 'test' : 'live',
       enabled: e.enabled,
+      batch: e.batch,
       description: e.description,
       created_at: e.createdAt,
     }));

@@ -8,13 +8,14 @@ export async function listEndpoints(up: Upstreams, clientId: string) {
 }
 
 /** A new endpoint: its URL and its secret (shown once). */
-export async function createEndpoint(up: Upstreams, clientId: string, form: { url: string; events: string[]; mode: Mode }) {
+export async function createEndpoint(up: Upstreams, clientId: string, form: { url: string; events: string[]; mode: Mode; batch: boolean }) {
   const e = await up.webhooks.createEndpoint({
     clientId,
     url: form.url,
     events: form.events,
     mode: modeToProto(form.mode),
     description: '',
+    batch: form.batch,
   });
   return { url: e.url, secret: e.secret };
 }
@@ -52,6 +53,22 @@ export async function setEndpointEnabled(up: Upstreams, clientId: string, endpoi
     enabled,
     setDescription: false,
     description: '',
+  });
+}
+
+/** Batches (up to 100 events in one POST, a JSON array) or one event a POST, from the next attempt on. */
+export async function setEndpointBatch(up: Upstreams, clientId: string, endpointId: string, batch: boolean): Promise<void> {
+  await up.webhooks.updateEndpoint({
+    clientId,
+    endpointId,
+    url: '',
+    events: [],
+    setEnabled: false,
+    enabled: false,
+    setDescription: false,
+    description: '',
+    setBatch: true,
+    batch,
   });
 }
 

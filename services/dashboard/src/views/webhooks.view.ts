@@ -5,6 +5,7 @@ import { accountNotice } from './account.view';
 import { copyable, csrfField, notice, when } from './layout';
 
 const KINDS = ['sms.sent', 'sms.delivered', 'sms.failed', 'sms.received', 'device.connected', 'device.disconnected'];
+const BATCH_LABEL = 'Send in batches: up to 100 events in one POST (a JSON array), within a second of the first';
 
 export interface WebhooksNotes {
   /** An endpoint just made: its secret is shown this once. */
@@ -24,6 +25,7 @@ export function webhooksView(csrfToken: string, endpoints: webhook.Endpoint__Out
   <label for="wh-url">HTTPS URL</label><input id="wh-url" name="url" type="url" required placeholder="https://example.com/webhooks/sms">
   <fieldset><legend>Events</legend>${KINDS.map((k) => html`<label class="check"><input type="checkbox" name="events" value="${k}" ${k.startsWith('sms') ? 'checked' : ''}> ${k}</label>`)}</fieldset>
   <label for="wh-mode">Mode</label><select id="wh-mode" name="mode"><option value="live">live</option><option value="test">test (events of test keys)</option></select>
+  <label class="check"><input type="checkbox" id="wh-batch" name="batch" value="on"> ${BATCH_LABEL}</label>
   <button type="submit">Add the endpoint</button>
 </form>`;
   return html`${notice('ok', extra.ok)}${notice('error', extra.error)}
@@ -31,14 +33,16 @@ ${extra.created ? html`<div class="card reveal" role="status"><p><strong>Endpoin
 ${form}
 <div class="table-wrap"><table>
 <caption>Global endpoints. Alert e-mails go to <strong>${alertEmail}</strong> (<a href="/settings">change</a>).</caption>
-<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Mode</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
+<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Mode</th><th scope="col">Form</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
 <tbody>${endpoints.map(
     (e) => html`<tr data-endpoint="${e.endpointId}">
   <td><a href="/webhooks/${e.endpointId}">${e.url}</a></td><td>${e.events.join(', ')}</td><td>${modeFromProto(e.mode)}</td>
+  <td data-form="${e.batch ? 'batch' : 'single'}">${e.batch ? 'batches of up to 100' : 'one event a POST'}</td>
   <td>${e.enabled ? 'enabled' : 'disabled'}</td>
   <td class="actions">
     <form method="post" action="/webhooks/${e.endpointId}/test">${csrf}<label class="sr" for="kind-${e.endpointId}">Kind of test event</label><select id="kind-${e.endpointId}" name="event">${KINDS.map((k) => html`<option>${k}</option>`)}</select><button type="submit">Send a test event</button></form>
     <form method="post" action="/webhooks/${e.endpointId}/${e.enabled ? 'disable' : 'enable'}">${csrf}<button type="submit">${e.enabled ? 'Disable' : 'Enable'}</button></form>
+    <form method="post" action="/webhooks/${e.endpointId}/${e.batch ? 'single' : 'batch'}">${csrf}<button type="submit">${e.batch ? 'Send one event a POST' : 'Send in batches'}</button></form>
     <form method="post" action="/webhooks/${e.endpointId}/delete" data-confirm="Delete this endpoint? Its pending deliveries are dropped.">${csrf}<button type="submit" class="danger">Delete</button></form>
   </td>
 </tr>`,
@@ -55,7 +59,7 @@ export function deliveryLogView(
   const csrf = csrfField({ csrf: csrfToken });
   const { sent, replayed } = done;
   return html`${notice('ok', sent ? `Test event ${sent} sent.` : replayed ? `Event ${replayed} replayed.` : undefined)}
-<p>Endpoint <code>${endpoint.url}</code> · ${endpoint.events.join(', ')} · <a href="/webhooks">all endpoints</a></p>
+<p>Endpoint <code>${endpoint.url}</code> · ${endpoint.events.join(', ')}${endpoint.batch ? ' · in batches (each event keeps its own line and attempts here)' : ''} · <a href="/webhooks">all endpoints</a></p>
 <div class="table-wrap"><table>
 <caption>Deliveries, newest first (kept 30 days)</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col"></th></tr></thead>

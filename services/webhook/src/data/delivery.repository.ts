@@ -17,6 +17,8 @@ export interface DeliveryJob {
   secret: string | null;
   /** The event's trace: each attempt is a span of it. */
   traceparent: string | null;
+  /** Its endpoint takes events in batches (as it is now): the attempt goes in a batch's POST. */
+  batch: boolean;
 }
 
 export interface NewEvent {
@@ -27,7 +29,17 @@ export interface NewEvent {
   /** The event's `data`, as JSON text: the envelope is built at each attempt, with the attempt's `timestamp`. */
   data: string;
   traceparent: string | null;
-  destinations: { deliveryId: string; key: string; url: string; endpointId: string | null; secret: string | null }[];
+  destinations: NewDestination[];
+}
+
+/** One destination of a new event: an endpoint (with its secret and form) or a message's URL. */
+export interface NewDestination {
+  deliveryId: string;
+  key: string;
+  url: string;
+  endpointId: string | null;
+  secret: string | null;
+  batch: boolean;
 }
 
 /** What an attempt ended with, as the delivery log and the delivery's state record it. */
@@ -41,13 +53,16 @@ export interface AttemptOutcome {
   state: 'pending' | 'succeeded' | 'failed';
   /** When `pending`: when the next attempt is due. */
   nextAttemptAt: Date | null;
+  /** The batch whose POST this attempt was part of; null for an event posted alone. */
+  batchId: string | null;
 }
 
 /** The columns of a `DeliveryJob`, selected from `deliveries d JOIN events e`. */
 /** An endpoint's delivery goes to the endpoint's URL as it is now (it may have changed since the first attempt). */
 const JOB_COLUMNS = `d.delivery_id, d.event_id, e.kind, d.client_id, d.endpoint_id,
   COALESCE((SELECT url FROM endpoints WHERE endpoint_id = d.endpoint_id), d.url) AS url, e.data, e.traceparent, d.attempts + 1 AS attempt,
-  (SELECT secret FROM endpoints WHERE endpoint_id = d.endpoint_id AND deleted_at IS NULL AND enabled) AS secret`;
+  (SELECT secret FROM endpoints WHERE endpoint_id = d.endpoint_id AND deleted_at IS NULL AND enabled) AS secret,
+  (SELECT batch FROM endpoints WHERE endpoint_id = d.endpoint_id) IS TRUE AS batch`;
 
 interface JobRow {
   delivery_id: string;
@@ -60,6 +75,7 @@ interface JobRow {
   traceparent: string | null;
   attempt: number;
   secret: string | null;
+  batch: boolean;
 }
 
 const toJob = (r: JobRow): DeliveryJob => ({
@@ -73,6 +89,7 @@ const toJob = (r: JobRow): DeliveryJob => ({
   traceparent: r.traceparent,
   attempt: r.attempt,
   secret: r.secret,
+  batch: r.batch,
 });
 
 /**
@@ -140,6 +157,7 @@ export class DeliveryRepository {
           traceparent: e.traceparent,
           attempt: 1,
           secret: dest.secret,
+          batch: dest.batch,
         }));
       if (fresh.size < d.length) {
         const again = await tx.query<JobRow>(
@@ -162,7 +180,7 @@ export class DeliveryRepository {
    */
   async addDelivery(
     event: { eventId: string; clientId: string; mode: Mode; kind: string; data: string; traceparent: string | null },
-    dest: { deliveryId: string; key: string; url: string; endpointId: string | null; secret: string | null },
+    dest: NewDestination,
     replayOf: string | null,
   ): Promise<DeliveryJob> {
     await inTransaction(this.pool, async (tx) => {
@@ -187,6 +205,7 @@ export class DeliveryRepository {
       traceparent: event.traceparent,
       attempt: 1,
       secret: dest.secret,
+      batch: dest.batch,
     };
   }
 
@@ -205,6 +224,24 @@ export class DeliveryRepository {
       [deliveryId, attempt, this.leaseMs],
     );
     return rows[0] && toJob(rows[0]);
+  }
+
+  /**
+   * Leases, for attempt `attempt`, the deliveries of a batch whose retry timer fired, in one
+   * statement: those still waiting for that attempt and held by nobody, in the order they were
+   * made (their events' order).
+   */
+  async claimMany(deliveryIds: readonly string[], attempt: number): Promise<DeliveryJob[]> {
+    if (deliveryIds.length === 0) return [];
+    const { rows } = await this.pool.query<JobRow>(
+      `UPDATE deliveries d SET lease_until = now() + $3 * interval '1 millisecond'
+       FROM events e
+       WHERE d.delivery_id = ANY($1) AND e.event_id = d.event_id AND d.state = 'pending' AND d.attempts = $2 - 1
+         AND (d.lease_until IS NULL OR d.lease_until < now())
+       RETURNING ${JOB_COLUMNS}`,
+      [deliveryIds, attempt, this.leaseMs],
+    );
+    return rows.map(toJob).sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : 1));
   }
 
   /**
@@ -270,10 +307,10 @@ export class DeliveryRepository {
       );
       await tx.query(
         `UPDATE deliveries d SET attempts = t.attempt, state = t.state, next_attempt_at = t.next_at, lease_until = NULL,
-           last_status = t.status, last_error = t.error, last_attempt_at = t.at,
+           last_status = t.status, last_error = t.error, last_attempt_at = t.at, batch_id = t.batch,
            alert_state = CASE WHEN t.state = 'failed' THEN 'due' ELSE d.alert_state END
-         FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[], $7::timestamptz[])
-           AS t(id, attempt, state, next_at, status, error, at)
+         FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[], $7::timestamptz[], $8::text[])
+           AS t(id, attempt, state, next_at, status, error, at, batch)
          WHERE d.delivery_id = t.id AND d.attempts = t.attempt - 1 AND d.state = 'pending'`,
         [
           col((o) => o.deliveryId),
@@ -283,6 +320,7 @@ export class DeliveryRepository {
           col((o) => o.httpStatus),
           col((o) => o.error),
           col((o) => o.attemptedAt),
+          col((o) => o.batchId),
         ],
       );
     });

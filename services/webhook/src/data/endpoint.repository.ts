@@ -11,6 +11,8 @@ export interface EndpointRow {
   secret: string;
   enabled: boolean;
   description: string;
+  /** Its events go in batches, a JSON array a POST. */
+  batch: boolean;
   created_at: Date;
 }
 
@@ -22,9 +24,10 @@ export interface NewEndpoint {
   events: string[];
   secret: string;
   description: string;
+  batch: boolean;
 }
 
-const COLUMNS = 'endpoint_id, client_id, mode, url, events, secret, enabled, description, created_at';
+const COLUMNS = 'endpoint_id, client_id, mode, url, events, secret, enabled, description, batch, created_at';
 
 /** Ends an endpoint's pending deliveries, without an alert: the client chose it. */
 async function endPending(tx: PoolClient, endpointId: string, reason: string): Promise<void> {
@@ -47,11 +50,11 @@ export class EndpointRepository {
     return inTransaction(this.pool, async (tx) => {
       await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('webhook-endpoints:' || $1, 0))", [e.clientId]);
       const { rows } = await tx.query<EndpointRow>(
-        `INSERT INTO endpoints (endpoint_id, client_id, mode, url, events, secret, description)
-         SELECT $1, $2, $3, $4, $5, $6, $7
+        `INSERT INTO endpoints (endpoint_id, client_id, mode, url, events, secret, description, batch)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $9
          WHERE (SELECT count(*) FROM endpoints WHERE client_id = $2 AND deleted_at IS NULL) < $8
          RETURNING ${COLUMNS}`,
-        [e.endpointId, e.clientId, e.mode, e.url, e.events, e.secret, e.description, max],
+        [e.endpointId, e.clientId, e.mode, e.url, e.events, e.secret, e.description, max, e.batch],
       );
       return rows[0];
     });
@@ -87,14 +90,22 @@ export class EndpointRepository {
   async update(
     clientId: string,
     endpointId: string,
-    change: { url?: string; events?: string[]; enabled?: boolean; description?: string },
+    change: { url?: string; events?: string[]; enabled?: boolean; description?: string; batch?: boolean },
   ): Promise<EndpointRow | undefined> {
     return inTransaction(this.pool, async (tx) => {
       const { rows } = await tx.query<EndpointRow>(
         `UPDATE endpoints SET url = COALESCE($3, url), events = COALESCE($4, events),
-                enabled = COALESCE($5, enabled), description = COALESCE($6, description)
+                enabled = COALESCE($5, enabled), description = COALESCE($6, description), batch = COALESCE($7, batch)
          WHERE client_id = $1 AND endpoint_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
-        [clientId, endpointId, change.url ?? null, change.events ?? null, change.enabled ?? null, change.description ?? null],
+        [
+          clientId,
+          endpointId,
+          change.url ?? null,
+          change.events ?? null,
+          change.enabled ?? null,
+          change.description ?? null,
+          change.batch ?? null,
+        ],
       );
       if (rows[0] && change.enabled === false) await endPending(tx, endpointId, 'endpoint disabled');
       return rows[0];

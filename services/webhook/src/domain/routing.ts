@@ -42,3 +42,11 @@ export function destinationsOf(event: PublicEvent, endpoints: readonly EndpointT
 export function envelopeBody(kind: string, eventId: string, signedAt: Date, dataJson: string): string {
   return `{"event":${JSON.stringify(kind)},"event_id":${JSON.stringify(eventId)},"timestamp":"${signedAt.toISOString()}","data":${dataJson}}`;
 }
+
+/** The most events one POST to a batched endpoint carries. */
+export const MAX_BATCH_EVENTS = 100;
+
+/** The body of a batch's attempt, exactly as it is signed and sent: a JSON array of envelopes (`envelopeBody`), in the events' order. */
+export function batchBody(envelopes: readonly string[]): string {
+  return `[${envelopes.join(',')}]`;
+}

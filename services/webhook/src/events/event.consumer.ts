@@ -142,7 +142,7 @@ export class EventConsumer {
   private async store(batch: { event: PublicEvent; span: Span }[]): Promise<DeliveryJob[]> {
     const clients = [...new Set(batch.map((e) => e.event.routing.client_id))];
     const endpoints = await this.endpoints.forClients(clients);
-    const secrets = new Map(endpoints.map((e) => [e.endpoint_id, e.secret]));
+    const byId = new Map(endpoints.map((e) => [e.endpoint_id, e]));
     const toStore: NewEvent[] = [];
     for (const { event, span } of batch) {
       const destinations = destinationsOf(event, endpoints);
@@ -160,7 +160,8 @@ export class EventConsumer {
           key: d.key,
           url: d.url,
           endpointId: d.kind === 'endpoint' ? d.endpointId : null,
-          secret: d.kind === 'endpoint' ? secrets.get(d.endpointId)! : null,
+          secret: d.kind === 'endpoint' ? byId.get(d.endpointId)!.secret : null,
+          batch: d.kind === 'endpoint' && byId.get(d.endpointId)!.batch,
         })),
       });
     }

@@ -5,24 +5,45 @@ import type { DeliveryJob, DeliveryRepository } from '../data/delivery.repositor
 const DURABLE = 'webhook-timers';
 /** The subject of retry timers, under the platform's `timers.`. */
 export const RETRY_SUBJECT = 'webhook.retry';
+/** The subject of a batch's retry timers: one timer for all its deliveries. */
+export const BATCH_RETRY_SUBJECT = 'webhook.retry-batch';
 
 export interface RetryPayload {
   delivery_id: string;
   attempt: number;
 }
 
+export interface BatchRetryPayload {
+  batch_id: string;
+  delivery_ids: string[];
+  attempt: number;
+}
+
 export const retryTimerKey = (deliveryId: string, attempt: number) => `webhook:${deliveryId}:${attempt}`;
+export const batchRetryTimerKey = (batchId: string, attempt: number) => `webhook:${batchId}:${attempt}`;
 
 function parseRetry(bytes: Uint8Array): RetryPayload | undefined {
   const p = decodeJsonPayload<RetryPayload>(bytes);
   return p && typeof p.delivery_id === 'string' && Number.isInteger(p.attempt) ? (p as RetryPayload) : undefined;
 }
 
+function parseBatchRetry(bytes: Uint8Array): BatchRetryPayload | undefined {
+  const p = decodeJsonPayload<BatchRetryPayload>(bytes);
+  return p &&
+    typeof p.batch_id === 'string' &&
+    Array.isArray(p.delivery_ids) &&
+    p.delivery_ids.every((id) => typeof id === 'string') &&
+    Number.isInteger(p.attempt)
+    ? (p as BatchRetryPayload)
+    : undefined;
+}
+
 /**
  * The webhook service's timers (`timers.webhook.>`), one durable consumer
  * shared by the replicas: a retry that is due (its delivery is leased and its
  * attempt queued; the fire is acknowledged then, and the lease, renewed while
- * it waits, keeps it from the sweep), and the periodic jobs.
+ * it waits, keeps it from the sweep), a batch's retry (its deliveries leased
+ * in one statement and queued as one POST again), and the periodic jobs.
  */
 export class TimerConsumer {
   private consumer?: DurableConsumer;
@@ -31,6 +52,7 @@ export class TimerConsumer {
     private readonly nats: Nats,
     private readonly repo: DeliveryRepository,
     private readonly enqueue: (job: DeliveryJob) => boolean,
+    private readonly enqueueBatch: (batchId: string, jobs: readonly DeliveryJob[]) => boolean,
     private readonly jobs: Record<string, JobHandler>,
     private readonly log: Logger,
   ) {}
@@ -40,7 +62,7 @@ export class TimerConsumer {
       service: 'webhook',
       durable: DURABLE,
       jobs: this.jobs,
-      handlers: { [RETRY_SUBJECT]: (msg) => this.retry(msg) },
+      handlers: { [RETRY_SUBJECT]: (msg) => this.retry(msg), [BATCH_RETRY_SUBJECT]: (msg) => this.retryBatch(msg) },
       log: this.log,
     });
   }
@@ -59,6 +81,24 @@ export class TimerConsumer {
       msg.ack();
     } catch (err) {
       this.log.warn({ err, delivery_id: due.delivery_id }, 'claiming a retry failed; it will come again');
+      msg.nak(2000);
+    }
+  }
+
+  private async retryBatch(msg: JsMsg): Promise<void> {
+    const due = parseBatchRetry(msg.data);
+    if (!due) {
+      this.log.warn({ subject: msg.subject }, 'malformed batch retry timer dropped');
+      msg.term();
+      return;
+    }
+    try {
+      // Those not claimed were attempted, ended, or are held by another replica (the sweep's).
+      const jobs = await this.repo.claimMany(due.delivery_ids, due.attempt);
+      if (jobs.length > 0) this.enqueueBatch(due.batch_id, jobs);
+      msg.ack();
+    } catch (err) {
+      this.log.warn({ err, batch_id: due.batch_id }, 'claiming a batch retry failed; it will come again');
       msg.nak(2000);
     }
   }

@@ -40,6 +40,7 @@ export function webhookHandlers(service: WebhookService): AsyncHandlers<webhook.
         events: req.events,
         enabled: req.setEnabled ? req.enabled : undefined,
         description: req.setDescription ? req.description : undefined,
+        batch: req.setBatch ? req.batch : undefined,
       });
       return endpointOut(updated);
     },

@@ -16,6 +16,7 @@ export function endpointOut(e: EndpointRow, secret = ''): webhook.Endpoint {
     mode: modeToProto(e.mode),
     enabled: e.enabled,
     description: e.description,
+    batch: e.batch,
   };
 }
 

@@ -31,6 +31,7 @@ export async function sendTestEvent(
       url: endpoint.url,
       endpointId: endpoint.endpoint_id,
       secret: endpoint.secret,
+      batch: endpoint.batch,
     },
     null,
   );
@@ -47,7 +48,8 @@ export async function replayEvent(service: WebhookService, clientId: string, eve
   const stored = eventId ? await service.deliveryLog.event(clientId, eventId) : undefined;
   if (!stored) throw notFound('EVENT_NOT_FOUND');
   const event = { eventId, clientId, mode: stored.mode, kind: stored.kind, data: stored.data, traceparent: stored.traceparent };
-  const targets: { key: string; url: string; endpointId: string | null; secret: string | null; replayOf: string | null }[] = [];
+  const targets: { key: string; url: string; endpointId: string | null; secret: string | null; batch: boolean; replayOf: string | null }[] =
+    [];
   if (endpointId) {
     const endpoint = await endpointOf(service, clientId, endpointId);
     const first = stored.destinations.find((d) => d.endpoint_id === endpoint.endpoint_id);
@@ -56,6 +58,7 @@ export async function replayEvent(service: WebhookService, clientId: string, eve
       url: endpoint.url,
       endpointId: endpoint.endpoint_id,
       secret: endpoint.secret,
+      batch: endpoint.batch,
       replayOf: first?.delivery_id ?? null,
     });
   } else {
@@ -69,10 +72,11 @@ export async function replayEvent(service: WebhookService, clientId: string, eve
             url: endpoint.url,
             endpointId: endpoint.endpoint_id,
             secret: endpoint.secret,
+            batch: endpoint.batch,
             replayOf: d.delivery_id,
           });
       } else {
-        targets.push({ key: d.destination, url: d.url, endpointId: null, secret: null, replayOf: d.delivery_id });
+        targets.push({ key: d.destination, url: d.url, endpointId: null, secret: null, batch: false, replayOf: d.delivery_id });
       }
     }
   }

@@ -44,7 +44,7 @@ async function allowedUrl({ checkUrl }: WebhookService, url: string): Promise<st
  */
 export async function createEndpoint(
   service: WebhookService,
-  req: { clientId: string; mode: Mode; url: string; events: string[]; description: string },
+  req: { clientId: string; mode: Mode; url: string; events: string[]; description: string; batch: boolean },
 ): Promise<{ endpoint: EndpointRow; secret: string }> {
   await verifiedClient(service, req.clientId);
   const kinds = parseKinds(req.events);
@@ -62,6 +62,7 @@ export async function createEndpoint(
       events: kinds,
       secret,
       description: req.description.slice(0, 500),
+      batch: req.batch,
     },
     max,
   );
@@ -77,10 +78,10 @@ export function listEndpoints(service: WebhookService, clientId: string): Promis
   return service.endpoints.list(clientId);
 }
 
-/** Changes what is given (an empty URL or event list changes nothing), the URL checked again. */
+/** Changes what is given (an empty URL or event list changes nothing), the URL checked again. Pending deliveries take the new batch form at their next attempt. */
 export async function updateEndpoint(
   service: WebhookService,
-  req: { clientId: string; endpointId: string; url: string; events: string[]; enabled?: boolean; description?: string },
+  req: { clientId: string; endpointId: string; url: string; events: string[]; enabled?: boolean; description?: string; batch?: boolean },
 ): Promise<EndpointRow> {
   await endpointOf(service, req.clientId, req.endpointId);
   let kinds: string[] | undefined;
@@ -93,6 +94,7 @@ export async function updateEndpoint(
     events: kinds,
     enabled: req.enabled,
     description: req.description?.slice(0, 500),
+    batch: req.batch,
   });
   if (!updated) throw notFound('WEBHOOK_NOT_FOUND');
   return updated;

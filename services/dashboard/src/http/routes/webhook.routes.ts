@@ -6,6 +6,7 @@ import {
   listEndpoints,
   replayEvent,
   sendTestEvent,
+  setEndpointBatch,
   setEndpointEnabled,
 } from '../../use-cases/webhooks.use-case';
 import { NEEDS_VERIFIED_ACCOUNT } from '../../views/account.view';
@@ -49,6 +50,7 @@ export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
         url: field(ctx, 'url'),
         events: ctx.state.form!.getAll('events'),
         mode: parseMode(field(ctx, 'mode')),
+        batch: field(ctx, 'batch') === 'on',
       });
       await webhooksPage(ctx, { created });
     } catch (err) {
@@ -75,6 +77,15 @@ export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
   ] as const) {
     router.post(`/webhooks/:endpointId/${action}`, async (ctx) => {
       await setEndpointEnabled(up, ctx.state.session!.clientId, ctx.params.endpointId!, enabled);
+      ctx.redirect('/webhooks');
+    });
+  }
+  for (const [action, batch] of [
+    ['batch', true],
+    ['single', false],
+  ] as const) {
+    router.post(`/webhooks/:endpointId/${action}`, async (ctx) => {
+      await setEndpointBatch(up, ctx.state.session!.clientId, ctx.params.endpointId!, batch);
       ctx.redirect('/webhooks');
     });
   }
