@@ -23,6 +23,9 @@ export const clientOut = (c: ClientRow) => ({
   failoverDelaySeconds: c.failover_delay_seconds,
   simRule: c.sim_rule,
   defaultSim: c.default_sim,
+  smsCountries: c.sms_countries,
+  otpCountries: c.otp_countries,
+  otpNumberTypes: c.otp_number_types,
 });
 
 /** A key as the dashboard lists it: its prefix and first characters only. */
