@@ -34,6 +34,8 @@ export interface MessageRow {
   otp_sealed_text: Buffer | null;
   /** Its ttl's end, or an OTP's expiry: not handed out after it. */
   expires_at: Date | null;
+  /** A live, unpinned OTP's second sealed copy, for one more try through another phone (see use-cases/otp-fallback.use-case.ts). */
+  otp_fallback_text?: Buffer | null;
   /** The trace of the request that queued it. */
   traceparent: string | null;
   /** The client chose its device: it never moves to another phone. */
@@ -99,6 +101,8 @@ export interface NewMessage {
   replies?: boolean;
   /** The campaign it belongs to: stored held when the campaign is paused. */
   campaignId?: string | null;
+  /** An OTP's SMS that may go once more through another phone: its sealed text is kept twice. */
+  otpFallback?: boolean;
 }
 
 /** An Idempotency-Key and the hash of the request that came with it. */
