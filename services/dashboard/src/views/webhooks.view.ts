@@ -3,7 +3,8 @@ import type { webhook } from '@smsgw/proto';
 import { html, type SafeHtml } from './html';
 import { copyable, csrfField, notice, when } from './layout';
 
-const KINDS = ['sms.sent', 'sms.delivered', 'sms.failed', 'sms.received', 'device.connected', 'device.disconnected'];
+// otp.fraud_suspected is opt-in: an endpoint gets it only when it is ticked.
+const KINDS = ['sms.sent', 'sms.delivered', 'sms.failed', 'sms.received', 'device.connected', 'device.disconnected', 'otp.fraud_suspected'];
 
 export interface WebhooksNotes {
   /** An endpoint just made: its secret is shown this once. */
