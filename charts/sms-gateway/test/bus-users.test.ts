@@ -71,6 +71,7 @@ describe("the services' own NATS and Redis users in the chart", () => {
         'device-hub',
         'gateway',
         'message',
+        'otp',
         'scheduler',
         'webhook',
       ]);
@@ -113,7 +114,8 @@ describe("the services' own NATS and Redis users in the chart", () => {
       const busUsers = job.find((c) => c.name === 'bus-users-init')!;
       const keys = busUsers.args![busUsers.args!.indexOf('--keys') + 1]!.split(',');
       expect(keys).toEqual(expect.arrayContaining(['nats-dashboard', 'nats-message', 'redis-dashboard', 'redis-gateway']));
-      expect(keys).toHaveLength(10);
+      // A NATS password for each of the 7 services that use NATS, a Redis one for each of the 4 that use Redis.
+      expect(keys).toHaveLength(11);
       // Nothing of the users is random at rendering (the bundled charts' own admin passwords still are).
       const again = render('default').objects;
       expect(find(again, 'ConfigMap', 'smsgw-nats').data).toEqual({ 'nats.conf': natsConf });
