@@ -63,8 +63,7 @@ export const ERROR_CATALOG = {
   NUMBER_TYPE_NOT_ALLOWED: {
     http: 400,
     grpc: grpc.status.INVALID_ARGUMENT,
-    message:
-      "Ce type de numéro (surtaxé, à coûts partagés ou assimilé) ne reçoit pas de codes : il n'est pas autorisé pour ce compte.",
+    message: "Ce type de numéro (surtaxé, à coûts partagés ou assimilé) ne reçoit pas de codes : il n'est pas autorisé pour ce compte.",
   },
   INVALID_API_KEY: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: 'Clé API invalide, expirée ou révoquée.' },
   INVALID_CLIENT_ID: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: 'Identifiant client inconnu.' },
@@ -148,7 +147,7 @@ export const ERROR_CATALOG = {
     http: 429,
     grpc: grpc.status.RESOURCE_EXHAUSTED,
     message:
-      "Envoi de codes suspendu vers ces numéros : beaucoup de codes demandés, peu vérifiés (fraude au SMS suspectée). Le titulaire du compte peut lever la suspension.",
+      'Envoi de codes suspendu vers ces numéros : beaucoup de codes demandés, peu vérifiés (fraude au SMS suspectée). Le titulaire du compte peut lever la suspension.',
   },
   INTERNAL_ERROR: { http: 500, grpc: grpc.status.INTERNAL, message: 'Erreur interne du serveur.' },
   DEVICE_OFFLINE: { http: 503, grpc: grpc.status.FAILED_PRECONDITION, message: "L'appareil est hors ligne." },

@@ -28,7 +28,11 @@ describe("a client's destinations (countries of sends and OTPs, special number t
 
   it('when a client is new, then every country is allowed (empty lists) and no special number type, and its keys verify so', async () => {
     const created = await newClient();
-    expect(await accounts.getClient({ clientId: created.clientId })).toMatchObject({ smsCountries: [], otpCountries: [], otpNumberTypes: [] });
+    expect(await accounts.getClient({ clientId: created.clientId })).toMatchObject({
+      smsCountries: [],
+      otpCountries: [],
+      otpNumberTypes: [],
+    });
     expect(await accounts.verifyApiKey({ apiKey: created.liveApiKey, clientId: created.clientId })).toMatchObject({
       smsCountries: [],
       otpCountries: [],
@@ -46,7 +50,9 @@ describe("a client's destinations (countries of sends and OTPs, special number t
       otpNumberTypes: ['SHARED_COST'],
     });
     // Another setting changed alone leaves them as they are; empty lists allow every country again.
-    expect(await accounts.updateClient({ clientId: created.clientId, email: '', name: 'Autre' })).toMatchObject({ smsCountries: ['BE', 'FR'] });
+    expect(await accounts.updateClient({ clientId: created.clientId, email: '', name: 'Autre' })).toMatchObject({
+      smsCountries: ['BE', 'FR'],
+    });
     expect(await setDestinations(created.clientId, [], [])).toMatchObject({ smsCountries: [], otpCountries: [], otpNumberTypes: [] });
   });
 

@@ -151,19 +151,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const need = (
     name:
-      | 'email'
-      | 'client'
-      | 'device'
-      | 'key'
-      | 'url'
-      | 'events'
-      | 'event'
-      | 'event-id'
-      | 'endpoint'
-      | 'password'
-      | 'from'
-      | 'text'
-      | 'hold',
+      'email' | 'client' | 'device' | 'key' | 'url' | 'events' | 'event' | 'event-id' | 'endpoint' | 'password' | 'from' | 'text' | 'hold',
   ): string => {
     const value = values[name];
     if (!value) throw new UsageError(`${command} needs --${name}`);

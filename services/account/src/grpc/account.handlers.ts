@@ -101,7 +101,9 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
       const destinations = req.setDestinations
         ? { smsCountries: req.smsCountries, otpCountries: req.otpCountries, otpNumberTypes: req.otpNumberTypes }
         : undefined;
-      return clientOut(await updateClient(repo, req.clientId, { email: req.email.trim(), name: req.name.trim(), fleet, sims, destinations }));
+      return clientOut(
+        await updateClient(repo, req.clientId, { email: req.email.trim(), name: req.name.trim(), fleet, sims, destinations }),
+      );
     },
 
     async ListApiKeys(req) {
