@@ -283,6 +283,9 @@ describe('gRPC server and client', () => {
       failoverDelaySeconds: 0,
       simRule: '',
       defaultSim: 0,
+      smsCountries: [],
+      otpCountries: [],
+      otpNumberTypes: [],
     });
   });
 
