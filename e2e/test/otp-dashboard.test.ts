@@ -67,7 +67,7 @@ describe('destinations and the One-time passwords page in a real browser', () =>
     expect(await page.locator('[data-now="otp_countries"]').textContent()).toBe('every country');
     await page.getByLabel(/^Countries of one-time passwords/).fill('fr, be');
     await page.getByLabel('Allow toll-free numbers').check();
-    await page.getByRole('button', { name: 'Save the destinations' }).click();
+    await page.getByRole('button', { name: 'Apply the destinations' }).click();
     expect(await page.locator('.notice.ok').textContent()).toContain('The destinations are saved');
     expect(await page.locator('[data-now="otp_countries"]').textContent()).toBe('BE, FR');
     expect(await page.locator('[data-now="sms_countries"]').textContent()).toBe('every country');
@@ -79,7 +79,7 @@ describe('destinations and the One-time passwords page in a real browser', () =>
     expect((await otp(client, deviceId, '+33800123456')).status).toBe(200);
 
     await page.getByLabel(/^Countries of messages/).fill('FR, XX');
-    await page.getByRole('button', { name: 'Save the destinations' }).click();
+    await page.getByRole('button', { name: 'Apply the destinations' }).click();
     expect(await page.locator('.notice.error').textContent()).toContain('Pays inconnus : XX');
     expect(await page.getByLabel(/^Countries of messages/).getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByLabel(/^Countries of messages/).inputValue()).toBe('FR, XX');

@@ -36,7 +36,7 @@ export function destinationsSection(csrf: SafeHtml, current: Destinations, typed
         html`<label class="check"><input type="checkbox" name="otp_number_types" value="${t}" ${types.includes(t) ? 'checked' : ''}> Allow ${NUMBER_TYPE_LABELS[t]}</label>`,
     )}
     </fieldset>
-    <button type="submit">Save the destinations</button>
+    <button type="submit">Apply the destinations</button>
   </form>
 </section>`;
 }
