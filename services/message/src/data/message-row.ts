@@ -176,6 +176,9 @@ export const EVENT_FIELDS = [
   'batch_id',
   'metadata',
   'webhook_url',
+  // Not in the event: the OTP delivery fallback decides from it that a failed message is an OTP's
+  // that may go through another phone, without a query (null for every other message).
+  'otp_fallback_text',
 ] as const;
 export type EventFields = Pick<MessageRow, (typeof EVENT_FIELDS)[number]>;
 

@@ -27,8 +27,12 @@ export const NOT_DELIVERED_MESSAGE = "Le SMS n'a pas été remis à temps : le m
  * woken and no `sms.failed` is published (true). Any other message costs no query: the row says
  * whether it has a fallback copy.
  */
-export async function fallBackAfterFailure({ fleet, wakeUps }: FallbackDeps, row: MessageRow): Promise<boolean> {
-  if (row.status !== 'failed' || !row.otp_fallback_text || row.mode !== 'live' || row.pinned) return false;
+export async function fallBackAfterFailure(
+  { fleet, wakeUps }: FallbackDeps,
+  row: Pick<MessageRow, 'message_id' | 'status' | 'error_code' | 'otp_fallback_text'>,
+): Promise<boolean> {
+  // Only live, unpinned OTPs have a second copy (the statement checks both again).
+  if (row.status !== 'failed' || !row.otp_fallback_text) return false;
   if (!(FALLBACK_CAUSES as readonly string[]).includes(row.error_code ?? '')) return false;
   const moved = await fleet.otpFallbackAfterFailure(row.message_id, FALLBACK_CAUSES);
   if (!moved) return false;
