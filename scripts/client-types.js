@@ -41,6 +41,7 @@ const INLINE_NAMES = {
   'SmsError/code': 'SmsErrorCode',
   'Attempt/error': 'AttemptError',
   'StatsResponse/period': 'StatsPeriod',
+  'OtpStatsResponse/period': 'OtpStatsPeriod',
   'SendBulkPersonalizedRequest/messages/items': 'PersonalizedMessage',
   'AuthTestResponse/device_status': 'DeviceStatus',
   'AuthTestResponse/mode': 'KeyMode',
@@ -585,7 +586,8 @@ function writeGo(model) {
     else if (t.kind === 'union') out.push(goStruct(t.name, goMerged(t, model), model, request));
   }
   for (const op of model.operations.filter((o) => o.query.length)) {
-    const n = paramsName(op);
+    // Go spells its initialisms: getOtpStats -> OTPStatsParams.
+    const n = goName(paramsName(op));
     let s = `// ${n} are the query parameters of ${op.method} ${op.path}; zero values are left out.\ntype ${n} struct {\n`;
     for (const q of op.query) {
       s += goComment(q.description, '\t');

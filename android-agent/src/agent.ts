@@ -21,7 +21,7 @@ import { DeviceChoiceError, DeviceUnauthorizedError, NotPairedError } from './er
 import { Inbox, type Arrival } from './inbox';
 import { Outbox } from './outbox';
 import { pair, type PairingSecret } from './pairing';
-import { simOf, type ReceivedSms, type SimulateReceivedFrame, type Sms } from './protocol';
+import { simOf, type ReceivedSms, type SimulateReceivedFrame, type Sms, type SmsErrorCode } from './protocol';
 import { SendLoop } from './send-loop';
 import { receivingSim } from './sims';
 
@@ -49,6 +49,8 @@ export interface StartAgentOptions {
   radioOff?: boolean;
   /** Simulator: how many SIMs the phone has, slots 1..n (default 1; protocol 4). */
   sims?: number;
+  /** Simulator: every SMS is sent, then the network reports it failed with this cause. */
+  networkFailure?: SmsErrorCode;
   /** Pause between accepting an SMS (ack) and handing it to the driver (default 0). */
   sendDelayMs?: number;
   /** Print one JSON line {message_id, to, text} on `stdout` for each SMS handed to the driver (none with `radioOff`). */

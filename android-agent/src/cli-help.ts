@@ -28,6 +28,10 @@ Options:
   --radio-off                simulator: the phone's radio is off: every SMS fails at once with
                              OUT_OF_NETWORK and not_sent, so the hub may try another phone
                              (also $SMSGW_AGENT_RADIO_OFF=1)
+  --sim-network-failure <code>
+                             simulator: every SMS is sent, then the network reports it failed
+                             with this cause (OUT_OF_NETWORK, INSUFFICIENT_CREDIT, BLACKLISTED,
+                             INVALID_NUMBER): something left the phone, so no not_sent
   --sims <n>                 simulator: the phone has n SIMs, 1 to 4 (default $SMSGW_AGENT_SIMS,
                              else 1); an SMS asking for a slot above n fails, not sent
   -h, --help                 show this help

@@ -8,7 +8,11 @@ import { isErrnoCode } from './durable-file';
 import type { DriverName } from './drivers/driver';
 import { DeviceChoiceError, DeviceInUseError, DeviceUnauthorizedError, NotPairedError, PairingRefusedError, UsageError } from './errors';
 import { parsePairingUrl, type PairingSecret } from './pairing';
+import type { SmsErrorCode } from './protocol';
 import { MAX_SIMULATED_SIMS } from './sims';
+
+/** The causes `--sim-network-failure` may pretend the network gave. */
+const NETWORK_FAILURES = ['OUT_OF_NETWORK', 'INSUFFICIENT_CREDIT', 'BLACKLISTED', 'INVALID_NUMBER'] as const;
 
 /** The exit code of the CLI for an error that stopped the agent (listed in cli-help.ts). */
 export function exitCodeFor(error: unknown): number {
@@ -37,6 +41,7 @@ export type CliAgentOptions = Pick<
   | 'deliveryDelayMs'
   | 'sendDelayMs'
   | 'radioOff'
+  | 'networkFailure'
   | 'sims'
   | 'logJson'
 >;
@@ -81,6 +86,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
         'sim-send-delay-ms': { type: 'string' },
         'sim-delivery-delay-ms': { type: 'string' },
         'radio-off': { type: 'boolean' },
+        'sim-network-failure': { type: 'string' },
         sims: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -134,6 +140,13 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
     // A real phone's radio is what it is: pretending it is off would fail SMS it could send.
     throw new UsageError('--radio-off (or SMSGW_AGENT_RADIO_OFF) goes with --driver simulator only');
   }
+  const networkFailure = values['sim-network-failure'];
+  if (networkFailure !== undefined && !(NETWORK_FAILURES as readonly string[]).includes(networkFailure)) {
+    throw new UsageError(`--sim-network-failure must be one of ${NETWORK_FAILURES.join(', ')}`);
+  }
+  if (driver !== 'simulator' && networkFailure !== undefined) {
+    throw new UsageError('--sim-network-failure goes with --driver simulator only');
+  }
   const sims = simCount(values.sims ?? context.env.SMSGW_AGENT_SIMS);
   if (driver !== 'simulator' && sims !== undefined) {
     // Termux cannot list a phone's SIMs: pretending a number would refuse SMS the phone could send.
@@ -154,6 +167,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
       ...(sendDelayMs !== undefined ? { sendDelayMs } : {}),
       ...(deliveryDelayMs !== undefined ? { deliveryDelayMs } : {}),
       ...(radioOff ? { radioOff } : {}),
+      ...(networkFailure !== undefined ? { networkFailure: networkFailure as SmsErrorCode } : {}),
       ...(sims !== undefined ? { sims } : {}),
     },
   };

@@ -131,7 +131,16 @@ describe('parseCli', () => {
     await expect(run(['--hub', 'https://h.example'])).resolves.not.toHaveProperty('radioOff');
   });
 
+  it('when --sim-network-failure names a cause, then the simulator fails every SMS with it after sending it', async () => {
+    await expect(run(['--hub', 'https://h.example', '--sim-network-failure', 'OUT_OF_NETWORK'])).resolves.toMatchObject({
+      networkFailure: 'OUT_OF_NETWORK',
+    });
+    await expect(run(['--hub', 'https://h.example'])).resolves.not.toHaveProperty('networkFailure');
+  });
+
   it.each([
+    [['--hub', 'https://h.example', '--sim-network-failure', 'EXPIRED'], /--sim-network-failure must be one of/],
+    [['--hub', 'https://h.example', '--driver', 'termux', '--sim-network-failure', 'OUT_OF_NETWORK'], /simulator only/],
     [['--hub', 'http://127.0.0.1:8444'], /https/],
     [['--hub', 'https://h.example', '--client', 'c'], /--device-password/],
     [['--pairing-url', 'https://h.example/v1/agent/pair?code=X', '--client', 'c', '--device-password', 'p'], /not both/],

@@ -65,6 +65,19 @@ describe('SimulatorDriver', () => {
     },
   );
 
+  it('when the network fails every SMS, then each is sent, then failed with that cause, without not_sent, and never delivered', async () => {
+    const driver = new SimulatorDriver({ deliveryDelayMs: 0, networkFailure: 'INSUFFICIENT_CREDIT' });
+    const { events, calls, errors, notSent } = listen();
+
+    await driver.send({ message_id: 'msg_1', to: '+33611111111', text: 'hello' }, events);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    expect(calls).toEqual(['sent', 'failed']);
+    expect(errors).toEqual([{ code: 'INSUFFICIENT_CREDIT', message: expect.stringContaining('network refused it') }]);
+    expect(notSent).toEqual([false]);
+    await driver.close();
+  });
+
   it('when the number is any other, then the SMS is sent at once and delivered after the delay', async () => {
     const driver = new SimulatorDriver({ deliveryDelayMs: 30 });
     const { events, calls, delivered } = listen();

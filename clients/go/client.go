@@ -520,6 +520,15 @@ func (s *OTPService) Verify(ctx context.Context, req VerifyOTPRequest, opts ...C
 	return answer(&out, s.c.do(ctx, k, &out, opts))
 }
 
+// Stats answers the codes sent, verified, expired, the wrong codes and the conversion rate over a
+// period, by day and by destination country (GET /v1/otp/stats; the filters of Messages.Stats).
+func (s *OTPService) Stats(ctx context.Context, params OTPStatsParams, opts ...CallOption) (*OTPStatsResponse, error) {
+	k := s.c.call("getOtpStats")
+	k.query = params.values()
+	var out OTPStatsResponse
+	return answer(&out, s.c.do(ctx, k, &out, opts))
+}
+
 // InboxService reads the SMS the client's phones received (docs/api/receiving.md).
 type InboxService struct{ c *Client }
 

@@ -454,6 +454,10 @@ func TestWhenEveryMethodIsCalledThenTogetherTheyReachEveryOperationOfTheDocument
 		func() error { _, err := c.OTP.Send(ctx, SendOTPRequest{To: "+1"}); return err },
 		func() error { _, err := c.OTP.Verify(ctx, VerifyOTPRequest{OTPID: "otp_1", Code: "1"}); return err },
 		func() error {
+			_, err := c.OTP.Stats(ctx, OTPStatsParams{FromDate: "2030-01-01", DeviceID: "device_A"})
+			return err
+		},
+		func() error {
 			_, err := c.Inbox.Page(ctx, ListInboxParams{From: "+33698765432", Limit: 10})
 			return err
 		},
@@ -582,14 +586,14 @@ func TestWhenAMessageIsSentWithTTLAndFailoverThenBothGoInTheBody(t *testing.T) {
 	if _, err := c.Messages.SendPersonalized(ctx, SendBulkPersonalizedRequest{Messages: []PersonalizedMessage{{To: "+33612345678", Message: "a", Ttl: 120}}, Ttl: 60, Failover: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.OTP.Send(ctx, SendOTPRequest{To: "+33612345678", Failover: true}); err != nil {
+	if _, err := c.OTP.Send(ctx, SendOTPRequest{To: "+33612345678", Failover: true, EndUserKey: "203.0.113.7", FallbackAfter: 30}); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
 		`{"failover":true,"message":"a","to":"+33612345678","ttl":600}`,
 		`{"message":"a","recipients":["+33612345678"],"ttl":3600}`,
 		`{"failover":true,"messages":[{"message":"a","to":"+33612345678","ttl":120}],"ttl":60}`,
-		`{"failover":true,"to":"+33612345678"}`,
+		`{"end_user_key":"203.0.113.7","failover":true,"fallback_after":30,"to":"+33612345678"}`,
 	}
 	for i, r := range f.got() {
 		if mustJSON(r.Body) != want[i] {

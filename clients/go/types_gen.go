@@ -77,6 +77,7 @@ const (
 	CodeInvalidStatus         ErrorCode = "INVALID_STATUS"
 	CodeInvalidIdempotencyKey ErrorCode = "INVALID_IDEMPOTENCY_KEY"
 	CodeInvalidDate           ErrorCode = "INVALID_DATE"
+	CodeNumberTypeNotAllowed  ErrorCode = "NUMBER_TYPE_NOT_ALLOWED"
 	CodeInvalidCharacter      ErrorCode = "INVALID_CHARACTER"
 	CodeInvalidAPIKey         ErrorCode = "INVALID_API_KEY"
 	CodeInvalidClientID       ErrorCode = "INVALID_CLIENT_ID"
@@ -84,6 +85,7 @@ const (
 	CodeInvalidPairing        ErrorCode = "INVALID_PAIRING"
 	CodeAccountNotVerified    ErrorCode = "ACCOUNT_NOT_VERIFIED"
 	CodeHTTPSRequired         ErrorCode = "HTTPS_REQUIRED"
+	CodeDestinationNotAllowed ErrorCode = "DESTINATION_NOT_ALLOWED"
 	CodeInvalidDeviceID       ErrorCode = "INVALID_DEVICE_ID"
 	CodeMessageNotFound       ErrorCode = "MESSAGE_NOT_FOUND"
 	CodeReceivedNotFound      ErrorCode = "RECEIVED_NOT_FOUND"
@@ -100,6 +102,7 @@ const (
 	CodePayloadTooLarge       ErrorCode = "PAYLOAD_TOO_LARGE"
 	CodeRateLimitExceeded     ErrorCode = "RATE_LIMIT_EXCEEDED"
 	CodeOTPRateLimited        ErrorCode = "OTP_RATE_LIMITED"
+	CodeOTPFraudSuspected     ErrorCode = "OTP_FRAUD_SUSPECTED"
 	CodeInternalError         ErrorCode = "INTERNAL_ERROR"
 	CodeDeviceOffline         ErrorCode = "DEVICE_OFFLINE"
 	CodeServiceUnavailable    ErrorCode = "SERVICE_UNAVAILABLE"
@@ -340,6 +343,46 @@ type StatsResponse struct {
 	Stats  Stats       `json:"stats"`
 }
 
+type OTPDayStats struct {
+	// UTC day of the OTPs' created_at (YYYY-MM-DD).
+	Date     string `json:"date"`
+	Sent     int    `json:"sent"`
+	Verified int    `json:"verified"`
+}
+
+type OTPCountryStats struct {
+	// The destination's country (ISO 3166-1 alpha-2), stored when the OTP was made; ZZ when none is
+	// known.
+	Country  string `json:"country"`
+	Sent     int    `json:"sent"`
+	Verified int    `json:"verified"`
+}
+
+type OTPStats struct {
+	// OTPs made in the period (their SMS queued).
+	Sent int `json:"sent"`
+	// Of those, verified with the right code.
+	Verified int `json:"verified"`
+	// Of those, never verified and past their expiry.
+	Expired int `json:"expired"`
+	// Wrong codes given for them.
+	FailedAttempts int `json:"failed_attempts"`
+	// verified / sent in percent, two decimals; 0 when none was sent.
+	ConversionRate float64 `json:"conversion_rate"`
+	// One entry per UTC day that has OTPs, oldest first.
+	ByDay []OTPDayStats `json:"by_day"`
+	// One entry per destination country, most OTPs first.
+	ByCountry []OTPCountryStats `json:"by_country"`
+}
+
+type OTPStatsResponse struct {
+	Success bool `json:"success"`
+	// The whole UTC days covered: from the first instant of the first day to the last instant of the
+	// last.
+	Period OTPStatsPeriod `json:"period"`
+	Stats  OTPStats       `json:"stats"`
+}
+
 type CancelResponse struct {
 	Success     bool      `json:"success"`
 	Message     string    `json:"message"`
@@ -447,6 +490,15 @@ type SendOTPRequest struct {
 	Metadata map[string]any `json:"metadata,omitempty"`
 	Failover bool           `json:"failover,omitempty"`
 	Sim      int            `json:"sim,omitempty"`
+	// Your key for the end user asking (their IP address, their account id): at most the client's
+	// end-user limit of OTPs per window for one key (5 an hour by default, set in the dashboard),
+	// then 429 OTP_RATE_LIMITED naming end_user_key. Stops one abuser without holding a prefix. Only
+	// a keyed hash of it is kept.
+	EndUserKey string `json:"end_user_key,omitempty"`
+	// Seconds after which a code not yet delivered goes once more through another phone of the client
+	// (same message_id, same code); below expiry. Without it, only a failed SMS falls back. Live OTPs
+	// that may move (no X-Device-ID, or failover true) only.
+	FallbackAfter int `json:"fallback_after,omitempty"`
 }
 
 type VerifyOTPRequest struct {
@@ -459,10 +511,12 @@ type Attempt struct {
 	DeviceID string `json:"device_id"`
 	// An earlier try: failed (the phone could not send it, nothing left the phone, so another phone
 	// took over) or moved (taken off a phone that had not begun it: offline past the failover delay,
-	// or removed). The last entry: the message's current status on its current device.
+	// or removed; or an OTP's SMS not delivered within its fallback_after, error NOT_DELIVERED). The
+	// last entry: the message's current status on its current device.
 	Status string `json:"status"`
 	// Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone
-	// offline past the failover delay.
+	// offline past the failover delay. NOT_DELIVERED for an OTP's SMS moved to another phone because
+	// it was not delivered within its fallback_after.
 	Error *AttemptError `json:"error"`
 	// When that try ended (earlier tries) or last changed (the last entry).
 	At time.Time `json:"at"`
@@ -567,6 +621,13 @@ type StatsPeriod struct {
 	To   time.Time `json:"to"`
 }
 
+// OTPStatsPeriod: The whole UTC days covered: from the first instant of the first day to the last
+// instant of the last.
+type OTPStatsPeriod struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+}
+
 type PersonalizedMessage struct {
 	To       string         `json:"to"`
 	Message  string         `json:"message"`
@@ -578,10 +639,37 @@ type PersonalizedMessage struct {
 }
 
 // AttemptError: Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved
-// off a phone offline past the failover delay.
+// off a phone offline past the failover delay. NOT_DELIVERED for an OTP's SMS moved to another
+// phone because it was not delivered within its fallback_after.
 type AttemptError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+}
+
+// OTPStatsParams are the query parameters of GET /v1/otp/stats; zero values are left out.
+type OTPStatsParams struct {
+	// Start of the period on created_at, inclusive: an ISO 8601 date (the whole day, UTC) or
+	// date-time; else INVALID_DATE.
+	FromDate string
+	// End of the period on created_at, inclusive (a date alone covers its whole day, UTC); before
+	// from_date is INVALID_DATE.
+	ToDate string
+	// Only the messages of this device.
+	DeviceID string
+}
+
+func (p OTPStatsParams) values() url.Values {
+	v := url.Values{}
+	if p.FromDate != "" {
+		v.Set("from_date", string(p.FromDate))
+	}
+	if p.ToDate != "" {
+		v.Set("to_date", string(p.ToDate))
+	}
+	if p.DeviceID != "" {
+		v.Set("device_id", string(p.DeviceID))
+	}
+	return v
 }
 
 // HistoryParams are the query parameters of GET /v1/sms/history; zero values are left out.
@@ -751,6 +839,7 @@ var operations = map[string]operation{
 	"sendBulkPersonalizedSms": {"sendBulkPersonalizedSms", "POST", "/v1/sms/send-bulk-personalized", true, true},
 	"sendOtp":                 {"sendOtp", "POST", "/v1/sms/send-otp", true, true},
 	"verifyOtp":               {"verifyOtp", "POST", "/v1/sms/verify-otp", false, false},
+	"getOtpStats":             {"getOtpStats", "GET", "/v1/otp/stats", false, false},
 	"getMessageStatus":        {"getMessageStatus", "GET", "/v1/sms/status/{message_id}", false, false},
 	"getHistory":              {"getHistory", "GET", "/v1/sms/history", false, false},
 	"getStats":                {"getStats", "GET", "/v1/sms/stats", false, false},

@@ -43,13 +43,14 @@ func (e *WebhookError) Unwrap() error { return e.Reason }
 
 // WebhookEvent is a webhook delivery's body (docs/api/webhooks.md).
 type WebhookEvent struct {
-	// Event is sms.sent, sms.delivered, sms.failed, sms.received, device.connected or device.disconnected.
+	// Event is sms.sent, sms.delivered, sms.failed, sms.received, device.connected,
+	// device.disconnected, or otp.fraud_suspected (an endpoint gets it only when it names it).
 	Event string `json:"event"`
 	// EventID is the same on every attempt and replay: de-duplicate on it.
 	EventID string `json:"event_id"`
 	// Timestamp is when this attempt was signed (the event's own time is in Data).
 	Timestamp string `json:"timestamp"`
-	// Data is the event's data: decode it with MessageData, ReceivedData or DeviceData.
+	// Data is the event's data: decode it with MessageData, ReceivedData, DeviceData or FraudData.
 	Data json.RawMessage `json:"data"`
 }
 
@@ -92,6 +93,34 @@ type ReceivedEventData struct {
 	ReceivedAt time.Time `json:"received_at"`
 	// InReplyTo is the id of the message sent with "replies": true that this SMS answers, or "".
 	InReplyTo string `json:"in_reply_to"`
+}
+
+// FraudSuspectedEventData is the data of otp.fraud_suspected: the pumping guard held a prefix or a
+// country of the client's one-time passwords (docs/api/otp.md).
+type FraudSuspectedEventData struct {
+	// HoldID is the hold (hold_…), released in the dashboard.
+	HoldID string `json:"hold_id"`
+	// Scope is "prefix" or "country".
+	Scope string `json:"scope"`
+	// Prefix is the number without its last 4 digits (+3361234), or the country's calling code.
+	Prefix  string `json:"prefix"`
+	Country string `json:"country"`
+	// Requests and Verified are the codes asked for and verified in the window that tripped it.
+	Requests       int       `json:"requests"`
+	Verified       int       `json:"verified"`
+	ConversionRate float64   `json:"conversion_rate"`
+	WindowSeconds  int       `json:"window_seconds"`
+	HeldAt         time.Time `json:"held_at"`
+	HeldUntil      time.Time `json:"held_until"`
+}
+
+// FraudData decodes the data of otp.fraud_suspected.
+func (e *WebhookEvent) FraudData() (*FraudSuspectedEventData, error) {
+	var d FraudSuspectedEventData
+	if err := json.Unmarshal(e.Data, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
 }
 
 // MessageData decodes the data of sms.sent, sms.delivered and sms.failed.

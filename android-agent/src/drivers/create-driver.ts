@@ -1,3 +1,4 @@
+import type { SmsErrorCode } from '../protocol';
 import type { Driver, DriverName } from './driver';
 import { SimulatorDriver } from './simulator.driver';
 import { TermuxDriver } from './termux.driver';
@@ -9,6 +10,8 @@ export interface DriverOptions {
   radioOff?: boolean;
   /** Simulator: how many SIMs the phone has (default 1). */
   sims?: number;
+  /** Simulator: every SMS is sent, then fails with this cause. */
+  networkFailure?: SmsErrorCode;
   /** Termux: directories searched for termux-sms-send (default $PATH). */
   searchPath?: string;
 }
@@ -22,5 +25,6 @@ export async function createDriver(name: DriverName, options: DriverOptions): Pr
     ...(options.deliveryDelayMs !== undefined ? { deliveryDelayMs: options.deliveryDelayMs } : {}),
     ...(options.radioOff ? { radioOff: true } : {}),
     ...(options.sims !== undefined ? { sims: options.sims } : {}),
+    ...(options.networkFailure ? { networkFailure: options.networkFailure } : {}),
   });
 }

@@ -25,6 +25,12 @@ export interface SimulatorOptions {
   radioOff?: boolean;
   /** How many SIMs the phone has (slots 1..n; default 1). */
   sims?: number;
+  /**
+   * Every SMS leaves the phone (`sent`), then the network reports it failed with this cause, as a
+   * SIM out of credit or a carrier that refuses the number does: another phone may still get it
+   * through (the OTP delivery fallback). No `not_sent`: something left the phone.
+   */
+  networkFailure?: SmsErrorCode;
 }
 
 /**
@@ -38,11 +44,13 @@ export class SimulatorDriver implements Driver {
   readonly sims: readonly SimInfo[];
   private readonly deliveryDelayMs: number;
   private readonly radioOff: boolean;
+  private readonly networkFailure: SmsErrorCode | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(options: SimulatorOptions = {}) {
     this.deliveryDelayMs = options.deliveryDelayMs ?? DEFAULT_DELIVERY_DELAY_MS;
     this.radioOff = options.radioOff ?? false;
+    this.networkFailure = options.networkFailure;
     this.sims = simulatedSims(options.sims ?? 1);
   }
 
@@ -70,6 +78,10 @@ export class SimulatorDriver implements Driver {
       return;
     }
     events.onSent(new Date());
+    if (this.networkFailure) {
+      events.onFailed(new Date(), { code: this.networkFailure, message: `simulated: the network refused it (${this.networkFailure})` });
+      return;
+    }
     this.deliverLater(events);
   }
 

@@ -37,7 +37,8 @@ otp:
   kind: grpc
   port: 50054
   healthPort: 50154
-  uses: [postgres, redis]
+  # NATS for the pumping guard's otp.fraud_suspected events only.
+  uses: [postgres, redis, nats]
   calls: [message]
 scheduler:
   key: scheduler
@@ -68,7 +69,7 @@ dashboard:
   port: 8445
   public: 8445
   uses: [redis, nats]
-  calls: [account, device-hub, message, webhook]
+  calls: [account, device-hub, message, webhook, otp]
 {{- end -}}
 
 {{/*

@@ -71,6 +71,7 @@ describe("the services' own NATS and Redis users in the chart", () => {
         'device-hub',
         'gateway',
         'message',
+        'otp',
         'scheduler',
         'webhook',
       ]);
@@ -92,7 +93,7 @@ describe("the services' own NATS and Redis users in the chart", () => {
       const dashboard = /user: "smsgw-dashboard"[^\n]*\n\s*publish: (.*),\n\s*subscribe: (.*) \} \}/.exec(natsConf);
       expect(dashboard?.[1]).toBe('{ deny: [">"] }');
       expect(dashboard?.[2]).toBe('{ allow: ["events.device.*"] }');
-      expect(natsConf).toMatch(/user: "smsgw-message"[^\n]*\n\s*publish: \{ allow: \[[^\]]*"events\.sms\.\*"/);
+      expect(natsConf).toMatch(/user: "smsgw-message"[^\n]*\n\s*publish: \{ allow: \[[^\]]*"event-batches\.message"/);
     });
 
     it('when rendered, then each service that uses Redis has an ACL user of its own with its own keys, under the release prefix', () => {
@@ -113,7 +114,8 @@ describe("the services' own NATS and Redis users in the chart", () => {
       const busUsers = job.find((c) => c.name === 'bus-users-init')!;
       const keys = busUsers.args![busUsers.args!.indexOf('--keys') + 1]!.split(',');
       expect(keys).toEqual(expect.arrayContaining(['nats-dashboard', 'nats-message', 'redis-dashboard', 'redis-gateway']));
-      expect(keys).toHaveLength(10);
+      // A NATS password for each of the 7 services that use NATS, a Redis one for each of the 4 that use Redis.
+      expect(keys).toHaveLength(11);
       // Nothing of the users is random at rendering (the bundled charts' own admin passwords still are).
       const again = render('default').objects;
       expect(find(again, 'ConfigMap', 'smsgw-nats').data).toEqual({ 'nats.conf': natsConf });

@@ -189,6 +189,7 @@ class ClientTest(unittest.TestCase):
         c.messages.stats(from_date="2030-01-01")
         c.otp.send("+1")
         c.otp.verify("otp_1", "1")
+        c.otp.stats(from_date="2030-01-01", device_id="device_A")
         c.inbox.page(from_="+33698765432", limit=10)
         c.inbox.get("rcv_1")
         c.opt_outs.page(page=2)
@@ -218,6 +219,7 @@ class ClientTest(unittest.TestCase):
             "verifyOtp": smsgw.Otp.verify,
             "getHistory": smsgw.Messages.history,
             "getStats": smsgw.Messages.stats,
+            "getOtpStats": smsgw.Otp.stats,
             "listInbox": smsgw.Inbox.page,
             "listOptOuts": smsgw.OptOuts.page,
             "addOptOut": smsgw.OptOuts.add,
@@ -233,7 +235,7 @@ class ClientTest(unittest.TestCase):
         c.messages.send("+33612345678", "a", ttl=600, failover=True)
         c.messages.send_bulk(["+33612345678"], "a", ttl=3600, failover=False)
         c.messages.send_personalized([{"to": "+33612345678", "message": "a", "ttl": 120}], ttl=60, failover=True)
-        c.otp.send("+33612345678", failover=True)
+        c.otp.send("+33612345678", failover=True, end_user_key="203.0.113.7", fallback_after=30)
         c.messages.send("+33612345678", "b")
         self.assertEqual(
             [r.body for r in self.gw.requests],
@@ -241,7 +243,7 @@ class ClientTest(unittest.TestCase):
                 {"to": "+33612345678", "message": "a", "ttl": 600, "failover": True},
                 {"recipients": ["+33612345678"], "message": "a", "ttl": 3600, "failover": False},
                 {"messages": [{"to": "+33612345678", "message": "a", "ttl": 120}], "ttl": 60, "failover": True},
-                {"to": "+33612345678", "failover": True},
+                {"to": "+33612345678", "failover": True, "end_user_key": "203.0.113.7", "fallback_after": 30},
                 {"to": "+33612345678", "message": "b"},
             ],
         )

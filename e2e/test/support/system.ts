@@ -55,7 +55,12 @@ export class TestSystem {
     return new TestSystem(
       stack,
       new Admin(
-        { accountAddress: stack.accountAddress, deviceHubAddress: stack.deviceHubAddress, webhookAddress: stack.webhookAddress },
+        {
+          accountAddress: stack.accountAddress,
+          deviceHubAddress: stack.deviceHubAddress,
+          webhookAddress: stack.webhookAddress,
+          otpAddress: stack.otpAddress,
+        },
         stack.grpcCredentials('admin'),
       ),
     );
@@ -69,6 +74,7 @@ export class TestSystem {
         ACCOUNT_GRPC_ADDR: this.stack.accountAddress,
         DEVICE_HUB_GRPC_ADDR: this.stack.deviceHubAddress,
         WEBHOOK_GRPC_ADDR: this.stack.webhookAddress,
+        OTP_GRPC_ADDR: this.stack.otpAddress,
         GRPC_TLS_CA_FILE: this.stack.grpcCredentials('admin').caFile,
         GRPC_TLS_CERT_FILE: this.stack.grpcCredentials('admin').certFile,
         GRPC_TLS_KEY_FILE: this.stack.grpcCredentials('admin').keyFile,

@@ -41,8 +41,11 @@ Usage: smsgw <command> [options]
   history                             the latest messages as a table (--status, --to, --search,
                                       --from-date, --to-date, --device, --limit, --page, --all)
   stats                               counts and delivery rate by day (--from-date, --to-date)
-  otp send --to NUMBER                send a one-time password (--length, --expiry, --template)
+  otp send --to NUMBER                send a one-time password (--length, --expiry, --template,
+                                      --end-user-key, --fallback-after)
   otp verify --otp-id ID --code CODE  check it (exit 1 when the code is wrong)
+  otp stats                           codes sent, verified, expired and the conversion, by day and
+                                      country (--from-date, --to-date)
   whoami                              check the credentials and the phone
   listen [--events K1,K2]             the account's webhook events as they happen, checked with
          [--forward URL]              the session's secret and printed (--json: the bodies), or
@@ -473,11 +476,13 @@ async function otp(args: string[], io: Io, out: (t: string) => void): Promise<nu
       length: { type: 'string' },
       expiry: { type: 'string' },
       template: { type: 'string' },
+      'end-user-key': { type: 'string' },
+      'fallback-after': { type: 'string' },
     });
     if (values.help)
       return help(
         out,
-        'smsgw otp send --to NUMBER [--length 4-8] [--expiry SECONDS] [--template TEXT-WITH-{{code}}] [--device ID] [--json]',
+        'smsgw otp send --to NUMBER [--length 4-8] [--expiry SECONDS] [--template TEXT-WITH-{{code}}] [--end-user-key KEY] [--fallback-after SECONDS] [--device ID] [--json]',
       );
     const res = await client(io, values).otp.send(
       {
@@ -485,6 +490,8 @@ async function otp(args: string[], io: Io, out: (t: string) => void): Promise<nu
         ...(values.length !== undefined ? { length: int(values.length, 'length') } : {}),
         ...(values.expiry !== undefined ? { expiry: int(values.expiry, 'expiry') } : {}),
         ...(str(values.template) ? { template: str(values.template) } : {}),
+        ...(str(values['end-user-key']) ? { end_user_key: str(values['end-user-key']) } : {}),
+        ...(values['fallback-after'] !== undefined ? { fallback_after: int(values['fallback-after'], 'fallback-after') } : {}),
       },
       sendOptions(values),
     );
@@ -503,7 +510,38 @@ async function otp(args: string[], io: Io, out: (t: string) => void): Promise<nu
     else out(res.valid ? `valid (verified at ${res.verified_at})` : `wrong code: ${res.attempts_remaining} attempt(s) remaining`);
     return res.valid ? 0 : 1;
   }
-  throw new UsageError('smsgw otp send --to NUMBER | smsgw otp verify --otp-id ID --code CODE');
+  if (sub === 'stats') {
+    const { values } = parse(rest, { 'from-date': { type: 'string' }, 'to-date': { type: 'string' }, device: { type: 'string' } });
+    if (values.help) return help(out, 'smsgw otp stats [--from-date D] [--to-date D] [--device ID] [--json]');
+    const res = await client(io, values).otp.stats({
+      ...(str(values['from-date']) ? { from_date: str(values['from-date']) } : {}),
+      ...(str(values['to-date']) ? { to_date: str(values['to-date']) } : {}),
+      ...(str(values.device) ? { device_id: str(values.device) } : {}),
+    });
+    if (values.json) printJson(out, res);
+    else {
+      const s = res.stats;
+      out(
+        `${res.period.from} to ${res.period.to}: ${s.sent} sent, ${s.verified} verified, ${s.expired} expired, ${s.failed_attempts} wrong codes, ${s.conversion_rate}% converted`,
+      );
+      if (s.by_day.length)
+        out(
+          table(
+            ['DAY', 'SENT', 'VERIFIED'],
+            s.by_day.map((d) => [d.date, String(d.sent), String(d.verified)]),
+          ),
+        );
+      if (s.by_country.length)
+        out(
+          table(
+            ['COUNTRY', 'SENT', 'VERIFIED'],
+            s.by_country.map((c) => [c.country, String(c.sent), String(c.verified)]),
+          ),
+        );
+    }
+    return 0;
+  }
+  throw new UsageError('smsgw otp send --to NUMBER | smsgw otp verify --otp-id ID --code CODE | smsgw otp stats');
 }
 
 async function whoami(args: string[], io: Io, out: (t: string) => void): Promise<number> {

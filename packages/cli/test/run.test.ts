@@ -301,6 +301,58 @@ describe('the smsgw command line', () => {
     }
   });
 
+  it('when OTP statistics are asked, then the filters go in the query and the totals, days and countries are printed', async () => {
+    const gw = await fakeGateway(() => ({
+      status: 200,
+      body: {
+        success: true,
+        period: { from: '2030-01-01T00:00:00.000Z', to: '2030-01-31T23:59:59.999Z' },
+        stats: {
+          sent: 4,
+          verified: 2,
+          expired: 1,
+          failed_attempts: 3,
+          conversion_rate: 50,
+          by_day: [{ date: '2030-01-02', sent: 4, verified: 2 }],
+          by_country: [
+            { country: 'FR', sent: 3, verified: 2 },
+            { country: 'BE', sent: 1, verified: 0 },
+          ],
+        },
+      },
+    }));
+    try {
+      const t = io(envFor(gw.url));
+      expect(await run(['otp', 'stats', '--from-date', '2030-01-01', '--device', 'device_A'], t.io)).toBe(0);
+      expect(gw.seen[0]!.path).toBe('/v1/otp/stats?from_date=2030-01-01&device_id=device_A');
+      expect(t.out()).toContain('4 sent, 2 verified, 1 expired, 3 wrong codes, 50% converted');
+      expect(t.out()).toMatch(/COUNTRY\s+SENT\s+VERIFIED\nFR\s+3\s+2\nBE\s+1\s+0/);
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it('when an OTP is sent with an end-user key and a fallback delay, then both go in the body', async () => {
+    const gw = await fakeGateway(() => ({
+      status: 200,
+      body: {
+        success: true,
+        otp_id: 'otp_1',
+        to: '+33612345678',
+        expires_at: '2030-01-01T00:05:00.000Z',
+        message_id: 'msg_1',
+        status: 'queued',
+      },
+    }));
+    try {
+      const t = io(envFor(gw.url));
+      expect(await run(['otp', 'send', '--to', '+33612345678', '--end-user-key', '203.0.113.7', '--fallback-after', '30'], t.io)).toBe(0);
+      expect(gw.seen[0]!.body).toEqual({ to: '+33612345678', end_user_key: '203.0.113.7', fallback_after: 30 });
+    } finally {
+      await gw.stop();
+    }
+  });
+
   it('when an OTP code is wrong, then the exit status is 1 and the attempts left are printed', async () => {
     const gw = await fakeGateway(() => ({
       status: 200,

@@ -20,6 +20,8 @@ import {
   type ReceivedSmsResponse,
   type RemoveOptOutResponse,
   type OperationId,
+  type OtpStatsParams,
+  type OtpStatsResponse,
   type SendBulkPersonalizedRequest,
   type SendBulkRequest,
   type SendOtpRequest,
@@ -154,6 +156,14 @@ export class Otp {
    */
   verify(body: VerifyOtpRequest, options?: RequestOptions): Promise<WithResponse<VerifyOtpResponse>> {
     return this.t.request({ ...call('verifyOtp'), body }, options);
+  }
+
+  /**
+   * Codes sent, verified, expired, wrong codes and the conversion rate over a period, by day and by
+   * destination country (GET /v1/otp/stats; the filters of `messages.stats`).
+   */
+  stats(params: OtpStatsParams = {}, options?: RequestOptions): Promise<WithResponse<OtpStatsResponse>> {
+    return this.t.request({ ...call('getOtpStats'), query: { ...params } }, options);
   }
 }
 

@@ -20,7 +20,7 @@ export {
   type WebhookFailure,
 } from './errors';
 export { verifyWebhook, signWebhook, MemorySeenEvents, type SeenEvents, type VerifyWebhookOptions } from './webhooks';
-export type { WebhookEvent, MessageEventData, DeviceEventData, ReceivedEventData } from './webhook-events';
+export type { WebhookEvent, MessageEventData, DeviceEventData, ReceivedEventData, FraudSuspectedEventData } from './webhook-events';
 export type { BackoffSettings } from './retry';
 export { VERSION } from './version';
 export * from './gen/openapi-types';

@@ -47,6 +47,28 @@ export interface ReceivedEventData {
   [key: string]: unknown;
 }
 
+/**
+ * The data of otp.fraud_suspected (opt-in: an endpoint gets it only when it names it): the pumping
+ * guard held a prefix or a country of the client's OTPs (docs/api/otp.md).
+ */
+export interface FraudSuspectedEventData {
+  /** `hold_…`: release it in the dashboard. */
+  hold_id: string;
+  scope: 'prefix' | 'country';
+  /** The number without its last 4 digits (`+3361234`), or the country's calling code (`+33`). */
+  prefix: string;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  /** Codes asked for and verified in the window that tripped it. */
+  requests: number;
+  verified: number;
+  conversion_rate: number;
+  window_seconds: number;
+  held_at: string;
+  held_until: string;
+  [key: string]: unknown;
+}
+
 interface EventBase {
   /** The same on every attempt and replay: de-duplicate on it. */
   event_id: string;
@@ -58,4 +80,5 @@ interface EventBase {
 export type WebhookEvent =
   | (EventBase & { event: 'sms.sent' | 'sms.delivered' | 'sms.failed'; data: MessageEventData })
   | (EventBase & { event: 'device.connected' | 'device.disconnected'; data: DeviceEventData })
-  | (EventBase & { event: 'sms.received'; data: ReceivedEventData });
+  | (EventBase & { event: 'sms.received'; data: ReceivedEventData })
+  | (EventBase & { event: 'otp.fraud_suspected'; data: FraudSuspectedEventData });

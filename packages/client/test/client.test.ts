@@ -277,6 +277,7 @@ describe('the TypeScript client against a scripted gateway', () => {
     await c.messages.stats({ from_date: '2030-01-01' });
     await c.otp.send({ to: '+1' });
     await c.otp.verify({ otp_id: 'otp_1', code: '1' });
+    await c.otp.stats({ from_date: '2030-01-01', device_id: 'device_A' });
     await c.inbox.page({ from: '+33698765432', limit: 10 });
     await c.inbox.get('rcv_1');
     await c.optOuts.page({ page: 2 });

@@ -7,7 +7,7 @@ import { EVENT_BATCH_DURABLES, natsInboxPrefix, natsNames } from './nats';
  */
 
 /** The services that connect to NATS. */
-export const NATS_SERVICES = ['message', 'device-hub', 'scheduler', 'webhook', 'dashboard', 'gateway'] as const;
+export const NATS_SERVICES = ['message', 'device-hub', 'scheduler', 'webhook', 'dashboard', 'gateway', 'otp'] as const;
 export type NatsService = (typeof NATS_SERVICES)[number];
 
 /** The services that connect to Redis. */
@@ -30,9 +30,12 @@ export const DURABLE_CONSUMERS: Record<NatsService, { stream: StreamKey; durable
     { stream: 'eventBatches', durable: 'webhook-event-batches' },
     { stream: 'events', durable: 'webhook-events' },
     { stream: 'timers', durable: 'webhook-timers' },
+    // The owner's alert e-mail of each `otp.fraud_suspected`.
+    { stream: 'events', durable: 'webhook-otp-alerts' },
   ],
   dashboard: [],
   gateway: [],
+  otp: [],
 };
 
 /** The streams each service creates or brings up to date at start-up (`ensureStream`). */
@@ -43,6 +46,8 @@ const ENSURED_STREAMS: Record<NatsService, StreamKey[]> = {
   webhook: ['events', 'eventBatches', 'timers'],
   dashboard: [],
   gateway: [],
+  // The pumping guard's `otp.fraud_suspected` events.
+  otp: ['events'],
 };
 
 /**
@@ -87,6 +92,8 @@ export function natsPermissions(service: NatsService, prefix: string): NatsPermi
     dashboard: { publish: [], subscribe: [n.event('device.*')] },
     // GET /v1/events/listen only: core NATS, no JetStream, nothing to publish.
     gateway: { publish: [], subscribe: [listenSubjects(prefix)] },
+    // The pumping guard's events only (JetStream publishes, acknowledged on its inbox).
+    otp: { publish: [n.event('otp.*')], subscribe: [] },
   };
   const jetStream: string[] = [];
   const streams = ENSURED_STREAMS[service].map((s) => streamName[s]);
@@ -145,14 +152,16 @@ const REDIS_KEYS: Record<RedisService, { readWrite: string[]; readOnly: string[]
       'presence:*',
       'presence-last:*',
       'presence-client:*',
-      'presence-offline',
+      'presence-offline:*',
       'hub-sent:*',
       'device-removed:*',
       'hub-budget:*',
     ],
     readOnly: [],
   },
-  otp: { readWrite: ['otp-rate:*'], readOnly: [] },
+  // otp-rate: the per-number limit; otp-user: the end-user key limit; otp-guard: the pumping guard's
+  // windows by prefix and country; otp-hold: the prefixes and countries it holds.
+  otp: { readWrite: ['otp-rate:*', 'otp-user:*', 'otp-guard:*', 'otp-hold:*'], readOnly: [] },
 };
 
 /**

@@ -60,6 +60,11 @@ export const ERROR_CATALOG = {
     message: "La clé d'idempotence doit faire de 1 à 255 caractères.",
   },
   INVALID_DATE: { http: 400, grpc: grpc.status.INVALID_ARGUMENT, message: 'Date invalide : une date ISO 8601 est attendue.' },
+  NUMBER_TYPE_NOT_ALLOWED: {
+    http: 400,
+    grpc: grpc.status.INVALID_ARGUMENT,
+    message: "Ce type de numéro (surtaxé, à coûts partagés ou assimilé) ne reçoit pas de codes : il n'est pas autorisé pour ce compte.",
+  },
   INVALID_API_KEY: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: 'Clé API invalide, expirée ou révoquée.' },
   INVALID_CLIENT_ID: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: 'Identifiant client inconnu.' },
   INVALID_DEVICE_TOKEN: { http: 401, grpc: grpc.status.UNAUTHENTICATED, message: "Jeton d'appareil invalide ou révoqué." },
@@ -74,6 +79,11 @@ export const ERROR_CATALOG = {
     http: 403,
     grpc: grpc.status.PERMISSION_DENIED,
     message: 'HTTPS est obligatoire : les requêtes en HTTP simple sont refusées.',
+  },
+  DESTINATION_NOT_ALLOWED: {
+    http: 403,
+    grpc: grpc.status.PERMISSION_DENIED,
+    message: "Ce pays de destination n'est pas autorisé pour ce compte.",
   },
   INVALID_DEVICE_ID: { http: 404, grpc: grpc.status.NOT_FOUND, message: "Appareil inconnu ou n'appartenant pas à ce client." },
   MESSAGE_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: 'Message introuvable.' },
@@ -143,6 +153,12 @@ export const ERROR_CATALOG = {
     http: 429,
     grpc: grpc.status.RESOURCE_EXHAUSTED,
     message: 'Trop de codes demandés pour ce numéro : 10 par heure au plus.',
+  },
+  OTP_FRAUD_SUSPECTED: {
+    http: 429,
+    grpc: grpc.status.RESOURCE_EXHAUSTED,
+    message:
+      'Envoi de codes suspendu vers ces numéros : beaucoup de codes demandés, peu vérifiés (fraude au SMS suspectée). Le titulaire du compte peut lever la suspension.',
   },
   INTERNAL_ERROR: { http: 500, grpc: grpc.status.INTERNAL, message: 'Erreur interne du serveur.' },
   DEVICE_OFFLINE: { http: 503, grpc: grpc.status.FAILED_PRECONDITION, message: "L'appareil est hors ligne." },

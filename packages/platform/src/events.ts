@@ -44,7 +44,15 @@ export interface AgentReport {
   sim?: number;
 }
 
-export type PublicEventKind = 'sms.sent' | 'sms.delivered' | 'sms.failed' | 'sms.received' | 'device.connected' | 'device.disconnected';
+export type PublicEventKind =
+  | 'sms.sent'
+  | 'sms.delivered'
+  | 'sms.failed'
+  | 'sms.received'
+  | 'device.connected'
+  | 'device.disconnected'
+  // Opt-in: only endpoints that name it get it (never a message's webhook_url).
+  | 'otp.fraud_suspected';
 
 /**
  * An SMS a phone received, as the device-hub publishes it on `agent.received.<device>` (JetStream,

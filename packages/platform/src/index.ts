@@ -35,3 +35,5 @@ export * from './payload';
 export * from './device-limits';
 export * from './sms-encoding';
 export * from './event-batches';
+export * from './periods';
+export * from './destinations';

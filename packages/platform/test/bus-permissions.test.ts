@@ -15,14 +15,17 @@ const maySubscribe = (subject: string, prefix = '') =>
   NATS_SERVICES.filter((service) => natsPermissions(service, prefix).subscribe.some((p) => matches(p, subject)));
 
 describe('who may do what on NATS and Redis', () => {
-  it('when the public events are published, then only the message service may publish sms events and only the hub device events', () => {
-    expect(mayPublish('events.sms.delivered')).toEqual(['message']);
+  it('when the public events are published, then only the message service may publish sms events (in batches) and only the hub device events', () => {
+    expect(mayPublish('event-batches.message')).toEqual(['message']);
+    expect(mayPublish('t1a2b.event-batches.message', 't1a2b')).toEqual(['message']);
+    expect(mayPublish('events.sms.delivered')).toEqual([]);
     expect(mayPublish('events.device.connected')).toEqual(['device-hub']);
-    expect(mayPublish('t1a2b.events.sms.delivered', 't1a2b')).toEqual(['message']);
   });
 
   it('when a phone report is published, then only the device-hub may, and only the message service consumes the reports', () => {
     expect(mayPublish('agent.report.device_01')).toEqual(['device-hub']);
+    expect(mayPublish('agent.reports.4f2a9c')).toEqual(['device-hub']);
+    expect(mayPublish('$JS.API.CONSUMER.MSG.NEXT.REPORT_BATCHES.message-report-batches')).toEqual(['message']);
     expect(mayPublish('$JS.API.CONSUMER.MSG.NEXT.AGENT_REPORTS.message-reports')).toEqual(['message']);
   });
 

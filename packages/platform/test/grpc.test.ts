@@ -287,6 +287,9 @@ describe('gRPC server and client', () => {
       simRule: '',
       defaultSim: 0,
       accountVerified: false,
+      smsCountries: [],
+      otpCountries: [],
+      otpNumberTypes: [],
     });
   });
 

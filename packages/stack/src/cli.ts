@@ -134,6 +134,7 @@ async function dev(): Promise<void> {
         messageAddress: stack.messageAddress,
         deviceHubAddress: stack.deviceHubAddress,
         webhookAddress: stack.webhookAddress,
+        otpAddress: stack.otpAddress,
         // The admin tool's gRPC identity (npm run admin reads it from here).
         adminGrpcTls: stack.grpcCredentials('admin'),
       },
@@ -147,6 +148,7 @@ async function dev(): Promise<void> {
       accountAddress: stack.accountAddress,
       deviceHubAddress: stack.deviceHubAddress,
       webhookAddress: stack.webhookAddress,
+      otpAddress: stack.otpAddress,
     },
     stack.grpcCredentials('admin'),
   );

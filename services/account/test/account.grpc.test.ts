@@ -123,8 +123,10 @@ describe('account service over gRPC', () => {
     const test = await accounts.verifyApiKey({ apiKey: created.testApiKey, clientId: created.clientId });
 
     const key = expect.stringMatching(/^key_/);
-    expect(live).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_LIVE', keyId: key, defaultTtlSeconds: 0 });
-    expect(test).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_TEST', keyId: key, defaultTtlSeconds: 0 });
+    // Every country, no special number type: the destinations a new client starts with.
+    const everywhere = { smsCountries: [], otpCountries: [], otpNumberTypes: [] };
+    expect(live).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_LIVE', keyId: key, defaultTtlSeconds: 0, ...everywhere });
+    expect(test).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_TEST', keyId: key, defaultTtlSeconds: 0, ...everywhere });
     expect(live.keyId).not.toBe(test.keyId);
   });
 
@@ -211,6 +213,9 @@ describe('account service over gRPC', () => {
       mode: 'KEY_MODE_TEST',
       keyId: extra.keyId,
       defaultTtlSeconds: 0,
+      smsCountries: [],
+      otpCountries: [],
+      otpNumberTypes: [],
     });
     expect((await failure(accounts.createApiKey({ clientId: 'client_1', mode: 'KEY_MODE_LIVE', label: '' }))).code).toBe(
       'INVALID_CLIENT_ID',

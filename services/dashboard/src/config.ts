@@ -22,6 +22,7 @@ export function loadDashboardConfig(source: NodeJS.ProcessEnv = process.env) {
       deviceHubAddress: commonConfig.grpcAddress(env, 'DEVICE_HUB_GRPC_ADDR', '127.0.0.1:50053'),
       messageAddress: commonConfig.grpcAddress(env, 'MESSAGE_GRPC_ADDR', '127.0.0.1:50052'),
       webhookAddress: commonConfig.grpcAddress(env, 'WEBHOOK_GRPC_ADDR', '127.0.0.1:50056'),
+      otpAddress: commonConfig.grpcAddress(env, 'OTP_GRPC_ADDR', '127.0.0.1:50054'),
       grpcDeadlineMs: env.int('GRPC_DEADLINE_MS', 5000, { min: 100 }),
       sessions: {
         /** A session ends this long after its last request. */

@@ -9,10 +9,12 @@ import {
   accountProto,
   deviceHubProto,
   messageProto,
+  otpProto,
   webhookProto,
   type account,
   type devicehub,
   type message,
+  type otp,
   type webhook,
 } from '@smsgw/proto';
 import { loadDashboardConfig, type DashboardConfig } from './config';
@@ -28,6 +30,7 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
     devices: createClient<devicehub.DeviceHubServiceClient>(deviceHubProto().DeviceHubService, config.deviceHubAddress, options),
     messages: createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, options),
     webhooks: createClient<webhook.WebhookServiceClient>(webhookProto().WebhookService, config.webhookAddress, options),
+    otps: createClient<otp.OtpServiceClient>(otpProto().OtpService, config.otpAddress, options),
   };
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'dashboard' });
   await redis.connect();

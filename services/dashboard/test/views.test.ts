@@ -8,7 +8,10 @@ import { apkInfo } from '../src/use-cases/phones.use-case';
 import { APK_PATH, installSection } from '../src/views/phones.view';
 import { SessionStore } from '../src/http/session';
 import { dayChart } from '../src/views/chart';
+import { ALL_DESTINATIONS } from '@smsgw/platform';
+import { destinationsSection } from '../src/views/destinations.view';
 import { copyable, layout } from '../src/views/layout';
+import { otpView } from '../src/views/otp.view';
 
 describe('pages', () => {
   it('when text from a user or a service is put in a page, then it is escaped, and only markup the server made is not', () => {
@@ -48,6 +51,69 @@ describe('pages', () => {
     expect(svg.match(/<rect /g)).toHaveLength(6);
     expect(svg).toContain('<title>2026-11-22: 3 delivered</title>');
     expect(svg).toContain('6 sent over 2 days');
+  });
+
+  it('when the OTP page is drawn, then its figures, a sent and a verified bar per day, its countries and a release form per live hold are there, escaped', () => {
+    const page = otpView({
+      csrf: 't',
+      mode: 'live',
+      days: 30,
+      stats: {
+        from: '2026-11-01T00:00:00.000Z',
+        to: '2026-11-30T23:59:59.999Z',
+        sent: 5,
+        verified: 2,
+        expired: 3,
+        failedAttempts: 1,
+        conversionRate: 40,
+        byDay: [{ date: '2026-11-29', sent: 5, verified: 2 }],
+        byCountry: [{ country: 'FR', sent: 5, verified: 2 }],
+      },
+      holds: [
+        {
+          holdId: 'hold_1',
+          clientId: 'client_1',
+          mode: 'MODE_LIVE',
+          scope: 'prefix',
+          prefix: '+3361234<b>',
+          country: 'FR',
+          requests: 20,
+          verified: 0,
+          windowSeconds: 3600,
+          heldAt: '2026-11-29T10:00:00.000Z',
+          heldUntil: '2026-11-29T11:00:00.000Z',
+          releasedAt: '',
+          active: true,
+        },
+      ],
+      guard: {
+        clientId: 'client_1',
+        enabled: true,
+        windowSeconds: 3600,
+        prefixMinRequests: 20,
+        prefixMinConversion: 20,
+        countryMinRequests: 200,
+        countryMinConversion: 10,
+        endUserLimit: 5,
+        endUserWindowSeconds: 3600,
+        defaults: true,
+      },
+    }).value;
+    expect(page).toContain('data-stat="conversion">40.00 %');
+    expect(page.match(/class="bar (sent|verified)"/g)).toHaveLength(2);
+    expect(page).toContain('<title>2026-11-29: 2 verified</title>');
+    expect(page).toContain('data-country="FR"');
+    expect(page).toContain('action="/otp/holds/hold_1/release"');
+    expect(page).toContain('+3361234&lt;b&gt;');
+    expect(page).not.toContain('+3361234<b>');
+  });
+
+  it('when the destinations card is drawn, then empty lists read every country and allowed types are ticked', () => {
+    const card = destinationsSection(html``, { ...ALL_DESTINATIONS, otpCountries: ['FR'], otpNumberTypes: ['TOLL_FREE'] }).value;
+    expect(card).toContain('messages to <strong data-now="sms_countries">every country</strong>');
+    expect(card).toContain('<strong data-now="otp_countries">FR</strong>');
+    expect(card).toMatch(/value="TOLL_FREE" checked/);
+    expect(card).not.toMatch(/value="PREMIUM_RATE" checked/);
   });
 });
 

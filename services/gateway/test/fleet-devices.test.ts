@@ -137,10 +137,10 @@ describe('devices on the send path: removed phones, the automatic choice', () =>
       expect(conforms(res.body) ? [] : conforms.errors).toEqual([]);
     });
 
-    it("when the document describes an attempt's error, then its codes are the failure codes and DEVICE_OFFLINE (a move)", () => {
+    it("when the document describes an attempt's error, then its codes are the failure codes, DEVICE_OFFLINE (a move) and NOT_DELIVERED (an OTP's fallback)", () => {
       type Schema = { properties: Record<string, Schema>; enum?: string[] };
       const attempt = (openApiDocument as { components: { schemas: Record<string, Schema> } }).components.schemas.Attempt!;
-      expect(attempt.properties.error!.properties.code!.enum).toEqual([...FAILURE_CODES, 'DEVICE_OFFLINE']);
+      expect(attempt.properties.error!.properties.code!.enum).toEqual([...FAILURE_CODES, 'DEVICE_OFFLINE', 'NOT_DELIVERED']);
     });
 
     it('when a message has no ttl, then its status and history show expires_at null', async () => {

@@ -1,3 +1,4 @@
+import { ALL_DESTINATIONS } from '@smsgw/platform';
 import type { ListenBus } from '../src/clients/listen-bus';
 import type { ListenerSlots } from '../src/clients/listener-slots';
 import { openListen, type ListenSink } from '../src/use-cases/listen.use-case';
@@ -33,7 +34,7 @@ describe('the order of a listener’s stream', () => {
         keyCheckMs: 60_000,
         maxBufferedBytes: 1024 * 1024,
       },
-      { clientId: 'client_1', mode: 'live', defaultTtlSeconds: 0 },
+      { clientId: 'client_1', mode: 'live', defaultTtlSeconds: 0, destinations: ALL_DESTINATIONS },
       ['sms.sent'],
       sink,
       async () => true,

@@ -1,7 +1,16 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { AppError, createLogger, DASHBOARD_ONLY_CODES, ERROR_CATALOG, FAILURE_CODES, newId, type ErrorCode } from '@smsgw/platform';
+import {
+  ALL_DESTINATIONS,
+  AppError,
+  createLogger,
+  DASHBOARD_ONLY_CODES,
+  ERROR_CATALOG,
+  FAILURE_CODES,
+  newId,
+  type ErrorCode,
+} from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import { escapePointer, OpenApi, type ResponseObject } from '@smsgw/testing';
 import { openApiDocument } from '../src/openapi';
@@ -466,7 +475,7 @@ describe('the gateway routes answering through real HTTP', () => {
   // Stand-ins for the Redis- and account-backed middleware: the same headers and errors, no I/O.
   const auth: GatewayMiddleware = async (ctx, next) => {
     if (!ctx.get('x-api-key') || !ctx.get('x-client-id')) throw new AppError('MISSING_AUTH_HEADERS');
-    ctx.state.auth = { clientId: CLIENT, mode: 'test', defaultTtlSeconds: 0 };
+    ctx.state.auth = { clientId: CLIENT, mode: 'test', defaultTtlSeconds: 0, destinations: ALL_DESTINATIONS };
     await next();
   };
   const guard: GatewayMiddleware = async (ctx, next) => {

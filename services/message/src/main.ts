@@ -31,6 +31,7 @@ import { ReceivedEventPublisher } from './events/received-event.publisher';
 import { RECEIVED_DURABLE, ReceivedConsumer } from './events/received.consumer';
 import { OptOutRepository } from './data/opt-out.repository';
 import { ReportConsumer } from './events/report.consumer';
+import { OtpFallbackTimers } from './events/otp-fallback.timers';
 import { ScheduledSends } from './events/scheduled-sends';
 import { SmsEventPublisher } from './events/sms-event.publisher';
 import { REPORT_BATCHES_DURABLE, ReportBatchConsumer } from './events/report-batch.consumer';
@@ -82,6 +83,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     campaignUploads: new CampaignUploadRepository(pool),
     scheduledSends,
     devices: new DeviceOwnership(deviceHub),
+    otpFallbackTimers: new OtpFallbackTimers(scheduler, nats, log),
     config,
     log,
   };
@@ -127,11 +129,12 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
       'message.report-timeout': async () => ({ expired: await reportTimeout.runOnce(), timeout_ms: config.reportTimeout.timeoutMs }),
     },
     log,
+    fleet,
   );
   await timers.start();
   // Only when set: the scheduler's `message.report-timeout` job runs it otherwise.
   reportTimeout.start();
-  const expiry = new ExpiryJob(repo, publisher, config.expiry.sweepMs, log);
+  const expiry = new ExpiryJob(repo, publisher, config.expiry.sweepMs, log, fleet);
   expiry.start();
   // From now on, readiness follows the NATS connection.
   server.ready({ nats });

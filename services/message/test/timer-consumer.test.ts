@@ -62,7 +62,8 @@ describe('timers fired by the scheduler, consumed by the message service', () =>
 
   it('when the report-timeout job of a period fires, then a message the phone accepted and never reported ends failed with EXPIRED', async () => {
     const client = `client_${Date.now()}8`;
-    const [lost] = await seed(svc, [{ clientId: client, deviceId: 'device_p2', createdAt: new Date() }]);
+    // Queued, then acknowledged, 5 s ago.
+    const [lost] = await seed(svc, [{ clientId: client, deviceId: 'device_p2', createdAt: new Date(Date.now() - 5000) }]);
     await svc.client.acceptMessage({ deviceId: 'device_p2', messageId: lost!.messageId, at: new Date(Date.now() - 5000).toISOString() });
     // Nothing runs it on a timer of its own (ACCEPTED_REPORT_SWEEP_INTERVAL_MS is 0 by default).
     await sleep(500);

@@ -1,4 +1,7 @@
 import { commonConfig, loadConfig } from '@smsgw/platform';
+import { DEFAULT_GUARD, GUARD_BOUNDS, type GuardSettings } from './domain/otp-guard';
+
+const bounds = (name: keyof typeof GUARD_BOUNDS) => GUARD_BOUNDS[name];
 
 export type OtpConfig = ReturnType<typeof loadOtpConfig>;
 
@@ -9,6 +12,7 @@ export function loadOtpConfig(source: NodeJS.ProcessEnv = process.env) {
       grpcTls: commonConfig.grpcTls(env),
       database: commonConfig.database(env, 'otp'),
       redis: commonConfig.redis(env),
+      nats: commonConfig.nats(env),
       messageAddress: env.str('MESSAGE_GRPC_ADDR', '127.0.0.1:50052'),
       grpcDeadlineMs: env.int('GRPC_DEADLINE_MS', 5000, { min: 100 }),
       /**
@@ -22,6 +26,27 @@ export function loadOtpConfig(source: NodeJS.ProcessEnv = process.env) {
       idempotencyTtlSeconds: env.int('IDEMPOTENCY_TTL_SECONDS', 24 * 3600, { min: 60 }),
       /** OTPs whose expiry passed this long ago are deleted (hourly). */
       keepExpiredHours: env.int('OTP_KEEP_EXPIRED_HOURS', 24, { min: 1 }),
+      /**
+       * The pumping guard's defaults, for every client that did not set its own (domain/otp-guard.ts
+       * has the reasons and the bounds; the dashboard and `npm run admin -- set-otp-guard` change a
+       * client's).
+       */
+      guard: {
+        enabled: env.bool('OTP_GUARD_ENABLED', DEFAULT_GUARD.enabled),
+        windowSeconds: env.int('OTP_GUARD_WINDOW_SECONDS', DEFAULT_GUARD.windowSeconds, bounds('window_seconds')),
+        prefix: {
+          minRequests: env.int('OTP_GUARD_PREFIX_MIN_REQUESTS', DEFAULT_GUARD.prefix.minRequests, bounds('prefix_min_requests')),
+          minConversion: env.int('OTP_GUARD_PREFIX_MIN_CONVERSION', DEFAULT_GUARD.prefix.minConversion, bounds('prefix_min_conversion')),
+        },
+        country: {
+          minRequests: env.int('OTP_GUARD_COUNTRY_MIN_REQUESTS', DEFAULT_GUARD.country.minRequests, bounds('country_min_requests')),
+          minConversion: env.int('OTP_GUARD_COUNTRY_MIN_CONVERSION', DEFAULT_GUARD.country.minConversion, bounds('country_min_conversion')),
+        },
+        endUser: {
+          limit: env.int('OTP_END_USER_LIMIT', DEFAULT_GUARD.endUser.limit, bounds('end_user_limit')),
+          windowSeconds: env.int('OTP_END_USER_WINDOW_SECONDS', DEFAULT_GUARD.endUser.windowSeconds, bounds('end_user_window_seconds')),
+        },
+      } satisfies GuardSettings,
     }),
     source,
   );

@@ -1,11 +1,14 @@
 import './instrumentation';
 import path from 'node:path';
 import {
+  connectNats,
   createClient,
   createLogger,
   createPool,
   createRedis,
+  ensureStream,
   migrate,
+  streamConfigs,
   runMain,
   startGrpcService,
   timerLoop,
@@ -14,8 +17,13 @@ import {
 import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { messageProto, otpProto, type message } from '@smsgw/proto';
 import { loadOtpConfig, type OtpConfig } from './config';
+import { EndUserLimit } from './data/end-user-limit.store';
+import { GuardSettingsRepository } from './data/guard-settings.repository';
+import { GuardStore } from './data/guard.store';
+import { HoldRepository } from './data/hold.repository';
 import { OtpRepository } from './data/otp.repository';
 import { OtpRateLimit } from './data/rate-limit.store';
+import { FraudEventPublisher } from './events/fraud-event.publisher';
 import { otpHandlers, otpCallers } from './grpc/otp.handlers';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
@@ -35,6 +43,8 @@ export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = c
   });
   const redis = createRedis({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, name: 'otp' });
   await redis.connect();
+  // For the pumping guard's otp.fraud_suspected events only: an OTP never waits for NATS.
+  const nats = await connectNats({ ...config.nats, name: 'otp', log });
   const messages = createClient<message.MessageServiceClient>(messageProto().MessageService, config.messageAddress, {
     deadlineMs: config.grpcDeadlineMs,
     tls: config.grpcTls,
@@ -53,17 +63,27 @@ export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = c
       hashKey: config.hashKey,
       sealKey: config.sealKey,
       idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+      guard: {
+        store: new GuardStore(redis),
+        settings: new GuardSettingsRepository(pool),
+        defaults: Object.freeze(config.guard),
+        holds: new HoldRepository(pool),
+        events: new FraudEventPublisher(nats),
+      },
+      endUserLimit: new EndUserLimit(redis),
+      keepExpiredHours: config.keepExpiredHours,
       log,
     }),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
+  await ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).events);
   const purge = timerLoop({
     name: 'otp-purge',
     intervalMs: PURGE_INTERVAL_MS,
     tick: () =>
       repo.purgeExpired(config.keepExpiredHours).then(
-        (deleted) => deleted > 0 && log.info({ deleted }, 'old OTPs purged'),
+        (deleted) => deleted > 0 && log.info({ deleted }, 'old OTPs purged, folded into the daily statistics'),
         (err: unknown) => log.error({ err }, 'purging old OTPs failed'),
       ),
     log,
@@ -86,6 +106,7 @@ export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = c
       await server.stop();
       await Promise.all([purge.stop(), sealSweep.stop()]);
       messages.close();
+      await nats.nc.drain();
       await pool.end();
       redis.disconnect();
       await stopTelemetry();

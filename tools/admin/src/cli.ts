@@ -4,6 +4,7 @@ import { AppError, isServiceIdentity, type ServiceIdentity } from '@smsgw/platfo
 import { defaultSimOption, hoursOption, OptionError, simOption, simRuleOption, wholeOption } from './fleet';
 import { ensureGrpcCerts } from './k8s-grpc-certs';
 import { Admin, resolveAddresses, resolveGrpcTls } from './index';
+import { booleanOption, listOption } from './otp-protection';
 import { ensureSecret, inClusterSecretsApi, parseKeySpec, parseRotation } from './k8s-secret';
 
 const USAGE = `Operator command line of the SMS gateway.
@@ -41,6 +42,24 @@ const USAGE = `Operator command line of the SMS gateway.
       (round_robin, the default: the next SIM with room; default: SIM N of --default-sim, 1 to 8,
       default 1, or the phone's first when it lacks it); an option not given keeps its value; prints
       {client_id, default_ttl_seconds, failover_delay_seconds, sim_rule, default_sim}
+  npm run admin -- set-destinations --client C [--sms-countries FR,BE|all] [--otp-countries FR|all]
+        [--otp-number-types PREMIUM_RATE,...|none]
+      where the client's sends may go: the countries (ISO 3166-1 alpha-2) of ordinary sends and,
+      apart, of OTPs (all, the default: every country), and the number types that are never a
+      user's phone OTPs may reach anyway (PREMIUM_RATE, SHARED_COST, TOLL_FREE, UAN, VOICEMAIL,
+      PAGER; none, the default: OTPs to them are refused); an option not given keeps its value;
+      prints {client_id, sms_countries, otp_countries, otp_number_types}
+  npm run admin -- set-otp-guard --client C [--enabled true|false] [--window S]
+        [--prefix-min-requests N] [--prefix-min-conversion P] [--country-min-requests N]
+        [--country-min-conversion P] [--end-user-limit N] [--end-user-window S]
+      the client's OTP pumping guard: a prefix (a country) that asked for at least N codes in the
+      window and verified under P percent is held for the window; at most --end-user-limit OTPs per
+      end_user_key in --end-user-window seconds; the operator's defaults until set; an option not
+      given keeps its value; prints the settings
+  npm run admin -- list-otp-holds --client C
+      the prefixes and countries the guard holds, and those held in the last 7 days
+  npm run admin -- release-otp-hold --client C --hold H
+      OTPs to that prefix or country go again at once; prints the hold
   npm run admin -- receive-sms --client C --device D --from F --text T [--sim N] [--test]
       makes the phone receive an SMS from F: a connected phone running the agent's simulator gets it
       as from the network (received_id empty: the phone makes its own); with --test the hub records
@@ -70,7 +89,8 @@ const USAGE = `Operator command line of the SMS gateway.
       {secret, identity, action} line per Secret
 
 Service addresses come from ACCOUNT_GRPC_ADDR and DEVICE_HUB_GRPC_ADDR, else from the
-local stack started by 'make dev' (.stack/dev.json); WEBHOOK_GRPC_ADDR for the webhook commands.
+local stack started by 'make dev' (.stack/dev.json); WEBHOOK_GRPC_ADDR for the webhook commands,
+OTP_GRPC_ADDR for the OTP guard's.
 The admin identity's certificate comes from GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and
 GRPC_TLS_KEY_FILE (or GRPC_TLS=off), else from the local stack's files.`;
 
@@ -112,6 +132,18 @@ async function main(argv: string[]): Promise<number> {
       from: { type: 'string' },
       text: { type: 'string' },
       sim: { type: 'string' },
+      'sms-countries': { type: 'string' },
+      'otp-countries': { type: 'string' },
+      'otp-number-types': { type: 'string' },
+      enabled: { type: 'string' },
+      window: { type: 'string' },
+      'prefix-min-requests': { type: 'string' },
+      'prefix-min-conversion': { type: 'string' },
+      'country-min-requests': { type: 'string' },
+      'country-min-conversion': { type: 'string' },
+      'end-user-limit': { type: 'string' },
+      'end-user-window': { type: 'string' },
+      hold: { type: 'string' },
       test: { type: 'boolean' },
       batch: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -123,7 +155,8 @@ async function main(argv: string[]): Promise<number> {
     return command ? 0 : 2;
   }
   const need = (
-    name: 'email' | 'client' | 'device' | 'key' | 'url' | 'events' | 'event' | 'event-id' | 'endpoint' | 'password' | 'from' | 'text',
+    name:
+      'email' | 'client' | 'device' | 'key' | 'url' | 'events' | 'event' | 'event-id' | 'endpoint' | 'password' | 'from' | 'text' | 'hold',
   ): string => {
     const value = values[name];
     if (!value) throw new UsageError(`${command} needs --${name}`);
@@ -190,6 +223,23 @@ async function main(argv: string[]): Promise<number> {
     simRule: simRuleOption(values['sim-rule']),
     defaultSim: defaultSimOption(values['default-sim']),
   });
+  const destinationsChange = () => ({
+    smsCountries: listOption('sms-countries', values['sms-countries'], 'all'),
+    otpCountries: listOption('otp-countries', values['otp-countries'], 'all'),
+    otpNumberTypes: listOption('otp-number-types', values['otp-number-types'], 'none'),
+  });
+  const guardChange = () => ({
+    enabled: booleanOption('enabled', values.enabled),
+    windowSeconds: wholeOption('window', values.window),
+    prefixMinRequests: wholeOption('prefix-min-requests', values['prefix-min-requests']),
+    prefixMinConversion: wholeOption('prefix-min-conversion', values['prefix-min-conversion']),
+    countryMinRequests: wholeOption('country-min-requests', values['country-min-requests']),
+    countryMinConversion: wholeOption('country-min-conversion', values['country-min-conversion']),
+    endUserLimit: wholeOption('end-user-limit', values['end-user-limit']),
+    endUserWindowSeconds: wholeOption('end-user-window', values['end-user-window']),
+  });
+  const destinations = command === 'set-destinations' ? destinationsChange() : {};
+  const guard = command === 'set-otp-guard' ? guardChange() : {};
   const limits = command === 'set-device-limits' ? limitsChange() : {};
   const fleet = command === 'set-fleet' ? fleetChange() : {};
   const sim = command === 'receive-sms' ? simOption(values.sim) : 0;
@@ -210,6 +260,10 @@ async function main(argv: string[]): Promise<number> {
     else if (command === 'remove-device') result = await admin.removeDevice(need('client'), need('device'));
     else if (command === 'set-device-limits') result = await admin.setDeviceLimits(need('client'), need('device'), limits);
     else if (command === 'set-fleet') result = await admin.setFleet(need('client'), fleet);
+    else if (command === 'set-destinations') result = await admin.setDestinations(need('client'), destinations);
+    else if (command === 'set-otp-guard') result = await admin.setOtpGuard(need('client'), guard);
+    else if (command === 'list-otp-holds') result = await admin.listOtpHolds(need('client'));
+    else if (command === 'release-otp-hold') result = await admin.releaseOtpHold(need('client'), need('hold'));
     else if (command === 'receive-sms')
       result = await admin.receiveSms(need('client'), need('device'), { from: need('from'), text: need('text'), sim, test: values.test });
     else if (command === 'revoke-key') result = await admin.revokeKey(need('key'));

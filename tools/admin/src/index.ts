@@ -1,13 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { commonConfig, createClient, loadConfig, type GrpcTls } from '@smsgw/platform';
-import { accountProto, deviceHubProto, webhookProto, type account, type devicehub, type webhook } from '@smsgw/proto';
+import { accountProto, deviceHubProto, otpProto, webhookProto, type account, type devicehub, type otp, type webhook } from '@smsgw/proto';
 import { deviceLimitsJson, fleetJson, mergeLimits, type FleetChange, type LimitsChange } from './fleet';
+import { destinationsJson, guardJson, holdJson, type DestinationsChange, type GuardChange } from './otp-protection';
 
 export interface AdminAddresses {
   accountAddress: string;
   deviceHubAddress: string;
   webhookAddress: string;
+  /** The otp service (the OTP guard's commands); 127.0.0.1:50054 when not given. */
+  otpAddress?: string;
 }
 
 /** The local stack's file, written by `make dev`. */
@@ -21,6 +24,7 @@ export function resolveAddresses(env: NodeJS.ProcessEnv = process.env): AdminAdd
     accountAddress: env.ACCOUNT_GRPC_ADDR ?? dev.accountAddress ?? '127.0.0.1:50051',
     deviceHubAddress: env.DEVICE_HUB_GRPC_ADDR ?? dev.deviceHubAddress ?? '127.0.0.1:50053',
     webhookAddress: env.WEBHOOK_GRPC_ADDR ?? dev.webhookAddress ?? '127.0.0.1:50056',
+    otpAddress: env.OTP_GRPC_ADDR ?? dev.otpAddress ?? '127.0.0.1:50054',
   };
 }
 
@@ -42,6 +46,7 @@ export class Admin {
   private readonly accounts;
   private readonly devices;
   private readonly webhooks;
+  private readonly otps;
 
   /** `tls`: the admin identity's certificate (`resolveGrpcTls()`, or a stack's `grpcCredentials('admin')`). */
   constructor(addresses: AdminAddresses, tls: GrpcTls) {
@@ -57,6 +62,43 @@ export class Admin {
       deadlineMs: 15_000,
       tls,
     });
+    this.otps = createClient<otp.OtpServiceClient>(otpProto().OtpService, addresses.otpAddress ?? '127.0.0.1:50054', {
+      deadlineMs: 10_000,
+      tls,
+    });
+  }
+
+  /** Where the client's sends may go: the lists given change, the others stay. */
+  async setDestinations(clientId: string, change: DestinationsChange) {
+    const current = await this.accounts.getClient({ clientId });
+    if (!change.smsCountries && !change.otpCountries && !change.otpNumberTypes) return destinationsJson(current);
+    const updated = await this.accounts.updateClient({
+      clientId,
+      email: '',
+      name: '',
+      setDestinations: true,
+      smsCountries: change.smsCountries ?? current.smsCountries,
+      otpCountries: change.otpCountries ?? current.otpCountries,
+      otpNumberTypes: change.otpNumberTypes ?? current.otpNumberTypes,
+    });
+    return destinationsJson(updated);
+  }
+
+  /** The client's OTP pumping guard: the values given change, the others stay (the operator's defaults until then). */
+  async setOtpGuard(clientId: string, change: GuardChange) {
+    const current = await this.otps.getGuardSettings({ clientId });
+    if (Object.values(change).every((v) => v === undefined)) return guardJson(current);
+    const defined = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
+    return guardJson(await this.otps.setGuardSettings({ ...current, ...defined, clientId }));
+  }
+
+  async listOtpHolds(clientId: string) {
+    const { holds } = await this.otps.listHolds({ clientId, mode: 'MODE_UNSPECIFIED' });
+    return holds.map(holdJson);
+  }
+
+  async releaseOtpHold(clientId: string, holdId: string) {
+    return holdJson(await this.otps.releaseHold({ clientId, holdId }));
   }
 
   async createClient(email: string, name = '') {
@@ -254,6 +296,7 @@ export class Admin {
     this.accounts.close();
     this.devices.close();
     this.webhooks.close();
+    this.otps.close();
   }
 }
 

@@ -90,6 +90,9 @@ describe('the fleet commands of the admin tool, against stand-ins that admit the
       failoverDelaySeconds: 60,
       simRule: 'round_robin',
       defaultSim: 1,
+      smsCountries: [],
+      otpCountries: [],
+      otpNumberTypes: [],
     };
   });
 

@@ -333,14 +333,16 @@ func TestWhenRenderedWithTheExternalSetThenIngressesServeTlsWithCertManagerAndTh
 }
 
 // The calls of DESIGN.md's table of parts ("talks to"), the dashboard's own Redis (browser
-// sessions) and NATS (live device events), and the gateway's NATS (GET /v1/events/listen), which
-// that table leaves out; README, "Network policies".
+// sessions) and NATS (live device events), the gateway's NATS (GET /v1/events/listen), the otp
+// service's NATS (otp.fraud_suspected) and the dashboard's OTP page, which that table leaves out;
+// README, "Network policies".
 var designCalls = []string{
 	"account -> postgresql:5432",
 	"dashboard -> account:50051",
 	"dashboard -> device-hub:50053",
 	"dashboard -> message:50052",
 	"dashboard -> nats:4222",
+	"dashboard -> otp:50054",
 	"dashboard -> redis:6379",
 	"dashboard -> webhook:50056",
 	"device-hub -> account:50051",
@@ -359,6 +361,7 @@ var designCalls = []string{
 	"message -> postgresql:5432",
 	"message -> scheduler:50055",
 	"otp -> message:50052",
+	"otp -> nats:4222",
 	"otp -> postgresql:5432",
 	"otp -> redis:6379",
 	"scheduler -> nats:4222",

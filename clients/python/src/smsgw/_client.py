@@ -21,6 +21,7 @@ from ._types import (
     OptOut,
     OptOutResponse,
     OptOutsResponse,
+    OtpStatsResponse,
     PersonalizedMessage,
     ReceivedSms,
     ReceivedSmsResponse,
@@ -265,10 +266,26 @@ class Otp:
         metadata: Optional[Mapping[str, Any]] = None,
         failover: Optional[bool] = None,
         sim: Optional[int] = None,
+        end_user_key: Optional[str] = None,
+        fallback_after: Optional[int] = None,
         **options: Any,
     ) -> SendOtpResponse:
-        """Sends a code by SMS (POST /v1/sms/send-otp); keep ``otp_id``, the code is never returned."""
-        body = _body(to=to, length=length, expiry=expiry, template=template, metadata=metadata, failover=failover, sim=sim)
+        """Sends a code by SMS (POST /v1/sms/send-otp); keep ``otp_id``, the code is never returned.
+
+        ``end_user_key`` (your end user's IP address or account id) is limited on its own;
+        ``fallback_after`` (seconds) sends a code not yet delivered once more through another phone.
+        """
+        body = _body(
+            to=to,
+            length=length,
+            expiry=expiry,
+            template=template,
+            metadata=metadata,
+            failover=failover,
+            sim=sim,
+            end_user_key=end_user_key,
+            fallback_after=fallback_after,
+        )
         return cast(SendOtpResponse, self._t.request(_call("sendOtp", body=body), **options))
 
     def verify(self, otp_id: str, code: str, **options: Any) -> VerifyOtpResponse:
@@ -277,6 +294,18 @@ class Otp:
         Not retried once the gateway may have counted it.
         """
         return cast(VerifyOtpResponse, self._t.request(_call("verifyOtp", body={"otp_id": otp_id, "code": code}), **options))
+
+    def stats(
+        self,
+        *,
+        from_date: Optional[DateLike] = None,
+        to_date: Optional[DateLike] = None,
+        device_id: Optional[str] = None,
+        **options: Any,
+    ) -> OtpStatsResponse:
+        """Codes sent, verified, expired, wrong codes and the conversion rate, by day and country (GET /v1/otp/stats)."""
+        query = {"from_date": _date(from_date), "to_date": _date(to_date), "device_id": device_id}
+        return cast(OtpStatsResponse, self._t.request(_call("getOtpStats", query=query), **options))
 
 
 class Inbox:

@@ -48,6 +48,7 @@ ErrorCode = Literal[
     "INVALID_STATUS",
     "INVALID_IDEMPOTENCY_KEY",
     "INVALID_DATE",
+    "NUMBER_TYPE_NOT_ALLOWED",
     "INVALID_CHARACTER",
     "INVALID_API_KEY",
     "INVALID_CLIENT_ID",
@@ -55,6 +56,7 @@ ErrorCode = Literal[
     "INVALID_PAIRING",
     "ACCOUNT_NOT_VERIFIED",
     "HTTPS_REQUIRED",
+    "DESTINATION_NOT_ALLOWED",
     "INVALID_DEVICE_ID",
     "MESSAGE_NOT_FOUND",
     "RECEIVED_NOT_FOUND",
@@ -71,6 +73,7 @@ ErrorCode = Literal[
     "PAYLOAD_TOO_LARGE",
     "RATE_LIMIT_EXCEEDED",
     "OTP_RATE_LIMITED",
+    "OTP_FRAUD_SUSPECTED",
     "INTERNAL_ERROR",
     "DEVICE_OFFLINE",
     "SERVICE_UNAVAILABLE",
@@ -277,6 +280,46 @@ StatsResponse = TypedDict(
     },
 )
 
+OtpDayStats = TypedDict(
+    "OtpDayStats",
+    {
+        "date": str,
+        "sent": int,
+        "verified": int,
+    },
+)
+
+OtpCountryStats = TypedDict(
+    "OtpCountryStats",
+    {
+        "country": str,
+        "sent": int,
+        "verified": int,
+    },
+)
+
+OtpStats = TypedDict(
+    "OtpStats",
+    {
+        "sent": int,
+        "verified": int,
+        "expired": int,
+        "failed_attempts": int,
+        "conversion_rate": float,
+        "by_day": List["OtpDayStats"],
+        "by_country": List["OtpCountryStats"],
+    },
+)
+
+OtpStatsResponse = TypedDict(
+    "OtpStatsResponse",
+    {
+        "success": Literal[True],
+        "period": "OtpStatsPeriod",
+        "stats": "OtpStats",
+    },
+)
+
 CancelResponse = TypedDict(
     "CancelResponse",
     {
@@ -371,6 +414,8 @@ SendOtpRequest = TypedDict(
         "metadata": NotRequired[Optional[Dict[str, Any]]],
         "failover": NotRequired[Optional[bool]],
         "sim": NotRequired[Optional[int]],
+        "end_user_key": NotRequired[str],
+        "fallback_after": NotRequired[int],
     },
 )
 
@@ -502,6 +547,16 @@ StatsPeriod = TypedDict(
     },
 )
 
+# The whole UTC days covered: from the first instant of the first day to the last instant of the
+# last.
+OtpStatsPeriod = TypedDict(
+    "OtpStatsPeriod",
+    {
+        "from": str,
+        "to": str,
+    },
+)
+
 VerifyOtpValid = TypedDict(
     "VerifyOtpValid",
     {
@@ -536,11 +591,12 @@ PersonalizedMessage = TypedDict(
 )
 
 # Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone
-# offline past the failover delay.
+# offline past the failover delay. NOT_DELIVERED for an OTP's SMS moved to another phone because
+# it was not delivered within its fallback_after.
 AttemptError = TypedDict(
     "AttemptError",
     {
-        "code": Literal["INVALID_NUMBER", "OUT_OF_NETWORK", "INSUFFICIENT_CREDIT", "BLACKLISTED", "EXPIRED", "DEVICE_ERROR", "DEVICE_REMOVED", "OPTED_OUT", "DEVICE_OFFLINE"],
+        "code": Literal["INVALID_NUMBER", "OUT_OF_NETWORK", "INSUFFICIENT_CREDIT", "BLACKLISTED", "EXPIRED", "DEVICE_ERROR", "DEVICE_REMOVED", "OPTED_OUT", "DEVICE_OFFLINE", "NOT_DELIVERED"],
         "message": str,
     },
 )
@@ -560,8 +616,9 @@ OPERATIONS: Dict[str, Operation] = {
     "sendSms": Operation("POST", "/v1/sms/send", True, True, ("to", "message", "priority", "webhook_url", "metadata", "scheduled_at", "ttl", "failover", "sim", "replies"), ()),
     "sendBulkSms": Operation("POST", "/v1/sms/send-bulk", True, True, ("recipients", "message", "priority", "webhook_url", "metadata", "ttl", "failover", "sim", "replies"), ()),
     "sendBulkPersonalizedSms": Operation("POST", "/v1/sms/send-bulk-personalized", True, True, ("messages", "priority", "webhook_url", "ttl", "failover", "sim", "replies"), ()),
-    "sendOtp": Operation("POST", "/v1/sms/send-otp", True, True, ("to", "length", "expiry", "template", "metadata", "failover", "sim"), ()),
+    "sendOtp": Operation("POST", "/v1/sms/send-otp", True, True, ("to", "length", "expiry", "template", "metadata", "failover", "sim", "end_user_key", "fallback_after"), ()),
     "verifyOtp": Operation("POST", "/v1/sms/verify-otp", False, False, ("otp_id", "code"), ()),
+    "getOtpStats": Operation("GET", "/v1/otp/stats", False, False, (), ("from_date", "to_date", "device_id")),
     "getMessageStatus": Operation("GET", "/v1/sms/status/{message_id}", False, False, (), ()),
     "getHistory": Operation("GET", "/v1/sms/history", False, False, (), ("page", "limit", "status", "to", "from_date", "to_date", "device_id", "search")),
     "getStats": Operation("GET", "/v1/sms/stats", False, False, (), ("from_date", "to_date", "device_id")),

@@ -29,7 +29,10 @@ from ._errors import WebhookDuplicateError, WebhookPayloadError, WebhookSignatur
 from ._types import NotRequired, SmsError
 
 # The kinds of events a delivery carries (its "event").
-EventKind = Literal["sms.sent", "sms.delivered", "sms.failed", "sms.received", "device.connected", "device.disconnected"]
+# otp.fraud_suspected comes only to the endpoints that name it.
+EventKind = Literal[
+    "sms.sent", "sms.delivered", "sms.failed", "sms.received", "device.connected", "device.disconnected", "otp.fraud_suspected"
+]
 
 # The data of sms.sent, sms.delivered and sms.failed. An sms.failed's error code is a failure code
 # (SmsErrorCode): OPTED_OUT for a message to a number on the suppression list (it never reached a
@@ -79,6 +82,25 @@ DeviceEventData = TypedDict(
     },
 )
 
+# The data of otp.fraud_suspected: the pumping guard held a prefix ("scope": "prefix", "prefix" the
+# number without its last 4 digits) or a country ("prefix" its calling code) of the client's OTPs;
+# "hold_id" is released in the dashboard (docs/api/otp.md).
+FraudSuspectedEventData = TypedDict(
+    "FraudSuspectedEventData",
+    {
+        "hold_id": str,
+        "scope": Literal["prefix", "country"],
+        "prefix": str,
+        "country": str,
+        "requests": int,
+        "verified": int,
+        "conversion_rate": float,
+        "window_seconds": int,
+        "held_at": str,
+        "held_until": str,
+    },
+)
+
 
 class WebhookEvent(TypedDict):
     """A delivery's body, as ``verify`` returns it: look at ``event`` to know which data it has."""
@@ -88,7 +110,7 @@ class WebhookEvent(TypedDict):
     event_id: str
     # When this attempt was signed (the event's own time is in data).
     timestamp: str
-    data: Union[MessageEventData, ReceivedEventData, DeviceEventData, Dict[str, Any]]
+    data: Union[MessageEventData, ReceivedEventData, DeviceEventData, FraudSuspectedEventData, Dict[str, Any]]
 
 
 class SeenEvents(Protocol):

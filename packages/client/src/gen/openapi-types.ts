@@ -203,6 +203,44 @@ export interface StatsResponse {
   stats: Stats;
 }
 
+export interface OtpDayStats {
+  /** UTC day of the OTPs' created_at (YYYY-MM-DD). */
+  date: string;
+  sent: number;
+  verified: number;
+}
+
+export interface OtpCountryStats {
+  /** The destination's country (ISO 3166-1 alpha-2), stored when the OTP was made; ZZ when none is known. */
+  country: string;
+  sent: number;
+  verified: number;
+}
+
+export interface OtpStats {
+  /** OTPs made in the period (their SMS queued). */
+  sent: number;
+  /** Of those, verified with the right code. */
+  verified: number;
+  /** Of those, never verified and past their expiry. */
+  expired: number;
+  /** Wrong codes given for them. */
+  failed_attempts: number;
+  /** verified / sent in percent, two decimals; 0 when none was sent. */
+  conversion_rate: number;
+  /** One entry per UTC day that has OTPs, oldest first. */
+  by_day: OtpDayStats[];
+  /** One entry per destination country, most OTPs first. */
+  by_country: OtpCountryStats[];
+}
+
+export interface OtpStatsResponse {
+  success: true;
+  /** The whole UTC days covered: from the first instant of the first day to the last instant of the last. */
+  period: OtpStatsPeriod;
+  stats: OtpStats;
+}
+
 export interface CancelResponse {
   success: true;
   message: string;
@@ -305,6 +343,10 @@ export interface SendOtpRequest {
   metadata?: OptionalMetadata;
   failover?: Failover;
   sim?: Sim;
+  /** Your key for the end user asking (their IP address, their account id): at most the client's end-user limit of OTPs per window for one key (5 an hour by default, set in the dashboard), then 429 OTP_RATE_LIMITED naming end_user_key. Stops one abuser without holding a prefix. Only a keyed hash of it is kept. */
+  end_user_key?: string;
+  /** Seconds after which a code not yet delivered goes once more through another phone of the client (same message_id, same code); below expiry. Without it, only a failed SMS falls back. Live OTPs that may move (no X-Device-ID, or failover true) only. */
+  fallback_after?: number;
 }
 
 export interface VerifyOtpRequest {
@@ -333,9 +375,9 @@ export type ExpiresAt = string | null;
 /** One phone's try at the message. */
 export interface Attempt {
   device_id: DeviceId;
-  /** An earlier try: failed (the phone could not send it, nothing left the phone, so another phone took over) or moved (taken off a phone that had not begun it: offline past the failover delay, or removed). The last entry: the message's current status on its current device. */
+  /** An earlier try: failed (the phone could not send it, nothing left the phone, so another phone took over) or moved (taken off a phone that had not begun it: offline past the failover delay, or removed; or an OTP's SMS not delivered within its fallback_after, error NOT_DELIVERED). The last entry: the message's current status on its current device. */
   status: "queued" | "sent" | "delivered" | "failed" | "cancelled" | "moved";
-  /** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay. */
+  /** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay. NOT_DELIVERED for an OTP's SMS moved to another phone because it was not delivered within its fallback_after. */
   error: AttemptError | null;
   /** When that try ended (earlier tries) or last changed (the last entry). */
   at: string;
@@ -429,7 +471,7 @@ export interface RemoveOptOutResponse {
 }
 
 /** Stable machine-readable code. INVALID_DEVICE_TOKEN and INVALID_PAIRING are answered only by the phone-pairing endpoints of the device hub, never by this API. */
-export type ErrorCode = "MISSING_AUTH_HEADERS" | "INVALID_JSON" | "VALIDATION_ERROR" | "INVALID_PHONE_NUMBER" | "MESSAGE_TOO_LONG" | "MESSAGE_REQUIRED" | "TOO_MANY_RECIPIENTS" | "INVALID_PRIORITY" | "INVALID_SCHEDULED_AT" | "METADATA_TOO_LARGE" | "INVALID_WEBHOOK_URL" | "INVALID_OTP_LENGTH" | "INVALID_OTP_EXPIRY" | "INVALID_TEMPLATE" | "INVALID_PAGINATION" | "INVALID_STATUS" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_DATE" | "INVALID_CHARACTER" | "INVALID_API_KEY" | "INVALID_CLIENT_ID" | "INVALID_DEVICE_TOKEN" | "INVALID_PAIRING" | "ACCOUNT_NOT_VERIFIED" | "HTTPS_REQUIRED" | "INVALID_DEVICE_ID" | "MESSAGE_NOT_FOUND" | "RECEIVED_NOT_FOUND" | "OPT_OUT_NOT_FOUND" | "OTP_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MESSAGE_NOT_CANCELLABLE" | "OTP_ALREADY_VERIFIED" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "OTP_EXPIRED" | "OTP_MAX_ATTEMPTS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "OTP_RATE_LIMITED" | "INTERNAL_ERROR" | "DEVICE_OFFLINE" | "SERVICE_UNAVAILABLE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE";
+export type ErrorCode = "MISSING_AUTH_HEADERS" | "INVALID_JSON" | "VALIDATION_ERROR" | "INVALID_PHONE_NUMBER" | "MESSAGE_TOO_LONG" | "MESSAGE_REQUIRED" | "TOO_MANY_RECIPIENTS" | "INVALID_PRIORITY" | "INVALID_SCHEDULED_AT" | "METADATA_TOO_LARGE" | "INVALID_WEBHOOK_URL" | "INVALID_OTP_LENGTH" | "INVALID_OTP_EXPIRY" | "INVALID_TEMPLATE" | "INVALID_PAGINATION" | "INVALID_STATUS" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_DATE" | "NUMBER_TYPE_NOT_ALLOWED" | "INVALID_CHARACTER" | "INVALID_API_KEY" | "INVALID_CLIENT_ID" | "INVALID_DEVICE_TOKEN" | "INVALID_PAIRING" | "ACCOUNT_NOT_VERIFIED" | "HTTPS_REQUIRED" | "DESTINATION_NOT_ALLOWED" | "INVALID_DEVICE_ID" | "MESSAGE_NOT_FOUND" | "RECEIVED_NOT_FOUND" | "OPT_OUT_NOT_FOUND" | "OTP_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "MESSAGE_NOT_CANCELLABLE" | "OTP_ALREADY_VERIFIED" | "IDEMPOTENCY_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "OTP_EXPIRED" | "OTP_MAX_ATTEMPTS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "OTP_RATE_LIMITED" | "OTP_FRAUD_SUSPECTED" | "INTERNAL_ERROR" | "DEVICE_OFFLINE" | "SERVICE_UNAVAILABLE" | "MALFORMED_REQUEST" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE";
 
 export interface ErrorBody {
   /** Stable machine-readable code. INVALID_DEVICE_TOKEN and INVALID_PAIRING are answered only by the phone-pairing endpoints of the device hub, never by this API. */
@@ -442,6 +484,12 @@ export type SmsErrorCode = "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_C
 
 /** The whole UTC days covered: from the first instant of the first day to the last instant of the last. */
 export interface StatsPeriod {
+  from: string;
+  to: string;
+}
+
+/** The whole UTC days covered: from the first instant of the first day to the last instant of the last. */
+export interface OtpStatsPeriod {
   from: string;
   to: string;
 }
@@ -477,10 +525,20 @@ export interface PersonalizedMessage {
   sim?: Sim;
 }
 
-/** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay. */
+/** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay. NOT_DELIVERED for an OTP's SMS moved to another phone because it was not delivered within its fallback_after. */
 export interface AttemptError {
-  code: "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "OPTED_OUT" | "DEVICE_OFFLINE";
+  code: "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "OPTED_OUT" | "DEVICE_OFFLINE" | "NOT_DELIVERED";
   message: string;
+}
+
+/** The query parameters of GET /v1/otp/stats. */
+export interface OtpStatsParams {
+  /** Start of the period on created_at, inclusive: an ISO 8601 date (the whole day, UTC) or date-time; else INVALID_DATE. */
+  from_date?: string;
+  /** End of the period on created_at, inclusive (a date alone covers its whole day, UTC); before from_date is INVALID_DATE. */
+  to_date?: string;
+  /** Only the messages of this device. */
+  device_id?: string;
 }
 
 /** The query parameters of GET /v1/sms/history. */
@@ -546,6 +604,7 @@ export const OPERATIONS = {
   sendBulkPersonalizedSms: { method: 'POST', path: '/v1/sms/send-bulk-personalized', idempotencyKey: true, deviceId: true },
   sendOtp: { method: 'POST', path: '/v1/sms/send-otp', idempotencyKey: true, deviceId: true },
   verifyOtp: { method: 'POST', path: '/v1/sms/verify-otp', idempotencyKey: false, deviceId: false },
+  getOtpStats: { method: 'GET', path: '/v1/otp/stats', idempotencyKey: false, deviceId: false },
   getMessageStatus: { method: 'GET', path: '/v1/sms/status/{message_id}', idempotencyKey: false, deviceId: false },
   getHistory: { method: 'GET', path: '/v1/sms/history', idempotencyKey: false, deviceId: false },
   getStats: { method: 'GET', path: '/v1/sms/stats', idempotencyKey: false, deviceId: false },
@@ -567,6 +626,7 @@ export interface OperationTypes {
   sendBulkPersonalizedSms: { body: SendBulkPersonalizedRequest; response: BatchResponse };
   sendOtp: { body: SendOtpRequest; response: SendOtpResponse };
   verifyOtp: { body: VerifyOtpRequest; response: VerifyOtpResponse };
+  getOtpStats: { query: OtpStatsParams; response: OtpStatsResponse };
   getMessageStatus: { path: { message_id: string }; response: Message };
   getHistory: { query: HistoryParams; response: HistoryResponse };
   getStats: { query: StatsParams; response: StatsResponse };

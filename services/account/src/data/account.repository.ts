@@ -15,6 +15,10 @@ export interface ClientRow {
   /** 'round_robin' or 'default' (domain/sim-rule.ts). */
   sim_rule: string;
   default_sim: number;
+  /** Destination countries of ordinary sends and of OTPs (empty: every country), special number types OTPs may reach. */
+  sms_countries: string[];
+  otp_countries: string[];
+  otp_number_types: string[];
 }
 
 export interface ApiKeyRow {
@@ -27,6 +31,9 @@ export interface ApiKeyRow {
   default_ttl_seconds: number;
   /** Whether the key's account proved its address (live keys wait for it). */
   account_verified: boolean;
+  sms_countries: string[];
+  otp_countries: string[];
+  otp_number_types: string[];
 }
 
 export interface NewApiKey {
@@ -119,6 +126,9 @@ export class AccountRepository {
       failoverDelaySeconds?: number;
       simRule?: string;
       defaultSim?: number;
+      smsCountries?: readonly string[];
+      otpCountries?: readonly string[];
+      otpNumberTypes?: readonly string[];
     },
   ): Promise<ClientRow | undefined> {
     const { rows } = await this.pool.query<ClientRow>(
@@ -127,7 +137,10 @@ export class AccountRepository {
          default_ttl_seconds = COALESCE($4, default_ttl_seconds),
          failover_delay_seconds = COALESCE($5, failover_delay_seconds),
          sim_rule = COALESCE($6, sim_rule),
-         default_sim = COALESCE($7, default_sim)
+         default_sim = COALESCE($7, default_sim),
+         sms_countries = COALESCE($8, sms_countries),
+         otp_countries = COALESCE($9, otp_countries),
+         otp_number_types = COALESCE($10, otp_number_types)
        WHERE client_id = $1 RETURNING *`,
       [
         clientId,
@@ -137,6 +150,9 @@ export class AccountRepository {
         change.failoverDelaySeconds ?? null,
         change.simRule ?? null,
         change.defaultSim ?? null,
+        change.smsCountries ?? null,
+        change.otpCountries ?? null,
+        change.otpNumberTypes ?? null,
       ],
     );
     return rows[0];
@@ -280,11 +296,12 @@ export class AccountRepository {
     return rows[0];
   }
 
-  /** The key with its client's default ttl, which the gateway keeps with the verified key. */
+  /** The key with its client's default ttl and destinations, which the gateway keeps with the verified key. */
   async findKeyByLookup(lookup: string): Promise<ApiKeyRow | undefined> {
     const { rows } = await this.pool.query<ApiKeyRow>(
       `SELECT k.key_id, k.client_id, k.mode, k.key_hash, k.expires_at, k.revoked_at, c.default_ttl_seconds,
-              c.account_verified_at IS NOT NULL AS account_verified
+              c.account_verified_at IS NOT NULL AS account_verified,
+              c.sms_countries, c.otp_countries, c.otp_number_types
        FROM api_keys k JOIN clients c ON c.client_id = k.client_id WHERE k.lookup = $1`,
       [lookup],
     );

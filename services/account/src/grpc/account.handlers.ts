@@ -57,7 +57,15 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
 
     async VerifyApiKey(req) {
       const key = await verifyApiKey(repo, req.apiKey, req.clientId);
-      return { clientId: key.client_id, mode: keyModeToProto(key.mode), keyId: key.key_id, defaultTtlSeconds: key.default_ttl_seconds };
+      return {
+        clientId: key.client_id,
+        mode: keyModeToProto(key.mode),
+        keyId: key.key_id,
+        defaultTtlSeconds: key.default_ttl_seconds,
+        smsCountries: key.sms_countries,
+        otpCountries: key.otp_countries,
+        otpNumberTypes: key.otp_number_types,
+      };
     },
 
     async RevokeApiKey(req) {
@@ -91,7 +99,12 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
     async UpdateClient(req) {
       const fleet = req.setFleet ? { defaultTtlSeconds: req.defaultTtlSeconds, failoverDelaySeconds: req.failoverDelaySeconds } : undefined;
       const sims = req.setSimRule ? { simRule: req.simRule.trim(), defaultSim: req.defaultSim } : undefined;
-      return clientOut(await updateClient(repo, req.clientId, { email: req.email.trim(), name: req.name.trim(), fleet, sims }));
+      const destinations = req.setDestinations
+        ? { smsCountries: req.smsCountries, otpCountries: req.otpCountries, otpNumberTypes: req.otpNumberTypes }
+        : undefined;
+      return clientOut(
+        await updateClient(repo, req.clientId, { email: req.email.trim(), name: req.name.trim(), fleet, sims, destinations }),
+      );
     },
 
     async ListApiKeys(req) {

@@ -24,6 +24,9 @@ export const clientOut = (c: ClientRow) => ({
   simRule: c.sim_rule,
   defaultSim: c.default_sim,
   accountVerified: c.account_verified_at !== null,
+  smsCountries: c.sms_countries,
+  otpCountries: c.otp_countries,
+  otpNumberTypes: c.otp_number_types,
 });
 
 /** A key as the dashboard lists it: its prefix and first characters only. */

@@ -1,6 +1,7 @@
-import { AppError, newClientId, newId } from '@smsgw/platform';
+import { AppError, newClientId, newId, type Destinations } from '@smsgw/platform';
 import { EmailTakenError, type AccountRepository, type ClientRow, type UserRow } from '../data/account.repository';
 import { checkEmail, issueApiKey, newSigningSecret } from '../domain/api-key';
+import { checkDestinations } from '../domain/destinations';
 import { checkFleetSettings, type FleetSettings } from '../domain/fleet';
 import { checkSimSettings } from '../domain/sim-rule';
 import { checkPassword, hashPassword } from '../domain/password';
@@ -69,12 +70,19 @@ export async function getClient(repo: AccountRepository, clientId: string): Prom
 /**
  * Changes the e-mail or the name a client gave (each when not empty), its
  * fleet settings when `fleet` is given (both at once, each checked), and its
- * SIM rule when `sims` is given (checked).
+ * SIM rule when `sims` is given (checked), and its destinations when
+ * `destinations` is given (the three lists at once, each checked).
  */
 export async function updateClient(
   repo: AccountRepository,
   clientId: string,
-  change: { email: string; name: string; fleet?: FleetSettings; sims?: { simRule: string; defaultSim: number } },
+  change: {
+    email: string;
+    name: string;
+    fleet?: FleetSettings;
+    sims?: { simRule: string; defaultSim: number };
+    destinations?: Destinations;
+  },
 ): Promise<ClientRow> {
   if (change.email) {
     checkEmail(change.email);
@@ -94,11 +102,13 @@ export async function updateClient(
   }
   if (change.fleet) checkFleetSettings(change.fleet);
   const sims = change.sims && checkSimSettings(change.sims);
+  const destinations = change.destinations && checkDestinations(change.destinations);
   const client = await repo.updateClient(clientId, {
     email: change.email || undefined,
     name: change.name || undefined,
     ...change.fleet,
     ...sims,
+    ...destinations,
   });
   if (!client) throw new AppError('INVALID_CLIENT_ID');
   return client;

@@ -12,6 +12,7 @@ import { readUploadForm } from './upload-form';
 import { inboxRoutes } from './routes/inbox.routes';
 import { messageRoutes } from './routes/message.routes';
 import { optOutRoutes } from './routes/opt-out.routes';
+import { otpRoutes } from './routes/otp.routes';
 import { downloadRoutes, phoneRoutes } from './routes/phone.routes';
 import { webhookRoutes } from './routes/webhook.routes';
 
@@ -199,6 +200,7 @@ export function createApp(deps: AppDeps): Koa<DashState> {
   campaignRoutes(router, deps);
   inboxRoutes(router, deps);
   optOutRoutes(router, deps);
+  otpRoutes(router, deps);
   webhookRoutes(router, deps);
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -1,3 +1,4 @@
+import type { Destinations } from '@smsgw/platform';
 import type { Upstreams } from './upstreams';
 
 /** The bounds of the account service (issue 23): a default ttl of 0 (none) or 60 s to 7 days; a failover delay of 10 s to 1 day. */
@@ -56,13 +57,14 @@ export function parseFleetForm(form: FleetForm): FleetParse {
   return { ok: true, value: { defaultTtlSeconds: ttl, failoverDelaySeconds: delay, simRule: simRule as SimRule, defaultSim } };
 }
 
-/** The client's settings the settings page shows: its alert address and its fleet settings. */
+/** The client's settings the settings page shows: its alert address, its fleet settings and its destinations. */
 export interface ClientSettings {
   email: string;
   verified: boolean;
   /** Whether the account proved its owner's address. */
   accountVerified: boolean;
   fleet: FleetSettings;
+  destinations: Destinations;
 }
 
 export async function clientSettings(up: Upstreams, clientId: string): Promise<ClientSettings> {
@@ -77,6 +79,11 @@ export async function clientSettings(up: Upstreams, clientId: string): Promise<C
       failoverDelaySeconds: client.failoverDelaySeconds || DELAY_DEFAULT,
       simRule: client.simRule === 'default' ? 'default' : 'round_robin',
       defaultSim: client.defaultSim || 1,
+    },
+    destinations: {
+      smsCountries: client.smsCountries ?? [],
+      otpCountries: client.otpCountries ?? [],
+      otpNumberTypes: client.otpNumberTypes ?? [],
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { PromiseClient } from '@smsgw/platform';
-import type { account, devicehub, message, webhook } from '@smsgw/proto';
+import type { account, devicehub, message, otp, webhook } from '@smsgw/proto';
 
 /** The gRPC clients the dashboard calls, built once in main.ts. */
 export interface Upstreams {
@@ -7,6 +7,8 @@ export interface Upstreams {
   devices: PromiseClient<devicehub.DeviceHubServiceClient>;
   messages: PromiseClient<message.MessageServiceClient>;
   webhooks: PromiseClient<webhook.WebhookServiceClient>;
+  /** The OTP page: statistics, the pumping guard's settings and holds. */
+  otps: PromiseClient<otp.OtpServiceClient>;
 }
 
 export type Mode = 'live' | 'test';

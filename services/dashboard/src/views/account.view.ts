@@ -1,6 +1,7 @@
-import { modeFromProto } from '@smsgw/platform';
+import { modeFromProto, type Destinations } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { FleetSettings } from '../use-cases/fleet.use-case';
+import { destinationsSection, type DestinationsTyped } from './destinations.view';
 import { fleetSection, type FleetTyped } from './fleet.view';
 import { html, type SafeHtml } from './html';
 import { copyable, csrfField, notice, when, type PageContext } from './layout';
@@ -194,6 +195,8 @@ export interface SettingsNotes {
   error?: string;
   /** The fleet form as typed, when it was refused. */
   fleet?: FleetTyped;
+  /** The destinations form as typed, when it was refused. */
+  destinations?: DestinationsTyped;
 }
 
 /** What the settings page shows of the client. */
@@ -203,6 +206,7 @@ export interface SettingsData {
   /** Whether the account proved its owner's address (the alert address may change only then). */
   accountVerified: boolean;
   fleet: FleetSettings;
+  destinations: Destinations;
 }
 
 export function settingsView(csrfToken: string, alert: SettingsData, extra: SettingsNotes): SafeHtml {
@@ -230,6 +234,7 @@ export function settingsView(csrfToken: string, alert: SettingsData, extra: Sett
   </form>
 </section>
 ${fleetSection(csrf, confirmField('fleet-password', 'Your password, to change them'), alert.fleet, extra.fleet)}
+${destinationsSection(csrf, alert.destinations, extra.destinations)}
 <section class="card">
   <h2>Password</h2>
   <form method="post" action="/settings/password">${csrf}

@@ -7,21 +7,46 @@ export interface DayBar {
   failed: number;
 }
 
+/** One series of bars: its field in each day, its CSS class (`bar <key>`, `swatch <key>`) and its legend. */
+export interface Series<K extends string> {
+  key: K;
+  label: string;
+}
+
 /**
- * The by-day chart as an SVG drawn on the server: for each day three bars
- * (sent, delivered, failed), a scale, and a title per bar for screen readers
- * and hover. No script: it is there before anything runs.
+ * The by-day chart of the SMS: for each day three bars (sent, delivered, failed).
  */
 export function dayChart(days: DayBar[]): string {
+  return barChart(
+    days,
+    [
+      { key: 'sent', label: 'Sent' },
+      { key: 'delivered', label: 'Delivered' },
+      { key: 'failed', label: 'Failed' },
+    ],
+    (total, n) => `SMS per day: ${total} sent over ${n} days`,
+  );
+}
+
+/**
+ * A by-day chart as an SVG drawn on the server: for each day one bar per series, a scale, and a
+ * title per bar for screen readers and hover. No script: it is there before anything runs.
+ * `title` gets the first series' total and the number of days.
+ */
+export function barChart<K extends string>(
+  days: ({ date: string } & Record<K, number>)[],
+  series: Series<K>[],
+  title: (total: number, days: number) => string,
+): string {
   const width = 720;
   const height = 240;
   const left = 40;
   const bottom = 28;
   const top = 10;
-  const max = Math.max(1, ...days.flatMap((d) => [d.sent, d.delivered, d.failed]));
+  const max = Math.max(1, ...days.flatMap((d) => series.map((s) => d[s.key])));
   const plotH = height - top - bottom;
   const slot = (width - left - 8) / Math.max(1, days.length);
-  const bar = Math.max(2, Math.min(14, (slot - 4) / 3));
+  const bar = Math.max(2, Math.min(14, (slot - 4) / series.length));
   const y = (v: number) => top + plotH - (v / max) * plotH;
   const ticks = [...new Set([0, Math.round(max / 2), max])];
   const parts: string[] = [];
@@ -30,11 +55,11 @@ export function dayChart(days: DayBar[]): string {
     parts.push(`<text x="${left - 6}" y="${y(t) + 4}" text-anchor="end" class="axis">${t}</text>`);
   }
   days.forEach((d, i) => {
-    const x0 = left + i * slot + (slot - bar * 3) / 2;
-    (['sent', 'delivered', 'failed'] as const).forEach((k, j) => {
-      const v = d[k];
+    const x0 = left + i * slot + (slot - bar * series.length) / 2;
+    series.forEach(({ key }, j) => {
+      const v = d[key];
       parts.push(
-        `<rect x="${x0 + j * bar}" y="${y(v)}" width="${bar - 1}" height="${top + plotH - y(v)}" class="bar ${k}"><title>${escapeHtml(d.date)}: ${v} ${k}</title></rect>`,
+        `<rect x="${x0 + j * bar}" y="${y(v)}" width="${bar - 1}" height="${top + plotH - y(v)}" class="bar ${key}"><title>${escapeHtml(d.date)}: ${v} ${key}</title></rect>`,
       );
     });
     if (days.length <= 14 || i % Math.ceil(days.length / 10) === 0) {
@@ -43,10 +68,11 @@ export function dayChart(days: DayBar[]): string {
       );
     }
   });
-  const total = days.reduce((a, d) => a + d.sent, 0);
+  const total = days.reduce((a, d) => a + d[series[0]!.key], 0);
+  const legend = series.map((s) => `<li><span class="swatch ${s.key}"></span>${escapeHtml(s.label)}</li>`).join('');
   return `<svg viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="chart-title" class="chart" preserveAspectRatio="xMidYMid meet">
-<title id="chart-title">SMS per day: ${total} sent over ${days.length} days</title>
+<title id="chart-title">${escapeHtml(title(total, days.length))}</title>
 ${parts.join('\n')}
 </svg>
-<ul class="legend"><li><span class="swatch sent"></span>Sent</li><li><span class="swatch delivered"></span>Delivered</li><li><span class="swatch failed"></span>Failed</li></ul>`;
+<ul class="legend">${legend}</ul>`;
 }

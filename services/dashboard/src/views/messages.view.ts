@@ -7,7 +7,7 @@ import type { Mode } from '../use-cases/upstreams';
 
 const STATUSES = ['queued', 'sent', 'delivered', 'failed', 'cancelled'];
 
-function modeSwitch(mode: Mode, path: string): SafeHtml {
+export function modeSwitch(mode: Mode, path: string): SafeHtml {
   return html`<p class="modes">Data: <a href="${path}" ${mode === 'live' ? html`aria-current="true"` : ''}>live</a> · <a href="${path}?mode=test" ${mode === 'test' ? html`aria-current="true"` : ''}>test</a></p>`;
 }
 

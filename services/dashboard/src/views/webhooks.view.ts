@@ -4,7 +4,8 @@ import { html, type SafeHtml } from './html';
 import { accountNotice } from './account.view';
 import { copyable, csrfField, notice, when } from './layout';
 
-const KINDS = ['sms.sent', 'sms.delivered', 'sms.failed', 'sms.received', 'device.connected', 'device.disconnected'];
+// otp.fraud_suspected is opt-in: an endpoint gets it only when it is ticked.
+const KINDS = ['sms.sent', 'sms.delivered', 'sms.failed', 'sms.received', 'device.connected', 'device.disconnected', 'otp.fraud_suspected'];
 const BATCH_LABEL = 'Send in batches: up to 100 events in one POST (a JSON array), within a second of the first';
 
 export interface WebhooksNotes {

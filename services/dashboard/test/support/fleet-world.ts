@@ -53,6 +53,9 @@ export async function startFleetWorld(more: { message?: Record<string, (req: nev
       failoverDelaySeconds: 60,
       simRule: 'round_robin',
       defaultSim: 1,
+      smsCountries: [],
+      otpCountries: [],
+      otpNumberTypes: [],
     });
     devices.set(o.deviceId, {
       deviceId: o.deviceId,

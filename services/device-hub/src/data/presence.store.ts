@@ -21,7 +21,7 @@ return out`;
 const KEEP_MS = 30 * 24 * 3600_000;
 const lastOnlineKey = (deviceId: string) => `presence-last:${deviceId}`;
 /** The devices gone offline (or removed), scored with when (ms): what the failover sweep looks at first. */
-const OFFLINE_KEY = 'presence-offline';
+const OFFLINE_KEY = 'presence-offline:all';
 const clientOnlineKey = (clientId: string) => `presence-client:${clientId}`;
 
 // Marks phones online: KEYS are presence:<d> and presence-last:<d> for each of the ARGV[4] phones,

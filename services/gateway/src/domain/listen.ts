@@ -9,12 +9,18 @@ const KINDS: Record<PublicEventKind, true> = {
   'sms.received': true,
   'device.connected': true,
   'device.disconnected': true,
+  'otp.fraud_suspected': true,
 };
 export const LISTEN_KINDS = Object.freeze(Object.keys(KINDS) as PublicEventKind[]);
+/** Kinds beyond the specification's, heard only when named (as webhook endpoints get them). */
+const OPT_IN_KINDS: readonly PublicEventKind[] = ['otp.fraud_suspected'];
 
-/** The `events` query: comma-separated kinds, all of them when absent; an unknown kind is VALIDATION_ERROR. */
+/**
+ * The `events` query: comma-separated kinds; absent, every kind of the specification (opt-in
+ * kinds only when named); an unknown kind is VALIDATION_ERROR.
+ */
 export function listenKinds(query: string | undefined): PublicEventKind[] {
-  if (query === undefined || query.trim() === '') return [...LISTEN_KINDS];
+  if (query === undefined || query.trim() === '') return LISTEN_KINDS.filter((k) => !OPT_IN_KINDS.includes(k));
   const wanted = new Set(query.split(',').map((k) => k.trim()));
   const unknown = [...wanted].filter((k) => !(k in KINDS));
   if (unknown.length > 0 || wanted.has(''))

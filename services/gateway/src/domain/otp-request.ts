@@ -1,9 +1,14 @@
+import { isStorableText } from '@smsgw/platform';
 import { checkFailover, checkMetadata, checkSim, FieldErrors, MAX_MESSAGE_CHARACTERS, normalizePhoneNumber } from './send-request';
 
 export const OTP_PLACEHOLDER = '{{code}}';
 export const OTP_LENGTH = { min: 4, max: 8, default: 6 };
 /** Seconds: long enough to receive an SMS and type its code, at most the hour of the per-number limit. */
 export const OTP_EXPIRY = { min: 30, max: 3600, default: 300 };
+/** `end_user_key`: the caller's key for its end user (an IP address, an account id). */
+export const END_USER_KEY_MAX = 128;
+/** `fallback_after`: seconds before an undelivered code goes through another phone; below the expiry. */
+export const FALLBACK_AFTER_MIN = 10;
 
 export interface SendOtpRequest {
   to: string;
@@ -16,6 +21,10 @@ export interface SendOtpRequest {
   failover: boolean;
   /** As SendRequest.sim. */
   sim?: number;
+  /** The caller's key for its end user, limited on its own (the client's end-user limit). */
+  endUserKey?: string;
+  /** Seconds after which a code not yet delivered goes through another phone; undefined: only after a failure. */
+  fallbackAfterSeconds?: number;
 }
 
 export interface VerifyOtpRequest {
@@ -54,8 +63,26 @@ export function parseSendOtpRequest(body: Record<string, unknown>): SendOtpReque
   const metadata = checkMetadata(body.metadata, 'metadata', errors);
   const failover = checkFailover(body.failover, errors);
   const sim = checkSim(body.sim, 'sim', errors);
+  let endUserKey: string | undefined;
+  if (body.end_user_key !== undefined && body.end_user_key !== null) {
+    const key = body.end_user_key;
+    if (typeof key !== 'string' || key.trim() === '' || key.length > END_USER_KEY_MAX || !isStorableText(key)) {
+      errors.add('end_user_key', 'VALIDATION_ERROR', `Le champ end_user_key doit être une chaîne de 1 à ${END_USER_KEY_MAX} caractères.`);
+    } else endUserKey = key;
+  }
+  let fallbackAfterSeconds: number | undefined;
+  if (body.fallback_after !== undefined && body.fallback_after !== null) {
+    const after = body.fallback_after;
+    if (isInteger(after) && after >= FALLBACK_AFTER_MIN && after < expirySeconds) fallbackAfterSeconds = after;
+    else
+      errors.add(
+        'fallback_after',
+        'VALIDATION_ERROR',
+        `Le champ fallback_after doit être un nombre entier de secondes d'au moins ${FALLBACK_AFTER_MIN}, inférieur à la durée de validité (expiry).`,
+      );
+  }
   errors.throwIfAny();
-  return { to: to!, length, expirySeconds, template, metadata, failover, sim };
+  return { to: to!, length, expirySeconds, template, metadata, failover, sim, endUserKey, fallbackAfterSeconds };
 }
 
 /** POST /v1/sms/verify-otp: otp_id and code, both non-empty strings. */

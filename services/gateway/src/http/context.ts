@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import type Router from '@koa/router';
+import type { Destinations } from '@smsgw/platform';
 import type { DeviceState } from '../clients/device-directory';
 
 export interface AuthContext {
@@ -7,6 +8,8 @@ export interface AuthContext {
   mode: 'live' | 'test';
   /** The client's ttl for sends that give none (seconds; 0: no limit), kept with the verified key. */
   defaultTtlSeconds: number;
+  /** Where the client's sends may go (countries, special number types), kept with the verified key. */
+  destinations: Destinations;
 }
 
 export interface GatewayState {

@@ -26,6 +26,8 @@ export function toSendOtpRequest(
     requestHash: idempotency?.requestHash ?? '',
     pinned,
     sim: request.sim ?? 0,
+    endUserKey: request.endUserKey ?? '',
+    fallbackAfterSeconds: request.fallbackAfterSeconds ?? 0,
   };
 }
 
@@ -46,4 +48,21 @@ export function verifyOtpBody(result: otp.VerifyOtpResponse__Output): Record<str
         message: `Code incorrect : ${result.attemptsRemaining} tentative${result.attemptsRemaining > 1 ? 's' : ''} restante${result.attemptsRemaining > 1 ? 's' : ''}.`,
         attempts_remaining: result.attemptsRemaining,
       };
+}
+
+/** GET /v1/otp/stats's body: shaped as /v1/sms/stats's (`success`, `period`, `stats`). */
+export function otpStatsBody(stats: otp.GetOtpStatsResponse__Output): Record<string, unknown> {
+  return {
+    success: true,
+    period: { from: stats.from, to: stats.to },
+    stats: {
+      sent: stats.sent,
+      verified: stats.verified,
+      expired: stats.expired,
+      failed_attempts: stats.failedAttempts,
+      conversion_rate: stats.conversionRate,
+      by_day: stats.byDay.map((d) => ({ date: d.date, sent: d.sent, verified: d.verified })),
+      by_country: stats.byCountry.map((c) => ({ country: c.country, sent: c.sent, verified: c.verified })),
+    },
+  };
 }

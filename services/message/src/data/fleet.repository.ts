@@ -28,6 +28,13 @@ export interface FailedTry {
  */
 const STRANDED_COUNT_UP_TO = 100;
 
+/**
+ * An OTP's SMS may still take its fallback: its second copy is there (so it never took it), it is
+ * live and unpinned, never failed on a phone before, and its OTP is valid a few seconds more.
+ */
+const OTP_FALLBACK_POSSIBLE = `otp_fallback_text IS NOT NULL AND mode = 'live' AND NOT pinned
+  AND NOT coalesce(attempts @> '[{"status": "failed"}]'::jsonb, false) AND expires_at > now() + interval '5 seconds'`;
+
 /** now() as RFC 3339 in UTC with milliseconds, whatever the session's time zone. */
 const NOW_RFC3339 = `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -155,5 +162,65 @@ export class FleetRepository {
       [messageId, deviceId, failure.code, failure.message, failure.at, failure.sim ?? 0],
     );
     return rows[0];
+  }
+
+  /**
+   * The delivery fallback of an OTP's SMS that `failed` with `codes`'s cause on its phone: once,
+   * while the OTP is valid for a few more seconds, it goes back to the queue opened to the fleet and
+   * kept off that phone, with its text sealed again from the second copy (which is then gone), the
+   * failure recorded as an attempt and its times and error cleared. Live, unpinned, never failed on
+   * a phone before (a `retryElsewhere` was its one more try). One statement; undefined when it does
+   * not apply (a report applied again finds it queued and changes nothing).
+   */
+  async otpFallbackAfterFailure(messageId: string, codes: readonly string[]): Promise<MessageRow | undefined> {
+    const { rows } = await this.pool.query<MessageRow>(
+      `UPDATE messages SET status = 'queued', accepted_at = NULL, lease_until = NULL, sent_at = NULL, failed_at = NULL,
+         error_code = NULL, error_message = NULL, fleet = true, avoid_device_id = device_id,
+         attempts = coalesce(attempts, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+           'device_id', device_id, 'status', 'failed', 'error_code', error_code, 'error_message', error_message,
+           'at', to_char(coalesce(failed_at, now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'sim', sim)),
+         sim = requested_sim, otp_sealed_text = otp_fallback_text, otp_fallback_text = NULL
+       WHERE message_id = $1 AND status = 'failed' AND error_code = ANY($2::text[]) AND ${OTP_FALLBACK_POSSIBLE}
+       RETURNING *`,
+      [messageId, codes],
+    );
+    return rows[0];
+  }
+
+  /**
+   * The delivery fallback of an OTP's SMS still not delivered when its timer fires: queued (a
+   * phone's or not) or sent, it goes back to the queue opened to the fleet and kept off its phone,
+   * as `otpFallbackAfterFailure` does, with a `moved` attempt NOT_DELIVERED. A message already
+   * waiting in the fleet stays there. Undefined when it does not apply; then the second copy of a
+   * message that is final is erased (nothing needs it any more).
+   */
+  async otpFallbackWhenUndelivered(messageId: string, attemptMessage: string): Promise<MessageRow | undefined> {
+    const { rows } = await this.pool.query<MessageRow>(
+      `UPDATE messages SET status = 'queued', accepted_at = NULL, lease_until = NULL, sent_at = NULL, fleet = true,
+         avoid_device_id = device_id,
+         attempts = coalesce(attempts, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+           'device_id', device_id, 'status', 'moved', 'error_code', 'NOT_DELIVERED', 'error_message', $2::text,
+           'at', ${NOW_RFC3339}, 'sim', sim)),
+         sim = requested_sim, otp_sealed_text = otp_fallback_text, otp_fallback_text = NULL
+       WHERE message_id = $1 AND status IN ('queued', 'sent') AND NOT (status = 'queued' AND fleet) AND NOT held
+         AND ${OTP_FALLBACK_POSSIBLE}
+       RETURNING *`,
+      [messageId, attemptMessage],
+    );
+    if (rows[0]) return rows[0];
+    await this.pool.query(
+      `UPDATE messages SET otp_fallback_text = NULL
+       WHERE message_id = $1 AND otp_fallback_text IS NOT NULL AND status IN ('delivered', 'failed', 'cancelled')`,
+      [messageId],
+    );
+    return undefined;
+  }
+
+  /** Erases the second copies of OTPs past their expiry (they can no longer be sent); returns how many. */
+  async eraseExpiredOtpFallbacks(): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      'UPDATE messages SET otp_fallback_text = NULL WHERE otp_fallback_text IS NOT NULL AND expires_at <= now()',
+    );
+    return rowCount ?? 0;
   }
 }

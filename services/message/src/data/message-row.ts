@@ -34,6 +34,8 @@ export interface MessageRow {
   otp_sealed_text: Buffer | null;
   /** Its ttl's end, or an OTP's expiry: not handed out after it. */
   expires_at: Date | null;
+  /** A live, unpinned OTP's second sealed copy, for one more try through another phone (see use-cases/otp-fallback.use-case.ts). */
+  otp_fallback_text?: Buffer | null;
   /** The trace of the request that queued it. */
   traceparent: string | null;
   /** The client chose its device: it never moves to another phone. */
@@ -99,6 +101,8 @@ export interface NewMessage {
   replies?: boolean;
   /** The campaign it belongs to: stored held when the campaign is paused. */
   campaignId?: string | null;
+  /** An OTP's SMS that may go once more through another phone: its sealed text is kept twice. */
+  otpFallback?: boolean;
 }
 
 /** An Idempotency-Key and the hash of the request that came with it. */
@@ -172,6 +176,9 @@ export const EVENT_FIELDS = [
   'batch_id',
   'metadata',
   'webhook_url',
+  // Not in the event: the OTP delivery fallback decides from it that a failed message is an OTP's
+  // that may go through another phone, without a query (null for every other message).
+  'otp_fallback_text',
 ] as const;
 export type EventFields = Pick<MessageRow, (typeof EVENT_FIELDS)[number]>;
 

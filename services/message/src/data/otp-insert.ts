@@ -4,7 +4,8 @@ import type { MessageRow, NewMessage } from './message-row';
 
 /**
  * Inserts an OTP's SMS (see `QueueRepository.insertOtp`): queued, or
- * `failed` / OPTED_OUT with no sealed text when `m.optedOut`. Undefined when
+ * `failed` / OPTED_OUT with no sealed text when `m.optedOut`. With
+ * `m.otpFallback`, the sealed text is kept a second time for the fallback. Undefined when
  * its id is stored already. `ahead`: priority-1 messages of its device due no
  * later, up to 100 (0 for a failed one).
  */
@@ -18,11 +19,12 @@ export async function insertOtpRow(
     `WITH inserted AS (
          INSERT INTO messages (message_id, client_id, mode, device_id, to_number, body, priority, metadata, parts, encoding,
                                due_at, status, otp_sealed_text, expires_at, traceparent, pinned, failed_at, error_code, error_message,
-                               requested_sim, sim)
+                               requested_sim, sim, otp_fallback_text)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now(), CASE WHEN $15::boolean THEN 'failed' ELSE 'queued' END,
                  CASE WHEN $15::boolean THEN NULL ELSE $11::bytea END, $12, $13, $14,
                  CASE WHEN $15::boolean THEN now() END, CASE WHEN $15::boolean THEN 'OPTED_OUT' END,
-                 CASE WHEN $15::boolean THEN $16::text END, $17, $17)
+                 CASE WHEN $15::boolean THEN $16::text END, $17, $17,
+                 CASE WHEN $18::boolean AND NOT $15::boolean THEN $11::bytea END)
          ON CONFLICT (message_id) DO NOTHING
          RETURNING *
        )
@@ -53,6 +55,7 @@ export async function insertOtpRow(
       m.optedOut === true,
       FAILURE_MESSAGES.OPTED_OUT,
       m.requestedSim ?? 0,
+      m.otpFallback === true,
     ],
   );
   if (!rows[0]) return undefined;

@@ -8,6 +8,9 @@ import {
   type Logger,
   type Nats,
 } from '@smsgw/platform';
+import type { FleetRepository } from '../data/fleet.repository';
+import { fallBackWhenUndelivered } from '../use-cases/otp-fallback.use-case';
+import type { OtpFallbackPayload } from './otp-fallback.timers';
 import type { DueTimerPayload } from './scheduled-sends';
 import { WakeUpPublisher } from './wake-up.publisher';
 
@@ -27,6 +30,8 @@ function parseDue(bytes: Uint8Array): DueTimerPayload | undefined {
  * consumer shared by the replicas:
  * - `message.due`: a scheduled message just became due; wake its device's
  *   hub (or the test-mode simulator) so that an idle phone gets it now.
+ * - `message.otp-fallback`: an OTP's SMS may still be undelivered; if so it
+ *   goes once through another phone (use-cases/otp-fallback.use-case.ts).
  * - `message.jobs.<job>`: a periodic job's period began; run it.
  */
 export class TimerConsumer {
@@ -36,6 +41,7 @@ export class TimerConsumer {
     private readonly nats: Nats,
     private readonly jobs: Record<string, JobHandler>,
     private readonly log: Logger,
+    private readonly fleet?: FleetRepository,
   ) {}
 
   async start(): Promise<void> {
@@ -44,7 +50,10 @@ export class TimerConsumer {
       durable: DURABLE,
       jobs: this.jobs,
       // In the trace of the send that scheduled it (the scheduler carries it on the fire).
-      handlers: { 'message.due': (msg) => consumeTraced(msg, {}, async () => this.due(msg)) },
+      handlers: {
+        'message.due': (msg) => consumeTraced(msg, {}, async () => this.due(msg)),
+        'message.otp-fallback': (msg) => this.otpFallback(msg),
+      },
       maxJobAttempts: MAX_ATTEMPTS,
       log: this.log,
     });
@@ -67,6 +76,23 @@ export class TimerConsumer {
     } else this.nats.nc.publish(this.nats.names.testWake);
     this.log.debug({ message_id: due.message_id, device_id: due.device_id }, 'scheduled message due; hub woken');
     msg.ack();
+  }
+
+  private async otpFallback(msg: JsMsg): Promise<void> {
+    const p = decodeJsonPayload<OtpFallbackPayload>(msg.data);
+    if (!p || typeof p.message_id !== 'string' || !this.fleet) {
+      this.log.warn({ subject: msg.subject }, 'malformed OTP fallback timer dropped');
+      msg.term();
+      return;
+    }
+    try {
+      const moved = await fallBackWhenUndelivered(this.fleet, new WakeUpPublisher(this.nats), p.message_id);
+      if (moved) this.log.info({ message_id: p.message_id }, "an OTP's SMS not delivered in time goes through another phone");
+      msg.ack();
+    } catch (err) {
+      this.log.error({ err, message_id: p.message_id }, 'the fallback of an OTP failed; it will be retried');
+      msg.nak(2000);
+    }
   }
 
   async stop(): Promise<void> {

@@ -1,4 +1,5 @@
 import { FAILURE_MESSAGES, timerLoop, type Logger, type TimerLoop } from '@smsgw/platform';
+import type { FleetRepository } from '../data/fleet.repository';
 import type { MessageRepository } from '../data/message.repository';
 import type { SmsEventPublisher } from '../events/sms-event.publisher';
 
@@ -8,7 +9,8 @@ const BATCH = 500;
 /**
  * Fails the messages that no phone took before their expiry (a send's ttl,
  * an OTP's expiry), fleet ones too: `failed`, error EXPIRED, with their
- * `sms.failed` event. Every replica runs it; rows are taken with SKIP
+ * `sms.failed` event; and erases the fallback copies of OTPs' texts past
+ * their expiry (`fleet`). Every replica runs it; rows are taken with SKIP
  * LOCKED, so replicas share the work.
  */
 export class ExpiryJob {
@@ -20,6 +22,7 @@ export class ExpiryJob {
     private readonly publisher: SmsEventPublisher,
     intervalMs: number,
     private readonly log: Logger,
+    private readonly fleet?: FleetRepository,
   ) {
     this.loop = timerLoop({ name: 'expiry', intervalMs, tick: () => this.runOnce(), log });
   }
@@ -44,6 +47,8 @@ export class ExpiryJob {
         if (failed < BATCH || this.stopped) break;
       }
       if (total > 0) this.log.info({ expired: total }, 'expired messages failed');
+      // An OTP's fallback copy never outlives its expiry by more than a sweep.
+      await this.fleet?.eraseExpiredOtpFallbacks();
     } catch (err) {
       this.log.error({ err }, 'expiry sweep failed; next attempt at the next interval');
     }

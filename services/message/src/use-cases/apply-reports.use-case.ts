@@ -7,13 +7,14 @@ import { failureOf } from '../domain/report';
 import { reportedSim } from '../domain/sim';
 import type { SmsEventPublisher } from '../events/sms-event.publisher';
 import type { WakeUpPublisher } from '../events/wake-up.publisher';
+import { fallBackAfterFailure } from './otp-fallback.use-case';
 
 const retriesElsewhere = counter('message.retries_elsewhere', 'Messages a phone failed without sending them, opened to its fleet');
 const reportsSeen = counter('message.reports', 'Phone reports applied (a redelivered one counts again), by status and failure code');
 
 export interface ReportDeps {
   messages: Pick<MessageRepository, 'markAcceptedMany' | 'applyReports' | 'findMany'>;
-  fleet: Pick<FleetRepository, 'retryElsewhere'>;
+  fleet: Pick<FleetRepository, 'retryElsewhere' | 'otpFallbackAfterFailure'>;
   events: Pick<SmsEventPublisher, 'publishRows'>;
   wakeUps: Pick<WakeUpPublisher, 'wakeClient'>;
   log: Logger;
@@ -107,8 +108,9 @@ export async function applyReports(deps: ReportDeps, items: readonly ReportToApp
     for (const { move, span } of changes) {
       endSpan(span);
       const row = moved.get(move.report.message_id);
-      if (row) published.push({ row, parent: move.span });
-      else unmoved.push(move);
+      // An OTP's failed SMS may go once through another phone instead (no query for any other message).
+      if (row && !(await fallBackAfterFailure(deps, row))) published.push({ row, parent: move.span });
+      else if (!row) unmoved.push(move);
     }
   }
 
@@ -122,7 +124,7 @@ export async function applyReports(deps: ReportDeps, items: readonly ReportToApp
           'report for an unknown message or another device',
         );
       } else if (reportOutcome(row.status, move.status) === 'duplicate') {
-        published.push({ row, parent: move.span });
+        if (!(await fallBackAfterFailure(deps, row))) published.push({ row, parent: move.span });
       } else if (move.status === 'sent' && row.sent_at && (row.status === 'delivered' || row.status === 'failed')) {
         // The message went on without this report: its delivered (or failed) report overtook it, or this
         // one is redelivered after a crash that came between its write and its event. Either way its

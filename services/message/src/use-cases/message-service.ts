@@ -9,6 +9,7 @@ import type { MessageRepository } from '../data/message.repository';
 import type { OptOutRepository } from '../data/opt-out.repository';
 import type { QueueRepository } from '../data/queue.repository';
 import type { ReceivedRepository } from '../data/received.repository';
+import type { OtpFallbackTimers } from '../events/otp-fallback.timers';
 import type { ScheduledSends } from '../events/scheduled-sends';
 import type { SmsEventPublisher } from '../events/sms-event.publisher';
 import type { WakeUpPublisher } from '../events/wake-up.publisher';
@@ -36,6 +37,8 @@ export interface MessageService {
   scheduledSends?: ScheduledSends;
   /** Whether the devices sends name are their clients' (asked of the device-hub, then kept). */
   devices: DeviceOwnership;
+  /** The timers of OTPs' fallback after a delay; absent in tests that run no scheduler. */
+  otpFallbackTimers?: OtpFallbackTimers;
   config: Pick<MessageConfig, 'pacing' | 'retention' | 'idempotencyTtlSeconds' | 'otp' | 'campaignUploads'>;
   log: Logger;
 }

@@ -25,6 +25,10 @@ export interface SendOtpMessageInput {
   pinned?: boolean;
   /** The SIM slot to send through (1 to 8); 0 or absent: the phone's choice. */
   sim?: number;
+  /** A live, unpinned OTP: its SMS may go once more through another phone (use-cases/otp-fallback.use-case.ts). */
+  fallback?: boolean;
+  /** Seconds after which its SMS, still undelivered, falls back; 0 or absent: only after a failure. */
+  fallbackAfterSeconds?: number;
 }
 
 /**
@@ -64,6 +68,8 @@ export async function sendOtpMessage(
     traceparent: currentTraceparent(),
     pinned: req.pinned === true,
     requestedSim: requestedSim(req.sim),
+    // The fleet's rules: a pinned message never moves, and test keys have no fleet.
+    otpFallback: req.fallback === true && req.mode === 'live' && req.pinned !== true,
   };
   // An opted-out number gets its code only if the client's OTPs ignore the list (the default).
   message.optedOut = await service.optOuts.blocksOtp(message);
@@ -76,5 +82,10 @@ export async function sendOtpMessage(
   if (!stored) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'message_id', code: 'VALIDATION_ERROR' }] });
   const { row, ahead, created } = stored;
   if (created) service.wakeUps.wake([{ row, ahead, deviceWasIdle: true }]);
+  const after = req.fallbackAfterSeconds ?? 0;
+  if (created && message.otpFallback && row.status === 'queued' && Number.isInteger(after) && after > 0) {
+    const fireAt = new Date(row.queued_at.getTime() + after * 1000);
+    if (fireAt < expiresAt) await service.otpFallbackTimers?.schedule(row.message_id, fireAt);
+  }
   return { row, estimatedDelivery: new Date(Date.now() + ahead * averagePacingMs(service)).toISOString(), replayed: !created };
 }

@@ -18,6 +18,12 @@ export interface OtpRow {
   sealed_text: Buffer | null;
   /** When the message service confirmed the SMS stored. */
   sms_stored_at: Date | null;
+  /** The destination's country (ISO 3166-1 alpha-2, `ZZ` when none); null for OTPs made before it was kept. */
+  country: string | null;
+  /** The device its SMS was first queued on. */
+  device_id: string | null;
+  /** The pumping guard's key of its destination prefix (a keyed hash). */
+  prefix_key: string | null;
 }
 
 export interface NewOtp {
@@ -30,6 +36,19 @@ export interface NewOtp {
   /** Null without an Idempotency-Key: no retry could ever complete the OTP, so its text is not kept. */
   sealedText: Buffer | null;
   idempotency: { key: string; requestHash: string } | null;
+  country: string;
+  deviceId: string;
+  prefixKey: string;
+}
+
+/** The counts of OTPs of one UTC day and destination country, live rows and rollups alike. */
+export interface OtpCountRow {
+  day: string;
+  country: string;
+  sent: number;
+  verified: number;
+  expired: number;
+  failed_attempts: number;
 }
 
 /** What the caller decided about a locked OTP: mark it verified, count a wrong code, or change nothing (it throws). */
@@ -45,8 +64,9 @@ export class OtpRepository {
    */
   async insert(otp: NewOtp): Promise<boolean> {
     const { rowCount } = await this.pool.query(
-      `INSERT INTO otps (otp_id, client_id, mode, code_hash, expires_at, message_id, sealed_text, idempotency_key, request_hash)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+      `INSERT INTO otps (otp_id, client_id, mode, code_hash, expires_at, message_id, sealed_text, idempotency_key, request_hash,
+                         country, device_id, prefix_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (client_id, mode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
       [
         otp.otpId,
@@ -58,6 +78,9 @@ export class OtpRepository {
         otp.sealedText,
         otp.idempotency?.key ?? null,
         otp.idempotency?.requestHash ?? null,
+        otp.country,
+        otp.deviceId,
+        otp.prefixKey,
       ],
     );
     return (rowCount ?? 0) > 0;
@@ -147,12 +170,58 @@ export class OtpRepository {
   }
 
   /**
-   * Deletes OTPs that expired more than `hours` ago, and erases the sealed
+   * Deletes OTPs that expired more than `hours` ago, folded into the daily
+   * rollups of the statistics in the same statement, and erases the sealed
    * text of those that expired; returns how many were deleted.
    */
   async purgeExpired(hours: number): Promise<number> {
     await this.eraseExpiredSeals();
-    const { rowCount } = await this.pool.query('DELETE FROM otps WHERE expires_at < now() - make_interval(hours => $1)', [hours]);
-    return rowCount ?? 0;
+    const { rows } = await this.pool.query<{ deleted: number }>(
+      `WITH gone AS (
+         DELETE FROM otps WHERE expires_at < now() - make_interval(hours => $1)
+         RETURNING client_id, mode, created_at, country, device_id, verified_at, attempts
+       ), folded AS (
+         INSERT INTO otp_daily AS d (client_id, mode, day, country, device_id, sent, verified, expired, failed_attempts)
+         SELECT client_id, mode, (created_at AT TIME ZONE 'UTC')::date, coalesce(country, 'ZZ'), coalesce(device_id, ''),
+                count(*), count(verified_at), count(*) FILTER (WHERE verified_at IS NULL), coalesce(sum(attempts), 0)
+         FROM gone GROUP BY 1, 2, 3, 4, 5
+         ON CONFLICT (client_id, mode, day, country, device_id) DO UPDATE SET
+           sent = d.sent + EXCLUDED.sent, verified = d.verified + EXCLUDED.verified,
+           expired = d.expired + EXCLUDED.expired, failed_attempts = d.failed_attempts + EXCLUDED.failed_attempts
+       )
+       SELECT count(*)::int AS deleted FROM gone`,
+      [hours],
+    );
+    return rows[0]?.deleted ?? 0;
+  }
+
+  /**
+   * The counts of a client's OTPs of a mode by UTC day of created_at and
+   * country: the rows made in [from, until), and the rollups of the whole
+   * days `days` (rolled-up OTPs are no longer rows, so nothing counts twice).
+   * `deviceId`: only those first queued on that device.
+   */
+  async counts(
+    clientId: string,
+    mode: Mode,
+    period: { from: Date; until: Date; days: { first: string; last: string } | null },
+    deviceId?: string,
+  ): Promise<OtpCountRow[]> {
+    const { rows } = await this.pool.query<OtpCountRow>(
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, coalesce(country, 'ZZ') AS country,
+              count(*)::int AS sent, count(verified_at)::int AS verified,
+              count(*) FILTER (WHERE verified_at IS NULL AND expires_at <= now())::int AS expired,
+              coalesce(sum(attempts), 0)::int AS failed_attempts
+       FROM otps
+       WHERE client_id = $1 AND mode = $2 AND created_at >= $3 AND created_at < $4 AND ($5::text IS NULL OR device_id = $5)
+       GROUP BY 1, 2
+       UNION ALL
+       SELECT to_char(day, 'YYYY-MM-DD'), country, sum(sent)::int, sum(verified)::int, sum(expired)::int, sum(failed_attempts)::int
+       FROM otp_daily
+       WHERE client_id = $1 AND mode = $2 AND $6::date IS NOT NULL AND day BETWEEN $6::date AND $7::date AND ($5::text IS NULL OR device_id = $5)
+       GROUP BY 1, 2`,
+      [clientId, mode, period.from, period.until, deviceId ?? null, period.days?.first ?? null, period.days?.last ?? null],
+    );
+    return rows;
   }
 }

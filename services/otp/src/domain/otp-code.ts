@@ -38,3 +38,13 @@ export function codeMatches(key: Buffer, otpId: string, candidate: string, store
 export function numberKey(key: Buffer, number: string): string {
   return createHmac('sha256', key).update(`number:${number}`, 'utf8').digest('base64url').slice(0, 32);
 }
+
+/** A destination prefix as the guard's Redis keys and the OTP record name it: a keyed hash, never the digits. */
+export function prefixKey(key: Buffer, prefix: string): string {
+  return createHmac('sha256', key).update(`prefix:${prefix}`, 'utf8').digest('base64url').slice(0, 32);
+}
+
+/** An end-user key (an IP address, an account id) as it appears in Redis keys: a keyed hash. */
+export function endUserKey(key: Buffer, value: string): string {
+  return createHmac('sha256', key).update(`end-user:${value}`, 'utf8').digest('base64url').slice(0, 32);
+}

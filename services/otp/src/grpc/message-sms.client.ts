@@ -20,6 +20,9 @@ export interface OtpSms {
   pinned: boolean;
   /** The SIM slot to send through; 0: the client's SIM rule. */
   sim: number;
+  /** Live and unpinned: a failed (or, after `fallbackAfterSeconds`, undelivered) SMS goes once through another phone. */
+  fallback: boolean;
+  fallbackAfterSeconds: number;
 }
 
 /** The message service, as the OTP use cases need it. */

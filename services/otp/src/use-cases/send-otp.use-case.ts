@@ -1,8 +1,11 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { AppError, counter, ERROR_CATALOG, newId, openText, sealText } from '@smsgw/platform';
 import type { Mode, OtpRow } from '../data/otp.repository';
-import { hashCode, numberKey, randomCode, testCode } from '../domain/otp-code';
-import { otpOptions, renderText, type OtpOptions } from '../domain/otp-text';
+import { hashCode, prefixKey, randomCode, testCode } from '../domain/otp-code';
+import { destinationOf } from '../domain/otp-destination';
+import { MAX_END_USER_KEY } from '../domain/otp-guard';
+import { otpOptions, renderText, MAX_EXPIRY_SECONDS, type OtpOptions } from '../domain/otp-text';
+import { admitOtp, holdIfTripped } from './otp-guard.use-case';
 import type { OtpService } from './otp-service';
 
 const sent = counter('otp.sent', 'OTPs made and their SMS queued, by mode');
@@ -23,7 +26,14 @@ export interface SendOtpInput {
   pinned?: boolean;
   /** The SIM slot to send through (1 to 8); 0 or absent: the client's SIM rule. */
   sim?: number;
+  /** The caller's key for its end user (empty: none), limited on its own. */
+  endUserKey?: string;
+  /** Seconds after which an undelivered SMS goes through another phone; 0 or absent: only after a failure. */
+  fallbackAfterSeconds?: number;
 }
+
+/** The fallback delay's bounds: long enough for a phone to deliver, within the longest expiry. */
+export const FALLBACK_AFTER = { min: 10, max: MAX_EXPIRY_SECONDS };
 
 /** The answer to a send-otp: the OTP, its SMS queued. */
 export interface SentOtp {
@@ -78,6 +88,9 @@ async function sendSms(
     messageId: o.messageId,
     pinned: req.pinned ?? false,
     sim: req.sim ?? 0,
+    // Live OTPs that may move get the fallback; a pinned one stays on its phone (the fleet's rules).
+    fallback: req.mode === 'live' && !req.pinned,
+    fallbackAfterSeconds: req.mode === 'live' && !req.pinned ? (req.fallbackAfterSeconds ?? 0) : 0,
   });
   await repo.smsStored(o.otpId);
   log.debug({ otp_id: o.otpId, message_id: o.messageId }, 'OTP sent');
@@ -126,28 +139,57 @@ async function replay(
   return undefined;
 }
 
+/** The optional fields of issue 39: the end-user key and the fallback delay, checked. */
+function checkExtras(req: SendOtpInput, expirySeconds: number): void {
+  const key = req.endUserKey ?? '';
+  if (key.length > MAX_END_USER_KEY || (key !== '' && key.trim() === '')) {
+    throw new AppError('VALIDATION_ERROR', {
+      message: `Le champ end_user_key doit être une chaîne de 1 à ${MAX_END_USER_KEY} caractères.`,
+      details: [{ field: 'end_user_key', code: 'VALIDATION_ERROR' }],
+    });
+  }
+  const after = req.fallbackAfterSeconds ?? 0;
+  if (after !== 0 && (!Number.isInteger(after) || after < FALLBACK_AFTER.min || after >= expirySeconds)) {
+    throw new AppError('VALIDATION_ERROR', {
+      message: `Le champ fallback_after doit être un nombre entier de secondes d'au moins ${FALLBACK_AFTER.min}, inférieur à la durée de validité (expiry).`,
+      details: [{ field: 'fallback_after', code: 'VALIDATION_ERROR' }],
+    });
+  }
+}
+
 /**
- * Makes an OTP and queues its SMS: the number's limit (10 an hour), the code
- * (fixed for test keys), its keyed hash stored before the SMS leaves. With an
- * Idempotency-Key, a retry answers the same OTP, completing it after a lost
- * answer; without one, an SMS that failed for sure leaves nothing behind.
+ * Makes an OTP and queues its SMS: the end-user key's limit, the number's
+ * limit (10 an hour), the pumping guard, the code (fixed for test keys), its
+ * keyed hash stored with the destination's country before the SMS leaves.
+ * With an Idempotency-Key, a retry answers the same OTP, completing it after
+ * a lost answer; without one, an SMS that failed for sure leaves nothing
+ * behind (its counts given back). Once sent, a prefix or country that asked
+ * for many codes and verified few is held.
  */
 export async function sendOtp(service: OtpService, req: SendOtpInput): Promise<SentOtp> {
-  const { repo, rateLimit, hashKey, sealKey, log } = service;
+  const { repo, hashKey, sealKey, log } = service;
   const mode = req.mode;
   if (!req.deviceId) throw new AppError('INVALID_DEVICE_ID');
   if (!req.to) throw new AppError('INVALID_PHONE_NUMBER', { details: [{ field: 'to', code: 'INVALID_PHONE_NUMBER' }] });
   const options = otpOptions({ length: req.length, expirySeconds: req.expirySeconds, template: req.template });
+  checkExtras(req, options.expirySeconds);
   const idempotency = req.idempotencyKey ? { key: req.idempotencyKey, requestHash: req.requestHash } : null;
   if (idempotency) {
     const earlier = await repo.byIdempotencyKey(req.clientId, mode, idempotency.key, service.idempotencyTtlSeconds);
     const answer = earlier && (await replay(service, req, options, earlier, idempotency.requestHash));
     if (answer) return answer;
   }
-  const slot = await rateLimit.take(req.clientId, mode, numberKey(hashKey, req.to));
-  if (!slot.allowed) throw new AppError('OTP_RATE_LIMITED', { retryAfterSeconds: slot.retryAfterSeconds });
-
   const otpId = newId('otp');
+  const destination = destinationOf(req.to);
+  const guardKey = prefixKey(hashKey, destination.prefix);
+  const admission = await admitOtp(
+    service,
+    { clientId: req.clientId, mode, to: req.to, endUserKey: req.endUserKey ?? '' },
+    destination,
+    guardKey,
+    otpId,
+  );
+
   const messageId = newId('msg');
   const code = mode === 'test' ? testCode(options.length) : randomCode(options.length);
   const expiresAt = new Date(Date.now() + options.expirySeconds * 1000);
@@ -165,20 +207,21 @@ export async function sendOtp(service: OtpService, req: SendOtpInput): Promise<S
       // Only a retry with the same key can complete the OTP after a lost answer: without a key its text is not kept.
       sealedText: idempotency ? sealText(sealKey, otpId, text) : null,
       idempotency,
+      country: destination.country,
+      deviceId: req.deviceId,
+      prefixKey: guardKey,
     });
   } catch (err) {
-    await slot.release().catch(() => undefined);
+    await admission.release().catch(() => undefined);
     throw err;
   }
   if (!stored) {
     // Another request with the same key got there first.
-    await slot.release().catch(() => undefined);
+    await admission.release().catch(() => undefined);
     throw new AppError('IDEMPOTENCY_IN_PROGRESS', { retryAfterSeconds: 1 });
   }
   try {
     await sendSms(service, req, { otpId, messageId, expiresAt, text, masked });
-    sent.add(1, { mode });
-    return { otpId, to: req.to, expiresAt: expiresAt.toISOString(), messageId, status: 'queued', replayed: false };
   } catch (err) {
     if (!storedNothing(err)) {
       // The SMS may be stored: the OTP stays (its code can be verified if the phone gets it),
@@ -186,10 +229,13 @@ export async function sendOtp(service: OtpService, req: SendOtpInput): Promise<S
       log.warn({ err, otp_id: otpId }, 'OTP SMS outcome unknown; kept for a retry');
       throw outcomeUnknown(err);
     }
-    // Nothing was given to anyone: the OTP does not count against the number.
-    await Promise.all([slot.release(), repo.delete(otpId)]).catch((cleanup: unknown) =>
+    // Nothing was given to anyone: the OTP counts nowhere.
+    await Promise.all([admission.release(), repo.delete(otpId)]).catch((cleanup: unknown) =>
       log.warn({ err: cleanup, otp_id: otpId }, 'cleaning up a failed OTP failed'),
     );
     throw err;
   }
+  sent.add(1, { mode });
+  await holdIfTripped(service, admission, destination);
+  return { otpId, to: req.to, expiresAt: expiresAt.toISOString(), messageId, status: 'queued', replayed: false };
 }

@@ -2,6 +2,7 @@ import { AppError, counter } from '@smsgw/platform';
 import type { Mode } from '../data/otp.repository';
 import { codeMatches } from '../domain/otp-code';
 import { verifyOutcome, type VerifyOutcome } from '../domain/otp-verify';
+import { countVerified } from './otp-guard.use-case';
 import type { OtpService } from './otp-service';
 
 const verifications = counter('otp.verifications', 'OTP verifications, by outcome (valid, wrong_code, or the error code)');
@@ -10,7 +11,8 @@ const verifications = counter('otp.verifications', 'OTP verifications, by outcom
 export type Verified = { valid: true; verifiedAt: Date } | { valid: false; attemptsRemaining: number };
 
 /** One verify, all its rules in one atomic step of the repository. */
-async function verify({ repo, hashKey, log }: OtpService, clientId: string, mode: Mode, otpId: string, code: string): Promise<Verified> {
+async function verify(service: OtpService, clientId: string, mode: Mode, otpId: string, code: string): Promise<Verified> {
+  const { repo, hashKey, log } = service;
   if (!otpId) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'otp_id', code: 'VALIDATION_ERROR' }] });
   if (!code) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'code', code: 'VALIDATION_ERROR' }] });
   const verified = await repo.verify<VerifyOutcome>(clientId, mode, otpId, (row) => {
@@ -23,6 +25,8 @@ async function verify({ repo, hashKey, log }: OtpService, clientId: string, mode
   if (!verified) throw new AppError('OTP_NOT_FOUND');
   const { result, row } = verified;
   log.debug({ otp_id: row.otp_id, valid: result.valid, attempts: row.attempts }, 'OTP verify');
+  // The pumping guard counts the conversion of its prefix and country.
+  if (result.valid) await countVerified(service, row);
   return result.valid ? { valid: true, verifiedAt: row.verified_at! } : { valid: false, attemptsRemaining: result.attemptsRemaining };
 }
 

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { createClient, createPool, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
+import { createClient, createPool, type Nats, type Pool, type PromiseClient, type Redis } from '@smsgw/platform';
 import { messageProto, otpProto, type message, type otp } from '@smsgw/proto';
 import {
+  clientOfAllowedCallers,
   createSandbox,
   DATABASE_URL,
   NATS_URL,
@@ -13,6 +14,7 @@ import {
   startServiceUnderTest,
 } from '@smsgw/testing';
 import { loadOtpConfig } from '../../src/config';
+import { otpCallers } from '../../src/grpc/otp.handlers';
 import { start } from '../../src/main';
 
 export { DATABASE_URL, NATS_URL, REDIS_URL };
@@ -20,6 +22,10 @@ const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 export interface OtpSystem {
   otp: PromiseClient<otp.OtpServiceClient>;
+  /** The same service as each of its callers (the dashboard's and the operator's methods too). */
+  anyCaller: PromiseClient<otp.OtpServiceClient>;
+  /** A NATS connection under the sandbox's prefix, to see the public events. */
+  nats: Nats;
   messages: PromiseClient<message.MessageServiceClient>;
   /** Pools on the otp and message schemas, to look at what is stored. */
   otpPool: Pool;
@@ -42,8 +48,8 @@ export interface OtpSystem {
  * service (its built dist, as a process), each with a schema of its own,
  * on the shared Postgres, Redis and NATS under prefixes of their own.
  */
-export async function startOtpSystem(): Promise<OtpSystem> {
-  const sandbox = await createSandbox({ name: 'otp', redis: true });
+export async function startOtpSystem(overrides: Record<string, string> = {}): Promise<OtpSystem> {
+  const sandbox = await createSandbox({ name: 'otp', redis: true, nats: true });
   const hashKey = randomBytes(32);
   // Every device is its client's here: the OTP tests are not about the device.
   const owners = await startDeviceOwners();
@@ -62,6 +68,9 @@ export async function startOtpSystem(): Promise<OtpSystem> {
     MESSAGE_GRPC_ADDR: messageService.address,
     OTP_HASH_KEY: hashKey.toString('base64'),
     OTP_SEAL_KEY: hex(32),
+    // These suites send many codes to one prefix and verify few: the pumping guard is otp-guard.test.ts's subject.
+    OTP_GUARD_ENABLED: 'false',
+    ...overrides,
   };
   const held: { socket: net.Socket; data: Buffer }[] = [];
   const proxy = {
@@ -99,8 +108,11 @@ export async function startOtpSystem(): Promise<OtpSystem> {
     tls: grpcTlsFor('device-hub'),
   });
   const messagePool = createPool({ url: DATABASE_URL, schema: messageService.schema, max: 2 });
+  const anyCaller = clientOfAllowedCallers<otp.OtpServiceClient>(otpProto().OtpService, `127.0.0.1:${apps[0]!.port}`, otpCallers);
   return {
     otp: clients[0]!,
+    anyCaller,
+    nats: sandbox.nats!,
     messages,
     otpPool: sandbox.pool,
     messagePool,
@@ -116,6 +128,7 @@ export async function startOtpSystem(): Promise<OtpSystem> {
     },
     async stop() {
       for (const c of clients) c.close();
+      anyCaller.close();
       messages.close();
       for (const app of apps) await app.stop();
       proxy.holdAnswers = false;

@@ -1,5 +1,5 @@
 import type { PublicEvent } from '@smsgw/platform';
-import { MESSAGE_KINDS } from './event-kinds';
+import { MESSAGE_KINDS, OPT_IN_KINDS } from './event-kinds';
 
 export interface EndpointTarget {
   endpoint_id: string;
@@ -20,10 +20,13 @@ export type Destination =
  * `sms.received` routed to the `webhook_url` of a message sent with
  * `replies: true`) goes to that URL and to the subscribed endpoints as well:
  * the account's own inbox hook still hears of every received SMS. Test and
- * live never mix: an endpoint receives only events of its own mode.
+ * live never mix: an endpoint receives only events of its own mode. An
+ * opt-in kind (`otp.fraud_suspected`) goes only to the endpoints that name
+ * it, never to a message's URL.
  */
 export function destinationsOf(event: PublicEvent, endpoints: readonly EndpointTarget[]): Destination[] {
-  const { client_id, mode, webhook_url } = event.routing;
+  const { client_id, mode } = event.routing;
+  const webhook_url = OPT_IN_KINDS.includes(event.event) ? undefined : event.routing.webhook_url;
   const messageUrl: Destination[] = webhook_url ? [{ kind: 'message-url', key: `url:${webhook_url}`, url: webhook_url }] : [];
   if (webhook_url && MESSAGE_KINDS.includes(event.event)) return messageUrl;
   const subscribed: Destination[] = endpoints

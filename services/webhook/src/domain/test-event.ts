@@ -48,6 +48,19 @@ export function testEvent(
       reason: 'closed',
       test_event: true,
     },
+    'otp.fraud_suspected': {
+      hold_id: 'hold_00000000000000000000000000',
+      scope: 'prefix',
+      prefix: '+3361234',
+      country: 'FR',
+      requests: 20,
+      verified: 1,
+      conversion_rate: 5,
+      window_seconds: 3600,
+      held_at: at,
+      held_until: new Date(now.getTime() + 3600_000).toISOString(),
+      test_event: true,
+    },
   };
   return { event: kind, event_id: ids.eventId, timestamp: at, data: data[kind], routing: { client_id: ids.clientId, mode: ids.mode } };
 }

@@ -2,6 +2,7 @@ import { AppError, parseMode } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { Confirmation } from '../../use-cases/confirm-password.use-case';
 import { confirmVerification, requestPasswordReset, resetPassword } from '../../use-cases/email-links.use-case';
+import { saveDestinations } from '../../use-cases/destinations.use-case';
 import { clientSettings, type ClientSettings, type FleetField } from '../../use-cases/fleet.use-case';
 import { accountVerified } from '../../use-cases/account-verification.use-case';
 import { createKey, listKeys, revokeKey } from '../../use-cases/keys.use-case';
@@ -246,6 +247,22 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
           ok: 'The fleet settings are saved. The default time to live applies to the messages sent from now on, the failover delay and the SIM rule within a minute.',
         });
     }
+  });
+  router.post('/settings/destinations', async (ctx) => {
+    const clientId = sessionOf(ctx).clientId;
+    const form = {
+      smsCountries: field(ctx, 'sms_countries').slice(0, 2000),
+      otpCountries: field(ctx, 'otp_countries').slice(0, 2000),
+      otpNumberTypes: (ctx.state.form?.getAll('otp_number_types') ?? []).slice(0, 20),
+    };
+    const saved = await saveDestinations(up, clientId, form);
+    const settings = await clientSettings(up, clientId);
+    if (!saved.ok) {
+      ctx.status = 400;
+      const invalid = (saved.error.details ?? []).map((d) => String(d.field));
+      return settingsPage(ctx, settings, { error: explain(saved.error), destinations: { form, invalid } });
+    }
+    settingsPage(ctx, settings, { ok: 'The destinations are saved: every send is checked against them within a few seconds.' });
   });
   router.post('/settings/verify-email', async (ctx) => {
     const { outcome, settings } = await askVerificationAgain(deps, sessionOf(ctx).clientId);

@@ -50,6 +50,11 @@ export class KeyVerifier {
         clientId: verified.clientId,
         mode: modeFromProto(verified.mode),
         defaultTtlSeconds: verified.defaultTtlSeconds,
+        destinations: {
+          smsCountries: verified.smsCountries ?? [],
+          otpCountries: verified.otpCountries ?? [],
+          otpNumberTypes: verified.otpNumberTypes ?? [],
+        },
       };
       this.cache.set(`${clientId}\n${apiKey}`, { auth }, this.options.ttlMs);
       return { auth };

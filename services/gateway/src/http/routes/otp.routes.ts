@@ -1,15 +1,16 @@
 import Router from '@koa/router';
 import { parseSendOtpRequest, parseVerifyOtpRequest } from '../../domain/otp-request';
-import { sendOtpBody, verifyOtpBody } from '../../mappers/otp.mapper';
-import { sendOtp, verifyOtp } from '../../use-cases/otp.use-case';
+import { otpStatsBody, sendOtpBody, verifyOtpBody } from '../../mappers/otp.mapper';
+import { otpStatistics, sendOtp, verifyOtp } from '../../use-cases/otp.use-case';
 import type { Upstreams } from '../../use-cases/upstreams';
 import type { GatewayMiddleware, GatewayState } from '../context';
 import { jsonBody } from '../middleware/json-body';
 import { askPresence } from '../middleware/presence';
+import { statsQuery } from '../query';
 
 /**
  * The one-time password endpoints. send-otp is a sending endpoint (device,
- * Idempotency-Key); verify-otp needs only the key and the client.
+ * Idempotency-Key); verify-otp and the statistics need only the key and the client.
  */
 export function otpRoutes(
   up: Upstreams,
@@ -34,6 +35,11 @@ export function otpRoutes(
   router.post('/v1/sms/verify-otp', auth, guard, jsonBody, async (ctx) => {
     const request = parseVerifyOtpRequest(ctx.state.body!);
     ctx.body = verifyOtpBody(await verifyOtp(up, ctx.state.auth!, request));
+  });
+
+  router.get('/v1/otp/stats', auth, guard, async (ctx) => {
+    const query = statsQuery(ctx);
+    ctx.body = otpStatsBody(await otpStatistics(up, ctx.state.auth!, query));
   });
 
   return router;

@@ -6,6 +6,7 @@ import {
   type BatchRequest,
   type WebhookUrlPolicy,
 } from '../../domain/send-request';
+import { checkSmsDestinations } from '../../domain/destination-rules';
 import { batchBody, cancelBody, historyBody, sendBody, statsBody, statusBody } from '../../mappers/sms.mapper';
 import { history, statistics } from '../../use-cases/history.use-case';
 import { cancelMessage, messageStatus } from '../../use-cases/message-status.use-case';
@@ -42,11 +43,21 @@ export function smsRoutes(
   }
 
   router.post('/v1/sms/send-bulk', auth, askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
-    await batch(ctx, parseBulkRequest(ctx.state.body!, webhookPolicy));
+    const request = parseBulkRequest(ctx.state.body!, webhookPolicy);
+    checkSmsDestinations(
+      ctx.state.auth!.destinations,
+      request.items.map((item, i) => ({ to: item.to, field: `recipients[${i}]` })),
+    );
+    await batch(ctx, request);
   });
 
   router.post('/v1/sms/send-bulk-personalized', auth, askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
-    await batch(ctx, parsePersonalizedRequest(ctx.state.body!, webhookPolicy));
+    const request = parsePersonalizedRequest(ctx.state.body!, webhookPolicy);
+    checkSmsDestinations(
+      ctx.state.auth!.destinations,
+      request.items.map((item, i) => ({ to: item.to, field: `messages[${i}].to` })),
+    );
+    await batch(ctx, request);
   });
 
   router.get('/v1/sms/history', auth, guard, async (ctx) => {
@@ -65,6 +76,7 @@ export function smsRoutes(
 
   router.post('/v1/sms/send', auth, askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
     const request = parseSendRequest(ctx.state.body!, Date.now(), webhookPolicy);
+    checkSmsDestinations(ctx.state.auth!.destinations, [{ to: request.to, field: 'to' }]);
     const { deviceId, receipt, expiresAt } = await sendSms(up, ctx.state.auth!, request, {
       deviceId: ctx.get('x-device-id') || undefined,
       presence: ctx.state.presence,
