@@ -259,6 +259,23 @@ class WebhookBatchTest(unittest.TestCase):
             events = webhooks.verify_batch(raw, webhooks.sign(raw, SECRET), SECRET, now=NOW)
             self.assertEqual([e["event_id"] for e in events], ["evt_a", "evt_a"])
 
+    def test_when_the_store_fails_part_way_through_a_batch_then_its_error_comes_out_and_the_ids_before_stay_recorded(self):
+        class FailingStore:
+            def __init__(self):
+                self.ids = []
+
+            def add(self, event_id):
+                if len(self.ids) == 2:
+                    raise ConnectionError("store down")
+                self.ids.append(event_id)
+                return True
+
+        store = FailingStore()
+        raw = batch(envelope("evt_a"), envelope("evt_b"), envelope("evt_c"))
+        with self.assertRaisesRegex(ConnectionError, "store down"):
+            webhooks.verify_batch(raw, webhooks.sign(raw, SECRET), SECRET, now=NOW, seen=store)
+        self.assertEqual(store.ids, ["evt_a", "evt_b"])
+
     def test_when_the_body_is_one_event_not_an_array_then_it_comes_back_as_a_list_of_one(self):
         seen = smsgw.MemorySeenEvents()
         raw = body()

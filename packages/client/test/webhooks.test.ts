@@ -283,6 +283,20 @@ describe('the batched webhook helper', () => {
     expect([...store]).toEqual(['evt_b', 'evt_a', 'evt_c']);
   });
 
+  it('when the store fails part way through a batch, then its error comes out and the ids before it stay recorded', async () => {
+    const ids: string[] = [];
+    const seen = {
+      add: async (id: string) => {
+        if (ids.length === 2) throw new Error('store down');
+        ids.push(id);
+        return true;
+      },
+    };
+    const raw = batch(envelope('evt_a'), envelope('evt_b'), envelope('evt_c'));
+    await expect(verifyWebhookBatch(raw, signWebhook(raw, SECRET), SECRET, { now: () => NOW, seen })).rejects.toThrow('store down');
+    expect(ids).toEqual(['evt_a', 'evt_b']);
+  });
+
   it('when the body is one event, not an array (batching switched on or off), then it comes back as a list of one', async () => {
     const seen = new MemorySeenEvents();
     const raw = body();
