@@ -21,7 +21,9 @@
 // errors.Is matches it against ErrAuthentication, ErrInvalidRequest, ErrNotFound, ErrConflict,
 // ErrRateLimited, ErrUnavailable or ErrServer. No answer is a *ConnectionError.
 //
-// VerifyWebhook checks a webhook delivery: signature, timestamp and duplicates.
+// VerifyWebhook checks a webhook delivery: signature, timestamp and duplicates. VerifyWebhookBatch
+// checks a batched endpoint's delivery (a JSON array of events) and returns the events not seen
+// before.
 //
 // The types of requests and answers (types_gen.go) are generated from the gateway's OpenAPI
 // document by scripts/client-types.js.

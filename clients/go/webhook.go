@@ -1,11 +1,13 @@
 package smsgw
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -220,35 +222,20 @@ func SignWebhook(rawBody []byte, secret string) string {
 //
 // Pass the body's bytes as received (io.ReadAll(r.Body)), never JSON decoded and encoded again.
 // secret is the endpoint's whsec_…, or the client's signing secret for messages sent with their
-// own webhook_url.
+// own webhook_url. A batched endpoint's deliveries are arrays: check them with VerifyWebhookBatch.
 func VerifyWebhook(rawBody []byte, signature, secret string, opts WebhookOptions) (*WebhookEvent, error) {
 	if secret == "" {
 		return nil, errors.New("smsgw: the webhook secret is empty")
 	}
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write(rawBody)
-	given, err := hex.DecodeString(strings.TrimSpace(signature))
-	if err != nil || !hmac.Equal(given, mac.Sum(nil)) {
-		return nil, &WebhookError{Reason: ErrWebhookSignature}
+	if err := checkWebhookSignature(rawBody, signature, secret); err != nil {
+		return nil, err
 	}
 	var event WebhookEvent
 	if err := json.Unmarshal(rawBody, &event); err != nil {
 		return nil, &WebhookError{Reason: ErrWebhookPayload, Detail: err.Error()}
 	}
-	if event.EventID == "" || event.Event == "" || event.Timestamp == "" {
-		return nil, &WebhookError{Reason: ErrWebhookPayload, Detail: "event, event_id and timestamp are required"}
-	}
-	signedAt, err := time.Parse(time.RFC3339Nano, event.Timestamp)
-	tolerance := opts.Tolerance
-	if tolerance <= 0 {
-		tolerance = 5 * time.Minute
-	}
-	now := time.Now
-	if opts.Now != nil {
-		now = opts.Now
-	}
-	if d := now().Sub(signedAt); err != nil || d > tolerance || d < -tolerance {
-		return nil, &WebhookError{Reason: ErrWebhookTimestamp, Detail: "signed at " + event.Timestamp}
+	if err := checkWebhookEvent(&event, "", opts); err != nil {
+		return nil, err
 	}
 	if opts.Seen != nil {
 		first, err := opts.Seen.Add(event.EventID)
@@ -260,4 +247,110 @@ func VerifyWebhook(rawBody []byte, signature, secret string, opts WebhookOptions
 		}
 	}
 	return &event, nil
+}
+
+// VerifyWebhookBatch checks a delivery to a batched endpoint, a JSON array of events signed as a
+// whole, and returns its events that opts.Seen had not seen before, in the body's order.
+//
+// Each event is checked as VerifyWebhook checks one, and any failure refuses the whole batch with a
+// *WebhookError whose Reason is ErrWebhookSignature, ErrWebhookPayload or ErrWebhookTimestamp;
+// nothing is then recorded in Seen. Duplicates do not: an event whose event_id Seen has already
+// (an id twice in the body, from its second time) is left out of the slice, so a batch of
+// duplicates gives an empty slice and never ErrWebhookDuplicate; with a nil Seen every event is
+// returned. Answer 2xx to every batch that verifies: the answer is for all its events.
+//
+// A body that is one event (not an array) gives a slice of it, so a receiver keeps working while
+// its endpoint's batching is switched on or off. X-Webhook-Batch-Size is not signed, and not
+// needed: the body has the events. The ids are recorded one by one once the whole batch has
+// verified: if Seen fails part way through, its error is returned and the ids recorded before it
+// stay recorded.
+func VerifyWebhookBatch(rawBody []byte, signature, secret string, opts WebhookOptions) ([]WebhookEvent, error) {
+	if secret == "" {
+		return nil, errors.New("smsgw: the webhook secret is empty")
+	}
+	if err := checkWebhookSignature(rawBody, signature, secret); err != nil {
+		return nil, err
+	}
+	// Decoded into a nil slice: json.Unmarshal reuses a slice's existing RawMessages, and would
+	// write the elements over the caller's body if one of them were rawBody.
+	var elements []json.RawMessage
+	body := bytes.TrimLeft(rawBody, " \t\r\n")
+	array := len(body) > 0 && body[0] == '['
+	if array {
+		if err := json.Unmarshal(rawBody, &elements); err != nil {
+			return nil, &WebhookError{Reason: ErrWebhookPayload, Detail: err.Error()}
+		}
+		if len(elements) == 0 {
+			return nil, &WebhookError{Reason: ErrWebhookPayload, Detail: "the batch is empty"}
+		}
+	} else {
+		elements = []json.RawMessage{rawBody}
+	}
+	events := make([]WebhookEvent, len(elements))
+	for i, element := range elements {
+		name := ""
+		if array {
+			name = fmt.Sprintf("event %d of the batch", i)
+		}
+		if err := json.Unmarshal(element, &events[i]); err != nil {
+			return nil, &WebhookError{Reason: ErrWebhookPayload, Detail: withEvent(name, err.Error())}
+		}
+		if err := checkWebhookEvent(&events[i], name, opts); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Seen == nil {
+		return events, nil
+	}
+	fresh := events[:0]
+	for _, event := range events {
+		first, err := opts.Seen.Add(event.EventID)
+		if err != nil {
+			return nil, err
+		}
+		if first {
+			fresh = append(fresh, event)
+		}
+	}
+	return fresh, nil
+}
+
+// checkWebhookSignature compares X-Webhook-Signature with the body's HMAC in constant time.
+func checkWebhookSignature(rawBody []byte, signature, secret string) error {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(rawBody)
+	given, err := hex.DecodeString(strings.TrimSpace(signature))
+	if err != nil || !hmac.Equal(given, mac.Sum(nil)) {
+		return &WebhookError{Reason: ErrWebhookSignature}
+	}
+	return nil
+}
+
+// checkWebhookEvent wants an envelope's event, event_id and timestamp, the timestamp within the
+// tolerance; name says which event of a batch it is ("" for a delivery of one).
+func checkWebhookEvent(event *WebhookEvent, name string, opts WebhookOptions) error {
+	if event.EventID == "" || event.Event == "" || event.Timestamp == "" {
+		return &WebhookError{Reason: ErrWebhookPayload, Detail: withEvent(name, "event, event_id and timestamp are required")}
+	}
+	signedAt, err := time.Parse(time.RFC3339Nano, event.Timestamp)
+	tolerance := opts.Tolerance
+	if tolerance <= 0 {
+		tolerance = 5 * time.Minute
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	if d := now().Sub(signedAt); err != nil || d > tolerance || d < -tolerance {
+		return &WebhookError{Reason: ErrWebhookTimestamp, Detail: withEvent(name, "signed at "+event.Timestamp)}
+	}
+	return nil
+}
+
+// withEvent puts the name of a batch's event before a detail.
+func withEvent(name, detail string) string {
+	if name == "" {
+		return detail
+	}
+	return name + ": " + detail
 }

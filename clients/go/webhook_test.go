@@ -212,3 +212,275 @@ func TestWhenAMessageToAnOptedOutNumberFailsThenItsCodeIsOptedOut(t *testing.T) 
 		t.Fatalf("%+v %v", d, err)
 	}
 }
+
+func batchEvent(eventID string, over map[string]any) map[string]any {
+	e := map[string]any{
+		"event":     "sms.sent",
+		"event_id":  eventID,
+		"timestamp": "2030-01-01T12:00:00.000Z",
+		"data":      map[string]any{"message_id": "msg_" + eventID, "status": "sent", "to": "+33612345678", "sim": nil, "metadata": map[string]any{}},
+	}
+	for k, v := range over {
+		if v == nil {
+			delete(e, k)
+		} else {
+			e[k] = v
+		}
+	}
+	return e
+}
+
+func batchBody(events ...any) []byte {
+	b, _ := json.Marshal(events)
+	return b
+}
+
+func eventIDs(events []WebhookEvent) []string {
+	ids := []string{}
+	for _, e := range events {
+		ids = append(ids, e.EventID)
+	}
+	return ids
+}
+
+// recordingStore remembers what it was asked, to show what a refused batch recorded.
+type recordingStore struct {
+	ids   []string
+	inner *MemorySeenEvents
+}
+
+func (r *recordingStore) Add(id string) (bool, error) {
+	r.ids = append(r.ids, id)
+	return r.inner.Add(id)
+}
+
+func TestWhenABatchIsSignedWithTheSecretThenItsEventsComeBackParsedInTheOrderOfTheBody(t *testing.T) {
+	raw := batchBody(batchEvent("evt_a", nil), batchEvent("evt_b", map[string]any{"event": "sms.delivered"}), batchEvent("evt_c", map[string]any{"event": "device.connected", "data": map[string]any{"device_id": "device_1", "client_id": "client_1", "name": "Pixel 8", "at": "2030-01-01T12:00:00Z", "reason": "connected"}}))
+	original := string(raw)
+	events, err := VerifyWebhookBatch(raw, SignWebhook(raw, secret), secret, at(signedAt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(raw) != original {
+		t.Fatalf("the body was changed: %s", raw)
+	}
+	if got := eventIDs(events); strings.Join(got, ",") != "evt_a,evt_b,evt_c" || events[0].Event != "sms.sent" || events[1].Event != "sms.delivered" {
+		t.Fatalf("%v %+v", got, events)
+	}
+	m, err := events[0].MessageData()
+	if err != nil || m.MessageID != "msg_evt_a" || m.Status != MessageStatusSent {
+		t.Fatalf("%+v %v", m, err)
+	}
+	d, err := events[2].DeviceData()
+	if err != nil || d.Name != "Pixel 8" {
+		t.Fatalf("%+v %v", d, err)
+	}
+	if again, err := VerifyWebhookBatch(raw, strings.ToUpper(SignWebhook(raw, secret)), secret, at(signedAt)); err != nil || len(again) != 3 {
+		t.Fatalf("%d %v", len(again), err)
+	}
+}
+
+func TestWhenTheSignatureAnEventOfTheBodyOrTheSecretDifferThenErrWebhookSignatureAndNothingIsRecorded(t *testing.T) {
+	raw := batchBody(batchEvent("evt_a", nil), batchEvent("evt_b", nil))
+	sig := SignWebhook(raw, secret)
+	var parsed []any
+	_ = json.Unmarshal(raw, &parsed)
+	reencoded, _ := json.MarshalIndent(parsed, "", " ")
+	store := &recordingStore{inner: NewMemorySeenEvents(0, 0)}
+	opts := WebhookOptions{Seen: store, Now: func() time.Time { return signedAt }}
+	cases := []struct {
+		body     []byte
+		sig, key string
+	}{
+		{[]byte(strings.Replace(string(raw), "msg_evt_b", "msg_evt_x", 1)), sig, secret},
+		{batchBody(batchEvent("evt_a", nil)), sig, secret},
+		{raw, sig, "whsec_other"},
+		{raw, "", secret},
+		{raw, "zz", secret},
+		{reencoded, sig, secret},
+	}
+	for i, c := range cases {
+		events, err := VerifyWebhookBatch(c.body, c.sig, c.key, opts)
+		if !errors.Is(err, ErrWebhookSignature) || events != nil {
+			t.Errorf("case %d: %v %v", i, events, err)
+		}
+	}
+	if len(store.ids) != 0 {
+		t.Fatalf("recorded %v", store.ids)
+	}
+}
+
+func TestWhenTheBodyOrOneOfItsEventsIsNotAnEventThenErrWebhookPayloadNamingItAndNothingIsRecorded(t *testing.T) {
+	store := &recordingStore{inner: NewMemorySeenEvents(0, 0)}
+	opts := WebhookOptions{Seen: store, Now: func() time.Time { return signedAt }}
+	cases := []struct {
+		body   []byte
+		detail string
+	}{
+		{[]byte("not json"), "invalid character"},
+		{[]byte("[not json]"), "invalid character"},
+		{[]byte(" []"), "the batch is empty"},
+		{[]byte("null"), "event, event_id and timestamp are required"},
+		{batchBody(batchEvent("evt_a", nil), 5), "event 1 of the batch: json: cannot unmarshal number"},
+		{batchBody(batchEvent("evt_a", nil), []any{batchEvent("evt_b", nil)}), "event 1 of the batch: json: cannot unmarshal array"},
+		{batchBody(batchEvent("evt_a", nil), nil), "event 1 of the batch: event, event_id and timestamp are required"},
+		{batchBody(batchEvent("evt_a", nil), batchEvent("evt_b", nil), batchEvent("", nil)), "event 2 of the batch: event, event_id and timestamp are required"},
+		{batchBody(batchEvent("evt_a", nil), batchEvent("evt_b", map[string]any{"event": ""})), "event 1 of the batch: event, event_id"},
+		{batchBody(batchEvent("evt_a", nil), batchEvent("evt_b", map[string]any{"timestamp": 5})), "event 1 of the batch: json: cannot unmarshal number"},
+	}
+	for _, c := range cases {
+		_, err := VerifyWebhookBatch(c.body, SignWebhook(c.body, secret), secret, opts)
+		var we *WebhookError
+		if !errors.Is(err, ErrWebhookPayload) || !errors.As(err, &we) || !strings.HasPrefix(we.Detail, c.detail) {
+			t.Errorf("%s: %v", c.body, err)
+		}
+	}
+	if len(store.ids) != 0 {
+		t.Fatalf("recorded %v", store.ids)
+	}
+}
+
+func TestWhenTheBatchOrOneOfItsEventsWasSignedOutsideTheToleranceThenErrWebhookTimestampAndNothingIsRecorded(t *testing.T) {
+	store := &recordingStore{inner: NewMemorySeenEvents(0, 0)}
+	raw := batchBody(batchEvent("evt_a", nil), batchEvent("evt_b", nil))
+	sig := SignWebhook(raw, secret)
+	for _, now := range []time.Time{signedAt.Add(301 * time.Second), signedAt.Add(-301 * time.Second)} {
+		if _, err := VerifyWebhookBatch(raw, sig, secret, WebhookOptions{Seen: store, Now: func() time.Time { return now }}); !errors.Is(err, ErrWebhookTimestamp) {
+			t.Errorf("%v: %v", now, err)
+		}
+	}
+	for _, stale := range []string{"2030-01-01T11:50:00.000Z", "yesterday"} {
+		body := batchBody(batchEvent("evt_a", nil), batchEvent("evt_b", map[string]any{"timestamp": stale}))
+		_, err := VerifyWebhookBatch(body, SignWebhook(body, secret), secret, WebhookOptions{Seen: store, Now: func() time.Time { return signedAt }})
+		var we *WebhookError
+		if !errors.Is(err, ErrWebhookTimestamp) || !errors.As(err, &we) || we.Detail != "event 1 of the batch: signed at "+stale {
+			t.Errorf("%s: %v", stale, err)
+		}
+	}
+	if len(store.ids) != 0 {
+		t.Fatalf("recorded %v", store.ids)
+	}
+	late, err := VerifyWebhookBatch(raw, sig, secret, WebhookOptions{Seen: store, Tolerance: 10 * time.Minute, Now: func() time.Time { return signedAt.Add(500 * time.Second) }})
+	if err != nil || strings.Join(eventIDs(late), ",") != "evt_a,evt_b" {
+		t.Fatalf("%v %v", eventIDs(late), err)
+	}
+}
+
+func TestWhenSomeEventsOfABatchWereReceivedBeforeThenOnlyTheOthersComeBackAndABatchOfDuplicatesGivesNone(t *testing.T) {
+	seen := NewMemorySeenEvents(0, 0)
+	opts := WebhookOptions{Seen: seen, Now: func() time.Time { return signedAt }}
+	single := eventBody(map[string]any{"event_id": "evt_b"})
+	if _, err := VerifyWebhook(single, SignWebhook(single, secret), secret, opts); err != nil {
+		t.Fatal(err)
+	}
+	raw := batchBody(batchEvent("evt_a", nil), batchEvent("evt_b", nil), batchEvent("evt_c", nil), batchEvent("evt_a", nil))
+	sig := SignWebhook(raw, secret)
+	fresh, err := VerifyWebhookBatch(raw, sig, secret, opts)
+	if err != nil || strings.Join(eventIDs(fresh), ",") != "evt_a,evt_c" {
+		t.Fatalf("%v %v", eventIDs(fresh), err)
+	}
+	// The same batch again (its answer was lost): every event is a duplicate, no error.
+	if again, err := VerifyWebhookBatch(raw, sig, secret, opts); err != nil || len(again) != 0 {
+		t.Fatalf("%v %v", eventIDs(again), err)
+	}
+	// The single-event check shares the store: an event of a batch is a duplicate for it too.
+	single = eventBody(map[string]any{"event_id": "evt_c"})
+	if _, err := VerifyWebhook(single, SignWebhook(single, secret), secret, opts); !errors.Is(err, ErrWebhookDuplicate) {
+		t.Fatal(err)
+	}
+	next := batchBody(batchEvent("evt_c", nil), batchEvent("evt_d", nil))
+	if events, err := VerifyWebhookBatch(next, SignWebhook(next, secret), secret, opts); err != nil || strings.Join(eventIDs(events), ",") != "evt_d" {
+		t.Fatalf("%v %v", eventIDs(events), err)
+	}
+}
+
+func TestWhenNoStoreIsGivenThenEveryEventOfTheBatchComesBackRepeatedIDsIncluded(t *testing.T) {
+	raw := batchBody(batchEvent("evt_a", nil), batchEvent("evt_a", nil))
+	for range 2 {
+		if events, err := VerifyWebhookBatch(raw, SignWebhook(raw, secret), secret, at(signedAt)); err != nil || strings.Join(eventIDs(events), ",") != "evt_a,evt_a" {
+			t.Fatalf("%v %v", eventIDs(events), err)
+		}
+	}
+}
+
+// failingStore records two ids, then fails.
+type failingStore struct{ ids []string }
+
+func (f *failingStore) Add(id string) (bool, error) {
+	if len(f.ids) == 2 {
+		return false, errors.New("store down")
+	}
+	f.ids = append(f.ids, id)
+	return true, nil
+}
+
+func TestWhenTheStoreFailsPartWayThroughABatchThenItsErrorComesBackWithNoEvents(t *testing.T) {
+	raw := batchBody(batchEvent("evt_a", nil), batchEvent("evt_b", nil), batchEvent("evt_c", nil))
+	store := &failingStore{}
+	events, err := VerifyWebhookBatch(raw, SignWebhook(raw, secret), secret, WebhookOptions{Seen: store, Now: func() time.Time { return signedAt }})
+	var we *WebhookError
+	if err == nil || err.Error() != "store down" || errors.As(err, &we) || events != nil {
+		t.Fatalf("%v %v", events, err)
+	}
+	if strings.Join(store.ids, ",") != "evt_a,evt_b" {
+		t.Fatalf("recorded %v", store.ids)
+	}
+}
+
+func TestWhenTheBodyIsOneEventNotAnArrayThenItComesBackAsASliceOfOne(t *testing.T) {
+	opts := WebhookOptions{Seen: NewMemorySeenEvents(0, 0), Now: func() time.Time { return signedAt }}
+	raw := eventBody(nil)
+	sig := SignWebhook(raw, secret)
+	events, err := VerifyWebhookBatch(raw, sig, secret, opts)
+	if err != nil || len(events) != 1 || events[0].Event != "sms.failed" || events[0].EventID != "evt_1" {
+		t.Fatalf("%+v %v", events, err)
+	}
+	if again, err := VerifyWebhookBatch(raw, sig, secret, opts); err != nil || len(again) != 0 {
+		t.Fatalf("%v %v", eventIDs(again), err)
+	}
+}
+
+func TestWhenCopiesOfABatchArriveOnManyGoroutinesAtOnceThenEachEventIsHandledExactlyOnce(t *testing.T) {
+	seen := NewMemorySeenEvents(0, 0)
+	var events []any
+	for i := range 20 {
+		events = append(events, batchEvent("evt_"+string(rune('a'+i)), nil))
+	}
+	raw := batchBody(events...)
+	sig := SignWebhook(raw, secret)
+	var mu sync.Mutex
+	handled := map[string]int{}
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fresh, err := VerifyWebhookBatch(raw, sig, secret, WebhookOptions{Seen: seen, Now: func() time.Time { return signedAt }})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			for _, e := range fresh {
+				handled[e.EventID]++
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if len(handled) != 20 {
+		t.Fatalf("handled %d events", len(handled))
+	}
+	for id, n := range handled {
+		if n != 1 {
+			t.Errorf("%s handled %d times", id, n)
+		}
+	}
+}
+
+func TestWhenTheSecretIsEmptyThenNoBatchIsChecked(t *testing.T) {
+	raw := batchBody(batchEvent("evt_a", nil))
+	if _, err := VerifyWebhookBatch(raw, SignWebhook(raw, ""), "", WebhookOptions{}); err == nil {
+		t.Fatal("accepted")
+	}
+}

@@ -19,7 +19,7 @@ export {
   WebhookDuplicateError,
   type WebhookFailure,
 } from './errors';
-export { verifyWebhook, signWebhook, MemorySeenEvents, type SeenEvents, type VerifyWebhookOptions } from './webhooks';
+export { verifyWebhook, verifyWebhookBatch, signWebhook, MemorySeenEvents, type SeenEvents, type VerifyWebhookOptions } from './webhooks';
 export type { WebhookEvent, MessageEventData, DeviceEventData, ReceivedEventData, FraudSuspectedEventData } from './webhook-events';
 export type { BackoffSettings } from './retry';
 export { VERSION } from './version';

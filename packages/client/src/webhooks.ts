@@ -63,7 +63,8 @@ export function signWebhook(rawBody: string | Uint8Array, secret: string): strin
  *
  * Pass the raw body as received, before any JSON parsing: a body parsed and serialised again is
  * not the one that was signed. `secret` is the endpoint's `whsec_…`, or the client's signing
- * secret for messages sent with their own `webhook_url`.
+ * secret for messages sent with their own `webhook_url`. A batched endpoint's deliveries are
+ * arrays: check them with `verifyWebhookBatch`.
  */
 export async function verifyWebhook(
   rawBody: string | Uint8Array,
@@ -72,30 +73,77 @@ export async function verifyWebhook(
   options: VerifyWebhookOptions = {},
 ): Promise<WebhookEvent> {
   if (!secret) throw new TypeError('verifyWebhook: the secret is empty');
+  const event = parseSignedBody(rawBody, signature, secret);
+  if (!event || typeof event !== 'object') throw new WebhookPayloadError('the body is not a JSON object');
+  const verified = checkEvent(event as Record<string, unknown>, 'the event', options);
+  if (options.seen && !(await options.seen.add(verified.event_id))) throw new WebhookDuplicateError(verified);
+  return verified;
+}
+
+/**
+ * Checks a delivery to a batched endpoint (docs/api/webhooks.md, "Batched endpoints") and returns
+ * its events that `seen` had not seen before, in the body's order; throws otherwise:
+ *
+ * - WebhookSignatureError: the signature does not match the whole raw body. Answer 401.
+ * - WebhookPayloadError: the body is not an array of events (or is an empty array). Answer 400.
+ * - WebhookTimestampError: an event was signed more than `toleranceSeconds` away. Answer 400.
+ *
+ * Each event is checked as `verifyWebhook` checks one, and any failure refuses the whole batch,
+ * which then records nothing in `seen`. Duplicates do not: an event whose event_id `seen` has
+ * already (an id twice in the body, from its second time) is left out of the result, so a batch
+ * of duplicates gives an empty array; without `seen` every event is returned. Answer 2xx to
+ * every batch that verifies: the answer is for all its events. A body that is one event (not an
+ * array) gives an array of it, so a receiver keeps working while its endpoint's batching is
+ * switched on or off. X-Webhook-Batch-Size is not signed, and not needed: the body has the events.
+ *
+ * The events are recorded in `seen` one by one once the whole batch has verified: if the store
+ * fails part way through, the error is thrown and the ids recorded before it stay recorded.
+ */
+export async function verifyWebhookBatch(
+  rawBody: string | Uint8Array,
+  signature: string | string[] | undefined,
+  secret: string,
+  options: VerifyWebhookOptions = {},
+): Promise<WebhookEvent[]> {
+  if (!secret) throw new TypeError('verifyWebhookBatch: the secret is empty');
+  const body = parseSignedBody(rawBody, signature, secret);
+  const elements = Array.isArray(body) ? body : [body];
+  if (elements.length === 0) throw new WebhookPayloadError('the batch is empty');
+  const events = elements.map((element, i) => {
+    const name = `event ${i} of the batch`;
+    if (!element || typeof element !== 'object' || Array.isArray(element)) throw new WebhookPayloadError(`${name} is not a JSON object`);
+    return checkEvent(element as Record<string, unknown>, name, options);
+  });
+  if (!options.seen) return events;
+  const fresh: WebhookEvent[] = [];
+  for (const event of events) if (await options.seen.add(event.event_id)) fresh.push(event);
+  return fresh;
+}
+
+/** The body parsed, once its signature matches (compared in constant time). */
+function parseSignedBody(rawBody: string | Uint8Array, signature: string | string[] | undefined, secret: string): unknown {
   const raw = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody);
   const header = Array.isArray(signature) ? signature[0] : signature;
   const expected = createHmac('sha256', secret).update(raw).digest();
   const given = /^[0-9a-fA-F]+$/.test(header ?? '') ? Buffer.from(header!, 'hex') : Buffer.alloc(0);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new WebhookSignatureError();
-
-  let event: unknown;
   try {
-    event = JSON.parse(raw.toString('utf8'));
+    return JSON.parse(raw.toString('utf8'));
   } catch {
     throw new WebhookPayloadError('the body is not JSON');
   }
-  if (!event || typeof event !== 'object') throw new WebhookPayloadError('the body is not a JSON object');
-  const { event_id: eventId, timestamp, event: kind } = event as Record<string, unknown>;
-  if (typeof eventId !== 'string' || !eventId) throw new WebhookPayloadError('the event has no event_id');
-  if (typeof kind !== 'string' || !kind) throw new WebhookPayloadError('the event has no event');
-  if (typeof timestamp !== 'string') throw new WebhookPayloadError('the event has no timestamp');
+}
+
+/** An envelope's event_id, event and timestamp present, and the timestamp within the tolerance. */
+function checkEvent(event: Record<string, unknown>, name: string, options: VerifyWebhookOptions): WebhookEvent {
+  const { event_id: eventId, timestamp, event: kind } = event;
+  if (typeof eventId !== 'string' || !eventId) throw new WebhookPayloadError(`${name} has no event_id`);
+  if (typeof kind !== 'string' || !kind) throw new WebhookPayloadError(`${name} has no event`);
+  if (typeof timestamp !== 'string') throw new WebhookPayloadError(`${name} has no timestamp`);
 
   const signedAt = Date.parse(timestamp);
   const toleranceMs = (options.toleranceSeconds ?? 300) * 1000;
   const now = (options.now ?? Date.now)();
   if (Number.isNaN(signedAt) || Math.abs(now - signedAt) > toleranceMs) throw new WebhookTimestampError(timestamp);
-
-  const verified = event as WebhookEvent;
-  if (options.seen && !(await options.seen.add(eventId))) throw new WebhookDuplicateError(verified);
-  return verified;
+  return event as unknown as WebhookEvent;
 }

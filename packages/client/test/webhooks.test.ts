@@ -2,13 +2,14 @@ import {
   MemorySeenEvents,
   signWebhook,
   verifyWebhook,
+  verifyWebhookBatch,
   WebhookDuplicateError,
   WebhookPayloadError,
   WebhookSignatureError,
   WebhookTimestampError,
   WebhookVerificationError,
 } from '../src';
-import type { ReceivedEventData, SmsError, SmsErrorCode } from '../src';
+import type { ReceivedEventData, SeenEvents, SmsError, SmsErrorCode } from '../src';
 
 const SECRET = 'whsec_test';
 const NOW = Date.parse('2030-01-01T12:00:00.000Z');
@@ -136,5 +137,178 @@ describe('the webhook helper', () => {
 
   it('when the secret is empty, then it refuses to check anything', async () => {
     await expect(verifyWebhook(body(), 'x', '')).rejects.toThrow(TypeError);
+  });
+});
+
+const envelope = (eventId: string, over: Record<string, unknown> = {}) => ({
+  event: 'sms.sent',
+  event_id: eventId,
+  timestamp: '2030-01-01T12:00:00.000Z',
+  data: { message_id: `msg_${eventId}`, status: 'sent', to: '+33612345678', sim: null, metadata: {} },
+  ...over,
+});
+const batch = (...events: unknown[]) => JSON.stringify(events);
+/** A store that remembers what it was asked, to show what a refused batch recorded. */
+const recordingStore = () => {
+  const ids: string[] = [];
+  const inner = new MemorySeenEvents();
+  const seen: SeenEvents = { add: (id) => (ids.push(id), inner.add(id)) };
+  return { ids, seen };
+};
+
+describe('the batched webhook helper', () => {
+  it('when a batch is signed with the secret, then its events come back parsed, in the order of the body', async () => {
+    const raw = batch(
+      envelope('evt_a'),
+      envelope('evt_b', { event: 'sms.delivered' }),
+      envelope('evt_c', {
+        event: 'device.connected',
+        data: { device_id: 'device_1', client_id: 'client_1', name: 'Pixel', at: '', reason: '' },
+      }),
+    );
+    const events = await verifyWebhookBatch(Buffer.from(raw), signWebhook(raw, SECRET), SECRET, { now: () => NOW });
+    expect(events.map((e) => [e.event, e.event_id])).toEqual([
+      ['sms.sent', 'evt_a'],
+      ['sms.delivered', 'evt_b'],
+      ['device.connected', 'evt_c'],
+    ]);
+    const [first] = events;
+    if (first!.event !== 'sms.sent') throw new Error(`not narrowed: ${first!.event}`);
+    expect(first!.data.message_id).toBe('msg_evt_a');
+    const again = await verifyWebhookBatch(raw, [signWebhook(raw, SECRET).toUpperCase()], SECRET, { now: () => NOW });
+    expect(again).toHaveLength(3);
+  });
+
+  it('when the signature, an event of the body or the secret differ, or the header is missing, then WebhookSignatureError and nothing is recorded', async () => {
+    const raw = batch(envelope('evt_a'), envelope('evt_b'));
+    const sig = signWebhook(raw, SECRET);
+    const { ids, seen } = recordingStore();
+    const opts = { now: () => NOW, seen };
+    const refusals = [
+      verifyWebhookBatch(raw.replace('msg_evt_b', 'msg_evt_x'), sig, SECRET, opts),
+      verifyWebhookBatch(batch(envelope('evt_a')), sig, SECRET, opts),
+      verifyWebhookBatch(raw, sig, 'whsec_other', opts),
+      verifyWebhookBatch(raw, undefined, SECRET, opts),
+      verifyWebhookBatch(raw, 'zz', SECRET, opts),
+      verifyWebhookBatch(JSON.stringify(JSON.parse(raw), null, 1), sig, SECRET, opts),
+    ];
+    for (const r of refusals) {
+      const err = (await r.catch((e: unknown) => e)) as WebhookVerificationError;
+      expect(err).toBeInstanceOf(WebhookSignatureError);
+      expect(err.reason).toBe('signature');
+    }
+    expect(ids).toEqual([]);
+  });
+
+  it('when the body or one of its events is not an event, then WebhookPayloadError naming the event, and nothing is recorded', async () => {
+    const { ids, seen } = recordingStore();
+    const cases: [string, RegExp][] = [
+      ['not json', /not JSON/],
+      ['[]', /the batch is empty/],
+      ['null', /event 0 of the batch is not a JSON object/],
+      [batch(envelope('evt_a'), 5), /event 1 of the batch is not a JSON object/],
+      [batch(envelope('evt_a'), [envelope('evt_b')]), /event 1 of the batch is not a JSON object/],
+      [batch(envelope('evt_a'), null), /event 1 of the batch is not a JSON object/],
+      [batch(envelope('evt_a'), envelope('evt_b'), envelope('')), /event 2 of the batch has no event_id/],
+      [batch(envelope('evt_a'), envelope('evt_b', { event: undefined })), /event 1 of the batch has no event$/],
+      [batch(envelope('evt_a'), envelope('evt_b', { timestamp: 5 })), /event 1 of the batch has no timestamp/],
+    ];
+    for (const [raw, message] of cases) {
+      const err = (await verifyWebhookBatch(raw, signWebhook(raw, SECRET), SECRET, { now: () => NOW, seen }).catch(
+        (e: unknown) => e,
+      )) as Error;
+      expect(err).toBeInstanceOf(WebhookPayloadError);
+      expect(err.message).toMatch(message);
+    }
+    expect(ids).toEqual([]);
+  });
+
+  it('when the batch, or one of its events, was signed more than the tolerance away from now, then WebhookTimestampError and nothing is recorded', async () => {
+    const { ids, seen } = recordingStore();
+    const raw = batch(envelope('evt_a'), envelope('evt_b'));
+    const sig = signWebhook(raw, SECRET);
+    await expect(verifyWebhookBatch(raw, sig, SECRET, { now: () => NOW + 301_000, seen })).rejects.toBeInstanceOf(WebhookTimestampError);
+    await expect(verifyWebhookBatch(raw, sig, SECRET, { now: () => NOW - 301_000, seen })).rejects.toBeInstanceOf(WebhookTimestampError);
+    const oneStale = batch(envelope('evt_a'), envelope('evt_b', { timestamp: '2030-01-01T11:50:00.000Z' }));
+    await expect(verifyWebhookBatch(oneStale, signWebhook(oneStale, SECRET), SECRET, { now: () => NOW, seen })).rejects.toBeInstanceOf(
+      WebhookTimestampError,
+    );
+    const unreadable = batch(envelope('evt_a'), envelope('evt_b', { timestamp: 'yesterday' }));
+    await expect(verifyWebhookBatch(unreadable, signWebhook(unreadable, SECRET), SECRET, { now: () => NOW, seen })).rejects.toBeInstanceOf(
+      WebhookTimestampError,
+    );
+    expect(ids).toEqual([]);
+    const late = await verifyWebhookBatch(raw, sig, SECRET, { now: () => NOW + 500_000, toleranceSeconds: 600, seen });
+    expect(late.map((e) => e.event_id)).toEqual(['evt_a', 'evt_b']);
+  });
+
+  it('when some events of a batch were received before, then only the others come back, in order, and a batch of duplicates gives none', async () => {
+    const seen = new MemorySeenEvents();
+    const first = await verifyWebhook(body({ event_id: 'evt_b' }), signWebhook(body({ event_id: 'evt_b' }), SECRET), SECRET, {
+      now: () => NOW,
+      seen,
+    });
+    expect(first.event_id).toBe('evt_b');
+    const raw = batch(envelope('evt_a'), envelope('evt_b'), envelope('evt_c'), envelope('evt_a'));
+    const sig = signWebhook(raw, SECRET);
+    const fresh = await verifyWebhookBatch(raw, sig, SECRET, { now: () => NOW, seen });
+    expect(fresh.map((e) => e.event_id)).toEqual(['evt_a', 'evt_c']);
+    // The same batch again (its answer was lost): every event is a duplicate, nothing is thrown.
+    await expect(verifyWebhookBatch(raw, sig, SECRET, { now: () => NOW, seen })).resolves.toEqual([]);
+    // The single-event check shares the store: an event of a batch is a duplicate for it too.
+    const single = body({ event_id: 'evt_c' });
+    await expect(verifyWebhook(single, signWebhook(single, SECRET), SECRET, { now: () => NOW, seen })).rejects.toBeInstanceOf(
+      WebhookDuplicateError,
+    );
+    const next = batch(envelope('evt_c'), envelope('evt_d'));
+    await expect(verifyWebhookBatch(next, signWebhook(next, SECRET), SECRET, { now: () => NOW, seen })).resolves.toMatchObject([
+      { event_id: 'evt_d' },
+    ]);
+  });
+
+  it('when no store is given, then every event comes back, repeated ids included', async () => {
+    const raw = batch(envelope('evt_a'), envelope('evt_a'));
+    const sig = signWebhook(raw, SECRET);
+    for (let i = 0; i < 2; i++) {
+      expect((await verifyWebhookBatch(raw, sig, SECRET, { now: () => NOW })).map((e) => e.event_id)).toEqual(['evt_a', 'evt_a']);
+    }
+  });
+
+  it('when an asynchronous store is given (Redis SET NX), then its answers decide which events come back', async () => {
+    const store = new Set<string>(['evt_b']);
+    const seen = { add: async (id: string) => (store.has(id) ? false : (store.add(id), true)) };
+    const raw = batch(envelope('evt_a'), envelope('evt_b'), envelope('evt_c'));
+    const events = await verifyWebhookBatch(raw, signWebhook(raw, SECRET), SECRET, { now: () => NOW, seen });
+    expect(events.map((e) => e.event_id)).toEqual(['evt_a', 'evt_c']);
+    expect([...store]).toEqual(['evt_b', 'evt_a', 'evt_c']);
+  });
+
+  it('when the store fails part way through a batch, then its error comes out and the ids before it stay recorded', async () => {
+    const ids: string[] = [];
+    const seen = {
+      add: async (id: string) => {
+        if (ids.length === 2) throw new Error('store down');
+        ids.push(id);
+        return true;
+      },
+    };
+    const raw = batch(envelope('evt_a'), envelope('evt_b'), envelope('evt_c'));
+    await expect(verifyWebhookBatch(raw, signWebhook(raw, SECRET), SECRET, { now: () => NOW, seen })).rejects.toThrow('store down');
+    expect(ids).toEqual(['evt_a', 'evt_b']);
+  });
+
+  it('when the body is one event, not an array (batching switched on or off), then it comes back as a list of one', async () => {
+    const seen = new MemorySeenEvents();
+    const raw = body();
+    const sig = signWebhook(raw, SECRET);
+    await expect(verifyWebhookBatch(raw, sig, SECRET, { now: () => NOW, seen })).resolves.toMatchObject([
+      { event: 'sms.delivered', event_id: 'evt_1' },
+    ]);
+    await expect(verifyWebhookBatch(raw, sig, SECRET, { now: () => NOW, seen })).resolves.toEqual([]);
+  });
+
+  it('when the secret is empty, then the batch helper refuses to check anything', async () => {
+    const raw = batch(envelope('evt_a'));
+    await expect(verifyWebhookBatch(raw, signWebhook(raw, ''), '')).rejects.toThrow(TypeError);
   });
 });

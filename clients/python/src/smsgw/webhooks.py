@@ -1,6 +1,7 @@
 """Checking the webhook deliveries of the SMS gateway: signature, timestamp and duplicates.
 
 >>> event = smsgw.webhooks.verify(request_body_bytes, headers["X-Webhook-Signature"], secret, seen=seen)
+>>> events = smsgw.webhooks.verify_batch(request_body_bytes, headers["X-Webhook-Signature"], secret, seen=seen)
 
 ``verify`` raises a WebhookVerificationError for a delivery that must not be handled:
 
@@ -10,6 +11,9 @@
 - WebhookTimestampError: signed more than ``tolerance`` seconds away from now. Answer 400.
 - WebhookDuplicateError: ``seen`` has the event_id already (delivery is at least once). Answer 200
   so that it is not retried, and do not handle it again.
+
+``verify_batch`` checks a batched endpoint's delivery (a JSON array of events) the same way, and
+returns the events not seen before instead of raising WebhookDuplicateError.
 
 Pass the raw body as received, before any JSON parsing: a body parsed and serialised again is not
 the one that was signed.
@@ -23,7 +27,7 @@ import threading
 import time
 from collections import OrderedDict
 from datetime import datetime
-from typing import Any, Callable, Dict, Literal, Optional, Protocol, TypedDict, Union
+from typing import Any, Callable, Dict, List, Literal, Optional, Protocol, TypedDict, Union
 
 from ._errors import WebhookDuplicateError, WebhookPayloadError, WebhookSignatureError, WebhookTimestampError
 from ._types import NotRequired, SmsError
@@ -165,38 +169,86 @@ def verify(
     """Checks a delivery and returns its event (a dict with event, event_id, timestamp and data).
 
     ``secret`` is the endpoint's ``whsec_…``, or the client's signing secret for messages sent with
-    their own webhook_url. ``now`` (Unix seconds) is for tests.
+    their own webhook_url. ``now`` (Unix seconds) is for tests. A batched endpoint's deliveries are
+    arrays: check them with ``verify_batch``.
     """
     if not secret:
         raise ValueError("the webhook secret is empty")
+    event = _signed_body(raw_body, signature, secret)
+    if not isinstance(event, dict):
+        raise WebhookPayloadError("the body is not a JSON object")
+    _check_event(event, "the event", tolerance, now)
+    if seen is not None and not seen.add(event["event_id"]):
+        raise WebhookDuplicateError(event)
+    return event  # type: ignore[return-value]
+
+
+def verify_batch(
+    raw_body: Union[bytes, str],
+    signature: Optional[str],
+    secret: str,
+    *,
+    tolerance: float = 300.0,
+    seen: Optional[SeenEvents] = None,
+    now: Optional[float] = None,
+) -> List[WebhookEvent]:
+    """Checks a delivery to a batched endpoint and returns its events not seen before, in order.
+
+    The body is a JSON array of events signed as a whole. Each event is checked as ``verify``
+    checks one, and any failure refuses the whole batch (WebhookSignatureError, WebhookPayloadError,
+    WebhookTimestampError), which then records nothing in ``seen``. Duplicates do not: an event
+    whose event_id ``seen`` has already (an id twice in the body, from its second time) is left out
+    of the list, so a batch of duplicates gives an empty list; without ``seen`` every event is
+    returned. Answer 2xx to every batch that verifies: the answer is for all its events.
+
+    A body that is one event (not an array) gives a list of it, so a receiver keeps working while
+    its endpoint's batching is switched on or off. X-Webhook-Batch-Size is not signed, and not
+    needed: the body has the events. The ids are recorded one by one once the whole batch has
+    verified: if the store raises part way through, the ids recorded before it stay recorded.
+    """
+    if not secret:
+        raise ValueError("the webhook secret is empty")
+    body = _signed_body(raw_body, signature, secret)
+    elements = body if isinstance(body, list) else [body]
+    if not elements:
+        raise WebhookPayloadError("the batch is empty")
+    for i, element in enumerate(elements):
+        name = f"event {i} of the batch"
+        if not isinstance(element, dict):
+            raise WebhookPayloadError(f"{name} is not a JSON object")
+        _check_event(element, name, tolerance, now)
+    if seen is None:
+        return elements
+    return [event for event in elements if seen.add(event["event_id"])]
+
+
+def _signed_body(raw_body: Union[bytes, str], signature: Optional[str], secret: str) -> Any:
+    """The body parsed, once its signature matches (compared in constant time)."""
     data = raw_body.encode("utf-8") if isinstance(raw_body, str) else bytes(raw_body)
     expected = sign(data, secret)
     given = signature.strip().lower().encode("utf-8") if isinstance(signature, str) else b""
     if not hmac.compare_digest(expected.encode("ascii"), given):
         raise WebhookSignatureError("the X-Webhook-Signature does not match the body")
-
     try:
-        event = json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise WebhookPayloadError("the body is not JSON") from None
-    if not isinstance(event, dict):
-        raise WebhookPayloadError("the body is not a JSON object")
+
+
+def _check_event(event: Dict[str, Any], name: str, tolerance: float, now: Optional[float]) -> None:
+    """An envelope's event_id, event and timestamp present, and the timestamp within the tolerance."""
     if not isinstance(event.get("event_id"), str) or not event["event_id"]:
-        raise WebhookPayloadError("the event has no event_id")
+        raise WebhookPayloadError(f"{name} has no event_id")
     if not isinstance(event.get("event"), str) or not event["event"]:
-        raise WebhookPayloadError("the event has no event")
+        raise WebhookPayloadError(f"{name} has no event")
     timestamp = event.get("timestamp")
     if not isinstance(timestamp, str):
-        raise WebhookPayloadError("the event has no timestamp")
+        raise WebhookPayloadError(f"{name} has no timestamp")
 
     signed_at = _parse_time(timestamp)
     current = time.time() if now is None else now
     if signed_at is None or abs(current - signed_at) > tolerance:
         raise WebhookTimestampError(timestamp)
-
-    if seen is not None and not seen.add(event["event_id"]):
-        raise WebhookDuplicateError(event)
-    return event  # type: ignore[return-value]
 
 
 def _parse_time(text: str) -> Optional[float]:
