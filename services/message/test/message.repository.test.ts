@@ -308,6 +308,14 @@ describe('MessageRepository against Postgres', () => {
       const depths = await repo.queueDepths([first, second, device()]);
       expect(Object.fromEntries(depths)).toEqual({ [first]: 2, [second]: 1 });
     });
+
+    it('when queues are counted up to a bound, then a longer queue reads as the bound and a shorter one as itself', async () => {
+      const [long, short] = [device(), device()];
+      await queueRepo.insert([...Array.from({ length: 5 }, () => newMessage({ deviceId: long })), newMessage({ deviceId: short })]);
+
+      expect(Object.fromEntries(await repo.queueDepths([long, short, device()], 3))).toEqual({ [long]: 3, [short]: 1 });
+      expect(Object.fromEntries(await repo.queueDepths([long, short]))).toEqual({ [long]: 5, [short]: 1 });
+    });
   });
 
   describe('insertPlaced', () => {

@@ -99,10 +99,14 @@ function preferred(devices: devicehub.Device__Output[], sim: number | undefined)
   return withRoom.length > 0 ? withRoom : able;
 }
 
-/** Each device's queued messages (one call, and none for a single device). */
+/** Queued messages counted per device for the choice: past this, a phone is busy enough. */
+const DEPTH_UP_TO = 200;
+
+/** Each device's queued messages, up to DEPTH_UP_TO (one call, and none for a single device). */
 async function queueDepths(up: Upstreams, devices: devicehub.Device__Output[]): Promise<Map<string, number>> {
   const ids = devices.map((d) => d.deviceId);
-  const { depths } = ids.length > 1 ? await up.messages.queueDepths({ deviceIds: ids }) : { depths: {} as Record<string, number> };
+  const { depths } =
+    ids.length > 1 ? await up.messages.queueDepths({ deviceIds: ids, upTo: DEPTH_UP_TO }) : { depths: {} as Record<string, number> };
   return new Map(ids.map((id) => [id, depths[id] ?? 0]));
 }
 

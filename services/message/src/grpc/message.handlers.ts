@@ -155,7 +155,7 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
     },
 
     async QueueDepths(req) {
-      return { depths: await queueDepths(service, req.deviceIds) };
+      return { depths: await queueDepths(service, req.deviceIds, req.upTo) };
     },
 
     async ListMessages(req) {

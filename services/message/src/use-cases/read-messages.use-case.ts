@@ -12,9 +12,9 @@ export async function getMessage(service: MessageService, clientId: string, mess
   return row;
 }
 
-/** How many live messages wait for each of these devices (0 for none). */
-export async function queueDepths(service: MessageService, deviceIds: string[]): Promise<Record<string, number>> {
-  const depths = await service.messages.queueDepths(deviceIds);
+/** How many live messages wait for each of these devices (0 for none), counted up to `upTo` each (0: exactly). */
+export async function queueDepths(service: MessageService, deviceIds: string[], upTo = 0): Promise<Record<string, number>> {
+  const depths = await service.messages.queueDepths(deviceIds, Math.max(0, upTo));
   return Object.fromEntries(deviceIds.map((id) => [id, depths.get(id) ?? 0]));
 }
 
