@@ -123,8 +123,8 @@ describe('account service over gRPC', () => {
     const test = await accounts.verifyApiKey({ apiKey: created.testApiKey, clientId: created.clientId });
 
     const key = expect.stringMatching(/^key_/);
-    // Every country, no special number type: the destinations a new client starts with.
-    const everywhere = { smsCountries: [], otpCountries: [], otpNumberTypes: [] };
+    // Every country, no special number type, no limit on the key: what a new client starts with.
+    const everywhere = { smsCountries: [], otpCountries: [], otpNumberTypes: [], scopes: [], ipRanges: [], dailyQuota: 0 };
     expect(live).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_LIVE', keyId: key, defaultTtlSeconds: 0, ...everywhere });
     expect(test).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_TEST', keyId: key, defaultTtlSeconds: 0, ...everywhere });
     expect(live.keyId).not.toBe(test.keyId);
@@ -216,10 +216,84 @@ describe('account service over gRPC', () => {
       smsCountries: [],
       otpCountries: [],
       otpNumberTypes: [],
+      scopes: [],
+      ipRanges: [],
+      dailyQuota: 0,
     });
     expect((await failure(accounts.createApiKey({ clientId: 'client_1', mode: 'KEY_MODE_LIVE', label: '' }))).code).toBe(
       'INVALID_CLIENT_ID',
     );
+  });
+
+  it('when a key is made with scopes, ranges and a quota, then its verification and the list carry them, ranges canonical, and its creator', async () => {
+    const { user } = await accounts.signUp({
+      email: `team-${randomBytes(3).toString('hex')}@example.com`,
+      password: 'correct horse battery',
+      name: 'Team',
+    });
+    const clientId = user!.clientId;
+
+    const made = await accounts.createApiKey({
+      clientId,
+      mode: 'KEY_MODE_TEST',
+      label: 'reporting',
+      scopes: ['read', 'send', 'read'],
+      ipRanges: ['10.1.2.3/8', '2001:DB8:0:0:1::/64', '192.0.2.7'],
+      dailyQuota: 500,
+      createdByUserId: user!.userId,
+    });
+
+    const verified = await accounts.verifyApiKey({ apiKey: made.apiKey, clientId });
+    expect({ scopes: verified.scopes, ipRanges: verified.ipRanges, dailyQuota: verified.dailyQuota }).toEqual({
+      scopes: ['send', 'read'],
+      ipRanges: ['10.0.0.0/8', '2001:db8::/64', '192.0.2.7/32'],
+      dailyQuota: 500,
+    });
+    const listed = (await accounts.listApiKeys({ clientId })).keys;
+    expect(listed.find((k) => k.keyId === made.keyId)).toMatchObject({
+      label: 'reporting',
+      scopes: ['send', 'read'],
+      ipRanges: ['10.0.0.0/8', '2001:db8::/64', '192.0.2.7/32'],
+      dailyQuota: 500,
+      createdBy: user!.email,
+    });
+    // The keys of the sign-up are the owner's too; an operator's client's keys have no creator.
+    expect(listed.filter((k) => k.keyId !== made.keyId).map((k) => [k.createdBy, k.scopes, k.dailyQuota])).toEqual([
+      [user!.email, [], 0],
+      [user!.email, [], 0],
+    ]);
+    const operators = await newClient();
+    expect((await accounts.listApiKeys({ clientId: operators.clientId })).keys.map((k) => k.createdBy)).toEqual(['', '']);
+  });
+
+  it('when a key is asked with an unknown scope, a malformed range and a negative quota, then nothing is made and each field is named', async () => {
+    const created = await newClient();
+
+    const refused = await failure(
+      accounts.createApiKey({
+        clientId: created.clientId,
+        mode: 'KEY_MODE_LIVE',
+        label: 'bad',
+        scopes: ['send', 'admin'],
+        ipRanges: ['10.0.0.0/33'],
+        dailyQuota: -1,
+      }),
+    );
+
+    expect(refused.code).toBe('VALIDATION_ERROR');
+    expect(refused.details?.map((d) => d.field)).toEqual(['scopes', 'ip_ranges', 'daily_quota']);
+    expect((await accounts.listApiKeys({ clientId: created.clientId })).keys).toHaveLength(2);
+    const other = await newClient();
+    const { user } = await accounts.signUp({
+      email: `x-${randomBytes(3).toString('hex')}@example.com`,
+      password: 'correct horse battery',
+      name: '',
+    });
+    // A creator who is not the client's own user is refused.
+    expect(
+      (await failure(accounts.createApiKey({ clientId: other.clientId, mode: 'KEY_MODE_TEST', label: 'x', createdByUserId: user!.userId })))
+        .code,
+    ).toBe('NOT_FOUND');
   });
 
   it('when keys are stored, then no plain key (nor its secret part) appears in any text column of the database', async () => {

@@ -1,5 +1,5 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
-import type { KeyMode } from '../domain/api-key';
+import type { KeyMode, NewKeyRow } from '../domain/api-key';
 
 export interface ClientRow {
   client_id: string;
@@ -34,16 +34,13 @@ export interface ApiKeyRow {
   sms_countries: string[];
   otp_countries: string[];
   otp_number_types: string[];
+  /** The key's limits (migration 008): empty scopes, every scope; empty ranges, any address; quota 0, none. */
+  scopes: string[];
+  ip_ranges: string[];
+  daily_quota: number;
 }
 
-export interface NewApiKey {
-  keyId: string;
-  clientId: string;
-  mode: KeyMode;
-  lookup: string;
-  hash: Buffer;
-  label: string;
-}
+export type NewApiKey = NewKeyRow;
 
 export interface UserRow {
   user_id: string;
@@ -61,6 +58,11 @@ export interface KeyListRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  scopes: string[];
+  ip_ranges: string[];
+  daily_quota: number;
+  /** The creator's e-mail; null for the operator tool's keys and keys made before creators were recorded. */
+  created_by_email: string | null;
 }
 
 export type EmailTokenPurpose = 'verify_email' | 'reset_password';
@@ -248,7 +250,10 @@ export class AccountRepository {
 
   async listKeys(clientId: string): Promise<KeyListRow[]> {
     const { rows } = await this.pool.query<KeyListRow>(
-      'SELECT key_id, mode, label, lookup, created_at, last_used_at, revoked_at FROM api_keys WHERE client_id = $1 ORDER BY created_at DESC, key_id DESC',
+      `SELECT k.key_id, k.mode, k.label, k.lookup, k.created_at, k.last_used_at, k.revoked_at, k.scopes, k.ip_ranges, k.daily_quota,
+              u.email AS created_by_email
+       FROM api_keys k LEFT JOIN users u ON u.user_id = k.created_by
+       WHERE k.client_id = $1 ORDER BY k.created_at DESC, k.key_id DESC`,
       [clientId],
     );
     return rows;
@@ -281,14 +286,11 @@ export class AccountRepository {
   }
 
   private async insertKey(db: Pick<Pool, 'query'>, key: NewApiKey): Promise<void> {
-    await db.query('INSERT INTO api_keys (key_id, client_id, mode, lookup, key_hash, label) VALUES ($1, $2, $3, $4, $5, $6)', [
-      key.keyId,
-      key.clientId,
-      key.mode,
-      key.lookup,
-      key.hash,
-      key.label,
-    ]);
+    await db.query(
+      `INSERT INTO api_keys (key_id, client_id, mode, lookup, key_hash, label, scopes, ip_ranges, daily_quota, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [key.keyId, key.clientId, key.mode, key.lookup, key.hash, key.label, key.scopes, key.ipRanges, key.dailyQuota, key.createdBy ?? null],
+    );
   }
 
   async findClient(clientId: string): Promise<ClientRow | undefined> {
@@ -299,7 +301,8 @@ export class AccountRepository {
   /** The key with its client's default ttl and destinations, which the gateway keeps with the verified key. */
   async findKeyByLookup(lookup: string): Promise<ApiKeyRow | undefined> {
     const { rows } = await this.pool.query<ApiKeyRow>(
-      `SELECT k.key_id, k.client_id, k.mode, k.key_hash, k.expires_at, k.revoked_at, c.default_ttl_seconds,
+      `SELECT k.key_id, k.client_id, k.mode, k.key_hash, k.expires_at, k.revoked_at, k.scopes, k.ip_ranges, k.daily_quota,
+              c.default_ttl_seconds,
               c.account_verified_at IS NOT NULL AS account_verified,
               c.sms_countries, c.otp_countries, c.otp_number_types
        FROM api_keys k JOIN clients c ON c.client_id = k.client_id WHERE k.lookup = $1`,

@@ -52,7 +52,8 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
     },
 
     async CreateApiKey(req) {
-      return createApiKey(repo, req.clientId, modeFromProto(req.mode), req.label);
+      const limits = { scopes: req.scopes ?? [], ipRanges: req.ipRanges ?? [], dailyQuota: req.dailyQuota };
+      return createApiKey(repo, req.clientId, modeFromProto(req.mode), req.label, limits, req.createdByUserId || undefined);
     },
 
     async VerifyApiKey(req) {
@@ -65,6 +66,9 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
         smsCountries: key.sms_countries,
         otpCountries: key.otp_countries,
         otpNumberTypes: key.otp_number_types,
+        scopes: key.scopes,
+        ipRanges: key.ip_ranges,
+        dailyQuota: key.daily_quota,
       };
     },
 

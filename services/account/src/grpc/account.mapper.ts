@@ -39,5 +39,9 @@ export function keyOut(k: KeyListRow): account.ApiKey {
     createdAt: k.created_at.toISOString(),
     lastUsedAt: k.last_used_at?.toISOString() ?? '',
     revokedAt: k.revoked_at?.toISOString() ?? '',
+    scopes: k.scopes,
+    ipRanges: k.ip_ranges,
+    dailyQuota: k.daily_quota,
+    createdBy: k.created_by_email ?? '',
   };
 }

@@ -1,6 +1,7 @@
 import { AppError, secretLookup, secretMatches } from '@smsgw/platform';
 import type { AccountRepository, ApiKeyRow, KeyListRow } from '../data/account.repository';
 import { CLIENT_ID_PATTERN, issueApiKey, KEY_PREFIX, keyModeOf, type KeyMode } from '../domain/api-key';
+import { checkKeyLimits } from '../domain/key-limits';
 
 /** The stored key matching `apiKey`, whether usable or not. */
 async function storedKey(repo: AccountRepository, apiKey: string): Promise<ApiKeyRow | undefined> {
@@ -10,15 +11,22 @@ async function storedKey(repo: AccountRepository, apiKey: string): Promise<ApiKe
   return row && secretMatches(apiKey, row.key_hash) ? row : undefined;
 }
 
-/** Another key for a client; its plain text is shown once. */
+/**
+ * Another key for a client, with its limits checked (VALIDATION_ERROR); its plain text is shown
+ * once. `createdBy`: the dashboard user making it, who must be the client's.
+ */
 export async function createApiKey(
   repo: AccountRepository,
   clientId: string,
   mode: KeyMode,
   label: string,
+  limits: { scopes: readonly string[]; ipRanges: readonly string[]; dailyQuota: number } = { scopes: [], ipRanges: [], dailyQuota: 0 },
+  createdBy?: string,
 ): Promise<{ apiKey: string; keyId: string }> {
   if (!(await repo.findClient(clientId))) throw new AppError('INVALID_CLIENT_ID');
-  const key = issueApiKey(clientId, mode, label);
+  const checked = checkKeyLimits(limits);
+  if (createdBy && (await repo.findUser(createdBy))?.client_id !== clientId) throw new AppError('NOT_FOUND');
+  const key = issueApiKey(clientId, mode, label, { ...checked, createdBy });
   await repo.createKey(key.row);
   return { apiKey: key.plain, keyId: key.row.keyId };
 }

@@ -4,6 +4,7 @@ import { AppError, createLogger, createRedis, newId, TickPipeline, type Redis } 
 import type { devicehub, message, otp } from '@smsgw/proto';
 import { randomHex, REDIS_URL } from '@smsgw/testing';
 import { DeviceDirectory } from '../../src/clients/device-directory';
+import { KeyUsageStore } from '../../src/clients/key-usage.store';
 import { createApp } from '../../src/http/app';
 import type { ListenDeps } from '../../src/use-cases/listen.use-case';
 import type { Upstreams } from '../../src/use-cases/upstreams';
@@ -88,6 +89,10 @@ export class FleetGateway {
   readonly defaultTtl = new Map<string, number>();
   /** What the answers kept for Idempotency-Key replays may take in Redis (tests of the bounds set their own before start). */
   idempotencyBudget = { maxAnswerBytes: 32 * 1024, clientBytes: 2 * 1024 * 1024, totalBytes: 64 * 1024 * 1024 };
+  /** The limits each key verifies with (set before its first request): scopes, address ranges, daily quota. */
+  readonly keyLimits = new Map<string, { scopes?: string[]; ipRanges?: string[]; dailyQuota?: number }>();
+  /** Added to the clock of the keys' daily quotas (a test moves to the next day with it). */
+  clockOffsetMs = 0;
   /** Keys the stand-in account service refuses from now on (INVALID_API_KEY), as revoked. */
   readonly revoked = new Set<string>();
   /** The client's devices (getDevice knows them all; listDevices answers them all, or the online ones). */
@@ -146,8 +151,11 @@ export class FleetGateway {
           return {
             clientId: req.clientId,
             mode: req.apiKey.startsWith('sgw_test_') ? 'KEY_MODE_TEST' : 'KEY_MODE_LIVE',
-            keyId: 'key_1',
+            keyId: `key_${req.apiKey.slice(-12)}`,
             defaultTtlSeconds: this.defaultTtl.get(req.apiKey) ?? 0,
+            scopes: this.keyLimits.get(req.apiKey)?.scopes ?? [],
+            ipRanges: this.keyLimits.get(req.apiKey)?.ipRanges ?? [],
+            dailyQuota: this.keyLimits.get(req.apiKey)?.dailyQuota ?? 0,
           };
         },
       } as unknown as Upstreams['accounts'],
@@ -189,6 +197,7 @@ export class FleetGateway {
           return receipt(req);
         },
       },
+      keyUsage: new KeyUsageStore(new TickPipeline(this.redis), () => Date.now() + this.clockOffsetMs),
     };
   }
 
