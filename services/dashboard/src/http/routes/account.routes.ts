@@ -1,11 +1,10 @@
 import { AppError, parseMode } from '@smsgw/platform';
-import type { account } from '@smsgw/proto';
 import type { Confirmation } from '../../use-cases/confirm-password.use-case';
 import { confirmVerification, requestPasswordReset, resetPassword } from '../../use-cases/email-links.use-case';
 import { saveDestinations } from '../../use-cases/destinations.use-case';
 import { clientSettings, type ClientSettings, type FleetField } from '../../use-cases/fleet.use-case';
 import { accountVerified } from '../../use-cases/account-verification.use-case';
-import { createKey, listKeys, revokeKey } from '../../use-cases/keys.use-case';
+import { createKey, listKeys, revokeKey, type KeyView } from '../../use-cases/keys.use-case';
 import { overview } from '../../use-cases/overview.use-case';
 import {
   askVerificationAgain,
@@ -28,6 +27,7 @@ import {
   settingsView,
   USED_LINK,
   verifyEmailView,
+  type KeyTyped,
   type SettingsNotes,
 } from '../../views/account.view';
 import type { SafeHtml } from '../../views/html';
@@ -168,8 +168,8 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
 
   async function keysPage(
     ctx: DashContext,
-    keys: account.ApiKey__Output[],
-    notes: { fresh?: { key: string; mode: string; name: string }; error?: string; typed?: string } = {},
+    keys: KeyView[],
+    notes: { fresh?: { key: string; mode: string; name: string }; error?: string; typed?: KeyTyped } = {},
   ) {
     const s = sessionOf(ctx);
     const { fresh, error, typed } = notes;
@@ -178,18 +178,32 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
       ctx,
       'API keys',
       'keys',
-      keysView({ csrf: s.csrf, keys, welcome: ctx.query.welcome === '1', fresh, error, typedName: typed, unverifiedAccount }),
+      keysView({ csrf: s.csrf, keys, welcome: ctx.query.welcome === '1', fresh, error, typed, unverifiedAccount }),
     );
   }
 
-  router.get('/keys', async (ctx) => keysPage(ctx, await listKeys(up, sessionOf(ctx).clientId)));
+  router.get('/keys', async (ctx) => keysPage(ctx, await listKeys(deps, sessionOf(ctx).clientId)));
   router.post('/keys', async (ctx) => {
     const name = field(ctx, 'name').slice(0, 100);
     const mode = parseMode(field(ctx, 'mode'));
-    if (!name) return keysPage(ctx, await listKeys(up, sessionOf(ctx).clientId), { error: 'Give the key a name, to recognise it later.' });
-    const created = await createKey(deps, sessionOf(ctx), passwordOf(ctx), { name, mode });
-    const refused = refusal(ctx, created.confirmation);
-    if (refused) return keysPage(ctx, created.keys, { error: refused, typed: name });
+    const typed: KeyTyped = {
+      name,
+      scopes: ctx.state.form!.getAll('scopes'),
+      ipRanges: field(ctx, 'ip_ranges').slice(0, 2000),
+      dailyQuota: field(ctx, 'daily_quota').slice(0, 20),
+    };
+    const again = async (error: string) => keysPage(ctx, await listKeys(deps, sessionOf(ctx).clientId), { error, typed });
+    if (!name) return again('Give the key a name, to recognise it later.');
+    if (typed.dailyQuota && !/^\d{1,9}$/.test(typed.dailyQuota))
+      return again('The daily quota is a whole number of SMS (empty: no quota).');
+    const limits = {
+      scopes: typed.scopes,
+      ipRanges: typed.ipRanges.split(/[\s,]+/).filter(Boolean),
+      dailyQuota: Number(typed.dailyQuota || 0),
+    };
+    const created = await createKey(deps, sessionOf(ctx), passwordOf(ctx), { name, mode, ...limits });
+    const refused = refusal(ctx, created.confirmation) || (created.error ? explain(created.error) : '');
+    if (refused) return keysPage(ctx, created.keys, { error: refused, typed });
     await keysPage(ctx, created.keys, { fresh: { key: created.key!, mode, name } });
   });
   router.post('/keys/:keyId/revoke', async (ctx) => {
