@@ -296,6 +296,65 @@ describe('account service over gRPC', () => {
     ).toBe('NOT_FOUND');
   });
 
+  it('when keys are made and revoked, then the audit log holds each action with its actor, address and key, newest first, filtered, and its rows cannot be changed', async () => {
+    const { user } = await accounts.signUp({
+      email: `audit-${randomBytes(3).toString('hex')}@example.com`,
+      password: 'correct horse battery',
+      name: '',
+    });
+    const clientId = user!.clientId;
+    const made = await accounts.createApiKey({
+      clientId,
+      mode: 'KEY_MODE_TEST',
+      label: 'ci',
+      scopes: ['send'],
+      dailyQuota: 10,
+      createdByUserId: user!.userId,
+      actorAddress: '203.0.113.9',
+    });
+    await accounts.revokeApiKeyById({ clientId, keyId: made.keyId, userId: user!.userId, actorAddress: '203.0.113.10' });
+    await accounts.revokeApiKey({ apiKey: made.apiKey });
+
+    const { events } = await accounts.listAuditEvents({ clientId });
+
+    expect(events.map((e) => [e.action, e.actor, e.address, e.target])).toEqual([
+      ['key.revoked', 'operator', '', made.keyId],
+      ['key.revoked', user!.email, '203.0.113.10', made.keyId],
+      ['key.created', user!.email, '203.0.113.9', made.keyId],
+    ]);
+    expect(JSON.parse(events[2]!.detailsJson)).toEqual({ label: 'ci', mode: 'test', scopes: ['send'], ip_ranges: [], daily_quota: 10 });
+    expect((await accounts.listAuditEvents({ clientId, action: 'key.created' })).events.map((e) => e.eventId)).toEqual([
+      events[2]!.eventId,
+    ]);
+    expect(
+      (await accounts.listAuditEvents({ clientId, limit: 1, beforeEventId: events[0]!.eventId })).events.map((e) => e.eventId),
+    ).toEqual([events[1]!.eventId]);
+    expect((await accounts.listAuditEvents({ clientId, from: new Date(Date.now() + 60_000).toISOString() })).events).toEqual([]);
+    expect((await failure(accounts.listAuditEvents({ clientId, action: 'key.deleted' }))).code).toBe('VALIDATION_ERROR');
+    // Another client's log is its own.
+    expect((await accounts.listAuditEvents({ clientId: (await newClient()).clientId })).events).toEqual([]);
+    // Append-only: neither the service nor anyone with its database user changes or deletes a recent row.
+    await expect(db.query("UPDATE audit_events SET actor = 'someone else' WHERE client_id = $1", [clientId])).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(db.query('DELETE FROM audit_events WHERE client_id = $1', [clientId])).rejects.toThrow(/append-only/);
+  });
+
+  it('when an audit record is over a year old, then it is neither listed nor kept once the client records again', async () => {
+    const created = await newClient();
+    await db.query(
+      "INSERT INTO audit_events (client_id, at, actor, action, target) VALUES ($1, now() - interval '13 months', 'operator', 'key.revoked', 'key_old')",
+      [created.clientId],
+    );
+    expect((await accounts.listAuditEvents({ clientId: created.clientId })).events).toEqual([]);
+
+    await accounts.createApiKey({ clientId: created.clientId, mode: 'KEY_MODE_TEST', label: 'new' });
+
+    const { rows } = await db.query<{ target: string }>('SELECT target FROM audit_events WHERE client_id = $1', [created.clientId]);
+    expect(rows.map((r) => r.target)).not.toContain('key_old');
+    expect(rows).toHaveLength(1);
+  });
+
   it('when keys are stored, then no plain key (nor its secret part) appears in any text column of the database', async () => {
     const created = await newClient();
     const extra = await accounts.createApiKey({ clientId: created.clientId, mode: 'KEY_MODE_LIVE', label: 'extra' });

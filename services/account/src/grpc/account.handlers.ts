@@ -2,6 +2,8 @@ import { keyModeToProto, modeFromProto, type Callers } from '@smsgw/platform';
 import type { AsyncHandlers } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { AccountRepository } from '../data/account.repository';
+import type { AuditRepository } from '../data/audit.repository';
+import { listAuditEvents } from '../use-cases/audit.use-case';
 import { createApiKey, listApiKeys, revokeApiKey, revokeApiKeyById, verifyApiKey } from '../use-cases/api-keys.use-case';
 import { createClient, getClient, markAccountVerified, rotateSigningSecret, signUp, updateClient } from '../use-cases/clients.use-case';
 import { changePassword, getUser, signIn } from '../use-cases/users.use-case';
@@ -12,7 +14,7 @@ import {
   verifyEmail,
   type EmailLinkSettings,
 } from '../use-cases/email-links.use-case';
-import { clientOut, keyOut, NO_USER, userOut } from './account.mapper';
+import { auditEventOut, clientOut, keyOut, NO_USER, userOut } from './account.mapper';
 
 /**
  * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
@@ -38,10 +40,16 @@ export const accountCallers: Callers<account.AccountServiceHandlers> = {
   IssuePasswordReset: ['dashboard'],
   ResetPassword: ['dashboard'],
   MarkAccountVerified: ['admin'],
+  ListAuditEvents: ['dashboard'],
 };
 
 /** The gRPC methods of `smsgw.account.v1.AccountService`: each reads its request, runs one use case, maps the answer. */
-export function accountHandlers(repo: AccountRepository, links: EmailLinkSettings): AsyncHandlers<account.AccountServiceHandlers> {
+export function accountHandlers(
+  repo: AccountRepository,
+  links: EmailLinkSettings,
+  audit: AuditRepository,
+): AsyncHandlers<account.AccountServiceHandlers> {
+  const repos = { repo, audit };
   return {
     async CreateClient(req) {
       return createClient(repo, req.email.trim(), req.name.trim());
@@ -53,7 +61,10 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
 
     async CreateApiKey(req) {
       const limits = { scopes: req.scopes ?? [], ipRanges: req.ipRanges ?? [], dailyQuota: req.dailyQuota };
-      return createApiKey(repo, req.clientId, modeFromProto(req.mode), req.label, limits, req.createdByUserId || undefined);
+      return createApiKey(repos, req.clientId, modeFromProto(req.mode), req.label, limits, {
+        userId: req.createdByUserId || undefined,
+        address: req.actorAddress,
+      });
     },
 
     async VerifyApiKey(req) {
@@ -73,7 +84,7 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
     },
 
     async RevokeApiKey(req) {
-      const { keyId, revokedAt } = await revokeApiKey(repo, req.apiKey);
+      const { keyId, revokedAt } = await revokeApiKey(repos, req.apiKey);
       return { keyId, revokedAt: revokedAt.toISOString() };
     },
 
@@ -116,7 +127,8 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
     },
 
     async RevokeApiKeyById(req) {
-      return { keyId: req.keyId, revokedAt: (await revokeApiKeyById(repo, req.clientId, req.keyId)).toISOString() };
+      const by = { userId: req.userId || undefined, address: req.actorAddress };
+      return { keyId: req.keyId, revokedAt: (await revokeApiKeyById(repos, req.clientId, req.keyId, by)).toISOString() };
     },
 
     async RotateSigningSecret(req) {
@@ -138,6 +150,17 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
     async ResetPassword(req) {
       const reset = await resetPassword(repo, req.token, req.newPassword);
       return reset ? { user: userOut(reset.user), firstProof: reset.firstProof, revokedKeys: reset.revokedKeys } : { user: NO_USER };
+    },
+
+    async ListAuditEvents(req) {
+      const events = await listAuditEvents(audit, req.clientId, {
+        action: req.action,
+        from: req.from,
+        to: req.to,
+        limit: req.limit,
+        beforeEventId: req.beforeEventId,
+      });
+      return { events: events.map(auditEventOut) };
     },
 
     async MarkAccountVerified(req) {
