@@ -101,7 +101,18 @@ describe('the dashboard routes, with the real services behind them', () => {
 
     it('when a private page is asked for, then it redirects to sign-in with the page to come back to; its live events and its forms answer 401', async () => {
       const browser = new Browser(base);
-      for (const page of ['/', '/keys', '/settings', '/phones', '/webhooks', '/webhooks/whe_1', '/messages', '/messages/msg_1', '/stats']) {
+      for (const page of [
+        '/',
+        '/keys',
+        '/settings',
+        '/phones',
+        '/webhooks',
+        '/webhooks/whe_1',
+        '/messages',
+        '/messages/msg_1',
+        '/stats',
+        '/audit',
+      ]) {
         const res = await browser.get(page);
         expect([page, res.status, res.location]).toEqual([page, 302, `/signin?next=${encodeURIComponent(page)}`]);
       }
@@ -272,6 +283,37 @@ describe('the dashboard routes, with the real services behind them', () => {
       // The keys made at sign-up: every scope, any address, no quota, made by the owner.
       expect(page.text).toContain('every scope');
       expect(page.text).toContain('(no quota)');
+    });
+
+    it('when keys are made and revoked, then the audit log shows each with its user and address, newest first, filters it and exports it as CSV', async () => {
+      const { browser, email } = await signedUp();
+      await browser.get('/keys');
+      const made = await browser.post('/keys', { name: 'audited', mode: 'test', scopes: ['read'], password: PASSWORD });
+      const [id] = idsIn(made.text, 'keys', 'revoke');
+      await browser.post(`/keys/${id}/revoke`);
+
+      const log = await browser.get('/audit');
+      const createdOnly = await browser.get('/audit?action=key.created');
+      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      const later = await browser.get(`/audit?from=${tomorrow}`);
+      const csv = await browser.get('/audit.csv');
+
+      expect(log.status).toBe(200);
+      const rows = log.text.slice(log.text.indexOf('<tbody>'));
+      expect(rows.indexOf('key revoked')).toBeLessThan(rows.indexOf('key created'));
+      expect(rows).toContain(email);
+      expect(rows).toContain(`<code>${id}</code>`);
+      expect(rows).toContain('&quot;audited&quot; · test · scopes read');
+      expect(rows).toMatch(/<code>[0-9a-f.:]+<\/code>/);
+      expect(createdOnly.text.slice(createdOnly.text.indexOf('<tbody>'))).not.toContain('key revoked');
+      expect(later.text).toContain('Nothing recorded for these filters.');
+      expect(csv.status).toBe(200);
+      const lines = csv.text.trimEnd().split('\r\n');
+      expect(lines[0]).toBe('at,actor,address,action,target,details');
+      expect(lines.slice(1).map((l) => l.split(',').slice(1, 5).join(','))).toEqual([
+        expect.stringMatching(new RegExp(`^${email.replace(/[.]/g, '\\.')},[0-9a-f.:]+,key.revoked,${id}$`)),
+        expect.stringMatching(new RegExp(`^${email.replace(/[.]/g, '\\.')},[0-9a-f.:]+,key.created,${id}$`)),
+      ]);
     });
 
     it('when the settings are used, then the secret needs the password, rotates, the alert address changes and the password changes with the current one only', async () => {

@@ -7,6 +7,7 @@ import { AppError, ERROR_CATALOG, recordHttp, settleForwardedHeaders } from '@sm
 import { problemView } from '../views/error.view';
 import { cookieOptions, explain, page, SESSION_COOKIE, type AppDeps, type DashContext, type DashState } from './context';
 import { accountRoutes } from './routes/account.routes';
+import { auditRoutes } from './routes/audit.routes';
 import { campaignRoutes, UPLOAD_PATH } from './routes/campaign.routes';
 import { readUploadForm } from './upload-form';
 import { inboxRoutes } from './routes/inbox.routes';
@@ -201,6 +202,7 @@ export function createApp(deps: AppDeps): Koa<DashState> {
   inboxRoutes(router, deps);
   optOutRoutes(router, deps);
   otpRoutes(router, deps);
+  auditRoutes(router, deps);
   webhookRoutes(router, deps);
   app.use(router.routes());
   app.use(router.allowedMethods());

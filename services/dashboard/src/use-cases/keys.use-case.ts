@@ -37,6 +37,7 @@ export async function createKey(
   user: { userId: string; email: string; clientId: string },
   password: string,
   key: { name: string; mode: Mode } & KeyLimitsForm,
+  address = '',
 ): Promise<{ confirmation: Confirmation; key?: string; error?: AppError; keys: KeyView[] }> {
   const confirmation = await confirmPassword(deps, user, password);
   if (confirmation !== 'confirmed') return { confirmation, keys: await listKeys(deps, user.clientId) };
@@ -49,6 +50,7 @@ export async function createKey(
       ipRanges: key.ipRanges,
       dailyQuota: key.dailyQuota,
       createdByUserId: user.userId,
+      actorAddress: address,
     });
     return { confirmation, key: created.apiKey, keys: await listKeys(deps, user.clientId) };
   } catch (err) {
@@ -58,6 +60,7 @@ export async function createKey(
   }
 }
 
-export async function revokeKey(up: Upstreams, clientId: string, keyId: string): Promise<void> {
-  await up.accounts.revokeApiKeyById({ clientId, keyId });
+/** Revokes a key of the client; the audit log records the user and the address they acted from. */
+export async function revokeKey(up: Upstreams, user: { userId: string; clientId: string }, keyId: string, address = ''): Promise<void> {
+  await up.accounts.revokeApiKeyById({ clientId: user.clientId, keyId, userId: user.userId, actorAddress: address });
 }

@@ -201,13 +201,13 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
       ipRanges: typed.ipRanges.split(/[\s,]+/).filter(Boolean),
       dailyQuota: Number(typed.dailyQuota || 0),
     };
-    const created = await createKey(deps, sessionOf(ctx), passwordOf(ctx), { name, mode, ...limits });
+    const created = await createKey(deps, sessionOf(ctx), passwordOf(ctx), { name, mode, ...limits }, ctx.state.clientAddress);
     const refused = refusal(ctx, created.confirmation) || (created.error ? explain(created.error) : '');
     if (refused) return keysPage(ctx, created.keys, { error: refused, typed });
     await keysPage(ctx, created.keys, { fresh: { key: created.key!, mode, name } });
   });
   router.post('/keys/:keyId/revoke', async (ctx) => {
-    await revokeKey(up, sessionOf(ctx).clientId, ctx.params.keyId!);
+    await revokeKey(up, sessionOf(ctx), ctx.params.keyId!, ctx.state.clientAddress);
     ctx.redirect('/keys');
   });
 
