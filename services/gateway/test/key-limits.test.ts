@@ -1,4 +1,4 @@
-import { KEY_SCOPES, keyUsageKey, msToNextUtcDay, presenceKey, utcDay, type KeyScope } from '@smsgw/platform';
+import { KEY_SCOPES, keyUsageKey, msToNextUtcDay, presenceKey, TrustedProxies, utcDay, type KeyScope } from '@smsgw/platform';
 import { openApiDocument } from '../src/openapi';
 import { apiKey, FleetGateway } from './support/fleet-gateway';
 
@@ -142,5 +142,39 @@ describe('keys with limits', () => {
     expect((await bulk(key, 4)).status).toBe(200);
 
     expect(await gw.redis.get(keyUsageKey(`key_${key.slice(-12)}`, utcDay(new Date())))).toBe('7');
+  });
+
+  describe('behind a trusted proxy', () => {
+    const proxied = new FleetGateway();
+
+    beforeAll(async () => {
+      proxied.trustedProxies = new TrustedProxies(['127.0.0.0/8']);
+      await proxied.start();
+    });
+
+    afterAll(() => proxied.stop());
+
+    const history = (key: string, forwardedFor?: string) =>
+      proxied.call('GET', '/v1/sms/history', {
+        key,
+        headers: { 'x-forwarded-proto': 'https', ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+      });
+    const keyOf = (ipRanges: string[]) => {
+      const key = apiKey();
+      proxied.keyLimits.set(key, { ipRanges });
+      return key;
+    };
+
+    it("when a key limited to ranges comes through the proxy, then the client's address the proxy reports is matched, not the proxy's; a hidden address is in no range", async () => {
+      const office = keyOf(['203.0.113.0/24']);
+      const local = keyOf(['127.0.0.0/8']);
+
+      expect((await history(office, '203.0.113.7')).status).toBe(200);
+      expect((await history(office, '198.51.100.1')).body.error?.code).toBe('IP_NOT_ALLOWED');
+      expect((await history(local, '203.0.113.7')).body.error?.code).toBe('IP_NOT_ALLOWED');
+      expect((await history(office)).body.error?.code).toBe('IP_NOT_ALLOWED');
+      // A key without ranges works whatever the proxy says.
+      expect((await history(apiKey())).status).toBe(200);
+    });
   });
 });

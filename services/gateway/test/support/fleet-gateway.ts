@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AppError, createLogger, createRedis, newId, TickPipeline, type Redis } from '@smsgw/platform';
+import { AppError, createLogger, createRedis, newId, TickPipeline, type Redis, type TrustedProxies } from '@smsgw/platform';
 import type { devicehub, message, otp } from '@smsgw/proto';
 import { randomHex, REDIS_URL } from '@smsgw/testing';
 import { DeviceDirectory } from '../../src/clients/device-directory';
@@ -93,6 +93,8 @@ export class FleetGateway {
   readonly keyLimits = new Map<string, { scopes?: string[]; ipRanges?: string[]; dailyQuota?: number }>();
   /** Added to the clock of the keys' daily quotas (a test moves to the next day with it). */
   clockOffsetMs = 0;
+  /** Set before start: the gateway runs as behind these proxies (TLS_MODE=proxy), believing their X-Forwarded-* headers. */
+  trustedProxies?: TrustedProxies;
   /** Keys the stand-in account service refuses from now on (INVALID_API_KEY), as revoked. */
   readonly revoked = new Set<string>();
   /** The client's devices (getDevice knows them all; listDevices answers them all, or the online ones). */
@@ -297,6 +299,7 @@ export class FleetGateway {
       idempotencyBudget: this.idempotencyBudget,
       idempotencyInProgressSeconds: 3,
       allowPrivateWebhooks: false,
+      trustedProxies: this.trustedProxies,
       listen: listen?.(this.redis),
     });
     this.server = http.createServer(app.callback());
