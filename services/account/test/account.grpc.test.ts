@@ -317,22 +317,35 @@ describe('account service over gRPC', () => {
 
     const { events } = await accounts.listAuditEvents({ clientId });
 
-    expect(events.map((e) => [e.action, e.actor, e.address, e.target])).toEqual([
+    const signUpKeys = (await accounts.listApiKeys({ clientId })).keys.filter((k) => k.keyId !== made.keyId).map((k) => k.keyId);
+    expect(events.slice(0, 3).map((e) => [e.action, e.actor, e.address, e.target])).toEqual([
       ['key.revoked', 'operator', '', made.keyId],
       ['key.revoked', user!.email, '203.0.113.10', made.keyId],
       ['key.created', user!.email, '203.0.113.9', made.keyId],
     ]);
+    // The sign-up's two keys, made with the account (in one transaction: the same time).
+    expect(
+      events
+        .slice(3)
+        .map((e) => [e.action, e.actor, e.target])
+        .sort(),
+    ).toEqual(signUpKeys.map((k) => ['key.created', user!.email, k]).sort());
     expect(JSON.parse(events[2]!.detailsJson)).toEqual({ label: 'ci', mode: 'test', scopes: ['send'], ip_ranges: [], daily_quota: 10 });
-    expect((await accounts.listAuditEvents({ clientId, action: 'key.created' })).events.map((e) => e.eventId)).toEqual([
-      events[2]!.eventId,
-    ]);
+    expect((await accounts.listAuditEvents({ clientId, action: 'key.created' })).events.map((e) => e.eventId)).toEqual(
+      events.filter((e) => e.action === 'key.created').map((e) => e.eventId),
+    );
+
     expect(
       (await accounts.listAuditEvents({ clientId, limit: 1, beforeEventId: events[0]!.eventId })).events.map((e) => e.eventId),
     ).toEqual([events[1]!.eventId]);
     expect((await accounts.listAuditEvents({ clientId, from: new Date(Date.now() + 60_000).toISOString() })).events).toEqual([]);
     expect((await failure(accounts.listAuditEvents({ clientId, action: 'key.deleted' }))).code).toBe('VALIDATION_ERROR');
     // Another client's log is its own.
-    expect((await accounts.listAuditEvents({ clientId: (await newClient()).clientId })).events).toEqual([]);
+    const other = await accounts.listAuditEvents({ clientId: (await newClient()).clientId });
+    expect(other.events.map((e) => [e.action, e.actor])).toEqual([
+      ['key.created', 'operator'],
+      ['key.created', 'operator'],
+    ]);
     // Append-only: neither the service nor anyone with its database user changes or deletes a recent row.
     await expect(db.query("UPDATE audit_events SET actor = 'someone else' WHERE client_id = $1", [clientId])).rejects.toThrow(
       /append-only/,
@@ -346,13 +359,14 @@ describe('account service over gRPC', () => {
       "INSERT INTO audit_events (client_id, at, actor, action, target) VALUES ($1, now() - interval '13 months', 'operator', 'key.revoked', 'key_old')",
       [created.clientId],
     );
-    expect((await accounts.listAuditEvents({ clientId: created.clientId })).events).toEqual([]);
+    expect((await accounts.listAuditEvents({ clientId: created.clientId })).events.map((e) => e.target)).not.toContain('key_old');
 
     await accounts.createApiKey({ clientId: created.clientId, mode: 'KEY_MODE_TEST', label: 'new' });
 
     const { rows } = await db.query<{ target: string }>('SELECT target FROM audit_events WHERE client_id = $1', [created.clientId]);
     expect(rows.map((r) => r.target)).not.toContain('key_old');
-    expect(rows).toHaveLength(1);
+    // The client's two first keys and the new one.
+    expect(rows).toHaveLength(3);
   });
 
   it('when keys are stored, then no plain key (nor its secret part) appears in any text column of the database', async () => {
@@ -504,6 +518,13 @@ describe('account service over gRPC', () => {
     expect((await accounts.getSigningSecret({ clientId })).secret).not.toBe(secretBefore);
     expect(await accounts.getClient({ clientId })).toMatchObject({ email, emailVerified: true, accountVerified: true });
     expect((await accounts.verifyEmail({ token: pendingVerification.token })).verified).toBe(false);
+    // The audit log holds each revocation, by the owner whose reset proved the address.
+    const revocations = (await accounts.listAuditEvents({ clientId, action: 'key.revoked' })).events;
+    expect(revocations.map((e) => [e.actor, JSON.parse(e.detailsJson)]).sort()).toEqual([
+      [email, { reason: 'first_proof' }],
+      [email, { reason: 'first_proof' }],
+      [email, { reason: 'first_proof' }],
+    ]);
     // Keys made after the proof stay; a later reset is no proof any more.
     const fresh = await accounts.createApiKey({ clientId, mode: 'KEY_MODE_LIVE', label: 'owner' });
     const again = await accounts.resetPassword({

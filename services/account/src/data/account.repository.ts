@@ -1,5 +1,6 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
 import type { KeyMode, NewKeyRow } from '../domain/api-key';
+import { insertAuditEvent } from './audit.repository';
 
 export interface ClientRow {
   client_id: string;
@@ -88,13 +89,25 @@ export class AccountRepository {
         [client.clientId, client.email, client.name, client.signingSecret, client.emailVerified],
       );
       for (const key of keys) await this.insertKey(db, key);
-      if (!user) return;
-      const inserted = await db.query(
-        'INSERT INTO users (user_id, email, password_hash, client_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
-        [user.userId, client.email, user.passwordHash, client.clientId],
-      );
-      // The e-mail has a user already: the transaction is undone, nothing of this sign-up stays.
-      if (!inserted.rowCount) throw new EmailTakenError();
+      if (user) {
+        const inserted = await db.query(
+          'INSERT INTO users (user_id, email, password_hash, client_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+          [user.userId, client.email, user.passwordHash, client.clientId],
+        );
+        // The e-mail has a user already: the transaction is undone, nothing of this sign-up stays.
+        if (!inserted.rowCount) throw new EmailTakenError();
+      }
+      const actor = user ? { actorUserId: user.userId, actor: client.email } : { actor: 'operator' };
+      for (const key of keys) {
+        await insertAuditEvent(db, {
+          clientId: client.clientId,
+          ...actor,
+          address: '',
+          action: 'key.created',
+          target: key.keyId,
+          details: { label: key.label, mode: key.mode, scopes: key.scopes, ip_ranges: key.ipRanges, daily_quota: key.dailyQuota },
+        });
+      }
     });
   }
 
@@ -242,7 +255,13 @@ export class AccountRepository {
         [clientId, email, newSigningSecret],
       );
       if (!proven.rowCount) return { firstProof: false, revokedKeys: 0 };
-      const revoked = await db.query('UPDATE api_keys SET revoked_at = now() WHERE client_id = $1 AND revoked_at IS NULL', [clientId]);
+      // Each key revoked is in the audit log, with the user whose reset proved the address.
+      const revoked = await db.query(
+        `WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE client_id = $1 AND revoked_at IS NULL RETURNING key_id)
+         INSERT INTO audit_events (client_id, actor_user_id, actor, action, target, details)
+         SELECT $1, $2, $3, 'key.revoked', key_id, '{"reason": "first_proof"}' FROM revoked`,
+        [clientId, userId, email],
+      );
       await db.query('UPDATE email_tokens SET used_at = now() WHERE client_id = $1 AND used_at IS NULL', [clientId]);
       return { firstProof: true, revokedKeys: revoked.rowCount ?? 0 };
     });

@@ -28,6 +28,14 @@ export interface AuditFilter {
   limit: number;
 }
 
+/** Inserts an event with `db` (a transaction's client, to record it with what it records). */
+export async function insertAuditEvent(db: Pick<Pool, 'query'>, event: NewAuditEvent): Promise<void> {
+  await db.query(
+    `INSERT INTO audit_events (client_id, actor_user_id, actor, address, action, target, details) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [event.clientId, event.actorUserId ?? null, event.actor, event.address, event.action, event.target, JSON.stringify(event.details)],
+  );
+}
+
 /** The audit log: append-only rows (migration 009's trigger refuses changes), kept a year. */
 export class AuditRepository {
   constructor(private readonly pool: Pool) {}
