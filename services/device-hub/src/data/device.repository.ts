@@ -273,6 +273,15 @@ export class DeviceRepository {
     return (result.rowCount ?? 0) > 0;
   }
 
+  /** A page of every device's id, removed ones included, in id order after `afterId` (the failover sweep's full pass). */
+  async idsAfter(afterId: string, limit: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ device_id: string }>(
+      'SELECT device_id FROM devices WHERE device_id > $1 ORDER BY device_id LIMIT $2',
+      [afterId, limit],
+    );
+    return rows.map((r) => r.device_id);
+  }
+
   /** These devices, removed ones included (the failover sweep releases a removed one's messages). */
   async findForSweep(deviceIds: string[]): Promise<SweptDeviceRow[]> {
     if (deviceIds.length === 0) return [];
