@@ -175,6 +175,14 @@ describe('MCP server', () => {
     expect(anonymous).toMatchObject({ status: 400, body: { error: { code: 'MISSING_AUTH_HEADERS' } } });
   });
 
+  it('when /v1/mcp is asked for an event stream (GET) or a session end (DELETE), then it answers 405: the server is stateless', async () => {
+    const client = await system.createClient();
+    for (const method of ['GET', 'DELETE']) {
+      const res = await system.api('/v1/mcp', client, { method });
+      expect(res).toMatchObject({ status: 405, body: { success: false, error: { code: 'METHOD_NOT_ALLOWED' } } });
+    }
+  });
+
   it('when a client has spent its rate limit on the REST API, then both transports are refused with RATE_LIMIT_EXCEEDED', async () => {
     const client = await system.createClient();
     await eventually(

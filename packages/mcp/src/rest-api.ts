@@ -1,4 +1,15 @@
-import { ApiError, SmsGatewayError, type SmsGateway } from '@smsgw/client';
+import {
+  ApiError,
+  SmsGatewayError,
+  type HistoryParams,
+  type ListInboxParams,
+  type SendBulkPersonalizedRequest,
+  type SendBulkRequest,
+  type SendOtpRequest,
+  type SendRequest,
+  type SmsGateway,
+  type VerifyOtpRequest,
+} from '@smsgw/client';
 import { ToolFailure, type ApiInput, type SmsApi } from './tools';
 
 /** The code of a failure to reach the gateway at all (no answer, so no code of the API's). */
@@ -29,15 +40,18 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
  * retried by the library keeps its Idempotency-Key, so it is sent once.
  */
 export function restApi(client: SmsGateway): SmsApi {
+  // The bodies are sent as the tools got them: the gateway, not these types, judges their values.
+  const as = <T>(input: ApiInput | Record<string, string>) => input as unknown as T;
   const device = (deviceId: string | undefined) => (deviceId === undefined ? {} : { deviceId });
   return {
-    sendSms: (body: ApiInput, deviceId?: string) => call(() => client.messages.send(body as never, device(deviceId))),
-    sendBulk: (body: ApiInput, deviceId?: string) => call(() => client.messages.sendBulk(body as never, device(deviceId))),
-    sendPersonalized: (body: ApiInput, deviceId?: string) => call(() => client.messages.sendPersonalized(body as never, device(deviceId))),
-    sendOtp: (body: ApiInput, deviceId?: string) => call(() => client.otp.send(body as never, device(deviceId))),
-    verifyOtp: (body: ApiInput) => call(() => client.otp.verify(body as never)),
+    sendSms: (body: ApiInput, deviceId?: string) => call(() => client.messages.send(as<SendRequest>(body), device(deviceId))),
+    sendBulk: (body: ApiInput, deviceId?: string) => call(() => client.messages.sendBulk(as<SendBulkRequest>(body), device(deviceId))),
+    sendPersonalized: (body: ApiInput, deviceId?: string) =>
+      call(() => client.messages.sendPersonalized(as<SendBulkPersonalizedRequest>(body), device(deviceId))),
+    sendOtp: (body: ApiInput, deviceId?: string) => call(() => client.otp.send(as<SendOtpRequest>(body), device(deviceId))),
+    verifyOtp: (body: ApiInput) => call(() => client.otp.verify(as<VerifyOtpRequest>(body))),
     messageStatus: (messageId: string) => call(() => client.messages.get(messageId)),
-    history: (query: Record<string, string>) => call(() => client.messages.history(query as never)),
-    inbox: (query: Record<string, string>) => call(() => client.inbox.page(query as never)),
+    history: (query: Record<string, string>) => call(() => client.messages.history(as<HistoryParams>(query))),
+    inbox: (query: Record<string, string>) => call(() => client.inbox.page(as<ListInboxParams>(query))),
   };
 }
