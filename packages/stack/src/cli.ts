@@ -255,6 +255,11 @@ Webhooks: subscribe an endpoint (the secret is printed once), then run the examp
 npm run -s admin -- create-webhook --client ${demo.client_id} --url https://127.0.0.1:9443/webhooks --events sms.sent,sms.delivered,sms.failed
 node examples/webhook-receiver.mjs --port 9443 --secret <secret> --cert ${path.relative(process.cwd(), stack.certs.certFile)} --key ${path.relative(process.cwd(), stack.certs.keyFile)}
 
+An AI agent over MCP (docs/api/mcp.md): this is the command for its MCP client's configuration (stdio),
+or point it at ${stack.gatewayUrl}/v1/mcp with the X-API-Key and X-Client-ID headers:
+
+SMSGW_API_KEY=${demo.test_api_key} npm run -s mcp -- --client-id ${demo.client_id}
+
 Press Ctrl-C to stop everything.
 `);
 
