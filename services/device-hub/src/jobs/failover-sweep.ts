@@ -89,7 +89,7 @@ export class FailoverSweep {
   private async fullPass(): Promise<string[]> {
     const { deps } = this;
     const out: string[] = [];
-    for (let after = ''; ; ) {
+    for (let after = ''; ;) {
       const page = await deps.repo.idsAfter(after, FULL_PASS_PAGE);
       const last = page.at(-1);
       if (last === undefined) return out;
