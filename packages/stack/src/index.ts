@@ -43,6 +43,8 @@ export interface StackOptions {
   ports?: Partial<
     Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook' | 'dashboard', number>
   >;
+  /** Each gRPC service's plaintext health port; absent: its gRPC port + 100 for a fixed gRPC port, else a free one. */
+  healthPorts?: Partial<Record<'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook', number>>;
   /** Each service's `/metrics` port; absent: 9460 onwards for make dev, free ones for an isolated run. */
   metricsPorts?: Partial<Record<ServiceName, number>>;
   /** Postgres, Redis or NATS to use instead of the default ones (e.g. private servers of an outage test). */
@@ -179,9 +181,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     webhook: await port('webhook'),
     dashboard: await port('dashboard'),
   };
-  // The plaintext health ports: the gRPC port + 100 for fixed ports (make dev), free ones otherwise.
+  // The plaintext health ports: as given (make dev), else the gRPC port + 100 for fixed ports, free ones otherwise.
   const healthPort = async (key: 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook') =>
-    options.ports?.[key] ? ports[key] + 100 : await freePort();
+    options.healthPorts?.[key] || (options.ports?.[key] ? ports[key] + 100 : await freePort());
   const healthPorts = {
     account: await healthPort('account'),
     message: await healthPort('message'),
