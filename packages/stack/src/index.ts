@@ -1,3 +1,5 @@
+// Over 300 lines: startStack starts the eight services in their order on one shared environment
+// (ports, users, addresses, certificates), which each service's process and each extra replica reads.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
