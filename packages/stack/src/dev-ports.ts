@@ -145,6 +145,17 @@ export async function resolveDevPorts(
   return { ports, moved };
 }
 
+/**
+ * The internal port of make dev's own choosing that a service found taken at its bind (EADDRINUSE
+ * in `text`, a start-up failure), which make dev may move and start again; undefined for a public
+ * port, a port given by its variable, or another failure.
+ */
+export function clashedInternalPort(text: string, ports: Record<DevPortKey, number>, env: NodeJS.ProcessEnv): DevPort | undefined {
+  const busy = /EADDRINUSE[^\n]*?:(\d+)/.exec(text);
+  const port = busy ? describePort(Number(busy[1]), ports) : undefined;
+  return port && port.internal && !env[port.variable] ? port : undefined;
+}
+
 /** The listener and variable of a port, to explain an EADDRINUSE that raced the check. */
 export function describePort(port: number, ports: Record<DevPortKey, number>): DevPort | undefined {
   return DEV_PORTS.find((p) => ports[p.key] === port);

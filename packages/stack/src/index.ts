@@ -370,6 +370,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await Promise.all([services.gateway.start(), services.dashboard.start()]);
   } catch (err) {
     await stopAll();
+    // An isolated run that failed to start leaves nothing behind either (make dev starts again after a port clash).
+    if (options.isolated) await removeRunData(infra, database, natsPrefix, redisPrefix).catch(() => undefined);
     await removeRedisUsers();
     await infra.stop();
     await bus.stop();

@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { DEV_PORTS, DevPortError, resolveDevPorts, takeDevLock } from '../src/dev-ports';
+import { clashedInternalPort, DEV_PORTS, DevPortError, resolveDevPorts, takeDevLock } from '../src/dev-ports';
 import { freePort, portSlice } from '../src/ports';
 
 /** A real listener on a free port of 127.0.0.1, as another program would hold it. */
@@ -108,6 +108,18 @@ describe('make dev ports', () => {
     // The health ports' defaults are their gRPC port + 100, as the chart's are.
     for (const p of DEV_PORTS.filter((d) => d.healthOf))
       expect(p.fallback).toBe(DEV_PORTS.find((d) => d.key === p.healthOf)!.fallback + 100);
+  });
+
+  it('when a service died at its bind on an internal port make dev chose, then that port may move; a public port or one given by its variable may not', async () => {
+    const env = await freeEnv();
+    delete env.OTP_GRPC_HEALTH_PORT;
+    const { ports } = await resolveDevPorts(env);
+    const died = (port: number) =>
+      `otp exited during start-up:\nError: No address added out of total 1 resolved\n  errors: [listen EADDRINUSE: address already in use 127.0.0.1:${port}]`;
+    expect(clashedInternalPort(died(ports['health:otp']), ports, env)?.variable).toBe('OTP_GRPC_HEALTH_PORT');
+    expect(clashedInternalPort(died(ports.gateway), ports, env)).toBeUndefined();
+    expect(clashedInternalPort(died(ports.message), ports, env)).toBeUndefined();
+    expect(clashedInternalPort('otp was not ready after 30000 ms', ports, env)).toBeUndefined();
   });
 
   it('when a variable is not a port number, then the error says so', async () => {
