@@ -1,3 +1,5 @@
+// Over 300 lines: every statement on the devices table and its tokens (create, pair, find by token,
+// limits, SIMs, sweeps), on the one column list of device-row.ts.
 import { inTransaction, type Pool } from '@smsgw/platform';
 import type { DeviceLimits } from '../domain/limits';
 import type { SimInfo } from '../domain/sims';
