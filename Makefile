@@ -7,6 +7,10 @@ NPM_INSTALL := npm install --no-audit --no-fund
 TURBO := npx turbo
 export TURBO_TELEMETRY_DISABLED := 1
 export DO_NOT_TRACK := 1
+# When this make started: `make test` reports the install and build it waited for (scripts/test-times.js).
+STARTED_MS := $(shell date +%s%3N)
+# Runs a step of `make test` and records its time for the closing report.
+TIMED := scripts/timed.sh
 
 .PHONY: help install build dev test lint typecheck clean bench chart-test apk android-test client-test prefetch-tools
 
@@ -41,17 +45,19 @@ lint: install
 prefetch-tools:
 	@mkdir -p .tools && { scripts/ensure-helm.sh && scripts/ensure-promtool.sh; } >.tools/prefetch.log 2>&1 &
 
+# Each step's time, each workspace's (turbo's run summary in .turbo/runs) and each test file's are
+# printed above the closing line.
 test: prefetch-tools build
-	@scripts/ensure-chromium.sh
-	@rm -rf .jest-results
-	$(TURBO) run typecheck lint
-	@npx prettier --check . >/dev/null || { npx prettier --list-different .; echo 'Prettier: the files above are not formatted; run npm run format'; exit 1; }
+	@rm -rf .jest-results .turbo/runs && mkdir -p .jest-results && echo "$(STARTED_MS) $$(date +%s%3N) install and build" > .jest-results/steps.log
+	@$(TIMED) 'chromium check' scripts/ensure-chromium.sh
+	$(TIMED) 'typecheck and lint' $(TURBO) run typecheck lint
+	@$(TIMED) prettier npx prettier --check . >/dev/null || { npx prettier --list-different .; echo 'Prettier: the files above are not formatted; run npm run format'; exit 1; }
 	@# A failing workspace must not stop the steps below: the closing summary names every failure.
-	$(TURBO) run test --concurrency=1 --continue || { mkdir -p .jest-results; echo '{"passed":0,"failed":0,"skipped":0,"failedStep":"turbo run test (a workspace failed; see its output above)"}' > .jest-results/turbo.json; }
+	$(TIMED) 'turbo run test' $(TURBO) run test --concurrency=1 --continue --summarize || { mkdir -p .jest-results; echo '{"passed":0,"failed":0,"skipped":0,"failedStep":"turbo run test (a workspace failed; see its output above)"}' > .jest-results/turbo.json; }
 	@# A chart-test that fails before its tests report (helm not installed, Go missing) still counts as a failure.
-	@$(MAKE) --no-print-directory chart-test || [ -f .jest-results/chart-k8s.json ] || echo '{"passed":0,"failed":1,"skipped":0}' > .jest-results/chart-k8s.json
-	@$(MAKE) --no-print-directory android-test || [ -f .jest-results/android-junit.json ] || echo '{"passed":0,"failed":1,"skipped":0}' > .jest-results/android-junit.json
-	@$(MAKE) --no-print-directory client-test || true
+	@$(TIMED) chart-test $(MAKE) --no-print-directory chart-test || [ -f .jest-results/chart-k8s.json ] || echo '{"passed":0,"failed":1,"skipped":0}' > .jest-results/chart-k8s.json
+	@$(TIMED) android-test $(MAKE) --no-print-directory android-test || [ -f .jest-results/android-junit.json ] || echo '{"passed":0,"failed":1,"skipped":0}' > .jest-results/android-junit.json
+	@$(TIMED) client-test $(MAKE) --no-print-directory client-test || true
 	@node scripts/test-summary.js
 
 # The Helm chart: helm lint --strict, and every rendering decoded strictly into the Kubernetes API

@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+// Over 300 lines: one generator for three languages, each writer beside the others so that they
+// stay alike.
+//
 // Writes the types of the three client libraries from the OpenAPI document the gateway serves
 // (services/gateway/src/openapi/openapi.json), so that no library can drift from the contract:
 //

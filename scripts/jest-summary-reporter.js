@@ -1,6 +1,6 @@
 // Records each workspace's totals, and the names of its failing tests, so that `make test` can
 // print one closing line with the failures just above it (the end of the log is often all a CI
-// page shows).
+// page shows), and how long each test file took (scripts/test-times.js prints them).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -29,8 +29,10 @@ class SummaryReporter {
     fs.mkdirSync(dir, { recursive: true });
     const name = path.relative(ROOT, this.rootDir).replace(/[\\/]/g, '_') || 'root';
     const failures = [];
+    const files = [];
     for (const file of results.testResults) {
       const where = path.relative(ROOT, file.testFilePath);
+      if (file.perfStats && file.perfStats.end > file.perfStats.start) files.push({ where, ms: file.perfStats.end - file.perfStats.start });
       // A suite that could not run (a syntax error, a failing beforeAll outside any test).
       if (file.testExecError) failures.push({ where, name: '(the suite did not run)', lines: firstLines([file.testExecError.message]) });
       for (const test of file.testResults) {
@@ -44,6 +46,8 @@ class SummaryReporter {
         failed: results.numFailedTests + results.numRuntimeErrorTestSuites,
         skipped: results.numPendingTests + results.numTodoTests,
         failures,
+        ms: Date.now() - results.startTime,
+        files,
       }),
     );
   }

@@ -1,3 +1,6 @@
+// Over 300 lines: the agent's start-up is one sequence (driver, stored device or pairing, the lock,
+// outbox recovery, the connection) whose failures each undo what came before; split, each step
+// would need the others' state passed back and forth.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';

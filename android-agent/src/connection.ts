@@ -1,3 +1,5 @@
+// Over 300 lines: HubConnection is one state machine (connecting, hello, pings, reconnect with
+// backoff, the hub's `reconnect` frame) whose timers must all be cleared together on each close.
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import { nextDelay, STABLE_CONNECTION_MS } from './backoff';

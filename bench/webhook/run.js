@@ -214,7 +214,7 @@ async function partTwo() {
       { repoRoot: REPO_ROOT, extra: ['--sim-delivery-delay-ms', '200'] },
     );
     await agent.start();
-    await sleep(2000);
+    await waitOnline(stack, client, device.device_id);
     const webhookUrl = `https://127.0.0.1:${receiver.port}/per-message`;
     for (let sent = 0; sent < SMS; sent += 100) {
       const n = Math.min(100, SMS - sent);
@@ -276,3 +276,21 @@ main().then(
     process.exit(1);
   },
 );
+
+/** Waits until the gateway reports the device online (on a loaded machine the phone takes a while). */
+async function waitOnline(stack, client, deviceId) {
+  const headers = { 'X-API-Key': client.live_api_key, 'X-Client-ID': client.client_id, 'X-Device-ID': deviceId };
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(250)) {
+    const online = await new Promise((resolve) => {
+      const req = https.request(`${stack.gatewayUrl}/v1/auth/test`, { ca: stack.certs.caPem, headers }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve(res.statusCode === 200 && /"device_status":"online"/.test(text)));
+      });
+      req.on('error', () => resolve(false));
+      req.end();
+    });
+    if (online) return;
+  }
+  throw new Error(`${deviceId} not online after 60 s`);
+}

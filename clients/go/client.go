@@ -1,3 +1,6 @@
+// Over 300 lines: the Client, its request path (retries, idempotency keys, errors) and its groups of
+// calls (messages, OTP, inbox, opt-outs, auth), as the TypeScript and Python libraries lay them out.
+
 package smsgw
 
 import (

@@ -1,3 +1,6 @@
+// Over 300 lines: verifying a webhook, one event or a batch: the signature, the timestamp window,
+// replays (SeenEvents) and the typed data of each event kind, which all the checks share.
+
 package smsgw
 
 import (

@@ -62,9 +62,11 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
-/** Holds the message service's default gRPC port, as a leftover process of a test run did. */
+/** Holds a default internal port, as a leftover process of a test run, or another program's outgoing connection, did. */
 async function hold(port: number): Promise<net.Server | undefined> {
-  const server = net.createServer();
+  // What connects (make dev's probe of a health port it raced for) is read and let go, so that the
+  // connection ends when its peer closes it and close() below does not wait on it.
+  const server = net.createServer((socket) => socket.resume());
   return new Promise((resolve) => {
     server.once('error', () => resolve(undefined)); // already taken by someone else: just as good
     server.listen(port, '127.0.0.1', () => resolve(server));
@@ -74,27 +76,42 @@ async function hold(port: number): Promise<net.Server | undefined> {
 describe('make dev on a machine where ports are taken', () => {
   const dirs: string[] = [];
   const runs: Run[] = [];
-  let held: net.Server | undefined;
+  const held: (net.Server | undefined)[] = [];
 
   afterAll(async () => {
     for (const run of runs) if (run.child.exitCode === null) run.child.kill('SIGINT');
     await Promise.all(runs.map((r) => r.exited));
-    await new Promise<void>((resolve) => (held ? held.close(() => resolve()) : resolve()));
+    await Promise.all(held.map((server) => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))));
     for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('when the message service default port is taken, then make dev comes up on a free one and says which; a second make dev and one whose gateway port is taken each print one line and exit 1 with nothing left running', async () => {
-    held = await hold(50052);
+  it('when the message service default port and the otp service default health port are taken, or a health port is taken after the check, then make dev comes up on free ones and says which; a second make dev and one whose gateway port is taken each print one line and exit 1 with nothing left running', async () => {
+    held.push(await hold(32052), await hold(32154));
     const env: Record<string, string> = {};
     for (const variable of PORT_VARIABLES) env[variable] = String(await freePort());
+    // The otp service on its defaults: its health port (its gRPC port + 100) is the one held.
+    delete env.OTP_GRPC_PORT;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'make-dev-'));
     dirs.push(dir);
 
     const first = makeDev(dir, env);
     runs.push(first);
+    // Once make dev has checked its ports (it says the held ones moved), another program takes the
+    // webhook service's health port before the service binds it, as an outgoing connection would.
+    await waitFor(first, 'port 32052 is taken', 30_000);
+    const raced = Number(env.WEBHOOK_GRPC_PORT) + 100;
+    held.push(await hold(raced));
     await waitFor(first, 'SMS gateway is running', 90_000);
     expect(first.output()).toMatch(
-      /port 50052 is taken: the message service \(gRPC\) listens on \d+ instead \(set MESSAGE_GRPC_PORT to choose\)\./,
+      /port 32052 is taken: the message service \(gRPC\) listens on \d+ instead \(set MESSAGE_GRPC_PORT to choose\)\./,
+    );
+    expect(first.output()).toMatch(
+      /port 32154 is taken: the otp service's health server \(plaintext gRPC\) listens on \d+ instead \(set OTP_GRPC_HEALTH_PORT to choose\)\./,
+    );
+    expect(first.output()).toMatch(
+      new RegExp(
+        `port ${raced} was taken while make dev started: the webhook service's health server \\(plaintext gRPC\\) listens on \\d+ instead \\(set WEBHOOK_GRPC_HEALTH_PORT to choose\\)\\.`,
+      ),
     );
     expect(first.output()).toContain(`https://127.0.0.1:${env.GATEWAY_PORT}`);
 

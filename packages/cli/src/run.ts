@@ -1,3 +1,5 @@
+// Over 300 lines: every command of `smsgw` (send, send-bulk, status, cancel, history, stats, otp,
+// ...) is one function here, sharing the option parsing, credentials and printing helpers above.
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { Writable as NodeWritable } from 'node:stream';

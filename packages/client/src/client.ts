@@ -1,3 +1,5 @@
+// Over 300 lines: the client object and its five groups of calls (messages, otp, inbox, opt-outs,
+// auth), each a thin method over one request path, as the Python and Go libraries lay them out.
 import fs from 'node:fs';
 import net from 'node:net';
 import {

@@ -1,3 +1,6 @@
+// Over 300 lines: both ends of a gRPC call, the server (handlers, error mapping, readiness,
+// callers) and the client (channels, deadlines, errors back to AppError, health checks), kept
+// together because each reads what the other writes (the status and its code metadata).
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, service as healthService } from 'grpc-health-check';
 import { AppError, fromServiceError, toServiceError } from './errors';

@@ -11,6 +11,13 @@ export function isStorableText(text: string): boolean {
   return !UNSTORABLE.test(text);
 }
 
+const EVERY_UNSTORABLE = new RegExp(UNSTORABLE.source, 'g');
+
+/** `text` with each unstorable character replaced by U+FFFD: for what must be kept rather than refused (a received SMS). */
+export function storableText(text: string): string {
+  return text.replace(EVERY_UNSTORABLE, '\ufffd');
+}
+
 /** Every key and every string of a JSON value, at any depth, is storable. */
 export function isStorableJson(value: unknown): boolean {
   if (typeof value === 'string') return isStorableText(value);

@@ -1,4 +1,4 @@
-import { isStorableJson, isStorableText } from '../src';
+import { isStorableJson, isStorableText, storableText } from '../src';
 
 describe('isStorableText', () => {
   it('when text holds U+0000 or a lone surrogate, then it is not storable', () => {
@@ -12,6 +12,14 @@ describe('isStorableText', () => {
     expect(isStorableText('')).toBe(true);
     expect(isStorableText('Bonjour, été ! \u00a0\t\n')).toBe(true);
     expect(isStorableText('👍 \ud83d\ude00')).toBe(true);
+  });
+});
+
+describe('storableText', () => {
+  it('when text holds U+0000 or lone surrogates, then each becomes U+FFFD and the rest, emoji included, is kept', () => {
+    expect(storableText('a\u0000b\ud800c\udc00')).toBe('a\ufffdb\ufffdc\ufffd');
+    expect(storableText('👍 été')).toBe('👍 été');
+    expect(isStorableText(storableText('\udc00\ud800\u0000'))).toBe(true);
   });
 });
 

@@ -7,7 +7,15 @@ describe('gRPC contracts', () => {
     );
     expect(Object.keys(messageProto().MessageService.service)).toEqual(expect.arrayContaining(['Send', 'GetMessage', 'ClaimNext']));
     expect(Object.keys(deviceHubProto().DeviceHubService.service)).toEqual(expect.arrayContaining(['CreateDevice', 'GetDevice']));
-    expect(Object.keys(otpProto().OtpService.service)).toEqual(['SendOtp', 'VerifyOtp']);
+    expect(Object.keys(otpProto().OtpService.service)).toEqual([
+      'SendOtp',
+      'VerifyOtp',
+      'GetOtpStats',
+      'GetGuardSettings',
+      'SetGuardSettings',
+      'ListHolds',
+      'ReleaseHold',
+    ]);
     expect(Object.keys(schedulerProto().SchedulerService.service)).toEqual(['CreateTimer', 'CancelTimer', 'ListJobs']);
     expect(Object.keys(webhookProto().WebhookService.service)).toEqual(expect.arrayContaining(['CreateEndpoint', 'SendTestEvent']));
   });

@@ -1,11 +1,22 @@
 #!/usr/bin/env node
+// Over 300 lines: `make dev` from its lock to its banner; the printed guide (the addresses, the demo
+// credentials and the curl lines, about 70 lines) is a fifth of it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Admin } from '@smsgw/admin';
 import { createClient } from '@smsgw/platform';
 import { deviceHubProto, type devicehub } from '@smsgw/proto';
-import { describePort, DevPortError, resolveDevPorts, takeDevLock, type DevPortKey } from './dev-ports';
-import { REPO_ROOT, ServiceProcess, simulatedPhoneArgs, startMailCatcher, startStack, type ServiceName } from './index';
+import { clashedInternalPort, describePort, DevPortError, resolveDevPorts, takeDevLock, type DevPortKey } from './dev-ports';
+import {
+  freePort,
+  REPO_ROOT,
+  ServiceProcess,
+  simulatedPhoneArgs,
+  startMailCatcher,
+  startStack,
+  type ServiceName,
+  type Stack,
+} from './index';
 import { printTrace, startTraceReceiver } from './trace-receiver';
 
 // SMSGW_STACK_DIR moves everything make dev keeps (a test runs a second make dev beside a developer's).
@@ -85,11 +96,12 @@ async function dev(): Promise<void> {
   const { ports, moved } = await resolveDevPorts(process.env);
   devPorts = ports;
   for (const line of moved) say(line);
-  const metricsPorts = Object.fromEntries(
-    Object.entries(ports)
-      .filter(([key]) => key.startsWith('metrics:'))
-      .map(([key, p]) => [key.slice('metrics:'.length), p]),
-  ) as Partial<Record<ServiceName, number>>;
+  const metricsPorts = () =>
+    Object.fromEntries(
+      Object.entries(ports)
+        .filter(([key]) => key.startsWith('metrics:'))
+        .map(([key, p]) => [key.slice('metrics:'.length), p]),
+    ) as Partial<Record<ServiceName, number>>;
   // Alert e-mails (dropped webhook deliveries) land here instead of a real mailbox.
   const mail = await startMailCatcher({
     port: ports.smtp,
@@ -103,7 +115,7 @@ async function dev(): Promise<void> {
   const tracingEnv: Record<string, string> = traces
     ? { OTEL_EXPORTER_OTLP_ENDPOINT: traces.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '500' }
     : {};
-  const stack = await startStack({
+  const stackOptions = () => ({
     dataDir: DATA_DIR,
     // SMSGW_DEV_ISOLATED=1: a database and prefixes of its own, removed at the end (the tests of make dev itself).
     isolated: process.env.SMSGW_DEV_ISOLATED === '1',
@@ -118,11 +130,37 @@ async function dev(): Promise<void> {
       webhook: ports.webhook,
       dashboard: ports.dashboard,
     },
-    metricsPorts,
+    healthPorts: {
+      account: ports['health:account'],
+      message: ports['health:message'],
+      deviceHub: ports['health:deviceHub'],
+      otp: ports['health:otp'],
+      scheduler: ports['health:scheduler'],
+      webhook: ports['health:webhook'],
+    },
+    metricsPorts: metricsPorts(),
     env: { SMTP_URL: process.env.SMTP_URL ?? mail.url, ...tracingEnv },
     log: say,
   });
-  started.push({ name: 'stack', stop: () => stack.stop() });
+  // An internal port taken between the check and a service's bind: the stack has stopped what it
+  // started; the port moves to a free one and the stack starts again (twice at most).
+  let stack: Stack | undefined;
+  for (let attempt = 1; !stack; attempt++) {
+    try {
+      stack = await startStack(stackOptions());
+    } catch (err) {
+      const clashed = attempt < 3 ? clashedInternalPort(err instanceof Error ? err.message : String(err), ports, process.env) : undefined;
+      if (!clashed) throw err;
+      const replacement = await freePort();
+      moved.push(
+        `port ${ports[clashed.key]} was taken while make dev started: ${clashed.listener} listens on ${replacement} instead (set ${clashed.variable} to choose).`,
+      );
+      say(moved[moved.length - 1]!);
+      ports[clashed.key] = replacement;
+    }
+  }
+  const running = stack;
+  started.push({ name: 'stack', stop: () => running.stop() });
   fs.writeFileSync(
     DEV_FILE,
     JSON.stringify(
@@ -254,6 +292,11 @@ Webhooks: subscribe an endpoint (the secret is printed once), then run the examp
 
 npm run -s admin -- create-webhook --client ${demo.client_id} --url https://127.0.0.1:9443/webhooks --events sms.sent,sms.delivered,sms.failed
 node examples/webhook-receiver.mjs --port 9443 --secret <secret> --cert ${path.relative(process.cwd(), stack.certs.certFile)} --key ${path.relative(process.cwd(), stack.certs.keyFile)}
+
+An AI agent over MCP (docs/api/mcp.md): this is the command for its MCP client's configuration (stdio),
+or point it at ${stack.gatewayUrl}/v1/mcp with the X-API-Key and X-Client-ID headers:
+
+SMSGW_API_KEY=${demo.test_api_key} npm run -s mcp -- --client-id ${demo.client_id}
 
 Press Ctrl-C to stop everything.
 `);

@@ -1,3 +1,5 @@
+// Over 300 lines: startStack starts the eight services in their order on one shared environment
+// (ports, users, addresses, certificates), which each service's process and each extra replica reads.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,6 +45,8 @@ export interface StackOptions {
   ports?: Partial<
     Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook' | 'dashboard', number>
   >;
+  /** Each gRPC service's plaintext health port; absent: its gRPC port + 100 for a fixed gRPC port, else a free one. */
+  healthPorts?: Partial<Record<'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook', number>>;
   /** Each service's `/metrics` port; absent: 9460 onwards for make dev, free ones for an isolated run. */
   metricsPorts?: Partial<Record<ServiceName, number>>;
   /** Postgres, Redis or NATS to use instead of the default ones (e.g. private servers of an outage test). */
@@ -179,9 +183,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     webhook: await port('webhook'),
     dashboard: await port('dashboard'),
   };
-  // The plaintext health ports: the gRPC port + 100 for fixed ports (make dev), free ones otherwise.
+  // The plaintext health ports: as given (make dev), else the gRPC port + 100 for fixed ports, free ones otherwise.
   const healthPort = async (key: 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook') =>
-    options.ports?.[key] ? ports[key] + 100 : await freePort();
+    options.healthPorts?.[key] || (options.ports?.[key] ? ports[key] + 100 : await freePort());
   const healthPorts = {
     account: await healthPort('account'),
     message: await healthPort('message'),
@@ -366,6 +370,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await Promise.all([services.gateway.start(), services.dashboard.start()]);
   } catch (err) {
     await stopAll();
+    // An isolated run that failed to start leaves nothing behind either (make dev starts again after a port clash).
+    if (options.isolated) await removeRunData(infra, database, natsPrefix, redisPrefix).catch(() => undefined);
     await removeRedisUsers();
     await infra.stop();
     await bus.stop();

@@ -1,3 +1,6 @@
+// Over 300 lines: Postgres, Redis and NATS are three records of one shape (probe, binaries, private
+// start-up), read side by side so that they stay alike, over the start, stop and log machinery
+// they share (PrivateInstance).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';

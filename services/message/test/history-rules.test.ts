@@ -1,6 +1,5 @@
-import { AppError } from '@smsgw/platform';
+import { AppError, historyRange, parseTimeBound, splitByDay, statsPeriod } from '@smsgw/platform';
 import { containsPattern, pageOf, totalPages } from '../src/domain/history';
-import { historyRange, parseTimeBound, splitByDay, statsPeriod } from '../src/domain/period';
 import { deliveryRate, summarize } from '../src/domain/stats';
 
 const iso = (d: Date | undefined) => d?.toISOString();

@@ -1,7 +1,6 @@
-import { AppError, connectNats, createLogger, newId, type Nats, type PublicEvent } from '@smsgw/platform';
+import { AppError, connectNats, createLogger, newId, openText, type Nats, type PublicEvent } from '@smsgw/platform';
 import { eventually, NATS_URL, sleep } from './support/database';
 import { startMessageService, TEST_SEAL_KEY, type RunningService } from './support/service';
-import { openText } from '../src/domain/otp-seal';
 import { storedEvents } from './support/events';
 
 const CLIENT = 'client_1700000000000000042';

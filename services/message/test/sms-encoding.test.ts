@@ -1,4 +1,4 @@
-import { measureSms } from '../src/domain/sms-encoding';
+import { measureSms } from '@smsgw/platform';
 
 const a = (n: number) => 'a'.repeat(n);
 

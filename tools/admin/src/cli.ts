@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// Over 300 lines: the operator's usage text (about 90 lines) and one case per command, each parsing
+// its options and calling one Admin method.
 import { parseArgs } from 'node:util';
 import { AppError, isServiceIdentity, type ServiceIdentity } from '@smsgw/platform';
 import { defaultSimOption, hoursOption, OptionError, simOption, simRuleOption, wholeOption } from './fleet';

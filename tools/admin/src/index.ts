@@ -1,3 +1,5 @@
+// Over 300 lines: the Admin class is one method per operator command (accounts, devices, fleets,
+// webhooks, the OTP guard), each a gRPC call and its JSON, on the four clients it holds.
 import fs from 'node:fs';
 import path from 'node:path';
 import { commonConfig, createClient, loadConfig, type GrpcTls } from '@smsgw/platform';

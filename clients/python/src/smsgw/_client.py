@@ -1,3 +1,5 @@
+# Over 300 lines: the client object and its groups of calls (messages, otp, inbox, opt_outs, auth),
+# each a thin method over one request path, as the TypeScript and Go libraries lay them out.
 """The client object and its groups of calls: messages, otp, inbox, opt_outs and auth."""
 from __future__ import annotations
 

@@ -1,3 +1,5 @@
+// Over 300 lines: every statement on the account tables (clients, API keys, users, e-mail tokens);
+// several use cases join them in one transaction, which one repository keeps in one place.
 import { inTransaction, type Pool } from '@smsgw/platform';
 import type { KeyMode, NewKeyRow } from '../domain/api-key';
 import { insertAuditEvent } from './audit.repository';

@@ -1,3 +1,5 @@
+// Over 300 lines: a campaign file from bytes to preview rows: the bounded streaming CSV reader and
+// the mapping and templates that turn its rows into messages share its limits and row shape.
 import { measureSms, type SmsEncoding } from '@smsgw/platform';
 import { normalizePhoneNumber } from './phone-number';
 

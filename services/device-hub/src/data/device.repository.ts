@@ -1,3 +1,5 @@
+// Over 300 lines: every statement on the devices table and its tokens (create, pair, find by token,
+// limits, SIMs, sweeps), on the one column list of device-row.ts.
 import { inTransaction, type Pool } from '@smsgw/platform';
 import type { DeviceLimits } from '../domain/limits';
 import type { SimInfo } from '../domain/sims';
@@ -271,6 +273,15 @@ export class DeviceRepository {
       JSON.stringify(sims),
     ]);
     return (result.rowCount ?? 0) > 0;
+  }
+
+  /** A page of every device's id, removed ones included, in id order after `afterId` (the failover sweep's full pass). */
+  async idsAfter(afterId: string, limit: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ device_id: string }>(
+      'SELECT device_id FROM devices WHERE device_id > $1 ORDER BY device_id LIMIT $2',
+      [afterId, limit],
+    );
+    return rows.map((r) => r.device_id);
   }
 
   /** These devices, removed ones included (the failover sweep releases a removed one's messages). */

@@ -39,7 +39,7 @@ export class FailoverDelays {
 
 export interface FailoverSweepDeps {
   messages: Pick<PromiseClient<message.MessageServiceClient>, 'strandedDevices' | 'releaseDevice'>;
-  repo: Pick<DeviceRepository, 'findForSweep'>;
+  repo: Pick<DeviceRepository, 'findForSweep' | 'idsAfter'>;
   presence: Pick<PresenceStore, 'liveness' | 'markRemoved' | 'offlineSince'>;
   delays: Pick<FailoverDelays, 'delayMs'>;
   clock: () => number;
@@ -52,6 +52,8 @@ export interface FailoverSweepDeps {
 const RECENTLY_GONE_MS = 3_600_000;
 /** Phones gone lately a sweep looks at, at most (the full pass takes the rest). */
 const RECENTLY_GONE_MAX = 5_000;
+/** Devices the full pass reads at a time. */
+const FULL_PASS_PAGE = 5_000;
 
 /**
  * The failover sweep (every replica runs it; ReleaseDevice is idempotent): of the devices holding
@@ -62,8 +64,10 @@ const RECENTLY_GONE_MAX = 5_000;
  *
  * Each pass looks at the phones that went offline (or were removed) in the last hour, which
  * presence keeps in a set: a handful, whatever the fleet. Every `fullSweepMs` a pass looks at
- * every device holding such messages instead (one probe each in the queue index): the phones
- * whose hub died (their presence expired, nobody marked them offline) and any other the set misses.
+ * every device that is not online instead (its presence in Redis, a page of devices at a time):
+ * the phones whose hub died (their presence expired, nobody marked them offline) and any other the
+ * set misses. The phones online are never probed in the queue, where their outboxes would cost a
+ * step per message.
  */
 export class FailoverSweep {
   private lastFull = Number.NEGATIVE_INFINITY;
@@ -74,15 +78,37 @@ export class FailoverSweep {
   async run(): Promise<string[]> {
     const { deps } = this;
     const now = deps.clock();
-    let deviceIds: string[] = [];
     if (now - this.lastFull >= deps.fullSweepMs) {
       this.lastFull = now;
-    } else {
-      deviceIds = await deps.presence.offlineSince(now - RECENTLY_GONE_MS, RECENTLY_GONE_MAX);
-      if (deviceIds.length === 0) return [];
+      return this.fullPass();
     }
-    return releaseStranded(deps, (await deps.messages.strandedDevices({ deviceIds })).devices);
+    const deviceIds = await deps.presence.offlineSince(now - RECENTLY_GONE_MS, RECENTLY_GONE_MAX);
+    return releaseIfStranded(deps, deviceIds);
   }
+
+  private async fullPass(): Promise<string[]> {
+    const { deps } = this;
+    const out: string[] = [];
+    for (let after = ''; ;) {
+      const page = await deps.repo.idsAfter(after, FULL_PASS_PAGE);
+      const last = page.at(-1);
+      if (last === undefined) return out;
+      after = last;
+      const liveness = await deps.presence.liveness(page);
+      const absent = page.filter((id) => {
+        const live = liveness.get(id);
+        return !live?.online || live.removed;
+      });
+      out.push(...(await releaseIfStranded(deps, absent)));
+    }
+  }
+}
+
+/** Of these devices, releases those holding stranded messages that are removed or offline past their client's delay. */
+async function releaseIfStranded(deps: FailoverSweepDeps, deviceIds: string[]): Promise<string[]> {
+  // An empty list would ask the message service for every device.
+  if (deviceIds.length === 0) return [];
+  return releaseStranded(deps, (await deps.messages.strandedDevices({ deviceIds })).devices);
 }
 
 /** Releases, of the devices holding stranded messages, those removed or offline past their client's delay. */

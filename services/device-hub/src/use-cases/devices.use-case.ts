@@ -1,3 +1,6 @@
+// Over 300 lines: a device's credentials from creation to revocation (pairing codes, passwords,
+// tokens) share the repository, the presence store and the secret hashing; one class keeps the
+// secrets' rules side by side.
 import { AppError, Batches, hashSecret, issueSecret, newId, secretLookup, secretMatches } from '@smsgw/platform';
 import type { DeviceRepository, FoundToken } from '../data/device.repository';
 import type { DeviceRow } from '../data/device-row';

@@ -22,6 +22,7 @@ import type { ListenDeps } from '../use-cases/listen.use-case';
 import { authRoutes } from './routes/auth.routes';
 import { eventsRoutes } from './routes/events.routes';
 import { inboxRoutes } from './routes/inbox.routes';
+import { mcpRoutes } from './routes/mcp.routes';
 import { optOutRoutes } from './routes/opt-outs.routes';
 import { otpRoutes } from './routes/otp.routes';
 import { smsRoutes } from './routes/sms.routes';
@@ -72,6 +73,7 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
     optOutRoutes(options.upstreams, auth, guard),
     authRoutes(options.upstreams, auth, guard),
     eventsRoutes(options.listen, auth, guard, keys),
+    mcpRoutes(options.upstreams, auth, guard, { allowPrivate: options.allowPrivateWebhooks }, options.log),
   ];
   const health = new Router<GatewayState>();
   // Liveness: the process answers; nothing else is checked.

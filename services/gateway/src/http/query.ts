@@ -5,8 +5,11 @@ import type { InboxQuery } from '../use-cases/inbox.use-case';
 import type { OptOutsQuery } from '../use-cases/opt-outs.use-case';
 import type { GatewayContext } from './context';
 
+/** What the query readers use of a request: its query string (MCP's tools give theirs as one too). */
+export type QuerySource = Pick<GatewayContext, 'query'>;
+
 /** A query parameter; text Postgres cannot take (U+0000, a lone surrogate) is refused for every filter. */
-function queryString(ctx: GatewayContext, name: string): string | undefined {
+function queryString(ctx: QuerySource, name: string): string | undefined {
   const value = ctx.query[name];
   if (typeof value !== 'string' || value === '') return undefined;
   if (!isStorableText(value)) throw new AppError('INVALID_CHARACTER', { details: [{ field: name, code: 'INVALID_CHARACTER' }] });
@@ -17,7 +20,7 @@ function queryString(ctx: GatewayContext, name: string): string | undefined {
 const MESSAGE_ID = /^msg_[0-9A-Z]{26}$/;
 
 /** The `message_id` path parameter; an id that cannot exist is not looked up. */
-export function messageIdParam(ctx: GatewayContext): string {
+export function messageIdParam(ctx: Pick<GatewayContext, 'params'>): string {
   const id = ctx.params.message_id ?? '';
   if (!MESSAGE_ID.test(id)) throw new AppError('MESSAGE_NOT_FOUND');
   return id;
@@ -34,7 +37,7 @@ export function receivedIdParam(ctx: GatewayContext): string {
 }
 
 /** A positive integer query parameter, or INVALID_PAGINATION. */
-function pageNumber(ctx: GatewayContext, name: string, fallback: number): number {
+function pageNumber(ctx: QuerySource, name: string, fallback: number): number {
   const text = queryString(ctx, name);
   if (text === undefined) return fallback;
   if (!/^[0-9]{1,9}$/.test(text)) {
@@ -46,7 +49,7 @@ function pageNumber(ctx: GatewayContext, name: string, fallback: number): number
 const HISTORY_STATUSES = ['queued', 'sent', 'delivered', 'failed', 'cancelled'];
 
 /** GET /v1/sms/history's query, checked in this order: page, limit, status, to, then the other filters. */
-export function historyQuery(ctx: GatewayContext): HistoryQuery {
+export function historyQuery(ctx: QuerySource): HistoryQuery {
   const page = pageNumber(ctx, 'page', 1);
   const limit = pageNumber(ctx, 'limit', 50);
   const status = queryString(ctx, 'status');
@@ -69,7 +72,7 @@ export function historyQuery(ctx: GatewayContext): HistoryQuery {
 }
 
 /** The `search` filter: 200 characters at most, cut between code points (a cut pair would be a lone surrogate). */
-const searchOf = (ctx: GatewayContext) =>
+const searchOf = (ctx: QuerySource) =>
   Array.from(queryString(ctx, 'search') ?? '')
     .slice(0, 200)
     .join('');
@@ -79,7 +82,7 @@ const searchOf = (ctx: GatewayContext) =>
  * with a `+` is a phone number, checked and normalized as the history's `to`; any other (a short
  * code, an alphanumeric sender name) is matched as given. Dates are checked by the message service.
  */
-export function inboxQuery(ctx: GatewayContext): InboxQuery {
+export function inboxQuery(ctx: QuerySource): InboxQuery {
   const page = pageNumber(ctx, 'page', 1);
   const limit = pageNumber(ctx, 'limit', 50);
   const fromFilter = queryString(ctx, 'from')?.trim() ?? '';

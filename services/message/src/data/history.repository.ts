@@ -1,6 +1,5 @@
-import { inTransaction, type Pool } from '@smsgw/platform';
+import { inTransaction, splitByDay, type CreatedRange, type Pool, type StatsPeriod } from '@smsgw/platform';
 import { SEARCH_MAX_RESULTS, type HistoryFilter, type Page } from '../domain/history';
-import { splitByDay, type CreatedRange, type StatsPeriod } from '../domain/period';
 import type { DayCounts } from '../domain/stats';
 import type { MessageRow, Mode } from './message-row';
 import { foldReceived } from './received.repository';

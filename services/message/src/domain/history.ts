@@ -1,6 +1,5 @@
-import { AppError } from '@smsgw/platform';
+import { AppError, historyRange, type CreatedRange } from '@smsgw/platform';
 import { MESSAGE_STATUSES, type MessageStatus } from './message-status';
-import { historyRange, type CreatedRange } from './period';
 
 export const MAX_PAGE_SIZE = 100;
 

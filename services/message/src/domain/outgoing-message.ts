@@ -1,6 +1,5 @@
-import { AppError, isStorableJson, isStorableText, newId } from '@smsgw/platform';
+import { AppError, isStorableJson, isStorableText, measureSms, newId } from '@smsgw/platform';
 import type { Idempotency, MessageRow, Mode, NewMessage } from '../data/message-row';
-import { measureSms } from './sms-encoding';
 
 /** A send's own fields, as the gateway gives them. */
 export interface SendFields {

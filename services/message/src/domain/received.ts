@@ -1,7 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { AppError, decodeJsonPayload, type AgentReceived, type PublicEvent } from '@smsgw/platform';
+import { AppError, decodeJsonPayload, historyRange, storableText, type AgentReceived, type PublicEvent } from '@smsgw/platform';
 import { containsPattern, SEARCH_MIN_LENGTH } from './history';
-import { historyRange } from './period';
 
 /** The id prefix of received records: `rcv_` then a ULID, as message ids (`msg_`). */
 export const RECEIVED_PREFIX = 'rcv_';
@@ -34,11 +33,6 @@ export function receivedFilter(req: { from: string; deviceId: string; fromDate: 
   };
 }
 
-// U+0000 and lone surrogates cannot be stored in a Postgres text.
-// eslint-disable-next-line no-control-regex -- U+0000 is what this replaces
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-const storable = (text: string) => text.replace(UNSTORABLE, '\ufffd');
-
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 /**
@@ -55,14 +49,14 @@ export function parseAgentReceived(bytes: Uint8Array): AgentReceived | undefined
   if (r.sim !== undefined && r.sim !== null && !(Number.isInteger(r.sim) && r.sim >= 1 && r.sim <= 32_767)) return undefined;
   if (typeof r.received_at !== 'string' || Number.isNaN(Date.parse(r.received_at))) return undefined;
   return {
-    received_id: storable(r.received_id),
-    device_id: storable(r.device_id),
-    client_id: storable(r.client_id),
+    received_id: storableText(r.received_id),
+    device_id: storableText(r.device_id),
+    client_id: storableText(r.client_id),
     mode: r.mode,
-    from: storable(r.from),
-    text: storable(r.text),
+    from: storableText(r.from),
+    text: storableText(r.text),
     ...(typeof r.sim === 'number' ? { sim: r.sim } : {}),
-    ...(typeof r.sim_number === 'string' && r.sim_number.length <= 64 ? { sim_number: storable(r.sim_number) } : {}),
+    ...(typeof r.sim_number === 'string' && r.sim_number.length <= 64 ? { sim_number: storableText(r.sim_number) } : {}),
     received_at: r.received_at,
   };
 }

@@ -1,6 +1,5 @@
-import { AppError, counter, endSpan, startSpanInTrace, untraced } from '@smsgw/platform';
+import { AppError, counter, endSpan, openText, startSpanInTrace, untraced } from '@smsgw/platform';
 import type { ClaimedFields, MessageRow, Mode } from '../data/message-row';
-import { openText } from '../domain/otp-seal';
 import { reportedSim, slotsWithRoom } from '../domain/sim';
 import type { MessageService } from './message-service';
 

@@ -1,7 +1,6 @@
-import { AppError } from '@smsgw/platform';
+import { AppError, statsPeriod } from '@smsgw/platform';
 import type { MessageRow, Mode } from '../data/message-row';
 import { historyFilter, pageOf, totalPages } from '../domain/history';
-import { statsPeriod } from '../domain/period';
 import { summarize, type StatsSummary } from '../domain/stats';
 import type { MessageService } from './message-service';
 

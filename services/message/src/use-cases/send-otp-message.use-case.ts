@@ -1,9 +1,7 @@
-import { AppError, currentTraceparent, newId } from '@smsgw/platform';
+import { AppError, currentTraceparent, measureSms, newId, sealText } from '@smsgw/platform';
 import type { MessageRow, Mode, NewMessage } from '../data/message-row';
 import { parseMetadata } from '../domain/outgoing-message';
-import { sealText } from '../domain/otp-seal';
 import { requestedSim } from '../domain/sim';
-import { measureSms } from '../domain/sms-encoding';
 import { averagePacingMs, type MessageService } from './message-service';
 import { publishFailed } from './opt-outs.use-case';
 

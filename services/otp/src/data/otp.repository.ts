@@ -1,4 +1,5 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
+import { MAX_ATTEMPTS } from '../domain/otp-verify';
 
 export type Mode = 'live' | 'test';
 
@@ -151,8 +152,8 @@ export class OtpRepository {
       const updated = await client.query<OtpRow>(
         decision === 'verify'
           ? 'UPDATE otps SET verified_at = now() WHERE otp_id = $1 AND verified_at IS NULL RETURNING *'
-          : 'UPDATE otps SET attempts = attempts + 1 WHERE otp_id = $1 AND attempts < 3 RETURNING *',
-        [otpId],
+          : 'UPDATE otps SET attempts = attempts + 1 WHERE otp_id = $1 AND attempts < $2 RETURNING *',
+        decision === 'verify' ? [otpId] : [otpId, MAX_ATTEMPTS],
       );
       // The row is locked, so the guards above always hold; they are the database's own check.
       if (!updated.rows[0]) throw new Error(`OTP ${otpId} changed under its lock`);

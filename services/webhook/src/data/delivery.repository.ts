@@ -1,3 +1,5 @@
+// Over 300 lines: the SQL of a delivery's whole life (events in, deliveries added, attempts claimed
+// and leased, outcomes, postponed retries) on the same tables and one row shape (JOB_COLUMNS, toJob).
 import { inTransaction, type Pool } from '@smsgw/platform';
 import type { Mode } from './endpoint.repository';
 
