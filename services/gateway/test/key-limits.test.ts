@@ -1,5 +1,18 @@
-import { KEY_SCOPES, keyUsageKey, msToNextUtcDay, presenceKey, TrustedProxies, utcDay, type KeyScope } from '@smsgw/platform';
+import {
+  ALL_DESTINATIONS,
+  createLogger,
+  KEY_SCOPES,
+  keyUsageKey,
+  msToNextUtcDay,
+  presenceKey,
+  TrustedProxies,
+  utcDay,
+  type KeyScope,
+} from '@smsgw/platform';
+import { ToolFailure } from '@smsgw/mcp';
+import { mcpOperations } from '../src/http/mcp-operations';
 import { openApiDocument } from '../src/openapi';
+import type { Upstreams } from '../src/use-cases/upstreams';
 import { apiKey, FleetGateway } from './support/fleet-gateway';
 
 const A = 'device_A';
@@ -176,5 +189,33 @@ describe('keys with limits', () => {
       // A key without ranges works whatever the proxy says.
       expect((await history(apiKey())).status).toBe(200);
     });
+  });
+
+  it('when an MCP tool stands for an operation the key has no scope for, then it fails SCOPE_NOT_ALLOWED before anything is asked', async () => {
+    const auth = {
+      clientId: 'client_1',
+      mode: 'live' as const,
+      defaultTtlSeconds: 0,
+      destinations: ALL_DESTINATIONS,
+      keyId: 'key_1',
+      dailyQuota: 0,
+      scopes: new Set<KeyScope>(['send']),
+    };
+    // No upstream at all: a refused tool never reaches one.
+    const tools = mcpOperations(
+      {} as Upstreams,
+      { auth, deviceId: undefined, requestId: 'req_1' },
+      { allowPrivate: false },
+      createLogger('t', 'silent'),
+    );
+
+    for (const refused of [() => tools.history({}), () => tools.inbox({}), () => tools.verifyOtp({ otp_id: 'otp_1', code: '1234' })]) {
+      const failure = await refused().then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(failure).toBeInstanceOf(ToolFailure);
+      expect((failure as ToolFailure).code).toBe('SCOPE_NOT_ALLOWED');
+    }
   });
 });

@@ -13,10 +13,14 @@ export function keyMayUse(auth: AuthContext, scopes: readonly KeyScope[]): boole
  */
 export function allow(...scopes: KeyScope[]): GatewayMiddleware {
   return (ctx, next) => {
-    if (!keyMayUse(ctx.state.auth!, scopes)) {
-      const message = `Autorisations qui ouvrent cette fonction : ${scopes.join(', ')}.`;
-      throw new AppError('SCOPE_NOT_ALLOWED', { details: [{ field: 'X-API-Key', code: 'SCOPE_NOT_ALLOWED', message, scopes }] });
-    }
+    requireScopes(ctx.state.auth!, scopes);
     return next();
   };
+}
+
+/** SCOPE_NOT_ALLOWED unless the key may use what any of `scopes` opens (routes, and the MCP tools that stand for them). */
+export function requireScopes(auth: AuthContext, scopes: readonly KeyScope[]): void {
+  if (keyMayUse(auth, scopes)) return;
+  const message = `Autorisations qui ouvrent cette fonction : ${scopes.join(', ')}.`;
+  throw new AppError('SCOPE_NOT_ALLOWED', { details: [{ field: 'X-API-Key', code: 'SCOPE_NOT_ALLOWED', message, scopes: [...scopes] }] });
 }
