@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { msToNextUtcDay } from '@smsgw/platform';
 import { request } from './support/http';
+import { callTool, httpClient } from './support/mcp';
 import { TestSystem, type DemoClient } from './support/system';
 
 /**
@@ -61,6 +62,22 @@ describe('keys with scopes, address ranges and a daily quota', () => {
     expect(status.status).toBe(200);
     // The client's unlimited key still reads the history.
     expect((await system.api('/v1/sms/history', client, {}, 'test')).status).toBe(200);
+  });
+
+  it("when a send-only key's agent asks the MCP tools for the history, then the tool fails SCOPE_NOT_ALLOWED; its send tool works and counts against the quota", async () => {
+    const key = await makeKey({ scopes: ['send'], dailyQuota: 1 });
+    const mcp = await httpClient(system.stack.gatewayUrl, system.stack.certs.caPem, { 'X-API-Key': key, 'X-Client-ID': client.client_id });
+    try {
+      const history = await callTool(mcp, 'search_history', {});
+      const sent = await callTool(mcp, 'send_sms', { to: '+33612345678', message: 'Bonjour' });
+      const over = await callTool(mcp, 'send_sms', { to: '+33612345678', message: 'Encore' });
+
+      expect(history).toMatchObject({ isError: true, body: { success: false, error: { code: 'SCOPE_NOT_ALLOWED' } } });
+      expect(sent).toMatchObject({ isError: false, body: { success: true } });
+      expect(over).toMatchObject({ isError: true, body: { success: false, error: { code: 'QUOTA_EXCEEDED' } } });
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('when a key limited to ranges that exclude 127.0.0.1 is used from it, then 403 IP_NOT_ALLOWED; a range that includes it works (made with the operator command)', async () => {
