@@ -117,6 +117,8 @@ const anchor = (method, route) =>
 function operation(doc, route, method, op) {
   const out = [`### ${method.toUpperCase()} ${route}`, ''];
   if (op.summary) out.push(`**${op.summary}.** ${op.description ?? ''}`.trim(), '');
+  const scopes = op['x-key-scopes'];
+  if (scopes) out.push(scopes.length ? `Key scopes: ${scopes.map((s) => `\`${s}\``).join(' or ')}.` : 'Key scopes: any key.', '');
   const params = (op.parameters ?? []).map((p) => deref(doc, p));
   if (params.length) {
     out.push('| parameter | in | type | required | notes |', '|---|---|---|---|---|');

@@ -22,7 +22,7 @@ const FORMS: { path: string; fields: string[]; anonymous?: true; wrongTokenOnly?
   { path: '/reset-password', fields: ['token', 'new'], anonymous: true },
   { path: '/verify-email', fields: ['token'], anonymous: true },
   { path: '/signout', fields: [], wrongTokenOnly: true },
-  { path: '/keys', fields: ['name', 'mode', 'password'] },
+  { path: '/keys', fields: ['name', 'mode', 'scopes', 'ip_ranges', 'daily_quota', 'password'] },
   { path: '/keys/:key/revoke', fields: ['password'] },
   { path: '/settings/secret', fields: ['password'] },
   { path: '/settings/secret/rotate', fields: ['password'] },

@@ -105,7 +105,7 @@ describe("the services' own NATS and Redis users in the chart", () => {
         expect(env(c, 'REDIS_PASSWORD')!.valueFrom!.secretKeyRef).toEqual({ name: 'smsgw-bus-users', key: `redis-${component}` });
         expect(args).toContain(`--user smsgw-${component} on >$(REDIS_SERVICE_PASSWORD_`);
       }
-      expect(args).toMatch(/--user smsgw-dashboard on \S+ resetkeys resetchannels ~smsgw:dashboard:\* -@all/);
+      expect(args).toMatch(/--user smsgw-dashboard on \S+ resetkeys resetchannels ~smsgw:dashboard:\* %R~smsgw:key-usage:\* -@all/);
       expect(args).toMatch(/--user smsgw-gateway on .*%R~smsgw:presence:\*/);
     });
 

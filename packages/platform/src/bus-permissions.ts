@@ -136,12 +136,13 @@ export function natsPermissions(service: NatsService, prefix: string): NatsPermi
 const REDIS_KEYS: Record<RedisService, { readWrite: string[]; readOnly: string[] }> = {
   // authfail: the failed-authentication counter; presence and device-removed: read to answer X-Device-ID.
   // listen: the open GET /v1/events/listen sessions of each client (at most 5 at once); idempotency-budget: the bytes
-  // of the answers kept for replays, per client and in all.
+  // of the answers kept for replays, per client and in all. key-usage: each key's SMS of each UTC day (its daily quota).
   gateway: {
-    readWrite: ['authfail:*', 'idempotency:*', 'idempotency-budget:*', 'ratelimit:*', 'listen:*'],
+    readWrite: ['authfail:*', 'idempotency:*', 'idempotency-budget:*', 'ratelimit:*', 'listen:*', 'key-usage:*'],
     readOnly: ['presence:*', 'device-removed:*'],
   },
-  dashboard: { readWrite: ['dashboard:*'], readOnly: [] },
+  // key-usage: read to show each key's use of the day against its quota.
+  dashboard: { readWrite: ['dashboard:*'], readOnly: ['key-usage:*'] },
   // hub-sent: each phone's SMS in its limits' windows (and each SIM's: hub-sent:<device>:sim<n>, the round robin's
   // last SIM: hub-sent:<device>:last-sim); presence-last: when a phone was last seen online; presence-client:
   // each client's online phones (the automatic choice draws from it); presence-offline: the phones gone lately (the

@@ -85,6 +85,16 @@ export const ERROR_CATALOG = {
     grpc: grpc.status.PERMISSION_DENIED,
     message: "Ce pays de destination n'est pas autorisé pour ce compte.",
   },
+  SCOPE_NOT_ALLOWED: {
+    http: 403,
+    grpc: grpc.status.PERMISSION_DENIED,
+    message: "Cette clé API n'a pas le droit d'utiliser cette fonction : ses autorisations (scopes) ne la couvrent pas.",
+  },
+  IP_NOT_ALLOWED: {
+    http: 403,
+    grpc: grpc.status.PERMISSION_DENIED,
+    message: "Cette clé API n'est pas autorisée depuis cette adresse IP.",
+  },
   INVALID_DEVICE_ID: { http: 404, grpc: grpc.status.NOT_FOUND, message: "Appareil inconnu ou n'appartenant pas à ce client." },
   MESSAGE_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: 'Message introuvable.' },
   RECEIVED_NOT_FOUND: { http: 404, grpc: grpc.status.NOT_FOUND, message: 'SMS reçu introuvable.' },
@@ -143,6 +153,11 @@ export const ERROR_CATALOG = {
     http: 429,
     grpc: grpc.status.RESOURCE_EXHAUSTED,
     message: 'Trop de requêtes : la limite est de 100 requêtes par minute.',
+  },
+  QUOTA_EXCEEDED: {
+    http: 429,
+    grpc: grpc.status.RESOURCE_EXHAUSTED,
+    message: 'Quota journalier de cette clé API atteint : de nouveaux envois seront possibles demain (minuit UTC).',
   },
   CAMPAIGN_UPLOADS_FULL: {
     http: 429,

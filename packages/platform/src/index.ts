@@ -37,3 +37,4 @@ export * from './sms-encoding';
 export * from './event-batches';
 export * from './periods';
 export * from './destinations';
+export * from './key-limits';

@@ -105,6 +105,9 @@ const handlers: AsyncHandlers<account.AccountServiceHandlers> = {
   async MarkAccountVerified() {
     throw new AppError('INTERNAL_ERROR');
   },
+  async ListAuditEvents() {
+    throw new AppError('INTERNAL_ERROR');
+  },
 };
 
 interface HealthClient extends grpc.Client {

@@ -3,7 +3,7 @@ import { accountProto, deviceHubProto, LOADER_OPTIONS, messageProto, otpProto, s
 describe('gRPC contracts', () => {
   it('when every contract is loaded with the shared options, then each service exposes its methods', () => {
     expect(Object.keys(accountProto().AccountService.service)).toEqual(
-      expect.arrayContaining(['CreateClient', 'VerifyApiKey', 'RevokeApiKey', 'GetSigningSecret']),
+      expect.arrayContaining(['CreateClient', 'VerifyApiKey', 'RevokeApiKey', 'GetSigningSecret', 'ListAuditEvents']),
     );
     expect(Object.keys(messageProto().MessageService.service)).toEqual(expect.arrayContaining(['Send', 'GetMessage', 'ClaimNext']));
     expect(Object.keys(deviceHubProto().DeviceHubService.service)).toEqual(expect.arrayContaining(['CreateDevice', 'GetDevice']));

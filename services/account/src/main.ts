@@ -5,6 +5,7 @@ import { stopTelemetry } from '@smsgw/platform/telemetry';
 import { accountProto } from '@smsgw/proto';
 import { loadAccountConfig, type AccountConfig } from './config';
 import { AccountRepository } from './data/account.repository';
+import { AuditRepository } from './data/audit.repository';
 import { accountHandlers, accountCallers } from './grpc/account.handlers';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
@@ -23,7 +24,7 @@ export async function start(config: AccountConfig = loadAccountConfig(), log: Lo
     callers: accountCallers,
     name: 'smsgw.account.v1.AccountService',
     definition: accountProto().AccountService.service,
-    handlers: accountHandlers(new AccountRepository(pool), config.emailLinks),
+    handlers: accountHandlers(new AccountRepository(pool), config.emailLinks, new AuditRepository(pool)),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });

@@ -123,8 +123,8 @@ describe('account service over gRPC', () => {
     const test = await accounts.verifyApiKey({ apiKey: created.testApiKey, clientId: created.clientId });
 
     const key = expect.stringMatching(/^key_/);
-    // Every country, no special number type: the destinations a new client starts with.
-    const everywhere = { smsCountries: [], otpCountries: [], otpNumberTypes: [] };
+    // Every country, no special number type, no limit on the key: what a new client starts with.
+    const everywhere = { smsCountries: [], otpCountries: [], otpNumberTypes: [], scopes: [], ipRanges: [], dailyQuota: 0 };
     expect(live).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_LIVE', keyId: key, defaultTtlSeconds: 0, ...everywhere });
     expect(test).toEqual({ clientId: created.clientId, mode: 'KEY_MODE_TEST', keyId: key, defaultTtlSeconds: 0, ...everywhere });
     expect(live.keyId).not.toBe(test.keyId);
@@ -216,10 +216,157 @@ describe('account service over gRPC', () => {
       smsCountries: [],
       otpCountries: [],
       otpNumberTypes: [],
+      scopes: [],
+      ipRanges: [],
+      dailyQuota: 0,
     });
     expect((await failure(accounts.createApiKey({ clientId: 'client_1', mode: 'KEY_MODE_LIVE', label: '' }))).code).toBe(
       'INVALID_CLIENT_ID',
     );
+  });
+
+  it('when a key is made with scopes, ranges and a quota, then its verification and the list carry them, ranges canonical, and its creator', async () => {
+    const { user } = await accounts.signUp({
+      email: `team-${randomBytes(3).toString('hex')}@example.com`,
+      password: 'correct horse battery',
+      name: 'Team',
+    });
+    const clientId = user!.clientId;
+
+    const made = await accounts.createApiKey({
+      clientId,
+      mode: 'KEY_MODE_TEST',
+      label: 'reporting',
+      scopes: ['read', 'send', 'read'],
+      ipRanges: ['10.1.2.3/8', '2001:DB8:0:0:1::/64', '192.0.2.7'],
+      dailyQuota: 500,
+      createdByUserId: user!.userId,
+    });
+
+    const verified = await accounts.verifyApiKey({ apiKey: made.apiKey, clientId });
+    expect({ scopes: verified.scopes, ipRanges: verified.ipRanges, dailyQuota: verified.dailyQuota }).toEqual({
+      scopes: ['send', 'read'],
+      ipRanges: ['10.0.0.0/8', '2001:db8::/64', '192.0.2.7/32'],
+      dailyQuota: 500,
+    });
+    const listed = (await accounts.listApiKeys({ clientId })).keys;
+    expect(listed.find((k) => k.keyId === made.keyId)).toMatchObject({
+      label: 'reporting',
+      scopes: ['send', 'read'],
+      ipRanges: ['10.0.0.0/8', '2001:db8::/64', '192.0.2.7/32'],
+      dailyQuota: 500,
+      createdBy: user!.email,
+    });
+    // The keys of the sign-up are the owner's too; an operator's client's keys have no creator.
+    expect(listed.filter((k) => k.keyId !== made.keyId).map((k) => [k.createdBy, k.scopes, k.dailyQuota])).toEqual([
+      [user!.email, [], 0],
+      [user!.email, [], 0],
+    ]);
+    const operators = await newClient();
+    expect((await accounts.listApiKeys({ clientId: operators.clientId })).keys.map((k) => k.createdBy)).toEqual(['', '']);
+  });
+
+  it('when a key is asked with an unknown scope, a malformed range and a negative quota, then nothing is made and each field is named', async () => {
+    const created = await newClient();
+
+    const refused = await failure(
+      accounts.createApiKey({
+        clientId: created.clientId,
+        mode: 'KEY_MODE_LIVE',
+        label: 'bad',
+        scopes: ['send', 'admin'],
+        ipRanges: ['10.0.0.0/33'],
+        dailyQuota: -1,
+      }),
+    );
+
+    expect(refused.code).toBe('VALIDATION_ERROR');
+    expect(refused.details?.map((d) => d.field)).toEqual(['scopes', 'ip_ranges', 'daily_quota']);
+    expect((await accounts.listApiKeys({ clientId: created.clientId })).keys).toHaveLength(2);
+    const other = await newClient();
+    const { user } = await accounts.signUp({
+      email: `x-${randomBytes(3).toString('hex')}@example.com`,
+      password: 'correct horse battery',
+      name: '',
+    });
+    // A creator who is not the client's own user is refused.
+    expect(
+      (await failure(accounts.createApiKey({ clientId: other.clientId, mode: 'KEY_MODE_TEST', label: 'x', createdByUserId: user!.userId })))
+        .code,
+    ).toBe('NOT_FOUND');
+  });
+
+  it('when keys are made and revoked, then the audit log holds each action with its actor, address and key, newest first, filtered, and its rows cannot be changed', async () => {
+    const { user } = await accounts.signUp({
+      email: `audit-${randomBytes(3).toString('hex')}@example.com`,
+      password: 'correct horse battery',
+      name: '',
+    });
+    const clientId = user!.clientId;
+    const made = await accounts.createApiKey({
+      clientId,
+      mode: 'KEY_MODE_TEST',
+      label: 'ci',
+      scopes: ['send'],
+      dailyQuota: 10,
+      createdByUserId: user!.userId,
+      actorAddress: '203.0.113.9',
+    });
+    await accounts.revokeApiKeyById({ clientId, keyId: made.keyId, userId: user!.userId, actorAddress: '203.0.113.10' });
+    await accounts.revokeApiKey({ apiKey: made.apiKey });
+
+    const { events } = await accounts.listAuditEvents({ clientId });
+
+    const signUpKeys = (await accounts.listApiKeys({ clientId })).keys.filter((k) => k.keyId !== made.keyId).map((k) => k.keyId);
+    expect(events.slice(0, 3).map((e) => [e.action, e.actor, e.address, e.target])).toEqual([
+      ['key.revoked', 'operator', '', made.keyId],
+      ['key.revoked', user!.email, '203.0.113.10', made.keyId],
+      ['key.created', user!.email, '203.0.113.9', made.keyId],
+    ]);
+    // The sign-up's two keys, made with the account (in one transaction: the same time).
+    expect(
+      events
+        .slice(3)
+        .map((e) => [e.action, e.actor, e.target])
+        .sort(),
+    ).toEqual(signUpKeys.map((k) => ['key.created', user!.email, k]).sort());
+    expect(JSON.parse(events[2]!.detailsJson)).toEqual({ label: 'ci', mode: 'test', scopes: ['send'], ip_ranges: [], daily_quota: 10 });
+    expect((await accounts.listAuditEvents({ clientId, action: 'key.created' })).events.map((e) => e.eventId)).toEqual(
+      events.filter((e) => e.action === 'key.created').map((e) => e.eventId),
+    );
+
+    expect(
+      (await accounts.listAuditEvents({ clientId, limit: 1, beforeEventId: events[0]!.eventId })).events.map((e) => e.eventId),
+    ).toEqual([events[1]!.eventId]);
+    expect((await accounts.listAuditEvents({ clientId, from: new Date(Date.now() + 60_000).toISOString() })).events).toEqual([]);
+    expect((await failure(accounts.listAuditEvents({ clientId, action: 'key.deleted' }))).code).toBe('VALIDATION_ERROR');
+    // Another client's log is its own.
+    const other = await accounts.listAuditEvents({ clientId: (await newClient()).clientId });
+    expect(other.events.map((e) => [e.action, e.actor])).toEqual([
+      ['key.created', 'operator'],
+      ['key.created', 'operator'],
+    ]);
+    // Append-only: neither the service nor anyone with its database user changes or deletes a recent row.
+    await expect(db.query("UPDATE audit_events SET actor = 'someone else' WHERE client_id = $1", [clientId])).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(db.query('DELETE FROM audit_events WHERE client_id = $1', [clientId])).rejects.toThrow(/append-only/);
+  });
+
+  it('when an audit record is over a year old, then it is neither listed nor kept once the client records again', async () => {
+    const created = await newClient();
+    await db.query(
+      "INSERT INTO audit_events (client_id, at, actor, action, target) VALUES ($1, now() - interval '13 months', 'operator', 'key.revoked', 'key_old')",
+      [created.clientId],
+    );
+    expect((await accounts.listAuditEvents({ clientId: created.clientId })).events.map((e) => e.target)).not.toContain('key_old');
+
+    await accounts.createApiKey({ clientId: created.clientId, mode: 'KEY_MODE_TEST', label: 'new' });
+
+    const { rows } = await db.query<{ target: string }>('SELECT target FROM audit_events WHERE client_id = $1', [created.clientId]);
+    expect(rows.map((r) => r.target)).not.toContain('key_old');
+    // The client's two first keys and the new one.
+    expect(rows).toHaveLength(3);
   });
 
   it('when keys are stored, then no plain key (nor its secret part) appears in any text column of the database', async () => {
@@ -371,6 +518,13 @@ describe('account service over gRPC', () => {
     expect((await accounts.getSigningSecret({ clientId })).secret).not.toBe(secretBefore);
     expect(await accounts.getClient({ clientId })).toMatchObject({ email, emailVerified: true, accountVerified: true });
     expect((await accounts.verifyEmail({ token: pendingVerification.token })).verified).toBe(false);
+    // The audit log holds each revocation, by the owner whose reset proved the address.
+    const revocations = (await accounts.listAuditEvents({ clientId, action: 'key.revoked' })).events;
+    expect(revocations.map((e) => [e.actor, JSON.parse(e.detailsJson)]).sort()).toEqual([
+      [email, { reason: 'first_proof' }],
+      [email, { reason: 'first_proof' }],
+      [email, { reason: 'first_proof' }],
+    ]);
     // Keys made after the proof stay; a later reset is no proof any more.
     const fresh = await accounts.createApiKey({ clientId, mode: 'KEY_MODE_LIVE', label: 'owner' });
     const again = await accounts.resetPassword({

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createPool, type Pool } from '@smsgw/platform';
+import { createPool, keyUsageKey, utcDay, type Pool } from '@smsgw/platform';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from '@smsgw/stack';
 import { DATABASE_URL, randomHex, type Sandbox } from '@smsgw/testing';
 import {
@@ -101,7 +101,18 @@ describe('the dashboard routes, with the real services behind them', () => {
 
     it('when a private page is asked for, then it redirects to sign-in with the page to come back to; its live events and its forms answer 401', async () => {
       const browser = new Browser(base);
-      for (const page of ['/', '/keys', '/settings', '/phones', '/webhooks', '/webhooks/whe_1', '/messages', '/messages/msg_1', '/stats']) {
+      for (const page of [
+        '/',
+        '/keys',
+        '/settings',
+        '/phones',
+        '/webhooks',
+        '/webhooks/whe_1',
+        '/messages',
+        '/messages/msg_1',
+        '/stats',
+        '/audit',
+      ]) {
         const res = await browser.get(page);
         expect([page, res.status, res.location]).toEqual([page, 302, `/signin?next=${encodeURIComponent(page)}`]);
       }
@@ -234,6 +245,77 @@ describe('the dashboard routes, with the real services behind them', () => {
       const revoked = await browser.post(`/keys/${before[0]}/revoke`);
       expect([revoked.status, revoked.location]).toEqual([302, '/keys']);
       expect(idsIn((await browser.get('/keys')).text, 'keys', 'revoke')).toHaveLength(2);
+    });
+
+    it('when a key is made with scopes, ranges and a quota, then the list shows them, its creator and its SMS of the day against the quota; limits refused make nothing', async () => {
+      const { browser, email } = await signedUp();
+      await browser.get('/keys');
+
+      const made = await browser.post('/keys', {
+        name: 'reporting',
+        mode: 'test',
+        scopes: ['send', 'read'],
+        ip_ranges: '10.1.2.3/8, 2001:DB8::/32',
+        daily_quota: '100',
+        password: PASSWORD,
+      });
+      const badRange = await browser.post('/keys', { name: 'x', mode: 'test', ip_ranges: 'nope', password: PASSWORD });
+      const badQuota = await browser.post('/keys', { name: 'y', mode: 'test', daily_quota: 'lots', password: PASSWORD });
+
+      expect(made.text).toMatch(/sgw_test_[A-Za-z0-9]{40}/);
+      const [id] = idsIn(made.text, 'keys', 'revoke');
+      const row = (text: string) => text.slice(text.indexOf('<td>reporting</td>'), text.indexOf(`/keys/${id}/revoke`));
+      expect(row(made.text)).toContain('send, read');
+      expect(row(made.text)).toContain('<code>10.0.0.0/8</code>');
+      expect(row(made.text)).toContain('<code>2001:db8::/32</code>');
+      expect(row(made.text)).toContain('0 / 100');
+      expect(row(made.text)).toContain(email);
+      expect(badRange.text).toContain('Plages d&#39;adresses invalides : nope');
+      expect(badRange.text).toContain('value="nope"');
+      expect(badQuota.text).toContain('The daily quota is a whole number of SMS (empty: no quota).');
+      expect(idsIn(badQuota.text, 'keys', 'revoke')).toHaveLength(3);
+
+      // The gateways' count of the day for this key: the page shows it against the quota.
+      await dashboard.redis.set(keyUsageKey(id!, utcDay(new Date())), '100');
+      const page = await browser.get('/keys');
+      expect(row(page.text)).toContain('100 / 100');
+      expect(row(page.text)).toContain('quota reached');
+      // The keys made at sign-up: every scope, any address, no quota, made by the owner.
+      expect(page.text).toContain('every scope');
+      expect(page.text).toContain('(no quota)');
+    });
+
+    it('when keys are made and revoked, then the audit log shows each with its user and address, newest first, filters it and exports it as CSV', async () => {
+      const { browser, email } = await signedUp();
+      await browser.get('/keys');
+      const made = await browser.post('/keys', { name: 'audited', mode: 'test', scopes: ['read'], password: PASSWORD });
+      const [id] = idsIn(made.text, 'keys', 'revoke');
+      await browser.post(`/keys/${id}/revoke`);
+
+      const log = await browser.get('/audit');
+      const createdOnly = await browser.get('/audit?action=key.created');
+      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      const later = await browser.get(`/audit?from=${tomorrow}`);
+      const csv = await browser.get('/audit.csv');
+
+      expect(log.status).toBe(200);
+      const rows = log.text.slice(log.text.indexOf('<tbody>'));
+      expect(rows.indexOf('key revoked')).toBeLessThan(rows.indexOf('key created'));
+      expect(rows).toContain(email);
+      expect(rows).toContain(`<code>${id}</code>`);
+      expect(rows).toContain('&quot;audited&quot; · test · scopes read');
+      expect(rows).toMatch(/<code>[0-9a-f.:]+<\/code>/);
+      expect(createdOnly.text.slice(createdOnly.text.indexOf('<tbody>'))).not.toContain('key revoked');
+      expect(later.text).toContain('Nothing recorded for these filters.');
+      expect(csv.status).toBe(200);
+      const lines = csv.text.trimEnd().split('\r\n');
+      expect(lines[0]).toBe('at,actor,address,action,target,details');
+      expect(lines.slice(1, 3).map((l) => l.split(',').slice(1, 5).join(','))).toEqual([
+        expect.stringMatching(new RegExp(`^${email.replace(/[.]/g, '\\.')},[0-9a-f.:]+,key.revoked,${id}$`)),
+        expect.stringMatching(new RegExp(`^${email.replace(/[.]/g, '\\.')},[0-9a-f.:]+,key.created,${id}$`)),
+      ]);
+      // Then the two keys made with the account at sign-up.
+      expect(lines.slice(3).map((l) => l.split(',')[3])).toEqual(['key.created', 'key.created']);
     });
 
     it('when the settings are used, then the secret needs the password, rotates, the alert address changes and the password changes with the current one only', async () => {

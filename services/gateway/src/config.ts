@@ -50,6 +50,11 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
       deviceCacheTtlMs: env.int('DEVICE_CACHE_TTL_MS', 60_000, { min: 0 }),
       grpcDeadlineMs: env.int('GRPC_DEADLINE_MS', 5000, { min: 100 }),
       /**
+       * Tests only: a file holding milliseconds added to the clock of the keys' daily quotas (the
+       * end-to-end tests move a key's day forward with it). Unset: the system clock.
+       */
+      clockOffsetFile: env.optional('CLOCK_OFFSET_FILE'),
+      /**
        * Single sends that arrive together go to the message service in one call,
        * stored in one statement: at most `maxBatch` a call, `maxInFlight` calls at once,
        * `maxWaiting` sends waiting for a call (more are refused with 503).

@@ -34,7 +34,7 @@ describe('the order of a listener’s stream', () => {
         keyCheckMs: 60_000,
         maxBufferedBytes: 1024 * 1024,
       },
-      { clientId: 'client_1', mode: 'live', defaultTtlSeconds: 0, destinations: ALL_DESTINATIONS },
+      { clientId: 'client_1', mode: 'live', defaultTtlSeconds: 0, destinations: ALL_DESTINATIONS, keyId: 'key_1', dailyQuota: 0 },
       ['sms.sent'],
       sink,
       async () => true,

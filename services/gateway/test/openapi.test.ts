@@ -470,12 +470,21 @@ describe('the gateway routes answering through real HTTP', () => {
         return { removed: true };
       },
     },
+    // Counted, never refused: the quota's rules have their own test (key-limits.test.ts).
+    keyUsage: { take: async () => ({ giveBack: async () => undefined }) },
   } as unknown as Upstreams;
 
   // Stand-ins for the Redis- and account-backed middleware: the same headers and errors, no I/O.
   const auth: GatewayMiddleware = async (ctx, next) => {
     if (!ctx.get('x-api-key') || !ctx.get('x-client-id')) throw new AppError('MISSING_AUTH_HEADERS');
-    ctx.state.auth = { clientId: CLIENT, mode: 'test', defaultTtlSeconds: 0, destinations: ALL_DESTINATIONS };
+    ctx.state.auth = {
+      clientId: CLIENT,
+      mode: 'test',
+      defaultTtlSeconds: 0,
+      destinations: ALL_DESTINATIONS,
+      keyId: 'key_1',
+      dailyQuota: 0,
+    };
     await next();
   };
   const guard: GatewayMiddleware = async (ctx, next) => {

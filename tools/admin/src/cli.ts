@@ -66,6 +66,10 @@ const USAGE = `Operator command line of the SMS gateway.
       makes the phone receive an SMS from F: a connected phone running the agent's simulator gets it
       as from the network (received_id empty: the phone makes its own); with --test the hub records
       it at once in test mode, for the test keys; prints {device_id, received_id}
+  npm run admin -- create-key --client C [--test] [--name N] [--scopes send,read] [--ip-ranges 203.0.113.0/24,2001:db8::/32] [--daily-quota Q]
+      another key of the client (live unless --test), limited to those scopes (send, otp, read, inbox,
+      opt-outs, listen; none: every one), source address ranges and SMS per UTC day (0: no quota);
+      prints {key_id, api_key}: the key is shown only here
   npm run admin -- revoke-key --key K
       prints {key_id, revoked_at}
   npm run admin -- create-webhook --client C --url U --events sms.sent,sms.failed [--test] [--batch] [--name D]
@@ -137,6 +141,9 @@ async function main(argv: string[]): Promise<number> {
       'sms-countries': { type: 'string' },
       'otp-countries': { type: 'string' },
       'otp-number-types': { type: 'string' },
+      scopes: { type: 'string' },
+      'ip-ranges': { type: 'string' },
+      'daily-quota': { type: 'string' },
       enabled: { type: 'string' },
       window: { type: 'string' },
       'prefix-min-requests': { type: 'string' },
@@ -268,7 +275,18 @@ async function main(argv: string[]): Promise<number> {
     else if (command === 'release-otp-hold') result = await admin.releaseOtpHold(need('client'), need('hold'));
     else if (command === 'receive-sms')
       result = await admin.receiveSms(need('client'), need('device'), { from: need('from'), text: need('text'), sim, test: values.test });
-    else if (command === 'revoke-key') result = await admin.revokeKey(need('key'));
+    else if (command === 'create-key') {
+      const list = (v: string | undefined) => (v ?? '').split(',').filter(Boolean);
+      const quota = values['daily-quota'] === undefined ? 0 : Number(values['daily-quota']);
+      if (!Number.isInteger(quota)) throw new UsageError('--daily-quota takes a whole number');
+      result = await admin.createKey(need('client'), {
+        test: values.test,
+        label: values.name,
+        scopes: list(values.scopes),
+        ipRanges: list(values['ip-ranges']),
+        dailyQuota: quota,
+      });
+    } else if (command === 'revoke-key') result = await admin.revokeKey(need('key'));
     else if (command === 'create-webhook')
       result = await admin.createWebhook(need('client'), need('url'), need('events').split(','), {
         test: values.test,

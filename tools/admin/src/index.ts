@@ -225,6 +225,26 @@ export class Admin {
     return fleetJson(updated);
   }
 
+  /**
+   * Another key of a client, limited or not: scopes (send, otp, read, inbox, opt-outs, listen;
+   * none: every one), source address ranges (CIDR; none: anywhere), a daily quota of SMS (0: none).
+   * The key is printed here only.
+   */
+  async createKey(
+    clientId: string,
+    options: { test?: boolean; label?: string; scopes?: string[]; ipRanges?: string[]; dailyQuota?: number } = {},
+  ) {
+    const made = await this.accounts.createApiKey({
+      clientId,
+      mode: options.test ? 'KEY_MODE_TEST' : 'KEY_MODE_LIVE',
+      label: options.label ?? '',
+      scopes: options.scopes ?? [],
+      ipRanges: options.ipRanges ?? [],
+      dailyQuota: options.dailyQuota ?? 0,
+    });
+    return { key_id: made.keyId, api_key: made.apiKey };
+  }
+
   async revokeKey(apiKey: string) {
     const r = await this.accounts.revokeApiKey({ apiKey });
     return { key_id: r.keyId, revoked_at: r.revokedAt };

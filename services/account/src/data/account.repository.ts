@@ -1,7 +1,8 @@
 // Over 300 lines: every statement on the account tables (clients, API keys, users, e-mail tokens);
 // several use cases join them in one transaction, which one repository keeps in one place.
 import { inTransaction, type Pool } from '@smsgw/platform';
-import type { KeyMode } from '../domain/api-key';
+import type { KeyMode, NewKeyRow } from '../domain/api-key';
+import { insertAuditEvent } from './audit.repository';
 
 export interface ClientRow {
   client_id: string;
@@ -36,16 +37,13 @@ export interface ApiKeyRow {
   sms_countries: string[];
   otp_countries: string[];
   otp_number_types: string[];
+  /** The key's limits (migration 008): empty scopes, every scope; empty ranges, any address; quota 0, none. */
+  scopes: string[];
+  ip_ranges: string[];
+  daily_quota: number;
 }
 
-export interface NewApiKey {
-  keyId: string;
-  clientId: string;
-  mode: KeyMode;
-  lookup: string;
-  hash: Buffer;
-  label: string;
-}
+export type NewApiKey = NewKeyRow;
 
 export interface UserRow {
   user_id: string;
@@ -63,6 +61,11 @@ export interface KeyListRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  scopes: string[];
+  ip_ranges: string[];
+  daily_quota: number;
+  /** The creator's e-mail; null for the operator tool's keys and keys made before creators were recorded. */
+  created_by_email: string | null;
 }
 
 export type EmailTokenPurpose = 'verify_email' | 'reset_password';
@@ -88,13 +91,25 @@ export class AccountRepository {
         [client.clientId, client.email, client.name, client.signingSecret, client.emailVerified],
       );
       for (const key of keys) await this.insertKey(db, key);
-      if (!user) return;
-      const inserted = await db.query(
-        'INSERT INTO users (user_id, email, password_hash, client_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
-        [user.userId, client.email, user.passwordHash, client.clientId],
-      );
-      // The e-mail has a user already: the transaction is undone, nothing of this sign-up stays.
-      if (!inserted.rowCount) throw new EmailTakenError();
+      if (user) {
+        const inserted = await db.query(
+          'INSERT INTO users (user_id, email, password_hash, client_id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+          [user.userId, client.email, user.passwordHash, client.clientId],
+        );
+        // The e-mail has a user already: the transaction is undone, nothing of this sign-up stays.
+        if (!inserted.rowCount) throw new EmailTakenError();
+      }
+      const actor = user ? { actorUserId: user.userId, actor: client.email } : { actor: 'operator' };
+      for (const key of keys) {
+        await insertAuditEvent(db, {
+          clientId: client.clientId,
+          ...actor,
+          address: '',
+          action: 'key.created',
+          target: key.keyId,
+          details: { label: key.label, mode: key.mode, scopes: key.scopes, ip_ranges: key.ipRanges, daily_quota: key.dailyQuota },
+        });
+      }
     });
   }
 
@@ -242,7 +257,13 @@ export class AccountRepository {
         [clientId, email, newSigningSecret],
       );
       if (!proven.rowCount) return { firstProof: false, revokedKeys: 0 };
-      const revoked = await db.query('UPDATE api_keys SET revoked_at = now() WHERE client_id = $1 AND revoked_at IS NULL', [clientId]);
+      // Each key revoked is in the audit log, with the user whose reset proved the address.
+      const revoked = await db.query(
+        `WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE client_id = $1 AND revoked_at IS NULL RETURNING key_id)
+         INSERT INTO audit_events (client_id, actor_user_id, actor, action, target, details)
+         SELECT $1, $2, $3, 'key.revoked', key_id, '{"reason": "first_proof"}' FROM revoked`,
+        [clientId, userId, email],
+      );
       await db.query('UPDATE email_tokens SET used_at = now() WHERE client_id = $1 AND used_at IS NULL', [clientId]);
       return { firstProof: true, revokedKeys: revoked.rowCount ?? 0 };
     });
@@ -250,7 +271,10 @@ export class AccountRepository {
 
   async listKeys(clientId: string): Promise<KeyListRow[]> {
     const { rows } = await this.pool.query<KeyListRow>(
-      'SELECT key_id, mode, label, lookup, created_at, last_used_at, revoked_at FROM api_keys WHERE client_id = $1 ORDER BY created_at DESC, key_id DESC',
+      `SELECT k.key_id, k.mode, k.label, k.lookup, k.created_at, k.last_used_at, k.revoked_at, k.scopes, k.ip_ranges, k.daily_quota,
+              u.email AS created_by_email
+       FROM api_keys k LEFT JOIN users u ON u.user_id = k.created_by
+       WHERE k.client_id = $1 ORDER BY k.created_at DESC, k.key_id DESC`,
       [clientId],
     );
     return rows;
@@ -283,14 +307,11 @@ export class AccountRepository {
   }
 
   private async insertKey(db: Pick<Pool, 'query'>, key: NewApiKey): Promise<void> {
-    await db.query('INSERT INTO api_keys (key_id, client_id, mode, lookup, key_hash, label) VALUES ($1, $2, $3, $4, $5, $6)', [
-      key.keyId,
-      key.clientId,
-      key.mode,
-      key.lookup,
-      key.hash,
-      key.label,
-    ]);
+    await db.query(
+      `INSERT INTO api_keys (key_id, client_id, mode, lookup, key_hash, label, scopes, ip_ranges, daily_quota, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [key.keyId, key.clientId, key.mode, key.lookup, key.hash, key.label, key.scopes, key.ipRanges, key.dailyQuota, key.createdBy ?? null],
+    );
   }
 
   async findClient(clientId: string): Promise<ClientRow | undefined> {
@@ -301,7 +322,8 @@ export class AccountRepository {
   /** The key with its client's default ttl and destinations, which the gateway keeps with the verified key. */
   async findKeyByLookup(lookup: string): Promise<ApiKeyRow | undefined> {
     const { rows } = await this.pool.query<ApiKeyRow>(
-      `SELECT k.key_id, k.client_id, k.mode, k.key_hash, k.expires_at, k.revoked_at, c.default_ttl_seconds,
+      `SELECT k.key_id, k.client_id, k.mode, k.key_hash, k.expires_at, k.revoked_at, k.scopes, k.ip_ranges, k.daily_quota,
+              c.default_ttl_seconds,
               c.account_verified_at IS NOT NULL AS account_verified,
               c.sms_countries, c.otp_countries, c.otp_number_types
        FROM api_keys k JOIN clients c ON c.client_id = k.client_id WHERE k.lookup = $1`,

@@ -29,12 +29,47 @@ export function checkEmail(email: string): void {
 /** A new key of a client: what the client is shown once (`plain`), and what is stored (its lookup and hash). */
 export interface IssuedKey {
   plain: string;
-  row: { keyId: string; clientId: string; mode: KeyMode; lookup: string; hash: Buffer; label: string };
+  row: NewKeyRow;
 }
 
-export function issueApiKey(clientId: string, mode: KeyMode, label: string): IssuedKey {
+/** What is stored of a new key. */
+export interface NewKeyRow {
+  keyId: string;
+  clientId: string;
+  mode: KeyMode;
+  lookup: string;
+  hash: Buffer;
+  label: string;
+  /** Empty: every scope, any address; 0: no quota. */
+  scopes: string[];
+  ipRanges: string[];
+  dailyQuota: number;
+  /** The dashboard user who made it; undefined: the operator tool. */
+  createdBy?: string;
+}
+
+export function issueApiKey(
+  clientId: string,
+  mode: KeyMode,
+  label: string,
+  extra: { scopes?: string[]; ipRanges?: string[]; dailyQuota?: number; createdBy?: string } = {},
+): IssuedKey {
   const secret = issueSecret(KEY_PREFIX[mode]);
-  return { plain: secret.plain, row: { keyId: newId('key'), clientId, mode, lookup: secret.lookup, hash: secret.hash, label } };
+  return {
+    plain: secret.plain,
+    row: {
+      keyId: newId('key'),
+      clientId,
+      mode,
+      lookup: secret.lookup,
+      hash: secret.hash,
+      label,
+      scopes: extra.scopes ?? [],
+      ipRanges: extra.ipRanges ?? [],
+      dailyQuota: extra.dailyQuota ?? 0,
+      createdBy: extra.createdBy,
+    },
+  };
 }
 
 /** A client's secret for signing its webhooks. */

@@ -2,6 +2,8 @@ import { keyModeToProto, modeFromProto, type Callers } from '@smsgw/platform';
 import type { AsyncHandlers } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { AccountRepository } from '../data/account.repository';
+import type { AuditRepository } from '../data/audit.repository';
+import { listAuditEvents } from '../use-cases/audit.use-case';
 import { createApiKey, listApiKeys, revokeApiKey, revokeApiKeyById, verifyApiKey } from '../use-cases/api-keys.use-case';
 import { createClient, getClient, markAccountVerified, rotateSigningSecret, signUp, updateClient } from '../use-cases/clients.use-case';
 import { changePassword, getUser, signIn } from '../use-cases/users.use-case';
@@ -12,7 +14,7 @@ import {
   verifyEmail,
   type EmailLinkSettings,
 } from '../use-cases/email-links.use-case';
-import { clientOut, keyOut, NO_USER, userOut } from './account.mapper';
+import { auditEventOut, clientOut, keyOut, NO_USER, userOut } from './account.mapper';
 
 /**
  * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
@@ -38,10 +40,16 @@ export const accountCallers: Callers<account.AccountServiceHandlers> = {
   IssuePasswordReset: ['dashboard'],
   ResetPassword: ['dashboard'],
   MarkAccountVerified: ['admin'],
+  ListAuditEvents: ['dashboard'],
 };
 
 /** The gRPC methods of `smsgw.account.v1.AccountService`: each reads its request, runs one use case, maps the answer. */
-export function accountHandlers(repo: AccountRepository, links: EmailLinkSettings): AsyncHandlers<account.AccountServiceHandlers> {
+export function accountHandlers(
+  repo: AccountRepository,
+  links: EmailLinkSettings,
+  audit: AuditRepository,
+): AsyncHandlers<account.AccountServiceHandlers> {
+  const repos = { repo, audit };
   return {
     async CreateClient(req) {
       return createClient(repo, req.email.trim(), req.name.trim());
@@ -52,7 +60,11 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
     },
 
     async CreateApiKey(req) {
-      return createApiKey(repo, req.clientId, modeFromProto(req.mode), req.label);
+      const limits = { scopes: req.scopes ?? [], ipRanges: req.ipRanges ?? [], dailyQuota: req.dailyQuota };
+      return createApiKey(repos, req.clientId, modeFromProto(req.mode), req.label, limits, {
+        userId: req.createdByUserId || undefined,
+        address: req.actorAddress,
+      });
     },
 
     async VerifyApiKey(req) {
@@ -65,11 +77,14 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
         smsCountries: key.sms_countries,
         otpCountries: key.otp_countries,
         otpNumberTypes: key.otp_number_types,
+        scopes: key.scopes,
+        ipRanges: key.ip_ranges,
+        dailyQuota: key.daily_quota,
       };
     },
 
     async RevokeApiKey(req) {
-      const { keyId, revokedAt } = await revokeApiKey(repo, req.apiKey);
+      const { keyId, revokedAt } = await revokeApiKey(repos, req.apiKey);
       return { keyId, revokedAt: revokedAt.toISOString() };
     },
 
@@ -112,7 +127,8 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
     },
 
     async RevokeApiKeyById(req) {
-      return { keyId: req.keyId, revokedAt: (await revokeApiKeyById(repo, req.clientId, req.keyId)).toISOString() };
+      const by = { userId: req.userId || undefined, address: req.actorAddress };
+      return { keyId: req.keyId, revokedAt: (await revokeApiKeyById(repos, req.clientId, req.keyId, by)).toISOString() };
     },
 
     async RotateSigningSecret(req) {
@@ -134,6 +150,17 @@ export function accountHandlers(repo: AccountRepository, links: EmailLinkSetting
     async ResetPassword(req) {
       const reset = await resetPassword(repo, req.token, req.newPassword);
       return reset ? { user: userOut(reset.user), firstProof: reset.firstProof, revokedKeys: reset.revokedKeys } : { user: NO_USER };
+    },
+
+    async ListAuditEvents(req) {
+      const events = await listAuditEvents(audit, req.clientId, {
+        action: req.action,
+        from: req.from,
+        to: req.to,
+        limit: req.limit,
+        beforeEventId: req.beforeEventId,
+      });
+      return { events: events.map(auditEventOut) };
     },
 
     async MarkAccountVerified(req) {

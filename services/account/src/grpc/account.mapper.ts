@@ -1,6 +1,7 @@
 import { keyModeToProto } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { ClientRow, KeyListRow, UserRow } from '../data/account.repository';
+import type { AuditRow } from '../data/audit.repository';
 import { KEY_PREFIX } from '../domain/api-key';
 
 export const userOut = (u: UserRow) => ({
@@ -39,5 +40,22 @@ export function keyOut(k: KeyListRow): account.ApiKey {
     createdAt: k.created_at.toISOString(),
     lastUsedAt: k.last_used_at?.toISOString() ?? '',
     revokedAt: k.revoked_at?.toISOString() ?? '',
+    scopes: k.scopes,
+    ipRanges: k.ip_ranges,
+    dailyQuota: k.daily_quota,
+    createdBy: k.created_by_email ?? '',
+  };
+}
+
+/** An audit event as the dashboard reads it. */
+export function auditEventOut(e: AuditRow): account.AuditEvent {
+  return {
+    eventId: e.event_id,
+    at: e.at.toISOString(),
+    actor: e.actor,
+    address: e.address,
+    action: e.action,
+    target: e.target,
+    detailsJson: JSON.stringify(e.details),
   };
 }

@@ -40,9 +40,9 @@ export async function signUp(
   checkEmail(email);
   checkPassword(password);
   const clientId = newClientId();
-  const live = issueApiKey(clientId, 'live', 'live');
-  const test = issueApiKey(clientId, 'test', 'test');
   const userId = newId('usr');
+  const live = issueApiKey(clientId, 'live', 'live', { createdBy: userId });
+  const test = issueApiKey(clientId, 'test', 'test', { createdBy: userId });
   const passwordHash = await hashPassword(password);
   try {
     await repo.createClient({ clientId, email, name, signingSecret: newSigningSecret(), emailVerified: false }, [live.row, test.row], {

@@ -7,6 +7,8 @@ import { AppError, ERROR_CATALOG, recordHttp, settleForwardedHeaders } from '@sm
 import { problemView } from '../views/error.view';
 import { cookieOptions, explain, page, SESSION_COOKIE, type AppDeps, type DashContext, type DashState } from './context';
 import { accountRoutes } from './routes/account.routes';
+import { auditRoutes } from './routes/audit.routes';
+import { keyRoutes } from './routes/keys.routes';
 import { campaignRoutes, UPLOAD_PATH } from './routes/campaign.routes';
 import { readUploadForm } from './upload-form';
 import { inboxRoutes } from './routes/inbox.routes';
@@ -195,12 +197,14 @@ export function createApp(deps: AppDeps): Koa<DashState> {
   });
   const router = new Router<DashState>();
   accountRoutes(router, deps, 'private');
+  keyRoutes(router, deps);
   phoneRoutes(router, deps);
   messageRoutes(router, deps);
   campaignRoutes(router, deps);
   inboxRoutes(router, deps);
   optOutRoutes(router, deps);
   otpRoutes(router, deps);
+  auditRoutes(router, deps);
   webhookRoutes(router, deps);
   app.use(router.routes());
   app.use(router.allowedMethods());

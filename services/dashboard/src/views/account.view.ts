@@ -1,6 +1,7 @@
-import { modeFromProto, type Destinations } from '@smsgw/platform';
+import { KEY_SCOPES, modeFromProto, type Destinations, type KeyScope } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { FleetSettings } from '../use-cases/fleet.use-case';
+import type { KeyView } from '../use-cases/keys.use-case';
 import { destinationsSection, type DestinationsTyped } from './destinations.view';
 import { fleetSection, type FleetTyped } from './fleet.view';
 import { html, type SafeHtml } from './html';
@@ -143,17 +144,52 @@ export function overviewView(o: OverviewData, csrfToken: string): SafeHtml {
 <p>Use your client id and an <a href="/keys">API key</a> in the <code>X-Client-ID</code> and <code>X-API-Key</code> headers. <a href="/phones">Add a phone</a> to send through it.</p>`;
 }
 
+/** The key form as typed, given back when it was refused. */
+export interface KeyTyped {
+  name: string;
+  scopes: string[];
+  ipRanges: string;
+  dailyQuota: string;
+}
+
+/** What each scope opens, as the owner reads it (docs/api/keys.md has the routes). */
+const SCOPE_LABELS: Record<KeyScope, string> = {
+  send: 'send: send and cancel SMS, follow their status',
+  otp: 'otp: send and verify one-time passwords',
+  read: 'read: history, status and statistics',
+  inbox: 'inbox: received SMS',
+  'opt-outs': 'opt-outs: the suppression list',
+  listen: 'listen: the live event stream',
+};
+
+/** A key's limits in a table cell: its scopes (or every scope) and its ranges (or any address). */
+function keyLimits(k: account.ApiKey__Output): SafeHtml {
+  const scopes = k.scopes.length ? k.scopes.join(', ') : 'every scope';
+  const ranges = k.ipRanges.length ? html`from ${k.ipRanges.map((r, i) => html`${i ? ', ' : ''}<code>${r}</code>`)}` : 'any address';
+  return html`${scopes}<br><small>${ranges}</small>`;
+}
+
+/** The key's SMS of the day against its quota. */
+function keyUse(k: KeyView): SafeHtml | string {
+  if (k.revokedAt) return '';
+  if (!k.dailyQuota) return html`${k.usedToday} <small>(no quota)</small>`;
+  const full = k.usedToday >= k.dailyQuota;
+  return full
+    ? html`<span class="status failed">${k.usedToday} / ${k.dailyQuota}</span> <small>quota reached</small>`
+    : html`${k.usedToday} / ${k.dailyQuota}`;
+}
+
 export interface KeysPage {
   csrf: string;
-  keys: account.ApiKey__Output[];
+  keys: KeyView[];
   /** The owner's address while the account is not verified (its live keys are refused). */
   unverifiedAccount?: string;
   welcome: boolean;
   /** A key just made: its value is shown this once. */
   fresh?: { key: string; mode: string; name: string };
   error?: string;
-  /** The name typed in a form given back. */
-  typedName?: string;
+  /** The form as typed, given back. */
+  typed?: KeyTyped;
 }
 
 /** The password field of a sensitive action's form (its re-authentication). */
@@ -161,7 +197,8 @@ export const confirmField = (id: string, label: string) =>
   html`<label for="${id}">${label}</label><input id="${id}" name="password" type="password" autocomplete="current-password" required>`;
 
 export function keysView(p: KeysPage): SafeHtml {
-  const { csrf, keys, fresh, error, typedName = '' } = p;
+  const { csrf, keys, fresh, error } = p;
+  const typed = p.typed ?? { name: '', scopes: [], ipRanges: '', dailyQuota: '' };
   const welcome = p.welcome
     ? notice(
         'ok',
@@ -170,19 +207,27 @@ export function keysView(p: KeysPage): SafeHtml {
     : '';
   return html`${welcome}${p.unverifiedAccount ? accountNotice(csrf, p.unverifiedAccount) : ''}${notice('error', error)}
 ${fresh ? html`<div class="card reveal" role="status"><p><strong>Your new ${fresh.mode} key "${fresh.name}".</strong> Copy it now: it is shown only once.</p>${copyable('API key', fresh.key, 'new-key')}</div>` : ''}
-<form method="post" action="/keys" class="card inline">
+<form method="post" action="/keys" class="card">
   ${csrfField({ csrf })}
-  <label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100" placeholder="Production server" value="${typedName}">
+  <label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100" placeholder="Production server" value="${typed.name}">
   <label for="key-mode">Mode</label><select id="key-mode" name="mode"><option value="live">live</option><option value="test">test</option></select>
+  <fieldset><legend>Scopes: what the key may do (none ticked: everything)</legend>${KEY_SCOPES.map(
+    (scope) =>
+      html`<label class="check"><input type="checkbox" name="scopes" value="${scope}" ${typed.scopes.includes(scope) ? 'checked' : ''}> ${SCOPE_LABELS[scope]}</label>`,
+  )}</fieldset>
+  <label for="key-ranges">Source addresses (optional): IPv4 or IPv6 ranges, such as 203.0.113.0/24 or 2001:db8::/32, separated by commas or spaces; empty: any address</label>
+  <input id="key-ranges" name="ip_ranges" maxlength="2000" placeholder="203.0.113.0/24" value="${typed.ipRanges}">
+  <label for="key-quota">Daily quota (optional): SMS the key may send per day (UTC); empty: no quota</label>
+  <input id="key-quota" name="daily_quota" inputmode="numeric" pattern="[0-9]*" maxlength="9" value="${typed.dailyQuota}">
   ${confirmField('key-password', 'Your password')}
   <button type="submit">Create a key</button>
 </form>
 <div class="table-wrap"><table>
 <caption>Your keys, newest first</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Mode</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Mode</th><th scope="col">Limits</th><th scope="col">SMS today</th><th scope="col">Created by</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead>
 <tbody>${keys.map(
     (k) => html`<tr>
-  <td>${k.label}</td><td><code>${k.prefix}</code></td><td>${modeFromProto(k.mode)}</td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+  <td>${k.label}</td><td><code>${k.prefix}</code></td><td>${modeFromProto(k.mode)}</td><td>${keyLimits(k)}</td><td>${keyUse(k)}</td><td>${k.createdBy || 'operator'}</td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
   <td>${k.revokedAt ? html`revoked ${when(k.revokedAt)}` : html`<form method="post" action="/keys/${k.keyId}/revoke" data-confirm="Revoke this key? Requests with it will be refused within 5 seconds.">${csrfField({ csrf })}<button type="submit" class="danger">Revoke</button></form>`}</td>
 </tr>`,
   )}</tbody></table></div>`;

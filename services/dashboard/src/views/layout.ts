@@ -21,6 +21,7 @@ const NAV: [string, string][] = [
   ['keys', '/keys'],
   ['webhooks', '/webhooks'],
   ['settings', '/settings'],
+  ['audit', '/audit'],
 ];
 
 const LABELS: Record<string, string> = {
@@ -35,6 +36,7 @@ const LABELS: Record<string, string> = {
   keys: 'API keys',
   webhooks: 'Webhooks',
   settings: 'Settings',
+  audit: 'Audit log',
 };
 
 /** A hidden field with the session's CSRF token: every form that changes something has one. */

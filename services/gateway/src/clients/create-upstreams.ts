@@ -2,6 +2,8 @@ import { createClient, createHealthChecker, type HealthChecker, type TickPipelin
 import { accountProto, deviceHubProto, messageProto, otpProto, type account, type devicehub, type message, type otp } from '@smsgw/proto';
 import type { GatewayConfig } from '../config';
 import { DeviceDirectory } from './device-directory';
+import { KeyUsageStore } from './key-usage.store';
+import { quotaClock } from './offset-clock';
 import { SendCoalescer } from './send-coalescer';
 import type { Upstreams } from '../use-cases/upstreams';
 
@@ -34,6 +36,7 @@ export function createUpstreams(
       deadlineMs: config.grpcDeadlineMs,
       minCallMs: Math.min(100, Math.floor(config.grpcDeadlineMs / 10)),
     }),
+    keyUsage: new KeyUsageStore(redis, quotaClock(config.clockOffsetFile)),
     close() {
       up.accounts.close();
       up.devices.close();

@@ -148,19 +148,30 @@ export class SendCoalescer {
  * failures are returned as they are.
  */
 export function outcomeUnknown(err: unknown): unknown {
-  if (
-    !(err instanceof AppError) ||
-    err.code !== 'SERVICE_UNAVAILABLE' ||
-    (err.cause as { code?: unknown } | undefined)?.code !== grpcStatus.DEADLINE_EXCEEDED
-  ) {
-    return err;
-  }
-  return new AppError('SERVICE_UNAVAILABLE', {
+  if (!deadlineExceeded(err)) return err;
+  const answer = new AppError('SERVICE_UNAVAILABLE', {
     message:
       "Délai dépassé : le message a peut-être été enregistré. Réessayez avec le même en-tête Idempotency-Key : s'il l'a été, la réponse le rendra sans l'envoyer deux fois.",
     retryAfterSeconds: 1,
     cause: err,
   });
+  unknownOutcomes.add(answer);
+  return answer;
+}
+
+const unknownOutcomes = new WeakSet<object>();
+
+function deadlineExceeded(err: unknown): boolean {
+  return (
+    err instanceof AppError &&
+    err.code === 'SERVICE_UNAVAILABLE' &&
+    (err.cause as { code?: unknown } | undefined)?.code === grpcStatus.DEADLINE_EXCEEDED
+  );
+}
+
+/** Whether a failed send may have stored its messages all the same (out of time, answered or not yet by `outcomeUnknown`). */
+export function mayHaveBeenStored(err: unknown): boolean {
+  return deadlineExceeded(err) || (typeof err === 'object' && err !== null && unknownOutcomes.has(err));
 }
 
 function unavailable(): AppError {

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import type Router from '@koa/router';
-import type { Destinations } from '@smsgw/platform';
+import type { AddressRanges, Destinations, KeyScope } from '@smsgw/platform';
 import type { DeviceState } from '../clients/device-directory';
 
 export interface AuthContext {
@@ -10,6 +10,13 @@ export interface AuthContext {
   defaultTtlSeconds: number;
   /** Where the client's sends may go (countries, special number types), kept with the verified key. */
   destinations: Destinations;
+  keyId: string;
+  /** What the key may call; undefined: everything (a key made without scopes). */
+  scopes?: ReadonlySet<KeyScope>;
+  /** Where the key may call from; undefined: anywhere. */
+  ranges?: AddressRanges;
+  /** SMS the key may send per UTC day; 0: no quota. */
+  dailyQuota: number;
 }
 
 export interface GatewayState {

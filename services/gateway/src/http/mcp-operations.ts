@@ -1,4 +1,4 @@
-import { AppError, type Logger } from '@smsgw/platform';
+import { AppError, type KeyScope, type Logger } from '@smsgw/platform';
 import { ToolFailure, type ApiInput, type SmsApi } from '@smsgw/mcp';
 import { checkSmsDestinations } from '../domain/destination-rules';
 import { parseSendOtpRequest, parseVerifyOtpRequest } from '../domain/otp-request';
@@ -20,6 +20,7 @@ import { sendBatch } from '../use-cases/send-batch.use-case';
 import { sendSms } from '../use-cases/send-sms.use-case';
 import type { Upstreams } from '../use-cases/upstreams';
 import type { AuthContext } from './context';
+import { requireScopes } from './middleware/scopes';
 import { historyQuery, inboxQuery, messageIdParam } from './query';
 
 export interface McpCaller {
@@ -32,7 +33,8 @@ export interface McpCaller {
 /**
  * The MCP tools' operations for one authenticated request to /v1/mcp: what the REST routes do,
  * step for step (the same parsers, destination checks, use cases and mappers), so a tool call is
- * the REST call it stands for, with the caller's key. Failures keep the API's codes.
+ * the REST call it stands for, with the caller's key (its scopes, its daily quota). Failures keep
+ * the API's codes.
  */
 export function mcpOperations(up: Upstreams, caller: McpCaller, webhookPolicy: WebhookUrlPolicy, log: Logger): SmsApi {
   const { auth } = caller;
@@ -42,8 +44,10 @@ export function mcpOperations(up: Upstreams, caller: McpCaller, webhookPolicy: W
     return batchBody(await sendBatch(up, auth, request, options(deviceId)));
   }
 
-  async function call<T>(operation: () => Promise<T>): Promise<T> {
+  /** A tool call as the REST call it stands for: the same scopes (a key limited to others is refused SCOPE_NOT_ALLOWED). */
+  async function call<T>(scopes: readonly KeyScope[], operation: () => Promise<T>): Promise<T> {
     try {
+      requireScopes(auth, scopes);
       return await operation();
     } catch (err) {
       if (err instanceof AppError) throw new ToolFailure(err.code, err.message, err.details ?? [], caller.requestId, err.retryAfterSeconds);
@@ -54,14 +58,14 @@ export function mcpOperations(up: Upstreams, caller: McpCaller, webhookPolicy: W
 
   return {
     sendSms: (body: ApiInput, deviceId?: string) =>
-      call(async () => {
+      call(['send'], async () => {
         const request = parseSendRequest(body, Date.now(), webhookPolicy);
         checkSmsDestinations(auth.destinations, [{ to: request.to, field: 'to' }]);
         const sent = await sendSms(up, auth, request, options(deviceId));
         return sendBody(request.to, sent.deviceId, sent.receipt, sent.expiresAt, request.sim);
       }),
     sendBulk: (body: ApiInput, deviceId?: string) =>
-      call(async () => {
+      call(['send'], async () => {
         const request = parseBulkRequest(body, webhookPolicy);
         checkSmsDestinations(
           auth.destinations,
@@ -70,7 +74,7 @@ export function mcpOperations(up: Upstreams, caller: McpCaller, webhookPolicy: W
         return batch(request, deviceId);
       }),
     sendPersonalized: (body: ApiInput, deviceId?: string) =>
-      call(async () => {
+      call(['send'], async () => {
         const request = parsePersonalizedRequest(body, webhookPolicy);
         checkSmsDestinations(
           auth.destinations,
@@ -79,11 +83,11 @@ export function mcpOperations(up: Upstreams, caller: McpCaller, webhookPolicy: W
         return batch(request, deviceId);
       }),
     sendOtp: (body: ApiInput, deviceId?: string) =>
-      call(async () => sendOtpBody(await sendOtp(up, auth, parseSendOtpRequest(body), options(deviceId)))),
-    verifyOtp: (body: ApiInput) => call(async () => verifyOtpBody(await verifyOtp(up, auth, parseVerifyOtpRequest(body)))),
+      call(['otp'], async () => sendOtpBody(await sendOtp(up, auth, parseSendOtpRequest(body), options(deviceId)))),
+    verifyOtp: (body: ApiInput) => call(['otp'], async () => verifyOtpBody(await verifyOtp(up, auth, parseVerifyOtpRequest(body)))),
     messageStatus: (messageId: string) =>
-      call(async () => statusBody(await messageStatus(up, auth, messageIdParam({ params: { message_id: messageId } })))),
-    history: (query: Record<string, string>) => call(async () => historyBody(await history(up, auth, historyQuery({ query })))),
-    inbox: (query: Record<string, string>) => call(async () => inboxBody(await inbox(up, auth, inboxQuery({ query })))),
+      call(['read', 'send'], async () => statusBody(await messageStatus(up, auth, messageIdParam({ params: { message_id: messageId } })))),
+    history: (query: Record<string, string>) => call(['read'], async () => historyBody(await history(up, auth, historyQuery({ query })))),
+    inbox: (query: Record<string, string>) => call(['inbox'], async () => inboxBody(await inbox(up, auth, inboxQuery({ query })))),
   };
 }

@@ -6,6 +6,7 @@ import type { SendOtpRequest, VerifyOtpRequest } from '../domain/otp-request';
 import type { AuthContext } from '../http/context';
 import { toSendOtpRequest, toVerifyOtpRequest } from '../mappers/otp.mapper';
 import { chooseDevice } from './choose-device.use-case';
+import { countedSend } from './key-quota';
 import type { StatsQuery } from './history.use-case';
 import type { SendOptions } from './send-sms.use-case';
 import type { Upstreams } from './upstreams';
@@ -14,20 +15,26 @@ import type { Upstreams } from './upstreams';
  * A one-time password sent through the requested device (pinned unless
  * `"failover": true`) or the automatic choice, once its destination is one
  * the client allows. Its SMS needs no ttl: it is not sent after the OTP's
- * expiry.
+ * expiry. Its SMS counts against its key's daily quota.
  */
 export async function sendOtp(up: Upstreams, auth: AuthContext, request: SendOtpRequest, options: SendOptions) {
   checkOtpDestination(auth.destinations, request.to);
   const device = await chooseDevice(up, auth, options.deviceId, { presence: options.presence, sim: request.sim });
-  let sent: otp.SendOtpResponse__Output;
-  try {
-    const pinned = options.deviceId !== undefined && !request.failover;
-    sent = await up.otp.sendOtp(toSendOtpRequest(auth, { deviceId: device.deviceId, pinned }, request, options.idempotency));
-  } catch (err) {
-    // Out of time: the otp service may have made the OTP and stored its SMS; it keeps them for a retry with the same key.
-    throw outcomeUnknown(err);
-  }
-  return sent;
+  const pinned = options.deviceId !== undefined && !request.failover;
+  return countedSend(
+    up,
+    auth,
+    1,
+    async () => {
+      try {
+        return await up.otp.sendOtp(toSendOtpRequest(auth, { deviceId: device.deviceId, pinned }, request, options.idempotency));
+      } catch (err) {
+        // Out of time: the otp service may have made the OTP and stored its SMS; it keeps them for a retry with the same key.
+        throw outcomeUnknown(err);
+      }
+    },
+    (sent: otp.SendOtpResponse__Output) => sent.replayed,
+  );
 }
 
 export async function verifyOtp(up: Upstreams, auth: AuthContext, request: VerifyOtpRequest) {

@@ -1,9 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AppError, createLogger, createRedis, newId, TickPipeline, type Redis } from '@smsgw/platform';
+import { AppError, createLogger, createRedis, newId, TickPipeline, type Redis, type TrustedProxies } from '@smsgw/platform';
 import type { devicehub, message, otp } from '@smsgw/proto';
 import { randomHex, REDIS_URL } from '@smsgw/testing';
 import { DeviceDirectory } from '../../src/clients/device-directory';
+import { KeyUsageStore } from '../../src/clients/key-usage.store';
 import { createApp } from '../../src/http/app';
 import type { ListenDeps } from '../../src/use-cases/listen.use-case';
 import type { Upstreams } from '../../src/use-cases/upstreams';
@@ -88,6 +89,12 @@ export class FleetGateway {
   readonly defaultTtl = new Map<string, number>();
   /** What the answers kept for Idempotency-Key replays may take in Redis (tests of the bounds set their own before start). */
   idempotencyBudget = { maxAnswerBytes: 32 * 1024, clientBytes: 2 * 1024 * 1024, totalBytes: 64 * 1024 * 1024 };
+  /** The limits each key verifies with (set before its first request): scopes, address ranges, daily quota. */
+  readonly keyLimits = new Map<string, { scopes?: string[]; ipRanges?: string[]; dailyQuota?: number }>();
+  /** Added to the clock of the keys' daily quotas (a test moves to the next day with it). */
+  clockOffsetMs = 0;
+  /** Set before start: the gateway runs as behind these proxies (TLS_MODE=proxy), believing their X-Forwarded-* headers. */
+  trustedProxies?: TrustedProxies;
   /** Keys the stand-in account service refuses from now on (INVALID_API_KEY), as revoked. */
   readonly revoked = new Set<string>();
   /** The client's devices (getDevice knows them all; listDevices answers them all, or the online ones). */
@@ -146,8 +153,11 @@ export class FleetGateway {
           return {
             clientId: req.clientId,
             mode: req.apiKey.startsWith('sgw_test_') ? 'KEY_MODE_TEST' : 'KEY_MODE_LIVE',
-            keyId: 'key_1',
+            keyId: `key_${req.apiKey.slice(-12)}`,
             defaultTtlSeconds: this.defaultTtl.get(req.apiKey) ?? 0,
+            scopes: this.keyLimits.get(req.apiKey)?.scopes ?? [],
+            ipRanges: this.keyLimits.get(req.apiKey)?.ipRanges ?? [],
+            dailyQuota: this.keyLimits.get(req.apiKey)?.dailyQuota ?? 0,
           };
         },
       } as unknown as Upstreams['accounts'],
@@ -189,6 +199,7 @@ export class FleetGateway {
           return receipt(req);
         },
       },
+      keyUsage: new KeyUsageStore(new TickPipeline(this.redis), () => Date.now() + this.clockOffsetMs),
     };
   }
 
@@ -288,6 +299,7 @@ export class FleetGateway {
       idempotencyBudget: this.idempotencyBudget,
       idempotencyInProgressSeconds: 3,
       allowPrivateWebhooks: false,
+      trustedProxies: this.trustedProxies,
       listen: listen?.(this.redis),
     });
     this.server = http.createServer(app.callback());

@@ -1,11 +1,8 @@
-import { AppError, parseMode } from '@smsgw/platform';
-import type { account } from '@smsgw/proto';
+import { AppError } from '@smsgw/platform';
 import type { Confirmation } from '../../use-cases/confirm-password.use-case';
 import { confirmVerification, requestPasswordReset, resetPassword } from '../../use-cases/email-links.use-case';
 import { saveDestinations } from '../../use-cases/destinations.use-case';
 import { clientSettings, type ClientSettings, type FleetField } from '../../use-cases/fleet.use-case';
-import { accountVerified } from '../../use-cases/account-verification.use-case';
-import { createKey, listKeys, revokeKey } from '../../use-cases/keys.use-case';
 import { overview } from '../../use-cases/overview.use-case';
 import {
   askVerificationAgain,
@@ -22,7 +19,6 @@ import {
   emailVerifiedView,
   firstProofView,
   forgotPasswordView,
-  keysView,
   overviewView,
   resetPasswordView,
   settingsView,
@@ -67,7 +63,7 @@ const WRONG_PASSWORD = 'Your password is wrong: nothing was changed. Type the pa
 const TOO_MANY_WRONG = 'Too many wrong passwords: nothing was changed. Wait 15 minutes and try again.';
 
 /** What a password asked again says when it is not right ('' when it is). */
-function refusal(ctx: DashContext, confirmation: Confirmation): string {
+export function refusal(ctx: DashContext, confirmation: Confirmation): string {
   if (confirmation === 'throttled') ctx.status = 429;
   return confirmation === 'confirmed' ? '' : confirmation === 'throttled' ? TOO_MANY_WRONG : WRONG_PASSWORD;
 }
@@ -165,37 +161,6 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
   const sessionOf = (ctx: DashContext) => ctx.state.session!;
   /** The sensitive actions' re-authentication: the form's `password` field is the user's. */
   const passwordOf = (ctx: DashContext) => ctx.state.form!.get('password') ?? '';
-
-  async function keysPage(
-    ctx: DashContext,
-    keys: account.ApiKey__Output[],
-    notes: { fresh?: { key: string; mode: string; name: string }; error?: string; typed?: string } = {},
-  ) {
-    const s = sessionOf(ctx);
-    const { fresh, error, typed } = notes;
-    const unverifiedAccount = (await accountVerified(up, s.clientId)) ? undefined : s.email;
-    page(
-      ctx,
-      'API keys',
-      'keys',
-      keysView({ csrf: s.csrf, keys, welcome: ctx.query.welcome === '1', fresh, error, typedName: typed, unverifiedAccount }),
-    );
-  }
-
-  router.get('/keys', async (ctx) => keysPage(ctx, await listKeys(up, sessionOf(ctx).clientId)));
-  router.post('/keys', async (ctx) => {
-    const name = field(ctx, 'name').slice(0, 100);
-    const mode = parseMode(field(ctx, 'mode'));
-    if (!name) return keysPage(ctx, await listKeys(up, sessionOf(ctx).clientId), { error: 'Give the key a name, to recognise it later.' });
-    const created = await createKey(deps, sessionOf(ctx), passwordOf(ctx), { name, mode });
-    const refused = refusal(ctx, created.confirmation);
-    if (refused) return keysPage(ctx, created.keys, { error: refused, typed: name });
-    await keysPage(ctx, created.keys, { fresh: { key: created.key!, mode, name } });
-  });
-  router.post('/keys/:keyId/revoke', async (ctx) => {
-    await revokeKey(up, sessionOf(ctx).clientId, ctx.params.keyId!);
-    ctx.redirect('/keys');
-  });
 
   function settingsPage(ctx: DashContext, settings: ClientSettings, extra: SettingsNotes = {}) {
     page(ctx, 'Settings', 'settings', settingsView(sessionOf(ctx).csrf, settings, extra));

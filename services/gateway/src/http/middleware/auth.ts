@@ -1,4 +1,13 @@
-import { AppError, FixedWindowCounter, modeFromProto, TtlCache, type PromiseClient, type TickPipeline } from '@smsgw/platform';
+import {
+  AddressRanges,
+  AppError,
+  FixedWindowCounter,
+  isKeyScope,
+  modeFromProto,
+  TtlCache,
+  type PromiseClient,
+  type TickPipeline,
+} from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { AuthContext, GatewayContext, GatewayMiddleware } from '../context';
 
@@ -55,6 +64,11 @@ export class KeyVerifier {
           otpCountries: verified.otpCountries ?? [],
           otpNumberTypes: verified.otpNumberTypes ?? [],
         },
+        keyId: verified.keyId,
+        // Built once per verification, kept with it: a request only looks them up.
+        scopes: verified.scopes?.length ? new Set(verified.scopes.filter(isKeyScope)) : undefined,
+        ranges: verified.ipRanges?.length ? new AddressRanges(verified.ipRanges) : undefined,
+        dailyQuota: verified.dailyQuota ?? 0,
       };
       this.cache.set(`${clientId}\n${apiKey}`, { auth }, this.options.ttlMs);
       return { auth };
@@ -73,9 +87,18 @@ export class KeyVerifier {
 }
 
 /**
+ * Whether a key limited to address ranges may be used from the request's address (IP_NOT_ALLOWED
+ * otherwise; an address a trusted proxy hid is in no range).
+ */
+export function checkKeyAddress(auth: AuthContext, address: string | undefined): void {
+  if (auth.ranges && !auth.ranges.allows(address)) throw new AppError('IP_NOT_ALLOWED');
+}
+
+/**
  * Authentication rules 3 to 5 of the specification: missing headers, then
  * the key, then the client, through the `KeyVerifier`; then a live key of an account whose address
- * is not verified yet is refused (ACCOUNT_NOT_VERIFIED).
+ * is not verified yet is refused (ACCOUNT_NOT_VERIFIED); then a key limited to address ranges,
+ * called from elsewhere (IP_NOT_ALLOWED). Each route then checks the key's scopes (`allow`).
  *
  * Every verification the account service refuses counts against the
  * caller's address (a Redis counter, exact across replicas); past the limit,
@@ -116,6 +139,7 @@ export function authenticate(verifier: KeyVerifier, pipeline: TickPipeline, opti
     if (!apiKey || !clientId) throw new AppError('MISSING_AUTH_HEADERS');
     const known = verifier.cached(apiKey, clientId);
     if (known?.auth) {
+      checkKeyAddress(known.auth, ctx.state.clientAddress);
       ctx.state.auth = known.auth;
       return next();
     }
@@ -128,6 +152,7 @@ export function authenticate(verifier: KeyVerifier, pipeline: TickPipeline, opti
       if (verdict.error.code !== 'ACCOUNT_NOT_VERIFIED') await countFailure(ctx);
       throw verdict.error;
     }
+    checkKeyAddress(verdict.auth, ctx.state.clientAddress);
     ctx.state.auth = verdict.auth;
     return next();
   };

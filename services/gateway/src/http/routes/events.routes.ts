@@ -4,6 +4,7 @@ import { counter } from '@smsgw/platform';
 import { listenKinds } from '../../domain/listen';
 import { openListen, type ListenDeps } from '../../use-cases/listen.use-case';
 import type { GatewayMiddleware, GatewayState } from '../context';
+import { allow, keyMayUse } from '../middleware/scopes';
 import type { KeyVerifier } from '../middleware/auth';
 import { eventsQuery } from '../query';
 import { sseSink } from '../sse';
@@ -23,12 +24,15 @@ export function eventsRoutes(
 ): Router<GatewayState> {
   const router = new Router<GatewayState>();
 
-  router.get('/v1/events/listen', auth, guard, async (ctx) => {
+  router.get('/v1/events/listen', auth, allow('listen'), guard, async (ctx) => {
     const kinds = listenKinds(eventsQuery(ctx));
     const stream = new PassThrough();
     const [apiKey, clientId] = [ctx.get('x-api-key'), ctx.get('x-client-id')];
+    const address = ctx.state.clientAddress;
+    // Revoked, or no longer allowed to listen from here: the stream ends as a new request would be refused.
     const keyHolds = async () => {
-      const holds = (await keys.verify(apiKey, clientId)).auth !== undefined;
+      const { auth } = await keys.verify(apiKey, clientId);
+      const holds = auth !== undefined && keyMayUse(auth, ['listen']) && (auth.ranges === undefined || auth.ranges.allows(address));
       if (!holds) listenersClosed.add(1, { reason: 'key_revoked' });
       return holds;
     };

@@ -3,6 +3,7 @@ import { inboxBody, receivedBody } from '../../mappers/inbox.mapper';
 import { inbox, receivedMessage } from '../../use-cases/inbox.use-case';
 import type { Upstreams } from '../../use-cases/upstreams';
 import type { GatewayMiddleware, GatewayState } from '../context';
+import { allow } from '../middleware/scopes';
 import { inboxQuery, receivedIdParam } from '../query';
 
 /**
@@ -12,12 +13,12 @@ import { inboxQuery, receivedIdParam } from '../query';
 export function inboxRoutes(up: Upstreams, auth: GatewayMiddleware, guard: GatewayMiddleware): Router<GatewayState> {
   const router = new Router<GatewayState>();
 
-  router.get('/v1/sms/inbox', auth, guard, async (ctx) => {
+  router.get('/v1/sms/inbox', auth, allow('inbox'), guard, async (ctx) => {
     const query = inboxQuery(ctx);
     ctx.body = inboxBody(await inbox(up, ctx.state.auth!, query));
   });
 
-  router.get('/v1/sms/inbox/:id', auth, guard, async (ctx) => {
+  router.get('/v1/sms/inbox/:id', auth, allow('inbox'), guard, async (ctx) => {
     ctx.body = receivedBody(await receivedMessage(up, ctx.state.auth!, receivedIdParam(ctx)));
   });
 

@@ -4,6 +4,7 @@ import { otpStatsBody, sendOtpBody, verifyOtpBody } from '../../mappers/otp.mapp
 import { otpStatistics, sendOtp, verifyOtp } from '../../use-cases/otp.use-case';
 import type { Upstreams } from '../../use-cases/upstreams';
 import type { GatewayMiddleware, GatewayState } from '../context';
+import { allow } from '../middleware/scopes';
 import { jsonBody } from '../middleware/json-body';
 import { askPresence } from '../middleware/presence';
 import { statsQuery } from '../query';
@@ -20,7 +21,7 @@ export function otpRoutes(
 ): Router<GatewayState> {
   const router = new Router<GatewayState>();
 
-  router.post('/v1/sms/send-otp', auth, askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
+  router.post('/v1/sms/send-otp', auth, allow('otp'), askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
     const request = parseSendOtpRequest(ctx.state.body!);
     const sent = await sendOtp(up, ctx.state.auth!, request, {
       deviceId: ctx.get('x-device-id') || undefined,
@@ -32,12 +33,12 @@ export function otpRoutes(
     ctx.body = sendOtpBody(sent);
   });
 
-  router.post('/v1/sms/verify-otp', auth, guard, jsonBody, async (ctx) => {
+  router.post('/v1/sms/verify-otp', auth, allow('otp'), guard, jsonBody, async (ctx) => {
     const request = parseVerifyOtpRequest(ctx.state.body!);
     ctx.body = verifyOtpBody(await verifyOtp(up, ctx.state.auth!, request));
   });
 
-  router.get('/v1/otp/stats', auth, guard, async (ctx) => {
+  router.get('/v1/otp/stats', auth, allow('otp', 'read'), guard, async (ctx) => {
     const query = statsQuery(ctx);
     ctx.body = otpStatsBody(await otpStatistics(up, ctx.state.auth!, query));
   });

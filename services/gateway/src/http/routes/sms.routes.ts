@@ -14,6 +14,7 @@ import { sendBatch } from '../../use-cases/send-batch.use-case';
 import { sendSms } from '../../use-cases/send-sms.use-case';
 import type { Upstreams } from '../../use-cases/upstreams';
 import type { GatewayContext, GatewayMiddleware, GatewayState } from '../context';
+import { allow } from '../middleware/scopes';
 import { jsonBody } from '../middleware/json-body';
 import { askPresence } from '../middleware/presence';
 import { historyQuery, messageIdParam, statsQuery } from '../query';
@@ -42,7 +43,7 @@ export function smsRoutes(
     ctx.body = batchBody(sent);
   }
 
-  router.post('/v1/sms/send-bulk', auth, askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
+  router.post('/v1/sms/send-bulk', auth, allow('send'), askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
     const request = parseBulkRequest(ctx.state.body!, webhookPolicy);
     checkSmsDestinations(
       ctx.state.auth!.destinations,
@@ -51,7 +52,7 @@ export function smsRoutes(
     await batch(ctx, request);
   });
 
-  router.post('/v1/sms/send-bulk-personalized', auth, askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
+  router.post('/v1/sms/send-bulk-personalized', auth, allow('send'), askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
     const request = parsePersonalizedRequest(ctx.state.body!, webhookPolicy);
     checkSmsDestinations(
       ctx.state.auth!.destinations,
@@ -60,21 +61,21 @@ export function smsRoutes(
     await batch(ctx, request);
   });
 
-  router.get('/v1/sms/history', auth, guard, async (ctx) => {
+  router.get('/v1/sms/history', auth, allow('read'), guard, async (ctx) => {
     const query = historyQuery(ctx);
     ctx.body = historyBody(await history(up, ctx.state.auth!, query));
   });
 
-  router.get('/v1/sms/stats', auth, guard, async (ctx) => {
+  router.get('/v1/sms/stats', auth, allow('read'), guard, async (ctx) => {
     const query = statsQuery(ctx);
     ctx.body = statsBody(await statistics(up, ctx.state.auth!, query));
   });
 
-  router.delete('/v1/sms/:message_id', auth, guard, async (ctx) => {
+  router.delete('/v1/sms/:message_id', auth, allow('send'), guard, async (ctx) => {
     ctx.body = cancelBody(await cancelMessage(up, ctx.state.auth!, messageIdParam(ctx)));
   });
 
-  router.post('/v1/sms/send', auth, askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
+  router.post('/v1/sms/send', auth, allow('send'), askPresence(up), guard, jsonBody, idempotent, async (ctx) => {
     const request = parseSendRequest(ctx.state.body!, Date.now(), webhookPolicy);
     checkSmsDestinations(ctx.state.auth!.destinations, [{ to: request.to, field: 'to' }]);
     const { deviceId, receipt, expiresAt } = await sendSms(up, ctx.state.auth!, request, {
@@ -87,7 +88,7 @@ export function smsRoutes(
     ctx.body = sendBody(request.to, deviceId, receipt, expiresAt, request.sim);
   });
 
-  router.get('/v1/sms/status/:message_id', auth, guard, async (ctx) => {
+  router.get('/v1/sms/status/:message_id', auth, allow('read', 'send'), guard, async (ctx) => {
     ctx.body = statusBody(await messageStatus(up, ctx.state.auth!, messageIdParam(ctx)));
   });
 
