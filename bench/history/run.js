@@ -27,7 +27,8 @@ const { randomBytes } = require('node:crypto');
 const { connectNats, createClient, createLogger, createPool, migrate, quoteIdent } = require('@smsgw/platform');
 const { messageProto } = require('@smsgw/proto');
 const { grpcTlsEnv, grpcTlsFor } = require('@smsgw/testing');
-const { intEnv } = require('../knobs');
+const { intEnv } = require('../lib/knobs');
+const { percentile } = require('../lib/stats');
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 const MIGRATIONS = path.join(REPO_ROOT, 'services/message/migrations');
@@ -179,8 +180,6 @@ function stopService(child) {
     child.kill('SIGTERM');
   });
 }
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 async function measure(call) {
   for (let i = 0; i < WARMUP; i++) await call();
