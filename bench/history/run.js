@@ -78,7 +78,7 @@ async function loadOn(pool) {
   const secondary = (
     await pool.query(
       `SELECT indexname, indexdef FROM pg_indexes
-       WHERE schemaname = current_schema() AND tablename = 'messages' AND indexname <> 'messages_pkey'`,
+       WHERE schemaname = current_schema() AND tablename IN ('messages', 'message_texts') AND indexname NOT LIKE '%_pkey'`,
     )
   ).rows;
   for (const { indexname } of secondary) await pool.query(`DROP INDEX ${quoteIdent(indexname)}`);
@@ -134,9 +134,12 @@ async function loadOn(pool) {
       ),
     );
   }
+  await timed('message_texts', () =>
+    pool.query('INSERT INTO message_texts (message_id, client_id, mode, body) SELECT message_id, client_id, mode, body FROM messages'),
+  );
   await pool.query(`SET maintenance_work_mem = '512MB'`);
   for (const { indexname, indexdef } of secondary) await timed(`index ${indexname}`, () => pool.query(indexdef));
-  await timed('VACUUM ANALYZE', () => pool.query('VACUUM ANALYZE messages'));
+  await timed('VACUUM ANALYZE', () => pool.query('VACUUM ANALYZE messages, message_texts'));
 }
 
 function startService(schema, prefix) {
@@ -206,11 +209,7 @@ async function main() {
     log(`schema ${schema}, ${ROWS.toLocaleString('en')} messages, ${os.cpus().length} CPUs`);
     await migrate(pool, { schema, dir: MIGRATIONS });
     const trigram =
-      (
-        await pool.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('messages_search', 'messages_body_trgm')`, [
-          schema,
-        ])
-      ).rowCount > 0;
+      (await pool.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'message_texts_search'`, [schema])).rowCount > 0;
     if (!trigram) log('pg_trgm unavailable: search runs without its index');
     await load(pool);
 
