@@ -42,13 +42,13 @@ class CoreUnderTest {
   ) {}
 
   /** Wired as startAgent wires them (src/agent.ts), minus pairing, lock and real socket. */
-  static async start(fixture: Fixture): Promise<CoreUnderTest> {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'smsgw-fixture-'));
+  static async start(fixture: Fixture, restarted?: { dir: string; handedOver: readonly string[] }): Promise<CoreUnderTest> {
+    const dir = restarted?.dir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'smsgw-fixture-')));
     const logger = pino({ level: 'silent' });
     const outbox = await Outbox.open(dir, { deliveryReports: true });
-    await outbox.recover();
+    const recovery = await outbox.recover();
     const inbox = await Inbox.open(dir);
-    const phone = new ScriptedPhone(fixture.phone?.sims ?? []);
+    const phone = new ScriptedPhone(fixture.phone?.sims ?? [], restarted?.handedOver);
     // eslint-disable-next-line prefer-const -- the loop and the connection call each other
     let connection: HubConnection;
     const sendLoop = new SendLoop({ outbox, driver: phone, logger, onReport: (report) => connection.sendReport(report) });
@@ -71,8 +71,16 @@ class CoreUnderTest {
         throw error;
       },
     });
+    for (const sms of recovery.toSend) sendLoop.enqueue(sms);
+    sendLoop.resumeDeliveries(outbox.awaitingDelivery());
     connection.start();
     return new CoreUnderTest(dir, outbox, inbox, phone, connection, sendLoop);
+  }
+
+  /** Stops as the agent stops (its files stay), then starts again on them, as after a restart. */
+  async restart(fixture: Fixture): Promise<CoreUnderTest> {
+    await this.halt();
+    return CoreUnderTest.start(fixture, { dir: this.dir, handedOver: this.phone.handedOver });
   }
 
   async receive(from: string, text: string, sim?: number): Promise<void> {
@@ -80,18 +88,27 @@ class CoreUnderTest {
   }
 
   async stop(): Promise<void> {
+    await this.halt();
+    await fs.rm(this.dir, { recursive: true, force: true });
+  }
+
+  private async halt(): Promise<void> {
     await this.sendLoop.stop();
     await this.connection.stop();
     await this.outbox.flush();
     await this.inbox.flush();
-    await fs.rm(this.dir, { recursive: true, force: true });
   }
 }
 
 const sentSoFar = (): Frame[] => FakeWebSocket.sockets.flatMap((socket) => socket.sent as Frame[]);
 
-/** Plays one step's input on the core. */
-async function play(core: CoreUnderTest, step: Step, bindings: Bindings): Promise<void> {
+/** Plays one step's input on the core; a restart gives the core that runs from then on. */
+async function play(core: CoreUnderTest, step: Step, bindings: Bindings, fixture: Fixture): Promise<CoreUnderTest> {
+  if (step.restart) {
+    const restarted = await core.restart(fixture);
+    FakeWebSocket.last()!.open();
+    return restarted;
+  }
   if (step.hub) FakeWebSocket.last()!.hear(substitute(step.hub, bindings));
   else if (step.phone?.event === 'received') await core.receive(step.phone.from, step.phone.text, step.phone.sim);
   else if (step.phone) core.phone.answer(step.phone);
@@ -104,6 +121,7 @@ async function play(core: CoreUnderTest, step: Step, bindings: Bindings): Promis
     if (FakeWebSocket.last() === socket) throw new Error('the agent did not reconnect within 60 s');
     FakeWebSocket.last()!.open();
   } else throw new Error(`a step with nothing to play: ${JSON.stringify(step)}`);
+  return core;
 }
 
 /** Waits for the step's frames (the disk writes before them are real), then a quiet time for any extra. */
@@ -147,7 +165,7 @@ describe('the protocol fixtures, run by the Node agent', () => {
     for (const [index, step] of fixture.steps.entries()) {
       const where = `${fixture.file}, step ${index + 1}`;
       const before = sentSoFar().length;
-      await play(core, step, bindings);
+      core = await play(core, step, bindings, fixture);
       const frames = await framesOf(core, before, step.agent.length);
       const mismatch = framesMismatch(step.agent, frames, bindings);
       if (mismatch) throw new Error(`${where}: ${mismatch}`);

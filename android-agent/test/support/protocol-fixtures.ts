@@ -28,6 +28,7 @@ export interface Step {
   phone?: PhoneEvent;
   connection?: 'drop' | 'reconnect';
   wait_ms?: number;
+  restart?: true;
   agent: Frame[];
   handed_over?: string[];
   outbox?: Record<string, OutboxExpectation | null>;
@@ -55,7 +56,7 @@ export function loadFixtures(agent?: string): Fixture[] {
 }
 
 const FIXTURE_KEYS = ['behaviour', 'agents', 'phone', 'steps'];
-const INPUT_KEYS = ['hub', 'phone', 'connection', 'wait_ms'];
+const INPUT_KEYS = ['hub', 'phone', 'connection', 'wait_ms', 'restart'];
 const STEP_KEYS = [...INPUT_KEYS, 'agent', 'handed_over', 'outbox', 'inbox'];
 
 /** The fixture, once its keys are the README's: a misspelt key would otherwise assert nothing. */

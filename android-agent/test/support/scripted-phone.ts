@@ -14,7 +14,13 @@ export class ScriptedPhone implements Driver {
   readonly handedOver: string[] = [];
   private readonly events = new Map<string, DriverEvents>();
 
-  constructor(readonly sims: readonly SimInfo[]) {}
+  /** `handedOver`: what the phone was given before a restart of the agent (the phone stayed up). */
+  constructor(
+    readonly sims: readonly SimInfo[],
+    handedOver: readonly string[] = [],
+  ) {
+    this.handedOver.push(...handedOver);
+  }
 
   slotFor(sms: Sms): number | undefined {
     return sms.sim;
@@ -24,6 +30,11 @@ export class ScriptedPhone implements Driver {
     this.handedOver.push(sms.message_id);
     this.events.set(sms.message_id, events);
     return Promise.resolve();
+  }
+
+  /** After a restart of the agent: the phone still reports the delivery of an SMS it sent before. */
+  resumeDelivery(sms: Sms, events: Pick<DriverEvents, 'onDelivered' | 'onFailed'>): void {
+    this.events.set(sms.message_id, { onSent: () => undefined, ...events });
   }
 
   /** Plays a fixture's `sent`, `delivered` or `failed` event on an SMS handed over earlier. */

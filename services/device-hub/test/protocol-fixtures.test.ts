@@ -23,6 +23,7 @@ const PLACEHOLDER = /^<([a-z0-9_]+)(?::([a-z0-9_]+))?>$/;
 interface Step {
   hub?: Frame;
   connection?: 'drop' | 'reconnect';
+  restart?: true;
   agent: Frame[];
 }
 interface Fixture {
@@ -148,6 +149,12 @@ describe('the protocol fixtures, from the hub side', () => {
         phone.ws.terminate();
         await phone.closed();
       } else if (step.connection === 'reconnect') {
+        phone = await connect(token);
+      } else if (step.restart) {
+        // The agent closes its connection as it stops, and opens one as it starts again.
+        await settle(where);
+        phone.ws.close(1000);
+        await phone.closed();
         phone = await connect(token);
       }
       // The agent's frames, as the agent sent them; an ack needs a lease of the hub's, which its own tests cover.

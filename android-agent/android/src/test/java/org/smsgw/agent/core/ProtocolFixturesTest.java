@@ -9,10 +9,8 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.After;
@@ -41,12 +39,38 @@ public class ProtocolFixturesTest {
         for (File file : files) {
             if (!file.getName().endsWith(".json")) continue;
             JSONObject fixture = new JSONObject(new String(Files.readAllBytes(file.toPath()), StandardCharsets.UTF_8));
+            checkShape(file.getName(), fixture);
             JSONArray agents = fixture.optJSONArray("agents");
             if (agents != null && !contains(agents, "java")) continue;
             out.add(new Object[] {file.getName(), fixture});
         }
         if (out.isEmpty()) throw new IllegalStateException("no fixture in " + fixturesDir());
         return out;
+    }
+
+    private static final List<String> FIXTURE_KEYS = Arrays.asList("behaviour", "agents", "phone", "steps");
+    private static final List<String> INPUT_KEYS = Arrays.asList("hub", "phone", "connection", "wait_ms", "restart");
+    private static final List<String> CHECK_KEYS = Arrays.asList("agent", "handed_over", "outbox", "inbox");
+
+    /** The keys of fixtures/README.md only: a misspelt key would otherwise assert nothing. */
+    private static void checkShape(String name, JSONObject fixture) throws Exception {
+        for (Iterator<String> keys = fixture.keys(); keys.hasNext();) {
+            String key = keys.next();
+            if (!FIXTURE_KEYS.contains(key)) throw new IllegalStateException("fixtures/" + name + ": unknown key " + key);
+        }
+        JSONArray steps = fixture.getJSONArray("steps");
+        for (int i = 0; i < steps.length(); i++) {
+            JSONObject step = steps.getJSONObject(i);
+            int inputs = 0;
+            for (Iterator<String> keys = step.keys(); keys.hasNext();) {
+                String key = keys.next();
+                if (INPUT_KEYS.contains(key)) inputs++;
+                else if (!CHECK_KEYS.contains(key)) throw new IllegalStateException("fixtures/" + name + ", step " + (i + 1) + ": unknown key " + key);
+            }
+            if (inputs != 1 || !step.has("agent")) {
+                throw new IllegalStateException("fixtures/" + name + ", step " + (i + 1) + ": one input and the agent's frames, see fixtures/README.md");
+            }
+        }
     }
 
     /** android-agent/fixtures, found from the compiled classes (android/build/jvm/classes), or -Dsmsgw.fixtures. */
@@ -65,8 +89,10 @@ public class ProtocolFixturesTest {
     private final ManualLoop loop = new ManualLoop();
     private final FakeTransport transport = new FakeTransport();
     private final RecordingSender sender = new RecordingSender();
-    private final Map<String, String> bound = new HashMap<String, String>();
+    private final FixtureFrames frames = new FixtureFrames(DRIVER);
     private JdbcSqlDb db;
+    private long resendMs;
+    private Agent agent;
     private Outbox outbox;
     private Inbox inbox;
     /** The connection of the last {@code drop} step. */
@@ -91,16 +117,16 @@ public class ProtocolFixturesTest {
             String where = file + ", step " + (i + 1);
             int before = sent().size();
             play(step);
-            List<Object> frames = new ArrayList<Object>();
-            for (String text : sent().subList(before, sent().size())) frames.add(new JSONObject(text));
+            List<Object> out = new ArrayList<Object>();
+            for (String text : sent().subList(before, sent().size())) out.add(new JSONObject(text));
             JSONArray expected = step.getJSONArray("agent");
-            if (!matches(expected, new JSONArray(frames))) {
-                fail(where + ": expected the agent to send\n" + expected.toString(1) + "\nbut it sent\n" + new JSONArray(frames).toString(1));
+            if (!frames.matches(expected, new JSONArray(out))) {
+                fail(where + ": expected the agent to send\n" + expected.toString(1) + "\nbut it sent\n" + new JSONArray(out).toString(1));
             }
             if (step.has("handed_over")) assertEquals(where, strings(step.getJSONArray("handed_over")), sender.sent);
             if (step.has("outbox")) {
                 JSONObject actual = outboxOf(step.getJSONObject("outbox"));
-                if (!matches(step.getJSONObject("outbox"), actual)) fail(where + ": expected the outbox " + step.get("outbox") + " but it holds " + actual);
+                if (!frames.matches(step.getJSONObject("outbox"), actual)) fail(where + ": expected the outbox " + step.get("outbox") + " but it holds " + actual);
             }
             if (step.has("inbox")) assertEquals(where, step.getInt("inbox"), inbox.pending().size());
         }
@@ -117,13 +143,18 @@ public class ProtocolFixturesTest {
             }
             sender.sims = list;
         }
-        long resendMs = phone == null ? HubClient.REPORT_RESEND_MS : phone.optLong("report_resend_ms", HubClient.REPORT_RESEND_MS);
+        resendMs = phone == null ? HubClient.REPORT_RESEND_MS : phone.optLong("report_resend_ms", HubClient.REPORT_RESEND_MS);
         db = new JdbcSqlDb(new File(folder.getRoot(), "outbox.db").getPath());
+        startAgent();
+    }
+
+    /** The agent on the database as it is (the app starting, or starting again on the same boot of the phone). */
+    private void startAgent() {
         SqlOutboxStore store = new SqlOutboxStore(db);
         store.createSchema();
         inbox = new Inbox(db);
         outbox = Outbox.open(store, loop, "boot-1");
-        Agent agent = new Agent(new Credentials("https://hub", "device_1", "dtk_1", "wss://hub/v1/agent"), outbox, inbox, sender,
+        agent = new Agent(new Credentials("https://hub", "device_1", "dtk_1", "wss://hub/v1/agent"), outbox, inbox, sender,
                 transport, loop, loop, BackoffTest.fixed(0), Logger.STDERR, new Agent.Listener() {
                     @Override
                     public void onStatus(Agent.Status status) {
@@ -142,8 +173,12 @@ public class ProtocolFixturesTest {
 
     /** Plays one step's input: a hub frame, a phone event, a connection change or time passing. */
     private void play(JSONObject step) throws Exception {
-        if (step.has("hub")) {
-            transport.last().hear(substitute(step.getJSONObject("hub")).toString());
+        if (step.optBoolean("restart")) {
+            agent.stop();
+            loop.runDue();
+            startAgent();
+        } else if (step.has("hub")) {
+            transport.last().hear(frames.substitute(step.getJSONObject("hub")).toString());
         } else if (step.has("phone")) {
             phone(step.getJSONObject("phone"));
         } else if (step.has("wait_ms")) {
@@ -208,67 +243,6 @@ public class ProtocolFixturesTest {
             JSONArray reports = new JSONArray();
             for (OutboxEntry.PendingReport r : e.reports) reports.put(r.status);
             out.put(id, new JSONObject().put("state", e.state).put("unacked_reports", reports));
-        }
-        return out;
-    }
-
-    /** The fixture's placeholders, as fixtures/README.md defines them. */
-    private boolean matches(Object expected, Object actual) throws Exception {
-        if (expected instanceof String) {
-            String e = (String) expected;
-            if (!(e.startsWith("<") && e.endsWith(">"))) return e.equals(actual);
-            if (!(actual instanceof String)) return false;
-            String a = (String) actual;
-            String inner = e.substring(1, e.length() - 1);
-            if (inner.equals("time")) return a.matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})");
-            if (inner.equals("string")) return !a.isEmpty();
-            if (inner.equals("driver")) return a.equals(DRIVER);
-            if (inner.startsWith("uuid")) {
-                if (!a.matches("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")) return false;
-                if (inner.startsWith("uuid:")) bound.put(inner.substring(5), a);
-                return true;
-            }
-            return a.equals(bound.get(inner));
-        }
-        if (expected instanceof JSONArray) {
-            if (!(actual instanceof JSONArray)) return false;
-            JSONArray e = (JSONArray) expected;
-            JSONArray a = (JSONArray) actual;
-            if (e.length() != a.length()) return false;
-            for (int i = 0; i < e.length(); i++) {
-                if (!matches(e.get(i), a.get(i))) return false;
-            }
-            return true;
-        }
-        if (expected instanceof JSONObject) {
-            if (!(actual instanceof JSONObject)) return false;
-            JSONObject e = (JSONObject) expected;
-            JSONObject a = (JSONObject) actual;
-            if (e.length() != a.length()) return false;
-            for (Iterator<String> keys = e.keys(); keys.hasNext();) {
-                String key = keys.next();
-                if (!a.has(key) || !matches(e.get(key), a.get(key))) return false;
-            }
-            return true;
-        }
-        if (expected instanceof Number && actual instanceof Number) {
-            return ((Number) expected).doubleValue() == ((Number) actual).doubleValue();
-        }
-        return expected.equals(actual);
-    }
-
-    /** A hub frame with the values bound so far in place of their {@code <name>}. */
-    private JSONObject substitute(JSONObject frame) throws Exception {
-        JSONObject out = new JSONObject();
-        for (Iterator<String> keys = frame.keys(); keys.hasNext();) {
-            String key = keys.next();
-            Object value = frame.get(key);
-            if (value instanceof String && ((String) value).startsWith("<") && ((String) value).endsWith(">")) {
-                String name = ((String) value).substring(1, ((String) value).length() - 1);
-                if (!bound.containsKey(name)) throw new IllegalStateException(value + " is not bound by an earlier <uuid:" + name + ">");
-                value = bound.get(name);
-            }
-            out.put(key, value);
         }
         return out;
     }
