@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { HubCluster, postPair } from './support/hub';
+import { connectNats, createLogger, type Nats } from '@smsgw/platform';
+import { eventually } from '@smsgw/testing';
+import { HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
 import { Phone, type Frame } from './support/phone';
 import { MessageStandIn } from './support/stand-ins';
 
 /**
  * The protocol fixtures (android-agent/fixtures, the executable part of PROTOCOL.md) from the
- * hub's side, against a real hub, Postgres, Redis and NATS (the message service a gRPC stand-in
- * that gives the fixture's messages to the device): a phone connects and replays the agent's
- * frames of each fixture, and the hub must send the frames it answers by itself, as the fixture
- * has them: `hello` on each connection, `report_ack` for a report, `received_ack` for a received
- * SMS. What the hub sends of its own accord (sms, simulate_received, received_retry, reconnect)
- * hangs on its queues and budgets, which the other tests of this folder cover.
+ * hub's side, against a real hub, Postgres, Redis and NATS (the message service a gRPC stand-in):
+ * a phone connects and replays the agent's frames of each fixture, and the hub must send the
+ * fixture's frames that do not hang on its clock, SIM rules or budgets: `hello` on each
+ * connection, `report_ack` and `received_ack` (for every report and received SMS), and the first
+ * offer of an SMS it hands out from its queue, whose ack it records (fixtures/README.md).
  */
-
 const FIXTURES_DIR = path.join(__dirname, '..', '..', '..', 'android-agent', 'fixtures');
 /** The frames the hub answers by itself, whatever its queues hold. */
 const ANSWERS = ['report_ack', 'received_ack'];
@@ -71,18 +71,44 @@ function concrete(value: unknown, bound: Map<string, string>): unknown {
   return value;
 }
 
+/**
+ * An `sms` of the fixture that the hub hands out from its queue as the fixture has it: the first
+ * offer of its message, with no expiry and no SIM (which hang on the hub's clock and SIM rules).
+ */
+const handedByTheHub = (frame: Frame, offered: Set<string>): boolean =>
+  frame.type === 'sms' &&
+  typeof frame.to === 'string' &&
+  typeof frame.text === 'string' &&
+  !offered.has(frame.message_id!) &&
+  frame.expires_at === undefined &&
+  frame.sim === undefined;
+
 describe('the protocol fixtures, from the hub side', () => {
+  const natsPrefix = `t${randomHex(5)}`;
   let messages: MessageStandIn;
   let hub: HubCluster;
+  let nats: Nats;
   const phones: Phone[] = [];
 
   beforeAll(async () => {
     messages = await MessageStandIn.start();
-    hub = await HubCluster.start(1, { MESSAGE_GRPC_ADDR: messages.address });
+    hub = await HubCluster.start(
+      1,
+      { MESSAGE_GRPC_ADDR: messages.address, DISPATCH_INTERVAL_MIN_MS: '50', DISPATCH_INTERVAL_MAX_MS: '100' },
+      undefined,
+      natsPrefix,
+    );
+    nats = await connectNats({
+      url: NATS_URL,
+      prefix: natsPrefix,
+      name: 'device-hub-test',
+      log: createLogger('device-hub-test', 'silent'),
+    });
   }, 60_000);
 
   afterAll(async () => {
     for (const phone of phones) phone.ws.close();
+    await nats?.nc.drain();
     await hub?.stop();
     await messages?.stop();
   });
@@ -127,6 +153,9 @@ describe('the protocol fixtures, from the hub side', () => {
       }
     }
     const bound = new Map<string, string>();
+    /** The messages offered so far, and those the hub handed out itself (whose ack it must record). */
+    const offered = new Set<string>();
+    const handed = new Set<string>();
     // Every report and received SMS the phone sends is answered, those of the fixture's steps included.
     let owed: Frame[] = [];
     const settle = async (where: string): Promise<void> => {
@@ -136,7 +165,16 @@ describe('the protocol fixtures, from the hub side', () => {
     let phone = await connect(token);
     for (const [index, step] of fixture.steps.entries()) {
       const where = `${fixture.file}, step ${index + 1}`;
-      if (step.hub?.type === 'hello') {
+      if (step.hub && handedByTheHub(step.hub, offered)) {
+        const id = step.hub.message_id!;
+        messages.enqueue({ messageId: id, clientId, deviceId, to: step.hub.to as string, text: step.hub.text });
+        nats.nc.publish(nats.names.wake(clientId, deviceId));
+        // The stand-in gives no trace context (the hub then sends an empty one): it is left out on both sides.
+        const { traceparent: _expected, ...expected } = step.hub;
+        const { traceparent: _sent, ...sms } = await phone.next('sms');
+        expect({ where, sms }).toEqual({ where, sms: expected });
+        handed.add(id);
+      } else if (step.hub?.type === 'hello') {
         const hello = await phone.next('hello');
         expect({ where, hello }).toEqual({ where, hello: { ...step.hub, device_id: deviceId } });
       } else if (step.hub && ANSWERS.includes(step.hub.type)) {
@@ -157,9 +195,10 @@ describe('the protocol fixtures, from the hub side', () => {
         await phone.closed();
         phone = await connect(token);
       }
-      // The agent's frames, as the agent sent them; an ack needs a lease of the hub's, which its own tests cover.
+      if (step.hub?.type === 'sms') offered.add(step.hub.message_id!);
+      // The agent's frames, as the agent sent them; an ack only of an SMS the hub handed out here.
       for (const frame of step.agent) {
-        if (frame.type === 'ack') continue;
+        if (frame.type === 'ack' && !handed.has(frame.message_id!)) continue;
         const sent = concrete(frame, bound) as Frame;
         phone.send(sent);
         if (sent.type === 'report') owed.push({ type: 'report_ack', message_id: sent.message_id, status: sent.status });
@@ -167,5 +206,7 @@ describe('the protocol fixtures, from the hub side', () => {
       }
     }
     await settle(`${fixture.file}, end`);
+    // Each SMS it handed out was acknowledged by the phone: the hub told the message service.
+    await eventually(async () => [...handed].every((id) => messages.accepted.includes(id)), 5000, 'the acknowledgements recorded');
   });
 });
