@@ -55,9 +55,15 @@ export function loadFixtures(agent?: string): Fixture[] {
     .filter((fixture) => agent === undefined || fixture.agents === undefined || fixture.agents.includes(agent));
 }
 
-const FIXTURE_KEYS = ['behaviour', 'agents', 'phone', 'steps'];
-const INPUT_KEYS = ['hub', 'phone', 'connection', 'wait_ms', 'restart'];
-const STEP_KEYS = [...INPUT_KEYS, 'agent', 'handed_over', 'outbox', 'inbox'];
+interface FixtureSchema {
+  properties: Record<string, unknown>;
+  $defs: { step: { properties: Record<string, unknown>; oneOf: { required: string[] }[] } };
+}
+// The keys come from the format's JSON Schema (fixtures/schema/fixture.schema.json): one list of them.
+const SCHEMA = JSON.parse(fs.readFileSync(path.join(FIXTURES_DIR, 'schema', 'fixture.schema.json'), 'utf8')) as FixtureSchema;
+const FIXTURE_KEYS = Object.keys(SCHEMA.properties);
+const INPUT_KEYS = SCHEMA.$defs.step.oneOf.map((input) => input.required[0]!);
+const STEP_KEYS = Object.keys(SCHEMA.$defs.step.properties);
 
 /** The fixture, once its keys are the README's: a misspelt key would otherwise assert nothing. */
 function checked(file: string, fixture: Omit<Fixture, 'file'>): Fixture {
