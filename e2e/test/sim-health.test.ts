@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { startMailCatcher, type MailCatcher } from '@smsgw/stack';
-import { eventually } from './support/http';
+import { DashboardSession } from './support/dashboard-session';
 import { Receiver, type ReceivedWebhook } from './support/receiver';
 import { TestSystem, type DemoClient, type DemoDevice } from './support/system';
 
@@ -163,5 +163,79 @@ describe('SIM health: quarantine, routing around it, probe and release', () => {
     const kinds = (list: ReceivedWebhook[]) => list.map((h) => String(h.body.event));
     expect(kinds(receiver.at(health))).toEqual(['device.degraded', 'device.recovered']);
     expect(kinds(receiver.at(plain)).filter((k) => !k.startsWith('sms.') && k !== 'device.connected')).toEqual([]);
+  }, 240_000);
+
+  it('when the only SIM of a phone is quarantined, then the phone claims nothing, its queue goes to another phone, and the owner sees it and releases it by hand in the dashboard', async () => {
+    const email = `sims-${Date.now()}@example.com`;
+    const client = await system.admin.createUser(email, 'correct horse battery', 'Owner');
+    const session = new DashboardSession(system.stack.dashboardUrl, system.stack.certs.caPem);
+    expect((await session.signIn(email, 'correct horse battery')).status).toBe(302);
+    const hooks = `/sms-${client.client_id}`;
+    const health = `/health-${client.client_id}`;
+    await system.cli('create-webhook', '--client', client.client_id, '--url', receiver.url(hooks), '--events', 'sms.delivered');
+    await system.cli(
+      'create-webhook',
+      '--client',
+      client.client_id,
+      '--url',
+      receiver.url(health),
+      '--events',
+      'device.degraded,device.recovered',
+    );
+
+    const s = await system.createDevice(client.client_id, 'blocked SIM');
+    // The owner's thresholds from the phone's page: two failures in a row, a long cool-down.
+    await session.get(`/phones/${s.device_id}`);
+    const refused = await session.post(`/phones/${s.device_id}/sim-health`, {
+      consecutive_failures: '2',
+      failure_ratio: '50',
+      window: '5',
+      min_sample: '10',
+      cool_down_seconds: '3600',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('Out of bounds: min_sample');
+    const saved = await session.post(`/phones/${s.device_id}/sim-health`, {
+      consecutive_failures: '2',
+      failure_ratio: '50',
+      window: '20',
+      min_sample: '10',
+      cool_down_seconds: '3600',
+    });
+    expect(saved).toMatchObject({ status: 302, location: `/phones/${s.device_id}?saved=health` });
+    const agentS = await system.startAgent(client, s, { extraArgs: ['--sim-fail-slot', '1', '--sim-fail-cause', 'limit'] });
+    const t = await system.createDevice(client.client_id, 'healthy');
+    const agentT = await system.startAgent(client, t);
+
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await send(client, { to: `+3362100000${i}`, message: `seule SIM ${i}`, failover: true }, s));
+    await deliveredHooks(hooks, ids);
+    for (const id of ids) {
+      expect(await status(client, id)).toMatchObject({ device_id: t.device_id, status: 'delivered' });
+      expect(agentS.sentCount(id) + agentT.sentCount(id)).toBe(1);
+    }
+    const [degraded] = await receiver.waitFor(health, 1, 20_000, (h) => h.body.event === 'device.degraded');
+    expect(degraded!.body.data).toMatchObject({ device_id: s.device_id, sim: 1, reason: 'consecutive_failures' });
+    expect(Number((degraded!.body.data.recent_results as Record<string, number>).limit_exceeded)).toBeGreaterThanOrEqual(2);
+
+    // Quarantined, the phone takes nothing: a message queued on it now goes to the other phone.
+    const later = await send(client, { to: '+33621000009', message: 'plus tard', failover: true }, s);
+    await deliveredHooks(hooks, [later], 40_000);
+    expect(await status(client, later)).toMatchObject({
+      device_id: t.device_id,
+      attempts: [{ device_id: s.device_id, status: 'moved', error: { code: 'SIM_QUARANTINED' } }, { status: 'delivered' }],
+    });
+
+    // The phone's page says so: the SIM, why, its results by cause, and the release.
+    const quarantined = await session.get(`/phones/${s.device_id}`);
+    expect(quarantined.text).toMatch(/data-health-slot="1" data-state="quarantined"/);
+    expect(quarantined.text).toContain('too many failures in a row');
+    expect(quarantined.text).toMatch(/limit exceeded: \d/);
+    expect(quarantined.text).toContain('Release SIM 1');
+    const released = await session.post(`/phones/${s.device_id}/sims/1/release`, {});
+    expect(released).toMatchObject({ status: 302, location: `/phones/${s.device_id}?saved=released` });
+    const [recovered] = await receiver.waitFor(health, 1, 20_000, (h) => h.body.event === 'device.recovered');
+    expect(recovered!.body.data).toMatchObject({ device_id: s.device_id, sim: 1, state: 'healthy', reason: 'manual' });
+    expect((await session.get(`/phones/${s.device_id}`)).text).toMatch(/data-health-slot="1" data-state="healthy"/);
   }, 240_000);
 });
