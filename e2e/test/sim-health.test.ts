@@ -232,6 +232,7 @@ describe('SIM health: quarantine, routing around it, probe and release', () => {
     expect(quarantined.text).toContain('too many failures in a row');
     expect(quarantined.text).toMatch(/limit exceeded: \d/);
     expect(quarantined.text).toContain('Release SIM 1');
+    expect((await session.get('/phones')).text).toContain('SIM 1 quarantined');
     const released = await session.post(`/phones/${s.device_id}/sims/1/release`, {});
     expect(released).toMatchObject({ status: 302, location: `/phones/${s.device_id}?saved=released` });
     const [recovered] = await receiver.waitFor(health, 1, 20_000, (h) => h.body.event === 'device.recovered');

@@ -76,3 +76,10 @@ export function healthForm(d: devicehub.Device__Output): Record<string, string> 
     cool_down_seconds: String(s?.coolDownSeconds ?? 0),
   };
 }
+
+/** The phones list's mark of the SIMs not healthy (empty when all are). */
+export function quarantinedNote(d: devicehub.Device__Output): SafeHtml | string {
+  const out = d.simHealth.filter((h) => h.state !== 'healthy').map((h) => h.slot);
+  if (out.length === 0) return '';
+  return html` <a class="state offline" data-quarantined="${out.join(',')}" href="/phones/${d.deviceId}#sim-health">${out.map((slot) => `SIM ${slot}`).join(', ')} quarantined</a>`;
+}
