@@ -343,7 +343,7 @@ export class AgentSession {
         this.emptyClaims = 0;
         if (this.closed) break; // the lease runs out and the message goes back to the queue
         const sim = await this.sims.choose(sms.messageId, sms.requestedSim, simsWithRoom, this.health.probeSlot(simsWithRoom));
-        this.health.handed(sim);
+        this.health.handed(sim, sms.messageId);
         await this.hand(sms, claimed, sim);
         await this.sleep(this.pacer.pauseAfter(sim));
       }

@@ -50,6 +50,8 @@ export class SessionHealth {
   private readonly sims = new Map<number, SimHealth>();
   private counted?: Set<string>;
   private lastRelease = Number.NEGATIVE_INFINITY;
+  /** The probe message out on each SIM probing (on this connection: after a reconnect, none, and the probe times out). */
+  private readonly probes = new Map<number, string>();
 
   constructor(
     private device: DeviceRow,
@@ -125,13 +127,14 @@ export class SessionHealth {
   }
 
   /** An SMS handed through `slot` (0: the phone's one SIM): when its probe is due, this SMS is it. */
-  handed(slot: number): void {
+  handed(slot: number, messageId: string): void {
     const health = this.simOf(slot);
     if (!health) return;
     const now = this.deps.clock();
     if (!probeDue(health, now)) return;
     const next = probing(health, now);
     this.sims.set(next.slot, next);
+    this.probes.set(next.slot, messageId);
     this.log.info({ sim: next.slot }, 'probe message handed to a quarantined SIM');
     this.deps.simHealthWriter.changed(this.device.device_id, next);
   }
@@ -147,7 +150,13 @@ export class SessionHealth {
     if (counted.size > COUNTED_KEPT) counted.delete(counted.values().next().value!);
     const health = this.simOf(report.sim ?? slot);
     if (!health) return;
-    const { health: next, change } = recordResult(health, result, this.settings, this.deps.clock());
+    // While probing, only the probe's own result decides (one of an SMS handed before counts, and changes nothing).
+    const probe = health.state === 'probing' && this.probes.get(health.slot) === report.message_id;
+    if (probe) this.probes.delete(health.slot);
+    const { health: next, change } =
+      health.state === 'probing' && !probe
+        ? { health: { ...health, recent: [...health.recent, result].slice(-this.settings.window) }, change: undefined }
+        : recordResult(health, result, this.settings, this.deps.clock());
     this.sims.set(next.slot, next);
     if (!change) {
       this.deps.simHealthWriter.note(this.device.device_id, next);
