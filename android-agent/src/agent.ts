@@ -20,6 +20,7 @@ import {
 } from './data-dir';
 import { createDriver } from './drivers/create-driver';
 import type { DriverName } from './drivers/driver';
+import type { SimFailure } from './drivers/simulator.driver';
 import { DeviceChoiceError, DeviceUnauthorizedError, NotPairedError } from './errors';
 import { Inbox, type Arrival } from './inbox';
 import { Outbox } from './outbox';
@@ -54,6 +55,8 @@ export interface StartAgentOptions {
   sims?: number;
   /** Simulator: every SMS is sent, then the network reports it failed with this cause. */
   networkFailure?: SmsErrorCode;
+  /** Simulator: a SIM that fails every send at once, not sent (while its file exists, when given). */
+  simFailure?: SimFailure;
   /** Pause between accepting an SMS (ack) and handing it to the driver (default 0). */
   sendDelayMs?: number;
   /** Print one JSON line {message_id, to, text} on `stdout` for each SMS handed to the driver (none with `radioOff`). */
@@ -159,7 +162,7 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
 
   const printHandOver = (sms: Sms): void => {
     // A line stands for an SMS that may leave the phone; with the radio off none does.
-    if (options.logJson && !options.radioOff) {
+    if (options.logJson && !options.radioOff && !driver.failsUnsent?.(sms)) {
       stdout.write(`${JSON.stringify({ message_id: sms.message_id, to: sms.to, text: sms.text })}\n`);
     }
   };

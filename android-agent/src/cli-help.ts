@@ -34,6 +34,10 @@ Options:
                              INVALID_NUMBER): something left the phone, so no not_sent
   --sims <n>                 simulator: the phone has n SIMs, 1 to 4 (default $SMSGW_AGENT_SIMS,
                              else 1); an SMS asking for a slot above n fails, not sent
+  --sim-fail-slot <n>        simulator: every SMS through SIM n fails at once, not sent, with
+                             --sim-fail-cause generic (default), limit, no_service or radio_off
+  --sim-fail-file <path>     with --sim-fail-slot: the SIM fails only while this file exists
+                             (remove it and the SIM recovers)
   -h, --help                 show this help
 
 Logs are JSON lines on stderr (level from $LOG_LEVEL, default info).

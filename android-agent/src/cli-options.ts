@@ -1,3 +1,4 @@
+// Over 300 lines: every option of the agent's command line, its environment variables and their checks, in one pass.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,6 +11,7 @@ import { DeviceChoiceError, DeviceInUseError, DeviceUnauthorizedError, NotPaired
 import { parsePairingUrl, type PairingSecret } from './pairing';
 import type { SmsErrorCode } from './protocol';
 import { MAX_SIMULATED_SIMS } from './sims';
+import { SIM_FAIL_ERRORS, type SimFailCause, type SimFailure } from './drivers/simulator.driver';
 
 /** The causes `--sim-network-failure` may pretend the network gave. */
 const NETWORK_FAILURES = ['OUT_OF_NETWORK', 'INSUFFICIENT_CREDIT', 'BLACKLISTED', 'INVALID_NUMBER'] as const;
@@ -88,6 +90,9 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
         'radio-off': { type: 'boolean' },
         'sim-network-failure': { type: 'string' },
         sims: { type: 'string' },
+        'sim-fail-slot': { type: 'string' },
+        'sim-fail-cause': { type: 'string' },
+        'sim-fail-file': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -153,6 +158,9 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
     throw new UsageError('--sims (or SMSGW_AGENT_SIMS) goes with --driver simulator only');
   }
 
+  const simFailure = simFailureOf(values['sim-fail-slot'], values['sim-fail-cause'], values['sim-fail-file'], sims ?? 1);
+  if (driver !== 'simulator' && simFailure) throw new UsageError('--sim-fail-slot goes with --driver simulator only');
+
   return {
     kind: 'run',
     options: {
@@ -169,8 +177,23 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
       ...(radioOff ? { radioOff } : {}),
       ...(networkFailure !== undefined ? { networkFailure: networkFailure as SmsErrorCode } : {}),
       ...(sims !== undefined ? { sims } : {}),
+      ...(simFailure ? { simFailure } : {}),
     },
   };
+}
+
+/** `--sim-fail-slot`, `--sim-fail-cause` and `--sim-fail-file` read together (the last two need the first). */
+function simFailureOf(slot: string | undefined, cause: string | undefined, file: string | undefined, sims: number): SimFailure | undefined {
+  if (slot === undefined) {
+    if (cause !== undefined || file !== undefined) throw new UsageError('--sim-fail-cause and --sim-fail-file go with --sim-fail-slot');
+    return undefined;
+  }
+  const n = Number(slot);
+  if (!/^[0-9]+$/.test(slot) || n < 1 || n > sims)
+    throw new UsageError(`--sim-fail-slot takes a slot from 1 to ${sims}, not ${JSON.stringify(slot)}`);
+  const causes = Object.keys(SIM_FAIL_ERRORS);
+  if (cause !== undefined && !causes.includes(cause)) throw new UsageError(`--sim-fail-cause must be one of ${causes.join(', ')}`);
+  return { slot: n, cause: (cause ?? 'generic') as SimFailCause, ...(file !== undefined ? { whileFile: path.resolve(file) } : {}) };
 }
 
 function pairingOf(

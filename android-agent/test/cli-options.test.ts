@@ -138,7 +138,21 @@ describe('parseCli', () => {
     await expect(run(['--hub', 'https://h.example'])).resolves.not.toHaveProperty('networkFailure');
   });
 
+  it('when --sim-fail-slot names a SIM, then the simulator fails it with the cause given, while the file exists when one is given', async () => {
+    await expect(run(['--hub', 'https://h.example', '--sims', '2', '--sim-fail-slot', '2'])).resolves.toMatchObject({
+      simFailure: { slot: 2, cause: 'generic' },
+    });
+    await expect(
+      run(['--hub', 'https://h.example', '--sim-fail-slot', '1', '--sim-fail-cause', 'limit', '--sim-fail-file', '/tmp/x']),
+    ).resolves.toMatchObject({ simFailure: { slot: 1, cause: 'limit', whileFile: '/tmp/x' } });
+    await expect(run(['--hub', 'https://h.example'])).resolves.not.toHaveProperty('simFailure');
+  });
+
   it.each([
+    [['--hub', 'https://h.example', '--sim-fail-slot', '2'], /--sim-fail-slot takes a slot from 1 to 1/],
+    [['--hub', 'https://h.example', '--sim-fail-slot', '1', '--sim-fail-cause', 'rain'], /--sim-fail-cause must be one of/],
+    [['--hub', 'https://h.example', '--sim-fail-cause', 'limit'], /go with --sim-fail-slot/],
+    [['--hub', 'https://h.example', '--driver', 'termux', '--sim-fail-slot', '1'], /simulator only/],
     [['--hub', 'https://h.example', '--sim-network-failure', 'EXPIRED'], /--sim-network-failure must be one of/],
     [['--hub', 'https://h.example', '--driver', 'termux', '--sim-network-failure', 'OUT_OF_NETWORK'], /simulator only/],
     [['--hub', 'http://127.0.0.1:8444'], /https/],

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { DriverEvents } from '../src/drivers/driver';
 import { SimulatorDriver } from '../src/drivers/simulator.driver';
 import type { SmsError } from '../src/protocol';
@@ -31,6 +34,27 @@ function listen(): { events: DriverEvents; calls: string[]; errors: SmsError[]; 
 }
 
 describe('SimulatorDriver', () => {
+  it('when a SIM fails (--sim-fail-slot), then every SMS through it fails at once, not sent, with its cause, while its file exists; the other SIM sends', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sim-fail-')), 'failing');
+    fs.writeFileSync(file, '');
+    const driver = new SimulatorDriver({ deliveryDelayMs: 0, sims: 2, simFailure: { slot: 2, cause: 'limit', whileFile: file } });
+    const failing = listen();
+    expect(driver.failsUnsent({ message_id: 'msg_1', to: '+33612345678', text: 'x', sim: 2 })).toBe(true);
+    await driver.send({ message_id: 'msg_1', to: '+33612345678', text: 'x', sim: 2 }, failing.events);
+    expect(failing.calls).toEqual(['failed']);
+    expect(failing.errors[0]).toMatchObject({ code: 'DEVICE_ERROR', message: expect.stringContaining('limit') });
+    expect(failing.notSent).toEqual([true]);
+    const other = listen();
+    await driver.send({ message_id: 'msg_2', to: '+33612345678', text: 'x', sim: 1 }, other.events);
+    await other.delivered;
+    fs.rmSync(file);
+    const recovered = listen();
+    await driver.send({ message_id: 'msg_3', to: '+33612345678', text: 'x', sim: 2 }, recovered.events);
+    await recovered.delivered;
+    expect(recovered.calls).toEqual(['sent', 'delivered']);
+    await driver.close();
+  });
+
   it.each([
     ['+33600000001', 'INVALID_NUMBER'],
     ['+33600000002', 'OUT_OF_NETWORK'],

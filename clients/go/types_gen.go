@@ -518,8 +518,9 @@ type Attempt struct {
 	// last entry: the message's current status on its current device.
 	Status string `json:"status"`
 	// Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone
-	// offline past the failover delay. NOT_DELIVERED for an OTP's SMS moved to another phone because
-	// it was not delivered within its fallback_after.
+	// offline past the failover delay, SIM_QUARANTINED off a phone whose every SIM is quarantined
+	// (SIM health). NOT_DELIVERED for an OTP's SMS moved to another phone because it was not
+	// delivered within its fallback_after.
 	Error *AttemptError `json:"error"`
 	// When that try ended (earlier tries) or last changed (the last entry).
 	At time.Time `json:"at"`
@@ -642,8 +643,9 @@ type PersonalizedMessage struct {
 }
 
 // AttemptError: Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved
-// off a phone offline past the failover delay. NOT_DELIVERED for an OTP's SMS moved to another
-// phone because it was not delivered within its fallback_after.
+// off a phone offline past the failover delay, SIM_QUARANTINED off a phone whose every SIM is
+// quarantined (SIM health). NOT_DELIVERED for an OTP's SMS moved to another phone because it was
+// not delivered within its fallback_after.
 type AttemptError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`

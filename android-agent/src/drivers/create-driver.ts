@@ -1,6 +1,6 @@
 import type { SmsErrorCode } from '../protocol';
 import type { Driver, DriverName } from './driver';
-import { SimulatorDriver } from './simulator.driver';
+import { SimulatorDriver, type SimFailure } from './simulator.driver';
 import { TermuxDriver } from './termux.driver';
 
 export interface DriverOptions {
@@ -12,6 +12,8 @@ export interface DriverOptions {
   sims?: number;
   /** Simulator: every SMS is sent, then fails with this cause. */
   networkFailure?: SmsErrorCode;
+  /** Simulator: a SIM that fails every send, not sent. */
+  simFailure?: SimFailure;
   /** Termux: directories searched for termux-sms-send (default $PATH). */
   searchPath?: string;
 }
@@ -26,5 +28,6 @@ export async function createDriver(name: DriverName, options: DriverOptions): Pr
     ...(options.radioOff ? { radioOff: true } : {}),
     ...(options.sims !== undefined ? { sims: options.sims } : {}),
     ...(options.networkFailure ? { networkFailure: options.networkFailure } : {}),
+    ...(options.simFailure ? { simFailure: options.simFailure } : {}),
   });
 }

@@ -28,6 +28,8 @@ export interface Driver {
    * onDelivered may come later.
    */
   send(sms: Sms, events: DriverEvents): Promise<void>;
+  /** Whether this SMS will fail before anything leaves the phone (the simulator's failing SIM). */
+  failsUnsent?(sms: Sms): boolean;
   /**
    * After a restart of the agent: follows an SMS the phone had sent before it, whose delivery
    * report had not come, and calls onDelivered (or onFailed) when it does. Absent when the driver

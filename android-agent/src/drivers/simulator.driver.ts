@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { SimInfo, Sms, SmsErrorCode } from '../protocol';
 import { absentSimError, simulatedSims } from '../sims';
 import type { Driver, DriverEvents } from './driver';
@@ -18,6 +19,22 @@ export const RADIO_OFF_ERROR: { code: SmsErrorCode; message: string } = {
 
 export const DEFAULT_DELIVERY_DELAY_MS = 300;
 
+/** The causes a failing SIM (`--sim-fail-slot`) gives, as Android says them (the hub's SIM health reads the words). */
+export const SIM_FAIL_ERRORS = {
+  generic: { code: 'DEVICE_ERROR', message: 'simulated: the SIM could not send the SMS (generic failure); nothing was sent' },
+  limit: { code: 'DEVICE_ERROR', message: "simulated: Android's limit of SMS per period was reached; nothing was sent" },
+  no_service: { code: 'OUT_OF_NETWORK', message: 'simulated: the SIM has no mobile service; nothing was sent' },
+  radio_off: { code: 'OUT_OF_NETWORK', message: "simulated: the SIM's radio is off; nothing was sent" },
+} as const satisfies Record<string, { code: SmsErrorCode; message: string }>;
+export type SimFailCause = keyof typeof SIM_FAIL_ERRORS;
+
+/** A SIM that fails every send (`--sim-fail-slot`), while `whileFile` exists when given (a test removes it: the SIM recovers). */
+export interface SimFailure {
+  slot: number;
+  cause: SimFailCause;
+  whileFile?: string;
+}
+
 export interface SimulatorOptions {
   /** Time between `sent` and `delivered`. */
   deliveryDelayMs?: number;
@@ -31,6 +48,8 @@ export interface SimulatorOptions {
    * through (the OTP delivery fallback). No `not_sent`: something left the phone.
    */
   networkFailure?: SmsErrorCode;
+  /** Every SMS through this SIM fails at once, not sent, with its cause. */
+  simFailure?: SimFailure;
 }
 
 /**
@@ -45,12 +64,14 @@ export class SimulatorDriver implements Driver {
   private readonly deliveryDelayMs: number;
   private readonly radioOff: boolean;
   private readonly networkFailure: SmsErrorCode | undefined;
+  private readonly simFailure: SimFailure | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(options: SimulatorOptions = {}) {
     this.deliveryDelayMs = options.deliveryDelayMs ?? DEFAULT_DELIVERY_DELAY_MS;
     this.radioOff = options.radioOff ?? false;
     this.networkFailure = options.networkFailure;
+    this.simFailure = options.simFailure;
     this.sims = simulatedSims(options.sims ?? 1);
   }
 
@@ -58,6 +79,13 @@ export class SimulatorDriver implements Driver {
   slotFor(sms: Sms): number | undefined {
     const slot = sms.sim ?? 1;
     return this.sims.some((sim) => sim.slot === slot) ? slot : undefined;
+  }
+
+  /** Whether this SMS's SIM fails now (`--sim-fail-slot`): it fails unsent. */
+  failsUnsent(sms: Sms): boolean {
+    const failure = this.simFailure;
+    if (!failure || (sms.sim ?? 1) !== failure.slot) return false;
+    return failure.whileFile === undefined || existsSync(failure.whileFile);
   }
 
   async send(sms: Sms, events: DriverEvents): Promise<void> {
@@ -69,6 +97,10 @@ export class SimulatorDriver implements Driver {
     }
     if (this.radioOff) {
       events.onFailed(new Date(), { ...RADIO_OFF_ERROR }, true);
+      return;
+    }
+    if (this.failsUnsent(sms)) {
+      events.onFailed(new Date(), { ...SIM_FAIL_ERRORS[this.simFailure!.cause] }, true);
       return;
     }
     // A magic number stands for a failure the network gave: the SMS left the phone, so no not_sent.

@@ -52,7 +52,10 @@ export type PublicEventKind =
   | 'device.connected'
   | 'device.disconnected'
   // Opt-in: only endpoints that name it get it (never a message's webhook_url).
-  | 'otp.fraud_suspected';
+  | 'otp.fraud_suspected'
+  // Opt-in: a SIM quarantined (SIM health), and released.
+  | 'device.degraded'
+  | 'device.recovered';
 
 /**
  * An SMS a phone received, as the device-hub publishes it on `agent.received.<device>` (JetStream,

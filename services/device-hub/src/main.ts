@@ -10,6 +10,7 @@ import {
   gauge,
   ensureStream,
   migrate,
+  reusedFor,
   runMain,
   startGrpcService,
   streamConfigs,
@@ -43,6 +44,9 @@ import { AgentSession, type SessionDeps } from './sessions/agent-session';
 import { TestModeSimulator } from './sessions/test-mode.simulator';
 import { SessionRegistry } from './sessions/session-registry';
 import { SimRules } from './sessions/sim-rules';
+import { SimHealthRepository } from './data/sim-health.repository';
+import { SimHealthWriter } from './data/sim-health.writer';
+import { SimHealthUseCases } from './use-cases/sim-health.use-case';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
@@ -108,7 +112,26 @@ export async function start(
   let agentPort = config.agents.port;
   const publicUrl = () => config.agents.publicUrl ?? `https://127.0.0.1:${agentPort}`;
   const devices = new DeviceUseCases(repo, presence, new PairingAttemptStore(redis), { ...config.pairing, publicUrl });
-  const limits = new DeviceLimitsUseCases(devices, repo, usage, sessions, clock);
+  const simHealth = new SimHealthRepository(pool);
+  // The SIMs not healthy, read again at most every 5 s: the automatic choice passes them by.
+  const unhealthySims = reusedFor(5000, () => simHealth.unhealthy());
+  gauge(
+    'hub.sims_quarantined',
+    'SIMs quarantined or probing now, of every phone (the same on each replica: read one, or the max)',
+    async (r) => {
+      const bySlot = [...(await unhealthySims()).values()].flat();
+      r.observe(bySlot.filter((h) => h.state === 'quarantined').length, { state: 'quarantined' });
+      r.observe(bySlot.filter((h) => h.state === 'probing').length, { state: 'probing' });
+    },
+  );
+  const limits = new DeviceLimitsUseCases(
+    devices,
+    repo,
+    usage,
+    sessions,
+    { of: (ids) => simHealth.of(ids), unhealthy: unhealthySims },
+    clock,
+  );
   const views = new DeviceViewUseCases(devices, limits);
   const simulateReceived = new SimulateReceivedUseCase(devices, sessions, received, clock);
   const lastSeen = new LastSeenWriter(repo);
@@ -136,6 +159,14 @@ export async function start(
     log,
   });
   const deviceEvents = new DeviceEventPublisher(nats, lastSeen);
+  const simHealthCases = new SimHealthUseCases({
+    devices,
+    repo: simHealth,
+    sessions,
+    publishRecovered: (of, health) => deviceEvents.publishSim('device.recovered', of, health, 'manual'),
+  });
+  const simHealthWriter = new SimHealthWriter(simHealth, (err) => log.warn({ err }, "a SIM's change of health not stored"));
+  const simHealthWrites = timerLoop({ name: 'hub-sim-health', intervalMs: 5000, tick: () => simHealthWriter.flush(), log });
   // What every phone's session uses, made once: 20,000 sessions need not each hold a copy.
   const sessionDeps: SessionDeps = {
     messages,
@@ -153,6 +184,14 @@ export async function start(
     loadDevice: (deviceId) => repo.find(deviceId),
     otherPhoneOnline: (of) => devices.otherPhoneOnline(of),
     storeSims: (deviceId, sims) => repo.setSims(deviceId, sims),
+    simHealth,
+    simHealthWriter,
+    publishSimEvent: (kind, of, health, how) => deviceEvents.publishSim(kind, of, health, how),
+    releaseQuarantined: async (of) => {
+      const result = await messages.releaseDevice({ clientId: of.client_id, deviceId: of.device_id, reason: 'RELEASE_REASON_QUARANTINED' });
+      if (result.moved + result.failed > 0)
+        log.info({ device_id: of.device_id, moved: result.moved }, "quarantined phone's messages released");
+    },
   };
 
   // Back from an outage: wake-ups sent meanwhile were lost, and idle phones may be in a long wait.
@@ -187,7 +226,7 @@ export async function start(
     callers: deviceHubCallers,
     name: 'smsgw.devicehub.v1.DeviceHubService',
     definition: deviceHubProto().DeviceHubService.service,
-    handlers: deviceHubHandlers(devices, limits, views, sessions, { presence, messages, log }, simulateReceived),
+    handlers: deviceHubHandlers(devices, limits, views, sessions, { presence, messages, log }, simulateReceived, simHealthCases),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
@@ -203,6 +242,7 @@ export async function start(
   credentialCheck.start();
   failoverSweep.start();
   lastSeenWrites.start();
+  simHealthWrites.start();
   ticketKeysReload.start();
   limitsReload.start();
   // From now on, readiness follows the NATS connection.
@@ -222,6 +262,8 @@ export async function start(
       await lastSeenWrites.stop();
       await ticketKeysReload.stop();
       await lastSeen.flush().catch((err: unknown) => log.warn({ err }, 'last seen times not written'));
+      await simHealthWrites.stop();
+      await simHealthWriter.flush().catch((err: unknown) => log.warn({ err }, "SIMs' results not written"));
       await testMode.stop();
       await grpcServer.stop();
       messages.close();

@@ -48,6 +48,7 @@ describe('device-hub sessions: the registry forgets a session once it has ended'
     sending_hours_end: '',
     time_zone: 'UTC',
     sims: [],
+    sim_health_settings: {},
   });
 
   beforeAll(async () => {
@@ -92,6 +93,10 @@ describe('device-hub sessions: the registry forgets a session once it has ended'
       loadDevice: async () => undefined,
       otherPhoneOnline: async () => false,
       storeSims: async () => undefined,
+      simHealth: { of: async () => new Map(), save: async () => undefined },
+      simHealthWriter: { note: () => undefined, changed: () => undefined },
+      publishSimEvent: async () => undefined,
+      releaseQuarantined: async () => undefined,
     };
     registry = new SessionRegistry(nats, log);
     server = new WebSocketServer({ port: 0, host: '127.0.0.1' });

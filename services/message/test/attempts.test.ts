@@ -63,6 +63,7 @@ describe('the attempts of a message', () => {
   it('when the hub names a release reason, or the gateway a ttl, then only the defined values pass', () => {
     expect(releaseReason('RELEASE_REASON_OFFLINE')).toBe('OFFLINE');
     expect(releaseReason(2)).toBe('REMOVED');
+    expect(releaseReason('RELEASE_REASON_QUARANTINED')).toBe('QUARANTINED');
     expect(() => releaseReason('RELEASE_REASON_UNSPECIFIED')).toThrow();
     expect(ttlOf(undefined, 'ttl')).toBe(0);
     expect(ttlOf(600, 'ttl')).toBe(600);

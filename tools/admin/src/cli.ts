@@ -36,6 +36,14 @@ const USAGE = `Operator command line of the SMS gateway.
       two SMS (0 and 0: the hub's default, 2 to 3 s) and its sending hours in an IANA time zone (empty:
       UTC; an end before the start: across midnight); the options not given keep their value; prints
       {device_id, limits, usage, has_room, sims}
+  npm run admin -- set-sim-health --client C --device D [--consecutive-failures N] [--failure-ratio P]
+        [--window N] [--min-sample N] [--cool-down S]
+      when the phone's SIMs are quarantined (docs/owners/phones.md): N faults in a row, or P percent
+      of faults among the last --window results once there are --min-sample of them (0 turns a rule
+      off), and how long before one probe message is tried; options not given keep their value;
+      prints {device_id, ..., sim_health_settings, sim_health}
+  npm run admin -- release-sim --client C --device D --slot N
+      releases the phone's quarantined SIM N by hand; prints the phone as set-sim-health does
   npm run admin -- set-fleet --client C [--default-ttl S] [--failover-delay S]
         [--sim-rule round_robin|default] [--default-sim N]
       the client's default ttl of a send that gives none (0: none, else 60 to 604800 s), how long
@@ -125,6 +133,11 @@ async function main(argv: string[]): Promise<number> {
       'ca-secret': { type: 'string' },
       secrets: { type: 'string' },
       'per-minute': { type: 'string' },
+      'consecutive-failures': { type: 'string' },
+      'failure-ratio': { type: 'string' },
+      'min-sample': { type: 'string' },
+      'cool-down': { type: 'string' },
+      slot: { type: 'string' },
       'per-hour': { type: 'string' },
       'per-day': { type: 'string' },
       'min-interval-ms': { type: 'string' },
@@ -165,7 +178,20 @@ async function main(argv: string[]): Promise<number> {
   }
   const need = (
     name:
-      'email' | 'client' | 'device' | 'key' | 'url' | 'events' | 'event' | 'event-id' | 'endpoint' | 'password' | 'from' | 'text' | 'hold',
+      | 'email'
+      | 'client'
+      | 'device'
+      | 'key'
+      | 'url'
+      | 'events'
+      | 'event'
+      | 'event-id'
+      | 'endpoint'
+      | 'password'
+      | 'from'
+      | 'text'
+      | 'hold'
+      | 'slot',
   ): string => {
     const value = values[name];
     if (!value) throw new UsageError(`${command} needs --${name}`);
@@ -251,6 +277,16 @@ async function main(argv: string[]): Promise<number> {
   const guard = command === 'set-otp-guard' ? guardChange() : {};
   const limits = command === 'set-device-limits' ? limitsChange() : {};
   const fleet = command === 'set-fleet' ? fleetChange() : {};
+  const health =
+    command === 'set-sim-health'
+      ? {
+          consecutiveFailures: wholeOption('consecutive-failures', values['consecutive-failures']),
+          failureRatio: wholeOption('failure-ratio', values['failure-ratio']),
+          window: wholeOption('window', values.window),
+          minSample: wholeOption('min-sample', values['min-sample']),
+          coolDownSeconds: wholeOption('cool-down', values['cool-down']),
+        }
+      : {};
   const sim = command === 'receive-sms' ? simOption(values.sim) : 0;
   const count = command === 'create-devices' ? wholeOption('count', values.count) : undefined;
   const deviceCount = (): number => {
@@ -268,6 +304,8 @@ async function main(argv: string[]): Promise<number> {
     else if (command === 'revoke-device') result = await admin.revokeDevice(need('client'), need('device'));
     else if (command === 'remove-device') result = await admin.removeDevice(need('client'), need('device'));
     else if (command === 'set-device-limits') result = await admin.setDeviceLimits(need('client'), need('device'), limits);
+    else if (command === 'set-sim-health') result = await admin.setSimHealth(need('client'), need('device'), health);
+    else if (command === 'release-sim') result = await admin.releaseSim(need('client'), need('device'), simOption(need('slot')));
     else if (command === 'set-fleet') result = await admin.setFleet(need('client'), fleet);
     else if (command === 'set-destinations') result = await admin.setDestinations(need('client'), destinations);
     else if (command === 'set-otp-guard') result = await admin.setOtpGuard(need('client'), guard);

@@ -101,3 +101,26 @@ export function fleetJson(c: account.Client__Output) {
     default_sim: c.defaultSim,
   };
 }
+
+/** A phone as set-sim-health and release-sim print it: its limits' view, its SIM health thresholds and each SIM's health. */
+export function simHealthJson(d: devicehub.Device__Output) {
+  const s = d.simHealthSettings;
+  return {
+    ...deviceLimitsJson(d),
+    sim_health_settings: {
+      consecutive_failures: s?.consecutiveFailures ?? 0,
+      failure_ratio: s?.failureRatio ?? 0,
+      window: s?.window ?? 0,
+      min_sample: s?.minSample ?? 0,
+      cool_down_seconds: s?.coolDownSeconds ?? 0,
+    },
+    sim_health: d.simHealth.map((h) => ({
+      slot: h.slot,
+      state: h.state,
+      reason: h.reason || null,
+      since: h.since || null,
+      probe_after: h.probeAfter || null,
+      recent: Object.fromEntries(h.recent.map((r) => [r.cause, r.count])),
+    })),
+  };
+}

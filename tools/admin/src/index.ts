@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { commonConfig, createClient, loadConfig, type GrpcTls } from '@smsgw/platform';
 import { accountProto, deviceHubProto, otpProto, webhookProto, type account, type devicehub, type otp, type webhook } from '@smsgw/proto';
-import { deviceLimitsJson, fleetJson, mergeLimits, type FleetChange, type LimitsChange } from './fleet';
+import { deviceLimitsJson, fleetJson, mergeLimits, simHealthJson, type FleetChange, type LimitsChange } from './fleet';
 import { destinationsJson, guardJson, holdJson, type DestinationsChange, type GuardChange } from './otp-protection';
 
 export interface AdminAddresses {
@@ -177,6 +177,19 @@ export class Admin {
   }
 
   /** Changes the limits given and keeps the others (the device is read first: SetDeviceLimits sets them all). */
+  /** The phone's SIM health thresholds; those not given keep their value. */
+  async setSimHealth(clientId: string, deviceId: string, change: Partial<Record<keyof devicehub.SimHealthSettings, number | undefined>>) {
+    const current = await this.devices.getDevice({ clientId, deviceId });
+    const given = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
+    const d = await this.devices.setSimHealth({ clientId, deviceId, settings: { ...current.simHealthSettings, ...given } });
+    return simHealthJson(d);
+  }
+
+  /** Releases the phone's quarantined SIM by hand. */
+  async releaseSim(clientId: string, deviceId: string, slot: number) {
+    return simHealthJson(await this.devices.releaseSim({ clientId, deviceId, slot }));
+  }
+
   async setDeviceLimits(clientId: string, deviceId: string, change: LimitsChange) {
     const current = await this.devices.getDevice({ clientId, deviceId });
     const d = await this.devices.setDeviceLimits({ clientId, deviceId, limits: mergeLimits(current.limits, change) });

@@ -78,6 +78,8 @@ describe('the fleet commands of the admin tool, against stand-ins that admit the
       usage: { lastMinute: 1, lastHour: 7, lastDay: 30 },
       hasRoom: true,
       sims: [],
+      simHealthSettings: { consecutiveFailures: 5, failureRatio: 50, window: 20, minSample: 10, coolDownSeconds: 900 },
+      simHealth: [],
     };
     client = {
       clientId: 'client_1',

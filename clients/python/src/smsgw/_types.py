@@ -594,12 +594,13 @@ PersonalizedMessage = TypedDict(
 )
 
 # Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone
-# offline past the failover delay. NOT_DELIVERED for an OTP's SMS moved to another phone because
-# it was not delivered within its fallback_after.
+# offline past the failover delay, SIM_QUARANTINED off a phone whose every SIM is quarantined (SIM
+# health). NOT_DELIVERED for an OTP's SMS moved to another phone because it was not delivered
+# within its fallback_after.
 AttemptError = TypedDict(
     "AttemptError",
     {
-        "code": Literal["INVALID_NUMBER", "OUT_OF_NETWORK", "INSUFFICIENT_CREDIT", "BLACKLISTED", "EXPIRED", "DEVICE_ERROR", "DEVICE_REMOVED", "OPTED_OUT", "DEVICE_OFFLINE", "NOT_DELIVERED"],
+        "code": Literal["INVALID_NUMBER", "OUT_OF_NETWORK", "INSUFFICIENT_CREDIT", "BLACKLISTED", "EXPIRED", "DEVICE_ERROR", "DEVICE_REMOVED", "OPTED_OUT", "DEVICE_OFFLINE", "NOT_DELIVERED", "SIM_QUARANTINED"],
         "message": str,
     },
 )

@@ -377,7 +377,7 @@ export interface Attempt {
   device_id: DeviceId;
   /** An earlier try: failed (the phone could not send it, nothing left the phone, so another phone took over) or moved (taken off a phone that had not begun it: offline past the failover delay, or removed; or an OTP's SMS not delivered within its fallback_after, error NOT_DELIVERED). The last entry: the message's current status on its current device. */
   status: "queued" | "sent" | "delivered" | "failed" | "cancelled" | "moved";
-  /** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay. NOT_DELIVERED for an OTP's SMS moved to another phone because it was not delivered within its fallback_after. */
+  /** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay, SIM_QUARANTINED off a phone whose every SIM is quarantined (SIM health). NOT_DELIVERED for an OTP's SMS moved to another phone because it was not delivered within its fallback_after. */
   error: AttemptError | null;
   /** When that try ended (earlier tries) or last changed (the last entry). */
   at: string;
@@ -525,9 +525,9 @@ export interface PersonalizedMessage {
   sim?: Sim;
 }
 
-/** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay. NOT_DELIVERED for an OTP's SMS moved to another phone because it was not delivered within its fallback_after. */
+/** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay, SIM_QUARANTINED off a phone whose every SIM is quarantined (SIM health). NOT_DELIVERED for an OTP's SMS moved to another phone because it was not delivered within its fallback_after. */
 export interface AttemptError {
-  code: "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "OPTED_OUT" | "DEVICE_OFFLINE" | "NOT_DELIVERED";
+  code: "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "OPTED_OUT" | "DEVICE_OFFLINE" | "NOT_DELIVERED" | "SIM_QUARANTINED";
   message: string;
 }
 

@@ -2,11 +2,12 @@ import type { devicehub } from '@smsgw/proto';
 import type { LimitErrors, LimitField, LimitsForm } from '../use-cases/phone-limits.use-case';
 import { html, type SafeHtml } from './html';
 import { csrfField, notice, when } from './layout';
+import { healthForm, simHealthSection } from './sim-health.view';
 
 /** Whether the phone may send now, in words. */
 export function roomBadge(d: devicehub.Device__Output): SafeHtml {
   if (!d.hasRoom)
-    return html`<span class="state offline" data-room="no">waiting: a limit is reached or it is outside its sending hours</span>`;
+    return html`<span class="state offline" data-room="no">waiting: a limit is reached, it is outside its sending hours, or its SIMs are quarantined</span>`;
   return d.status === 'online'
     ? html`<span class="state online" data-room="yes">may send now</span>`
     : html`<span class="state" data-room="yes">its limits leave room; it sends once online</span>`;
@@ -66,6 +67,8 @@ export interface PhonePage {
   ok?: string;
   /** The time zones offered as suggestions. */
   zones: string[];
+  /** The SIM health form as typed (else the phone's), and why it was refused. */
+  health?: { form: Record<string, string>; error?: string };
 }
 
 /** One field of the limits form, with its error under it. */
@@ -97,6 +100,7 @@ export function phoneView(p: PhonePage): SafeHtml {
 </section>
 ${usageTable(d)}
 ${simsTable(d)}
+${simHealthSection(d, p.csrf, p.health?.form ?? healthForm(d), p.health?.error)}
 <section class="card">
   <h2>Limits and sending hours</h2>
   <p>The hub hands this phone no SMS past a limit or outside its hours: its messages wait for room, or go to another phone of yours if they may (not pinned). Empty or 0: no limit.</p>

@@ -4,6 +4,7 @@ import { html, trusted, type SafeHtml } from './html';
 import { copyable, csrfField, notice, when } from './layout';
 import { accountNotice } from './account.view';
 import { roomBadge } from './phone.view';
+import { quarantinedNote } from './sim-health.view';
 
 /** Where phones download the app (android-agent/android, built by `make apk`). */
 export const APK_PATH = '/downloads/smsgw-agent.apk';
@@ -68,7 +69,7 @@ ${add}
 <tbody>${p.phones.map(
     ({ device: d, queued, sentToday }) => html`<tr data-device="${d.deviceId}">
   <td><form method="post" action="/phones/${d.deviceId}/rename" class="rename">${csrf}<label class="sr" for="name-${d.deviceId}">Name of ${d.deviceId}</label><input id="name-${d.deviceId}" name="name" value="${d.name}" maxlength="100"><button type="submit" class="link">Rename</button></form><code class="small">${d.deviceId}</code></td>
-  <td><span class="state ${d.status}" data-state>${d.status}</span></td>
+  <td><span class="state ${d.status}" data-state>${d.status}</span>${quarantinedNote(d)}</td>
   <td data-seen>${when(d.lastSeenAt)}</td>
   <td>${queued}</td>
   <td>${sentToday}</td>

@@ -4,8 +4,18 @@ import { html, type SafeHtml } from './html';
 import { accountNotice } from './account.view';
 import { copyable, csrfField, notice, when } from './layout';
 
-// otp.fraud_suspected is opt-in: an endpoint gets it only when it is ticked.
-const KINDS = ['sms.sent', 'sms.delivered', 'sms.failed', 'sms.received', 'device.connected', 'device.disconnected', 'otp.fraud_suspected'];
+// otp.fraud_suspected, device.degraded and device.recovered are opt-in: an endpoint gets them only when ticked.
+const KINDS = [
+  'sms.sent',
+  'sms.delivered',
+  'sms.failed',
+  'sms.received',
+  'device.connected',
+  'device.disconnected',
+  'otp.fraud_suspected',
+  'device.degraded',
+  'device.recovered',
+];
 const BATCH_LABEL = 'Send in batches: up to 100 events in one POST (a JSON array), within a second of the first';
 
 export interface WebhooksNotes {

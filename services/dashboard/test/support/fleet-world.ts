@@ -68,6 +68,8 @@ export async function startFleetWorld(more: { message?: Record<string, (req: nev
       usage: { lastMinute: 0, lastHour: 0, lastDay: 0 },
       hasRoom: true,
       sims: [],
+      simHealthSettings: { consecutiveFailures: 5, failureRatio: 50, window: 20, minSample: 10, coolDownSeconds: 900 },
+      simHealth: [],
     });
   }
   const users = Object.values(OWNERS);

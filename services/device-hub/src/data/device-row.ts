@@ -20,6 +20,8 @@ export interface DeviceRow {
   time_zone: string;
   /** What the phone reported when it last connected (jsonb; read it with `simsOfRow`). */
   sims: unknown;
+  /** The owner's SIM health thresholds (jsonb; read them with `simHealthSettingsOf`). */
+  sim_health_settings: unknown;
 }
 
 /** A device as the failover sweep sees it: removed ones too. */
@@ -48,6 +50,7 @@ export const COLUMN_NAMES = [
   'sending_hours_end',
   'time_zone',
   'sims',
+  'sim_health_settings',
 ];
 export const DEVICE_COLUMNS = COLUMN_NAMES.join(', ');
 

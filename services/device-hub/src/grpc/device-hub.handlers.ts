@@ -12,6 +12,8 @@ import type { DeviceViewUseCases } from '../use-cases/device-views.use-case';
 import type { DeviceUseCases } from '../use-cases/devices.use-case';
 import type { SessionRegistry } from '../sessions/session-registry';
 import type { SimulateReceivedUseCase } from '../use-cases/simulate-received.use-case';
+import type { SimHealthUseCases } from '../use-cases/sim-health.use-case';
+import { countsByCause, DEFAULT_SIM_HEALTH } from '../domain/sim-health';
 
 function toProto(view: LimitedDeviceView): devicehub.Device {
   const { limits, usage } = view;
@@ -41,6 +43,15 @@ function toProto(view: LimitedDeviceView): devicehub.Device {
       usage: { lastMinute: sim.usage.lastMinute, lastHour: sim.usage.lastHour, lastDay: sim.usage.lastDay },
       hasRoom: sim.hasRoom,
     })),
+    simHealthSettings: view.simHealthSettings,
+    simHealth: view.simHealth.map((h) => ({
+      slot: h.slot,
+      state: h.state,
+      reason: h.reason,
+      since: h.since === undefined ? '' : new Date(h.since).toISOString(),
+      probeAfter: h.probeAfter === undefined ? '' : new Date(h.probeAfter).toISOString(),
+      recent: Object.entries(countsByCause(h.recent)).map(([cause, count]) => ({ cause, count })),
+    })),
   };
 }
 
@@ -61,6 +72,8 @@ export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
   SetDeviceLimits: ['dashboard', 'admin'],
   SimulateReceived: ['admin'],
   OwnedDevices: ['message'],
+  SetSimHealth: ['dashboard', 'admin'],
+  ReleaseSim: ['dashboard', 'admin'],
 };
 
 function pairingAnswer(created: Awaited<ReturnType<DeviceUseCases['create']>>): devicehub.CreateDeviceResponse {
@@ -80,6 +93,7 @@ export function deviceHubHandlers(
   sessions: SessionRegistry,
   removal: RemovalDeps,
   received: SimulateReceivedUseCase,
+  simHealth: SimHealthUseCases,
 ): AsyncHandlers<devicehub.DeviceHubServiceHandlers> {
   return {
     async CreateDevice(req) {
@@ -117,6 +131,22 @@ export function deviceHubHandlers(
           timeZone: given?.timeZone ?? '',
         }),
       );
+    },
+    async SetSimHealth(req) {
+      const given = req.settings;
+      // A field left out (0) is its default; 0 turns a rule off only where the bounds allow it.
+      await simHealth.setSettings(req.clientId, req.deviceId, {
+        consecutiveFailures: given?.consecutiveFailures ?? DEFAULT_SIM_HEALTH.consecutiveFailures,
+        failureRatio: given?.failureRatio ?? DEFAULT_SIM_HEALTH.failureRatio,
+        window: given?.window || DEFAULT_SIM_HEALTH.window,
+        minSample: given?.minSample || DEFAULT_SIM_HEALTH.minSample,
+        coolDownSeconds: given?.coolDownSeconds || DEFAULT_SIM_HEALTH.coolDownSeconds,
+      });
+      return toProto(await views.get(req.clientId, req.deviceId));
+    },
+    async ReleaseSim(req) {
+      await simHealth.release(req.clientId, req.deviceId, req.slot);
+      return toProto(await views.get(req.clientId, req.deviceId));
     },
     async SimulateReceived(req) {
       const { clientId, deviceId, mode, from, text, sim } = req;

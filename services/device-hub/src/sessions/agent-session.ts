@@ -30,6 +30,7 @@ import { DispatchPacer } from './dispatch-pacer';
 import { FrameBudget, type FrameBudgetDeps } from './frame-budget';
 import { ReceivedRelay } from './received-relay';
 import { ReportRelay } from './report-relay';
+import { SessionHealth, type SessionHealthDeps } from './session-health';
 import { SessionSims, type SessionSimsDeps } from './session-sims';
 import { HandedMessages } from '../use-cases/report-ownership.use-case';
 import type { MessageCalls } from './message-calls';
@@ -46,7 +47,7 @@ const IDLE_AT_CONNECT = 20;
 /** How long the first claim waits for the agent's first frame (its agent_hello, if any: protocol 3 and later). */
 const HELLO_WAIT_MS = 1000;
 
-export interface SessionDeps extends SessionSimsDeps, FrameBudgetDeps {
+export interface SessionDeps extends SessionSimsDeps, FrameBudgetDeps, SessionHealthDeps {
   messages: PromiseClient<message.MessageServiceClient>;
   /** Claims and acknowledgements, gathered with the other phones' of the moment. */
   calls: Pick<MessageCalls, 'claim' | 'accept'>;
@@ -103,6 +104,8 @@ export class AgentSession {
   readonly inbox: ReceivedRelay;
   /** Protocol 4: the phone's SIMs, known before the first claim, and the SIM of each SMS. */
   private readonly sims: SessionSims;
+  /** Its SIMs' health: the results of its reports, their quarantines and probes. */
+  private readonly health: SessionHealth;
   /** The budgets on its ack and report frames (received SMS: the ReceivedRelay's). */
   private readonly budget: FrameBudget;
   /** Whether the agent has sent a frame yet (its first is its agent_hello, from protocol 3 on). */
@@ -119,6 +122,7 @@ export class AgentSession {
     this.relay = new ReportRelay(device, this.handed, deps, this.log, (frame) => this.send(frame));
     this.inbox = new ReceivedRelay(device, deps, this.log, (frame) => this.send(frame));
     this.sims = new SessionSims(device, deps, this.log);
+    this.health = new SessionHealth(device, deps, this.log);
     this.budget = new FrameBudget(device, deps, this.log, () => this.ackWaiter?.messageId);
     this.pacer = new DispatchPacer(device.device_id, limitsOf(device), {
       usage: deps.usage,
@@ -219,14 +223,22 @@ export class AgentSession {
   applyLimits(device: DeviceRow): boolean {
     if (this.closed || device.device_id !== this.deviceId) return false;
     this.pacer.reload(limitsOf(device));
+    this.health.applySettings(device);
     return true;
   }
 
-  /** Reads the device's limits again (a SetDeviceLimits order, or when the periodic reload missed it) and checks its room at once. */
-  async reloadLimits(): Promise<void> {
+  /**
+   * Reads the device's limits again (a SetDeviceLimits order, or when the periodic reload missed
+   * it) and checks its room at once; at an order, its SIMs' health too (a SIM released by hand).
+   */
+  async reloadLimits(withHealth = true): Promise<void> {
     try {
       const device = await this.deps.loadDevice(this.deviceId);
-      if (device) this.pacer.reload(limitsOf(device));
+      if (device) {
+        this.pacer.reload(limitsOf(device));
+        this.health.applySettings(device);
+      }
+      if (withHealth) await this.health.load(this.sims.slots);
       this.log.debug({ limits: this.pacer.current }, 'limits reloaded');
     } catch (err) {
       this.log.warn({ err }, 'reloading the limits failed; the old ones stay');
@@ -255,10 +267,18 @@ export class AgentSession {
    * re-check).
    */
   private async roomNow(): Promise<number[] | undefined> {
-    if (this.pacer.stale()) await this.reloadLimits(); // a lost reload order is made up here
-    const { waitMs, simsWithRoom } = await this.pacer.waitMs(this.deps.config.dispatch.sweepMs, this.log);
-    if (waitMs === 0) return simsWithRoom;
-    await this.sleep(waitMs, 'reload');
+    if (this.pacer.stale()) await this.reloadLimits(false); // a lost reload order is made up here
+    const { sweepMs } = this.deps.config.dispatch;
+    const { waitMs, simsWithRoom } = await this.pacer.waitMs(sweepMs, this.log);
+    if (waitMs > 0) {
+      await this.sleep(waitMs, 'reload');
+      return undefined;
+    }
+    // Quarantined SIMs take nothing (but their probe); a phone with none left claims nothing.
+    const usable = this.health.usable(simsWithRoom);
+    if (usable) return usable;
+    if (this.health.allBlocked()) await this.health.releaseIfDue();
+    await this.sleep(Math.min(sweepMs, this.health.msUntilProbe() + 5), 'reload');
     return undefined;
   }
 
@@ -279,6 +299,7 @@ export class AgentSession {
     }
     await this.sims.learn(this.inbox.agent?.sims ?? []);
     this.pacer.setSims(this.sims.slots);
+    await this.health.load(this.sims.slots);
   }
 
   /** The dispatch loop; one that fails closes the connection (the phone comes back to a new one). */
@@ -321,7 +342,8 @@ export class AgentSession {
         }
         this.emptyClaims = 0;
         if (this.closed) break; // the lease runs out and the message goes back to the queue
-        const sim = await this.sims.choose(sms.messageId, sms.requestedSim, simsWithRoom);
+        const sim = await this.sims.choose(sms.messageId, sms.requestedSim, simsWithRoom, this.health.probeSlot(simsWithRoom));
+        this.health.handed(sim, sms.messageId);
         await this.hand(sms, claimed, sim);
         await this.sleep(this.pacer.pauseAfter(sim));
       }
@@ -416,6 +438,8 @@ export class AgentSession {
     if (frame.type === 'report') {
       const report = reportOf(frame, messageId, this.deviceId, this.deps.clock());
       if (!report) return;
+      // The SIM's health counts what this connection handed (a report of another is checked at the message service first).
+      if (this.handed.has(messageId)) this.health.report(report, this.sims.of(messageId));
       const attributes = { 'smsgw.message_id': messageId, 'smsgw.device_id': this.deviceId, 'smsgw.report.status': report.status };
       void inTrace('device-hub report', echoedTrace(frame.traceparent), attributes, async () => this.relay.relay(report));
     }

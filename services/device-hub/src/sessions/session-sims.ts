@@ -61,12 +61,15 @@ export class SessionSims {
 
   /**
    * The slot this SMS goes through (0: none, the phone's default SIM): see `chooseSim`; with 2
-   * or more SIMs, remembered as the last one used.
+   * or more SIMs, remembered as the last one used. `probe`: a quarantined SIM whose probe is due
+   * takes an SMS that names no SIM.
    */
-  async choose(messageId: string, requested: number, withRoom: number[]): Promise<number> {
+  async choose(messageId: string, requested: number, withRoom: number[], probe?: number): Promise<number> {
     const slots = this.slots;
     let sim: number;
-    if (slots.length < 2) {
+    if (requested === 0 && probe !== undefined && slots.length >= 2) {
+      sim = probe;
+    } else if (slots.length < 2) {
       sim = chooseSim({ requested, slots, withRoom, rule: DEFAULT_SIM_RULE, lastSlot: 0 });
     } else {
       const rule = requested > 0 ? DEFAULT_SIM_RULE : await this.deps.simRules.of(this.device.client_id);

@@ -2,7 +2,9 @@ import type { DeviceRepository } from '../data/device.repository';
 import { limitsOf, simsOfRow } from '../data/device-row';
 import type { UsageKey, UsageStore } from '../data/usage.store';
 import { hasRoom, validateLimits, type DeviceLimits, type Usage } from '../domain/limits';
+import { simHealthSettingsOf, type SimHealth, type SimHealthSettings } from '../domain/sim-health';
 import type { SimInfo } from '../domain/sims';
+import { everySimBlocked } from './sim-health.use-case';
 import type { SessionRegistry } from '../sessions/session-registry';
 import type { DeviceUseCases, DeviceView } from './devices.use-case';
 
@@ -22,6 +24,15 @@ export interface LimitedDeviceView extends DeviceView {
   usage: Usage;
   hasRoom: boolean;
   sims: SimView[];
+  simHealthSettings: SimHealthSettings;
+  /** Its SIMs' health (those never recorded are healthy and absent). */
+  simHealth: SimHealth[];
+}
+
+/** Where the views read the SIMs' health: all of it, or (the automatic choice) the SIMs not healthy, read every few seconds. */
+export interface HealthSource {
+  of(deviceIds: string[]): Promise<Map<string, SimHealth[]>>;
+  unhealthy(): Promise<Map<string, SimHealth[]>>;
 }
 
 const NO_USAGE: Usage = { lastMinute: 0, lastHour: 0, lastDay: 0 };
@@ -33,12 +44,18 @@ export class DeviceLimitsUseCases {
     private readonly repo: Pick<DeviceRepository, 'setLimits'>,
     private readonly usage: Pick<UsageStore, 'counts'>,
     private readonly sessions: Pick<SessionRegistry, 'reload'>,
+    private readonly health: HealthSource,
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** The views with limits, usage and room, the phone's and each SIM's (one Redis round trip for all). */
-  async withUsage(views: DeviceView[]): Promise<LimitedDeviceView[]> {
+  /**
+   * The views with limits, usage and room, the phone's and each SIM's (one Redis round trip for
+   * all), and their SIMs' health: a quarantined SIM has no room. `fresh` false (the automatic
+   * choice): the states of the SIMs not healthy as read within the last seconds, without results.
+   */
+  async withUsage(views: DeviceView[], fresh = true): Promise<LimitedDeviceView[]> {
     const now = this.clock();
+    const healthOf = fresh ? this.health.of(views.map((v) => v.device.device_id)) : this.health.unhealthy();
     const keys: UsageKey[] = [];
     const perView = views.map((view) => {
       const deviceId = view.device.device_id;
@@ -48,16 +65,27 @@ export class DeviceLimitsUseCases {
       const simAt = sims.length >= 2 ? sims.map((sim) => keys.push({ deviceId, slot: sim.slot }) - 1) : sims.map(() => phoneAt);
       return { view, sims, phoneAt, simAt };
     });
-    const counts = await this.usage.counts(keys, now);
+    const [counts, health] = await Promise.all([this.usage.counts(keys, now), healthOf]);
     return perView.map(({ view, sims, phoneAt, simAt }) => {
       const limits = limitsOf(view.device);
       const used = counts[phoneAt] ?? NO_USAGE;
+      const simHealth = health.get(view.device.device_id) ?? [];
+      const usable = (slot: number) => !everySimBlocked(simHealth, [slot], now);
       const simViews = sims.map((sim, i) => {
         const simUsed = counts[simAt[i]!] ?? NO_USAGE;
-        return { ...sim, usage: simUsed, hasRoom: hasRoom(now, limits, simUsed) };
+        return { ...sim, usage: simUsed, hasRoom: hasRoom(now, limits, simUsed) && (sims.length < 2 || usable(sim.slot)) };
       });
-      const room = sims.length >= 2 ? simViews.some((s) => s.hasRoom) : hasRoom(now, limits, used);
-      return { ...view, limits, usage: used, hasRoom: room, sims: simViews };
+      const room =
+        sims.length >= 2
+          ? simViews.some((s) => s.hasRoom)
+          : hasRoom(now, limits, used) &&
+            !everySimBlocked(
+              simHealth,
+              sims.map((s) => s.slot),
+              now,
+            );
+      const simHealthSettings = simHealthSettingsOf(view.device.sim_health_settings);
+      return { ...view, limits, usage: used, hasRoom: room, sims: simViews, simHealthSettings, simHealth };
     });
   }
 

@@ -12,7 +12,7 @@ export class DeviceViewUseCases {
   async list(clientId: string, onlineOnly: boolean, sample: number): Promise<LimitedDeviceView[]> {
     const views =
       onlineOnly && sample > 0 ? await this.devices.sampleOnline(clientId, sample) : await this.devices.list(clientId, onlineOnly);
-    return this.limits.withUsage(views);
+    return this.limits.withUsage(views, !(onlineOnly && sample > 0));
   }
 
   async get(clientId: string, deviceId: string): Promise<LimitedDeviceView> {

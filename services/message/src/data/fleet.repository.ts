@@ -2,7 +2,7 @@ import { inTransaction, type Pool } from '@smsgw/platform';
 import { CLAIMABLE, type MessageRow } from './message-row';
 
 /** Why a phone's messages are taken off it: the code of their `moved` attempt. */
-export type ReleaseCode = 'DEVICE_OFFLINE' | 'DEVICE_REMOVED';
+export type ReleaseCode = 'DEVICE_OFFLINE' | 'DEVICE_REMOVED' | 'SIM_QUARANTINED';
 
 /** A device the failover sweep should look at. */
 export interface StrandedDeviceRow {

@@ -2,20 +2,25 @@ import { AppError, FAILURE_MESSAGES } from '@smsgw/platform';
 import type { EarlierAttempt, MessageRow } from '../data/message-row';
 
 /** Why the hub takes a phone's messages off it. */
-export type ReleaseReason = 'OFFLINE' | 'REMOVED';
+export type ReleaseReason = 'OFFLINE' | 'REMOVED' | 'QUARANTINED';
 
 /** The code and French sentence of the `moved` attempt a release records. */
 export const RELEASE_ATTEMPTS = {
   OFFLINE: { code: 'DEVICE_OFFLINE', message: 'Le téléphone est resté hors ligne : le message a été confié à un autre téléphone.' },
   REMOVED: { code: 'DEVICE_REMOVED', message: FAILURE_MESSAGES.DEVICE_REMOVED },
+  QUARANTINED: {
+    code: 'SIM_QUARANTINED',
+    message: 'Les SIM du téléphone sont en quarantaine : le message a été confié à un autre téléphone.',
+  },
 } as const;
 
 /** The release reason of the proto enum (its name or its number); anything else is refused. */
 export function releaseReason(reason: string | number): ReleaseReason {
   if (reason === 'RELEASE_REASON_OFFLINE' || reason === 1) return 'OFFLINE';
   if (reason === 'RELEASE_REASON_REMOVED' || reason === 2) return 'REMOVED';
+  if (reason === 'RELEASE_REASON_QUARANTINED' || reason === 3) return 'QUARANTINED';
   throw new AppError('VALIDATION_ERROR', {
-    message: 'reason doit être RELEASE_REASON_OFFLINE ou RELEASE_REASON_REMOVED.',
+    message: 'reason doit être RELEASE_REASON_OFFLINE, RELEASE_REASON_REMOVED ou RELEASE_REASON_QUARANTINED.',
     details: [{ field: 'reason', code: 'VALIDATION_ERROR' }],
   });
 }

@@ -61,6 +61,29 @@ export function testEvent(
       held_until: new Date(now.getTime() + 3600_000).toISOString(),
       test_event: true,
     },
+    'device.degraded': {
+      device_id: 'device_00000000000000000000000000',
+      client_id: ids.clientId,
+      name: 'Test',
+      at,
+      sim: 2,
+      state: 'quarantined',
+      reason: 'consecutive_failures',
+      recent_results: { sent: 3, generic_failure: 5 },
+      probe_after: new Date(now.getTime() + 900_000).toISOString(),
+      test_event: true,
+    },
+    'device.recovered': {
+      device_id: 'device_00000000000000000000000000',
+      client_id: ids.clientId,
+      name: 'Test',
+      at,
+      sim: 2,
+      state: 'healthy',
+      reason: 'probe',
+      recent_results: { sent: 1 },
+      test_event: true,
+    },
   };
   return { event: kind, event_id: ids.eventId, timestamp: at, data: data[kind], routing: { client_id: ids.clientId, mode: ids.mode } };
 }

@@ -22,10 +22,18 @@ import {
   type PhonesList,
 } from '../../use-cases/phones.use-case';
 import { phoneView } from '../../views/phone.view';
+import { HEALTH_FIELDS, releaseSim, saveSimHealth, type HealthForm } from '../../use-cases/sim-health.use-case';
 import { APK_PATH, installSection, phonesView } from '../../views/phones.view';
 import { AppError } from '@smsgw/platform';
 import { NEEDS_VERIFIED_ACCOUNT } from '../../views/account.view';
 import { explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
+
+/** The notes of a phone's page after a save (`?saved=`). */
+const SAVED_NOTES = {
+  '1': 'The limits are saved: the phone follows them from its next SMS.',
+  health: 'The SIM health thresholds are saved: they count from the next report.',
+  released: 'The SIM is released: messages go to it again from now on.',
+};
 
 let zones: string[] | undefined;
 /** The IANA time zones this runtime knows, for the time zone field's suggestions. */
@@ -81,8 +89,13 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     }
   });
   /** A phone's page: its state, the use of its limits and the form of its limits (another client's phone: 404). */
-  function phonePage(ctx: DashContext, { device, queued }: PhoneDetail, typed?: { form: LimitsForm; errors: LimitErrors }) {
-    const ok = ctx.query.saved === '1' && !typed ? 'The limits are saved: the phone follows them from its next SMS.' : undefined;
+  function phonePage(
+    ctx: DashContext,
+    { device, queued }: PhoneDetail,
+    typed?: { form: LimitsForm; errors: LimitErrors },
+    health?: { form: HealthForm; error?: string },
+  ) {
+    const ok = typed || health ? undefined : (SAVED_NOTES as Record<string, string | undefined>)[String(ctx.query.saved ?? '')];
     page(
       ctx,
       device.name || device.deviceId,
@@ -95,6 +108,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
         errors: typed?.errors,
         ok,
         zones: timeZones(),
+        ...(health ? { health } : {}),
       }),
     );
   }
@@ -108,6 +122,23 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
       return phonePage(ctx, saved.phone, { form, errors: saved.errors });
     }
     ctx.redirect(`/phones/${encodeURIComponent(deviceId)}?saved=1`);
+  });
+  router.post('/phones/:deviceId/sim-health', async (ctx) => {
+    const deviceId = ctx.params.deviceId!;
+    const form = Object.fromEntries(HEALTH_FIELDS.map((name) => [name, field(ctx, name).slice(0, 20)])) as HealthForm;
+    const error = await saveSimHealth(up, clientOf(ctx), deviceId, form);
+    if (error) {
+      ctx.status = 400;
+      return phonePage(ctx, await phoneDetail(up, clientOf(ctx), deviceId), undefined, { form, error });
+    }
+    ctx.redirect(`/phones/${encodeURIComponent(deviceId)}?saved=health`);
+  });
+  router.post('/phones/:deviceId/sims/:slot/release', async (ctx) => {
+    const deviceId = ctx.params.deviceId!;
+    const slot = Number(ctx.params.slot);
+    if (!Number.isInteger(slot) || slot < 1 || slot > 8) throw new AppError('NOT_FOUND');
+    await releaseSim(up, clientOf(ctx), deviceId, slot);
+    ctx.redirect(`/phones/${encodeURIComponent(deviceId)}?saved=released`);
   });
   router.post('/phones/:deviceId/rename', async (ctx) => {
     const name = field(ctx, 'name');
