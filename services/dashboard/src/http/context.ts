@@ -93,6 +93,13 @@ export function page(ctx: DashContext, title: string, section: string, body: Saf
 
 export const pageContext = (ctx: DashContext): PageContext => ({ csrf: ctx.state.session?.csrf ?? ctx.state.formToken ?? '' });
 
+/** The signed-in member acting, and the address it acts from: the audit log's who and where. */
+export const actorOf = (ctx: DashContext) => ({
+  userId: ctx.state.session!.userId,
+  clientId: ctx.state.session!.clientId,
+  address: ctx.state.clientAddress,
+});
+
 /** A form field, trimmed ('' when absent). */
 export const field = (ctx: DashContext, name: string) => (ctx.state.form?.get(name) ?? '').trim();
 

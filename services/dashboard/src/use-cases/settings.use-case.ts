@@ -109,7 +109,7 @@ export async function askVerificationAgain(deps: EmailLinkDeps, clientId: string
  */
 export async function changePasswordOf(
   deps: Pick<SignInDeps, 'up' | 'redis' | 'signIn' | 'sessions'>,
-  user: SettingsUser & { token: string },
+  user: SettingsUser & { token: string; address?: string },
   passwords: { current: string; next: string },
 ): Promise<WithSettings<{ outcome: Confirmation } | { failure: unknown }>> {
   try {

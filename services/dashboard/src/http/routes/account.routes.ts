@@ -28,7 +28,9 @@ import {
 } from '../../views/account.view';
 import type { SafeHtml } from '../../views/html';
 import { layout } from '../../views/layout';
+import { recordAction } from '../../use-cases/audit.use-case';
 import {
+  actorOf,
   cookieOptions,
   explain,
   field,
@@ -186,11 +188,13 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
   router.post('/settings/secret', async (ctx) => {
     const { confirmation, secret, settings } = await revealSigningSecret(deps, sessionOf(ctx), passwordOf(ctx));
     const refused = refusal(ctx, confirmation);
+    if (!refused) await recordAction(up, actorOf(ctx), 'secret.shown', sessionOf(ctx).clientId, { secret: 'signing secret' });
     settingsPage(ctx, settings, refused ? { error: refused } : { secret });
   });
   router.post('/settings/secret/rotate', async (ctx) => {
     const { confirmation, secret, settings } = await rotateSigningSecret(deps, sessionOf(ctx), passwordOf(ctx));
     const refused = refusal(ctx, confirmation);
+    if (!refused) await recordAction(up, actorOf(ctx), 'secret.rotated', sessionOf(ctx).clientId, { secret: 'signing secret' });
     settingsPage(ctx, settings, refused ? { error: refused } : { secret, ok: 'The signing secret was rotated. Here is the new one.' });
   });
   router.post('/settings/alerts', async (ctx) => {
@@ -198,6 +202,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     const refused = refusal(ctx, changed.confirmation);
     if (refused) return settingsPage(ctx, changed.settings, { error: refused });
     if ('failure' in changed) return settingsPage(ctx, changed.settings, { error: explain(changed.failure) });
+    await recordAction(up, actorOf(ctx), 'settings.changed', sessionOf(ctx).clientId, { setting: 'alert e-mail' });
     settingsPage(ctx, changed.settings, {
       ok: 'Alert e-mails go to the new address once you confirm it: open the link we e-mailed there.',
     });
@@ -224,6 +229,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
         ctx.status = 400;
         return settingsPage(ctx, change.settings, { error: explain(change.error), fleet: { form, invalid: [] } });
       case 'saved':
+        await recordAction(up, actorOf(ctx), 'settings.changed', sessionOf(ctx).clientId, { setting: 'fleet' });
         return settingsPage(ctx, change.settings, {
           ok: 'The fleet settings are saved. The default time to live applies to the messages sent from now on, the failover delay and the SIM rule within a minute.',
         });
@@ -243,6 +249,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
       const invalid = (saved.error.details ?? []).map((d) => String(d.field));
       return settingsPage(ctx, settings, { error: explain(saved.error), destinations: { form, invalid } });
     }
+    await recordAction(up, actorOf(ctx), 'settings.changed', clientId, { setting: 'destinations' });
     settingsPage(ctx, settings, { ok: 'The destinations are saved: every send is checked against them within a few seconds.' });
   });
   router.post('/settings/verify-email', async (ctx) => {
@@ -260,7 +267,11 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
   });
   router.post('/settings/password', async (ctx) => {
     const passwords = { current: ctx.state.form!.get('current') ?? '', next: ctx.state.form!.get('new') ?? '' };
-    const changed = await changePasswordOf(deps, { ...sessionOf(ctx), token: ctx.state.token! }, passwords);
+    const changed = await changePasswordOf(
+      deps,
+      { ...sessionOf(ctx), token: ctx.state.token!, address: ctx.state.clientAddress },
+      passwords,
+    );
     const settings = changed.settings;
     if ('failure' in changed) return settingsPage(ctx, settings, { error: explain(changed.failure) });
     const outcome = changed.outcome;
