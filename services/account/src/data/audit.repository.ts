@@ -52,6 +52,12 @@ export class AuditRepository {
     );
   }
 
+  /** Drops every event past the year (the retention; migration 009's trigger refuses any younger row). */
+  async purge(): Promise<number> {
+    const { rowCount } = await this.pool.query(`DELETE FROM audit_events WHERE at < now() - interval '1 year'`);
+    return rowCount ?? 0;
+  }
+
   /** The client's events of the last year, newest first. */
   async list(clientId: string, filter: AuditFilter): Promise<AuditRow[]> {
     const { rows } = await this.pool.query<AuditRow>(
