@@ -74,7 +74,7 @@ describe('members and roles in the dashboard', () => {
     const made = await system.admin.createUser(email, PASSWORD, 'Boulangerie Martin');
     const page = await person();
     await signIn(page, email);
-    return { page, email, client: made as DemoClient };
+    return { page, email, client: made };
   }
 
   function linkIn(m: CaughtMail, route: string): string {
@@ -115,7 +115,17 @@ describe('members and roles in the dashboard', () => {
     const sent = await system.api('/v1/sms/send', client, { body: { to: '+33612345678', message: 'Votre commande est prête' } });
     expect(sent.status).toBe(200);
     await system.waitForStatus(client, String(sent.body.message_id), 'delivered');
-    await system.cli('receive-sms', '--client', client.client_id, '--device', device.device_id, '--from', '+33699999999', '--text', 'Ouvert dimanche ?');
+    await system.cli(
+      'receive-sms',
+      '--client',
+      client.client_id,
+      '--device',
+      device.device_id,
+      '--from',
+      '+33699999999',
+      '--text',
+      'Ouvert dimanche ?',
+    );
 
     const { page } = await invite(ownerPage, 'support', 'support');
 
@@ -141,7 +151,10 @@ describe('members and roles in the dashboard', () => {
     await page.getByLabel('Reply to +33699999999').fill('Oui, de 9 h à 13 h.');
     await page.getByRole('button', { name: 'Send the reply' }).click();
     await page.waitForURL('**?sent=1');
-    await eventually(async () => (agent.sent.some((s) => s.to === '+33699999999' && s.text === 'Oui, de 9 h à 13 h.') ? true : undefined), 20_000);
+    await eventually(
+      async () => (agent.sent.some((s) => s.to === '+33699999999' && s.text === 'Oui, de 9 h à 13 h.') ? true : undefined),
+      20_000,
+    );
 
     // The keys page, the settings' secret and the members are not the support's: refused, nothing shown.
     const keys = await page.goto('/keys');
@@ -211,7 +224,10 @@ describe('members and roles in the dashboard', () => {
 
     // Removed: the same session is signed out on its next request.
     await ownerPage.goto('/members');
-    await ownerPage.locator(`tr[data-member="${email}"]`).getByRole('button', { name: `Remove ${email}` }).click();
+    await ownerPage
+      .locator(`tr[data-member="${email}"]`)
+      .getByRole('button', { name: `Remove ${email}` })
+      .click();
     await ownerPage.locator('.notice.ok').filter({ hasText: 'removed' }).waitFor();
     await page.goto('/messages');
     expect(new URL(page.url()).pathname).toBe('/signin');

@@ -125,8 +125,11 @@ export class AccountRepository {
   }
 
   async findUserByEmail(email: string): Promise<UserRow | undefined> {
-    const { rows } = await this.pool.query<UserRow>(`SELECT u.*, c.require_two_factor FROM users u JOIN clients c ON c.client_id = u.client_id
-       WHERE lower(u.email) = lower($1) AND u.removed_at IS NULL`, [email]);
+    const { rows } = await this.pool.query<UserRow>(
+      `SELECT u.*, c.require_two_factor FROM users u JOIN clients c ON c.client_id = u.client_id
+       WHERE lower(u.email) = lower($1) AND u.removed_at IS NULL`,
+      [email],
+    );
     return rows[0];
   }
 
@@ -141,8 +144,11 @@ export class AccountRepository {
 
   /** A member of an account; undefined once removed. */
   async findUser(userId: string): Promise<UserRow | undefined> {
-    const { rows } = await this.pool.query<UserRow>(`SELECT u.*, c.require_two_factor FROM users u JOIN clients c ON c.client_id = u.client_id
-       WHERE u.user_id = $1 AND u.removed_at IS NULL`, [userId]);
+    const { rows } = await this.pool.query<UserRow>(
+      `SELECT u.*, c.require_two_factor FROM users u JOIN clients c ON c.client_id = u.client_id
+       WHERE u.user_id = $1 AND u.removed_at IS NULL`,
+      [userId],
+    );
     return rows[0];
   }
 

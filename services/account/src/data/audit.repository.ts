@@ -67,7 +67,15 @@ export class AuditRepository {
          AND ($4::timestamptz IS NULL OR at < $4) AND ($5::bigint IS NULL OR event_id < $5)
          AND ($7::text IS NULL OR lower(actor) = lower($7))
        ORDER BY at DESC, event_id DESC LIMIT $6`,
-      [clientId, filter.action ?? null, filter.from ?? null, filter.to ?? null, filter.beforeEventId ?? null, filter.limit, filter.actor ?? null],
+      [
+        clientId,
+        filter.action ?? null,
+        filter.from ?? null,
+        filter.to ?? null,
+        filter.beforeEventId ?? null,
+        filter.limit,
+        filter.actor ?? null,
+      ],
     );
     return rows;
   }

@@ -17,7 +17,12 @@ export class TwoFactorRepository {
   }
 
   /** The enrolment confirmed by a code of `step`: in use from now on, with its recovery codes. */
-  async enable(user: { userId: string; clientId: string; email: string }, step: number, codeHashes: Buffer[], by: Recorded): Promise<boolean> {
+  async enable(
+    user: { userId: string; clientId: string; email: string },
+    step: number,
+    codeHashes: Buffer[],
+    by: Recorded,
+  ): Promise<boolean> {
     return inTransaction(this.pool, async (db) => {
       const { rowCount } = await db.query(
         `UPDATE users SET totp_enabled_at = now(), totp_last_step = $2

@@ -60,7 +60,13 @@ export function matchingStep(secret: Buffer, typed: string, nowMs: number, lastS
 /** The otpauth URI an authenticator app reads from the QR code. */
 export function otpauthUri(secret: Buffer, account: string, issuer: string): string {
   const label = encodeURIComponent(`${issuer}:${account}`);
-  const params = new URLSearchParams({ secret: base32(secret), issuer, algorithm: 'SHA1', digits: String(DIGITS), period: String(TOTP_STEP_SECONDS) });
+  const params = new URLSearchParams({
+    secret: base32(secret),
+    issuer,
+    algorithm: 'SHA1',
+    digits: String(DIGITS),
+    period: String(TOTP_STEP_SECONDS),
+  });
   return `otpauth://totp/${label}?${params.toString()}`;
 }
 
@@ -76,4 +82,6 @@ export function newRecoveryCodes(): string[] {
 
 /** A recovery code's hash, its dash and case not counting. */
 export const recoveryCodeHash = (code: string): Buffer =>
-  createHash('sha256').update(code.replace(/[\s-]+/g, '').toLowerCase()).digest();
+  createHash('sha256')
+    .update(code.replace(/[\s-]+/g, '').toLowerCase())
+    .digest();

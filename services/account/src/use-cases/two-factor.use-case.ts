@@ -67,12 +67,19 @@ export async function verifySecondFactor(
   const step = matchingStep(user.totp_secret, request.code, now, Number(user.totp_last_step));
   let how: 'totp' | 'recovery_code' | undefined;
   if (step !== undefined && (await twoFactor.takeStep(user.user_id, step))) how = 'totp';
-  else if (/^[a-z0-9]{5}-?[a-z0-9]{5}$/i.test(request.code.trim()) && (await twoFactor.useRecoveryCode(user.user_id, recoveryCodeHash(request.code)))) {
+  else if (
+    /^[a-z0-9]{5}-?[a-z0-9]{5}$/i.test(request.code.trim()) &&
+    (await twoFactor.useRecoveryCode(user.user_id, recoveryCodeHash(request.code)))
+  ) {
     how = 'recovery_code';
   }
   const event = { clientId: user.client_id, ...recorded(user, request.address), target: user.email };
   if (!how) {
-    await audit.record({ ...event, action: 'user.sign_in_failed', details: { second_factor: true, ...(request.confirm ? { confirm: true } : {}) } });
+    await audit.record({
+      ...event,
+      action: 'user.sign_in_failed',
+      details: { second_factor: true, ...(request.confirm ? { confirm: true } : {}) },
+    });
     return false;
   }
   if (!request.confirm) await audit.record({ ...event, action: 'user.signed_in', details: { second_factor: how } });

@@ -17,7 +17,13 @@ export async function signIn(
   const user = await repo.findUserByEmail(email);
   const ok = await passwordMatches(user?.password_hash, password);
   if (!user) return undefined;
-  const event = { clientId: user.client_id, actorUserId: user.user_id, actor: user.email, address: from.address.slice(0, 100), target: user.email };
+  const event = {
+    clientId: user.client_id,
+    actorUserId: user.user_id,
+    actor: user.email,
+    address: from.address.slice(0, 100),
+    target: user.email,
+  };
   if (!ok) {
     await audit.record({ ...event, action: 'user.sign_in_failed', details: from.confirm ? { confirm: true } : {} });
     return undefined;

@@ -60,8 +60,14 @@ ${
 }
 
 /** The page an invitation link opens: whom it is from, and the password to choose. */
-export function invitationView(pc: PageContext, token: string, invitation: account.Invitation__Output | undefined, error?: string): SafeHtml {
-  if (!invitation) return notice('error', 'This invitation does not work: it was used, withdrawn or has expired. Ask for a new one.') as SafeHtml;
+export function invitationView(
+  pc: PageContext,
+  token: string,
+  invitation: account.Invitation__Output | undefined,
+  error?: string,
+): SafeHtml {
+  if (!invitation)
+    return notice('error', 'This invitation does not work: it was used, withdrawn or has expired. Ask for a new one.') as SafeHtml;
   return html`${notice('error', error)}
 <form method="post" action="/invite" class="card narrow">
   ${csrfField(pc)}

@@ -90,7 +90,14 @@ export async function startFleetWorld(more: { message?: Record<string, (req: nev
         GetUser: async (req: account.GetUserRequest__Output) => {
           const user = users.find((u) => u.userId === req.userId);
           if (!user) throw notFound('NOT_FOUND');
-          return { userId: user.userId, clientId: user.clientId, email: user.email, role: 'owner', twoFactor: false, twoFactorRequired: false };
+          return {
+            userId: user.userId,
+            clientId: user.clientId,
+            email: user.email,
+            role: 'owner',
+            twoFactor: false,
+            twoFactorRequired: false,
+          };
         },
         GetClient: async (req: account.GetClientRequest__Output) => clients.get(req.clientId) ?? Promise.reject(notFound('NOT_FOUND')),
         UpdateClient: async (req: account.UpdateClientRequest__Output) => {
