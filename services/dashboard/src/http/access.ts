@@ -6,11 +6,13 @@ export type Role = 'owner' | 'admin' | 'developer' | 'support';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'developer', 'support'];
 
 /**
- * What a route needs. `self`: every member (its own profile, signing out); `read`: the account's
- * pages but history's; `history`: messages, statistics, campaigns, the inbox and opt-outs read.
+ * What a route needs. `self`: every member, even one that must enrol a second factor first (its
+ * own profile, signing out); `overview`: every member; `read`: the account's pages but history's;
+ * `history`: messages, statistics, campaigns, the inbox and opt-outs read.
  */
 export type Permission =
   | 'self'
+  | 'overview'
   | 'read'
   | 'history'
   | 'inbox.reply'
@@ -28,6 +30,7 @@ export type Permission =
 
 const EVERY: readonly Permission[] = [
   'self',
+  'overview',
   'read',
   'history',
   'inbox.reply',
@@ -48,8 +51,8 @@ const EVERY: readonly Permission[] = [
 export const GRANTS: Record<Role, readonly Permission[]> = {
   owner: EVERY,
   admin: EVERY.filter((p) => p !== 'members'),
-  developer: ['self', 'read', 'history', 'keys.read', 'keys.test'],
-  support: ['self', 'history', 'inbox.reply', 'opt-outs.manage'],
+  developer: ['self', 'overview', 'read', 'history', 'keys.read', 'keys.test'],
+  support: ['self', 'overview', 'history', 'inbox.reply', 'opt-outs.manage'],
 };
 
 export const may = (role: Role | undefined, permission: Permission): boolean => !!role && GRANTS[role].includes(permission);
@@ -59,7 +62,7 @@ export const may = (role: Role | undefined, permission: Permission): boolean => 
  * A route missing from it cannot start (guardRoutes throws): nothing is open by omission.
  */
 export const ROUTE_ACCESS: Record<string, Permission> = {
-  'GET /': 'self',
+  'GET /': 'overview',
   'POST /signout': 'self',
   'GET /profile': 'self',
   'POST /profile/password': 'self',
@@ -148,7 +151,7 @@ export const refusalOf = (role: Role | undefined, permission: Permission): strin
 
 /** The navigation's sections and what showing each needs. */
 export const SECTION_ACCESS: Record<string, Permission> = {
-  overview: 'self',
+  overview: 'overview',
   messages: 'history',
   campaigns: 'history',
   inbox: 'history',
