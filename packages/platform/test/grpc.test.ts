@@ -332,6 +332,7 @@ describe('gRPC server and client', () => {
       smsCountries: [],
       otpCountries: [],
       otpNumberTypes: [],
+      requireTwoFactor: false,
     });
   });
 
