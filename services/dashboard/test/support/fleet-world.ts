@@ -99,6 +99,7 @@ export async function startFleetWorld(more: { message?: Record<string, (req: nev
             twoFactorRequired: false,
           };
         },
+        RecordAuditEvent: async () => ({}),
         GetClient: async (req: account.GetClientRequest__Output) => clients.get(req.clientId) ?? Promise.reject(notFound('NOT_FOUND')),
         UpdateClient: async (req: account.UpdateClientRequest__Output) => {
           const c = clients.get(req.clientId)!;
