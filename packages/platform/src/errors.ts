@@ -122,6 +122,16 @@ export const ERROR_CATALOG = {
     grpc: grpc.status.RESOURCE_EXHAUSTED,
     message: 'Limite atteinte pour ce compte.',
   },
+  LAST_OWNER: {
+    http: 409,
+    grpc: grpc.status.FAILED_PRECONDITION,
+    message: 'Un compte garde au moins un propriétaire : nommez-en un autre avant.',
+  },
+  ROLE_NOT_ALLOWED: {
+    http: 403,
+    grpc: grpc.status.PERMISSION_DENIED,
+    message: 'Votre rôle dans ce compte ne permet pas cette action.',
+  },
   CAMPAIGN_NOT_RUNNING: {
     http: 409,
     grpc: grpc.status.FAILED_PRECONDITION,
@@ -193,7 +203,7 @@ export type ErrorCode = keyof typeof ERROR_CATALOG;
 
 /**
  * Codes only the dashboard's own calls meet (its CSV campaigns, on the message service; the caps
- * of an account's phones and webhook endpoints): the public API never answers them, so its
+ * of an account's phones and webhook endpoints; its members' roles): the public API never answers them, so its
  * OpenAPI document does not list them.
  */
 export const DASHBOARD_ONLY_CODES: readonly ErrorCode[] = [
@@ -202,6 +212,8 @@ export const DASHBOARD_ONLY_CODES: readonly ErrorCode[] = [
   'CAMPAIGN_UPLOAD_NOT_FOUND',
   'CAMPAIGN_UPLOADS_FULL',
   'LIMIT_REACHED',
+  'LAST_OWNER',
+  'ROLE_NOT_ALLOWED',
 ];
 
 export interface ErrorDetail {

@@ -108,6 +108,45 @@ const handlers: AsyncHandlers<account.AccountServiceHandlers> = {
   async ListAuditEvents() {
     throw new AppError('INTERNAL_ERROR');
   },
+  async RecordAuditEvent() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async InviteMember() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async GetInvitation() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async AcceptInvitation() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async ListMembers() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async ChangeMemberRole() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async RemoveMember() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async WithdrawInvitation() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async BeginTotpEnrolment() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async ConfirmTotpEnrolment() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async VerifySecondFactor() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async DisableTwoFactor() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async SetTwoFactorRequired() {
+    throw new AppError('INTERNAL_ERROR');
+  },
 };
 
 interface HealthClient extends grpc.Client {
@@ -293,6 +332,7 @@ describe('gRPC server and client', () => {
       smsCountries: [],
       otpCountries: [],
       otpNumberTypes: [],
+      requireTwoFactor: false,
     });
   });
 

@@ -1,23 +1,34 @@
-import type { Redis } from '@smsgw/platform';
+import type { GrpcService, Redis } from '@smsgw/platform';
 import { SessionStore } from '../src/http/session';
-import { anonymousForm, postForm, startDashboard, type DashboardUnderTest } from './support/harness';
+import { anonymousForm, postForm, startDashboard, stubAccountService, type DashboardUnderTest } from './support/harness';
 
 /**
  * Sign-up's bounds and throttle, and the test events' limit, with no upstream
- * answering: each refusal must come before the dashboard calls one.
+ * answering but the account service's member check (a signed-in page reads the
+ * member's role first): each refusal must come before the dashboard calls one.
  */
 describe('the dashboard limits sign-ups and test events', () => {
   let dashboard: DashboardUnderTest;
+  let accounts: GrpcService;
   let redis: Redis;
   let base: string;
 
   beforeAll(async () => {
-    dashboard = await startDashboard({ GRPC_DEADLINE_MS: '300' });
+    accounts = await stubAccountService({
+      GetUser: async (req: { userId: string }) => ({
+        userId: req.userId,
+        clientId: req.userId === 'usr_t' ? 'client_limits' : 'client_replays',
+        email: 'owner@example.com',
+        role: 'owner',
+      }),
+    });
+    dashboard = await startDashboard({ GRPC_DEADLINE_MS: '300', ACCOUNT_GRPC_ADDR: `127.0.0.1:${accounts.port}` });
     ({ base, redis } = dashboard);
   });
 
   afterAll(async () => {
     await dashboard?.stop();
+    await accounts?.stop(100);
   });
 
   async function signUp(from: string, fields: Record<string, string>): Promise<{ status: number; text: string }> {

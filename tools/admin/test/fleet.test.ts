@@ -95,6 +95,7 @@ describe('the fleet commands of the admin tool, against stand-ins that admit the
       smsCountries: [],
       otpCountries: [],
       otpNumberTypes: [],
+      requireTwoFactor: false,
     };
   });
 

@@ -2,6 +2,7 @@
 // several use cases join them in one transaction, which one repository keeps in one place.
 import { inTransaction, type Pool } from '@smsgw/platform';
 import type { KeyMode, NewKeyRow } from '../domain/api-key';
+import type { Role } from '../domain/roles';
 import { insertAuditEvent } from './audit.repository';
 
 export interface ClientRow {
@@ -22,6 +23,8 @@ export interface ClientRow {
   sms_countries: string[];
   otp_countries: string[];
   otp_number_types: string[];
+  /** Whether every member signs in with a second factor (migration 011). */
+  require_two_factor: boolean;
 }
 
 export interface ApiKeyRow {
@@ -51,6 +54,14 @@ export interface UserRow {
   password_hash: string;
   client_id: string;
   created_at: Date;
+  /** 'owner', 'admin', 'developer' or 'support' (migration 010, domain/roles.ts). */
+  role: Role;
+  /** The TOTP secret (migration 011): enrolling while totp_enabled_at is null, in use once set. */
+  totp_secret: Buffer | null;
+  totp_enabled_at: Date | null;
+  totp_last_step: string;
+  /** Whether the account requires a second factor (read with the user by findUser and findUserByEmail). */
+  require_two_factor?: boolean;
 }
 
 export interface KeyListRow {
@@ -114,18 +125,30 @@ export class AccountRepository {
   }
 
   async findUserByEmail(email: string): Promise<UserRow | undefined> {
-    const { rows } = await this.pool.query<UserRow>('SELECT * FROM users WHERE lower(email) = lower($1)', [email]);
+    const { rows } = await this.pool.query<UserRow>(
+      `SELECT u.*, c.require_two_factor FROM users u JOIN clients c ON c.client_id = u.client_id
+       WHERE lower(u.email) = lower($1) AND u.removed_at IS NULL`,
+      [email],
+    );
     return rows[0];
   }
 
-  /** The client's owner: the user it was signed up with (an operator's client has none). */
+  /** The client's first owner: the user it was signed up with, or the oldest owner left (an operator's client has none). */
   async findOwner(clientId: string): Promise<UserRow | undefined> {
-    const { rows } = await this.pool.query<UserRow>('SELECT * FROM users WHERE client_id = $1 ORDER BY created_at LIMIT 1', [clientId]);
+    const { rows } = await this.pool.query<UserRow>(
+      `SELECT * FROM users WHERE client_id = $1 AND role = 'owner' AND removed_at IS NULL ORDER BY created_at LIMIT 1`,
+      [clientId],
+    );
     return rows[0];
   }
 
+  /** A member of an account; undefined once removed. */
   async findUser(userId: string): Promise<UserRow | undefined> {
-    const { rows } = await this.pool.query<UserRow>('SELECT * FROM users WHERE user_id = $1', [userId]);
+    const { rows } = await this.pool.query<UserRow>(
+      `SELECT u.*, c.require_two_factor FROM users u JOIN clients c ON c.client_id = u.client_id
+       WHERE u.user_id = $1 AND u.removed_at IS NULL`,
+      [userId],
+    );
     return rows[0];
   }
 
@@ -208,7 +231,7 @@ export class AccountRepository {
    * `email`, and the account too when `email` is its owner's sign-in address. False when neither.
    */
   async markEmailVerified(clientId: string, email: string): Promise<boolean> {
-    const owners = 'EXISTS (SELECT 1 FROM users u WHERE u.client_id = c.client_id AND lower(u.email) = lower($2))';
+    const owners = 'EXISTS (SELECT 1 FROM users u WHERE u.client_id = c.client_id AND u.removed_at IS NULL AND lower(u.email) = lower($2))';
     const { rowCount } = await this.pool.query(
       `UPDATE clients c SET
          email_verified_at = CASE WHEN lower(c.email) = lower($2) THEN now() ELSE c.email_verified_at END,
@@ -243,7 +266,7 @@ export class AccountRepository {
   ): Promise<{ firstProof: boolean; revokedKeys: number } | undefined> {
     return inTransaction(this.pool, async (db) => {
       const { rows } = await db.query<{ client_id: string }>(
-        'UPDATE users SET password_hash = $3 WHERE user_id = $1 AND lower(email) = lower($2) RETURNING client_id',
+        'UPDATE users SET password_hash = $3 WHERE user_id = $1 AND lower(email) = lower($2) AND removed_at IS NULL RETURNING client_id',
         [userId, email, passwordHash],
       );
       const clientId = rows[0]?.client_id;

@@ -22,6 +22,8 @@ export interface NewAuditEvent {
 
 export interface AuditFilter {
   action?: string;
+  /** The actor's e-mail (or "operator"), as recorded. */
+  actor?: string;
   from?: Date;
   to?: Date;
   beforeEventId?: string;
@@ -50,6 +52,12 @@ export class AuditRepository {
     );
   }
 
+  /** Drops every event past the year (the retention; migration 009's trigger refuses any younger row). */
+  async purge(): Promise<number> {
+    const { rowCount } = await this.pool.query(`DELETE FROM audit_events WHERE at < now() - interval '1 year'`);
+    return rowCount ?? 0;
+  }
+
   /** The client's events of the last year, newest first. */
   async list(clientId: string, filter: AuditFilter): Promise<AuditRow[]> {
     const { rows } = await this.pool.query<AuditRow>(
@@ -57,8 +65,17 @@ export class AuditRepository {
        WHERE client_id = $1 AND at >= now() - interval '1 year'
          AND ($2::text IS NULL OR action = $2) AND ($3::timestamptz IS NULL OR at >= $3)
          AND ($4::timestamptz IS NULL OR at < $4) AND ($5::bigint IS NULL OR event_id < $5)
+         AND ($7::text IS NULL OR lower(actor) = lower($7))
        ORDER BY at DESC, event_id DESC LIMIT $6`,
-      [clientId, filter.action ?? null, filter.from ?? null, filter.to ?? null, filter.beforeEventId ?? null, filter.limit],
+      [
+        clientId,
+        filter.action ?? null,
+        filter.from ?? null,
+        filter.to ?? null,
+        filter.beforeEventId ?? null,
+        filter.limit,
+        filter.actor ?? null,
+      ],
     );
     return rows;
   }

@@ -3,7 +3,25 @@ import type { AsyncHandlers } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { AccountRepository } from '../data/account.repository';
 import type { AuditRepository } from '../data/audit.repository';
-import { listAuditEvents } from '../use-cases/audit.use-case';
+import type { MembersRepository } from '../data/members.repository';
+import type { TwoFactorRepository } from '../data/two-factor.repository';
+import { listAuditEvents, recordAuditEvent } from '../use-cases/audit.use-case';
+import {
+  acceptInvitation,
+  changeMemberRole,
+  getInvitation,
+  inviteMember,
+  listMembers,
+  removeMember,
+  withdrawInvitation,
+} from '../use-cases/members.use-case';
+import {
+  beginTotpEnrolment,
+  confirmTotpEnrolment,
+  disableTwoFactor,
+  setTwoFactorRequired,
+  verifySecondFactor,
+} from '../use-cases/two-factor.use-case';
 import { createApiKey, listApiKeys, revokeApiKey, revokeApiKeyById, verifyApiKey } from '../use-cases/api-keys.use-case';
 import { createClient, getClient, markAccountVerified, rotateSigningSecret, signUp, updateClient } from '../use-cases/clients.use-case';
 import { changePassword, getUser, signIn } from '../use-cases/users.use-case';
@@ -14,7 +32,7 @@ import {
   verifyEmail,
   type EmailLinkSettings,
 } from '../use-cases/email-links.use-case';
-import { auditEventOut, clientOut, keyOut, NO_USER, userOut } from './account.mapper';
+import { auditEventOut, clientOut, invitationOut, keyOut, NO_USER, userOut } from './account.mapper';
 
 /**
  * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
@@ -41,6 +59,19 @@ export const accountCallers: Callers<account.AccountServiceHandlers> = {
   ResetPassword: ['dashboard'],
   MarkAccountVerified: ['admin'],
   ListAuditEvents: ['dashboard'],
+  RecordAuditEvent: ['dashboard'],
+  InviteMember: ['dashboard'],
+  GetInvitation: ['dashboard'],
+  AcceptInvitation: ['dashboard'],
+  ListMembers: ['dashboard'],
+  ChangeMemberRole: ['dashboard'],
+  RemoveMember: ['dashboard'],
+  WithdrawInvitation: ['dashboard'],
+  BeginTotpEnrolment: ['dashboard'],
+  ConfirmTotpEnrolment: ['dashboard'],
+  VerifySecondFactor: ['dashboard'],
+  DisableTwoFactor: ['dashboard'],
+  SetTwoFactorRequired: ['dashboard'],
 };
 
 /** The gRPC methods of `smsgw.account.v1.AccountService`: each reads its request, runs one use case, maps the answer. */
@@ -48,8 +79,12 @@ export function accountHandlers(
   repo: AccountRepository,
   links: EmailLinkSettings,
   audit: AuditRepository,
+  members: MembersRepository,
+  twoFactor: TwoFactorRepository,
 ): AsyncHandlers<account.AccountServiceHandlers> {
   const repos = { repo, audit };
+  const memberRepos = { repo, members };
+  const factorRepos = { repo, audit, twoFactor };
   return {
     async CreateClient(req) {
       return createClient(repo, req.email.trim(), req.name.trim());
@@ -99,7 +134,7 @@ export function accountHandlers(
     },
 
     async SignIn(req) {
-      const user = await signIn(repo, req.email.trim(), req.password);
+      const user = await signIn(repos, req.email.trim(), req.password, { address: req.actorAddress, confirm: req.confirm });
       return user ? userOut(user) : NO_USER;
     },
 
@@ -108,7 +143,7 @@ export function accountHandlers(
     },
 
     async ChangePassword(req) {
-      return { changed: await changePassword(repo, req.userId, req.currentPassword, req.newPassword) };
+      return { changed: await changePassword(repos, req.userId, req.currentPassword, req.newPassword, req.actorAddress) };
     },
 
     async UpdateClient(req) {
@@ -155,6 +190,7 @@ export function accountHandlers(
     async ListAuditEvents(req) {
       const events = await listAuditEvents(audit, req.clientId, {
         action: req.action,
+        actor: req.actor,
         from: req.from,
         to: req.to,
         limit: req.limit,
@@ -165,6 +201,63 @@ export function accountHandlers(
 
     async MarkAccountVerified(req) {
       return clientOut(await markAccountVerified(repo, req.clientId));
+    },
+
+    async RecordAuditEvent(req) {
+      await recordAuditEvent(repos, { ...req, address: req.actorAddress });
+      return {};
+    },
+
+    async InviteMember(req) {
+      return inviteMember(memberRepos, { ...req, email: req.email.trim(), address: req.actorAddress });
+    },
+
+    async GetInvitation(req) {
+      return invitationOut(await getInvitation(members, req.token));
+    },
+
+    async AcceptInvitation(req) {
+      const user = await acceptInvitation(members, { token: req.token, password: req.password, address: req.actorAddress });
+      return user ? userOut(user) : NO_USER;
+    },
+
+    async ListMembers(req) {
+      const listed = await listMembers(memberRepos, req.clientId);
+      return { members: listed.members.map(userOut), invitations: listed.invitations.map(invitationOut) };
+    },
+
+    async ChangeMemberRole(req) {
+      return userOut(await changeMemberRole(memberRepos, { ...req, address: req.actorAddress }));
+    },
+
+    async RemoveMember(req) {
+      return userOut(await removeMember(memberRepos, { ...req, address: req.actorAddress }));
+    },
+
+    async WithdrawInvitation(req) {
+      return invitationOut(await withdrawInvitation(memberRepos, { ...req, address: req.actorAddress }));
+    },
+
+    async BeginTotpEnrolment(req) {
+      return beginTotpEnrolment(factorRepos, req.userId);
+    },
+
+    async ConfirmTotpEnrolment(req) {
+      return { recoveryCodes: await confirmTotpEnrolment(factorRepos, { ...req, address: req.actorAddress }) };
+    },
+
+    async VerifySecondFactor(req) {
+      return { valid: await verifySecondFactor(factorRepos, { ...req, address: req.actorAddress }) };
+    },
+
+    async DisableTwoFactor(req) {
+      await disableTwoFactor(factorRepos, { userId: req.userId, address: req.actorAddress });
+      return { valid: true };
+    },
+
+    async SetTwoFactorRequired(req) {
+      await setTwoFactorRequired(factorRepos, { ...req, address: req.actorAddress });
+      return clientOut(await getClient(repo, req.clientId));
     },
   };
 }

@@ -2,6 +2,7 @@ import { keyModeToProto } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { ClientRow, KeyListRow, UserRow } from '../data/account.repository';
 import type { AuditRow } from '../data/audit.repository';
+import type { InvitationRow } from '../data/members.repository';
 import { KEY_PREFIX } from '../domain/api-key';
 
 export const userOut = (u: UserRow) => ({
@@ -9,10 +10,18 @@ export const userOut = (u: UserRow) => ({
   email: u.email,
   clientId: u.client_id,
   createdAt: u.created_at.toISOString(),
+  role: u.role,
+  twoFactor: u.totp_enabled_at !== null,
+  twoFactorRequired: u.require_two_factor ?? false,
 });
 
 /** The answer to a failed sign-in: no user, whatever was wrong. */
-export const NO_USER = { userId: '', email: '', clientId: '', createdAt: '' };
+export const NO_USER = { userId: '', email: '', clientId: '', createdAt: '', role: '', twoFactor: false, twoFactorRequired: false };
+
+export const invitationOut = (i: InvitationRow | undefined): account.Invitation =>
+  i
+    ? { email: i.email, role: i.role, clientId: i.client_id, clientName: i.client_name, expiresAt: i.expires_at.toISOString() }
+    : { email: '', role: '', clientId: '', clientName: '', expiresAt: '' };
 
 export const clientOut = (c: ClientRow) => ({
   clientId: c.client_id,
@@ -28,6 +37,7 @@ export const clientOut = (c: ClientRow) => ({
   smsCountries: c.sms_countries,
   otpCountries: c.otp_countries,
   otpNumberTypes: c.otp_number_types,
+  requireTwoFactor: c.require_two_factor,
 });
 
 /** A key as the dashboard lists it: its prefix and first characters only. */

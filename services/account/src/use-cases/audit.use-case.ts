@@ -2,8 +2,82 @@ import { AppError } from '@smsgw/platform';
 import type { AccountRepository } from '../data/account.repository';
 import type { AuditRepository, AuditRow } from '../data/audit.repository';
 
-/** The actions the log records so far. */
-export const AUDIT_ACTIONS = ['key.created', 'key.revoked'] as const;
+/** The actions the log records (docs/operators/security.md#the-audit-log). */
+export const AUDIT_ACTIONS = [
+  'user.signed_in',
+  'user.sign_in_failed',
+  'member.invited',
+  'member.invitation_withdrawn',
+  'member.joined',
+  'member.role_changed',
+  'member.removed',
+  'key.created',
+  'key.revoked',
+  'secret.shown',
+  'secret.rotated',
+  'phone.added',
+  'phone.credentials_rotated',
+  'phone.revoked',
+  'phone.removed',
+  'webhook.created',
+  'webhook.changed',
+  'webhook.deleted',
+  'settings.changed',
+  'password.changed',
+  'two_factor.enabled',
+  'two_factor.disabled',
+  'two_factor.required',
+] as const;
+
+/** The actions other services' changes are recorded as, through RecordAuditEvent (the others, the account service records itself). */
+const RECORDED_FOR_OTHERS: readonly string[] = [
+  'secret.shown',
+  'secret.rotated',
+  'phone.added',
+  'phone.credentials_rotated',
+  'phone.revoked',
+  'phone.removed',
+  'webhook.created',
+  'webhook.changed',
+  'webhook.deleted',
+  'settings.changed',
+];
+
+function checkAction(action: string, known: readonly string[]): void {
+  if (!known.includes(action)) {
+    throw new AppError('VALIDATION_ERROR', {
+      details: [{ field: 'action', code: 'VALIDATION_ERROR', message: `Action inconnue : ${known.join(', ')}.` }],
+    });
+  }
+}
+
+/** An action done through another service, recorded with its actor (a user of the client, or the operator). */
+export async function recordAuditEvent(
+  repos: { repo: AccountRepository; audit: AuditRepository },
+  request: { clientId: string; userId: string; address: string; action: string; target: string; detailsJson: string },
+): Promise<void> {
+  checkAction(request.action, RECORDED_FOR_OTHERS);
+  let details: unknown;
+  try {
+    details = request.detailsJson ? JSON.parse(request.detailsJson) : {};
+  } catch {
+    details = undefined;
+  }
+  if (typeof details !== 'object' || details === null || Array.isArray(details)) {
+    throw new AppError('VALIDATION_ERROR', {
+      details: [{ field: 'details_json', code: 'VALIDATION_ERROR', message: 'Les détails sont un objet JSON.' }],
+    });
+  }
+  const actor = await actorOf(repos.repo, request.clientId, request.userId || undefined);
+  await repos.audit.record({
+    clientId: request.clientId,
+    ...actor,
+    address: request.address.slice(0, 100),
+    action: request.action,
+    target: request.target.slice(0, 200),
+    details: details as Record<string, unknown>,
+  });
+}
 
 /** Who acted: a dashboard user of the client (its e-mail is kept with the event), or the operator's tool. */
 export async function actorOf(
@@ -32,17 +106,14 @@ function time(field: string, value: string): Date | undefined {
 export async function listAuditEvents(
   audit: AuditRepository,
   clientId: string,
-  request: { action: string; from: string; to: string; limit: number; beforeEventId: string },
+  request: { action: string; actor: string; from: string; to: string; limit: number; beforeEventId: string },
 ): Promise<AuditRow[]> {
-  if (request.action && !(AUDIT_ACTIONS as readonly string[]).includes(request.action)) {
-    throw new AppError('VALIDATION_ERROR', {
-      details: [{ field: 'action', code: 'VALIDATION_ERROR', message: `Action inconnue : ${AUDIT_ACTIONS.join(', ')}.` }],
-    });
-  }
+  if (request.action) checkAction(request.action, AUDIT_ACTIONS);
   const limit = request.limit === 0 ? 100 : request.limit;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new AppError('INVALID_PAGINATION');
   return audit.list(clientId, {
     action: request.action || undefined,
+    actor: request.actor.trim() || undefined,
     from: time('from', request.from),
     to: time('to', request.to),
     beforeEventId: request.beforeEventId && request.beforeEventId !== '0' ? request.beforeEventId : undefined,

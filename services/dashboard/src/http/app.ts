@@ -6,7 +6,11 @@ import Koa from 'koa';
 import { AppError, ERROR_CATALOG, recordHttp, settleForwardedHeaders } from '@smsgw/platform';
 import { problemView } from '../views/error.view';
 import { cookieOptions, explain, page, SESSION_COOKIE, type AppDeps, type DashContext, type DashState } from './context';
+import { currentMember } from '../use-cases/members.use-case';
+import { guardRoutes, refusalOf } from './access';
 import { accountRoutes } from './routes/account.routes';
+import { memberRoutes } from './routes/members.routes';
+import { profileRoutes } from './routes/profile.routes';
 import { auditRoutes } from './routes/audit.routes';
 import { keyRoutes } from './routes/keys.routes';
 import { campaignRoutes, UPLOAD_PATH } from './routes/campaign.routes';
@@ -183,20 +187,33 @@ export function createApp(deps: AppDeps): Koa<DashState> {
 
   const open = new Router<DashState>();
   accountRoutes(open, deps, 'public');
+  memberRoutes(open, deps, 'public');
+  profileRoutes(open, deps, 'public');
   downloadRoutes(open, deps);
   app.use(open.routes());
 
-  // Everything else needs a session: the pages of the signed-in account only.
+  // Everything else needs a session of a member still in the account: the pages of the signed-in account only.
   app.use(async (ctx, next) => {
+    const session = ctx.state.session;
+    const member = session && (await currentMember(deps.up, session));
+    if (session && !member) {
+      // Removed from the account (or moved): this session ends here, on whichever replica it comes to.
+      await deps.sessions.end(ctx.state.token!);
+      ctx.cookies.set(SESSION_COOKIE, '', cookieOptions(0));
+      ctx.state.session = undefined;
+    }
     if (!ctx.state.session) {
       if (ctx.method === 'GET' && !ctx.path.endsWith('/events')) return ctx.redirect(`/signin?next=${encodeURIComponent(ctx.path)}`);
       ctx.status = 401;
       return;
     }
+    ctx.state.member = member;
     await next();
   });
   const router = new Router<DashState>();
   accountRoutes(router, deps, 'private');
+  memberRoutes(router, deps, 'private');
+  profileRoutes(router, deps, 'private');
   keyRoutes(router, deps);
   phoneRoutes(router, deps);
   messageRoutes(router, deps);
@@ -206,6 +223,11 @@ export function createApp(deps: AppDeps): Koa<DashState> {
   otpRoutes(router, deps);
   auditRoutes(router, deps);
   webhookRoutes(router, deps);
+  // Each route's role check, from the one table of access.ts.
+  guardRoutes(router, (ctx, permission) => {
+    ctx.status = 403;
+    page(ctx, 'Not allowed', '', problemView(refusalOf(ctx.state.member?.role, permission), true));
+  });
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

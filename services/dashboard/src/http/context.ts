@@ -7,6 +7,7 @@ import type { EmailLimits } from '../use-cases/email-links.use-case';
 import type { Upstreams } from '../use-cases/upstreams';
 import { layout, type PageContext } from '../views/layout';
 import type { SafeHtml } from '../views/html';
+import { sectionsOf, type Role } from './access';
 import type { Session, SessionStore } from './session';
 import type { UploadedCsv } from './upload-form';
 
@@ -25,6 +26,15 @@ export interface DashState {
   clientAddress?: string;
   /** The campaign upload form's file, read as it came (readUploadForm). */
   csv?: UploadedCsv;
+  /** The signed-in member as the account service knows it on this very request (its role, its second factor). */
+  member?: Member;
+}
+
+export interface Member {
+  role: Role;
+  twoFactor: boolean;
+  /** The account requires a second factor this member has not enrolled yet: only its own pages open. */
+  mustEnrol: boolean;
 }
 
 export type DashContext = Koa.ParameterizedContext<DashState>;
@@ -70,12 +80,25 @@ export const cookieOptions = (maxAgeMs?: number) => ({
 /** The page for the signed-in user, with the navigation and the session's CSRF token. */
 export function page(ctx: DashContext, title: string, section: string, body: SafeHtml): void {
   const s = ctx.state.session;
-  const pc: PageContext = { user: s && { email: s.email, clientId: s.clientId }, csrf: s?.csrf, section };
+  const member = ctx.state.member;
+  const pc: PageContext = {
+    user: s && { email: s.email, clientId: s.clientId, role: member?.role },
+    csrf: s?.csrf,
+    section,
+    sections: member && (member.mustEnrol ? ['profile'] : sectionsOf(member.role)),
+  };
   ctx.type = 'html';
   ctx.body = layout(title, pc, body);
 }
 
 export const pageContext = (ctx: DashContext): PageContext => ({ csrf: ctx.state.session?.csrf ?? ctx.state.formToken ?? '' });
+
+/** The signed-in member acting, and the address it acts from: the audit log's who and where. */
+export const actorOf = (ctx: DashContext) => ({
+  userId: ctx.state.session!.userId,
+  clientId: ctx.state.session!.clientId,
+  address: ctx.state.clientAddress,
+});
 
 /** A form field, trimmed ('' when absent). */
 export const field = (ctx: DashContext, name: string) => (ctx.state.form?.get(name) ?? '').trim();

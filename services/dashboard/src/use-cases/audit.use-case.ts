@@ -1,12 +1,72 @@
 import type { account } from '@smsgw/proto';
 import type { Upstreams } from './upstreams';
 
-/** The actions the log records, as the filter offers them. */
-export const AUDIT_ACTIONS = ['key.created', 'key.revoked'] as const;
+/** The actions the log records, as the filter offers them (the account service's list). */
+export const AUDIT_ACTIONS = [
+  'user.signed_in',
+  'user.sign_in_failed',
+  'member.invited',
+  'member.invitation_withdrawn',
+  'member.joined',
+  'member.role_changed',
+  'member.removed',
+  'key.created',
+  'key.revoked',
+  'secret.shown',
+  'secret.rotated',
+  'phone.added',
+  'phone.credentials_rotated',
+  'phone.revoked',
+  'phone.removed',
+  'webhook.created',
+  'webhook.changed',
+  'webhook.deleted',
+  'settings.changed',
+  'password.changed',
+  'two_factor.enabled',
+  'two_factor.disabled',
+  'two_factor.required',
+] as const;
+
+/** The actions done through other services, which the dashboard records after they succeed. */
+export type RecordedAction =
+  | 'secret.shown'
+  | 'secret.rotated'
+  | 'phone.added'
+  | 'phone.credentials_rotated'
+  | 'phone.revoked'
+  | 'phone.removed'
+  | 'webhook.created'
+  | 'webhook.changed'
+  | 'webhook.deleted'
+  | 'settings.changed';
+
+/**
+ * Records in the account's audit log an action the signed-in member just did through another
+ * service (a phone, a webhook endpoint, a setting, the signing secret): who, from where, what.
+ */
+export async function recordAction(
+  up: Upstreams,
+  by: { userId: string; clientId: string; address?: string },
+  action: RecordedAction,
+  target: string,
+  details: Record<string, unknown> = {},
+): Promise<void> {
+  await up.accounts.recordAuditEvent({
+    clientId: by.clientId,
+    userId: by.userId,
+    actorAddress: by.address ?? '',
+    action,
+    target,
+    detailsJson: JSON.stringify(details),
+  });
+}
 
 /** The page's filters as the address gives them, kept only when well formed. */
 export interface AuditFilter {
   action?: string;
+  /** The actor's e-mail (or "operator"). */
+  actor?: string;
   /** Whole UTC days, `YYYY-MM-DD`, both included. */
   from?: string;
   to?: string;
@@ -22,6 +82,7 @@ export function auditFilter(query: Record<string, unknown>): AuditFilter {
   const day = (name: string) => (DAY.test(text(name)) && !Number.isNaN(Date.parse(`${text(name)}T00:00:00Z`)) ? text(name) : undefined);
   return {
     action: (AUDIT_ACTIONS as readonly string[]).includes(action) ? action : undefined,
+    actor: text('actor').trim().slice(0, 254) || undefined,
     from: day('from'),
     to: day('to'),
     before: /^\d{1,18}$/.test(text('before')) ? text('before') : undefined,
@@ -33,6 +94,7 @@ function request(clientId: string, filter: AuditFilter, limit: number, before?: 
   return {
     clientId,
     action: filter.action ?? '',
+    actor: filter.actor ?? '',
     from: filter.from ? `${filter.from}T00:00:00.000Z` : '',
     to: filter.to ? nextDay(filter.to) : '',
     limit,

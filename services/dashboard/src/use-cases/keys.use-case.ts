@@ -1,6 +1,6 @@
 import { AppError, keyModeToProto, keyUsageKey, utcDay, type Redis } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
-import { confirmPassword, type Confirmation } from './confirm-password.use-case';
+import { confirmPassword, type Confirmation, type Reauthentication } from './confirm-password.use-case';
 import type { SignInDeps } from './sign-in.use-case';
 import type { Mode, Upstreams } from './upstreams';
 
@@ -35,7 +35,7 @@ export async function listKeys(deps: { up: Upstreams; redis: Redis }, clientId: 
 export async function createKey(
   deps: Pick<SignInDeps, 'up' | 'redis' | 'signIn'>,
   user: { userId: string; email: string; clientId: string },
-  password: string,
+  password: Reauthentication,
   key: { name: string; mode: Mode } & KeyLimitsForm,
   address = '',
 ): Promise<{ confirmation: Confirmation; key?: string; error?: AppError; keys: KeyView[] }> {

@@ -1,5 +1,5 @@
 import { AppError } from '@smsgw/platform';
-import { confirmPassword, type Confirmation } from './confirm-password.use-case';
+import { confirmPassword, type Confirmation, type Reauthentication } from './confirm-password.use-case';
 import { resendVerification, sendVerificationQuietly, type EmailLinkDeps, type ResendOutcome } from './email-links.use-case';
 import { changeFleet, clientSettings, parseFleetForm, type ClientSettings, type FleetField, type FleetForm } from './fleet.use-case';
 import { signInCounter, signInEmailKey, type SignInDeps } from './sign-in.use-case';
@@ -23,7 +23,7 @@ type ConfirmDeps = Pick<SignInDeps, 'up' | 'redis' | 'signIn'>;
 export async function revealSigningSecret(
   deps: ConfirmDeps,
   user: SettingsUser,
-  password: string,
+  password: Reauthentication,
 ): Promise<WithSettings<{ confirmation: Confirmation; secret?: string }>> {
   const confirmation = await confirmPassword(deps, user, password);
   if (confirmation !== 'confirmed') return { confirmation, settings: await clientSettings(deps.up, user.clientId) };
@@ -38,7 +38,7 @@ export async function revealSigningSecret(
 export async function rotateSigningSecret(
   deps: ConfirmDeps,
   user: SettingsUser,
-  password: string,
+  password: Reauthentication,
 ): Promise<WithSettings<{ confirmation: Confirmation; secret?: string }>> {
   const confirmation = await confirmPassword(deps, user, password);
   if (confirmation !== 'confirmed') return { confirmation, settings: await clientSettings(deps.up, user.clientId) };
@@ -54,7 +54,7 @@ export async function rotateSigningSecret(
 export async function changeAlertEmail(
   deps: ConfirmDeps & EmailLinkDeps,
   user: SettingsUser,
-  password: string,
+  password: Reauthentication,
   email: string,
 ): Promise<WithSettings<{ confirmation: Confirmation } | { confirmation: 'confirmed'; failure: unknown }>> {
   const confirmation = await confirmPassword(deps, user, password);
@@ -80,7 +80,7 @@ export type FleetChange =
 export async function saveFleetSettings(
   deps: ConfirmDeps,
   user: SettingsUser,
-  password: string,
+  password: Reauthentication,
   form: FleetForm,
 ): Promise<WithSettings<FleetChange>> {
   const parsed = parseFleetForm(form);
@@ -109,7 +109,7 @@ export async function askVerificationAgain(deps: EmailLinkDeps, clientId: string
  */
 export async function changePasswordOf(
   deps: Pick<SignInDeps, 'up' | 'redis' | 'signIn' | 'sessions'>,
-  user: SettingsUser & { token: string },
+  user: SettingsUser & { token: string; address?: string },
   passwords: { current: string; next: string },
 ): Promise<WithSettings<{ outcome: Confirmation } | { failure: unknown }>> {
   try {
@@ -124,9 +124,9 @@ export async function changePasswordOf(
  * A password change; the user's other sessions end. A wrong current password counts with the
  * failed sign-ins of the user's e-mail; past their limit it is not even checked.
  */
-async function changePassword(
+export async function changePassword(
   deps: Pick<SignInDeps, 'up' | 'redis' | 'signIn' | 'sessions'>,
-  user: { userId: string; email: string; token: string },
+  user: { userId: string; email: string; token: string; address?: string },
   passwords: { current: string; next: string },
 ): Promise<Confirmation> {
   const counter = signInCounter(deps);
@@ -134,7 +134,12 @@ async function changePassword(
   const keys = [signInEmailKey(user.email)];
   if (!(await counter.take(keys, deps.signIn.maxFailures)).allowed) return 'throttled';
   const { changed } = await deps.up.accounts
-    .changePassword({ userId: user.userId, currentPassword: passwords.current, newPassword: passwords.next })
+    .changePassword({
+      userId: user.userId,
+      currentPassword: passwords.current,
+      newPassword: passwords.next,
+      actorAddress: user.address ?? '',
+    })
     .catch(async (err: unknown) => {
       // A refused new password (its current one was right) or an unanswered call: not a wrong guess.
       await counter.refund(...keys);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { FixedWindowCounter, type Redis } from '@smsgw/platform';
 import type { SessionStore } from '../http/session';
 import type { Upstreams } from './upstreams';
@@ -35,7 +35,16 @@ function signInKeys(ip: string | undefined, email: string): string[] {
   return ip === undefined ? [signInEmailKey(email)] : [`dashboard:signin:ip:${ip}`, signInEmailKey(email)];
 }
 
-export type SignInOutcome = { outcome: 'throttled' } | { outcome: 'refused' } | { outcome: 'signed-in'; token: string };
+export type SignInOutcome =
+  | { outcome: 'throttled' }
+  | { outcome: 'refused' }
+  | { outcome: 'signed-in'; token: string }
+  /** The password was right; the second factor is asked next, under this token (pendingSignIn). */
+  | { outcome: 'second-factor'; pending: string };
+
+/** A sign-in waiting for its second factor lasts this long. */
+const PENDING_MS = 5 * 60_000;
+const pendingKey = (token: string) => `dashboard:signin-pending:${createHash('sha256').update(token).digest('hex')}`;
 
 /**
  * A sign-in from `ip`: refused while the address or the e-mail has failed too often. Each attempt
@@ -49,13 +58,49 @@ export async function signIn(deps: SignInDeps, ip: string | undefined, email: st
   const counter = signInCounter(deps);
   const keys = signInKeys(ip, email);
   if (!(await counter.take(keys, deps.signIn.maxFailures)).allowed) return { outcome: 'throttled' };
-  const user = await deps.up.accounts.signIn({ email, password }).catch(async (err: unknown) => {
+  const user = await deps.up.accounts.signIn({ email, password, actorAddress: ip ?? '' }).catch(async (err: unknown) => {
     await counter.refund(...keys);
     throw err;
   });
   if (!user.userId) return { outcome: 'refused' };
   await counter.refund(...keys);
-  const { token } = await deps.sessions.create({ userId: user.userId, clientId: user.clientId, email: user.email });
+  const who = { userId: user.userId, clientId: user.clientId, email: user.email };
+  if (user.twoFactor) {
+    // The password is right: nothing is opened until the second factor is too.
+    const pending = randomBytes(32).toString('base64url');
+    await deps.redis.set(pendingKey(pending), JSON.stringify(who), 'PX', PENDING_MS);
+    return { outcome: 'second-factor', pending };
+  }
+  const { token } = await deps.sessions.create(who);
+  return { outcome: 'signed-in', token };
+}
+
+/**
+ * The second step of a sign-in: the code of the member's authenticator app (or a recovery code).
+ * Wrong codes count with the e-mail's failed sign-ins; 'expired' when the first step is too old.
+ */
+export async function completeSignIn(
+  deps: SignInDeps,
+  ip: string | undefined,
+  pending: string,
+  code: string,
+): Promise<{ outcome: 'expired' } | { outcome: 'throttled' } | { outcome: 'refused' } | { outcome: 'signed-in'; token: string }> {
+  const text = pending && pending.length <= 100 ? await deps.redis.get(pendingKey(pending)) : null;
+  if (!text) return { outcome: 'expired' };
+  const who = JSON.parse(text) as { userId: string; clientId: string; email: string };
+  const counter = signInCounter(deps);
+  const keys = signInKeys(ip, who.email);
+  if (!(await counter.take(keys, deps.signIn.maxFailures)).allowed) return { outcome: 'throttled' };
+  const { valid } = await deps.up.accounts
+    .verifySecondFactor({ userId: who.userId, code: code.slice(0, 40), actorAddress: ip ?? '', confirm: false })
+    .catch(async (err: unknown) => {
+      await counter.refund(...keys);
+      throw err;
+    });
+  if (!valid) return { outcome: 'refused' };
+  await counter.refund(...keys);
+  await deps.redis.del(pendingKey(pending));
+  const { token } = await deps.sessions.create(who);
   return { outcome: 'signed-in', token };
 }
 

@@ -17,7 +17,7 @@ export async function createEndpoint(up: Upstreams, clientId: string, form: { ur
     description: '',
     batch: form.batch,
   });
-  return { url: e.url, secret: e.secret };
+  return { endpointId: e.endpointId, url: e.url, events: e.events, secret: e.secret };
 }
 
 type TestEventDeps = { up: Upstreams; redis: Redis; limit: { maxPerAccount: number; windowMs: number } };

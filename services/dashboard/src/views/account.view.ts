@@ -194,7 +194,8 @@ export interface KeysPage {
 
 /** The password field of a sensitive action's form (its re-authentication). */
 export const confirmField = (id: string, label: string) =>
-  html`<label for="${id}">${label}</label><input id="${id}" name="password" type="password" autocomplete="current-password" required>`;
+  html`<label for="${id}">${label}</label><input id="${id}" name="password" type="password" autocomplete="current-password" required>
+    <label for="${id}-code">Authenticator code (when two-factor sign-in is on)</label><input id="${id}-code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="20">`;
 
 export function keysView(p: KeysPage): SafeHtml {
   const { csrf, keys, fresh, error } = p;

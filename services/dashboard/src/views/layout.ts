@@ -2,10 +2,12 @@ import { html, type SafeHtml } from './html';
 
 export interface PageContext {
   /** Absent on the sign-in and sign-up pages. */
-  user?: { email: string; clientId: string };
+  user?: { email: string; clientId: string; role?: string };
   csrf?: string;
   /** The section of the navigation to mark. */
   section?: string;
+  /** The sections the member's role opens (undefined: every one). */
+  sections?: string[];
   mode?: 'live' | 'test';
 }
 
@@ -22,6 +24,8 @@ const NAV: [string, string][] = [
   ['webhooks', '/webhooks'],
   ['settings', '/settings'],
   ['audit', '/audit'],
+  ['members', '/members'],
+  ['profile', '/profile'],
 ];
 
 const LABELS: Record<string, string> = {
@@ -37,6 +41,8 @@ const LABELS: Record<string, string> = {
   webhooks: 'Webhooks',
   settings: 'Settings',
   audit: 'Audit log',
+  members: 'Members',
+  profile: 'Your profile',
 };
 
 /** A hidden field with the session's CSRF token: every form that changes something has one. */
@@ -46,7 +52,7 @@ export function layout(title: string, ctx: PageContext, body: SafeHtml): string 
   const nav = ctx.user
     ? html`<nav aria-label="Main">
         <ul>
-          ${NAV.map(([name, href]) => html`<li><a href="${href}" ${ctx.section === name ? html`aria-current="page"` : ''}>${LABELS[name]}</a></li>`)}
+          ${NAV.filter(([name]) => !ctx.sections || ctx.sections.includes(name)).map(([name, href]) => html`<li><a href="${href}" ${ctx.section === name ? html`aria-current="page"` : ''}>${LABELS[name]}</a></li>`)}
         </ul>
         <form method="post" action="/signout" class="signout">${csrfField(ctx)}<button type="submit" class="link">Sign out</button></form>
       </nav>`
@@ -63,7 +69,7 @@ export function layout(title: string, ctx: PageContext, body: SafeHtml): string 
 <body>
 <header class="top">
   <a class="brand" href="/">SMS Gateway</a>
-  ${ctx.user ? html`<span class="who">${ctx.user.email} · <code>${ctx.user.clientId}</code></span>` : ''}
+  ${ctx.user ? html`<span class="who">${ctx.user.email}${ctx.user.role ? html` (${ctx.user.role})` : ''} · <code>${ctx.user.clientId}</code></span>` : ''}
 </header>
 ${nav}
 <main id="main">

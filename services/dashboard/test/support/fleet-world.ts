@@ -56,6 +56,7 @@ export async function startFleetWorld(more: { message?: Record<string, (req: nev
       smsCountries: [],
       otpCountries: [],
       otpNumberTypes: [],
+      requireTwoFactor: false,
     });
     devices.set(o.deviceId, {
       deviceId: o.deviceId,
@@ -88,6 +89,19 @@ export async function startFleetWorld(more: { message?: Record<string, (req: nev
           const user = users.find((u) => u.email === req.email && req.password === PASSWORD);
           return user ? { userId: user.userId, clientId: user.clientId, email: user.email } : { userId: '', clientId: '', email: '' };
         },
+        GetUser: async (req: account.GetUserRequest__Output) => {
+          const user = users.find((u) => u.userId === req.userId);
+          if (!user) throw notFound('NOT_FOUND');
+          return {
+            userId: user.userId,
+            clientId: user.clientId,
+            email: user.email,
+            role: 'owner',
+            twoFactor: false,
+            twoFactorRequired: false,
+          };
+        },
+        RecordAuditEvent: async () => ({}),
         GetClient: async (req: account.GetClientRequest__Output) => clients.get(req.clientId) ?? Promise.reject(notFound('NOT_FOUND')),
         UpdateClient: async (req: account.UpdateClientRequest__Output) => {
           const c = clients.get(req.clientId)!;

@@ -1,5 +1,5 @@
 import { AppError } from '@smsgw/platform';
-import type { Confirmation } from '../../use-cases/confirm-password.use-case';
+import type { Confirmation, Reauthentication } from '../../use-cases/confirm-password.use-case';
 import { confirmVerification, requestPasswordReset, resetPassword } from '../../use-cases/email-links.use-case';
 import { saveDestinations } from '../../use-cases/destinations.use-case';
 import { clientSettings, type ClientSettings, type FleetField } from '../../use-cases/fleet.use-case';
@@ -28,7 +28,9 @@ import {
 } from '../../views/account.view';
 import type { SafeHtml } from '../../views/html';
 import { layout } from '../../views/layout';
+import { recordAction } from '../../use-cases/audit.use-case';
 import {
+  actorOf,
   cookieOptions,
   explain,
   field,
@@ -40,14 +42,17 @@ import {
   type DashRouter,
 } from '../context';
 
-function anonymous(ctx: DashContext, title: string, body: SafeHtml, status = 200): void {
+export function anonymous(ctx: DashContext, title: string, body: SafeHtml, status = 200): void {
   ctx.status = status;
   ctx.type = 'html';
   ctx.body = layout(title, pageContext(ctx), body);
 }
 
+/** A sign-in waiting for its second factor (sign-in.use-case.ts completeSignIn). */
+export const PENDING_COOKIE = '__Host-smsgw_pending';
+
 /** Only a local path is followed after sign-in (never another site). */
-const safeNext = (next: string | undefined) => (next && /^\/[A-Za-z0-9/_-]*$/.test(next) && !next.startsWith('//') ? next : '/');
+export const safeNext = (next: string | undefined) => (next && /^\/[A-Za-z0-9/_-]*$/.test(next) && !next.startsWith('//') ? next : '/');
 
 function credentialsForm(
   ctx: DashContext,
@@ -57,16 +62,25 @@ function credentialsForm(
   return credentialsView(pageContext(ctx), kind, { next: safeNext(ctx.query.next as string | undefined), ...notes });
 }
 
-const startSession = (ctx: DashContext, token: string) => ctx.cookies.set(SESSION_COOKIE, token, cookieOptions());
+export const startSession = (ctx: DashContext, token: string) => ctx.cookies.set(SESSION_COOKIE, token, cookieOptions());
 
 const WRONG_PASSWORD = 'Your password is wrong: nothing was changed. Type the password you sign in with.';
 const TOO_MANY_WRONG = 'Too many wrong passwords: nothing was changed. Wait 15 minutes and try again.';
+const WRONG_CODE = 'The code of your authenticator app is wrong or missing: nothing was changed. Type the code it shows now.';
 
 /** What a password asked again says when it is not right ('' when it is). */
 export function refusal(ctx: DashContext, confirmation: Confirmation): string {
   if (confirmation === 'throttled') ctx.status = 429;
+  if (confirmation === 'code') return WRONG_CODE;
   return confirmation === 'confirmed' ? '' : confirmation === 'throttled' ? TOO_MANY_WRONG : WRONG_PASSWORD;
 }
+
+/** A sensitive action's form: the password asked again, the second factor's code, where it came from. */
+export const reauthOf = (ctx: DashContext): Reauthentication => ({
+  password: ctx.state.form!.get('password') ?? '',
+  code: field(ctx, 'code'),
+  address: ctx.state.clientAddress,
+});
 
 export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' | 'private'): void {
   const { up, sessions } = deps;
@@ -105,6 +119,10 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
       }
       if (result.outcome === 'refused') {
         return anonymous(ctx, 'Sign in', credentialsForm(ctx, 'signin', { error: 'Wrong e-mail or password.', email }), 401);
+      }
+      if (result.outcome === 'second-factor') {
+        ctx.cookies.set(PENDING_COOKIE, result.pending, cookieOptions(5 * 60_000));
+        return ctx.redirect(`/signin/code?next=${encodeURIComponent(safeNext(ctx.query.next as string | undefined))}`);
       }
       startSession(ctx, result.token);
       ctx.redirect(safeNext(ctx.query.next as string | undefined));
@@ -159,8 +177,8 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
   });
 
   const sessionOf = (ctx: DashContext) => ctx.state.session!;
-  /** The sensitive actions' re-authentication: the form's `password` field is the user's. */
-  const passwordOf = (ctx: DashContext) => ctx.state.form!.get('password') ?? '';
+  /** The sensitive actions' re-authentication: the form's `password` and `code` fields. */
+  const passwordOf = (ctx: DashContext) => reauthOf(ctx);
 
   function settingsPage(ctx: DashContext, settings: ClientSettings, extra: SettingsNotes = {}) {
     page(ctx, 'Settings', 'settings', settingsView(sessionOf(ctx).csrf, settings, extra));
@@ -170,11 +188,13 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
   router.post('/settings/secret', async (ctx) => {
     const { confirmation, secret, settings } = await revealSigningSecret(deps, sessionOf(ctx), passwordOf(ctx));
     const refused = refusal(ctx, confirmation);
+    if (!refused) await recordAction(up, actorOf(ctx), 'secret.shown', sessionOf(ctx).clientId, { secret: 'signing secret' });
     settingsPage(ctx, settings, refused ? { error: refused } : { secret });
   });
   router.post('/settings/secret/rotate', async (ctx) => {
     const { confirmation, secret, settings } = await rotateSigningSecret(deps, sessionOf(ctx), passwordOf(ctx));
     const refused = refusal(ctx, confirmation);
+    if (!refused) await recordAction(up, actorOf(ctx), 'secret.rotated', sessionOf(ctx).clientId, { secret: 'signing secret' });
     settingsPage(ctx, settings, refused ? { error: refused } : { secret, ok: 'The signing secret was rotated. Here is the new one.' });
   });
   router.post('/settings/alerts', async (ctx) => {
@@ -182,6 +202,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
     const refused = refusal(ctx, changed.confirmation);
     if (refused) return settingsPage(ctx, changed.settings, { error: refused });
     if ('failure' in changed) return settingsPage(ctx, changed.settings, { error: explain(changed.failure) });
+    await recordAction(up, actorOf(ctx), 'settings.changed', sessionOf(ctx).clientId, { setting: 'alert e-mail' });
     settingsPage(ctx, changed.settings, {
       ok: 'Alert e-mails go to the new address once you confirm it: open the link we e-mailed there.',
     });
@@ -208,6 +229,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
         ctx.status = 400;
         return settingsPage(ctx, change.settings, { error: explain(change.error), fleet: { form, invalid: [] } });
       case 'saved':
+        await recordAction(up, actorOf(ctx), 'settings.changed', sessionOf(ctx).clientId, { setting: 'fleet' });
         return settingsPage(ctx, change.settings, {
           ok: 'The fleet settings are saved. The default time to live applies to the messages sent from now on, the failover delay and the SIM rule within a minute.',
         });
@@ -227,6 +249,7 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
       const invalid = (saved.error.details ?? []).map((d) => String(d.field));
       return settingsPage(ctx, settings, { error: explain(saved.error), destinations: { form, invalid } });
     }
+    await recordAction(up, actorOf(ctx), 'settings.changed', clientId, { setting: 'destinations' });
     settingsPage(ctx, settings, { ok: 'The destinations are saved: every send is checked against them within a few seconds.' });
   });
   router.post('/settings/verify-email', async (ctx) => {
@@ -244,7 +267,11 @@ export function accountRoutes(router: DashRouter, deps: AppDeps, part: 'public' 
   });
   router.post('/settings/password', async (ctx) => {
     const passwords = { current: ctx.state.form!.get('current') ?? '', next: ctx.state.form!.get('new') ?? '' };
-    const changed = await changePasswordOf(deps, { ...sessionOf(ctx), token: ctx.state.token! }, passwords);
+    const changed = await changePasswordOf(
+      deps,
+      { ...sessionOf(ctx), token: ctx.state.token!, address: ctx.state.clientAddress },
+      passwords,
+    );
     const settings = changed.settings;
     if ('failure' in changed) return settingsPage(ctx, settings, { error: explain(changed.failure) });
     const outcome = changed.outcome;

@@ -1,16 +1,19 @@
-import { parseMode } from '@smsgw/platform';
+import { modeFromProto, parseMode } from '@smsgw/platform';
+import { may } from '../access';
 import { accountVerified } from '../../use-cases/account-verification.use-case';
 import { createKey, listKeys, revokeKey, type KeyView } from '../../use-cases/keys.use-case';
 import { keysView, type KeyTyped } from '../../views/account.view';
 import { explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
-import { refusal } from './account.routes';
+import { reauthOf, refusal } from './account.routes';
+
+const LIVE_KEYS_REFUSED = 'Your role makes and revokes test keys only: ask an admin or an owner for a live key.';
 
 /** The API keys page: the client's keys (limits, use of the day, creator), a new key, a revocation. */
 export function keyRoutes(router: DashRouter, deps: AppDeps): void {
   const { up } = deps;
   const sessionOf = (ctx: DashContext) => ctx.state.session!;
-  /** The sensitive actions' re-authentication: the form's `password` field is the user's. */
-  const passwordOf = (ctx: DashContext) => ctx.state.form!.get('password') ?? '';
+  /** The sensitive actions' re-authentication: the form's `password` and `code` fields. */
+  const passwordOf = (ctx: DashContext) => reauthOf(ctx);
 
   async function keysPage(
     ctx: DashContext,
@@ -39,6 +42,10 @@ export function keyRoutes(router: DashRouter, deps: AppDeps): void {
       dailyQuota: field(ctx, 'daily_quota').slice(0, 20),
     };
     const again = async (error: string) => keysPage(ctx, await listKeys(deps, sessionOf(ctx).clientId), { error, typed });
+    if (mode === 'live' && !may(ctx.state.member?.role, 'keys.live')) {
+      ctx.status = 403;
+      return again(LIVE_KEYS_REFUSED);
+    }
     if (!name) return again('Give the key a name, to recognise it later.');
     if (typed.dailyQuota && !/^\d{1,9}$/.test(typed.dailyQuota))
       return again('The daily quota is a whole number of SMS (empty: no quota).');
@@ -53,6 +60,14 @@ export function keyRoutes(router: DashRouter, deps: AppDeps): void {
     await keysPage(ctx, created.keys, { fresh: { key: created.key!, mode, name } });
   });
   router.post('/keys/:keyId/revoke', async (ctx) => {
+    if (!may(ctx.state.member?.role, 'keys.live')) {
+      const keys = await listKeys(deps, sessionOf(ctx).clientId);
+      const key = keys.find((k) => k.keyId === ctx.params.keyId);
+      if (!key || modeFromProto(key.mode) !== 'test') {
+        ctx.status = 403;
+        return keysPage(ctx, keys, { error: LIVE_KEYS_REFUSED });
+      }
+    }
     await revokeKey(up, sessionOf(ctx), ctx.params.keyId!, ctx.state.clientAddress);
     ctx.redirect('/keys');
   });

@@ -10,7 +10,8 @@ import {
   type SettingsForm,
 } from '../../use-cases/opt-outs.use-case';
 import { optOutsView } from '../../views/opt-outs.view';
-import { field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
+import { recordAction } from '../../use-cases/audit.use-case';
+import { actorOf, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
 interface Extra {
   typed?: string;
@@ -80,6 +81,7 @@ export function optOutRoutes(router: DashRouter, deps: AppDeps): void {
       ctx.status = 400;
       return optOutsPage(ctx, saved.page, { settings: { form, errors: saved.errors } });
     }
+    await recordAction(up, actorOf(ctx), 'settings.changed', ctx.state.session!.clientId, { setting: 'opt-out keywords' });
     back(ctx, 'saved');
   });
 }

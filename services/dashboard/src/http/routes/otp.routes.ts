@@ -1,7 +1,8 @@
 import { parseMode } from '@smsgw/platform';
 import { GUARD_FIELDS, otpOverview, releaseHold, saveGuard, type GuardForm } from '../../use-cases/otp.use-case';
 import { otpView, type OtpPage } from '../../views/otp.view';
-import { field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
+import { recordAction } from '../../use-cases/audit.use-case';
+import { actorOf, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
 const q = (ctx: DashContext, name: string) => (typeof ctx.query[name] === 'string' ? ctx.query[name].trim() : '');
 const modeOf = (ctx: DashContext) => parseMode(q(ctx, 'mode'));
@@ -44,6 +45,7 @@ export function otpRoutes(router: DashRouter, deps: AppDeps): void {
       ctx.status = 400;
       return otpPage(ctx, { typed: { form, invalid: saved.invalid }, error: saved.error });
     }
+    await recordAction(up, actorOf(ctx), 'settings.changed', ctx.state.session!.clientId, { setting: 'OTP guard' });
     back(ctx, 'saved');
   });
 }

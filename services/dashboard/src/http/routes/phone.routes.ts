@@ -26,7 +26,8 @@ import { HEALTH_FIELDS, releaseSim, saveSimHealth, type HealthForm } from '../..
 import { APK_PATH, installSection, phonesView } from '../../views/phones.view';
 import { AppError } from '@smsgw/platform';
 import { NEEDS_VERIFIED_ACCOUNT } from '../../views/account.view';
-import { explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
+import { recordAction } from '../../use-cases/audit.use-case';
+import { actorOf, explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
 /** The notes of a phone's page after a save (`?saved=`). */
 const SAVED_NOTES = {
@@ -83,6 +84,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     if (!name) return phonesPage(ctx, await phonesList(deps, clientOf(ctx)), { error: 'Give the phone a name.' });
     try {
       const { added, ...list } = await addPhone(deps, clientOf(ctx), name);
+      await recordAction(up, actorOf(ctx), 'phone.added', added.deviceId, { name });
       await phonesPage(ctx, list, { added });
     } catch (err) {
       if (!(await refused(ctx, err))) throw err;
@@ -121,6 +123,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
       ctx.status = 400;
       return phonePage(ctx, saved.phone, { form, errors: saved.errors });
     }
+    await recordAction(up, actorOf(ctx), 'settings.changed', deviceId, { setting: 'phone limits' });
     ctx.redirect(`/phones/${encodeURIComponent(deviceId)}?saved=1`);
   });
   router.post('/phones/:deviceId/sim-health', async (ctx) => {
@@ -152,18 +155,22 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   router.post('/phones/:deviceId/rotate', async (ctx) => {
     try {
       const { added, ...list } = await rotatePhone(deps, clientOf(ctx), ctx.params.deviceId!);
+      await recordAction(up, actorOf(ctx), 'phone.credentials_rotated', added.deviceId, { name: added.name });
       await phonesPage(ctx, list, { added });
     } catch (err) {
       if (!(await refused(ctx, err))) throw err;
     }
   });
   router.post('/phones/:deviceId/revoke', async (ctx) => {
-    await phonesPage(ctx, await revokePhone(deps, clientOf(ctx), ctx.params.deviceId!), {
+    const revoked = await revokePhone(deps, clientOf(ctx), ctx.params.deviceId!);
+    await recordAction(up, actorOf(ctx), 'phone.revoked', ctx.params.deviceId!);
+    await phonesPage(ctx, revoked, {
       ok: 'The phone is disconnected and its password, pairing code and tokens no longer work. Give it a new pairing to use it again.',
     });
   });
   router.post('/phones/:deviceId/remove', async (ctx) => {
     await removePhone(up, clientOf(ctx), ctx.params.deviceId!);
+    await recordAction(up, actorOf(ctx), 'phone.removed', ctx.params.deviceId!);
     ctx.redirect('/phones');
   });
 

@@ -12,7 +12,8 @@ import {
 import { NEEDS_VERIFIED_ACCOUNT } from '../../views/account.view';
 import { problemView } from '../../views/error.view';
 import { deliveryLogView, webhooksView, type WebhooksNotes } from '../../views/webhooks.view';
-import { explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
+import { recordAction } from '../../use-cases/audit.use-case';
+import { actorOf, explain, field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
 
 export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
   const { up } = deps;
@@ -52,6 +53,7 @@ export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
         mode: parseMode(field(ctx, 'mode')),
         batch: field(ctx, 'batch') === 'on',
       });
+      await recordAction(up, actorOf(ctx), 'webhook.created', created.endpointId, { url: created.url, events: created.events });
       await webhooksPage(ctx, { created });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
@@ -77,6 +79,7 @@ export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
   ] as const) {
     router.post(`/webhooks/:endpointId/${action}`, async (ctx) => {
       await setEndpointEnabled(up, ctx.state.session!.clientId, ctx.params.endpointId!, enabled);
+      await recordAction(up, actorOf(ctx), 'webhook.changed', ctx.params.endpointId!, { change: action });
       ctx.redirect('/webhooks');
     });
   }
@@ -86,11 +89,13 @@ export function webhookRoutes(router: DashRouter, deps: AppDeps): void {
   ] as const) {
     router.post(`/webhooks/:endpointId/${action}`, async (ctx) => {
       await setEndpointBatch(up, ctx.state.session!.clientId, ctx.params.endpointId!, batch);
+      await recordAction(up, actorOf(ctx), 'webhook.changed', ctx.params.endpointId!, { change: action });
       ctx.redirect('/webhooks');
     });
   }
   router.post('/webhooks/:endpointId/delete', async (ctx) => {
     await deleteEndpoint(up, ctx.state.session!.clientId, ctx.params.endpointId!);
+    await recordAction(up, actorOf(ctx), 'webhook.deleted', ctx.params.endpointId!);
     ctx.redirect('/webhooks');
   });
 
