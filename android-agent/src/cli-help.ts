@@ -34,6 +34,11 @@ Options:
                              INVALID_NUMBER): something left the phone, so no not_sent
   --sims <n>                 simulator: the phone has n SIMs, 1 to 4 (default $SMSGW_AGENT_SIMS,
                              else 1); an SMS asking for a slot above n fails, not sent
+  --sim-drop-reports <share> simulator: lose this share (0 to 1) of report frames in transit, for
+                             good; the send record keeps them and the digest repairs them
+                             (also $SMSGW_AGENT_SIM_DROP_REPORTS)
+  --digest-interval-ms <n>   how often the digest of the send record goes to the hub (protocol 7;
+                             default 300000, also after each connection; $SMSGW_AGENT_DIGEST_INTERVAL_MS)
   -h, --help                 show this help
 
 Logs are JSON lines on stderr (level from $LOG_LEVEL, default info).

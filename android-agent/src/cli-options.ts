@@ -44,6 +44,8 @@ export type CliAgentOptions = Pick<
   | 'networkFailure'
   | 'sims'
   | 'logJson'
+  | 'dropReports'
+  | 'digestIntervalMs'
 >;
 
 export type CliCommand = { kind: 'help' } | { kind: 'run'; options: CliAgentOptions };
@@ -88,6 +90,8 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
         'radio-off': { type: 'boolean' },
         'sim-network-failure': { type: 'string' },
         sims: { type: 'string' },
+        'sim-drop-reports': { type: 'string' },
+        'digest-interval-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -153,6 +157,13 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
     throw new UsageError('--sims (or SMSGW_AGENT_SIMS) goes with --driver simulator only');
   }
 
+  const dropReports = ratio(values['sim-drop-reports'] ?? context.env.SMSGW_AGENT_SIM_DROP_REPORTS);
+  if (driver !== 'simulator' && dropReports !== undefined) {
+    throw new UsageError('--sim-drop-reports (or SMSGW_AGENT_SIM_DROP_REPORTS) goes with --driver simulator only');
+  }
+  const digestIntervalMs = milliseconds(values['digest-interval-ms'] ?? context.env.SMSGW_AGENT_DIGEST_INTERVAL_MS, '--digest-interval-ms');
+  if (digestIntervalMs === 0) throw new UsageError('--digest-interval-ms takes a whole number of milliseconds above 0');
+
   return {
     kind: 'run',
     options: {
@@ -169,6 +180,8 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
       ...(radioOff ? { radioOff } : {}),
       ...(networkFailure !== undefined ? { networkFailure: networkFailure as SmsErrorCode } : {}),
       ...(sims !== undefined ? { sims } : {}),
+      ...(dropReports ? { dropReports } : {}),
+      ...(digestIntervalMs !== undefined ? { digestIntervalMs } : {}),
     },
   };
 }
@@ -261,6 +274,16 @@ function milliseconds(value: string | undefined, flag: string): number | undefin
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number of milliseconds`);
   return Number(value);
+}
+
+/** A share of report frames to lose, 0 to 1; unset or empty: none. */
+function ratio(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const share = Number(value.trim());
+  if (!/^\d*\.?\d+$/.test(value.trim()) || share < 0 || share > 1) {
+    throw new UsageError(`--sim-drop-reports (or SMSGW_AGENT_SIM_DROP_REPORTS) takes a share from 0 to 1, not ${JSON.stringify(value)}`);
+  }
+  return share;
 }
 
 /** The simulator's number of SIMs, 1 to MAX_SIMULATED_SIMS; unset or empty: the default. */

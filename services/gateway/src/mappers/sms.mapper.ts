@@ -97,6 +97,7 @@ function attemptsOf(m: message.Message__Output): Record<string, unknown>[] {
     error: a.errorCode ? { code: a.errorCode, message: a.errorMessage } : null,
     at: a.at,
     sim: simOf(a.sim),
+    ...(a.reconciled ? { reconciled: a.reconciled } : {}),
   }));
 }
 

@@ -36,6 +36,8 @@ export interface AttemptView {
   at: string;
   /** The SIM slot of that try; 0: unknown. */
   sim: number;
+  /** What a phone's digest repaired on that try (protocol 7); empty: nothing. */
+  reconciled: string;
 }
 
 type AttemptSource = Pick<
@@ -52,6 +54,7 @@ type AttemptSource = Pick<
   | 'failed_at'
   | 'cancelled_at'
   | 'sim'
+  | 'repairs'
 >;
 
 const rfc3339 = (at: string) => {
@@ -72,6 +75,7 @@ export function attemptsOf(row: AttemptSource): AttemptView[] {
     errorMessage: a.error_message ?? '',
     at: rfc3339(a.at),
     sim: typeof a.sim === 'number' ? a.sim : 0,
+    reconciled: typeof a.repair === 'string' ? a.repair : '',
   }));
   const last = earlier.length > 0 ? new Date(earlier[earlier.length - 1]!.at) : undefined;
   const queuedAgain = last && !Number.isNaN(last.getTime()) && last > row.queued_at ? last : row.queued_at;
@@ -89,6 +93,8 @@ export function attemptsOf(row: AttemptSource): AttemptView[] {
     errorMessage: row.error_message ?? '',
     at: (byStatus[row.status] ?? row.queued_at).toISOString(),
     sim: row.sim,
+    // The last repair a digest of its current phone made, if any (a requeue shows on the earlier try).
+    reconciled: (row.repairs ?? []).filter((r) => r.device_id === row.device_id && r.kind !== 'requeued').at(-1)?.kind ?? '',
   };
   return [...earlier, current];
 }
