@@ -123,7 +123,10 @@ describe('the send record and its digest (protocol 7)', () => {
     await expect(parseCli([...base, '--sim-drop-reports', '1.5'], context)).rejects.toBeInstanceOf(UsageError);
     await expect(parseCli([...base, '--sim-drop-reports', 'lots'], context)).rejects.toBeInstanceOf(UsageError);
     await expect(parseCli([...base, '--driver', 'termux', '--sim-drop-reports', '0.3'], context)).rejects.toBeInstanceOf(UsageError);
-    const parsed = await parseCli(base, { ...context, env: { SMSGW_AGENT_SIM_DROP_REPORTS: '0.3', SMSGW_AGENT_DIGEST_INTERVAL_MS: '3000' } });
+    const parsed = await parseCli(base, {
+      ...context,
+      env: { SMSGW_AGENT_SIM_DROP_REPORTS: '0.3', SMSGW_AGENT_DIGEST_INTERVAL_MS: '3000' },
+    });
     expect(parsed).toMatchObject({ kind: 'run', options: { dropReports: 0.3, digestIntervalMs: 3000 } });
   });
 });
