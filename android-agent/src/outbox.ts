@@ -105,9 +105,11 @@ export class Outbox {
         updated_at: this.now().toISOString(),
         seq: this.nextSeq,
       };
+      // The record first: a crash in between leaves an SMS the record lists but the outbox lacks,
+      // which the hub leaves alone; the other way round the hub could send it again elsewhere.
+      await this.options.record?.accepted(sms.message_id, this.now());
       await this.write(entry);
       this.nextSeq += 1;
-      await this.options.record?.accepted(sms.message_id, this.now());
       return true;
     });
   }
