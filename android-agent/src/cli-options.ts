@@ -10,6 +10,7 @@ import { DeviceChoiceError, DeviceInUseError, DeviceUnauthorizedError, NotPaired
 import { parsePairingUrl, type PairingSecret } from './pairing';
 import type { SmsErrorCode } from './protocol';
 import { MAX_SIMULATED_SIMS } from './sims';
+import { positiveMs, ratio } from './cli-values';
 
 /** The causes `--sim-network-failure` may pretend the network gave. */
 const NETWORK_FAILURES = ['OUT_OF_NETWORK', 'INSUFFICIENT_CREDIT', 'BLACKLISTED', 'INVALID_NUMBER'] as const;
@@ -161,8 +162,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
   if (driver !== 'simulator' && dropReports !== undefined) {
     throw new UsageError('--sim-drop-reports (or SMSGW_AGENT_SIM_DROP_REPORTS) goes with --driver simulator only');
   }
-  const digestIntervalMs = milliseconds(values['digest-interval-ms'] ?? context.env.SMSGW_AGENT_DIGEST_INTERVAL_MS, '--digest-interval-ms');
-  if (digestIntervalMs === 0) throw new UsageError('--digest-interval-ms takes a whole number of milliseconds above 0');
+  const digestIntervalMs = positiveMs(values['digest-interval-ms'] ?? context.env.SMSGW_AGENT_DIGEST_INTERVAL_MS, '--digest-interval-ms');
 
   return {
     kind: 'run',
@@ -274,16 +274,6 @@ function milliseconds(value: string | undefined, flag: string): number | undefin
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number of milliseconds`);
   return Number(value);
-}
-
-/** A share of report frames to lose, 0 to 1; unset or empty: none. */
-function ratio(value: string | undefined): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const share = Number(value.trim());
-  if (!/^\d*\.?\d+$/.test(value.trim()) || share < 0 || share > 1) {
-    throw new UsageError(`--sim-drop-reports (or SMSGW_AGENT_SIM_DROP_REPORTS) takes a share from 0 to 1, not ${JSON.stringify(value)}`);
-  }
-  return share;
 }
 
 /** The simulator's number of SIMs, 1 to MAX_SIMULATED_SIMS; unset or empty: the default. */
