@@ -70,8 +70,10 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const fleet = new FleetRepository(pool);
   const received = new ReceivedRepository(pool);
   const optOuts = new OptOutRepository(pool);
+  const reconcile = new ReconcileRepository(pool);
   const messageService = {
     messages: repo,
+    reconcile,
     queue: new QueueRepository(pool),
     fleet,
     events: publisher,
@@ -104,7 +106,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   }
   await ensureEventBatchInterest(nats.jsm, nats.names);
   const reportDeps = { messages: repo, fleet, events: publisher, wakeUps: messageService.wakeUps, log };
-  const reconcileDeps = { ...reportDeps, reconcile: new ReconcileRepository(pool), settings: config.reconcile };
+  const reconcileDeps = { ...reportDeps, reconcile, settings: config.reconcile };
   const batchConsumer = new ReportBatchConsumer(nats, reconcileDeps, log);
   const consumer = new ReportConsumer(nats, reportDeps, log);
   const receivedConsumer = new ReceivedConsumer(nats, received, new ReceivedEventPublisher(eventBatches), log, optOuts, (r) =>

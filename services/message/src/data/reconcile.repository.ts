@@ -70,11 +70,15 @@ export class ReconcileRepository {
     });
   }
 
-  /** How many repairs of each kind `deviceId`'s digests made. */
-  async countsOf(deviceId: string): Promise<Record<string, number>> {
-    const { rows } = await this.pool.query<{ kind: string; count: string }>('SELECT kind, count FROM device_repairs WHERE device_id = $1', [
-      deviceId,
-    ]);
-    return Object.fromEntries(rows.map((r) => [r.kind, Number(r.count)]));
+  /** How many repairs of each kind each device's digests made. */
+  async countsOf(deviceIds: readonly string[]): Promise<Map<string, Record<string, number>>> {
+    const counts = new Map<string, Record<string, number>>();
+    if (deviceIds.length === 0) return counts;
+    const { rows } = await this.pool.query<{ device_id: string; kind: string; count: string }>(
+      'SELECT device_id, kind, count FROM device_repairs WHERE device_id = ANY($1::text[])',
+      [deviceIds],
+    );
+    for (const r of rows) counts.set(r.device_id, { ...counts.get(r.device_id), [r.kind]: Number(r.count) });
+    return counts;
   }
 }

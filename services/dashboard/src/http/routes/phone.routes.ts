@@ -81,7 +81,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     }
   });
   /** A phone's page: its state, the use of its limits and the form of its limits (another client's phone: 404). */
-  function phonePage(ctx: DashContext, { device, queued }: PhoneDetail, typed?: { form: LimitsForm; errors: LimitErrors }) {
+  function phonePage(ctx: DashContext, { device, queued, repairs }: PhoneDetail, typed?: { form: LimitsForm; errors: LimitErrors }) {
     const ok = ctx.query.saved === '1' && !typed ? 'The limits are saved: the phone follows them from its next SMS.' : undefined;
     page(
       ctx,
@@ -91,6 +91,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
         csrf: ctx.state.session!.csrf,
         device,
         queued,
+        ...(repairs ? { repairs } : {}),
         form: typed?.form ?? limitsForm(device.limits),
         errors: typed?.errors,
         ok,
