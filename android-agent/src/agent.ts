@@ -27,6 +27,7 @@ import { Outbox } from './outbox';
 import { pair, type PairingSecret } from './pairing';
 import { simOf, type ReceivedSms, type SimulateReceivedFrame, type Sms, type SmsErrorCode } from './protocol';
 import { SendLoop } from './send-loop';
+import { SendRecord } from './send-record';
 import { receivingSim } from './sims';
 
 export interface StartAgentOptions {
@@ -71,6 +72,12 @@ export interface StartAgentOptions {
   random?: () => number;
   /** How long a report waits for its report_ack before it is sent again (default 10 s). */
   reportResendMs?: number;
+  /** How often the digest of the send record goes to a hub of protocol 7 (default 5 minutes; also after each hello). */
+  digestIntervalMs?: number;
+  /** How long an SMS stays in the send record after its hand-over (default 6 hours). */
+  recordKeepMs?: number;
+  /** Simulator: the share of report frames lost in transit (0 to 1), still kept in the send record. */
+  dropReports?: number;
 }
 
 export interface Agent {
@@ -136,9 +143,11 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
   const lock = await DeviceLock.acquire(device);
   let outbox: Outbox;
   let inbox: Inbox;
+  let record: SendRecord;
   let recovery: Awaited<ReturnType<Outbox['recover']>>;
   try {
-    outbox = await Outbox.open(device.dir, { deliveryReports: driver.reportsDelivery });
+    record = await SendRecord.open(device.dir, options.recordKeepMs !== undefined ? { keepMs: options.recordKeepMs } : {});
+    outbox = await Outbox.open(device.dir, { deliveryReports: driver.reportsDelivery, record });
     if (outbox.corruptFiles.length > 0) {
       logger.warn({ files: outbox.corruptFiles }, 'unreadable outbox files moved aside as .corrupt');
     }
@@ -193,6 +202,7 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
       await connection.stop();
       await driver.close();
       await outbox.flush();
+      await record.flush();
       await inbox.flush();
       await lock.release();
       logger.info('agent stopped');
@@ -211,6 +221,9 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
     logger,
     ...(options.random ? { random: options.random } : {}),
     ...(options.reportResendMs !== undefined ? { reportResendMs: options.reportResendMs } : {}),
+    record,
+    ...(options.digestIntervalMs !== undefined ? { digestIntervalMs: options.digestIntervalMs } : {}),
+    ...(options.dropReports ? { dropReports: options.dropReports } : {}),
     onAccepted: (sms) => sendLoop.enqueue(sms),
     onHello: () => {
       pairedSinceHello = false;

@@ -38,6 +38,11 @@ Options:
                              --sim-fail-cause generic (default), limit, no_service or radio_off
   --sim-fail-file <path>     with --sim-fail-slot: the SIM fails only while this file exists
                              (remove it and the SIM recovers)
+  --sim-drop-reports <share> simulator: lose this share (0 to 1) of report frames in transit, for
+                             good; the send record keeps them and the digest repairs them
+                             (also $SMSGW_AGENT_SIM_DROP_REPORTS)
+  --digest-interval-ms <n>   how often the digest of the send record goes to the hub (protocol 7;
+                             default 300000, also after each connection; $SMSGW_AGENT_DIGEST_INTERVAL_MS)
   -h, --help                 show this help
 
 Logs are JSON lines on stderr (level from $LOG_LEVEL, default info).

@@ -12,6 +12,7 @@ import { parsePairingUrl, type PairingSecret } from './pairing';
 import type { SmsErrorCode } from './protocol';
 import { MAX_SIMULATED_SIMS } from './sims';
 import { SIM_FAIL_ERRORS, type SimFailCause, type SimFailure } from './drivers/simulator.driver';
+import { positiveMs, ratio } from './cli-values';
 
 /** The causes `--sim-network-failure` may pretend the network gave. */
 const NETWORK_FAILURES = ['OUT_OF_NETWORK', 'INSUFFICIENT_CREDIT', 'BLACKLISTED', 'INVALID_NUMBER'] as const;
@@ -46,6 +47,8 @@ export type CliAgentOptions = Pick<
   | 'networkFailure'
   | 'sims'
   | 'logJson'
+  | 'dropReports'
+  | 'digestIntervalMs'
 >;
 
 export type CliCommand = { kind: 'help' } | { kind: 'run'; options: CliAgentOptions };
@@ -93,6 +96,8 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
         'sim-fail-slot': { type: 'string' },
         'sim-fail-cause': { type: 'string' },
         'sim-fail-file': { type: 'string' },
+        'sim-drop-reports': { type: 'string' },
+        'digest-interval-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -160,6 +165,11 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
 
   const simFailure = simFailureOf(values['sim-fail-slot'], values['sim-fail-cause'], values['sim-fail-file'], sims ?? 1);
   if (driver !== 'simulator' && simFailure) throw new UsageError('--sim-fail-slot goes with --driver simulator only');
+  const dropReports = ratio(values['sim-drop-reports'] ?? context.env.SMSGW_AGENT_SIM_DROP_REPORTS);
+  if (driver !== 'simulator' && dropReports !== undefined) {
+    throw new UsageError('--sim-drop-reports (or SMSGW_AGENT_SIM_DROP_REPORTS) goes with --driver simulator only');
+  }
+  const digestIntervalMs = positiveMs(values['digest-interval-ms'] ?? context.env.SMSGW_AGENT_DIGEST_INTERVAL_MS, '--digest-interval-ms');
 
   return {
     kind: 'run',
@@ -178,6 +188,8 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
       ...(networkFailure !== undefined ? { networkFailure: networkFailure as SmsErrorCode } : {}),
       ...(sims !== undefined ? { sims } : {}),
       ...(simFailure ? { simFailure } : {}),
+      ...(dropReports ? { dropReports } : {}),
+      ...(digestIntervalMs !== undefined ? { digestIntervalMs } : {}),
     },
   };
 }

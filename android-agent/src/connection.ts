@@ -3,10 +3,12 @@
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import { nextDelay, STABLE_CONNECTION_MS } from './backoff';
+import { buildDigest, DEFAULT_DIGEST_INTERVAL_MS } from './digest';
 import { DeviceReplacedError } from './errors';
 import type { Inbox } from './inbox';
 import type { Outbox } from './outbox';
 import {
+  DIGEST_PROTOCOL,
   parseHubFrame,
   PROTOCOL_VERSION,
   SUPPORTED_PROTOCOLS,
@@ -21,6 +23,7 @@ import {
   type SmsFrame,
 } from './protocol';
 import { PendingFrames } from './pending-frames';
+import type { SendRecord } from './send-record';
 import { TlsSessionKeeper } from './tls-session';
 
 /** Where to connect and with which token. */
@@ -57,6 +60,11 @@ export interface HubConnectionOptions {
   random?: () => number;
   /** How long a report (or a received SMS) may wait for its ack before it is sent again. */
   reportResendMs?: number;
+  /** What the phone did with each SMS: its digest goes to a hub of protocol 7 after hello and every `digestIntervalMs`. */
+  record?: SendRecord;
+  digestIntervalMs?: number;
+  /** Simulator: the share of report frames lost in transit (0 to 1). */
+  dropReports?: number;
 }
 
 export const REPORT_RESEND_MS = 10_000;
@@ -87,6 +95,7 @@ export class HubConnection {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private stableTimer: NodeJS.Timeout | undefined;
   private watchdogTimer: NodeJS.Timeout | undefined;
+  private digestTimer: NodeJS.Timeout | undefined;
   /** Reports and received SMS, sent until the hub acknowledges them; they flow once `hello` came. */
   private readonly pending: PendingFrames;
   /** The hub's TLS session, offered on each reconnection to the same URL so that the hub resumes it. */
@@ -96,7 +105,13 @@ export class HubConnection {
     this.target = options.target;
     this.logger = options.logger;
     this.random = options.random ?? Math.random;
-    this.pending = new PendingFrames(options.outbox, options.inbox, options.reportResendMs ?? REPORT_RESEND_MS, this.logger);
+    this.pending = new PendingFrames(
+      options.outbox,
+      options.inbox,
+      options.reportResendMs ?? REPORT_RESEND_MS,
+      this.logger,
+      options.dropReports ?? 0,
+    );
   }
 
   start(): void {
@@ -117,6 +132,7 @@ export class HubConnection {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.reconnectTimer);
+    clearInterval(this.digestTimer);
     const ws = this.ws;
     if (!ws || ws.readyState === WebSocket.CLOSED) return;
     await new Promise<void>((resolve) => {
@@ -227,6 +243,23 @@ export class HubConnection {
     // Protocol 3: the hub learns this agent's version and driver (so whether it may simulate); 4: its SIMs.
     this.send(ws, { type: 'agent_hello', protocol: PROTOCOL_VERSION, driver: this.options.driver, sims: [...this.options.sims] });
     this.pending.open((frame) => this.send(ws, frame));
+    // Protocol 7: what the phone did, for the hub to repair what a lost frame left wrong.
+    if (hello.protocol >= DIGEST_PROTOCOL && this.options.record) {
+      this.sendDigest(ws);
+      clearInterval(this.digestTimer);
+      this.digestTimer = setInterval(() => this.sendDigest(ws), this.options.digestIntervalMs ?? DEFAULT_DIGEST_INTERVAL_MS);
+    }
+  }
+
+  private sendDigest(ws: WebSocket): void {
+    const record = this.options.record;
+    if (!record || ws !== this.ws) return;
+    // Only what is on disk: an event still being written goes in the next digest.
+    void record.flush().then(() => {
+      const frames = buildDigest(record.list(), record.coversFrom(), new Date());
+      for (const frame of frames) this.send(ws, frame);
+      this.logger.debug({ chunks: frames.length }, 'digest sent');
+    });
   }
 
   /** Outbox before ack (PROTOCOL.md §3); an SMS already known is acknowledged, never sent again. */
@@ -252,6 +285,7 @@ export class HubConnection {
     if (ws !== this.ws) return;
     this.ws = undefined;
     this.pending.close();
+    clearInterval(this.digestTimer);
     clearTimeout(this.stableTimer);
     clearTimeout(this.watchdogTimer);
     if (this.stopped) return;

@@ -15,6 +15,7 @@ import {
   type PendingReport,
 } from './outbox-entry';
 import { isExpired, simOf, type Report, type ReportStatus, type Sms, type SmsError } from './protocol';
+import type { SendRecord } from './send-record';
 
 export { EXPIRED_ERROR, INTERRUPTED_SEND_ERROR, type OutboxEntry, type OutboxState, type PendingReport } from './outbox-entry';
 
@@ -24,6 +25,8 @@ export interface OutboxOptions {
   /** How many finished ids done.log keeps when it is compacted at start. */
   doneLogLimit?: number;
   now?: () => Date;
+  /** The record of what was done with each SMS (protocol 7), written after each change of the outbox. */
+  record?: SendRecord;
 }
 
 /** What the agent must do after a restart (PROTOCOL.md §3). */
@@ -102,6 +105,9 @@ export class Outbox {
         updated_at: this.now().toISOString(),
         seq: this.nextSeq,
       };
+      // The record first: a crash in between leaves an SMS the record lists but the outbox lacks,
+      // which the hub leaves alone; the other way round the hub could send it again elsewhere.
+      await this.options.record?.accepted(sms.message_id, this.now());
       await this.write(entry);
       this.nextSeq += 1;
       return true;
@@ -266,6 +272,17 @@ export class Outbox {
       updated_at: this.now().toISOString(),
     };
     await this.write(updated);
+    await this.recordTransition(messageId, state, report);
+  }
+
+  private async recordTransition(messageId: string, state: OutboxState, report?: PendingReport): Promise<void> {
+    const record = this.options.record;
+    if (!record) return;
+    const at = report ? new Date(report.at) : this.now();
+    if (state === 'sending') await record.sending(messageId, at);
+    else if (state === 'sent') await record.sent(messageId, at, report?.sim);
+    else if (state === 'delivered') await record.delivered(messageId, at, report?.sim);
+    else if (state === 'failed' && report?.error) await record.failed(messageId, at, report.error, report.not_sent === true, report.sim);
   }
 
   private isFinished(entry: OutboxEntry): boolean {

@@ -19,11 +19,17 @@ export class PendingFrames {
   /** Ends a `received_retry`'s hold: then the inbox goes again, on the connection of the moment. */
   private holdTimer: NodeJS.Timeout | undefined;
 
+  /** Reports already decided lost in transit (`--sim-drop-reports`), so that each is decided once. */
+  private readonly dropped = new Set<string>();
+
   constructor(
     private readonly outbox: Outbox,
     inbox: Inbox,
     private readonly resendMs: number,
     private readonly logger: Logger,
+    /** Simulator: the share of reports lost in transit (0 to 1); the record keeps them. */
+    private readonly dropReports = 0,
+    private readonly random: () => number = Math.random,
   ) {
     this.received = new ReceivedRelay(inbox, resendMs);
   }
@@ -46,6 +52,16 @@ export class PendingFrames {
 
   sendReport(report: Report): void {
     if (!this.send) return;
+    const key = reportKey(report.message_id, report.status);
+    if (this.dropped.has(key)) return;
+    if (this.dropReports > 0 && this.random() < this.dropReports) {
+      // A frame lost for good: the hub never sees it and the agent forgets it, as if acknowledged.
+      // Only the digest (protocol 7) tells the hub what happened.
+      this.dropped.add(key);
+      this.logger.info({ message_id: report.message_id, status: report.status }, 'simulated: report lost in transit');
+      this.ackReport(report.message_id, report.status);
+      return;
+    }
     this.send({ type: 'report', ...report });
     this.reportsSent.set(reportKey(report.message_id, report.status), Date.now());
   }

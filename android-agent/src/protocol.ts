@@ -1,10 +1,13 @@
 /**
- * Types and frame parsing of the phone agent protocol, version 5 (see PROTOCOL.md).
+ * Types and frame parsing of the phone agent protocol, version 7 (see PROTOCOL.md).
  */
+import type { DigestFrame } from './digest';
 
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 7;
 /** The `hello.protocol` values this agent works with: each version adds what an older hub ignores. */
-export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2, 3, 4, 5];
+export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2, 3, 4, 5, 6, 7];
+/** The first protocol whose hub takes `digest` frames. */
+export const DIGEST_PROTOCOL = 7;
 // The subprotocol names the framing, which version 2 keeps; the version itself is in `hello`.
 export const WS_SUBPROTOCOL = 'smsgw.agent.v1';
 
@@ -115,7 +118,8 @@ export type AgentFrame =
   | { type: 'ack'; message_id: string; traceparent?: string }
   | ({ type: 'report' } & Report)
   | { type: 'agent_hello'; protocol: number; driver: string; sims: SimInfo[] }
-  | ({ type: 'received' } & ReceivedSms);
+  | ({ type: 'received' } & ReceivedSms)
+  | DigestFrame;
 
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 

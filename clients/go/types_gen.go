@@ -208,6 +208,10 @@ type Message struct {
 	// Whether replies from the recipient also go to this message's webhook_url (the send's
 	// "replies").
 	Replies bool `json:"replies"`
+	// Only while status is sent: true once the delivery report is overdue (sent_at plus the message's
+	// validity, its ttl or else 72 hours, plus an hour): shown as "sent, no report". The status stays
+	// sent; a report that still comes moves it on.
+	NoReport *bool `json:"no_report,omitempty"`
 	// Present for a scheduled message.
 	ScheduledAt *time.Time `json:"scheduled_at,omitempty"`
 	// Present once sent.
@@ -295,7 +299,11 @@ type HistoryItem struct {
 	Sim         *int       `json:"sim"`
 	// Whether replies from the recipient also go to this message's webhook_url (the send's
 	// "replies").
-	Replies  bool      `json:"replies"`
+	Replies bool `json:"replies"`
+	// Only while status is sent: true once the delivery report is overdue (sent_at plus the message's
+	// validity, its ttl or else 72 hours, plus an hour): shown as "sent, no report". The status stays
+	// sent; a report that still comes moves it on.
+	NoReport *bool     `json:"no_report,omitempty"`
 	Attempts []Attempt `json:"attempts"`
 }
 
@@ -520,12 +528,17 @@ type Attempt struct {
 	// Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone
 	// offline past the failover delay, SIM_QUARANTINED off a phone whose every SIM is quarantined
 	// (SIM health). NOT_DELIVERED for an OTP's SMS moved to another phone because it was not
-	// delivered within its fallback_after.
+	// delivered within its fallback_after. NOT_ON_PHONE for a message put back in the queue because
+	// its phone's digest proved the phone never had it.
 	Error *AttemptError `json:"error"`
 	// When that try ended (earlier tries) or last changed (the last entry).
 	At time.Time `json:"at"`
 	// The SIM slot of that try; null when unknown.
 	Sim *int `json:"sim"`
+	// Present only when the phone's digest repaired this try: report_applied (a report of the phone
+	// that never arrived was applied), sent_corrected (the phone had sent a message still shown
+	// queued), requeued (the phone never had it; it went back to the queue, error NOT_ON_PHONE).
+	Reconciled string `json:"reconciled,omitempty"`
 }
 
 // ReceivedSMS: An SMS one of the client's phones received. Stored once: a phone relaying it again
@@ -645,7 +658,8 @@ type PersonalizedMessage struct {
 // AttemptError: Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved
 // off a phone offline past the failover delay, SIM_QUARANTINED off a phone whose every SIM is
 // quarantined (SIM health). NOT_DELIVERED for an OTP's SMS moved to another phone because it was
-// not delivered within its fallback_after.
+// not delivered within its fallback_after. NOT_ON_PHONE for a message put back in the queue
+// because its phone's digest proved the phone never had it.
 type AttemptError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`

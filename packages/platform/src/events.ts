@@ -108,9 +108,49 @@ export interface BatchedReport extends AgentReport {
   traceparent?: string;
 }
 
-/** Many phones' reports in one JetStream message, on `agent.reports.<hub instance>`. */
+/** What a phone's record says it did with one SMS, as its digest lists it (protocol 7). */
+export interface DigestEntry {
+  message_id: string;
+  state: 'accepted' | 'sending' | 'sent' | 'delivered' | 'failed';
+  parts: number;
+  parts_sent: number;
+  parts_failed: number;
+  parts_delivered: number;
+  /** RFC 3339, the phone's clock, as every time of the digest. */
+  accepted_at: string;
+  sent_at?: string;
+  delivered_at?: string;
+  failed_at?: string;
+  error?: { code: FailureCode; message: string };
+  not_sent?: boolean;
+  sim?: number;
+}
+
+/**
+ * One frame of a phone's digest (protocol 7): every SMS handed to it between `covers_from` and
+ * `covers_to` (its clock), with what it did with each. `received_at` is the hub's clock when the
+ * frame came, against the phone's `at`: the message service corrects the phone's times with it.
+ */
+export interface DeviceDigest {
+  device_id: string;
+  digest_id: string;
+  chunk: number;
+  chunks: number;
+  at: string;
+  received_at: string;
+  covers_from: string;
+  covers_to: string;
+  entries: DigestEntry[];
+}
+
+/**
+ * Many phones' reports in one JetStream message, on `agent.reports.<hub instance>`; or a phone's
+ * digest (`digests`, protocol 7, with no reports: a message service that does not know digests
+ * applies nothing and acknowledges it).
+ */
 export interface ReportBatch {
   reports: BatchedReport[];
+  digests?: DeviceDigest[];
 }
 
 /** Many public events in one JetStream message, on `event-batches.<publisher>`. */
@@ -122,6 +162,12 @@ export interface EventBatch {
 export function decodeReportBatch(bytes: Uint8Array): unknown[] | undefined {
   const batch = decodeJsonPayload<{ reports?: unknown }>(bytes);
   return batch && Array.isArray(batch.reports) ? batch.reports : undefined;
+}
+
+/** The digests of a `ReportBatch` (none for a batch of reports), each checked by its consumer. */
+export function decodeDigests(bytes: Uint8Array): unknown[] {
+  const batch = decodeJsonPayload<{ digests?: unknown }>(bytes);
+  return batch && Array.isArray(batch.digests) ? batch.digests : [];
 }
 
 /** The events of an `EventBatch`, or undefined when the bytes are not one (each event is checked by its consumer). */

@@ -50,6 +50,7 @@ describe("a message's attempts and expiry", () => {
             errorMessage: 'Le téléphone est hors ligne.',
             at: '2026-11-25T08:01:00.000Z',
             sim: 0,
+            reconciled: '',
           },
           {
             deviceId: 'device_a1',
@@ -58,8 +59,17 @@ describe("a message's attempts and expiry", () => {
             errorMessage: 'radio off',
             at: '2026-11-25T08:02:00.000Z',
             sim: 2,
+            reconciled: '',
           },
-          { deviceId: 'device_a2', status: 'delivered', errorCode: '', errorMessage: '', at: '2026-11-25T08:03:12.000Z', sim: 1 },
+          {
+            deviceId: 'device_a2',
+            status: 'delivered',
+            errorCode: '',
+            errorMessage: '',
+            at: '2026-11-25T08:03:12.000Z',
+            sim: 1,
+            reconciled: 'report_applied',
+          },
         ],
       }),
     );
@@ -90,6 +100,10 @@ describe("a message's attempts and expiry", () => {
       ['3', 'device_a2', 'delivered', 'none', '2026-11-25T08:03:12.000Z'],
     ]);
     expect([...res.text.matchAll(/<td data-attempt-sim>([^<]+)<\/td>/g)].map((m) => m[1])).toEqual(['—', '2', '1']);
+    // The last try was repaired from the phone's digest: a lost report applied.
+    expect([...res.text.matchAll(/<span class="muted" data-reconciled>([^<]+)<\/span>/g)].map((m) => m[1])).toEqual([
+      "(repaired from the phone's digest: report applied)",
+    ]);
     expect(res.text).toMatch(/<dd data-sim>SIM 1 <span class="muted">\(asked for SIM 1\)<\/span><\/dd>/);
     expect(res.text).toContain('Le téléphone est hors ligne.');
     expect(res.text).toMatch(/<dt>Expires<\/dt><dd data-expires><time datetime="2026-11-25T09:00:00.000Z">/);

@@ -76,6 +76,9 @@ describe("a phone's limits and their use", () => {
       ['Last 24 hours', '120', '500'],
     ]);
     expect(res.text).toContain('data-room="yes"');
+    expect(res.text).toContain(
+      '<dd data-repairs>3 messages: 2 lost reports applied, 1 sent but shown queued, 0 never on the phone and queued again</dd>',
+    );
     expect(res.text).toMatch(/name="per_minute" value="10"/);
     expect(res.text).toMatch(/name="per_hour" value=""/);
     expect(res.text).toMatch(/name="per_day" value="500"/);

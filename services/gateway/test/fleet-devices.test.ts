@@ -119,8 +119,16 @@ describe('devices on the send path: removed phones, the automatic choice', () =>
       deliveredAt: T2,
       expiresAt: '2030-01-15T11:00:00.000Z',
       attempts: [
-        { deviceId: 'device_A', status: 'moved', errorCode: 'DEVICE_OFFLINE', errorMessage: 'Appareil hors ligne.', at: T1, sim: 0 },
-        { deviceId: 'device_B', status: 'delivered', errorCode: '', errorMessage: '', at: T2, sim: 2 },
+        {
+          deviceId: 'device_A',
+          status: 'moved',
+          errorCode: 'DEVICE_OFFLINE',
+          errorMessage: 'Appareil hors ligne.',
+          at: T1,
+          sim: 0,
+          reconciled: '',
+        },
+        { deviceId: 'device_B', status: 'delivered', errorCode: '', errorMessage: '', at: T2, sim: 2, reconciled: '' },
       ],
     });
     const attempts = [
@@ -137,15 +145,20 @@ describe('devices on the send path: removed phones, the automatic choice', () =>
       expect(conforms(res.body) ? [] : conforms.errors).toEqual([]);
     });
 
-    it("when the document describes an attempt's error, then its codes are the failure codes, DEVICE_OFFLINE (a move) and NOT_DELIVERED (an OTP's fallback)", () => {
+    it("when the document describes an attempt's error, then its codes are the failure codes, DEVICE_OFFLINE (a move), NOT_DELIVERED (an OTP's fallback) and NOT_ON_PHONE (a digest's requeue)", () => {
       type Schema = { properties: Record<string, Schema>; enum?: string[] };
       const attempt = (openApiDocument as { components: { schemas: Record<string, Schema> } }).components.schemas.Attempt!;
-      expect(attempt.properties.error!.properties.code!.enum).toEqual([...FAILURE_CODES, 'DEVICE_OFFLINE', 'NOT_DELIVERED']);
+      expect(attempt.properties.error!.properties.code!.enum).toEqual([
+        ...FAILURE_CODES,
+        'DEVICE_OFFLINE',
+        'NOT_DELIVERED',
+        'NOT_ON_PHONE',
+      ]);
     });
 
     it('when a message has no ttl, then its status and history show expires_at null', async () => {
       gw.message = storedMessage({
-        attempts: [{ deviceId: 'device_A', status: 'queued', errorCode: '', errorMessage: '', at: T0, sim: 0 }],
+        attempts: [{ deviceId: 'device_A', status: 'queued', errorCode: '', errorMessage: '', at: T0, sim: 0, reconciled: '' }],
       });
       const status = await gw.call('GET', `/v1/sms/status/${gw.message.messageId}`, { key: apiKey() });
       expect(status.body).toMatchObject({ device_id: 'device_A', expires_at: null });

@@ -271,7 +271,7 @@ describe('sim and replies on the sends', () => {
       sim: 2,
       requestedSim: 0,
       replies: true,
-      attempts: [{ deviceId: 'device_A', status: 'sent', errorCode: '', errorMessage: '', at: T0, sim: 2 }],
+      attempts: [{ deviceId: 'device_A', status: 'sent', errorCode: '', errorMessage: '', at: T0, sim: 2, reconciled: '' }],
     });
 
     it('when a message went out through SIM 2 with replies, then its status shows sim, replies and the SIM of its attempt, as documented', async () => {
@@ -289,7 +289,7 @@ describe('sim and replies on the sends', () => {
       const conforms = bodySchemaAt('get', '/v1/sms/history');
       expect(conforms(res.body) ? [] : conforms.errors).toEqual([]);
       gw.message = storedMessage({
-        attempts: [{ deviceId: 'device_A', status: 'queued', errorCode: '', errorMessage: '', at: T0, sim: 0 }],
+        attempts: [{ deviceId: 'device_A', status: 'queued', errorCode: '', errorMessage: '', at: T0, sim: 0, reconciled: '' }],
       });
       const unknown = await gw.call('GET', '/v1/sms/history', { key: apiKey() });
       expect(unknown.body.data).toEqual([

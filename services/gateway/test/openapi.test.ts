@@ -310,7 +310,7 @@ describe('bodies checked against the document', () => {
       [],
     );
     expect(problemsAt(at, { ...statusBody(stored()), sent_at: null })).not.toEqual([]);
-    const attempt = { deviceId: DEVICE, status: 'sent', errorCode: '', errorMessage: '', at: T1, sim: 2 };
+    const attempt = { deviceId: DEVICE, status: 'sent', errorCode: '', errorMessage: '', at: T1, sim: 2, reconciled: 'report_applied' };
     expect(problemsAt(at, statusBody(stored({ sim: 2, requestedSim: 2, replies: true, attempts: [attempt] })))).toEqual([]);
   });
 

@@ -36,6 +36,13 @@ export function loadMessageConfig(source: NodeJS.ProcessEnv = process.env) {
          */
         intervalMs: env.int('ACCEPTED_REPORT_SWEEP_INTERVAL_MS', 0, { min: 0 }),
       },
+      /** Reconciliation with the phones' digests (protocol 7). */
+      reconcile: {
+        /** An SMS whose last step on the phone is more recent than this is left alone: its report may still come. */
+        graceMs: env.int('RECONCILE_GRACE_MS', 60_000, { min: 0 }),
+        /** How far the phone's and the service's clocks may disagree once set against each other. */
+        clockMarginMs: env.int('RECONCILE_CLOCK_MARGIN_MS', 30_000, { min: 0 }),
+      },
       otp: {
         /** Seals the full text of OTP messages until a phone has it (AES-256-GCM): 32 bytes, hex or base64. */
         sealKey: env.key('OTP_SEAL_KEY', 32),

@@ -35,6 +35,7 @@ import { OtpFallbackTimers } from './events/otp-fallback.timers';
 import { ScheduledSends } from './events/scheduled-sends';
 import { SmsEventPublisher } from './events/sms-event.publisher';
 import { REPORT_BATCHES_DURABLE, ReportBatchConsumer } from './events/report-batch.consumer';
+import { ReconcileRepository } from './data/reconcile.repository';
 import { TimerConsumer } from './events/timer.consumer';
 import { WakeUpPublisher } from './events/wake-up.publisher';
 import { DeviceOwnership } from './use-cases/device-ownership';
@@ -69,8 +70,10 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   const fleet = new FleetRepository(pool);
   const received = new ReceivedRepository(pool);
   const optOuts = new OptOutRepository(pool);
+  const reconcile = new ReconcileRepository(pool);
   const messageService = {
     messages: repo,
+    reconcile,
     queue: new QueueRepository(pool),
     fleet,
     events: publisher,
@@ -103,7 +106,8 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
   }
   await ensureEventBatchInterest(nats.jsm, nats.names);
   const reportDeps = { messages: repo, fleet, events: publisher, wakeUps: messageService.wakeUps, log };
-  const batchConsumer = new ReportBatchConsumer(nats, reportDeps, log);
+  const reconcileDeps = { ...reportDeps, reconcile, settings: config.reconcile };
+  const batchConsumer = new ReportBatchConsumer(nats, reconcileDeps, log);
   const consumer = new ReportConsumer(nats, reportDeps, log);
   const receivedConsumer = new ReceivedConsumer(nats, received, new ReceivedEventPublisher(eventBatches), log, optOuts, (r) =>
     failPendingTo(messageService, r),

@@ -19,7 +19,7 @@ const base: Parameters<typeof attemptsOf>[0] = {
 describe('the attempts of a message', () => {
   it('when a message never moved, then its one attempt is its device and status at the time of that status', () => {
     expect(attemptsOf(base)).toEqual([
-      { deviceId: 'device_b', status: 'queued', errorCode: '', errorMessage: '', at: '2030-01-01T10:00:00.000Z', sim: 0 },
+      { deviceId: 'device_b', status: 'queued', errorCode: '', errorMessage: '', at: '2030-01-01T10:00:00.000Z', sim: 0, reconciled: '' },
     ]);
     const accepted = new Date('2030-01-01T10:00:05.000Z');
     expect(attemptsOf({ ...base, accepted_at: accepted })[0]!.at).toBe(accepted.toISOString());
@@ -30,7 +30,15 @@ describe('the attempts of a message', () => {
       error_message: 'x',
     };
     expect(attemptsOf({ ...base, ...failed })).toEqual([
-      { deviceId: 'device_b', status: 'failed', errorCode: 'INVALID_NUMBER', errorMessage: 'x', at: '2030-01-01T10:01:00.000Z', sim: 0 },
+      {
+        deviceId: 'device_b',
+        status: 'failed',
+        errorCode: 'INVALID_NUMBER',
+        errorMessage: 'x',
+        at: '2030-01-01T10:01:00.000Z',
+        sim: 0,
+        reconciled: '',
+      },
     ]);
   });
 
@@ -55,8 +63,9 @@ describe('the attempts of a message', () => {
         errorMessage: 'Hors réseau',
         at: '2030-01-01T10:02:00.000Z',
         sim: 0,
+        reconciled: '',
       },
-      { deviceId: 'device_b', status: 'queued', errorCode: '', errorMessage: '', at: '2030-01-01T10:02:00.000Z', sim: 0 },
+      { deviceId: 'device_b', status: 'queued', errorCode: '', errorMessage: '', at: '2030-01-01T10:02:00.000Z', sim: 0, reconciled: '' },
     ]);
   });
 

@@ -153,6 +153,7 @@ Message = TypedDict(
         "expires_at": Optional[str],
         "sim": Optional[int],
         "replies": bool,
+        "no_report": NotRequired[bool],
         "scheduled_at": NotRequired[str],
         "sent_at": NotRequired[str],
         "delivered_at": NotRequired[str],
@@ -227,6 +228,7 @@ HistoryItem = TypedDict(
         "expires_at": Optional[str],
         "sim": Optional[int],
         "replies": bool,
+        "no_report": NotRequired[bool],
         "attempts": List["Attempt"],
     },
 )
@@ -439,6 +441,7 @@ Attempt = TypedDict(
         "error": Optional["AttemptError"],
         "at": str,
         "sim": Optional[int],
+        "reconciled": NotRequired[Literal["report_applied", "sent_corrected", "requeued"]],
     },
 )
 
@@ -596,11 +599,12 @@ PersonalizedMessage = TypedDict(
 # Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone
 # offline past the failover delay, SIM_QUARANTINED off a phone whose every SIM is quarantined (SIM
 # health). NOT_DELIVERED for an OTP's SMS moved to another phone because it was not delivered
-# within its fallback_after.
+# within its fallback_after. NOT_ON_PHONE for a message put back in the queue because its phone's
+# digest proved the phone never had it.
 AttemptError = TypedDict(
     "AttemptError",
     {
-        "code": Literal["INVALID_NUMBER", "OUT_OF_NETWORK", "INSUFFICIENT_CREDIT", "BLACKLISTED", "EXPIRED", "DEVICE_ERROR", "DEVICE_REMOVED", "OPTED_OUT", "DEVICE_OFFLINE", "NOT_DELIVERED", "SIM_QUARANTINED"],
+        "code": Literal["INVALID_NUMBER", "OUT_OF_NETWORK", "INSUFFICIENT_CREDIT", "BLACKLISTED", "EXPIRED", "DEVICE_ERROR", "DEVICE_REMOVED", "OPTED_OUT", "DEVICE_OFFLINE", "NOT_DELIVERED", "SIM_QUARANTINED", "NOT_ON_PHONE"],
         "message": str,
     },
 )

@@ -73,6 +73,8 @@ export interface Message {
   sim: SimSlot;
   /** Whether replies from the recipient also go to this message's webhook_url (the send's "replies"). */
   replies: boolean;
+  /** Only while status is sent: true once the delivery report is overdue (sent_at plus the message's validity, its ttl or else 72 hours, plus an hour): shown as "sent, no report". The status stays sent; a report that still comes moves it on. */
+  no_report?: boolean;
   /** Present for a scheduled message. */
   scheduled_at?: string;
   /** Present once sent. */
@@ -155,6 +157,8 @@ export interface HistoryItem {
   sim: SimSlot;
   /** Whether replies from the recipient also go to this message's webhook_url (the send's "replies"). */
   replies: boolean;
+  /** Only while status is sent: true once the delivery report is overdue (sent_at plus the message's validity, its ttl or else 72 hours, plus an hour): shown as "sent, no report". The status stays sent; a report that still comes moves it on. */
+  no_report?: boolean;
   attempts: Attempts;
 }
 
@@ -377,12 +381,14 @@ export interface Attempt {
   device_id: DeviceId;
   /** An earlier try: failed (the phone could not send it, nothing left the phone, so another phone took over) or moved (taken off a phone that had not begun it: offline past the failover delay, or removed; or an OTP's SMS not delivered within its fallback_after, error NOT_DELIVERED). The last entry: the message's current status on its current device. */
   status: "queued" | "sent" | "delivered" | "failed" | "cancelled" | "moved";
-  /** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay, SIM_QUARANTINED off a phone whose every SIM is quarantined (SIM health). NOT_DELIVERED for an OTP's SMS moved to another phone because it was not delivered within its fallback_after. */
+  /** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay, SIM_QUARANTINED off a phone whose every SIM is quarantined (SIM health). NOT_DELIVERED for an OTP's SMS moved to another phone because it was not delivered within its fallback_after. NOT_ON_PHONE for a message put back in the queue because its phone's digest proved the phone never had it. */
   error: AttemptError | null;
   /** When that try ended (earlier tries) or last changed (the last entry). */
   at: string;
   /** The SIM slot of that try; null when unknown. */
   sim: SimSlot;
+  /** Present only when the phone's digest repaired this try: report_applied (a report of the phone that never arrived was applied), sent_corrected (the phone had sent a message still shown queued), requeued (the phone never had it; it went back to the queue, error NOT_ON_PHONE). */
+  reconciled?: "report_applied" | "sent_corrected" | "requeued";
 }
 
 /** The phones that tried the message, oldest first; the last entry is the current one (the message's device and status). One entry for a message that never moved. */
@@ -525,9 +531,9 @@ export interface PersonalizedMessage {
   sim?: Sim;
 }
 
-/** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay, SIM_QUARANTINED off a phone whose every SIM is quarantined (SIM health). NOT_DELIVERED for an OTP's SMS moved to another phone because it was not delivered within its fallback_after. */
+/** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay, SIM_QUARANTINED off a phone whose every SIM is quarantined (SIM health). NOT_DELIVERED for an OTP's SMS moved to another phone because it was not delivered within its fallback_after. NOT_ON_PHONE for a message put back in the queue because its phone's digest proved the phone never had it. */
 export interface AttemptError {
-  code: "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "OPTED_OUT" | "DEVICE_OFFLINE" | "NOT_DELIVERED" | "SIM_QUARANTINED";
+  code: "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "OPTED_OUT" | "DEVICE_OFFLINE" | "NOT_DELIVERED" | "SIM_QUARANTINED" | "NOT_ON_PHONE";
   message: string;
 }
 

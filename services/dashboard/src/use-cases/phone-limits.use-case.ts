@@ -1,5 +1,5 @@
 import { AppError, NO_DEVICE_LIMITS } from '@smsgw/platform';
-import type { devicehub } from '@smsgw/proto';
+import type { devicehub, message } from '@smsgw/proto';
 import type { Upstreams } from './upstreams';
 
 /** The limits form's fields, named as the hub's `DeviceLimits` in snake case. */
@@ -136,12 +136,15 @@ function getPhone(up: Upstreams, clientId: string, deviceId: string): Promise<de
 export interface PhoneDetail {
   device: devicehub.Device__Output;
   queued: number;
+  /** What the phone's digests repaired (protocol 7); undefined: none. */
+  repairs?: message.DeviceRepairs__Output;
 }
 
 export async function phoneDetail(up: Upstreams, clientId: string, deviceId: string): Promise<PhoneDetail> {
   const device = await getPhone(up, clientId, deviceId);
-  const { depths } = await up.messages.queueDepths({ deviceIds: [device.deviceId] });
-  return { device, queued: depths[device.deviceId] ?? 0 };
+  const { depths, repairs } = await up.messages.queueDepths({ deviceIds: [device.deviceId], withRepairs: true });
+  const repaired = repairs[device.deviceId];
+  return { device, queued: depths[device.deviceId] ?? 0, ...(repaired ? { repairs: repaired } : {}) };
 }
 
 /** Saved, or refused per field with the phone's page to show the form again on. */

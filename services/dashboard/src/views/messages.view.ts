@@ -7,6 +7,10 @@ import type { Mode } from '../use-cases/upstreams';
 
 const STATUSES = ['queued', 'sent', 'delivered', 'failed', 'cancelled'];
 
+/** A message's status as the pages show it: `sent` past its report deadline reads "sent, no report". */
+const statusLabel = (m: Pick<message.Message__Output, 'status' | 'noReport'>): string =>
+  m.status === 'sent' && m.noReport ? 'sent, no report' : m.status;
+
 export function modeSwitch(mode: Mode, path: string): SafeHtml {
   return html`<p class="modes">Data: <a href="${path}" ${mode === 'live' ? html`aria-current="true"` : ''}>live</a> · <a href="${path}?mode=test" ${mode === 'test' ? html`aria-current="true"` : ''}>test</a></p>`;
 }
@@ -39,7 +43,7 @@ function attemptsTable(m: message.Message__Output): SafeHtml | string {
 <thead><tr><th scope="col">#</th><th scope="col">Phone</th><th scope="col">SIM</th><th scope="col">Status</th><th scope="col">Error</th><th scope="col">Time</th></tr></thead>
 <tbody>${m.attempts.map(
     (a, i) =>
-      html`<tr data-attempt="${i + 1}"><td>${i + 1}${i === last ? html` <span class="muted">(current)</span>` : ''}</td><td><code class="small">${a.deviceId || '—'}</code></td><td data-attempt-sim>${a.sim || '—'}</td><td><span class="status ${a.status}">${a.status}</span></td><td>${a.errorCode ? html`<code>${a.errorCode}</code> ${a.errorMessage}` : html`<span class="muted">none</span>`}</td><td>${when(a.at)}</td></tr>`,
+      html`<tr data-attempt="${i + 1}"><td>${i + 1}${i === last ? html` <span class="muted">(current)</span>` : ''}</td><td><code class="small">${a.deviceId || '—'}</code></td><td data-attempt-sim>${a.sim || '—'}</td><td><span class="status ${a.status}">${a.status}</span>${a.reconciled ? html` <span class="muted" data-reconciled>(repaired from the phone's digest: ${a.reconciled.replace('_', ' ')})</span>` : ''}</td><td>${a.errorCode ? html`<code>${a.errorCode}</code> ${a.errorMessage}` : html`<span class="muted">none</span>`}</td><td>${when(a.at)}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
@@ -74,7 +78,7 @@ ${
 <thead><tr><th scope="col">Created</th><th scope="col">To</th><th scope="col">Text</th><th scope="col">Status</th><th scope="col">Phone</th></tr></thead>
 <tbody>${list.messages.map(
         (m) =>
-          html`<tr><td>${when(m.createdAt)}</td><td>${m.to}</td><td class="text"><a href="/messages/${m.messageId}${mode === 'test' ? '?mode=test' : ''}">${m.text.length > 60 ? `${m.text.slice(0, 60)}…` : m.text}</a></td><td><span class="status ${m.status}">${m.status}</span></td><td><code class="small">${m.deviceId}</code></td></tr>`,
+          html`<tr><td>${when(m.createdAt)}</td><td>${m.to}</td><td class="text"><a href="/messages/${m.messageId}${mode === 'test' ? '?mode=test' : ''}">${m.text.length > 60 ? `${m.text.slice(0, 60)}…` : m.text}</a></td><td><span class="status ${m.status}">${statusLabel(m)}</span></td><td><code class="small">${m.deviceId}</code></td></tr>`,
       )}</tbody></table></div>
 <nav class="pager" aria-label="Pages">${pageNo > 1 ? html`<a href="${p.link(pageNo - 1)}" rel="prev">Previous</a>` : ''} ${pageNo < list.totalPages ? html`<a href="${p.link(pageNo + 1)}" rel="next">Next</a>` : ''}</nav>`
     : ''
@@ -86,7 +90,7 @@ export function messageView(m: message.Message__Output, mode: Mode): SafeHtml {
   <dl class="facts">
     <dt>To</dt><dd>${m.to}</dd>
     <dt>Text</dt><dd class="text">${m.text}</dd>
-    <dt>Status</dt><dd><span class="status ${m.status}">${m.status}</span></dd>
+    <dt>Status</dt><dd><span class="status ${m.status}" data-status>${statusLabel(m)}</span>${m.noReport ? html` <span class="muted">(no delivery report came within its validity: the network may never send one)</span>` : ''}</dd>
     <dt>Phone</dt><dd><code>${m.deviceId}</code> ${m.pinned ? html`<span class="muted" data-pinned>(pinned: it stays on this phone)</span>` : html`<span class="muted">(not pinned: it may move to another of your phones)</span>`}</dd>
     <dt>SIM</dt><dd data-sim>${m.sim ? `SIM ${m.sim}` : "the phone's default"}${m.requestedSim ? html` <span class="muted">(asked for SIM ${m.requestedSim})</span>` : ''}</dd>
     ${m.replies ? html`<dt>Replies</dt><dd data-replies>replies from ${m.to} within 24 hours also go to its webhook URL</dd>` : ''}

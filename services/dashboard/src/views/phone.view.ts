@@ -1,4 +1,4 @@
-import type { devicehub } from '@smsgw/proto';
+import type { devicehub, message } from '@smsgw/proto';
 import type { LimitErrors, LimitField, LimitsForm } from '../use-cases/phone-limits.use-case';
 import { html, type SafeHtml } from './html';
 import { csrfField, notice, when } from './layout';
@@ -61,6 +61,8 @@ export interface PhonePage {
   csrf: string;
   device: devicehub.Device__Output;
   queued: number;
+  /** What the phone's digests repaired (protocol 7). */
+  repairs?: message.DeviceRepairs__Output;
   /** The limits form: the phone's, or what was typed when refused. */
   form: LimitsForm;
   errors?: LimitErrors;
@@ -82,6 +84,13 @@ ${error ? html`<p class="error" id="l-${name}-error" data-error="${name}">${erro
 const number = html`inputmode="numeric" pattern="[0-9]*" placeholder="0"`;
 const hhmm = html`placeholder="HH:MM" pattern="([01][0-9]|2[0-3]):[0-5][0-9]" maxlength="5"`;
 
+/** What reconciliation repaired for this phone, in words. */
+function repairsText(r: message.DeviceRepairs__Output | undefined): string {
+  const total = r ? r.reportApplied + r.sentCorrected + r.requeued : 0;
+  if (!r || total === 0) return 'nothing: every report of this phone arrived';
+  return `${total} message${total > 1 ? 's' : ''}: ${r.reportApplied} lost report${r.reportApplied === 1 ? '' : 's'} applied, ${r.sentCorrected} sent but shown queued, ${r.requeued} never on the phone and queued again`;
+}
+
 export function phoneView(p: PhonePage): SafeHtml {
   const d = p.device;
   const l = d.limits;
@@ -93,6 +102,7 @@ export function phoneView(p: PhonePage): SafeHtml {
     <dt>State</dt><dd><span class="state ${d.status}">${d.status}</span></dd>
     <dt>Last seen</dt><dd>${when(d.lastSeenAt)}</dd>
     <dt>Queued</dt><dd>${p.queued}</dd>
+    <dt>Repaired from its reports</dt><dd data-repairs>${repairsText(p.repairs)}</dd>
     <dt>Sending now</dt><dd>${roomBadge(d)}</dd>
     <dt>Sending hours</dt><dd>${hoursText(l)}</dd>
     <dt>Pause between SMS</dt><dd>${l?.minIntervalMs || l?.maxIntervalMs ? `${l.minIntervalMs} to ${l.maxIntervalMs} ms` : 'the default (2 to 3 seconds)'}</dd>

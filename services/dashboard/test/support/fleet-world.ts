@@ -145,6 +145,8 @@ export async function startFleetWorld(more: { message?: Record<string, (req: nev
       {
         QueueDepths: async (req: message.QueueDepthsRequest__Output) => ({
           depths: Object.fromEntries(req.deviceIds.map((id) => [id, 2])),
+          // device_a1's digests repaired three messages (protocol 7); the others' none.
+          repairs: req.withRepairs ? { device_a1: { reportApplied: 2, sentCorrected: 1, requeued: 0 } } : {},
         }),
         GetStats: async () => ({ totalSent: 0, delivered: 0, failed: 0, deliveryRate: 0, byDay: [], from: '', to: '' }),
         GetMessage: async (req: message.GetMessageRequest__Output) => {

@@ -6,6 +6,7 @@ import {
   startCreateSpan,
   traceparentOf,
   type AgentReport,
+  type DeviceDigest,
   type Nats,
   type ReportBatch,
   type Span,
@@ -43,6 +44,18 @@ export class ReportPublisher {
       endSpan(span, 'NOT_STORED');
       throw err;
     }
+  }
+
+  /**
+   * Stores one digest frame of a phone (protocol 7) as a batch of its own on the same subject, so
+   * that the message service takes it in order with the reports before it. A copy is dropped by
+   * JetStream's de-duplication (its id names the phone, the digest and the frame).
+   */
+  async publishDigest(digest: DeviceDigest): Promise<void> {
+    const batch: ReportBatch = { reports: [], digests: [digest] };
+    await this.nats.js.publish(this.nats.names.reportBatch(this.instance), JSON.stringify(batch), {
+      msgID: `digest:${digest.device_id}:${digest.digest_id}:${digest.chunk}`,
+    });
   }
 
   private async publishBatch(items: ReadonlyMap<string, { report: AgentReport; span: Span }>): Promise<ReadonlyMap<string, void>> {

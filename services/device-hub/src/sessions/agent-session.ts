@@ -26,6 +26,7 @@ import type { UsageStore } from '../data/usage.store';
 import type { ReceivedPublisher } from '../events/received.publisher';
 import type { ReportPublisher } from '../events/report.publisher';
 import { echoedTrace, isMessageId, reportOf, type AgentFrame } from './agent-frames';
+import { DIGEST_PROTOCOL, DigestRelay } from './digest-relay';
 import { DispatchPacer } from './dispatch-pacer';
 import { FrameBudget, type FrameBudgetDeps } from './frame-budget';
 import { ReceivedRelay } from './received-relay';
@@ -40,8 +41,8 @@ export const CLOSE_REVOKED = 4001;
 const handedOut = counter('hub.sms_handed_out', 'SMS handed to phones, by whether the phone acknowledged in time');
 export const CLOSE_REPLACED = 4002;
 export const CLOSE_RESTART = 1012;
-/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS, 4 SIMs, 5 `received_retry`. */
-export const PROTOCOL_VERSION = 5;
+/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS, 4 SIMs, 5 `received_retry`, 7 `digest`. */
+export const PROTOCOL_VERSION = 7;
 /** Empty claims counted for a phone that just connected: its first idle wait is the longest (idleSweepMaxMs). */
 const IDLE_AT_CONNECT = 20;
 /** How long the first claim waits for the agent's first frame (its agent_hello, if any: protocol 3 and later). */
@@ -108,6 +109,8 @@ export class AgentSession {
   private readonly health: SessionHealth;
   /** The budgets on its ack and report frames (received SMS: the ReceivedRelay's). */
   private readonly budget: FrameBudget;
+  /** Protocol 7: the phone's digests, to the message service. */
+  private readonly digests: DigestRelay;
   /** Whether the agent has sent a frame yet (its first is its agent_hello, from protocol 3 on). */
   private heardFrom = false;
   /** Ends the first claim's wait for the agent's first frame. */
@@ -124,6 +127,7 @@ export class AgentSession {
     this.sims = new SessionSims(device, deps, this.log);
     this.health = new SessionHealth(device, deps, this.log);
     this.budget = new FrameBudget(device, deps, this.log, () => this.ackWaiter?.messageId);
+    this.digests = new DigestRelay(device.device_id, deps.reports, this.log, deps.clock);
     this.pacer = new DispatchPacer(device.device_id, limitsOf(device), {
       usage: deps.usage,
       defaults: deps.config.dispatch,
@@ -414,6 +418,11 @@ export class AgentSession {
     this.introduce?.();
     if (!this.budget.admits(frame)) return;
     if (typeof frame !== 'object' || frame === null || this.inbox.handles(frame as Record<string, unknown>)) return;
+    if (frame.type === 'digest') {
+      // Only from an agent that said it speaks protocol 7: an older one never sends it.
+      if ((this.inbox.agent?.protocol ?? 0) >= DIGEST_PROTOCOL) this.digests.relay(frame as Record<string, unknown>);
+      return;
+    }
     if (!isMessageId(frame.message_id)) return;
     const messageId = frame.message_id;
     if (frame.type === 'ack') {

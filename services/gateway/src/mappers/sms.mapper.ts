@@ -97,6 +97,7 @@ function attemptsOf(m: message.Message__Output): Record<string, unknown>[] {
     error: a.errorCode ? { code: a.errorCode, message: a.errorMessage } : null,
     at: a.at,
     sim: simOf(a.sim),
+    ...(a.reconciled ? { reconciled: a.reconciled } : {}),
   }));
 }
 
@@ -172,6 +173,7 @@ export function statusBody(m: message.Message__Output): Record<string, unknown> 
   if (m.failedAt) body.failed_at = m.failedAt;
   if (m.cancelledAt) body.cancelled_at = m.cancelledAt;
   if (m.errorCode) body.error = { code: m.errorCode, message: m.errorMessage };
+  if (m.status === 'sent') body.no_report = m.noReport;
   body.metadata = m.metadataJson ? (JSON.parse(m.metadataJson) as unknown) : {};
   body.attempts = attemptsOf(m);
   return body;
@@ -199,6 +201,7 @@ function historyItem(m: message.Message__Output): Record<string, unknown> {
     expires_at: m.expiresAt || null,
     sim: simOf(m.sim),
     replies: m.replies,
+    ...(m.status === 'sent' ? { no_report: m.noReport } : {}),
     attempts: attemptsOf(m),
   };
 }

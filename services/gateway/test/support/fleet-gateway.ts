@@ -57,6 +57,7 @@ export function storedMessage(over: Partial<message.Message__Output> = {}): mess
     requestedSim: 0,
     replies: false,
     campaignId: '',
+    noReport: false,
     ...over,
   };
 }

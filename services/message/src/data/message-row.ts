@@ -56,6 +56,8 @@ export interface MessageRow {
   campaign_id: string | null;
   /** Of a paused campaign and untaken: no phone may claim it (it shows `queued`). */
   held: boolean;
+  /** What phones' digests repaired on it, oldest first (protocol 7); null: nothing. */
+  repairs?: { kind: string; device_id: string; at: string }[] | null;
 }
 
 /** An earlier try of a message on a phone, as stored in `messages.attempts`. */
@@ -69,6 +71,8 @@ export interface EarlierAttempt {
   at: string;
   /** The SIM slot of that try; absent (attempts stored before) or 0: unknown. */
   sim?: number;
+  /** `requeued`: a phone's digest proved the phone never had it (protocol 7). */
+  repair?: string;
 }
 
 export interface NewMessage {

@@ -41,6 +41,8 @@ export interface AttemptView {
   at: string;
   /** The SIM slot of that try; 0: unknown. */
   sim: number;
+  /** What a phone's digest repaired on that try (protocol 7); empty: nothing. */
+  reconciled: string;
 }
 
 type AttemptSource = Pick<
@@ -57,6 +59,7 @@ type AttemptSource = Pick<
   | 'failed_at'
   | 'cancelled_at'
   | 'sim'
+  | 'repairs'
 >;
 
 const rfc3339 = (at: string) => {
@@ -77,6 +80,7 @@ export function attemptsOf(row: AttemptSource): AttemptView[] {
     errorMessage: a.error_message ?? '',
     at: rfc3339(a.at),
     sim: typeof a.sim === 'number' ? a.sim : 0,
+    reconciled: typeof a.repair === 'string' ? a.repair : '',
   }));
   const last = earlier.length > 0 ? new Date(earlier[earlier.length - 1]!.at) : undefined;
   const queuedAgain = last && !Number.isNaN(last.getTime()) && last > row.queued_at ? last : row.queued_at;
@@ -94,6 +98,8 @@ export function attemptsOf(row: AttemptSource): AttemptView[] {
     errorMessage: row.error_message ?? '',
     at: (byStatus[row.status] ?? row.queued_at).toISOString(),
     sim: row.sim,
+    // The last repair a digest of its current phone made, if any (a requeue shows on the earlier try).
+    reconciled: (row.repairs ?? []).filter((r) => r.device_id === row.device_id && r.kind !== 'requeued').at(-1)?.kind ?? '',
   };
   return [...earlier, current];
 }

@@ -1,4 +1,11 @@
-import { AGENT_REPORT_STATUSES, FAILURE_CODES, FAILURE_MESSAGES, type AgentReport, type BatchedReport } from '@smsgw/platform';
+import {
+  AGENT_REPORT_STATUSES,
+  FAILURE_CODES,
+  FAILURE_MESSAGES,
+  type AgentReport,
+  type BatchedReport,
+  type DeviceDigest,
+} from '@smsgw/platform';
 
 /** A phone's report as the hub relayed it, checked (undefined when it cannot be used). */
 export function parseReport(value: unknown): BatchedReport | undefined {
@@ -15,4 +22,17 @@ export function failureOf(report: AgentReport): { code: string; message: string 
   if (report.status !== 'failed') return undefined;
   const code = FAILURE_CODES.includes(report.error?.code as never) ? report.error!.code : 'DEVICE_ERROR';
   return { code, message: FAILURE_MESSAGES[code] };
+}
+
+/** A phone's digest frame as the hub stored it (protocol 7; the hub checked each entry), or undefined. */
+export function parseDigest(value: unknown): DeviceDigest | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const d = value as Partial<DeviceDigest>;
+  const times = [d.at, d.received_at, d.covers_from, d.covers_to];
+  if (typeof d.device_id !== 'string' || typeof d.digest_id !== 'string' || !Array.isArray(d.entries)) return undefined;
+  if (!times.every((t) => typeof t === 'string' && !Number.isNaN(Date.parse(t)))) return undefined;
+  const entriesOk = d.entries.every(
+    (e) => typeof e?.message_id === 'string' && typeof e.state === 'string' && typeof e.accepted_at === 'string',
+  );
+  return entriesOk ? (d as DeviceDigest) : undefined;
 }

@@ -1,5 +1,6 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import {
+  decodeDigests,
   decodeReportBatch,
   endSpan,
   runDurableConsumer,
@@ -9,8 +10,9 @@ import {
   type Logger,
   type Nats,
 } from '@smsgw/platform';
-import { parseReport } from '../domain/report';
-import { applyReports, type ReportDeps, type ReportToApply } from '../use-cases/apply-reports.use-case';
+import { parseDigest, parseReport } from '../domain/report';
+import { applyReports, type ReportToApply } from '../use-cases/apply-reports.use-case';
+import { reconcileDigest, type ReconcileDeps } from '../use-cases/reconcile-digest.use-case';
 
 export const REPORT_BATCHES_DURABLE = 'message-report-batches';
 
@@ -25,7 +27,7 @@ export class ReportBatchConsumer {
 
   constructor(
     private readonly nats: Nats,
-    private readonly deps: ReportDeps,
+    private readonly deps: ReconcileDeps,
     private readonly log: Logger,
   ) {}
 
@@ -59,10 +61,17 @@ export class ReportBatchConsumer {
       });
       items.push({ report, span });
     }
+    const workId = msg.headers?.get('Nats-Msg-Id') || `seq-${msg.seq}`;
     try {
       // The hub gives each batch a Nats-Msg-Id of its own; the stream's sequence stands in without one.
       // The batch's statements make no spans of their own: each report's are in its SMS's trace.
-      await untraced(() => applyReports(this.deps, items, msg.headers?.get('Nats-Msg-Id') || `seq-${msg.seq}`));
+      if (items.length > 0) await untraced(() => applyReports(this.deps, items, workId));
+      // A phone's digest (protocol 7) comes as a batch of its own.
+      for (const value of decodeDigests(msg.data)) {
+        const digest = parseDigest(value);
+        if (digest) await untraced(() => reconcileDigest(this.deps, digest, `${workId}-repairs`));
+        else this.log.warn({ subject: msg.subject }, 'malformed digest dropped');
+      }
       items.forEach((i) => endSpan(i.span));
       msg.ack();
     } catch (err) {

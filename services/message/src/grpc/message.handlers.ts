@@ -15,7 +15,7 @@ import { getCampaignUpload, listCampaignUploads, storeCampaignUpload, takeCampai
 import { cancelMessage } from '../use-cases/cancel-message.use-case';
 import { acceptMany, acceptMessage, claimMany, claimNext } from '../use-cases/claim-message.use-case';
 import type { MessageService } from '../use-cases/message-service';
-import { getMessage, getStats, listMessages, queueDepths } from '../use-cases/read-messages.use-case';
+import { deviceRepairs, getMessage, getStats, listMessages, queueDepths } from '../use-cases/read-messages.use-case';
 import { addOptOut, getOptOutSettings, listOptOuts, removeOptOut, setOptOutSettings } from '../use-cases/opt-outs.use-case';
 import { getReceived, listReceived } from '../use-cases/read-received.use-case';
 import { releaseDevice, strandedDevices } from '../use-cases/release-device.use-case';
@@ -155,7 +155,8 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
     },
 
     async QueueDepths(req) {
-      return { depths: await queueDepths(service, req.deviceIds, req.upTo) };
+      const depths = await queueDepths(service, req.deviceIds, req.upTo);
+      return req.withRepairs ? { depths, repairs: await deviceRepairs(service, req.deviceIds) } : { depths };
     },
 
     async ListMessages(req) {

@@ -7,6 +7,7 @@ import type { OptOutRow } from '../data/opt-out.repository';
 import type { OptOutSettings } from '../domain/opt-out';
 import type { ReceivedRow } from '../data/received.repository';
 import { attemptsOf } from '../domain/fleet';
+import { noReport } from '../domain/report-deadline';
 import type { SendOutcome } from '../use-cases/send-messages.use-case';
 
 export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : '');
@@ -42,6 +43,7 @@ export function toProto(row: MessageRow): message.Message {
     requestedSim: row.requested_sim,
     replies: row.replies,
     campaignId: row.campaign_id ?? '',
+    noReport: noReport(row, new Date()),
   };
 }
 

@@ -13,6 +13,7 @@ import type { OtpFallbackTimers } from '../events/otp-fallback.timers';
 import type { ScheduledSends } from '../events/scheduled-sends';
 import type { SmsEventPublisher } from '../events/sms-event.publisher';
 import type { WakeUpPublisher } from '../events/wake-up.publisher';
+import type { ReconcileRepository } from '../data/reconcile.repository';
 import type { DeviceOwnership } from './device-ownership';
 
 /** What the message service's use cases work with, built once in `main.ts`. */
@@ -24,6 +25,8 @@ export interface MessageService {
   events: SmsEventPublisher;
   keys: IdempotencyKeyRepository;
   history: HistoryRepository;
+  /** What the phones' digests repaired (protocol 7). */
+  reconcile: Pick<ReconcileRepository, 'countsOf'>;
   /** The SMS the client's phones received. */
   received: ReceivedRepository;
   /** The suppression lists and their keyword settings. */

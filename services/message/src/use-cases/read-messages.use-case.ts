@@ -12,6 +12,20 @@ export async function getMessage(service: MessageService, clientId: string, mess
 }
 
 /** How many live messages wait for each of these devices (0 for none), counted up to `upTo` each (0: exactly). */
+/** How many messages each device's digests repaired, by kind (protocol 7). */
+export async function deviceRepairs(
+  service: MessageService,
+  deviceIds: string[],
+): Promise<Record<string, { reportApplied: number; sentCorrected: number; requeued: number }>> {
+  const counts = await service.reconcile.countsOf(deviceIds);
+  return Object.fromEntries(
+    deviceIds.map((id) => {
+      const c = counts.get(id) ?? {};
+      return [id, { reportApplied: c.report_applied ?? 0, sentCorrected: c.sent_corrected ?? 0, requeued: c.requeued ?? 0 }];
+    }),
+  );
+}
+
 export async function queueDepths(service: MessageService, deviceIds: string[], upTo = 0): Promise<Record<string, number>> {
   const depths = await service.messages.queueDepths(deviceIds, Math.max(0, upTo));
   return Object.fromEntries(deviceIds.map((id) => [id, depths.get(id) ?? 0]));

@@ -93,7 +93,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   /** A phone's page: its state, the use of its limits and the form of its limits (another client's phone: 404). */
   function phonePage(
     ctx: DashContext,
-    { device, queued }: PhoneDetail,
+    { device, queued, repairs }: PhoneDetail,
     typed?: { form: LimitsForm; errors: LimitErrors },
     health?: { form: HealthForm; error?: string },
   ) {
@@ -106,6 +106,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
         csrf: ctx.state.session!.csrf,
         device,
         queued,
+        ...(repairs ? { repairs } : {}),
         form: typed?.form ?? limitsForm(device.limits),
         errors: typed?.errors,
         ok,

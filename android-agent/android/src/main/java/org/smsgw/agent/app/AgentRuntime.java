@@ -12,6 +12,7 @@ import java.util.Map;
 import org.smsgw.agent.core.Clock;
 import org.smsgw.agent.core.Inbox;
 import org.smsgw.agent.core.Outbox;
+import org.smsgw.agent.core.SendRecord;
 import org.smsgw.agent.core.SqlOutboxStore;
 
 /**
@@ -47,7 +48,8 @@ final class AgentRuntime {
         Outbox outbox = outboxes.get(deviceId);
         if (outbox == null) {
             SqlOutboxStore store = new SqlOutboxStore(database(deviceId));
-            outbox = Outbox.open(store, Clock.SYSTEM, bootId);
+            // Protocol 7: the send record lives in the outbox's database, beside it.
+            outbox = Outbox.open(store, Clock.SYSTEM, bootId, SendRecord.open(store, Clock.SYSTEM));
             outboxes.put(deviceId, outbox);
         }
         return outbox;

@@ -102,6 +102,7 @@ public final class Agent {
                     }
                 }, reportResendMs);
         if (inbox != null) hub.useInbox(inbox);
+        if (outbox.record() != null) hub.useRecord(outbox.record(), Digest.INTERVAL_MS);
     }
 
     public void start() {

@@ -72,6 +72,10 @@ public final class HubClient {
     private EventLoop.Timer watchdogTimer;
     private EventLoop.Timer resendTimer;
     private EventLoop.Timer probeTimer;
+    private EventLoop.Timer digestTimer;
+    /** What the phone did with each SMS (protocol 7); null: no digest is sent. */
+    private SendRecord record;
+    private long digestIntervalMs = Digest.INTERVAL_MS;
 
     public HubClient(String wsUrl, String token, Transport transport, Outbox outbox, EventLoop loop, Clock clock,
             Random random, Logger log, Listener listener, long reportResendMs) {
@@ -85,6 +89,12 @@ public final class HubClient {
         this.log = log;
         this.listener = listener;
         this.reportResendMs = reportResendMs;
+    }
+
+    /** Sends the digest of this record to a hub of protocol 7 after each hello and every {@code intervalMs}; call before {@link #start()}. */
+    public void useRecord(SendRecord record, long intervalMs) {
+        this.record = record;
+        this.digestIntervalMs = intervalMs;
     }
 
     /** Relays this inbox's SMS (protocol 3); call before {@link #start()}, on the loop. */
@@ -329,6 +339,22 @@ public final class HubClient {
         receivedChanged();
         cancel(resendTimer);
         scheduleResend(c);
+        // Protocol 7: what the phone did, for the hub to repair what a lost frame left wrong.
+        cancel(digestTimer);
+        if (record != null && hello.protocol >= Protocol.DIGEST_VERSION) sendDigest(c);
+    }
+
+    private void sendDigest(final Transport.Connection c) {
+        if (c != conn || !ready) return;
+        long now = clock.now();
+        String digestId = Long.toHexString(random.nextLong()) + Long.toHexString(now);
+        for (String frame : Digest.frames(record.list(), record.coversFrom(), now, Digest.CHUNK_ENTRIES, digestId)) c.send(frame);
+        digestTimer = loop.schedule(new Runnable() {
+            @Override
+            public void run() {
+                sendDigest(c);
+            }
+        }, digestIntervalMs);
     }
 
     private void scheduleResend(final Transport.Connection c) {
@@ -379,6 +405,7 @@ public final class HubClient {
         cancel(stableTimer);
         cancel(watchdogTimer);
         cancel(resendTimer);
+        cancel(digestTimer);
         cancel(probeTimer);
         probeTimer = null;
         if (stopped) {

@@ -52,6 +52,8 @@ public final class Outbox {
     private final Set<String> done = new HashSet<String>();
     private long nextSeq = 1;
     private volatile Listener listener;
+    /** The send record (protocol 7), told of every change; null: none kept. */
+    private SendRecord record;
     /** Ids the start-up rules failed (logged by the caller). */
     private final List<String> failedAtOpen = new ArrayList<String>();
     /** Ids the start-up rules found {@code accepted} past their expiry, now failed as EXPIRED. */
@@ -70,13 +72,28 @@ public final class Outbox {
      * with EXPIRED and not_sent; other {@code accepted} ones stay to be sent.
      */
     public static Outbox open(OutboxStore store, Clock clock, String bootId) {
+        return open(store, clock, bootId, null);
+    }
+
+    /** The same, keeping {@code record} (protocol 7) in step from the restart rules on; null: none. */
+    public static Outbox open(OutboxStore store, Clock clock, String bootId, SendRecord record) {
         Outbox outbox = new Outbox(store, clock, bootId);
+        outbox.record = record;
         outbox.load();
         return outbox;
     }
 
     public void setListener(Listener listener) {
         this.listener = listener;
+    }
+
+    /** Keeps {@code record} in step with every change from now on (protocol 7). */
+    public synchronized void useRecord(SendRecord record) {
+        this.record = record;
+    }
+
+    public synchronized SendRecord record() {
+        return record;
     }
 
     public synchronized List<String> failedAtOpen() {
@@ -139,6 +156,9 @@ public final class Outbox {
         e.state = OutboxEntry.ACCEPTED;
         e.acceptedAt = clock.now();
         e.updatedAt = e.acceptedAt;
+        // The record first: a crash in between leaves an SMS the record lists and the outbox lacks,
+        // which the hub leaves alone; the other way round the hub could give it to another phone.
+        if (record != null) record.update(e);
         store.insert(e);
         entries.put(e.messageId, e);
         nextSeq++;
@@ -299,6 +319,7 @@ public final class Outbox {
      */
     public synchronized void sweep() {
         long now = clock.now();
+        if (record != null) record.prune();
         for (OutboxEntry e : new ArrayList<OutboxEntry>(entries.values())) {
             if (OutboxEntry.SENDING.equals(e.state) && e.handedAt > 0 && now - e.handedAt >= SENDING_TIMEOUT_MS) {
                 OutboxEntry u = e.copy();
@@ -381,6 +402,7 @@ public final class Outbox {
         u.updatedAt = clock.now();
         store.update(u);
         entries.put(u.messageId, u);
+        if (record != null) record.update(u);
         Listener l = listener;
         if (l != null) {
             for (OutboxEntry.PendingReport r : u.reports) {

@@ -10,11 +10,13 @@ import org.json.JSONException;
 import org.json.JSONObject;
 
 /**
- * Protocol version 5 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
+ * Protocol version 7 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
  * Node agent's (src/protocol.ts), so both agents accept and refuse the same frames.
  */
 public final class Protocol {
-    public static final int VERSION = 5;
+    public static final int VERSION = 7;
+    /** The first hub protocol that takes {@code digest} frames. */
+    public static final int DIGEST_VERSION = 7;
     /** Announced in {@code agent_hello}. */
     public static final String DRIVER = "android";
     /** The subprotocol names the framing, which version 2 keeps; the version itself is in {@code hello}. */
@@ -35,9 +37,9 @@ public final class Protocol {
     private Protocol() {
     }
 
-    /** Hubs of versions 1 to 4 work too: each version only adds what an older hub ignores. */
+    /** Hubs of versions 1 to 6 work too: each version only adds what an older hub ignores. */
     public static boolean isSupported(int version) {
-        return version >= 1 && version <= 5;
+        return version >= 1 && version <= VERSION;
     }
 
     /**

@@ -6,9 +6,28 @@ import java.util.List;
 import java.util.Map;
 
 /** The outbox in three SQLite tables (and the inbox's, beside them). The same statements run on the phone and in the JVM tests. */
-public final class SqlOutboxStore implements OutboxStore {
+public final class SqlOutboxStore implements OutboxStore, SendRecord.Store {
     /** The version of {@link #SCHEMA}: the app's SQLiteOpenHelper version. */
-    public static final int SCHEMA_VERSION = 4;
+    public static final int SCHEMA_VERSION = 5;
+
+    /** Version 5 (protocol 7): the send record, one row an SMS handed over in the last hours. */
+    static final String RECORD_TABLE = "CREATE TABLE IF NOT EXISTS send_record ("
+            + " message_id TEXT PRIMARY KEY NOT NULL,"
+            + " state TEXT NOT NULL,"
+            + " parts INTEGER NOT NULL,"
+            + " parts_sent INTEGER NOT NULL,"
+            + " parts_failed INTEGER NOT NULL,"
+            + " parts_delivered INTEGER NOT NULL,"
+            + " accepted_at INTEGER NOT NULL,"
+            + " sent_at INTEGER NOT NULL DEFAULT 0,"
+            + " delivered_at INTEGER NOT NULL DEFAULT 0,"
+            + " failed_at INTEGER NOT NULL DEFAULT 0,"
+            + " error_code TEXT,"
+            + " error_message TEXT,"
+            + " not_sent INTEGER NOT NULL DEFAULT 0,"
+            + " sim INTEGER NOT NULL DEFAULT 0)";
+    /** Since when the record is complete: one row, written when the record begins. */
+    static final String RECORD_SINCE_TABLE = "CREATE TABLE IF NOT EXISTS send_record_since (id INTEGER PRIMARY KEY CHECK (id = 1), since INTEGER NOT NULL)";
 
     /** The latest schema, for a new database. */
     public static final String[] SCHEMA = {
@@ -43,6 +62,8 @@ public final class SqlOutboxStore implements OutboxStore {
         "CREATE TABLE IF NOT EXISTS outbox_done (message_id TEXT PRIMARY KEY NOT NULL)",
         // Version 3: received SMS until received_ack (Inbox).
         Inbox.TABLE,
+        RECORD_TABLE,
+        RECORD_SINCE_TABLE,
     };
 
     /**
@@ -62,6 +83,11 @@ public final class SqlOutboxStore implements OutboxStore {
         {
             "ALTER TABLE outbox_entry ADD COLUMN sim INTEGER NOT NULL DEFAULT 0",
             "ALTER TABLE outbox_entry ADD COLUMN sent_sim INTEGER NOT NULL DEFAULT 0",
+        },
+        // 4 -> 5 (protocol 7): the send record, empty, complete from the upgrade on.
+        {
+            RECORD_TABLE,
+            RECORD_SINCE_TABLE,
         },
     };
 
@@ -184,5 +210,49 @@ public final class SqlOutboxStore implements OutboxStore {
                     e.messageId, position++, r.status, r.at, r.error == null ? null : r.error.code,
                     r.error == null ? null : r.error.message, r.notSent ? 1L : 0L);
         }
+    }
+
+    @Override
+    public List<RecordEntry> loadRecord() {
+        List<RecordEntry> out = new ArrayList<RecordEntry>();
+        for (Object[] row : db.query("SELECT message_id, state, parts, parts_sent, parts_failed, parts_delivered, accepted_at, sent_at,"
+                + " delivered_at, failed_at, error_code, error_message, not_sent, sim FROM send_record ORDER BY accepted_at")) {
+            RecordEntry e = new RecordEntry();
+            e.messageId = (String) row[0];
+            e.state = (String) row[1];
+            e.parts = ((Long) row[2]).intValue();
+            e.partsSent = ((Long) row[3]).intValue();
+            e.partsFailed = ((Long) row[4]).intValue();
+            e.partsDelivered = ((Long) row[5]).intValue();
+            e.acceptedAt = (Long) row[6];
+            e.sentAt = (Long) row[7];
+            e.deliveredAt = (Long) row[8];
+            e.failedAt = (Long) row[9];
+            e.error = row[10] == null ? null : new SmsError((String) row[10], row[11] == null ? "" : (String) row[11]);
+            e.notSent = ((Long) row[12]) != 0;
+            e.sim = ((Long) row[13]).intValue();
+            out.add(e);
+        }
+        return out;
+    }
+
+    @Override
+    public long recordSince(long now) {
+        db.execute("INSERT OR IGNORE INTO send_record_since (id, since) VALUES (1, ?)", now);
+        return (Long) db.query("SELECT since FROM send_record_since WHERE id = 1").get(0)[0];
+    }
+
+    @Override
+    public void upsertRecord(RecordEntry e) {
+        db.execute("INSERT OR REPLACE INTO send_record (message_id, state, parts, parts_sent, parts_failed, parts_delivered, accepted_at,"
+                + " sent_at, delivered_at, failed_at, error_code, error_message, not_sent, sim) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                e.messageId, e.state, (long) e.parts, (long) e.partsSent, (long) e.partsFailed, (long) e.partsDelivered, e.acceptedAt,
+                e.sentAt, e.deliveredAt, e.failedAt, e.error == null ? null : e.error.code, e.error == null ? null : e.error.message,
+                e.notSent ? 1L : 0L, (long) e.sim);
+    }
+
+    @Override
+    public void pruneRecord(long before) {
+        db.execute("DELETE FROM send_record WHERE accepted_at < ?", before);
     }
 }

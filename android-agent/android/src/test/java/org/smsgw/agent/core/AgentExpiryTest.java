@@ -162,16 +162,18 @@ public class AgentExpiryTest {
     }
 
     @Test
-    public void whenTheHubSpeaksVersionOneToFiveThenNoVersionWarningAndOtherwiseOne() {
+    public void whenTheHubSpeaksVersionOneToSevenThenNoVersionWarningAndOtherwiseOne() {
         connected(1);
         connected(2);
         connected(3);
         connected(4);
         connected(5);
-        for (String w : warnings) assertFalse(w, w.contains("protocol"));
         connected(6);
+        connected(7);
+        for (String w : warnings) assertFalse(w, w.contains("protocol"));
+        connected(8);
         boolean warned = false;
-        for (String w : warnings) warned |= w.contains("speaks protocol 6");
+        for (String w : warnings) warned |= w.contains("speaks protocol 8");
         assertTrue(warned);
     }
 }

@@ -38,14 +38,16 @@ public class ProtocolExpiryTest {
     }
 
     @Test
-    public void whenTheHubSaysItsVersionThenOneToFiveAreSupported() {
-        assertEquals(5, Protocol.VERSION);
+    public void whenTheHubSaysItsVersionThenOneToSevenAreSupported() {
+        assertEquals(7, Protocol.VERSION);
         assertTrue(Protocol.isSupported(1));
         assertTrue(Protocol.isSupported(2));
         assertTrue(Protocol.isSupported(3));
         assertTrue(Protocol.isSupported(4));
         assertTrue(Protocol.isSupported(5));
-        assertFalse(Protocol.isSupported(6));
+        assertTrue(Protocol.isSupported(6));
+        assertTrue(Protocol.isSupported(7));
+        assertFalse(Protocol.isSupported(8));
         assertFalse(Protocol.isSupported(0));
     }
 
