@@ -10,7 +10,7 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /** Protocol 7 through the core: the digest goes after each hello of a hub of protocol 7, then every few minutes, never to an older hub. */
-public class AgentV7Test {
+public class AgentDigestTest {
     @Rule
     public TemporaryFolder folder = new TemporaryFolder();
 

@@ -14,7 +14,7 @@ import { TestHub, type ReceivedFrame } from './support/test-hub';
 const PAIRING_CODE = 'K7M2Q9XA';
 const isDigest = (received: ReceivedFrame): boolean => received.frame.type === 'digest';
 
-describe('the send record and its digest (protocol 7)', () => {
+describe('the send record and its digest', () => {
   let dataDir: string;
 
   beforeEach(async () => {
