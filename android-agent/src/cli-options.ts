@@ -44,6 +44,10 @@ export type CliAgentOptions = Pick<
   | 'networkFailure'
   | 'sims'
   | 'logJson'
+  | 'battery'
+  | 'unplugged'
+  | 'batteryDrainPerMinute'
+  | 'telemetrySampleMs'
 >;
 
 export type CliCommand = { kind: 'help' } | { kind: 'run'; options: CliAgentOptions };
@@ -88,6 +92,10 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
         'radio-off': { type: 'boolean' },
         'sim-network-failure': { type: 'string' },
         sims: { type: 'string' },
+        'sim-battery': { type: 'string' },
+        'sim-unplugged': { type: 'boolean' },
+        'sim-battery-drain': { type: 'string' },
+        'telemetry-sample-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -153,6 +161,24 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
     throw new UsageError('--sims (or SMSGW_AGENT_SIMS) goes with --driver simulator only');
   }
 
+  const battery = percent(values['sim-battery'] ?? context.env.SMSGW_AGENT_SIM_BATTERY, '--sim-battery (or SMSGW_AGENT_SIM_BATTERY)');
+  const unplugged = values['sim-unplugged'] ?? envFlag(context.env.SMSGW_AGENT_SIM_UNPLUGGED, 'SMSGW_AGENT_SIM_UNPLUGGED');
+  const drain = percent(
+    values['sim-battery-drain'] ?? context.env.SMSGW_AGENT_SIM_BATTERY_DRAIN,
+    '--sim-battery-drain (or SMSGW_AGENT_SIM_BATTERY_DRAIN)',
+  );
+  if (driver !== 'simulator' && (battery !== undefined || unplugged || drain !== undefined)) {
+    // A real phone's battery is what it is.
+    throw new UsageError('--sim-battery, --sim-unplugged and --sim-battery-drain go with --driver simulator only');
+  }
+  const telemetrySampleMs = milliseconds(
+    values['telemetry-sample-ms'] ?? context.env.SMSGW_AGENT_TELEMETRY_SAMPLE_MS,
+    '--telemetry-sample-ms (or SMSGW_AGENT_TELEMETRY_SAMPLE_MS)',
+  );
+  if (telemetrySampleMs !== undefined && telemetrySampleMs < 100) {
+    throw new UsageError('--telemetry-sample-ms (or SMSGW_AGENT_TELEMETRY_SAMPLE_MS) takes at least 100 ms');
+  }
+
   return {
     kind: 'run',
     options: {
@@ -169,6 +195,10 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
       ...(radioOff ? { radioOff } : {}),
       ...(networkFailure !== undefined ? { networkFailure: networkFailure as SmsErrorCode } : {}),
       ...(sims !== undefined ? { sims } : {}),
+      ...(battery !== undefined ? { battery } : {}),
+      ...(unplugged ? { unplugged } : {}),
+      ...(drain !== undefined ? { batteryDrainPerMinute: drain } : {}),
+      ...(telemetrySampleMs !== undefined ? { telemetrySampleMs } : {}),
     },
   };
 }
@@ -270,6 +300,15 @@ function simCount(value: string | undefined): number | undefined {
     throw new UsageError(
       `--sims (or SMSGW_AGENT_SIMS) takes a number of SIMs from 1 to ${MAX_SIMULATED_SIMS}, not ${JSON.stringify(value)}`,
     );
+  }
+  return Number(value);
+}
+
+/** A whole number from 0 to 100; unset or empty: undefined. */
+function percent(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 100) {
+    throw new UsageError(`${flag} takes a whole number from 0 to 100, not ${JSON.stringify(value)}`);
   }
   return Number(value);
 }

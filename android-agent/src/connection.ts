@@ -21,6 +21,7 @@ import {
   type SmsFrame,
 } from './protocol';
 import { PendingFrames } from './pending-frames';
+import type { PhoneLink } from './phone-link';
 import { TlsSessionKeeper } from './tls-session';
 
 /** Where to connect and with which token. */
@@ -40,6 +41,8 @@ export interface HubConnectionOptions {
   driver: string;
   /** The phone's active SIMs, announced in `agent_hello` (protocol 4); empty when unknown. */
   sims: readonly SimInfo[];
+  /** Protocol 6: telemetry, the log on request, the pushed settings. */
+  phone?: PhoneLink;
   /** The hub asked to receive an SMS as if from the network; absent when the driver cannot. */
   onSimulateReceived?(frame: SimulateReceivedFrame): void;
   /** A new SMS is in the outbox and acknowledged: send it. */
@@ -207,6 +210,12 @@ export class HubConnection {
         if (this.options.onSimulateReceived) this.options.onSimulateReceived(frame);
         else this.logger.warn({ driver: this.options.driver }, 'ignoring simulate_received: only the simulator receives simulated SMS');
         return;
+      case 'log_request':
+        this.options.phone?.onLogRequest();
+        return;
+      case 'settings':
+        void this.options.phone?.onSettings(frame);
+        return;
       case 'reconnect':
         this.logger.info({ after_ms: frame.after_ms }, 'the hub asked to reconnect');
         this.hubDelayMs = frame.after_ms;
@@ -227,6 +236,7 @@ export class HubConnection {
     // Protocol 3: the hub learns this agent's version and driver (so whether it may simulate); 4: its SIMs.
     this.send(ws, { type: 'agent_hello', protocol: PROTOCOL_VERSION, driver: this.options.driver, sims: [...this.options.sims] });
     this.pending.open((frame) => this.send(ws, frame));
+    this.options.phone?.open((frame) => this.send(ws, frame), hello.protocol);
   }
 
   /** Outbox before ack (PROTOCOL.md §3); an SMS already known is acknowledged, never sent again. */
@@ -252,6 +262,7 @@ export class HubConnection {
     if (ws !== this.ws) return;
     this.ws = undefined;
     this.pending.close();
+    this.options.phone?.close();
     clearTimeout(this.stableTimer);
     clearTimeout(this.watchdogTimer);
     if (this.stopped) return;

@@ -1,10 +1,11 @@
 /**
- * Types and frame parsing of the phone agent protocol, version 5 (see PROTOCOL.md).
+ * Types and frame parsing of the phone agent protocol, version 6 (see PROTOCOL.md).
  */
+import type { Telemetry } from './telemetry';
 
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 /** The `hello.protocol` values this agent works with: each version adds what an older hub ignores. */
-export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2, 3, 4, 5];
+export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2, 3, 4, 5, 6];
 // The subprotocol names the framing, which version 2 keeps; the version itself is in `hello`.
 export const WS_SUBPROTOCOL = 'smsgw.agent.v1';
 
@@ -108,14 +109,38 @@ export interface SimulateReceivedFrame {
   sim?: number;
 }
 
+/** The hub asks for the agent's recent log (protocol 6). */
+export interface LogRequestFrame {
+  type: 'log_request';
+}
+
+/** The settings the server owns, pushed at connect and when they change (protocol 6). */
+export interface SettingsFrame {
+  type: 'settings';
+  version: string;
+  limits?: Record<string, unknown>;
+  sim_rule?: Record<string, unknown>;
+}
+
 export type HubFrame =
-  HelloFrame | SmsFrame | ReportAckFrame | ReconnectFrame | ReceivedAckFrame | ReceivedRetryFrame | SimulateReceivedFrame;
+  | HelloFrame
+  | SmsFrame
+  | ReportAckFrame
+  | ReconnectFrame
+  | ReceivedAckFrame
+  | ReceivedRetryFrame
+  | SimulateReceivedFrame
+  | LogRequestFrame
+  | SettingsFrame;
 
 export type AgentFrame =
   | { type: 'ack'; message_id: string; traceparent?: string }
   | ({ type: 'report' } & Report)
   | { type: 'agent_hello'; protocol: number; driver: string; sims: SimInfo[] }
-  | ({ type: 'received' } & ReceivedSms);
+  | ({ type: 'received' } & ReceivedSms)
+  | ({ type: 'telemetry' } & Telemetry)
+  | { type: 'log'; lines: string[] }
+  | { type: 'settings_applied'; version: string; applied: string[] };
 
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
@@ -224,6 +249,21 @@ export function parseHubFrame(data: string): ParsedFrame {
       return {
         kind: 'frame',
         frame: { type: 'simulate_received', from: frame.from, text: frame.text, ...simOf(frame.sim) },
+      };
+    case 'log_request':
+      return { kind: 'frame', frame: { type: 'log_request' } };
+    case 'settings':
+      if (typeof frame.version !== 'string' || frame.version.length === 0 || frame.version.length > 64) {
+        return { kind: 'invalid', reason: 'settings without a valid version' };
+      }
+      return {
+        kind: 'frame',
+        frame: {
+          type: 'settings',
+          version: frame.version,
+          ...(isRecord(frame.limits) ? { limits: frame.limits } : {}),
+          ...(isRecord(frame.sim_rule) ? { sim_rule: frame.sim_rule } : {}),
+        },
       };
     default:
       return { kind: 'unknown', type };

@@ -32,6 +32,8 @@ export const DURABLE_CONSUMERS: Record<NatsService, { stream: StreamKey; durable
     { stream: 'timers', durable: 'webhook-timers' },
     // The owner's alert e-mail of each `otp.fraud_suspected`.
     { stream: 'events', durable: 'webhook-otp-alerts' },
+    // The owner's warning e-mail of each `device.battery_low` (issue 38).
+    { stream: 'events', durable: 'webhook-phone-alerts' },
   ],
   dashboard: [],
   gateway: [],

@@ -52,7 +52,9 @@ export type PublicEventKind =
   | 'device.connected'
   | 'device.disconnected'
   // Opt-in: only endpoints that name it get it (never a message's webhook_url).
-  | 'otp.fraud_suspected';
+  | 'otp.fraud_suspected'
+  // Opt-in (issue 38): a phone low on battery and not charging, once per episode.
+  | 'device.battery_low';
 
 /**
  * An SMS a phone received, as the device-hub publishes it on `agent.received.<device>` (JetStream,

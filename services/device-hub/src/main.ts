@@ -43,6 +43,11 @@ import { AgentSession, type SessionDeps } from './sessions/agent-session';
 import { TestModeSimulator } from './sessions/test-mode.simulator';
 import { SessionRegistry } from './sessions/session-registry';
 import { SimRules } from './sessions/sim-rules';
+import { DiagnosticsRepository } from './data/diagnostics.repository';
+import { TelemetryRepository } from './data/telemetry.repository';
+import { PhoneAlertPublisher } from './events/phone-alert.publisher';
+import { phoneMetrics } from './jobs/phone-metrics';
+import { PhoneHealthUseCases } from './use-cases/phone-health.use-case';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
@@ -136,6 +141,20 @@ export async function start(
     log,
   });
   const deviceEvents = new DeviceEventPublisher(nats, lastSeen);
+  // Issue 38: the phones' telemetry (a day of it), logs and settings, and the warnings they raise.
+  const telemetry = new TelemetryRepository(pool);
+  const diagnostics = new DiagnosticsRepository(pool);
+  const phoneAlerts = new PhoneAlertPublisher(nats);
+  const health = new PhoneHealthUseCases(devices, telemetry, diagnostics, sessions, clock);
+  phoneMetrics(sessions);
+  const telemetryPurge = timerLoop({
+    name: 'hub-telemetry-purge',
+    intervalMs: config.telemetryPurgeMs,
+    tick: async () => {
+      while ((await telemetry.purge(clock())) > 0);
+    },
+    log,
+  });
   // What every phone's session uses, made once: 20,000 sessions need not each hold a copy.
   const sessionDeps: SessionDeps = {
     messages,
@@ -153,6 +172,9 @@ export async function start(
     loadDevice: (deviceId) => repo.find(deviceId),
     otherPhoneOnline: (of) => devices.otherPhoneOnline(of),
     storeSims: (deviceId, sims) => repo.setSims(deviceId, sims),
+    telemetry,
+    diagnostics,
+    publishBatteryLow: (of, t, at) => phoneAlerts.batteryLow(of, t, at),
   };
 
   // Back from an outage: wake-ups sent meanwhile were lost, and idle phones may be in a long wait.
@@ -187,7 +209,7 @@ export async function start(
     callers: deviceHubCallers,
     name: 'smsgw.devicehub.v1.DeviceHubService',
     definition: deviceHubProto().DeviceHubService.service,
-    handlers: deviceHubHandlers(devices, limits, views, sessions, { presence, messages, log }, simulateReceived),
+    handlers: deviceHubHandlers(devices, limits, views, sessions, { presence, messages, log }, simulateReceived, health),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
@@ -205,6 +227,7 @@ export async function start(
   lastSeenWrites.start();
   ticketKeysReload.start();
   limitsReload.start();
+  telemetryPurge.start();
   // From now on, readiness follows the NATS connection.
   grpcServer.ready({ nats });
   log.info({ grpc_port: grpcServer.port, agent_port: agentPort, public_url: publicUrl() }, 'device-hub ready');
@@ -218,6 +241,7 @@ export async function start(
       await credentialCheck.stop();
       await failoverSweep.stop();
       await limitsReload.stop();
+      await telemetryPurge.stop();
       await sessions.closeAll();
       await lastSeenWrites.stop();
       await ticketKeysReload.stop();

@@ -34,6 +34,8 @@ import { Sweeper } from './delivery/sweeper';
 import { RetryPolicy } from './domain/retry-policy';
 import { EVENT_BATCHES_DURABLE, EVENTS_DURABLE, EventConsumer } from './events/event.consumer';
 import { OTP_ALERTS_DURABLE, OtpAlertConsumer } from './events/otp-alert.consumer';
+import { PHONE_ALERTS_DURABLE, PhoneAlertConsumer } from './events/phone-alert.consumer';
+import { PhoneAlertRepository } from './data/phone-alert.repository';
 import { ListenPublisher } from './events/listen.publisher';
 import { batchRetryScheduler, retryScheduler } from './events/retry-scheduler';
 import { TimerConsumer } from './events/timer.consumer';
@@ -93,6 +95,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     { stream: nats.names.eventsStream, durable: EVENTS_DURABLE },
     { stream: nats.names.timersStream, durable: 'webhook-timers' },
     { stream: nats.names.eventsStream, durable: OTP_ALERTS_DURABLE },
+    { stream: nats.names.eventsStream, durable: PHONE_ALERTS_DURABLE },
   ]);
   const enqueue = (job: Parameters<Dispatcher['enqueue']>[0]) => dispatcher.enqueue(job);
   const enqueueBatch = (batchId: string, jobs: Parameters<Dispatcher['enqueueBatch']>[1]) => dispatcher.enqueueBatch(batchId, jobs);
@@ -141,10 +144,19 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
   );
   // The owner's e-mail of suspected OTP pumping, through the same SMTP and verified address as the alerts above.
   const otpAlerts = new OtpAlertConsumer(nats, { repo: new OtpAlertRepository(pool), accounts, transport, from: config.alerts.from, log });
+  // Issue 38: the owner's warning of a phone low on battery, the same way.
+  const phoneAlerts = new PhoneAlertConsumer(nats, {
+    repo: new PhoneAlertRepository(pool),
+    accounts,
+    transport,
+    from: config.alerts.from,
+    log,
+  });
   await batchConsumer.start();
   await eventConsumer.start();
   await timerConsumer.start();
   await otpAlerts.start();
+  await phoneAlerts.start();
   sweeper.start();
   // From now on, readiness follows the NATS connection.
   server.ready({ nats });
@@ -161,6 +173,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
       await eventConsumer.stop();
       await timerConsumer.stop();
       await otpAlerts.stop();
+      await phoneAlerts.stop();
       await sweeper.stop();
       // Attempts in flight finish (each is bounded by the receiver timeout); their outcomes are written.
       await dispatcher.stop();

@@ -136,12 +136,18 @@ function getPhone(up: Upstreams, clientId: string, deviceId: string): Promise<de
 export interface PhoneDetail {
   device: devicehub.Device__Output;
   queued: number;
+  /** Its telemetry, log and settings' state (issue 38); absent when the hub could not say. */
+  health?: devicehub.DeviceHealth__Output;
 }
 
 export async function phoneDetail(up: Upstreams, clientId: string, deviceId: string): Promise<PhoneDetail> {
   const device = await getPhone(up, clientId, deviceId);
-  const { depths } = await up.messages.queueDepths({ deviceIds: [device.deviceId] });
-  return { device, queued: depths[device.deviceId] ?? 0 };
+  const [{ depths }, health] = await Promise.all([
+    up.messages.queueDepths({ deviceIds: [device.deviceId] }),
+    // Its health is a part of the page: the page shows without it when the hub cannot say.
+    up.devices.getDeviceHealth({ clientId, deviceId: device.deviceId }).catch(() => undefined),
+  ]);
+  return { device, queued: depths[device.deviceId] ?? 0, ...(health ? { health } : {}) };
 }
 
 /** Saved, or refused per field with the phone's page to show the form again on. */

@@ -2,6 +2,7 @@ import type { devicehub } from '@smsgw/proto';
 import type { LimitErrors, LimitField, LimitsForm } from '../use-cases/phone-limits.use-case';
 import { html, type SafeHtml } from './html';
 import { csrfField, notice, when } from './layout';
+import { phoneHealthView } from './phone-health.view';
 
 /** Whether the phone may send now, in words. */
 export function roomBadge(d: devicehub.Device__Output): SafeHtml {
@@ -66,6 +67,8 @@ export interface PhonePage {
   ok?: string;
   /** The time zones offered as suggestions. */
   zones: string[];
+  /** Its telemetry, log and settings' state (protocol 6); undefined when the hub could not say. */
+  health?: devicehub.DeviceHealth__Output;
 }
 
 /** One field of the limits form, with its error under it. */
@@ -97,6 +100,7 @@ export function phoneView(p: PhonePage): SafeHtml {
 </section>
 ${usageTable(d)}
 ${simsTable(d)}
+${phoneHealthView(d.deviceId, p.csrf, d.status === 'online', p.health)}
 <section class="card">
   <h2>Limits and sending hours</h2>
   <p>The hub hands this phone no SMS past a limit or outside its hours: its messages wait for room, or go to another phone of yours if they may (not pinned). Empty or 0: no limit.</p>

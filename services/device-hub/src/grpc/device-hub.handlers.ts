@@ -12,6 +12,31 @@ import type { DeviceViewUseCases } from '../use-cases/device-views.use-case';
 import type { DeviceUseCases } from '../use-cases/devices.use-case';
 import type { SessionRegistry } from '../sessions/session-registry';
 import type { SimulateReceivedUseCase } from '../use-cases/simulate-received.use-case';
+import type { PhoneHealth, PhoneHealthUseCases } from '../use-cases/phone-health.use-case';
+
+const iso = (at: Date | undefined) => at?.toISOString() ?? '';
+
+function healthToProto({ samples, diagnostics: d }: PhoneHealth): devicehub.DeviceHealth {
+  return {
+    samples: samples.map((t) => ({
+      at: t.at.toISOString(),
+      battery: t.battery ?? -1,
+      charging: t.charging,
+      sims: t.sims.map((sim) => ({ slot: sim.slot, level: sim.level ?? -1, dbm: sim.dbm ?? 0, network: sim.network })),
+      storageFreeMb: t.storageFreeMb ?? -1,
+      appVersion: t.appVersion,
+      androidVersion: t.androidVersion,
+      risks: t.risks,
+    })),
+    logRequestedAt: iso(d.logRequestedAt),
+    logReceivedAt: iso(d.logReceivedAt),
+    logLines: d.logLines,
+    settingsVersion: d.settingsVersion,
+    settingsSentAt: iso(d.settingsSentAt),
+    settingsAppliedVersion: d.settingsAppliedVersion,
+    settingsAppliedAt: iso(d.settingsAppliedAt),
+  };
+}
 
 function toProto(view: LimitedDeviceView): devicehub.Device {
   const { limits, usage } = view;
@@ -61,6 +86,8 @@ export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
   SetDeviceLimits: ['dashboard', 'admin'],
   SimulateReceived: ['admin'],
   OwnedDevices: ['message'],
+  GetDeviceHealth: ['dashboard', 'admin'],
+  RequestDeviceLog: ['dashboard', 'admin'],
 };
 
 function pairingAnswer(created: Awaited<ReturnType<DeviceUseCases['create']>>): devicehub.CreateDeviceResponse {
@@ -80,6 +107,7 @@ export function deviceHubHandlers(
   sessions: SessionRegistry,
   removal: RemovalDeps,
   received: SimulateReceivedUseCase,
+  health: PhoneHealthUseCases,
 ): AsyncHandlers<devicehub.DeviceHubServiceHandlers> {
   return {
     async CreateDevice(req) {
@@ -128,6 +156,12 @@ export function deviceHubHandlers(
     },
     async RevokeDeviceTokens(req) {
       return { revoked: await revokeDeviceTokens(devices, sessions, req.clientId, req.deviceId) };
+    },
+    async GetDeviceHealth(req) {
+      return healthToProto(await health.health(req.clientId, req.deviceId));
+    },
+    async RequestDeviceLog(req) {
+      return { requestedAt: (await health.requestLog(req.clientId, req.deviceId)).toISOString() };
     },
     async OwnedDevices(req) {
       const owned = await devices.owned(req.devices.map((d) => ({ clientId: d.clientId, deviceId: d.deviceId })));

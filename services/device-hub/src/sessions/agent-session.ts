@@ -28,6 +28,7 @@ import type { ReportPublisher } from '../events/report.publisher';
 import { echoedTrace, isMessageId, reportOf, type AgentFrame } from './agent-frames';
 import { DispatchPacer } from './dispatch-pacer';
 import { FrameBudget, type FrameBudgetDeps } from './frame-budget';
+import { PhoneRelay, type PhoneRelayDeps } from './phone-relay';
 import { ReceivedRelay } from './received-relay';
 import { ReportRelay } from './report-relay';
 import { SessionSims, type SessionSimsDeps } from './session-sims';
@@ -39,14 +40,14 @@ export const CLOSE_REVOKED = 4001;
 const handedOut = counter('hub.sms_handed_out', 'SMS handed to phones, by whether the phone acknowledged in time');
 export const CLOSE_REPLACED = 4002;
 export const CLOSE_RESTART = 1012;
-/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS, 4 SIMs, 5 `received_retry`. */
-export const PROTOCOL_VERSION = 5;
+/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS, 4 SIMs, 5 `received_retry`, 6 telemetry, logs and settings. */
+export const PROTOCOL_VERSION = 6;
 /** Empty claims counted for a phone that just connected: its first idle wait is the longest (idleSweepMaxMs). */
 const IDLE_AT_CONNECT = 20;
 /** How long the first claim waits for the agent's first frame (its agent_hello, if any: protocol 3 and later). */
 const HELLO_WAIT_MS = 1000;
 
-export interface SessionDeps extends SessionSimsDeps, FrameBudgetDeps {
+export interface SessionDeps extends SessionSimsDeps, FrameBudgetDeps, Omit<PhoneRelayDeps, 'clock' | 'simRules'> {
   messages: PromiseClient<message.MessageServiceClient>;
   /** Claims and acknowledgements, gathered with the other phones' of the moment. */
   calls: Pick<MessageCalls, 'claim' | 'accept'>;
@@ -103,6 +104,8 @@ export class AgentSession {
   readonly inbox: ReceivedRelay;
   /** Protocol 4: the phone's SIMs, known before the first claim, and the SIM of each SMS. */
   private readonly sims: SessionSims;
+  /** Protocol 6: telemetry, the log asked for, the settings pushed. */
+  readonly phone: PhoneRelay;
   /** The budgets on its ack and report frames (received SMS: the ReceivedRelay's). */
   private readonly budget: FrameBudget;
   /** Whether the agent has sent a frame yet (its first is its agent_hello, from protocol 3 on). */
@@ -119,6 +122,13 @@ export class AgentSession {
     this.relay = new ReportRelay(device, this.handed, deps, this.log, (frame) => this.send(frame));
     this.inbox = new ReceivedRelay(device, deps, this.log, (frame) => this.send(frame));
     this.sims = new SessionSims(device, deps, this.log);
+    this.phone = new PhoneRelay(
+      device,
+      deps,
+      this.log,
+      (frame) => this.send(frame),
+      () => this.inbox.agent?.protocol ?? 2,
+    );
     this.budget = new FrameBudget(device, deps, this.log, () => this.ackWaiter?.messageId);
     this.pacer = new DispatchPacer(device.device_id, limitsOf(device), {
       usage: deps.usage,
@@ -219,6 +229,7 @@ export class AgentSession {
   applyLimits(device: DeviceRow): boolean {
     if (this.closed || device.device_id !== this.deviceId) return false;
     this.pacer.reload(limitsOf(device));
+    void this.phone.pushSettings(limitsOf(device));
     return true;
   }
 
@@ -226,7 +237,10 @@ export class AgentSession {
   async reloadLimits(): Promise<void> {
     try {
       const device = await this.deps.loadDevice(this.deviceId);
-      if (device) this.pacer.reload(limitsOf(device));
+      if (device) {
+        this.pacer.reload(limitsOf(device));
+        void this.phone.pushSettings(limitsOf(device));
+      }
       this.log.debug({ limits: this.pacer.current }, 'limits reloaded');
     } catch (err) {
       this.log.warn({ err }, 'reloading the limits failed; the old ones stay');
@@ -286,6 +300,7 @@ export class AgentSession {
     const { dispatch } = this.deps.config;
     try {
       await this.learnSims();
+      void this.phone.pushSettings(this.pacer.current);
       while (!this.closed) {
         // A phone without room claims nothing: its client's other phones take the fleet's messages.
         const simsWithRoom = await this.roomNow();
@@ -392,6 +407,7 @@ export class AgentSession {
     this.introduce?.();
     if (!this.budget.admits(frame)) return;
     if (typeof frame !== 'object' || frame === null || this.inbox.handles(frame as Record<string, unknown>)) return;
+    if (this.phone.handles(frame as Record<string, unknown>)) return;
     if (!isMessageId(frame.message_id)) return;
     const messageId = frame.message_id;
     if (frame.type === 'ack') {

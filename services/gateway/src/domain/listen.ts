@@ -10,10 +10,11 @@ const KINDS: Record<PublicEventKind, true> = {
   'device.connected': true,
   'device.disconnected': true,
   'otp.fraud_suspected': true,
+  'device.battery_low': true,
 };
 export const LISTEN_KINDS = Object.freeze(Object.keys(KINDS) as PublicEventKind[]);
 /** Kinds beyond the specification's, heard only when named (as webhook endpoints get them). */
-const OPT_IN_KINDS: readonly PublicEventKind[] = ['otp.fraud_suspected'];
+const OPT_IN_KINDS: readonly PublicEventKind[] = ['otp.fraud_suspected', 'device.battery_low'];
 
 /**
  * The `events` query: comma-separated kinds; absent, every kind of the specification (opt-in

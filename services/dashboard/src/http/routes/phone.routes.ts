@@ -81,8 +81,13 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     }
   });
   /** A phone's page: its state, the use of its limits and the form of its limits (another client's phone: 404). */
-  function phonePage(ctx: DashContext, { device, queued }: PhoneDetail, typed?: { form: LimitsForm; errors: LimitErrors }) {
-    const ok = ctx.query.saved === '1' && !typed ? 'The limits are saved: the phone follows them from its next SMS.' : undefined;
+  function phonePage(ctx: DashContext, { device, queued, health }: PhoneDetail, typed?: { form: LimitsForm; errors: LimitErrors }) {
+    const ok =
+      ctx.query.saved === '1' && !typed
+        ? 'The limits are saved: the phone follows them from its next SMS.'
+        : ctx.query.log === 'asked'
+          ? 'The phone is asked for its log: it shows below once it answers (reload the page).'
+          : undefined;
     page(
       ctx,
       device.name || device.deviceId,
@@ -95,6 +100,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
         errors: typed?.errors,
         ok,
         zones: timeZones(),
+        ...(health ? { health } : {}),
       }),
     );
   }
@@ -108,6 +114,32 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
       return phonePage(ctx, saved.phone, { form, errors: saved.errors });
     }
     ctx.redirect(`/phones/${encodeURIComponent(deviceId)}?saved=1`);
+  });
+  router.post('/phones/:deviceId/log', async (ctx) => {
+    const deviceId = ctx.params.deviceId!;
+    try {
+      await up.devices.requestDeviceLog({ clientId: clientOf(ctx), deviceId });
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'DEVICE_OFFLINE') throw err;
+      ctx.status = 409;
+      const detail = await phoneDetail(up, clientOf(ctx), deviceId);
+      return page(
+        ctx,
+        detail.device.name || deviceId,
+        'phones',
+        phoneView({
+          csrf: ctx.state.session!.csrf,
+          device: detail.device,
+          queued: detail.queued,
+          form: limitsForm(detail.device.limits),
+          ok: undefined,
+          errors: { '': 'The phone is offline: it can send its log once it is connected again.' },
+          zones: timeZones(),
+          ...(detail.health ? { health: detail.health } : {}),
+        }),
+      );
+    }
+    ctx.redirect(`/phones/${encodeURIComponent(deviceId)}?log=asked`);
   });
   router.post('/phones/:deviceId/rename', async (ctx) => {
     const name = field(ctx, 'name');
