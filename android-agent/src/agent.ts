@@ -65,6 +65,8 @@ export interface StartAgentOptions {
   stdout?: NodeJS.WritableStream;
   /** Default: pino JSON on stderr, and into the ring of lines the hub may ask for (protocol 6). */
   logger?: Logger;
+  /** The ring of recent lines a protocol 6 hub may ask for; give it with `logger` when the logger writes into it. */
+  logRing?: LogRing;
   /** Simulator: the battery's level in percent (default 80; protocol 6 telemetry). */
   battery?: number;
   /** Simulator: the phone is not plugged in (default: it charges). */
@@ -104,7 +106,7 @@ export const AGENT_VERSION = readVersion();
  */
 export async function startAgent(options: StartAgentOptions): Promise<Agent> {
   // The hub may ask for the recent log (protocol 6): the agent's own lines go to a ring too, redacted.
-  const ring = new LogRing();
+  const ring = options.logRing ?? new LogRing();
   const logger =
     options.logger ?? pino({ name: AGENT_NAME }, pino.multistream([{ stream: pino.destination(2) }, { stream: ring.stream() }]));
   const { dataDir } = options;

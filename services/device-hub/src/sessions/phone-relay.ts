@@ -144,6 +144,7 @@ export class PhoneRelay {
     try {
       await this.deps.diagnostics.logReceived(this.device.device_id, lines, new Date(this.deps.clock()));
       frames.add(1, { type: 'log', outcome: 'stored' });
+      this.log.info({ lines: lines.length }, "the phone's log stored");
     } catch (err) {
       frames.add(1, { type: 'log', outcome: 'store_failed' });
       this.log.warn({ err }, "the phone's log not stored");
