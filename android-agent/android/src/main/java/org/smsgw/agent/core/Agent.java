@@ -104,6 +104,11 @@ public final class Agent {
         if (inbox != null) hub.useInbox(inbox);
     }
 
+    /** Protocol 6: telemetry, the log on request and the pushed settings go through this link; call before {@link #start()}. */
+    public void usePhone(PhoneLink phone) {
+        hub.usePhone(phone);
+    }
+
     public void start() {
         loop.post(new Runnable() {
             @Override

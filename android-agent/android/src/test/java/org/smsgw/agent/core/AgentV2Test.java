@@ -162,16 +162,17 @@ public class AgentV2Test {
     }
 
     @Test
-    public void whenTheHubSpeaksVersionOneToFiveThenNoVersionWarningAndOtherwiseOne() {
+    public void whenTheHubSpeaksVersionOneToSixThenNoVersionWarningAndOtherwiseOne() {
         connected(1);
         connected(2);
         connected(3);
         connected(4);
         connected(5);
-        for (String w : warnings) assertFalse(w, w.contains("protocol"));
         connected(6);
+        for (String w : warnings) assertFalse(w, w.contains("protocol"));
+        connected(7);
         boolean warned = false;
-        for (String w : warnings) warned |= w.contains("speaks protocol 6");
+        for (String w : warnings) warned |= w.contains("speaks protocol 7");
         assertTrue(warned);
     }
 }

@@ -38,14 +38,15 @@ public class ProtocolV2Test {
     }
 
     @Test
-    public void whenTheHubSaysItsVersionThenOneToFiveAreSupported() {
-        assertEquals(5, Protocol.VERSION);
+    public void whenTheHubSaysItsVersionThenOneToSixAreSupported() {
+        assertEquals(6, Protocol.VERSION);
         assertTrue(Protocol.isSupported(1));
         assertTrue(Protocol.isSupported(2));
         assertTrue(Protocol.isSupported(3));
         assertTrue(Protocol.isSupported(4));
         assertTrue(Protocol.isSupported(5));
-        assertFalse(Protocol.isSupported(6));
+        assertTrue(Protocol.isSupported(6));
+        assertFalse(Protocol.isSupported(7));
         assertFalse(Protocol.isSupported(0));
     }
 
