@@ -56,7 +56,7 @@ describe('device-hub protocol 3: received SMS and SimulateReceived', () => {
   async function connected(token: string, driver?: string): Promise<Phone> {
     const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
     phones.push(phone);
-    expect(await phone.next('hello')).toMatchObject({ protocol: 5 });
+    expect(await phone.next('hello')).toMatchObject({ protocol: 6 });
     if (driver) phone.send({ type: 'agent_hello', protocol: 3, driver });
     return phone;
   }

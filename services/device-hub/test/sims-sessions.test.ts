@@ -67,7 +67,7 @@ describe('device-hub protocol 4: SIMs', () => {
   async function connected(token: string, hello: Record<string, unknown>): Promise<Phone> {
     const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
     phones.push(phone);
-    expect(await phone.next('hello')).toMatchObject({ protocol: 5 });
+    expect(await phone.next('hello')).toMatchObject({ protocol: 6 });
     phone.send({ type: 'agent_hello', driver: 'android', ...hello });
     return phone;
   }
