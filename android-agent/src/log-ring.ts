@@ -10,7 +10,7 @@ const SECRET_FIELD = new RegExp(`\\b(${SECRET_KEYS.join('|')})=("(?:[^"\\\\]|\\\
 // A run of 5 or more digits (spaces, dots, dashes and brackets between them), optionally after
 // `+`, that is not part of a word (an id such as msg_01J9... keeps its digits) nor a date
 // (2026-11-29): a phone number.
-const NUMBER = /(?<![A-Za-z0-9_])(?!\d{4}-\d\d-\d\d)\+?\d[\d ().-]{3,}\d(?![A-Za-z0-9_])/g;
+const NUMBER = /(?<![A-Za-z0-9_-])(?!\d{4}-\d\d-\d\d)\+?\d[\d ().-]{3,}\d(?![A-Za-z0-9_])/g;
 
 /**
  * A log line as it may leave the phone: the value of a text or number field (`to=...`,

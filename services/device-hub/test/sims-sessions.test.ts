@@ -59,7 +59,7 @@ describe('device-hub protocol 4: SIMs', () => {
     const created = await hub.first.client.createDevice({ clientId, name: 'test phone' });
     const paired = await postPair(hub.first.agentUrl, hub.certs.caPem, { client_id: clientId, device_password: created.devicePassword });
     expect(paired.status).toBe(200);
-    expect(paired.body.protocol).toBe(5);
+    expect(paired.body.protocol).toBe(6);
     return { clientId, deviceId: created.deviceId, token: paired.body.device_token as string };
   }
 

@@ -35,7 +35,7 @@ export function settingsFrame({ limits, simRule }: PhoneSettings): Record<string
 // A run of 5 or more digits (spaces, dots, dashes and brackets between them), optionally after
 // `+`, that is not part of a word (an id such as msg_01J9... keeps its digits) nor a date
 // (2026-11-29): a phone number (the agents' rule).
-const NUMBER = /(?<![A-Za-z0-9_])(?!\d{4}-\d\d-\d\d)\+?\d[\d ().-]{3,}\d(?![A-Za-z0-9_])/g;
+const NUMBER = /(?<![A-Za-z0-9_-])(?!\d{4}-\d\d-\d\d)\+?\d[\d ().-]{3,}\d(?![A-Za-z0-9_])/g;
 
 /**
  * The lines of a `log` frame, bounded; numbers the phone left in them are masked again here (the

@@ -21,7 +21,7 @@ public final class LogRing {
     // A run of 5 or more digits (spaces, dots, dashes and brackets between them), optionally after
     // '+', that is not part of a word (an id keeps its digits) nor a date (2026-11-29): a phone number.
     private static final Pattern NUMBER =
-            Pattern.compile("(?<![A-Za-z0-9_])(?!\\d{4}-\\d\\d-\\d\\d)\\+?\\d[\\d ().-]{3,}\\d(?![A-Za-z0-9_])");
+            Pattern.compile("(?<![A-Za-z0-9_-])(?!\\d{4}-\\d\\d-\\d\\d)\\+?\\d[\\d ().-]{3,}\\d(?![A-Za-z0-9_])");
 
     private final int capacity;
     private final LinkedList<String> lines = new LinkedList<String>();
