@@ -10,6 +10,8 @@ import { DeviceChoiceError, DeviceInUseError, DeviceUnauthorizedError, NotPaired
 import { parsePairingUrl, type PairingSecret } from './pairing';
 import type { SmsErrorCode } from './protocol';
 import { MAX_SIMULATED_SIMS } from './sims';
+import { telemetryOptions } from './cli-telemetry';
+import { envFlag, milliseconds } from './cli-values';
 
 /** The causes `--sim-network-failure` may pretend the network gave. */
 const NETWORK_FAILURES = ['OUT_OF_NETWORK', 'INSUFFICIENT_CREDIT', 'BLACKLISTED', 'INVALID_NUMBER'] as const;
@@ -161,23 +163,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
     throw new UsageError('--sims (or SMSGW_AGENT_SIMS) goes with --driver simulator only');
   }
 
-  const battery = percent(values['sim-battery'] ?? context.env.SMSGW_AGENT_SIM_BATTERY, '--sim-battery (or SMSGW_AGENT_SIM_BATTERY)');
-  const unplugged = values['sim-unplugged'] ?? envFlag(context.env.SMSGW_AGENT_SIM_UNPLUGGED, 'SMSGW_AGENT_SIM_UNPLUGGED');
-  const drain = percent(
-    values['sim-battery-drain'] ?? context.env.SMSGW_AGENT_SIM_BATTERY_DRAIN,
-    '--sim-battery-drain (or SMSGW_AGENT_SIM_BATTERY_DRAIN)',
-  );
-  if (driver !== 'simulator' && (battery !== undefined || unplugged || drain !== undefined)) {
-    // A real phone's battery is what it is.
-    throw new UsageError('--sim-battery, --sim-unplugged and --sim-battery-drain go with --driver simulator only');
-  }
-  const telemetrySampleMs = milliseconds(
-    values['telemetry-sample-ms'] ?? context.env.SMSGW_AGENT_TELEMETRY_SAMPLE_MS,
-    '--telemetry-sample-ms (or SMSGW_AGENT_TELEMETRY_SAMPLE_MS)',
-  );
-  if (telemetrySampleMs !== undefined && telemetrySampleMs < 100) {
-    throw new UsageError('--telemetry-sample-ms (or SMSGW_AGENT_TELEMETRY_SAMPLE_MS) takes at least 100 ms');
-  }
+  const { battery, unplugged, drain, telemetrySampleMs } = telemetryOptions(values, context.env, driver);
 
   return {
     kind: 'run',
@@ -287,12 +273,6 @@ function httpsOrigin(value: string, what: string): string {
   return url.origin;
 }
 
-function milliseconds(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number of milliseconds`);
-  return Number(value);
-}
-
 /** The simulator's number of SIMs, 1 to MAX_SIMULATED_SIMS; unset or empty: the default. */
 function simCount(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
@@ -302,23 +282,6 @@ function simCount(value: string | undefined): number | undefined {
     );
   }
   return Number(value);
-}
-
-/** A whole number from 0 to 100; unset or empty: undefined. */
-function percent(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  if (!/^\d+$/.test(value.trim()) || Number(value) > 100) {
-    throw new UsageError(`${flag} takes a whole number from 0 to 100, not ${JSON.stringify(value)}`);
-  }
-  return Number(value);
-}
-
-/** An on/off environment variable: unset or empty, 0, false, no, off; 1, true, yes, on. */
-function envFlag(value: string | undefined, name: string): boolean {
-  const normalized = (value ?? '').trim().toLowerCase();
-  if (['', '0', 'false', 'no', 'off'].includes(normalized)) return false;
-  if (['1', 'true', 'yes', 'on'].includes(normalized)) return true;
-  throw new UsageError(`${name} must be 1 or 0 (or true or false), not ${JSON.stringify(value)}`);
 }
 
 function isDriverName(value: string): value is DriverName {

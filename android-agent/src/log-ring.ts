@@ -36,7 +36,8 @@ export function formatPinoLine(json: string): string | undefined {
   const fields = Object.entries(record)
     .filter(([key]) => !LEFT_OUT.has(key))
     .map(([key, value]) => `${key}=${typeof value === 'string' && !/\s/.test(value) ? value : JSON.stringify(value)}`);
-  return [time, level, String(record.msg ?? ''), ...fields].join(' ');
+  const msg = typeof record.msg === 'string' ? record.msg : JSON.stringify(record.msg ?? '');
+  return [time, level, msg, ...fields].join(' ');
 }
 
 /** The agent's recent log lines, redacted as they come in, the oldest dropped past the bound. */

@@ -1,7 +1,7 @@
 -- A phone's diagnostics and warnings (issue 38), one row per phone, made on first use: the last
 -- log it sent when asked (protocol 6, redacted on the phone), the server-owned settings last
--- pushed to it and those it said it applied, and the state of the owner's warnings (a warning is
--- sent once per episode: the time is set when it is sent and cleared when the episode ends).
+-- pushed to it and those it said it applied, and the state of the owner's low-battery warning (sent
+-- once per episode: the time is set when it is sent and cleared when the episode ends).
 CREATE TABLE device_diagnostics (
   device_id text PRIMARY KEY,
   log_requested_at timestamptz,
@@ -12,8 +12,5 @@ CREATE TABLE device_diagnostics (
   settings_sent_at timestamptz,
   settings_applied_version text NOT NULL DEFAULT '',
   settings_applied_at timestamptz,
-  battery_low_warned_at timestamptz,
-  offline_warned_at timestamptz,
-  -- Minutes offline before the owner is warned by e-mail; NULL: the hub's default, 0: never.
-  offline_warning_minutes integer
+  battery_low_warned_at timestamptz
 );
