@@ -72,7 +72,7 @@ describe('phone telemetry and its warnings, end to end', () => {
 
     const metrics = await eventually(
       async () => {
-        const text = await metricsText(system.stack.metricsUrls['device-hub']!);
+        const text = await metricsText(system.stack.metricsUrls['device-hub']);
         return /smsgw_hub_phone_battery\{[^}]*band="high"[^}]*\} [1-9]/.test(text) ? text : undefined;
       },
       20_000,
