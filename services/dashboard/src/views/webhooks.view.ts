@@ -4,8 +4,17 @@ import { html, type SafeHtml } from './html';
 import { accountNotice } from './account.view';
 import { copyable, csrfField, notice, when } from './layout';
 
-// otp.fraud_suspected is opt-in: an endpoint gets it only when it is ticked.
-const KINDS = ['sms.sent', 'sms.delivered', 'sms.failed', 'sms.received', 'device.connected', 'device.disconnected', 'otp.fraud_suspected'];
+// otp.fraud_suspected and device.battery_low are opt-in: an endpoint gets them only when they are ticked.
+const KINDS = [
+  'sms.sent',
+  'sms.delivered',
+  'sms.failed',
+  'sms.received',
+  'device.connected',
+  'device.disconnected',
+  'otp.fraud_suspected',
+  'device.battery_low',
+];
 const BATCH_LABEL = 'Send in batches: up to 100 events in one POST (a JSON array), within a second of the first';
 
 export interface WebhooksNotes {
