@@ -15,6 +15,8 @@ import type { SimRule } from '../domain/sims';
 export const PHONE_PROTOCOL = 6;
 /** Telemetry closer together than this is not stored (a phone that repeats itself); its battery is still watched. */
 const MIN_TELEMETRY_GAP_MS = 1_000;
+/** How long after a log_request its answer is taken. */
+const LOG_ANSWER_MS = 2 * 60_000;
 
 const frames = counter('hub.phone_frames', 'Protocol 6 frames phones sent, by type (telemetry, log, settings_applied) and outcome');
 
@@ -38,6 +40,8 @@ export class PhoneRelay {
   private lowEpisode?: boolean;
   /** The version of the settings last pushed on this connection. */
   private pushed?: string;
+  /** When the log was asked for on this connection: a `log` frame is stored only as its answer (no flood of writes). */
+  private logAskedAt?: number;
 
   constructor(
     private readonly device: DeviceRow,
@@ -75,6 +79,7 @@ export class PhoneRelay {
       this.log.warn({ protocol: this.protocol() }, 'log_request not sent: the agent is older than protocol 6');
       return false;
     }
+    this.logAskedAt = this.deps.clock();
     this.send({ type: 'log_request' });
     return true;
   }
@@ -140,6 +145,11 @@ export class PhoneRelay {
   }
 
   private async onLog(frame: Record<string, unknown>): Promise<void> {
+    if (this.logAskedAt === undefined || this.deps.clock() - this.logAskedAt > LOG_ANSWER_MS) {
+      frames.add(1, { type: 'log', outcome: 'not_asked' });
+      return;
+    }
+    this.logAskedAt = undefined;
     const lines = logLinesOf(frame.lines);
     try {
       await this.deps.diagnostics.logReceived(this.device.device_id, lines, new Date(this.deps.clock()));
@@ -153,7 +163,11 @@ export class PhoneRelay {
 
   private async onApplied(frame: Record<string, unknown>): Promise<void> {
     const version = typeof frame.version === 'string' ? frame.version.slice(0, 64) : '';
-    if (!version) return;
+    // Only the answer to what was pushed on this connection is stored (no flood of writes).
+    if (!version || version !== this.pushed) {
+      frames.add(1, { type: 'settings_applied', outcome: 'not_pushed' });
+      return;
+    }
     try {
       await this.deps.diagnostics.settingsApplied(this.device.device_id, version, new Date(this.deps.clock()));
       frames.add(1, { type: 'settings_applied', outcome: 'stored' });
