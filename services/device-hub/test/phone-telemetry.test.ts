@@ -40,13 +40,22 @@ describe('protocol 6 frames read by the hub', () => {
   it('when the same settings are pushed twice, then they have the same version; another limit, another version', () => {
     const rule = { rule: 'round_robin' as const, defaultSim: 1 };
     const a = settingsFrame({ limits: NO_LIMITS, simRule: rule });
-    expect(a).toMatchObject({ type: 'settings', limits: { per_minute: 0, time_zone: '' }, sim_rule: { rule: 'round_robin', default_sim: 1 } });
+    expect(a).toMatchObject({
+      type: 'settings',
+      limits: { per_minute: 0, time_zone: '' },
+      sim_rule: { rule: 'round_robin', default_sim: 1 },
+    });
     expect(settingsFrame({ limits: NO_LIMITS, simRule: rule }).version).toBe(a.version);
     expect(settingsFrame({ limits: { ...NO_LIMITS, perMinute: 5 }, simRule: rule }).version).not.toBe(a.version);
   });
 
   it('when a log frame holds numbers, too many or too long lines, then the hub masks and bounds them', () => {
-    const lines = logLinesOf([...Array.from({ length: 600 }, (_, i) => `line ${i}`), 'from +33612345678 on 2026-11-29', 7, 'y'.repeat(900)]);
+    const lines = logLinesOf([
+      ...Array.from({ length: 600 }, (_, i) => `line ${i}`),
+      'from +33612345678 on 2026-11-29',
+      7,
+      'y'.repeat(900),
+    ]);
     expect(lines).toHaveLength(499);
     expect(lines).toContain('from [number] on 2026-11-29');
     expect(lines[lines.length - 1]).toHaveLength(500);
