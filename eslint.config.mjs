@@ -10,7 +10,12 @@ export default tseslint.config(
       '**/src/gen/**',
       '**/*.js',
       '**/*.mjs',
-      'bench/**',
+      // bench/lib is the benchmarks' shared, linted code (CommonJS, type-checked through JSDoc); the
+      // rest of bench/ is scripts.
+      'bench/*.js',
+      'bench/*/*.js',
+      'bench/test/**',
+      '!bench/lib/*.js',
       // Lint fixtures that break a rule on purpose (an import cycle): tools/repo-checks/test/import-cycle.test.ts
       // lints them with this configuration, its ignores aside.
       'tools/repo-checks/test/fixtures/**',
@@ -44,6 +49,21 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    files: ['bench/lib/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        __dirname: 'readonly',
+      },
     },
   },
   {

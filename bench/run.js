@@ -20,15 +20,17 @@
 const { spawn, fork } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
-const https = require('node:https');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 const autocannon = require('autocannon');
 const { startStack, simulatedPhoneArgs, REPO_ROOT } = require('@smsgw/stack');
 const { Admin } = require('@smsgw/admin');
-const { SMOKE, intEnv } = require('./knobs');
-const { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb } = require('./proc');
+const { request } = require('./lib/http');
+const { SMOKE, intEnv } = require('./lib/knobs');
+const { waitOnline } = require('./lib/phones');
+const { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb } = require('./lib/proc');
+const { sleep } = require('./lib/time');
 
 const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50, 2);
 const DURATION_S = intEnv('BENCH_DURATION', 15, 1);
@@ -52,7 +54,6 @@ const EXTRA_STACK_ENV = process.env.BENCH_STACK_ENV ? JSON.parse(process.env.BEN
 const GATEWAYS = intEnv('BENCH_GATEWAYS', 1);
 
 const say = (line) => process.stdout.write(`${line}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------- cleanup ----
 
@@ -161,41 +162,6 @@ function round(n, digits = 0) {
   return Math.round(n * f) / f;
 }
 
-// ------------------------------------------------------------- HTTP help ----
-
-function request(url, ca, { method = 'GET', headers = {}, body } = {}) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request(
-      url,
-      {
-        method,
-        ca,
-        headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}) },
-        timeout: 10_000,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => {
-          let json;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = { raw: text };
-          }
-          resolve({ status: res.statusCode, body: json });
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`timeout: ${method} ${url}`)));
-    req.on('error', reject);
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
-
 // --------------------------------------------------------- the processes ----
 
 /** The bare Koa HTTPS hello-world, forked; resolves once it listens. */
@@ -244,20 +210,6 @@ function startAgent(stack, client, device) {
     },
   });
   return agent;
-}
-
-async function waitOnline(stack, auth, deviceId, agent) {
-  const deadline = Date.now() + 30_000;
-  let last;
-  while (Date.now() < deadline) {
-    if (agent.child.exitCode !== null) throw new Error(`the agent exited (${agent.child.exitCode}); see ${agent.logFile}`);
-    last = await request(`${stack.gatewayUrl}/v1/auth/test`, stack.certs.caPem, { headers: { ...auth, 'X-Device-ID': deviceId } }).catch(
-      (e) => ({ error: e.message }),
-    );
-    if (last.status === 200 && last.body.device_status === 'online') return;
-    await sleep(250);
-  }
-  throw new Error(`device ${deviceId} not online after 30 s: ${JSON.stringify(last)}`);
 }
 
 // --------------------------------------------------------------- the load ----
@@ -404,7 +356,16 @@ async function main() {
   const auth = { 'X-API-Key': client.live_api_key, 'X-Client-ID': client.client_id };
 
   const agent = startAgent(stack, client, device);
-  await waitOnline(stack, auth, device.device_id, agent);
+  await waitOnline({
+    gatewayUrl: stack.gatewayUrl,
+    ca: stack.certs.caPem,
+    auth,
+    deviceId: device.device_id,
+    timeoutMs: 30_000,
+    child: agent.child,
+  }).catch((err) => {
+    throw new Error(`${err.message}; see ${agent.logFile}`);
+  });
   say(`  client ${client.client_id}, device ${device.device_id} online (simulated phone, default pacing 2-3 s per SMS)`);
 
   const servicePids = () => Object.fromEntries(Object.entries(stack.services).map(([name, s]) => [name, s.pid]));

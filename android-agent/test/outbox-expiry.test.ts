@@ -8,7 +8,7 @@ const SMS = { message_id: 'msg_1', to: '+33611111111', text: 'Votre code : 1234'
 const BEFORE = new Date('2025-01-02T03:04:59.999Z');
 const AT_EXPIRY = new Date(EXPIRES_AT);
 
-describe('Outbox, protocol 2: expiry and not_sent', () => {
+describe('Outbox: expiry and not_sent', () => {
   let dataDir: string;
   let now: Date;
 

@@ -18,13 +18,16 @@
  */
 const { execFile, spawn } = require('node:child_process');
 const fs = require('node:fs');
-const https = require('node:https');
 const path = require('node:path');
 const readline = require('node:readline');
 const { promisify } = require('node:util');
 const { Admin } = require('@smsgw/admin');
 const { REPO_ROOT, simulatedPhoneArgs, startStack } = require('@smsgw/stack');
-const { intEnv } = require('../knobs');
+const { request } = require('../lib/http');
+const { intEnv } = require('../lib/knobs');
+const { liveAuth, waitOnline } = require('../lib/phones');
+const { percentile } = require('../lib/stats');
+const { sleep } = require('../lib/time');
 
 const MESSAGES = intEnv('BENCH_MESSAGES', 1000, 20);
 const PHONES = intEnv('BENCH_PHONES', 2, 1);
@@ -32,32 +35,6 @@ const DELAY_S = intEnv('BENCH_DELAY_S', 10, 10, 10);
 const run = promisify(execFile);
 
 const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** One HTTPS request to the stack (its local CA), JSON in and out. */
-function request(url, ca, { method = 'GET', headers = {}, body } = {}) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request(
-      url,
-      { method, ca, headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json' } : {}) }, timeout: 10_000 },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode, body: text ? JSON.parse(text) : {} }));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`timeout: ${method} ${url}`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 /** A simulated phone as a process; `onSent(id, at)` for each SMS it hands to its radio. */
 function startPhone(stack, client, device, name, extra, onSent) {
@@ -140,7 +117,7 @@ async function main() {
     await cli('set-device-limits', '--client', client.client_id, '--device', leaving.device_id, '--per-day', '1');
     const first = startPhone(stack, client, leaving, 'leaving', [], onSent);
     phones.push(first);
-    await waitOnline(stack, client, leaving.device_id);
+    await waitOnline({ gatewayUrl: stack.gatewayUrl, ca: stack.certs.caPem, auth: liveAuth(client), deviceId: leaving.device_id });
 
     const ids = [];
     for (let i = 0; i < MESSAGES; i += 100) {
@@ -181,18 +158,6 @@ async function main() {
     admin.close();
     await stack.stop();
   }
-}
-
-/** Waits until the hub reports the device online. */
-async function waitOnline(stack, client, deviceId) {
-  for (let i = 0; i < 100; i++) {
-    const res = await request(`${stack.gatewayUrl}/v1/auth/test`, stack.certs.caPem, {
-      headers: { 'X-API-Key': client.live_api_key, 'X-Client-ID': client.client_id, 'X-Device-ID': deviceId },
-    }).catch(() => ({ status: 0 }));
-    if (res.status === 200) return;
-    await sleep(200);
-  }
-  throw new Error(`${deviceId} never came online`);
 }
 
 main().catch((err) => {

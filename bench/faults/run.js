@@ -29,7 +29,10 @@ const readline = require('node:readline');
 const pg = require('pg');
 const { Admin } = require('@smsgw/admin');
 const { freePort, REPO_ROOT, simulatedPhoneArgs, startPrivateServer, startStack } = require('@smsgw/stack');
-const { intEnv, SMOKE } = require('../knobs');
+const { request } = require('../lib/http');
+const { intEnv, SMOKE } = require('../lib/knobs');
+const { waitOnline } = require('../lib/phones');
+const { sleep } = require('../lib/time');
 
 const MESSAGES = intEnv('BENCH_MESSAGES', 10_000, 300);
 const PHONES = intEnv('BENCH_PHONES', 4, 2);
@@ -56,37 +59,6 @@ const GIVE_UP_MS = 180_000;
 
 const started = Date.now();
 const log = (...args) => console.error(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s]`, ...args);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** One HTTPS request (the stack's CA), JSON in and out; a network error rejects. */
-function request(url, ca, agent, { method = 'GET', headers = {}, body } = {}) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request(
-      url,
-      { method, ca, agent, headers: { ...headers, ...(payload ? { 'Content-Type': 'application/json' } : {}) }, timeout: 15_000 },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => {
-          let parsed = {};
-          try {
-            parsed = text ? JSON.parse(text) : {};
-          } catch {
-            parsed = { raw: text.slice(0, 200) };
-          }
-          resolve({ status: res.statusCode, headers: res.headers, body: parsed });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`timeout: ${method} ${url}`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
 /**
  * A Postgres of the run's own, restartable on the same port (startPrivateServer serves Redis and
  * NATS only). As root, initdb and postgres run as the postgres user.
@@ -404,13 +376,14 @@ async function main() {
     const agent = new https.Agent({ keepAlive: true, maxSockets: 64 });
     const headers = { 'X-API-Key': client.live_api_key, 'X-Client-ID': client.client_id };
     const api = (pathname, body, key) =>
-      request(`${stack.gatewayUrl}${pathname}`, stack.certs.caPem, agent, {
+      request(`${stack.gatewayUrl}${pathname}`, stack.certs.caPem, {
+        agent,
         method: 'POST',
         headers: { ...headers, 'Idempotency-Key': key },
         body,
       });
     const get = (pathname, extra = {}) =>
-      request(`${stack.gatewayUrl}${pathname}`, stack.certs.caPem, agent, { headers: { ...headers, ...extra } });
+      request(`${stack.gatewayUrl}${pathname}`, stack.certs.caPem, { agent, headers: { ...headers, ...extra } });
 
     const handoffs = new Map();
     const onSent = (id, phone, at) => {
@@ -425,7 +398,9 @@ async function main() {
       phone.start();
       phones.push(phone);
     }
-    for (const phone of phones) await waitOnline(get, phone.device.device_id);
+    for (const phone of phones) {
+      await waitOnline({ gatewayUrl: stack.gatewayUrl, ca: stack.certs.caPem, auth: headers, deviceId: phone.device.device_id, agent });
+    }
     log(`${PHONES} phones online`);
 
     const record = { requests: [], accepted: new Map(), sendingEnded: undefined };
@@ -596,16 +571,6 @@ async function main() {
     if (process.exitCode) log(`logs kept in ${stack?.logDir}`);
     else fs.rmSync(stackDir, { recursive: true, force: true });
   }
-}
-
-/** Waits until the hub reports the device online. */
-async function waitOnline(get, deviceId) {
-  for (let i = 0; i < 150; i++) {
-    const res = await get('/v1/auth/test', { 'X-Device-ID': deviceId }).catch(() => ({ status: 0 }));
-    if (res.status === 200) return;
-    await sleep(200);
-  }
-  throw new Error(`${deviceId} never came online`);
 }
 
 main().then(

@@ -28,8 +28,9 @@ const os = require('node:os');
 const path = require('node:path');
 const { Admin } = require('@smsgw/admin');
 const { REPO_ROOT, startStack } = require('@smsgw/stack');
-const { intEnv, SMOKE } = require('../knobs');
-const { clockTicks, cpuTicks, pidsOf, rssKb } = require('../proc');
+const { intEnv, SMOKE } = require('../lib/knobs');
+const { clockTicks, cpuTicks, pidsOf, rssKb } = require('../lib/proc');
+const { sleep } = require('../lib/time');
 const { provision, rpcCalls, startFleet } = require('./fleet');
 
 const PHONES = intEnv('BENCH_PHONES', 19_500, 50);
@@ -41,7 +42,6 @@ const TRICKLE_S = intEnv('BENCH_TRICKLE_S', 20, 2);
 const CLK_TCK = clockTicks();
 
 const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const mb = (kb) => (kb / 1024).toFixed(1);
 
 /**

@@ -20,8 +20,7 @@ const fs = require('node:fs');
 const https = require('node:https');
 const os = require('node:os');
 const path = require('node:path');
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { sleep } = require('../lib/time');
 
 /** Runs `task(i)` for i in [0, n) with at most `concurrency` at once; returns the results in order. */
 async function pool(n, concurrency, task) {

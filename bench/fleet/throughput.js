@@ -35,8 +35,10 @@ const path = require('node:path');
 const pg = require('pg');
 const { Admin } = require('@smsgw/admin');
 const { REPO_ROOT, startPrivateServer, startStack } = require('@smsgw/stack');
-const { intEnv, SMOKE } = require('../knobs');
-const { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb, withChildren } = require('../proc');
+const { intEnv, SMOKE } = require('../lib/knobs');
+const { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb, withChildren } = require('../lib/proc');
+const { percentile } = require('../lib/stats');
+const { sleep } = require('../lib/time');
 const { pool, provision, startFleet } = require('./fleet');
 const { PathAccount } = require('./path-account');
 
@@ -61,8 +63,6 @@ const SERVICES = ['gateway', 'account', 'message', 'device-hub', 'webhook', 'sch
 const WARMUP_SAMPLES = SMOKE ? 1 : 2;
 
 const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 function stats(values) {
   const s = Float64Array.from(values).sort();
   if (s.length === 0) return { n: 0 };

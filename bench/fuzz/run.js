@@ -22,7 +22,7 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { intEnv } = require('../knobs');
+const { intEnv } = require('../lib/knobs');
 
 const E2E = path.resolve(__dirname, '../../e2e');
 const SEED = intEnv('BENCH_FUZZ_SEED', Math.floor(Math.random() * 2 ** 31), Math.floor(Math.random() * 2 ** 31), 0);

@@ -27,7 +27,8 @@ const { randomBytes } = require('node:crypto');
 const { connectNats, createClient, createLogger, createPool, migrate, quoteIdent } = require('@smsgw/platform');
 const { messageProto } = require('@smsgw/proto');
 const { grpcTlsEnv, grpcTlsFor } = require('@smsgw/testing');
-const { intEnv } = require('../knobs');
+const { intEnv } = require('../lib/knobs');
+const { percentile } = require('../lib/stats');
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 const MIGRATIONS = path.join(REPO_ROOT, 'services/message/migrations');
@@ -77,7 +78,7 @@ async function loadOn(pool) {
   const secondary = (
     await pool.query(
       `SELECT indexname, indexdef FROM pg_indexes
-       WHERE schemaname = current_schema() AND tablename = 'messages' AND indexname <> 'messages_pkey'`,
+       WHERE schemaname = current_schema() AND tablename IN ('messages', 'message_texts') AND indexname NOT LIKE '%_pkey'`,
     )
   ).rows;
   for (const { indexname } of secondary) await pool.query(`DROP INDEX ${quoteIdent(indexname)}`);
@@ -133,9 +134,12 @@ async function loadOn(pool) {
       ),
     );
   }
+  await timed('message_texts', () =>
+    pool.query('INSERT INTO message_texts (message_id, client_id, mode, body) SELECT message_id, client_id, mode, body FROM messages'),
+  );
   await pool.query(`SET maintenance_work_mem = '512MB'`);
   for (const { indexname, indexdef } of secondary) await timed(`index ${indexname}`, () => pool.query(indexdef));
-  await timed('VACUUM ANALYZE', () => pool.query('VACUUM ANALYZE messages'));
+  await timed('VACUUM ANALYZE', () => pool.query('VACUUM ANALYZE messages, message_texts'));
 }
 
 function startService(schema, prefix) {
@@ -180,8 +184,6 @@ function stopService(child) {
   });
 }
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-
 async function measure(call) {
   for (let i = 0; i < WARMUP; i++) await call();
   const samples = [];
@@ -207,11 +209,7 @@ async function main() {
     log(`schema ${schema}, ${ROWS.toLocaleString('en')} messages, ${os.cpus().length} CPUs`);
     await migrate(pool, { schema, dir: MIGRATIONS });
     const trigram =
-      (
-        await pool.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('messages_search', 'messages_body_trgm')`, [
-          schema,
-        ])
-      ).rowCount > 0;
+      (await pool.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'message_texts_search'`, [schema])).rowCount > 0;
     if (!trigram) log('pg_trgm unavailable: search runs without its index');
     await load(pool);
 

@@ -27,7 +27,9 @@ const { randomBytes } = require('node:crypto');
 const { connectNats, createLogger, createPool, quoteIdent } = require('@smsgw/platform');
 const { schedulerProto } = require('@smsgw/proto');
 const { clientOfAllowedCallers, grpcTlsEnv } = require('@smsgw/testing');
-const { intEnv } = require('../knobs');
+const { intEnv } = require('../lib/knobs');
+const { percentile } = require('../lib/stats');
+const { sleep } = require('../lib/time');
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 const SERVICE_MAIN = path.join(REPO_ROOT, 'services/scheduler/dist/main.js');
@@ -42,17 +44,10 @@ const CONCURRENCY = 64;
 const DAY_MS = 86_400_000;
 
 const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
 /** CPU seconds (user + system) the process has used, from /proc. */
 function cpuSeconds(pid) {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 async function createAll(client, timers) {

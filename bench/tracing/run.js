@@ -14,7 +14,7 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { startStack, simulatedPhone, REPO_ROOT } = require('@smsgw/stack');
 const { Admin } = require('@smsgw/admin');
-const { intEnv } = require('../knobs');
+const { intEnv } = require('../lib/knobs');
 
 const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50, 2);
 const DURATION_S = intEnv('BENCH_DURATION', 15, 1);

@@ -27,7 +27,10 @@ const path = require('node:path');
 const { connectNats, createLogger, createPool, ensureStream, migrate, newId, quoteIdent, streamConfigs } = require('@smsgw/platform');
 const { ensureCerts, REPO_ROOT, simulatedPhone, startStack } = require('@smsgw/stack');
 const { Admin } = require('@smsgw/admin');
-const { intEnv } = require('../knobs');
+const { intEnv } = require('../lib/knobs');
+const { liveAuth, waitOnline } = require('../lib/phones');
+const { stats } = require('../lib/stats');
+const { sleep } = require('../lib/time');
 const { grpcTlsEnv } = require('@smsgw/testing');
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -39,12 +42,6 @@ const STEADY_S = intEnv('BENCH_STEADY_S', 10, 1, 0);
 const SMS = intEnv('BENCH_SMS', 200, 5, 0);
 
 const log = (...args) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-const stats = (values) => {
-  const s = [...values].sort((a, b) => a - b);
-  return { n: s.length, p50: percentile(s, 50), p99: percentile(s, 99), max: s.at(-1) };
-};
 const fmt = (x) => `n=${x.n} p50 ${x.p50.toFixed(1)} ms, p99 ${x.p99.toFixed(1)} ms, max ${x.max.toFixed(1)} ms`;
 
 /** A receiver that answers 200 at once and calls `onEvent(body, arrivedAt)`. */
@@ -214,7 +211,7 @@ async function partTwo() {
       { repoRoot: REPO_ROOT, extra: ['--sim-delivery-delay-ms', '200'] },
     );
     await agent.start();
-    await waitOnline(stack, client, device.device_id);
+    await waitOnline({ gatewayUrl: stack.gatewayUrl, ca: stack.certs.caPem, auth: liveAuth(client), deviceId: device.device_id });
     const webhookUrl = `https://127.0.0.1:${receiver.port}/per-message`;
     for (let sent = 0; sent < SMS; sent += 100) {
       const n = Math.min(100, SMS - sent);
@@ -276,21 +273,3 @@ main().then(
     process.exit(1);
   },
 );
-
-/** Waits until the gateway reports the device online (on a loaded machine the phone takes a while). */
-async function waitOnline(stack, client, deviceId) {
-  const headers = { 'X-API-Key': client.live_api_key, 'X-Client-ID': client.client_id, 'X-Device-ID': deviceId };
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(250)) {
-    const online = await new Promise((resolve) => {
-      const req = https.request(`${stack.gatewayUrl}/v1/auth/test`, { ca: stack.certs.caPem, headers }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve(res.statusCode === 200 && /"device_status":"online"/.test(text)));
-      });
-      req.on('error', () => resolve(false));
-      req.end();
-    });
-    if (online) return;
-  }
-  throw new Error(`${deviceId} not online after 60 s`);
-}

@@ -262,6 +262,13 @@ describe('GetStats and RunRetention, through gRPC', () => {
       expect(
         (await thrownBy(svc.client.getMessage({ clientId: client, messageId: seededOld[0]!, mode: 'MODE_LIVE' }), AppError)).code,
       ).toBe('MESSAGE_NOT_FOUND');
+      // Their texts go with them: a search finds only the messages kept.
+      const found = (await svc.client.listMessages({ clientId: client, mode: 'MODE_LIVE', page: 1, limit: 100, search: 'Bonjour' }))
+        .messages;
+      expect(found.length).toBeGreaterThan(0);
+      expect(found.filter((m) => seededOld.includes(m.messageId))).toEqual([]);
+      const texts = await svc.pool.query('SELECT message_id FROM message_texts WHERE message_id = ANY($1::text[])', [seededOld]);
+      expect(texts.rows).toEqual([]);
 
       expect(await svc.client.runRetention({ retentionDays: 90 })).toEqual({ deleted: 0 });
       expect(await snapshot()).toEqual(before);

@@ -27,6 +27,8 @@ export async function insertOtpRow(
                  CASE WHEN $18::boolean AND NOT $15::boolean THEN $11::bytea END)
          ON CONFLICT (message_id) DO NOTHING
          RETURNING *
+       ), texts AS (
+         INSERT INTO message_texts (message_id, client_id, mode, body) SELECT message_id, client_id, mode, body FROM inserted
        )
        SELECT i.*, CASE WHEN i.status <> 'queued' THEN 0 ELSE (
          SELECT count(*)::int FROM (

@@ -55,6 +55,8 @@ export async function insertQueuedRows(
            AND ($19::text IS NULL OR EXISTS (SELECT 1 FROM claimed WHERE batch_id IS NOT NULL))
          ORDER BY m.ord
          RETURNING *
+       ), texts AS (
+         INSERT INTO message_texts (message_id, client_id, mode, body) SELECT message_id, client_id, mode, body FROM inserted
        ), heads AS (
          SELECT DISTINCT client_id, mode, device_id, priority, due_at FROM inserted WHERE status = 'queued' AND NOT held
        ), placed AS MATERIALIZED (

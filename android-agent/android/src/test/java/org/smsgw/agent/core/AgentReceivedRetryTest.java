@@ -11,8 +11,8 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-/** Protocol 5 through the core: received_retry holds every received SMS back until its after_ms has passed. */
-public class AgentV5Test {
+/** The hub's received_retry through the core (protocol 5): it holds every received SMS back until its after_ms has passed. */
+public class AgentReceivedRetryTest {
     @Rule
     public TemporaryFolder folder = new TemporaryFolder();
 

@@ -12,8 +12,8 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-/** Protocol 3 through the core: agent_hello, received SMS sent at once, after each hello and until received_ack. */
-public class AgentV3Test {
+/** Received SMS through the core (protocol 3): agent_hello, received SMS sent at once, after each hello and until received_ack. */
+public class AgentReceivedSmsTest {
     @Rule
     public TemporaryFolder folder = new TemporaryFolder();
 

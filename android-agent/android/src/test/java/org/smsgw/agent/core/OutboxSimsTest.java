@@ -12,8 +12,8 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-/** Protocol 4 in the outbox: the SIM kept on disk, the one sent through in reports, schema 3 upgraded in place. */
-public class OutboxV4Test {
+/** SIMs in the outbox (protocol 4): the SIM kept on disk, the one sent through in reports, schema 3 upgraded in place. */
+public class OutboxSimsTest {
     @Rule
     public TemporaryFolder folder = new TemporaryFolder();
 

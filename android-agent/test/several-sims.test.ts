@@ -16,7 +16,7 @@ const isReport =
 
 const isReceived = (received: ReceivedFrame): boolean => received.frame.type === 'received';
 
-describe('agent against a hub, protocol 4 (several SIMs)', () => {
+describe('agent against a hub: several SIMs', () => {
   let certs: TestCertificates;
   let hub: TestHub;
   let dataDir: string;

@@ -14,8 +14,8 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-/** Protocol 2 in the outbox: expiry before sending and at restart, not_sent kept with its report, the version 1 schema. */
-public class OutboxV2Test {
+/** Expiry and not_sent in the outbox (protocol 2): expiry before sending and at restart, not_sent kept with its report, the version 1 schema. */
+public class OutboxExpiryTest {
     @Rule
     public TemporaryFolder folder = new TemporaryFolder();
 

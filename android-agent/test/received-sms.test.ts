@@ -16,7 +16,7 @@ const isReceived =
   (received: ReceivedFrame): boolean =>
     received.frame.type === 'received' && (connection === undefined || received.connection === connection);
 
-describe('agent against a hub, protocol 3 (received SMS)', () => {
+describe('agent against a hub: received SMS and simulate_received', () => {
   let certs: TestCertificates;
   let hub: TestHub | undefined;
   let dataDir: string;

@@ -16,8 +16,8 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-/** Protocol 4 through the core: the SIMs in agent_hello, the SIM of each sms, an absent slot, the SIM in reports. */
-public class AgentV4Test {
+/** Several SIMs through the core (protocol 4): the SIMs in agent_hello, the SIM of each sms, an absent slot, the SIM in reports. */
+public class AgentSimsTest {
     @Rule
     public TemporaryFolder folder = new TemporaryFolder();
 

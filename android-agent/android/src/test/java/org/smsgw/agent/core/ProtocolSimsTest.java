@@ -9,8 +9,8 @@ import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.Test;
 
-/** What protocol version 4 adds to the frames: sims in agent_hello, sim on sms and on report. */
-public class ProtocolV4Test {
+/** The frames of several SIMs (protocol 4): sims in agent_hello, sim on sms and on report. */
+public class ProtocolSimsTest {
     private static int simOf(String value) {
         return Protocol.parse("{\"type\":\"sms\",\"message_id\":\"msg_1\",\"to\":\"+33612345678\",\"text\":\"t\""
                 + (value == null ? "" : ",\"sim\":" + value) + "}").sms.sim;

@@ -10,6 +10,10 @@ const SMOKE = process.env.BENCH_SMOKE === '1';
 /**
  * An integer knob: `name` from the environment, else `full` (or `smoke` in a smoke run).
  * `min` is the smallest value accepted (1 unless the knob may be 0).
+ * @param {string} name
+ * @param {number} full
+ * @param {number} [smoke]
+ * @param {number} [min]
  */
 function intEnv(name, full, smoke = full, min = 1) {
   const value = process.env[name];

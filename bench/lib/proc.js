@@ -3,6 +3,7 @@
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 
+/** Clock ticks per second (USER_HZ), for cpuTicks. */
 function clockTicks() {
   try {
     return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -11,6 +12,10 @@ function clockTicks() {
   }
 }
 
+/**
+ * Resident memory of a process in kB; undefined once it is gone.
+ * @param {number} pid
+ */
 function rssKb(pid) {
   try {
     const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -20,7 +25,10 @@ function rssKb(pid) {
   }
 }
 
-/** utime + stime of a process, in clock ticks. */
+/**
+ * utime + stime of a process, in clock ticks; undefined once it is gone.
+ * @param {number} pid
+ */
 function cpuTicks(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -34,6 +42,8 @@ function cpuTicks(pid) {
 /**
  * Pids of every process whose command name is `comm` (the shared Postgres, Redis and NATS), kept
  * only when `filter(cmdline)` says so: a Postgres backend's command line names its database.
+ * @param {string} comm
+ * @param {(cmdline: string) => boolean} [filter]
  */
 function pidsOf(comm, filter = () => true) {
   const pids = [];
@@ -49,7 +59,10 @@ function pidsOf(comm, filter = () => true) {
   return pids;
 }
 
-/** A process and its children (a Postgres postmaster and its backends, WAL writer, checkpointer...). */
+/**
+ * A process and its children (a Postgres postmaster and its backends, WAL writer, checkpointer...).
+ * @param {number | undefined} pid
+ */
 function withChildren(pid) {
   if (!pid) return [];
   const pids = [pid];
@@ -67,8 +80,8 @@ function withChildren(pid) {
 
 /** Busy and total jiffies of the whole machine (every core), from /proc/stat. */
 function machineTicks() {
-  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const idle = cpu[3] + (cpu[4] || 0);
+  const cpu = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
   const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
   return { busy: total - idle, total };
 }

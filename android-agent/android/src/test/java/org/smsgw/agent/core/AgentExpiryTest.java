@@ -14,8 +14,8 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-/** Protocol 2 through the whole core: the sms frame's expiry, not_sent on the wire and on resends, a hub of version 1 or 2. */
-public class AgentV2Test {
+/** Expiry and not_sent through the whole core (protocol 2): the sms frame's expiry, not_sent on the wire and on resends, a hub of version 1 or 2. */
+public class AgentExpiryTest {
     @Rule
     public TemporaryFolder folder = new TemporaryFolder();
 

@@ -7,8 +7,8 @@ import static org.junit.Assert.assertTrue;
 import org.json.JSONObject;
 import org.junit.Test;
 
-/** What protocol version 2 adds: expires_at on sms, not_sent on failed reports, hubs of version 1 or 2. */
-public class ProtocolV2Test {
+/** The frames of expiry and not_sent (protocol 2): expires_at on sms, not_sent on failed reports, hubs of version 1 or 2. */
+public class ProtocolExpiryTest {
     private static final long EXPIRES_AT = 1700000000123L; // 2023-11-14T22:13:20.123Z
 
     private static long expiresAtOf(String value) {

@@ -15,7 +15,7 @@ const PAIRING_CODE = 'K7M2Q9XA';
 const isReceived = (received: ReceivedFrame): boolean => received.frame.type === 'received';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('agent against a hub, protocol 5 (received_retry)', () => {
+describe('agent against a hub: received_retry holds the received SMS back', () => {
   let certs: TestCertificates;
   let hub: TestHub;
   let dataDir: string;

@@ -24,7 +24,7 @@ const isAck =
 
 const inMs = (ms: number): string => new Date(Date.now() + ms).toISOString();
 
-describe('agent against a hub, protocol 2', () => {
+describe('agent against a hub: SMS that expire, and failures that say not_sent', () => {
   let certs: TestCertificates;
   let hub: TestHub | undefined;
   let dataDir: string;
