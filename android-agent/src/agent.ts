@@ -26,9 +26,12 @@ import { Inbox, type Arrival } from './inbox';
 import { Outbox } from './outbox';
 import { pair, type PairingSecret } from './pairing';
 import { simOf, type ReceivedSms, type SimulateReceivedFrame, type Sms, type SmsErrorCode } from './protocol';
+import { LogRing } from './log-ring';
+import { PhoneLink } from './phone-link';
 import { SendLoop } from './send-loop';
 import { SendRecord } from './send-record';
 import { receivingSim } from './sims';
+import { SimulatedBattery, simulatedTelemetry, type Telemetry } from './telemetry';
 
 export interface StartAgentOptions {
   /** Hub base URL (https), e.g. https://127.0.0.1:8444. */
@@ -64,8 +67,19 @@ export interface StartAgentOptions {
   logJson?: boolean;
   /** Where the --log-json lines go (default process.stdout). */
   stdout?: NodeJS.WritableStream;
-  /** Default: pino JSON on stderr. */
+  /** Default: pino JSON on stderr, and into the ring of lines the hub may ask for (protocol 6). */
   logger?: Logger;
+  /** The ring of recent lines a protocol 6 hub may ask for; give it with `logger` when the logger writes into it. */
+  logRing?: LogRing;
+  /** Simulator: the battery's level in percent (default 80; protocol 6 telemetry). */
+  battery?: number;
+  /** Simulator: the phone is not plugged in (default: it charges). */
+  unplugged?: boolean;
+  /** Simulator: points of battery lost per minute while unplugged (default 0). */
+  batteryDrainPerMinute?: number;
+  /** How often the phone's state is looked at for a significant change, and the longest wait between two telemetry frames. */
+  telemetrySampleMs?: number;
+  telemetryIntervalMs?: number;
   /** Directories searched for termux-sms-send (default $PATH). */
   searchPath?: string;
   /** Source of jitter for the reconnection backoff (default Math.random). */
@@ -101,7 +115,10 @@ export const AGENT_VERSION = readVersion();
  * device is already run from this data directory, or pairing fails.
  */
 export async function startAgent(options: StartAgentOptions): Promise<Agent> {
-  const logger = options.logger ?? pino({ name: AGENT_NAME }, pino.destination(2));
+  // The hub may ask for the recent log (protocol 6): the agent's own lines go to a ring too, redacted.
+  const ring = options.logRing ?? new LogRing();
+  const logger =
+    options.logger ?? pino({ name: AGENT_NAME }, pino.multistream([{ stream: pino.destination(2) }, { stream: ring.stream() }]));
   const { dataDir } = options;
   const hubUrl = new URL(options.hubUrl).origin;
   const ca = options.ca ? [...tls.rootCertificates, options.ca] : undefined;
@@ -210,8 +227,28 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
     return stopping;
   };
 
+  const battery = new SimulatedBattery(options.battery ?? 80, !options.unplugged, options.batteryDrainPerMinute ?? 0);
+  const telemetry = (): Telemetry =>
+    driverName === 'simulator'
+      ? simulatedTelemetry(
+          battery,
+          driver.sims.map((sim) => sim.slot),
+          AGENT_VERSION,
+        )
+      : // Termux tells nothing of the battery or the signal without more Termux:API calls: versions only.
+        { charging: false, sims: [], app_version: AGENT_VERSION, android_version: 'termux', risks: [] };
+  const phone = new PhoneLink({
+    telemetry,
+    ring,
+    logger,
+    dir: deviceFolder,
+    ...(options.telemetrySampleMs !== undefined ? { sampleMs: options.telemetrySampleMs } : {}),
+    ...(options.telemetryIntervalMs !== undefined ? { intervalMs: options.telemetryIntervalMs } : {}),
+  });
+
   const connection = new HubConnection({
     target: targetOf(device.credentials),
+    phone,
     ...(ca ? { ca } : {}),
     outbox,
     inbox,

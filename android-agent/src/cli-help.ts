@@ -43,6 +43,14 @@ Options:
                              (also $SMSGW_AGENT_SIM_DROP_REPORTS)
   --digest-interval-ms <n>   how often the digest of the send record goes to the hub (protocol 7;
                              default 300000, also after each connection; $SMSGW_AGENT_DIGEST_INTERVAL_MS)
+  --sim-battery <pct>        simulator: the battery's level, 0 to 100 (default $SMSGW_AGENT_SIM_BATTERY,
+                             else 80), reported in telemetry (protocol 6)
+  --sim-unplugged            simulator: not charging (also $SMSGW_AGENT_SIM_UNPLUGGED=1); at 15 %
+                             or less the hub warns the owner
+  --sim-battery-drain <pct>  simulator: points of battery lost per minute while unplugged
+                             (default $SMSGW_AGENT_SIM_BATTERY_DRAIN, else 0)
+  --telemetry-sample-ms <n>  how often the phone's state is checked for a change worth telling
+                             the hub (default $SMSGW_AGENT_TELEMETRY_SAMPLE_MS, else 30000)
   -h, --help                 show this help
 
 Logs are JSON lines on stderr (level from $LOG_LEVEL, default info).

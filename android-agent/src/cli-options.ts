@@ -12,7 +12,8 @@ import { parsePairingUrl, type PairingSecret } from './pairing';
 import type { SmsErrorCode } from './protocol';
 import { MAX_SIMULATED_SIMS } from './sims';
 import { SIM_FAIL_ERRORS, type SimFailCause, type SimFailure } from './drivers/simulator.driver';
-import { positiveMs, ratio } from './cli-values';
+import { telemetryOptions } from './cli-telemetry';
+import { envFlag, milliseconds, positiveMs, ratio } from './cli-values';
 
 /** The causes `--sim-network-failure` may pretend the network gave. */
 const NETWORK_FAILURES = ['OUT_OF_NETWORK', 'INSUFFICIENT_CREDIT', 'BLACKLISTED', 'INVALID_NUMBER'] as const;
@@ -49,6 +50,10 @@ export type CliAgentOptions = Pick<
   | 'logJson'
   | 'dropReports'
   | 'digestIntervalMs'
+  | 'battery'
+  | 'unplugged'
+  | 'batteryDrainPerMinute'
+  | 'telemetrySampleMs'
 >;
 
 export type CliCommand = { kind: 'help' } | { kind: 'run'; options: CliAgentOptions };
@@ -98,6 +103,10 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
         'sim-fail-file': { type: 'string' },
         'sim-drop-reports': { type: 'string' },
         'digest-interval-ms': { type: 'string' },
+        'sim-battery': { type: 'string' },
+        'sim-unplugged': { type: 'boolean' },
+        'sim-battery-drain': { type: 'string' },
+        'telemetry-sample-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -170,6 +179,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
     throw new UsageError('--sim-drop-reports (or SMSGW_AGENT_SIM_DROP_REPORTS) goes with --driver simulator only');
   }
   const digestIntervalMs = positiveMs(values['digest-interval-ms'] ?? context.env.SMSGW_AGENT_DIGEST_INTERVAL_MS, '--digest-interval-ms');
+  const { battery, unplugged, drain, telemetrySampleMs } = telemetryOptions(values, context.env, driver);
 
   return {
     kind: 'run',
@@ -190,6 +200,10 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
       ...(simFailure ? { simFailure } : {}),
       ...(dropReports ? { dropReports } : {}),
       ...(digestIntervalMs !== undefined ? { digestIntervalMs } : {}),
+      ...(battery !== undefined ? { battery } : {}),
+      ...(unplugged ? { unplugged } : {}),
+      ...(drain !== undefined ? { batteryDrainPerMinute: drain } : {}),
+      ...(telemetrySampleMs !== undefined ? { telemetrySampleMs } : {}),
     },
   };
 }
@@ -292,12 +306,6 @@ function httpsOrigin(value: string, what: string): string {
   return url.origin;
 }
 
-function milliseconds(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number of milliseconds`);
-  return Number(value);
-}
-
 /** The simulator's number of SIMs, 1 to MAX_SIMULATED_SIMS; unset or empty: the default. */
 function simCount(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
@@ -307,14 +315,6 @@ function simCount(value: string | undefined): number | undefined {
     );
   }
   return Number(value);
-}
-
-/** An on/off environment variable: unset or empty, 0, false, no, off; 1, true, yes, on. */
-function envFlag(value: string | undefined, name: string): boolean {
-  const normalized = (value ?? '').trim().toLowerCase();
-  if (['', '0', 'false', 'no', 'off'].includes(normalized)) return false;
-  if (['1', 'true', 'yes', 'on'].includes(normalized)) return true;
-  throw new UsageError(`${name} must be 1 or 0 (or true or false), not ${JSON.stringify(value)}`);
 }
 
 function isDriverName(value: string): value is DriverName {

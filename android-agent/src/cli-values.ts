@@ -1,3 +1,4 @@
+// Small readers of command-line and environment values, shared by the option parsers.
 import { UsageError } from './errors';
 
 /** A share of report frames to lose, 0 to 1; unset or empty: none. */
@@ -15,4 +16,18 @@ export function positiveMs(value: string | undefined, flag: string): number | un
   if (value === undefined || value.trim() === '') return undefined;
   if (!/^\d+$/.test(value.trim()) || Number(value) === 0) throw new UsageError(`${flag} takes a whole number of milliseconds above 0`);
   return Number(value);
+}
+
+export function milliseconds(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes a whole number of milliseconds`);
+  return Number(value);
+}
+
+/** An on/off environment variable: unset or empty, 0, false, no, off; 1, true, yes, on. */
+export function envFlag(value: string | undefined, name: string): boolean {
+  const normalized = (value ?? '').trim().toLowerCase();
+  if (['', '0', 'false', 'no', 'off'].includes(normalized)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(normalized)) return true;
+  throw new UsageError(`${name} must be 1 or 0 (or true or false), not ${JSON.stringify(value)}`);
 }

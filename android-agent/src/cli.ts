@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { LogRing } from './log-ring';
 import { AGENT_NAME, startAgent, type Agent } from './agent';
 import { HELP } from './cli-help';
 import { exitCodeFor, parseCli } from './cli-options';
@@ -46,14 +47,19 @@ async function main(): Promise<number> {
   }
 
   // Synchronous writes: the last lines before an exit are not lost. stdout is kept for --log-json.
+  // The lines also go to the ring the hub may ask for (protocol 6), redacted there.
+  const logRing = new LogRing();
   const logger = pino(
     { name: AGENT_NAME, level: process.env.LOG_LEVEL ?? 'info', redact: { paths: REDACTED, censor: '[redacted]' } },
-    pino.destination({ dest: 2, sync: true }),
+    pino.multistream([
+      { stream: pino.destination({ dest: 2, sync: true }), level: 'trace' },
+      { stream: logRing.stream(), level: 'trace' },
+    ]),
   );
 
   let agent: Agent;
   try {
-    agent = await startAgent({ ...command.options, logger });
+    agent = await startAgent({ ...command.options, logger, logRing });
   } catch (error) {
     logger.fatal({ error: errorName(error) }, errorMessage(error));
     return exitCodeFor(error);

@@ -24,6 +24,7 @@ import {
 } from './protocol';
 import { PendingFrames } from './pending-frames';
 import type { SendRecord } from './send-record';
+import type { PhoneLink } from './phone-link';
 import { TlsSessionKeeper } from './tls-session';
 
 /** Where to connect and with which token. */
@@ -43,6 +44,8 @@ export interface HubConnectionOptions {
   driver: string;
   /** The phone's active SIMs, announced in `agent_hello` (protocol 4); empty when unknown. */
   sims: readonly SimInfo[];
+  /** Protocol 6: telemetry, the log on request, the pushed settings. */
+  phone?: PhoneLink;
   /** The hub asked to receive an SMS as if from the network; absent when the driver cannot. */
   onSimulateReceived?(frame: SimulateReceivedFrame): void;
   /** A new SMS is in the outbox and acknowledged: send it. */
@@ -223,6 +226,12 @@ export class HubConnection {
         if (this.options.onSimulateReceived) this.options.onSimulateReceived(frame);
         else this.logger.warn({ driver: this.options.driver }, 'ignoring simulate_received: only the simulator receives simulated SMS');
         return;
+      case 'log_request':
+        this.options.phone?.onLogRequest();
+        return;
+      case 'settings':
+        void this.options.phone?.onSettings(frame);
+        return;
       case 'reconnect':
         this.logger.info({ after_ms: frame.after_ms }, 'the hub asked to reconnect');
         this.hubDelayMs = frame.after_ms;
@@ -243,6 +252,7 @@ export class HubConnection {
     // Protocol 3: the hub learns this agent's version and driver (so whether it may simulate); 4: its SIMs.
     this.send(ws, { type: 'agent_hello', protocol: PROTOCOL_VERSION, driver: this.options.driver, sims: [...this.options.sims] });
     this.pending.open((frame) => this.send(ws, frame));
+    this.options.phone?.open((frame) => this.send(ws, frame), hello.protocol);
     // Protocol 7: what the phone did, for the hub to repair what a lost frame left wrong.
     if (hello.protocol >= DIGEST_PROTOCOL && this.options.record) {
       this.sendDigest(ws);
@@ -286,6 +296,7 @@ export class HubConnection {
     this.ws = undefined;
     this.pending.close();
     clearInterval(this.digestTimer);
+    this.options.phone?.close();
     clearTimeout(this.stableTimer);
     clearTimeout(this.watchdogTimer);
     if (this.stopped) return;

@@ -2,6 +2,7 @@
  * Types and frame parsing of the phone agent protocol, version 7 (see PROTOCOL.md).
  */
 import type { DigestFrame } from './digest';
+import type { Telemetry } from './telemetry';
 
 export const PROTOCOL_VERSION = 7;
 /** The `hello.protocol` values this agent works with: each version adds what an older hub ignores. */
@@ -111,15 +112,39 @@ export interface SimulateReceivedFrame {
   sim?: number;
 }
 
+/** The hub asks for the agent's recent log (protocol 6). */
+export interface LogRequestFrame {
+  type: 'log_request';
+}
+
+/** The settings the server owns, pushed at connect and when they change (protocol 6). */
+export interface SettingsFrame {
+  type: 'settings';
+  version: string;
+  limits?: Record<string, unknown>;
+  sim_rule?: Record<string, unknown>;
+}
+
 export type HubFrame =
-  HelloFrame | SmsFrame | ReportAckFrame | ReconnectFrame | ReceivedAckFrame | ReceivedRetryFrame | SimulateReceivedFrame;
+  | HelloFrame
+  | SmsFrame
+  | ReportAckFrame
+  | ReconnectFrame
+  | ReceivedAckFrame
+  | ReceivedRetryFrame
+  | SimulateReceivedFrame
+  | LogRequestFrame
+  | SettingsFrame;
 
 export type AgentFrame =
   | { type: 'ack'; message_id: string; traceparent?: string }
   | ({ type: 'report' } & Report)
   | { type: 'agent_hello'; protocol: number; driver: string; sims: SimInfo[] }
   | ({ type: 'received' } & ReceivedSms)
-  | DigestFrame;
+  | DigestFrame
+  | ({ type: 'telemetry' } & Telemetry)
+  | { type: 'log'; lines: string[] }
+  | { type: 'settings_applied'; version: string; applied: string[] };
 
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
@@ -228,6 +253,21 @@ export function parseHubFrame(data: string): ParsedFrame {
       return {
         kind: 'frame',
         frame: { type: 'simulate_received', from: frame.from, text: frame.text, ...simOf(frame.sim) },
+      };
+    case 'log_request':
+      return { kind: 'frame', frame: { type: 'log_request' } };
+    case 'settings':
+      if (typeof frame.version !== 'string' || frame.version.length === 0 || frame.version.length > 64) {
+        return { kind: 'invalid', reason: 'settings without a valid version' };
+      }
+      return {
+        kind: 'frame',
+        frame: {
+          type: 'settings',
+          version: frame.version,
+          ...(isRecord(frame.limits) ? { limits: frame.limits } : {}),
+          ...(isRecord(frame.sim_rule) ? { sim_rule: frame.sim_rule } : {}),
+        },
       };
     default:
       return { kind: 'unknown', type };

@@ -34,6 +34,8 @@ export const DURABLE_CONSUMERS: Record<NatsService, { stream: StreamKey; durable
     { stream: 'events', durable: 'webhook-otp-alerts' },
     // The owner's alert e-mail of each `device.degraded` (a SIM quarantined).
     { stream: 'events', durable: 'webhook-device-alerts' },
+    // The owner's warning e-mail of each `device.battery_low` (issue 38).
+    { stream: 'events', durable: 'webhook-phone-alerts' },
   ],
   dashboard: [],
   gateway: [],

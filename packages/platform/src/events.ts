@@ -55,7 +55,9 @@ export type PublicEventKind =
   | 'otp.fraud_suspected'
   // Opt-in: a SIM quarantined (SIM health), and released.
   | 'device.degraded'
-  | 'device.recovered';
+  | 'device.recovered'
+  // Opt-in: a phone low on battery and not charging, once per episode.
+  | 'device.battery_low';
 
 /**
  * An SMS a phone received, as the device-hub publishes it on `agent.received.<device>` (JetStream,

@@ -92,6 +92,8 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
        * without a reload reads its own.
        */
       limitsReloadMs: env.int('HUB_LIMITS_RELOAD_MS', 30_000, { min: 100 }),
+      /** How often the phones' telemetry samples older than a day are deleted (issue 38). */
+      telemetryPurgeMs: env.int('HUB_TELEMETRY_PURGE_MS', 10 * 60_000, { min: 100 }),
       pairing: {
         codeTtlMs: env.int('PAIRING_CODE_TTL_MS', 15 * 60_000, { min: 60_000, max: 24 * 3600_000 }),
         rateLimit: env.int('PAIRING_RATE_LIMIT', 20, { min: 1 }),

@@ -47,6 +47,11 @@ import { SimRules } from './sessions/sim-rules';
 import { SimHealthRepository } from './data/sim-health.repository';
 import { SimHealthWriter } from './data/sim-health.writer';
 import { SimHealthUseCases } from './use-cases/sim-health.use-case';
+import { DiagnosticsRepository } from './data/diagnostics.repository';
+import { TelemetryRepository } from './data/telemetry.repository';
+import { PhoneAlertPublisher } from './events/phone-alert.publisher';
+import { phoneMetrics } from './jobs/phone-metrics';
+import { PhoneHealthUseCases } from './use-cases/phone-health.use-case';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
@@ -167,6 +172,20 @@ export async function start(
   });
   const simHealthWriter = new SimHealthWriter(simHealth, (err) => log.warn({ err }, "a SIM's change of health not stored"));
   const simHealthWrites = timerLoop({ name: 'hub-sim-health', intervalMs: 5000, tick: () => simHealthWriter.flush(), log });
+  // Issue 38: the phones' telemetry (a day of it), logs and settings, and the warnings they raise.
+  const telemetry = new TelemetryRepository(pool);
+  const diagnostics = new DiagnosticsRepository(pool);
+  const phoneAlerts = new PhoneAlertPublisher(nats);
+  const health = new PhoneHealthUseCases(devices, telemetry, diagnostics, sessions, clock);
+  phoneMetrics(sessions);
+  const telemetryPurge = timerLoop({
+    name: 'hub-telemetry-purge',
+    intervalMs: config.telemetryPurgeMs,
+    tick: async () => {
+      while ((await telemetry.purge(clock())) > 0);
+    },
+    log,
+  });
   // What every phone's session uses, made once: 20,000 sessions need not each hold a copy.
   const sessionDeps: SessionDeps = {
     messages,
@@ -192,6 +211,9 @@ export async function start(
       if (result.moved + result.failed > 0)
         log.info({ device_id: of.device_id, moved: result.moved }, "quarantined phone's messages released");
     },
+    telemetry,
+    diagnostics,
+    publishBatteryLow: (of, t, at) => phoneAlerts.batteryLow(of, t, at),
   };
 
   // Back from an outage: wake-ups sent meanwhile were lost, and idle phones may be in a long wait.
@@ -226,7 +248,7 @@ export async function start(
     callers: deviceHubCallers,
     name: 'smsgw.devicehub.v1.DeviceHubService',
     definition: deviceHubProto().DeviceHubService.service,
-    handlers: deviceHubHandlers(devices, limits, views, sessions, { presence, messages, log }, simulateReceived, simHealthCases),
+    handlers: deviceHubHandlers(devices, limits, views, sessions, { presence, messages, log }, simulateReceived, simHealthCases, health),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
@@ -245,6 +267,7 @@ export async function start(
   simHealthWrites.start();
   ticketKeysReload.start();
   limitsReload.start();
+  telemetryPurge.start();
   // From now on, readiness follows the NATS connection.
   grpcServer.ready({ nats });
   log.info({ grpc_port: grpcServer.port, agent_port: agentPort, public_url: publicUrl() }, 'device-hub ready');
@@ -258,6 +281,7 @@ export async function start(
       await credentialCheck.stop();
       await failoverSweep.stop();
       await limitsReload.stop();
+      await telemetryPurge.stop();
       await sessions.closeAll();
       await lastSeenWrites.stop();
       await ticketKeysReload.stop();

@@ -97,6 +97,16 @@ describe('device-hub sessions: the registry forgets a session once it has ended'
       simHealthWriter: { note: () => undefined, changed: () => undefined },
       publishSimEvent: async () => undefined,
       releaseQuarantined: async () => undefined,
+      // Protocol 6 stores nothing here: these phones speak an older protocol.
+      telemetry: { record: async () => undefined },
+      diagnostics: {
+        logReceived: async () => undefined,
+        settingsSent: async () => undefined,
+        settingsApplied: async () => undefined,
+        openBatteryEpisode: async () => false,
+        closeBatteryEpisode: async () => undefined,
+      },
+      publishBatteryLow: async () => undefined,
     };
     registry = new SessionRegistry(nats, log);
     server = new WebSocketServer({ port: 0, host: '127.0.0.1' });

@@ -36,6 +36,8 @@ import { RetryPolicy } from './domain/retry-policy';
 import { EVENT_BATCHES_DURABLE, EVENTS_DURABLE, EventConsumer } from './events/event.consumer';
 import { OTP_ALERTS_DURABLE, OtpAlertConsumer } from './events/otp-alert.consumer';
 import { DEVICE_ALERTS_DURABLE, DeviceAlertConsumer } from './events/device-alert.consumer';
+import { PHONE_ALERTS_DURABLE, PhoneAlertConsumer } from './events/phone-alert.consumer';
+import { PhoneAlertRepository } from './data/phone-alert.repository';
 import { ListenPublisher } from './events/listen.publisher';
 import { batchRetryScheduler, retryScheduler } from './events/retry-scheduler';
 import { TimerConsumer } from './events/timer.consumer';
@@ -96,6 +98,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     { stream: nats.names.timersStream, durable: 'webhook-timers' },
     { stream: nats.names.eventsStream, durable: OTP_ALERTS_DURABLE },
     { stream: nats.names.eventsStream, durable: DEVICE_ALERTS_DURABLE },
+    { stream: nats.names.eventsStream, durable: PHONE_ALERTS_DURABLE },
   ]);
   const enqueue = (job: Parameters<Dispatcher['enqueue']>[0]) => dispatcher.enqueue(job);
   const enqueueBatch = (batchId: string, jobs: Parameters<Dispatcher['enqueueBatch']>[1]) => dispatcher.enqueueBatch(batchId, jobs);
@@ -152,11 +155,20 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     from: config.alerts.from,
     log,
   });
+  // The owner's warning of a phone low on battery, the same way.
+  const phoneAlerts = new PhoneAlertConsumer(nats, {
+    repo: new PhoneAlertRepository(pool),
+    accounts,
+    transport,
+    from: config.alerts.from,
+    log,
+  });
   await batchConsumer.start();
   await eventConsumer.start();
   await timerConsumer.start();
   await otpAlerts.start();
   await deviceAlerts.start();
+  await phoneAlerts.start();
   sweeper.start();
   // From now on, readiness follows the NATS connection.
   server.ready({ nats });
@@ -174,6 +186,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
       await timerConsumer.stop();
       await otpAlerts.stop();
       await deviceAlerts.stop();
+      await phoneAlerts.stop();
       await sweeper.stop();
       // Attempts in flight finish (each is bounded by the receiver timeout); their outcomes are written.
       await dispatcher.stop();

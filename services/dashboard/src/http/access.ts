@@ -101,6 +101,9 @@ export const ROUTE_ACCESS: Record<string, Permission> = {
   'POST /phones/:deviceId/rotate': 'phones',
   'POST /phones/:deviceId/revoke': 'phones',
   'POST /phones/:deviceId/remove': 'phones',
+  'POST /phones/:deviceId/sim-health': 'phones',
+  'POST /phones/:deviceId/sims/:slot/release': 'phones',
+  'POST /phones/:deviceId/log': 'phones',
 
   'GET /webhooks': 'read',
   'GET /webhooks/:endpointId': 'read',

@@ -138,13 +138,19 @@ export interface PhoneDetail {
   queued: number;
   /** What the phone's digests repaired (protocol 7); undefined: none. */
   repairs?: message.DeviceRepairs__Output;
+  /** Its telemetry, log and settings' state (issue 38); absent when the hub could not say. */
+  health?: devicehub.DeviceHealth__Output;
 }
 
 export async function phoneDetail(up: Upstreams, clientId: string, deviceId: string): Promise<PhoneDetail> {
   const device = await getPhone(up, clientId, deviceId);
-  const { depths, repairs } = await up.messages.queueDepths({ deviceIds: [device.deviceId], withRepairs: true });
+  const [{ depths, repairs }, health] = await Promise.all([
+    up.messages.queueDepths({ deviceIds: [device.deviceId], withRepairs: true }),
+    // Its health is a part of the page: the page shows without it when the hub cannot say.
+    up.devices.getDeviceHealth({ clientId, deviceId: device.deviceId }).catch(() => undefined),
+  ]);
   const repaired = repairs[device.deviceId];
-  return { device, queued: depths[device.deviceId] ?? 0, ...(repaired ? { repairs: repaired } : {}) };
+  return { device, queued: depths[device.deviceId] ?? 0, ...(repaired ? { repairs: repaired } : {}), ...(health ? { health } : {}) };
 }
 
 /** Saved, or refused per field with the phone's page to show the form again on. */

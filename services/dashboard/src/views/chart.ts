@@ -76,3 +76,49 @@ ${parts.join('\n')}
 </svg>
 <ul class="legend">${legend}</ul>`;
 }
+
+/** One point of a line chart: its label (a time) and its value, or null for a gap. */
+export interface LinePoint {
+  label: string;
+  value: number | null;
+}
+
+/**
+ * A line over time as an SVG drawn on the server (a phone's battery over its day): values from 0
+ * to `max`, a title per point for screen readers and hover, about 8 labels on the axis.
+ */
+export function lineChart(points: LinePoint[], max: number, title: string, unit: string): string {
+  const width = 720;
+  const height = 200;
+  const left = 40;
+  const bottom = 28;
+  const top = 10;
+  const plotH = height - top - bottom;
+  const step = (width - left - 8) / Math.max(1, points.length - 1);
+  const x = (i: number) => left + i * step;
+  const y = (v: number) => top + plotH - (v / max) * plotH;
+  const parts: string[] = [];
+  for (const t of [0, max / 2, max]) {
+    parts.push(`<line x1="${left}" x2="${width}" y1="${y(t)}" y2="${y(t)}" class="grid"/>`);
+    parts.push(`<text x="${left - 6}" y="${y(t) + 4}" text-anchor="end" class="axis">${t}${escapeHtml(unit)}</text>`);
+  }
+  const path = points
+    .map((p, i) => (p.value === null ? undefined : `${x(i).toFixed(1)},${y(p.value).toFixed(1)}`))
+    .filter((p): p is string => p !== undefined)
+    .join(' ');
+  parts.push(`<polyline points="${path}" class="line"/>`);
+  points.forEach((p, i) => {
+    if (p.value !== null) {
+      parts.push(
+        `<circle cx="${x(i).toFixed(1)}" cy="${y(p.value).toFixed(1)}" r="2.5" class="point"><title>${escapeHtml(p.label)}: ${p.value}${escapeHtml(unit)}</title></circle>`,
+      );
+    }
+    if (points.length <= 8 || i % Math.ceil(points.length / 8) === 0) {
+      parts.push(`<text x="${x(i).toFixed(1)}" y="${height - 8}" text-anchor="middle" class="axis">${escapeHtml(p.label)}</text>`);
+    }
+  });
+  return `<svg viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(title)}" class="chart" preserveAspectRatio="xMidYMid meet">
+<title>${escapeHtml(title)}</title>
+${parts.join('\n')}
+</svg>`;
+}

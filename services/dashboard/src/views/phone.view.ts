@@ -3,6 +3,7 @@ import type { LimitErrors, LimitField, LimitsForm } from '../use-cases/phone-lim
 import { html, type SafeHtml } from './html';
 import { csrfField, notice, when } from './layout';
 import { healthForm, simHealthSection } from './sim-health.view';
+import { phoneHealthView } from './phone-health.view';
 
 /** Whether the phone may send now, in words. */
 export function roomBadge(d: devicehub.Device__Output): SafeHtml {
@@ -71,6 +72,8 @@ export interface PhonePage {
   zones: string[];
   /** The SIM health form as typed (else the phone's), and why it was refused. */
   health?: { form: Record<string, string>; error?: string };
+  /** Its telemetry, log and settings' state (protocol 6); undefined when the hub could not say. */
+  telemetry?: devicehub.DeviceHealth__Output;
 }
 
 /** One field of the limits form, with its error under it. */
@@ -111,6 +114,7 @@ export function phoneView(p: PhonePage): SafeHtml {
 ${usageTable(d)}
 ${simsTable(d)}
 ${simHealthSection(d, p.csrf, p.health?.form ?? healthForm(d), p.health?.error)}
+${phoneHealthView(d.deviceId, p.csrf, d.status === 'online', p.telemetry)}
 <section class="card">
   <h2>Limits and sending hours</h2>
   <p>The hub hands this phone no SMS past a limit or outside its hours: its messages wait for room, or go to another phone of yours if they may (not pinned). Empty or 0: no limit.</p>

@@ -14,6 +14,31 @@ import type { SessionRegistry } from '../sessions/session-registry';
 import type { SimulateReceivedUseCase } from '../use-cases/simulate-received.use-case';
 import type { SimHealthUseCases } from '../use-cases/sim-health.use-case';
 import { countsByCause, DEFAULT_SIM_HEALTH } from '../domain/sim-health';
+import type { PhoneHealth, PhoneHealthUseCases } from '../use-cases/phone-health.use-case';
+
+const iso = (at: Date | undefined) => at?.toISOString() ?? '';
+
+function healthToProto({ samples, diagnostics: d }: PhoneHealth): devicehub.DeviceHealth {
+  return {
+    samples: samples.map((t) => ({
+      at: t.at.toISOString(),
+      battery: t.battery ?? -1,
+      charging: t.charging,
+      sims: t.sims.map((sim) => ({ slot: sim.slot, level: sim.level ?? -1, dbm: sim.dbm ?? 0, network: sim.network })),
+      storageFreeMb: t.storageFreeMb ?? -1,
+      appVersion: t.appVersion,
+      androidVersion: t.androidVersion,
+      risks: t.risks,
+    })),
+    logRequestedAt: iso(d.logRequestedAt),
+    logReceivedAt: iso(d.logReceivedAt),
+    logLines: d.logLines,
+    settingsVersion: d.settingsVersion,
+    settingsSentAt: iso(d.settingsSentAt),
+    settingsAppliedVersion: d.settingsAppliedVersion,
+    settingsAppliedAt: iso(d.settingsAppliedAt),
+  };
+}
 
 function toProto(view: LimitedDeviceView): devicehub.Device {
   const { limits, usage } = view;
@@ -74,6 +99,8 @@ export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
   OwnedDevices: ['message'],
   SetSimHealth: ['dashboard', 'admin'],
   ReleaseSim: ['dashboard', 'admin'],
+  GetDeviceHealth: ['dashboard', 'admin'],
+  RequestDeviceLog: ['dashboard', 'admin'],
 };
 
 function pairingAnswer(created: Awaited<ReturnType<DeviceUseCases['create']>>): devicehub.CreateDeviceResponse {
@@ -94,6 +121,7 @@ export function deviceHubHandlers(
   removal: RemovalDeps,
   received: SimulateReceivedUseCase,
   simHealth: SimHealthUseCases,
+  health: PhoneHealthUseCases,
 ): AsyncHandlers<devicehub.DeviceHubServiceHandlers> {
   return {
     async CreateDevice(req) {
@@ -158,6 +186,12 @@ export function deviceHubHandlers(
     },
     async RevokeDeviceTokens(req) {
       return { revoked: await revokeDeviceTokens(devices, sessions, req.clientId, req.deviceId) };
+    },
+    async GetDeviceHealth(req) {
+      return healthToProto(await health.health(req.clientId, req.deviceId));
+    },
+    async RequestDeviceLog(req) {
+      return { requestedAt: (await health.requestLog(req.clientId, req.deviceId)).toISOString() };
     },
     async OwnedDevices(req) {
       const owned = await devices.owned(req.devices.map((d) => ({ clientId: d.clientId, deviceId: d.deviceId })));

@@ -29,6 +29,7 @@ import { echoedTrace, isMessageId, reportOf, type AgentFrame } from './agent-fra
 import { DIGEST_PROTOCOL, DigestRelay } from './digest-relay';
 import { DispatchPacer } from './dispatch-pacer';
 import { FrameBudget, type FrameBudgetDeps } from './frame-budget';
+import { PhoneRelay, type PhoneRelayDeps } from './phone-relay';
 import { ReceivedRelay } from './received-relay';
 import { ReportRelay } from './report-relay';
 import { SessionHealth, type SessionHealthDeps } from './session-health';
@@ -41,14 +42,14 @@ export const CLOSE_REVOKED = 4001;
 const handedOut = counter('hub.sms_handed_out', 'SMS handed to phones, by whether the phone acknowledged in time');
 export const CLOSE_REPLACED = 4002;
 export const CLOSE_RESTART = 1012;
-/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS, 4 SIMs, 5 `received_retry`, 7 `digest`. */
+/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS, 4 SIMs, 5 `received_retry`, 6 telemetry, logs and settings, 7 `digest`. */
 export const PROTOCOL_VERSION = 7;
 /** Empty claims counted for a phone that just connected: its first idle wait is the longest (idleSweepMaxMs). */
 const IDLE_AT_CONNECT = 20;
 /** How long the first claim waits for the agent's first frame (its agent_hello, if any: protocol 3 and later). */
 const HELLO_WAIT_MS = 1000;
 
-export interface SessionDeps extends SessionSimsDeps, FrameBudgetDeps, SessionHealthDeps {
+export interface SessionDeps extends SessionSimsDeps, FrameBudgetDeps, SessionHealthDeps, Omit<PhoneRelayDeps, 'clock' | 'simRules'> {
   messages: PromiseClient<message.MessageServiceClient>;
   /** Claims and acknowledgements, gathered with the other phones' of the moment. */
   calls: Pick<MessageCalls, 'claim' | 'accept'>;
@@ -107,6 +108,8 @@ export class AgentSession {
   private readonly sims: SessionSims;
   /** Its SIMs' health: the results of its reports, their quarantines and probes. */
   private readonly health: SessionHealth;
+  /** Protocol 6: telemetry, the log asked for, the settings pushed. */
+  readonly phone: PhoneRelay;
   /** The budgets on its ack and report frames (received SMS: the ReceivedRelay's). */
   private readonly budget: FrameBudget;
   /** Protocol 7: the phone's digests, to the message service. */
@@ -126,6 +129,13 @@ export class AgentSession {
     this.inbox = new ReceivedRelay(device, deps, this.log, (frame) => this.send(frame));
     this.sims = new SessionSims(device, deps, this.log);
     this.health = new SessionHealth(device, deps, this.log);
+    this.phone = new PhoneRelay(
+      device,
+      deps,
+      this.log,
+      (frame) => this.send(frame),
+      () => this.inbox.agent?.protocol ?? 2,
+    );
     this.budget = new FrameBudget(device, deps, this.log, () => this.ackWaiter?.messageId);
     this.digests = new DigestRelay(device.device_id, deps.reports, this.log, deps.clock);
     this.pacer = new DispatchPacer(device.device_id, limitsOf(device), {
@@ -228,6 +238,7 @@ export class AgentSession {
     if (this.closed || device.device_id !== this.deviceId) return false;
     this.pacer.reload(limitsOf(device));
     this.health.applySettings(device);
+    void this.phone.pushSettings(limitsOf(device));
     return true;
   }
 
@@ -241,6 +252,7 @@ export class AgentSession {
       if (device) {
         this.pacer.reload(limitsOf(device));
         this.health.applySettings(device);
+        void this.phone.pushSettings(limitsOf(device));
       }
       if (withHealth) await this.health.load(this.sims.slots);
       this.log.debug({ limits: this.pacer.current }, 'limits reloaded');
@@ -311,6 +323,7 @@ export class AgentSession {
     const { dispatch } = this.deps.config;
     try {
       await this.learnSims();
+      void this.phone.pushSettings(this.pacer.current);
       while (!this.closed) {
         // A phone without room claims nothing: its client's other phones take the fleet's messages.
         const simsWithRoom = await this.roomNow();
@@ -423,6 +436,7 @@ export class AgentSession {
       if ((this.inbox.agent?.protocol ?? 0) >= DIGEST_PROTOCOL) this.digests.relay(frame as Record<string, unknown>);
       return;
     }
+    if (this.phone.handles(frame as Record<string, unknown>)) return;
     if (!isMessageId(frame.message_id)) return;
     const messageId = frame.message_id;
     if (frame.type === 'ack') {

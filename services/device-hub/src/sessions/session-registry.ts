@@ -5,7 +5,7 @@ import { CLOSE_REPLACED, CLOSE_RESTART, CLOSE_REVOKED, type AgentSession } from 
 import type { SimulateOrder } from './received-relay';
 
 interface ControlOrder {
-  action: 'takeover' | 'revoke' | 'reload' | 'simulate_received';
+  action: 'takeover' | 'revoke' | 'reload' | 'simulate_received' | 'log_request';
   connection_id?: string;
   /** For simulate_received: the SMS the phone is to receive. */
   sms?: SimulateOrder;
@@ -59,6 +59,7 @@ export class SessionRegistry {
         const session = this.sessions.get(deviceId);
         if (!session || session.connectionId === order.connection_id) return;
         if (order.action === 'reload') void session.reloadLimits();
+        else if (order.action === 'log_request') session.phone.requestLog();
         else if (order.action === 'simulate_received') {
           if (order.sms) session.inbox.simulate(order.sms);
         } else if (order.action === 'revoke') session.close(CLOSE_REVOKED, 'revoked');
@@ -159,6 +160,11 @@ export class SessionRegistry {
     this.nats.nc.publish(this.nats.names.hubControl(deviceId), JSON.stringify({ action: 'simulate_received', sms }));
   }
 
+  /** Tells the replica holding the device's phone to ask it for its log (protocol 6; fire-and-forget). */
+  requestLog(deviceId: string): void {
+    this.nats.nc.publish(this.nats.names.hubControl(deviceId), JSON.stringify({ action: 'log_request' }));
+  }
+
   /**
    * Closes the sessions whose token is no longer good (revoked, or its device removed), as
    * `liveTokens` says: the check that does not depend on the revocation order reaching this replica.
@@ -194,6 +200,11 @@ export class SessionRegistry {
       }
     }
     return applied;
+  }
+
+  /** The sessions held here (the phones' telemetry metrics read them at each scrape). */
+  held(): IterableIterator<AgentSession> {
+    return this.sessions.values();
   }
 
   get size(): number {

@@ -12,10 +12,11 @@ const KINDS: Record<PublicEventKind, true> = {
   'otp.fraud_suspected': true,
   'device.degraded': true,
   'device.recovered': true,
+  'device.battery_low': true,
 };
 export const LISTEN_KINDS = Object.freeze(Object.keys(KINDS) as PublicEventKind[]);
 /** Kinds beyond the specification's, heard only when named (as webhook endpoints get them). */
-const OPT_IN_KINDS: readonly PublicEventKind[] = ['otp.fraud_suspected', 'device.degraded', 'device.recovered'];
+const OPT_IN_KINDS: readonly PublicEventKind[] = ['otp.fraud_suspected', 'device.degraded', 'device.recovered', 'device.battery_low'];
 
 /**
  * The `events` query: comma-separated kinds; absent, every kind of the specification (opt-in

@@ -10,13 +10,19 @@ export const EVENT_KINDS: readonly PublicEventKind[] = Object.freeze([
   'otp.fraud_suspected',
   'device.degraded',
   'device.recovered',
+  'device.battery_low',
 ]);
 
 /**
  * Kinds beyond the specification's: an endpoint gets them only when it names them (an endpoint
  * made before a kind existed never starts receiving it), and a message's `webhook_url` never does.
  */
-export const OPT_IN_KINDS: readonly PublicEventKind[] = Object.freeze(['otp.fraud_suspected', 'device.degraded', 'device.recovered']);
+export const OPT_IN_KINDS: readonly PublicEventKind[] = Object.freeze([
+  'otp.fraud_suspected',
+  'device.degraded',
+  'device.recovered',
+  'device.battery_low',
+]);
 
 /** The kinds a message's own `webhook_url` receives instead of the global endpoints (the specification's per-message callbacks); a reply's `sms.received` goes to both (see `destinationsOf`). */
 export const MESSAGE_KINDS: readonly PublicEventKind[] = Object.freeze(['sms.sent', 'sms.delivered', 'sms.failed']);

@@ -48,6 +48,15 @@ export function testEvent(
       reason: 'closed',
       test_event: true,
     },
+    'device.battery_low': {
+      device_id: 'device_00000000000000000000000000',
+      client_id: ids.clientId,
+      name: 'Test',
+      battery: 12,
+      charging: false,
+      at,
+      test_event: true,
+    },
     'otp.fraud_suspected': {
       hold_id: 'hold_00000000000000000000000000',
       scope: 'prefix',

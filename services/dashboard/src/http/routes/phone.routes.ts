@@ -93,11 +93,16 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   /** A phone's page: its state, the use of its limits and the form of its limits (another client's phone: 404). */
   function phonePage(
     ctx: DashContext,
-    { device, queued, repairs }: PhoneDetail,
+    { device, queued, repairs, health: telemetry }: PhoneDetail,
     typed?: { form: LimitsForm; errors: LimitErrors },
     health?: { form: HealthForm; error?: string },
   ) {
-    const ok = typed || health ? undefined : (SAVED_NOTES as Record<string, string | undefined>)[String(ctx.query.saved ?? '')];
+    const ok =
+      typed || health
+        ? undefined
+        : ctx.query.log === 'asked'
+          ? 'The phone is asked for its log: it shows below once it answers (reload the page).'
+          : (SAVED_NOTES as Record<string, string | undefined>)[String(ctx.query.saved ?? '')];
     page(
       ctx,
       device.name || device.deviceId,
@@ -112,6 +117,7 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
         ok,
         zones: timeZones(),
         ...(health ? { health } : {}),
+        ...(telemetry ? { telemetry } : {}),
       }),
     );
   }
@@ -143,6 +149,32 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     if (!Number.isInteger(slot) || slot < 1 || slot > 8) throw new AppError('NOT_FOUND');
     await releaseSim(up, clientOf(ctx), deviceId, slot);
     ctx.redirect(`/phones/${encodeURIComponent(deviceId)}?saved=released`);
+  });
+  router.post('/phones/:deviceId/log', async (ctx) => {
+    const deviceId = ctx.params.deviceId!;
+    try {
+      await up.devices.requestDeviceLog({ clientId: clientOf(ctx), deviceId });
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'DEVICE_OFFLINE') throw err;
+      ctx.status = 409;
+      const detail = await phoneDetail(up, clientOf(ctx), deviceId);
+      return page(
+        ctx,
+        detail.device.name || deviceId,
+        'phones',
+        phoneView({
+          csrf: ctx.state.session!.csrf,
+          device: detail.device,
+          queued: detail.queued,
+          form: limitsForm(detail.device.limits),
+          ok: undefined,
+          errors: { '': 'The phone is offline: it can send its log once it is connected again.' },
+          zones: timeZones(),
+          ...(detail.health ? { telemetry: detail.health } : {}),
+        }),
+      );
+    }
+    ctx.redirect(`/phones/${encodeURIComponent(deviceId)}?log=asked`);
   });
   router.post('/phones/:deviceId/rename', async (ctx) => {
     const name = field(ctx, 'name');

@@ -11,6 +11,8 @@ import java.util.HashMap;
 import java.util.Map;
 import org.smsgw.agent.core.Clock;
 import org.smsgw.agent.core.Inbox;
+import org.smsgw.agent.core.LogRing;
+import org.smsgw.agent.core.Logger;
 import org.smsgw.agent.core.Outbox;
 import org.smsgw.agent.core.SendRecord;
 import org.smsgw.agent.core.SqlOutboxStore;
@@ -27,6 +29,9 @@ final class AgentRuntime {
     final CredentialsStore credentials;
     /** Identifies this boot of the phone: Android's SMS callbacks do not outlive it. */
     final String bootId;
+    /** The app's recent log lines, redacted, for the hub's log_request (protocol 6); the core logs through {@link #log}. */
+    final LogRing ring = new LogRing();
+    final Logger log = ring.tee(AndroidLog.INSTANCE, Clock.SYSTEM);
     private final Map<String, Outbox> outboxes = new HashMap<String, Outbox>();
     private final Map<String, Inbox> inboxes = new HashMap<String, Inbox>();
     /** One database (one connection) per device, shared by its outbox and inbox. */

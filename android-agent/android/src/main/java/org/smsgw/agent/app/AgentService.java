@@ -21,6 +21,7 @@ import org.smsgw.agent.core.Clock;
 import org.smsgw.agent.core.Credentials;
 import org.smsgw.agent.core.ExecutorEventLoop;
 import org.smsgw.agent.core.HubClient;
+import org.smsgw.agent.core.PhoneLink;
 import org.smsgw.agent.core.Tls;
 import org.smsgw.agent.core.WebSocketTransport;
 
@@ -107,7 +108,7 @@ public final class AgentService extends Service {
         agent = new Agent(credentials, runtime.outbox(credentials.deviceId), runtime.inbox(credentials.deviceId),
                 new AndroidSmsSender(this, credentials.deviceId),
                 new WebSocketTransport(tls, "smsgw-agent-android/" + version, 20000), loop, Clock.SYSTEM, new SecureRandom(),
-                AndroidLog.INSTANCE, new Agent.Listener() {
+                runtime.log, new Agent.Listener() {
                     @Override
                     public void onStatus(Agent.Status status) {
                         lastStatus = status;
@@ -124,6 +125,8 @@ public final class AgentService extends Service {
                         });
                     }
                 }, HubClient.REPORT_RESEND_MS);
+        AndroidPhoneState phone = new AndroidPhoneState(this, version);
+        agent.usePhone(new PhoneLink(phone, runtime.ring, phone, loop, Clock.SYSTEM, runtime.log));
         agent.start();
         watchNetwork();
     }

@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.smsgw.agent.core.Agent;
 import org.smsgw.agent.core.Credentials;
+import org.smsgw.agent.core.Obstacles;
 import org.smsgw.agent.core.Outbox;
 import org.smsgw.agent.core.Pairing;
 import org.smsgw.agent.core.PairingException;
@@ -181,7 +182,35 @@ public final class MainActivity extends Activity {
                 }
             });
         }
+        obstacles();
         showStatus();
+    }
+
+    /** What may still stop the app (core/Obstacles decides), each with its step and a button to its Android screen. */
+    private void obstacles() {
+        String version = "0.0.0";
+        try {
+            version = getPackageManager().getPackageInfo(getPackageName(), 0).versionName;
+        } catch (PackageManager.NameNotFoundException e) {
+            // The app's own package is always there.
+        }
+        List<Obstacles.Obstacle> found = Obstacles.of(new AndroidPhoneState(this, version).phoneState());
+        if (found.isEmpty()) {
+            column.addView(text("Nothing known stops the app: it may run for hours on end."));
+            return;
+        }
+        heading("Still in the way");
+        for (final Obstacles.Obstacle o : found) {
+            column.addView(text(o.title + ". " + o.step));
+            if (o.action.equals("restricted_settings") || o.action.equals("app_info")) {
+                button("Open App info", new View.OnClickListener() {
+                    @Override
+                    public void onClick(View v) {
+                        startActivity(new Intent(Settings.ACTION_APPLICATION_DETAILS_SETTINGS, Uri.parse("package:" + getPackageName())));
+                    }
+                });
+            }
+        }
     }
 
     private void showStatus() {
@@ -220,6 +249,12 @@ public final class MainActivity extends Activity {
 
     @Override
     public void onRequestPermissionsResult(int requestCode, String[] permissions, int[] results) {
+        for (int i = 0; i < permissions.length && i < results.length; i++) {
+            if (!android.Manifest.permission.SEND_SMS.equals(permissions[i])) continue;
+            // Refused with no dialog shown (no rationale either): Android's restricted settings held it back.
+            boolean silently = results[i] != PackageManager.PERMISSION_GRANTED && !shouldShowRequestPermissionRationale(permissions[i]);
+            AndroidPhoneState.prefs(this).edit().putBoolean(AndroidPhoneState.SMS_DENIED_SILENTLY, silently).apply();
+        }
         build();
     }
 

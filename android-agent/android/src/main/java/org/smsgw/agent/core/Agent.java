@@ -105,6 +105,11 @@ public final class Agent {
         if (outbox.record() != null) hub.useRecord(outbox.record(), Digest.INTERVAL_MS);
     }
 
+    /** Protocol 6: telemetry, the log on request and the pushed settings go through this link; call before {@link #start()}. */
+    public void usePhone(PhoneLink phone) {
+        hub.usePhone(phone);
+    }
+
     public void start() {
         loop.post(new Runnable() {
             @Override

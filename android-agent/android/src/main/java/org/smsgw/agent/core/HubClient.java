@@ -62,6 +62,8 @@ public final class HubClient {
     private final Map<String, Long> lastSent = new HashMap<String, Long>();
     /** Received SMS until received_ack (protocol 3); null: this client relays none. */
     private Inbox inbox;
+    /** Protocol 6; null: this client sends no telemetry. */
+    private PhoneLink phone;
     /** When each pending received SMS was last sent on the current connection. */
     private final Map<String, Long> receivedSent = new HashMap<String, Long>();
     /** Protocol 5: no received SMS is sent before this time (the hub said the phone is past its budget). */
@@ -95,6 +97,11 @@ public final class HubClient {
     public void useRecord(SendRecord record, long intervalMs) {
         this.record = record;
         this.digestIntervalMs = intervalMs;
+    }
+
+    /** Protocol 6: telemetry, the log on request, the pushed settings; call before {@link #start()}. */
+    public void usePhone(PhoneLink phone) {
+        this.phone = phone;
     }
 
     /** Relays this inbox's SMS (protocol 3); call before {@link #start()}, on the loop. */
@@ -307,6 +314,12 @@ public final class HubClient {
             case RECEIVED_RETRY:
                 holdReceived(frame.messageId, frame.afterMs);
                 break;
+            case LOG_REQUEST:
+                if (phone != null) phone.onLogRequest();
+                break;
+            case SETTINGS:
+                if (phone != null) phone.onSettings(frame.messageId, frame.status);
+                break;
             case RECONNECT:
                 log.info("the hub asked to reconnect after " + frame.afterMs + " ms");
                 hubDelayMs = frame.afterMs;
@@ -339,6 +352,7 @@ public final class HubClient {
         receivedChanged();
         cancel(resendTimer);
         scheduleResend(c);
+        if (phone != null) phone.open(c, hello.protocol);
         // Protocol 7: what the phone did, for the hub to repair what a lost frame left wrong.
         cancel(digestTimer);
         if (record != null && hello.protocol >= Protocol.DIGEST_VERSION) sendDigest(c);
@@ -402,6 +416,7 @@ public final class HubClient {
         if (c != conn) return;
         conn = null;
         ready = false;
+        if (phone != null) phone.close();
         cancel(stableTimer);
         cancel(watchdogTimer);
         cancel(resendTimer);

@@ -2,7 +2,7 @@ package org.smsgw.agent.core;
 
 /** A frame from the hub, checked (PROTOCOL.md §2). */
 public final class HubFrame {
-    public enum Kind { HELLO, SMS, REPORT_ACK, RECEIVED_ACK, RECEIVED_RETRY, RECONNECT, UNKNOWN, INVALID }
+    public enum Kind { HELLO, SMS, REPORT_ACK, RECEIVED_ACK, RECEIVED_RETRY, RECONNECT, LOG_REQUEST, SETTINGS, UNKNOWN, INVALID }
 
     public final Kind kind;
     /** The frame's type as sent (UNKNOWN), or why it is INVALID. */
@@ -55,6 +55,16 @@ public final class HubFrame {
 
     static HubFrame reconnect(long afterMs) {
         return new HubFrame(Kind.RECONNECT, null, 0, null, 0, null, 0, null, null, afterMs);
+    }
+
+    /** Protocol 6: the hub asks for the recent log. */
+    static HubFrame logRequest() {
+        return new HubFrame(Kind.LOG_REQUEST, null, 0, null, 0, null, 0, null, null, 0);
+    }
+
+    /** Protocol 6: the server-owned settings; {@code messageId} holds the version, {@code status} the settings as JSON. */
+    static HubFrame settings(String version, String settingsJson) {
+        return new HubFrame(Kind.SETTINGS, null, 0, null, 0, null, 0, version, settingsJson, 0);
     }
 
     static HubFrame unknown(String type) {

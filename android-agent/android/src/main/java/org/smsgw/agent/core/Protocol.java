@@ -104,6 +104,22 @@ public final class Protocol {
             }
             return HubFrame.receivedRetry((String) id, ((Number) after).longValue());
         }
+        if ("log_request".equals(type)) return HubFrame.logRequest();
+        if ("settings".equals(type)) {
+            Object version = frame.opt("version");
+            if (!(version instanceof String) || ((String) version).isEmpty() || ((String) version).length() > 64) {
+                return HubFrame.invalid("settings without a valid version");
+            }
+            JSONObject kept = new JSONObject();
+            try {
+                kept.put("version", version);
+                if (frame.opt("limits") instanceof JSONObject) kept.put("limits", frame.opt("limits"));
+                if (frame.opt("sim_rule") instanceof JSONObject) kept.put("sim_rule", frame.opt("sim_rule"));
+            } catch (JSONException e) {
+                return HubFrame.invalid("settings that cannot be read");
+            }
+            return HubFrame.settings((String) version, kept.toString());
+        }
         // simulate_received is for the simulator driver only: the app leaves it UNKNOWN and ignores it.
         if ("reconnect".equals(type)) {
             Object after = frame.opt("after_ms");
@@ -119,6 +135,28 @@ public final class Protocol {
         if (!(value instanceof Number)) return false;
         double d = ((Number) value).doubleValue();
         return !Double.isNaN(d) && !Double.isInfinite(d) && d >= 0;
+    }
+
+    /** The {@code log} frame (protocol 6): the recent lines, redacted and bounded by the caller. */
+    public static String log(List<String> lines) {
+        try {
+            return new JSONObject().put("type", "log").put("lines", new JSONArray(lines)).toString();
+        } catch (JSONException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The {@code settings_applied} frame (protocol 6): the version kept and the parts it held. */
+    public static String settingsApplied(String version, String settingsJson) {
+        try {
+            JSONArray applied = new JSONArray();
+            JSONObject settings = new JSONObject(settingsJson);
+            if (settings.has("limits")) applied.put("limits");
+            if (settings.has("sim_rule")) applied.put("sim_rule");
+            return new JSONObject().put("type", "settings_applied").put("version", version).put("applied", applied).toString();
+        } catch (JSONException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** The {@code ack} frame: the SMS is in the outbox on disk. */
