@@ -1,7 +1,6 @@
 // Over 300 lines: a campaign file from bytes to preview rows: the bounded streaming CSV reader and
 // the mapping and templates that turn its rows into messages share its limits and row shape.
-import { measureSms, type SmsEncoding } from '@smsgw/platform';
-import { normalizePhoneNumber } from './phone-number';
+import { measureSms, normalizePhoneNumber, type SmsEncoding } from '@smsgw/platform';
 
 /**
  * What a campaign's file may hold. Every bound keeps the reading linear in the file: a column

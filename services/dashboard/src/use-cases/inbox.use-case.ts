@@ -1,6 +1,5 @@
-import { AppError, isStorableText } from '@smsgw/platform';
+import { AppError, isStorableText, normalizePhoneNumber } from '@smsgw/platform';
 import type { devicehub, message } from '@smsgw/proto';
-import { normalizePhoneNumber } from './phone-number';
 import type { Upstreams } from './upstreams';
 
 /** The dashboard is the live account: its inbox and replies are live only. */

@@ -1,5 +1,5 @@
-import { isStorableText } from '@smsgw/platform';
-import { checkFailover, checkMetadata, checkSim, FieldErrors, MAX_MESSAGE_CHARACTERS, normalizePhoneNumber } from './send-request';
+import { isStorableText, normalizePhoneNumber } from '@smsgw/platform';
+import { checkFailover, checkMetadata, checkSim, FieldErrors, MAX_MESSAGE_CHARACTERS } from './send-request';
 
 export const OTP_PLACEHOLDER = '{{code}}';
 export const OTP_LENGTH = { min: 4, max: 8, default: 6 };

@@ -1,5 +1,4 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { AppError, isStorableJson, isStorableText, parseWebhookUrl, type ErrorCode, type ErrorDetail } from '@smsgw/platform';
+import { AppError, isStorableJson, isStorableText, normalizePhoneNumber, parseWebhookUrl, type ErrorCode, type ErrorDetail } from '@smsgw/platform';
 
 export const MAX_MESSAGE_CHARACTERS = 1600;
 export const MAX_METADATA_BYTES = 1024;
@@ -39,13 +38,6 @@ export class FieldErrors {
     }
     if (this.details.length > 1) throw new AppError('VALIDATION_ERROR', { details: this.details });
   }
-}
-
-/** E.164 form of a valid international number, or undefined. */
-export function normalizePhoneNumber(value: unknown): string | undefined {
-  if (typeof value !== 'string' || !value.trim().startsWith('+')) return undefined;
-  const parsed = parsePhoneNumberFromString(value.trim());
-  return parsed?.isValid() ? parsed.number : undefined;
 }
 
 export function checkMessage(value: unknown, field: string, errors: FieldErrors): string {
