@@ -1,4 +1,12 @@
-import { countryOf, e164InCountry, isE164Number, isKnownCountry, normalizePhoneNumber, numberOrigin, numberTypeOf } from '../src/phone-number';
+import {
+  countryOf,
+  e164InCountry,
+  isE164Number,
+  isKnownCountry,
+  normalizePhoneNumber,
+  numberOrigin,
+  numberTypeOf,
+} from '../src/phone-number';
 
 describe('phone numbers', () => {
   it('when a number is written with + and the country code, spaces and punctuation allowed, then its E.164 form is given', () => {

@@ -1,4 +1,12 @@
-import { AppError, countryAllowed, countryOf, isSpecialNumberType, numberTypeOf, type Destinations, type ErrorDetail } from '@smsgw/platform';
+import {
+  AppError,
+  countryAllowed,
+  countryOf,
+  isSpecialNumberType,
+  numberTypeOf,
+  type Destinations,
+  type ErrorDetail,
+} from '@smsgw/platform';
 
 // Where a client's sends may go (issue 39): the countries of ordinary sends and of OTPs, and the
 // number types OTPs never reach unless the client allows them. The lists come with the verified

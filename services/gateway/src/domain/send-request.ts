@@ -1,4 +1,12 @@
-import { AppError, isStorableJson, isStorableText, normalizePhoneNumber, parseWebhookUrl, type ErrorCode, type ErrorDetail } from '@smsgw/platform';
+import {
+  AppError,
+  isStorableJson,
+  isStorableText,
+  normalizePhoneNumber,
+  parseWebhookUrl,
+  type ErrorCode,
+  type ErrorDetail,
+} from '@smsgw/platform';
 
 export const MAX_MESSAGE_CHARACTERS = 1600;
 export const MAX_METADATA_BYTES = 1024;

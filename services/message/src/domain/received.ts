@@ -1,4 +1,13 @@
-import { AppError, countryOf, decodeJsonPayload, e164InCountry, historyRange, storableText, type AgentReceived, type PublicEvent } from '@smsgw/platform';
+import {
+  AppError,
+  countryOf,
+  decodeJsonPayload,
+  e164InCountry,
+  historyRange,
+  storableText,
+  type AgentReceived,
+  type PublicEvent,
+} from '@smsgw/platform';
 import { containsPattern, SEARCH_MIN_LENGTH } from './history';
 
 /** The id prefix of received records: `rcv_` then a ULID, as message ids (`msg_`). */
