@@ -39,6 +39,7 @@ export async function listCampaigns(service: MessageService, clientId: string, m
  * Stores up to 100 messages of a campaign as SendBatch stores a batch (same
  * checks, opt-outs, events), with the campaign's lock and check in the same
  * transaction: refused when the campaign is cancelled, held when it is paused.
+ * Without device ids (live), they are stored open to the client's fleet.
  */
 export async function addCampaignMessages(
   service: MessageService,
@@ -56,6 +57,8 @@ export async function addCampaignMessages(
     idempotencyKey: '',
     requestHash: '',
     campaignId: req.campaignId,
+    // No phone named: the messages go to the fleet, and the phones balance them as they claim.
+    fleet: req.deviceIds.length === 0,
   };
   return sendBatch(service, input, async (db) => {
     const status = await service.campaigns.lockForAdd(db, req);
