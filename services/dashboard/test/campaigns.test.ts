@@ -353,7 +353,7 @@ describe('the campaign pages', () => {
     ]);
     const batches = world.calls.message.AddCampaignMessages as message.AddCampaignMessagesRequest__Output[];
     expect(batches.map((b) => b.messages.length)).toEqual([100, 100, 50]);
-    expect(batches.every((b) => b.campaignId === campaignId && b.deviceIds.length === 0)).toBe(true);
+    expect(batches.every((b) => b.campaignId === campaignId && b.fleet && b.deviceIds.length === 1)).toBe(true);
     expect(batches[0]!.messages[0]).toMatchObject({ to: '+33612000000', text: 'Bonjour Person 0' });
     expect(new Set(batches.flatMap((b) => b.messages.map((m) => m.to))).size).toBe(250);
 

@@ -17,23 +17,24 @@ describe("a campaign's messages without phones go to the fleet", () => {
   });
 
   const live = (clientId: string, campaignId: string) => ({ clientId, mode: 'MODE_LIVE' as const, campaignId });
-  const addToFleet = async (clientId: string, campaignId: string, count: number) =>
+  const addToFleet = async (clientId: string, campaignId: string, count: number, named = newDeviceId()) =>
     (
       await svc.client.addCampaignMessages({
         ...live(clientId, campaignId),
-        deviceIds: [],
+        deviceIds: [named],
+        fleet: true,
         messages: Array.from({ length: count }, (_, i) => ({ to: `+3361234560${i}`, text: `Bonjour ${i}`, metadataJson: '' })),
       })
     ).messages.map((m) => m.messageId);
 
-  it('when messages are added with no device, then they are stored open to the fleet, the phones are woken, and two phones share them by claiming, each once', async () => {
+  it('when messages are added to the fleet, then they are stored open to it (naming one phone until claimed), the phones are woken, and two phones share them by claiming, each once', async () => {
     const client = newClientId();
     const [a, b] = [newDeviceId(), newDeviceId()];
     const { campaignId } = await svc.client.createCampaign({ clientId: client, mode: 'MODE_LIVE', name: 'Soldes' });
 
-    const ids = await addToFleet(client, campaignId, 4);
+    const ids = await addToFleet(client, campaignId, 4, a);
 
-    expect(await fleet.row(ids[0]!)).toMatchObject({ fleet: true, device_id: '', status: 'queued', campaign_id: campaignId });
+    expect(await fleet.row(ids[0]!)).toMatchObject({ fleet: true, device_id: a, status: 'queued', campaign_id: campaignId });
     await eventually(async () => fleet.lastWake(client) === '4', 5000, 'the fleet wake-up');
     const taken = [await fleet.claim(a, client), await fleet.claim(b, client), await fleet.claim(a, client), await fleet.claim(b, client)];
     expect(new Set(taken)).toEqual(new Set(ids));
@@ -56,14 +57,15 @@ describe("a campaign's messages without phones go to the fleet", () => {
     expect(await fleet.claim(device, client)).toBe(id);
   });
 
-  it('when a test-mode campaign names no device, then INVALID_DEVICE_ID: test keys have no fleet', async () => {
+  it('when a test-mode campaign asks for the fleet, then INVALID_DEVICE_ID: test keys have no fleet', async () => {
     const client = newClientId();
     const { campaignId } = await svc.client.createCampaign({ clientId: client, mode: 'MODE_TEST', name: 'Test' });
     const call = svc.client.addCampaignMessages({
       clientId: client,
       mode: 'MODE_TEST',
       campaignId,
-      deviceIds: [],
+      deviceIds: ['device_t'],
+      fleet: true,
       messages: [{ to: '+33612345600', text: 'Bonjour', metadataJson: '' }],
     });
     await expect(call).rejects.toMatchObject({ code: 'INVALID_DEVICE_ID' });

@@ -196,8 +196,10 @@ async function storeCampaign(
         clientId,
         mode: MODE,
         campaignId: campaign.campaignId,
-        // No phone chosen: the messages go to the fleet, and the online phones share them as they claim.
-        deviceIds: [],
+        // No phone chosen: the messages go to the fleet, and the online phones share them as they claim
+        // (the first online phone is only the one they name until then).
+        deviceIds: [online[0]!.deviceId],
+        fleet: true,
         messages: batch.map((r) => ({ to: r.to, text: r.text, metadataJson: '' })),
       });
     } catch (err) {

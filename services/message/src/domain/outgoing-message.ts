@@ -46,19 +46,15 @@ export function idempotencyOf(req: { idempotencyKey: string; requestHash: string
   return { key: storable(req.idempotencyKey, 'idempotency_key'), requestHash: storable(req.requestHash, 'request_hash') };
 }
 
-/**
- * A message to queue on `deviceId` (or, `{ fleet: true }`, on no phone yet: its device_id is '' until
- * a phone claims it), its fields checked (the send rules too), its parts and encoding measured.
- */
+/** A message to queue on `deviceId`, its fields checked (the send rules too), its parts and encoding measured. */
 export function outgoing(
   req: SendFields,
-  device: string | { fleet: true },
+  deviceId: string,
   m: OutgoingFields,
   scheduledAt: Date | null,
   batchId: string | null,
 ): NewMessage {
-  const deviceId = typeof device === 'string' ? device : '';
-  if (typeof device === 'string' && !device) throw new AppError('INVALID_DEVICE_ID');
+  if (!deviceId) throw new AppError('INVALID_DEVICE_ID');
   if (!m.text) throw new AppError('MESSAGE_REQUIRED');
   const size = measureSms(storable(m.text, 'message'));
   checkSendRules(m);
@@ -67,7 +63,6 @@ export function outgoing(
     clientId: storable(req.clientId, 'client_id'),
     mode: req.mode,
     deviceId: storable(deviceId, 'device_id'),
-    fleet: typeof device !== 'string',
     batchId,
     to: storable(m.to, 'to'),
     text: m.text,

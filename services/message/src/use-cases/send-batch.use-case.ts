@@ -23,7 +23,10 @@ export interface SendBatchInput extends SendFields {
   replies?: boolean;
   /** The campaign its messages belong to (stored held while it is paused). */
   campaignId?: string;
-  /** Live only, `deviceIds` empty: every message open to the client's fleet, no phone chosen (a campaign's unpinned messages). */
+  /**
+   * Live only: every message open to the client's fleet, no phone chosen (a campaign's unpinned
+   * messages); `deviceIds` holds one device, the one they name until a phone claims them.
+   */
   fleet?: boolean;
 }
 
@@ -33,9 +36,6 @@ export interface SentBatch {
   rows: MessageRow[];
   replayed: boolean;
 }
-
-/** The device a fleet message names until a phone claims it: none. */
-const FLEET = { fleet: true } as const;
 
 /** Wakes the client's phones for its fleet messages that may be claimed now (not held, not opted out, not scheduled). */
 function wakeFleet(service: MessageService, placed: PlacedMessage[]): void {
@@ -56,7 +56,7 @@ export async function sendBatch(
 ): Promise<SentBatch> {
   if (req.messages.length === 0) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'messages', code: 'MESSAGE_REQUIRED' }] });
   const fleet = req.fleet === true;
-  if (fleet ? req.deviceIds.length > 0 || req.mode !== 'live' : req.deviceIds.length !== req.messages.length)
+  if (fleet ? req.deviceIds.length !== 1 || req.mode !== 'live' : req.deviceIds.length !== req.messages.length)
     throw new AppError('INVALID_DEVICE_ID');
   const batchId = newId('batch');
   const batch = { batchId, clientId: storable(req.clientId, 'client_id'), mode: req.mode, idempotency: idempotencyOf(req) };
@@ -75,7 +75,7 @@ export async function sendBatch(
       const pinned = req.pinned === true;
       const campaignId = req.campaignId ?? null;
       return {
-        ...outgoing(req, fleet ? FLEET : req.deviceIds[i]!, m, null, batchId),
+        ...outgoing(req, req.deviceIds[fleet ? 0 : i]!, m, null, batchId),
         ...{ traceparent, ttlSeconds, pinned, requestedSim: requested, replies, campaignId, fleet },
       };
     } catch (err) {
@@ -87,7 +87,7 @@ export async function sendBatch(
     }
   });
   // Every device of the batch is its client's, or nothing is stored.
-  if (!fleet) await service.devices.require(messages.map((m) => ({ clientId: m.clientId, deviceId: m.deviceId })));
+  await service.devices.require(messages.map((m) => ({ clientId: m.clientId, deviceId: m.deviceId })));
   let placed: PlacedMessage[];
   // One lookup for the batch's numbers: those on the list are stored failed (OPTED_OUT), the others queued.
   await markOptedOut(service, messages);
