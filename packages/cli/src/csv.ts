@@ -1,51 +1,18 @@
+import { readCsvRecords } from '@smsgw/client';
+
 /**
  * RFC 4180 CSV: fields separated by commas (or the delimiter given), quoted with double quotes
  * (a quote inside doubled), records ended by CRLF or LF; a UTF-8 byte order mark is dropped.
  */
-export function parseCsv(text: string, delimiter = ','): string[][] {
+export function parseCsv(text: string, delimiter: ',' | ';' = ','): string[][] {
   return parseCsvLines(text, delimiter).map((r) => r.fields);
 }
 
-/** The records of a CSV text with the line each starts on (1-based); blank lines are skipped. */
-export function parseCsvLines(text: string, delimiter = ','): { line: number; fields: string[] }[] {
-  const rows: { line: number; fields: string[] }[] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  let line = 1;
-  let start = 1;
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const endField = () => {
-    row.push(field);
-    field = '';
-  };
-  const endRow = () => {
-    endField();
-    // A blank line carries nothing.
-    if (row.length > 1 || row[0]!.trim() !== '') rows.push({ line: start, fields: row });
-    row = [];
-    start = line;
-  };
-  for (; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '\n' || (c === '\r' && text[i + 1] !== '\n')) line++;
-    if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else field += c;
-    } else if (c === '"' && field === '') quoted = true;
-    else if (c === delimiter) endField();
-    else if (c === '\n') endRow();
-    else if (c === '\r') {
-      if (text[i + 1] !== '\n') endRow();
-    } else field += c;
-  }
-  if (quoted) throw new Error('the file ends inside a quoted field');
-  if (field !== '' || row.length) endRow();
-  return rows;
+/** The records of a CSV text with the line each starts on (1-based); blank lines are skipped. The reader is the platform's one (`@smsgw/client`). */
+export function parseCsvLines(text: string, delimiter: ',' | ';' = ','): { line: number; fields: string[] }[] {
+  const read = readCsvRecords(text, { separator: delimiter });
+  if ('error' in read) throw new Error(read.error);
+  return read.records.map((r) => ({ line: r.line, fields: r.cells }));
 }
 
 export interface Recipient {

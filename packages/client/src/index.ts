@@ -24,3 +24,4 @@ export type { WebhookEvent, MessageEventData, DeviceEventData, ReceivedEventData
 export type { BackoffSettings } from './retry';
 export { VERSION } from './version';
 export * from './gen/openapi-types';
+export { CsvRecordReader, readCsvRecords, type CsvLimits, type CsvReaderOptions, type CsvRecord } from './csv';

@@ -38,3 +38,4 @@ export * from './event-batches';
 export * from './periods';
 export * from './destinations';
 export * from './key-limits';
+export * from './phone-number';

@@ -1,5 +1,6 @@
-// GSM-7 or UCS-2, and the parts: the rule of the message service (its stored parts and encoding)
-// and of the dashboard's campaign preview, here so that both measure a text alike.
+// GSM-7 or UCS-2, the parts and the characters of a text: how the message service measures what
+// it stores (parts, encoding, the 1600-character limit of its send rules), here so that every
+// edge (gateway, OTP, dashboard, the hub's simulated SMS) counts a text exactly alike.
 
 // GSM 03.38 default alphabet and its extension table (each extension
 // character costs two septets: an escape and the character).
@@ -17,6 +18,16 @@ export interface SmsSize {
   parts: number;
   /** Code points, the unit of the 1600-character limit. */
   characters: number;
+}
+
+/** The longest text a message may have, in characters (code points): MESSAGE_TOO_LONG beyond. */
+export const MAX_SMS_CHARACTERS = 1600;
+
+/** A text's characters as every limit counts them: code points (an emoji is one), as `measureSms` counts them. */
+export function smsCharacters(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
 }
 
 /** How many SMS parts a text takes, never splitting a character across two parts. */

@@ -1,7 +1,6 @@
 import { AppError, NO_DEVICE_LIMITS } from '@smsgw/platform';
-import type { devicehub, message } from '@smsgw/proto';
+import type { message } from '@smsgw/proto';
 import { checkMapping, CsvReader, parseCsv, previewRows, readCsv, type CsvFile } from '../src/use-cases/campaign-csv';
-import { spreadOverPhones } from '../src/use-cases/campaigns.use-case';
 import { csrfOf } from './support/harness';
 import { OWNERS, startFleetWorld, type FleetWorld } from './support/fleet-world';
 
@@ -159,18 +158,6 @@ describe('a campaign preview', () => {
   });
 });
 
-describe('spreading a campaign over the phones', () => {
-  const phone = (deviceId: string, hasRoom = true) => ({ deviceId, hasRoom }) as devicehub.Device__Output;
-
-  it('when phones have room, then each message goes to the shortest queue among them', () => {
-    expect(spreadOverPhones([phone('a'), phone('b'), phone('c', false)], { a: 3, b: 0, c: 0 }, 6)).toEqual(['b', 'b', 'b', 'a', 'b', 'a']);
-  });
-
-  it('when no phone has room, then all of them are used', () => {
-    expect(spreadOverPhones([phone('a', false), phone('b', false)], {}, 4)).toEqual(['a', 'b', 'a', 'b']);
-  });
-});
-
 /** The message service's campaign RPCs, played from a map: another client's campaign is CAMPAIGN_NOT_FOUND. */
 const UPLOADS_PER_CLIENT = 2;
 
@@ -283,11 +270,10 @@ function campaignStandIn() {
 describe('the campaign pages', () => {
   let world: FleetWorld;
   const standIn = campaignStandIn();
-  const depths: Record<string, number> = {};
 
   beforeAll(async () => {
     world = await startFleetWorld({
-      message: { ...standIn.handlers, QueueDepths: async () => ({ depths }) },
+      message: standIn.handlers,
     });
     world.devices.set('device_a2', { ...world.devices.get('device_a1')!, deviceId: 'device_a2', limits: { ...NO_DEVICE_LIMITS } });
   }, 60_000);
@@ -354,10 +340,9 @@ describe('the campaign pages', () => {
     expect(world.calls.message.CreateCampaign).toBeUndefined();
   });
 
-  it('when it is sent, then the campaign is created and the good rows go in batches of 100 spread over the online phones, once', async () => {
+  it('when it is sent, then the campaign is created and the good rows go in batches of 100 to the fleet (no phone chosen), once', async () => {
     const { browser, uploadId } = await uploaded();
     await browser.post(`/campaigns/new/${uploadId}/preview`, { phone_column: 'phone', text: 'Bonjour {{name}}' });
-    Object.assign(depths, { device_a1: 10, device_a2: 0 });
 
     const res = await browser.post(`/campaigns/new/${uploadId}/send`, { phone_column: 'phone', text: 'Bonjour {{name}}' });
 
@@ -368,12 +353,8 @@ describe('the campaign pages', () => {
     ]);
     const batches = world.calls.message.AddCampaignMessages as message.AddCampaignMessagesRequest__Output[];
     expect(batches.map((b) => b.messages.length)).toEqual([100, 100, 50]);
-    expect(batches.every((b) => b.campaignId === campaignId && b.deviceIds.length === b.messages.length)).toBe(true);
+    expect(batches.every((b) => b.campaignId === campaignId && b.fleet && b.deviceIds.length === 1)).toBe(true);
     expect(batches[0]!.messages[0]).toMatchObject({ to: '+33612000000', text: 'Bonjour Person 0' });
-    const devices = batches.flatMap((b) => b.deviceIds);
-    // The empty queue first, then both in turn.
-    expect(devices.slice(0, 10)).toEqual(Array(10).fill('device_a2'));
-    expect(devices.filter((d) => d === 'device_a1').length).toBe(120);
     expect(new Set(batches.flatMap((b) => b.messages.map((m) => m.to))).size).toBe(250);
 
     const again = await browser.post(`/campaigns/new/${uploadId}/send`, { phone_column: 'phone', text: 'Bonjour {{name}}' });

@@ -1,5 +1,5 @@
-import { ALL_DESTINATIONS, AppError } from '@smsgw/platform';
-import { checkOtpDestination, checkSmsDestinations, countryOf } from '../src/domain/destination-rules';
+import { ALL_DESTINATIONS, AppError, countryOf } from '@smsgw/platform';
+import { checkOtpDestination, checkSmsDestinations } from '../src/domain/destination-rules';
 import { parseSendOtpRequest } from '../src/domain/otp-request';
 
 function failure(fn: () => unknown): AppError {

@@ -1,5 +1,6 @@
 import { AppError, type ErrorCode } from '@smsgw/platform';
-import { MAX_MESSAGE_CHARACTERS, parseBulkRequest, parsePersonalizedRequest, parseSendRequest } from '../src/domain/send-request';
+import { MAX_SMS_CHARACTERS } from '@smsgw/platform';
+import { parseBulkRequest, parsePersonalizedRequest, parseSendRequest } from '../src/domain/send-request';
 
 const NOW = Date.parse('2030-01-15T10:00:00.000Z');
 const DAY = 24 * 3600_000;
@@ -97,7 +98,7 @@ describe('parseSendRequest', () => {
   });
 
   it('when the message has 1601 characters, then it is MESSAGE_TOO_LONG, while 1600 is accepted', () => {
-    expect(parseSendRequest({ ...valid, message: 'a'.repeat(MAX_MESSAGE_CHARACTERS) }, NOW).message).toHaveLength(1600);
+    expect(parseSendRequest({ ...valid, message: 'a'.repeat(MAX_SMS_CHARACTERS) }, NOW).message).toHaveLength(1600);
     expectSingle({ ...valid, message: 'a'.repeat(1601) }, 'message', 'MESSAGE_TOO_LONG');
   });
 

@@ -14,7 +14,7 @@ describe('ListMessages: the history, through gRPC', () => {
   const phoneB = `device_b${randomHex(4)}`;
   const alice = '+33611111111';
   const bob = '+33622222222';
-  const carol = '+447700900123';
+  const carol = '+447911123456';
   const now = Date.now();
   const at = (hoursAgo: number) => new Date(Math.floor((now - hoursAgo * HOUR) / 1000) * 1000);
   // The same instant for two messages, to see the tie broken by message_id.

@@ -98,4 +98,44 @@ describe('a poisoned send gathered with others fails alone', () => {
     await expect(call).rejects.toHaveProperty('cause.code', 3); // gRPC INVALID_ARGUMENT
     expect((await svc.pool.query('SELECT 1 FROM messages WHERE client_id = $1', [clientId])).rowCount).toBe(0);
   });
+
+  const sendTo = (clientId: string, to: string, text: string) => {
+    const item = send(clientId, text);
+    return { ...item, request: { ...item.request, message: { ...item.request.message, to } } };
+  };
+  const storedRows = async (clientId: string) => (await svc.pool.query('SELECT 1 FROM messages WHERE client_id = $1', [clientId])).rowCount;
+
+  it('when SendMany carries a bad number and a text too long among good sends, then only those two fail, with the API codes', async () => {
+    const good = sendTo(`client_${run}_good`, '+33612345678', 'Bonjour');
+    const { results } = await svc.client.sendMany({
+      items: [good, sendTo(`client_${run}_nb`, '+3361', 'Bonjour'), sendTo(`client_${run}_long`, '+33612345678', 'a'.repeat(1601))],
+    });
+
+    expect(results.map((r) => r.errorCode)).toEqual(['', 'INVALID_PHONE_NUMBER', 'MESSAGE_TOO_LONG']);
+    expect([await storedRows(`client_${run}_good`), await storedRows(`client_${run}_nb`), await storedRows(`client_${run}_long`)]).toEqual([
+      1, 0, 0,
+    ]);
+  });
+
+  it('when SendBatch carries a bad number, then the batch is refused naming that message, and nothing is stored', async () => {
+    const clientId = `client_${run}_batchnb`;
+    const call = svc.client.sendBatch({
+      clientId,
+      mode: 'MODE_LIVE',
+      deviceIds: ['device_a', 'device_a'],
+      messages: [
+        { to: '+33611111111', text: 'bien', metadataJson: '' },
+        { to: '+33 6 22 22 22 22', text: 'bien', metadataJson: '' },
+      ],
+      priority: 3,
+      webhookUrl: '',
+    });
+
+    await expect(call).rejects.toMatchObject({
+      code: 'INVALID_PHONE_NUMBER',
+      details: [{ field: 'messages[1].to', code: 'INVALID_PHONE_NUMBER' }],
+    });
+    await expect(call).rejects.toHaveProperty('cause.code', 3); // gRPC INVALID_ARGUMENT
+    expect(await storedRows(clientId)).toBe(0);
+  });
 });

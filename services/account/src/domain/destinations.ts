@@ -1,5 +1,4 @@
-import { isSupportedCountry } from 'libphonenumber-js';
-import { AppError, isSpecialNumberType, type Destinations, type ErrorDetail } from '@smsgw/platform';
+import { AppError, isKnownCountry, isSpecialNumberType, type Destinations, type ErrorDetail } from '@smsgw/platform';
 
 /** At most this many countries in a list: every country libphonenumber knows fits. */
 const MAX_COUNTRIES = 300;
@@ -12,7 +11,7 @@ export function checkDestinations(input: Destinations): Destinations {
   const details: ErrorDetail[] = [];
   const countries = (field: string, values: readonly string[]): string[] => {
     const codes = [...new Set(values.map((v) => v.trim().toUpperCase()).filter(Boolean))].sort();
-    const unknown = codes.filter((c) => !/^[A-Z]{2}$/.test(c) || !isSupportedCountry(c));
+    const unknown = codes.filter((c) => !isKnownCountry(c));
     if (unknown.length > 0 || codes.length > MAX_COUNTRIES) {
       details.push({
         field,

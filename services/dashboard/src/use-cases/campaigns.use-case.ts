@@ -1,5 +1,5 @@
 import { AppError, modeToProto } from '@smsgw/platform';
-import type { devicehub, message } from '@smsgw/proto';
+import type { message } from '@smsgw/proto';
 import type { UploadedCsv } from '../http/upload-form';
 import { checkMapping, previewRows, readCsv, type CsvFile, type Mapping, type Preview } from './campaign-csv';
 import type { Upstreams } from './upstreams';
@@ -144,26 +144,6 @@ export async function discardUpload(up: Upstreams, clientId: string, uploadId: s
   }
 }
 
-/**
- * The device of each of `count` messages, as the gateway's automatic choice
- * spreads a batch (`spreadOverDevices`): among the online phones, those with
- * room to send now (all of them when none has), each message on the phone
- * whose queue is then the shortest.
- */
-export function spreadOverPhones(online: devicehub.Device__Output[], depths: Record<string, number>, count: number): string[] {
-  const withRoom = online.filter((d) => d.hasRoom);
-  const ids = (withRoom.length > 0 ? withRoom : online).map((d) => d.deviceId);
-  const load = new Map(ids.map((id) => [id, depths[id] ?? 0]));
-  const chosen: string[] = [];
-  for (let n = 0; n < count; n++) {
-    let best = ids[0]!;
-    for (const id of ids) if (load.get(id)! < load.get(best)!) best = id;
-    load.set(best, load.get(best)! + 1);
-    chosen.push(best);
-  }
-  return chosen;
-}
-
 export const NO_PHONE_ONLINE = 'None of your phones is online: open the app on a phone, then send the campaign.';
 
 export type CampaignSend =
@@ -193,7 +173,7 @@ export async function sendCampaign(up: Upstreams, clientId: string, uploadId: st
 /**
  * Sends the upload's good rows: checks a phone is online (nothing is stored
  * otherwise), creates the campaign, then adds the messages in batches of 100,
- * each on its phone. The upload is taken at once, so that a second click
+ * open to the fleet (the phones balance them by claiming). The upload is taken at once, so that a second click
  * does not send it twice. The campaign's id, or an error in words.
  */
 async function storeCampaign(
@@ -208,8 +188,6 @@ async function storeCampaign(
   if (online.length === 0) return { error: NO_PHONE_ONLINE };
   // Taken: a second send of the same upload finds nothing.
   if (!(await discardUpload(up, clientId, upload.uploadId))) return { error: EXPIRED };
-  const { depths } = online.length > 1 ? await up.messages.queueDepths({ deviceIds: online.map((d) => d.deviceId) }) : { depths: {} };
-  const deviceIds = spreadOverPhones(online, depths, rows.good.length);
   const campaign = await up.messages.createCampaign({ clientId, mode: MODE, name: upload.name });
   for (let at = 0; at < rows.good.length; at += BATCH_SIZE) {
     const batch = rows.good.slice(at, at + BATCH_SIZE);
@@ -218,7 +196,10 @@ async function storeCampaign(
         clientId,
         mode: MODE,
         campaignId: campaign.campaignId,
-        deviceIds: deviceIds.slice(at, at + BATCH_SIZE),
+        // No phone chosen: the messages go to the fleet, and the online phones share them as they claim
+        // (the first online phone is only the one they name until then).
+        deviceIds: [online[0]!.deviceId],
+        fleet: true,
         messages: batch.map((r) => ({ to: r.to, text: r.text, metadataJson: '' })),
       });
     } catch (err) {

@@ -1,6 +1,5 @@
-import { AppError, isStorableText } from '@smsgw/platform';
+import { AppError, isStorableText, MAX_SMS_CHARACTERS, normalizePhoneNumber, smsCharacters } from '@smsgw/platform';
 import type { devicehub, message } from '@smsgw/proto';
-import { normalizePhoneNumber } from './phone-number';
 import type { Upstreams } from './upstreams';
 
 /** The dashboard is the live account: its inbox and replies are live only. */
@@ -9,7 +8,6 @@ const LIVE = 'MODE_LIVE';
 const PAGE = 100;
 /** The received SMS the conversations list is made of: the newest ones. */
 export const INBOX_WINDOW = 2 * PAGE;
-export const MAX_REPLY_CHARACTERS = 1600;
 
 /** One number that wrote to the client: its latest SMS. */
 export interface Conversation {
@@ -145,7 +143,7 @@ async function reply(
   const errors: ReplyErrors = {};
   if (text.trim() === '') errors.text = 'Write the text of the reply.';
   else if (!isStorableText(text)) errors.text = 'The text holds characters an SMS cannot carry.';
-  else if (Array.from(text).length > MAX_REPLY_CHARACTERS) errors.text = `The text is longer than ${MAX_REPLY_CHARACTERS} characters.`;
+  else if (smsCharacters(text) > MAX_SMS_CHARACTERS) errors.text = `The text is longer than ${MAX_SMS_CHARACTERS} characters.`;
   if (!deviceId) errors.device_id = 'Choose the phone that sends the reply.';
   else {
     const device = await up.devices.getDevice({ clientId, deviceId }).catch((err: unknown) => {

@@ -1,6 +1,6 @@
-import { AppError } from '@smsgw/platform';
+import { AppError, normalizePhoneNumber } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
-import { INVALID_NUMBER, normalizePhoneNumber } from './phone-number';
+import { INVALID_NUMBER } from './phone-number';
 import type { Upstreams } from './upstreams';
 
 /** The dashboard is the live account: it shows and changes the live list only. */

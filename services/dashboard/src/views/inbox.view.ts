@@ -1,5 +1,6 @@
+import { MAX_SMS_CHARACTERS } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
-import { INBOX_WINDOW, MAX_REPLY_CHARACTERS, type Conversation, type Line, type ReplyErrors } from '../use-cases/inbox.use-case';
+import { INBOX_WINDOW, type Conversation, type Line, type ReplyErrors } from '../use-cases/inbox.use-case';
 import { html, type SafeHtml } from './html';
 import { csrfField, notice, when } from './layout';
 
@@ -67,7 +68,7 @@ function replyForm(p: ConversationPage): SafeHtml {
     (d) => html`<option value="${d.deviceId}" ${d.deviceId === chosen ? 'selected' : ''}>${d.name || d.deviceId} (${d.status})</option>`,
   )}</select>${fieldError(p.errors, 'device_id')}</div>
   <div class="field"><label for="r-text">Reply to ${p.number}</label>
-  <textarea id="r-text" name="text" rows="4" maxlength="${MAX_REPLY_CHARACTERS}" required ${invalid('text')}>${p.form.text}</textarea>${fieldError(p.errors, 'text')}</div>
+  <textarea id="r-text" name="text" rows="4" maxlength="${MAX_SMS_CHARACTERS}" required ${invalid('text')}>${p.form.text}</textarea>${fieldError(p.errors, 'text')}</div>
   <button type="submit">Send the reply</button>
 </form>`;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type ErrorDetail } from '@smsgw/platform';
+import { AppError, MAX_SMS_CHARACTERS, smsCharacters, type ErrorDetail } from '@smsgw/platform';
 import type { ReceivedPublisher } from '../events/received.publisher';
 import type { SimulateOrder } from '../sessions/received-relay';
 import type { SessionRegistry } from '../sessions/session-registry';
@@ -24,7 +24,8 @@ export function validateSimulateReceived(input: SimulateReceivedInput): Simulate
   const fail = (field: string, code: string, message: string) => details.push({ field, code, message });
   const from = input.from.trim();
   if (from.length < 1 || from.length > 32) fail('from', 'INVALID_LENGTH', "L'expéditeur doit compter de 1 à 32 caractères.");
-  if (input.text.length < 1 || input.text.length > 1600) fail('text', 'INVALID_LENGTH', 'Le texte doit compter de 1 à 1600 caractères.');
+  const characters = smsCharacters(input.text);
+  if (characters < 1 || characters > MAX_SMS_CHARACTERS) fail('text', 'INVALID_LENGTH', 'Le texte doit compter de 1 à 1600 caractères.');
   if (!Number.isInteger(input.sim) || input.sim < 0 || input.sim > 8) fail('sim', 'OUT_OF_RANGE', 'Doit être un entier entre 0 et 8.');
   if (![0, MODE_LIVE, MODE_TEST].includes(input.mode)) fail('mode', 'INVALID_MODE', 'Mode attendu : 1 (live) ou 2 (test).');
   if (details.length > 0) throw new AppError('VALIDATION_ERROR', { message: 'SMS simulé invalide.', details });

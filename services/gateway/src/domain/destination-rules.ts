@@ -1,15 +1,17 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { AppError, countryAllowed, isSpecialNumberType, type Destinations, type ErrorDetail } from '@smsgw/platform';
+import {
+  AppError,
+  countryAllowed,
+  countryOf,
+  isSpecialNumberType,
+  numberTypeOf,
+  type Destinations,
+  type ErrorDetail,
+} from '@smsgw/platform';
 
 // Where a client's sends may go (issue 39): the countries of ordinary sends and of OTPs, and the
 // number types OTPs never reach unless the client allows them. The lists come with the verified
 // key (account.VerifyApiKey), so a check costs no call; with the default lists (every country) an
 // ordinary send is not even parsed again.
-
-/** The destination country of an E.164 number (libphonenumber's metadata), undefined when none claims it. */
-export function countryOf(e164: string): string | undefined {
-  return parsePhoneNumberFromString(e164)?.country;
-}
 
 function notAllowed(details: ErrorDetail[]): AppError {
   return new AppError('DESTINATION_NOT_ALLOWED', {
@@ -48,14 +50,13 @@ export function checkSmsDestinations(destinations: Destinations, numbers: readon
  * the client allows that type (400 NUMBER_TYPE_NOT_ALLOWED, `details` naming the type).
  */
 export function checkOtpDestination(destinations: Destinations, to: string): void {
-  const parsed = parsePhoneNumberFromString(to);
-  const country = parsed?.country;
+  const country = countryOf(to);
   if (!countryAllowed(destinations.otpCountries, country)) {
     throw notAllowed([
       { field: 'to', code: 'DESTINATION_NOT_ALLOWED', message: new AppError('DESTINATION_NOT_ALLOWED').message, country: country ?? null },
     ]);
   }
-  const type = parsed?.getType();
+  const type = numberTypeOf(to);
   if (isSpecialNumberType(type) && !destinations.otpNumberTypes.includes(type)) {
     throw new AppError('NUMBER_TYPE_NOT_ALLOWED', {
       details: [

@@ -1,5 +1,5 @@
-import { isStorableText } from '@smsgw/platform';
-import { checkFailover, checkMetadata, checkSim, FieldErrors, MAX_MESSAGE_CHARACTERS, normalizePhoneNumber } from './send-request';
+import { isStorableText, MAX_SMS_CHARACTERS, normalizePhoneNumber, smsCharacters } from '@smsgw/platform';
+import { checkFailover, checkMetadata, checkSim, FieldErrors } from './send-request';
 
 export const OTP_PLACEHOLDER = '{{code}}';
 export const OTP_LENGTH = { min: 4, max: 8, default: 6 };
@@ -56,8 +56,8 @@ export function parseSendOtpRequest(body: Record<string, unknown>): SendOtpReque
     } else {
       template = body.template;
       // The 1600-character rule holds for the text the phone sends, code included.
-      const rendered = Array.from(template.split(OTP_PLACEHOLDER).join('0'.repeat(length))).length;
-      if (rendered > MAX_MESSAGE_CHARACTERS) errors.add('template', 'MESSAGE_TOO_LONG');
+      const rendered = smsCharacters(template.split(OTP_PLACEHOLDER).join('0'.repeat(length)));
+      if (rendered > MAX_SMS_CHARACTERS) errors.add('template', 'MESSAGE_TOO_LONG');
     }
   }
   const metadata = checkMetadata(body.metadata, 'metadata', errors);

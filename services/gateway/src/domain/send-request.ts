@@ -1,7 +1,15 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { AppError, isStorableJson, isStorableText, parseWebhookUrl, type ErrorCode, type ErrorDetail } from '@smsgw/platform';
+import {
+  AppError,
+  isStorableJson,
+  isStorableText,
+  MAX_SMS_CHARACTERS,
+  normalizePhoneNumber,
+  parseWebhookUrl,
+  smsCharacters,
+  type ErrorCode,
+  type ErrorDetail,
+} from '@smsgw/platform';
 
-export const MAX_MESSAGE_CHARACTERS = 1600;
 export const MAX_METADATA_BYTES = 1024;
 export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600_000;
 
@@ -41,20 +49,14 @@ export class FieldErrors {
   }
 }
 
-/** E.164 form of a valid international number, or undefined. */
-export function normalizePhoneNumber(value: unknown): string | undefined {
-  if (typeof value !== 'string' || !value.trim().startsWith('+')) return undefined;
-  const parsed = parsePhoneNumberFromString(value.trim());
-  return parsed?.isValid() ? parsed.number : undefined;
-}
-
+/** A text's shape, each failing field named; the limit is the message service's send rule, counted as the platform counts. */
 export function checkMessage(value: unknown, field: string, errors: FieldErrors): string {
   if (typeof value !== 'string' || value.trim() === '') {
     errors.add(field, 'MESSAGE_REQUIRED');
     return '';
   }
   if (!isStorableText(value)) errors.add(field, 'INVALID_CHARACTER');
-  else if (Array.from(value).length > MAX_MESSAGE_CHARACTERS) errors.add(field, 'MESSAGE_TOO_LONG');
+  else if (smsCharacters(value) > MAX_SMS_CHARACTERS) errors.add(field, 'MESSAGE_TOO_LONG');
   return value;
 }
 

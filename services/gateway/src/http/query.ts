@@ -1,5 +1,4 @@
-import { AppError, isStorableText } from '@smsgw/platform';
-import { normalizePhoneNumber } from '../domain/send-request';
+import { AppError, isStorableText, normalizePhoneNumber } from '@smsgw/platform';
 import type { HistoryQuery, StatsQuery } from '../use-cases/history.use-case';
 import type { InboxQuery } from '../use-cases/inbox.use-case';
 import type { OptOutsQuery } from '../use-cases/opt-outs.use-case';

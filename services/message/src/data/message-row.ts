@@ -105,6 +105,8 @@ export interface NewMessage {
   replies?: boolean;
   /** The campaign it belongs to: stored held when the campaign is paused. */
   campaignId?: string | null;
+  /** Stored open to its client's fleet, no phone chosen: the first live phone that claims it takes it. */
+  fleet?: boolean;
   /** An OTP's SMS that may go once more through another phone: its sealed text is kept twice. */
   otpFallback?: boolean;
 }

@@ -21,10 +21,10 @@ export async function insertQueuedRows(
     text: `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::smallint[], $8::jsonb[],
                               $9::text[], $10::smallint[], $11::text[], $12::timestamptz[], $17::text[], $18::text[], $22::text[],
-                              $23::int[], $24::boolean[], $25::boolean[], $27::smallint[], $28::boolean[], $29::text[])
+                              $23::int[], $24::boolean[], $25::boolean[], $27::smallint[], $28::boolean[], $29::text[], $30::boolean[])
               WITH ORDINALITY AS m(message_id, client_id, mode, device_id, to_number, body, priority, metadata, webhook_url,
                                    parts, encoding, scheduled_at, idempotency_key, request_hash, traceparent, ttl_seconds, pinned,
-                                   opted_out, requested_sim, replies, campaign_id, ord)
+                                   opted_out, requested_sim, replies, campaign_id, fleet, ord)
        ), claimed AS (
          INSERT INTO idempotency_keys AS k (client_id, mode, idempotency_key, request_hash, message_id, batch_id)
          SELECT client_id, mode, idempotency_key, request_hash, message_id, NULL FROM input WHERE idempotency_key IS NOT NULL
@@ -42,14 +42,15 @@ export async function insertQueuedRows(
        ), inserted AS (
          INSERT INTO messages (message_id, client_id, mode, device_id, batch_id, to_number, body, priority, metadata,
                                webhook_url, parts, encoding, scheduled_at, due_at, status, traceparent, expires_at, pinned,
-                               failed_at, error_code, error_message, requested_sim, sim, replies, campaign_id, held)
+                               failed_at, error_code, error_message, requested_sim, sim, replies, campaign_id, held, fleet)
          SELECT m.message_id, m.client_id, m.mode, m.device_id, (SELECT batch_id FROM batch), m.to_number, m.body, m.priority,
                 m.metadata, m.webhook_url, m.parts, m.encoding, m.scheduled_at, coalesce(m.scheduled_at, now()),
                 CASE WHEN m.opted_out THEN 'failed' ELSE 'queued' END, m.traceparent,
                 CASE WHEN m.ttl_seconds > 0 THEN coalesce(m.scheduled_at, now()) + make_interval(secs => m.ttl_seconds) END, m.pinned,
                 CASE WHEN m.opted_out THEN now() END, CASE WHEN m.opted_out THEN 'OPTED_OUT' END,
                 CASE WHEN m.opted_out THEN $26::text END, m.requested_sim, m.requested_sim, m.replies, m.campaign_id,
-                NOT m.opted_out AND EXISTS (SELECT 1 FROM campaigns c WHERE c.campaign_id = m.campaign_id AND c.status = 'paused')
+                NOT m.opted_out AND EXISTS (SELECT 1 FROM campaigns c WHERE c.campaign_id = m.campaign_id AND c.status = 'paused'),
+                m.fleet AND NOT m.opted_out
          FROM input m
          WHERE (m.idempotency_key IS NULL OR m.message_id IN (SELECT message_id FROM claimed WHERE message_id IS NOT NULL))
            AND ($19::text IS NULL OR EXISTS (SELECT 1 FROM claimed WHERE batch_id IS NOT NULL))
@@ -118,6 +119,7 @@ export async function insertQueuedRows(
       messages.map((m) => m.requestedSim ?? 0),
       messages.map((m) => m.replies === true),
       messages.map((m) => m.campaignId ?? null),
+      messages.map((m) => m.fleet === true),
     ],
   });
   const byId = new Map(rows.map((r) => [r.message_id, r]));

@@ -1,5 +1,6 @@
 import { AppError, isStorableJson, isStorableText, measureSms, newId } from '@smsgw/platform';
 import type { Idempotency, MessageRow, Mode, NewMessage } from '../data/message-row';
+import { checkSendRules } from './send-rules';
 
 /** A send's own fields, as the gateway gives them. */
 export interface SendFields {
@@ -45,7 +46,7 @@ export function idempotencyOf(req: { idempotencyKey: string; requestHash: string
   return { key: storable(req.idempotencyKey, 'idempotency_key'), requestHash: storable(req.requestHash, 'request_hash') };
 }
 
-/** A message to queue on `deviceId`, its fields checked, its parts and encoding measured. */
+/** A message to queue on `deviceId`, its fields checked (the send rules too), its parts and encoding measured. */
 export function outgoing(
   req: SendFields,
   deviceId: string,
@@ -56,6 +57,7 @@ export function outgoing(
   if (!deviceId) throw new AppError('INVALID_DEVICE_ID');
   if (!m.text) throw new AppError('MESSAGE_REQUIRED');
   const size = measureSms(storable(m.text, 'message'));
+  checkSendRules(m);
   return {
     messageId: newId('msg'),
     clientId: storable(req.clientId, 'client_id'),

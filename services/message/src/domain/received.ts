@@ -1,5 +1,13 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { AppError, decodeJsonPayload, historyRange, storableText, type AgentReceived, type PublicEvent } from '@smsgw/platform';
+import {
+  AppError,
+  countryOf,
+  decodeJsonPayload,
+  e164InCountry,
+  historyRange,
+  storableText,
+  type AgentReceived,
+  type PublicEvent,
+} from '@smsgw/platform';
 import { containsPattern, SEARCH_MIN_LENGTH } from './history';
 
 /** The id prefix of received records: `rcv_` then a ULID, as message ids (`msg_`). */
@@ -77,9 +85,8 @@ export interface Sender {
  * is unknown stays as given and is not taken for a number.
  */
 export function senderOf(from: string, simNumber: string | undefined): Sender {
-  const country = simNumber ? parsePhoneNumberFromString(simNumber)?.country : undefined;
-  const parsed = /[0-9]/.test(from) ? parsePhoneNumberFromString(from, country ? { defaultCountry: country } : undefined) : undefined;
-  return parsed?.isValid() ? { from: parsed.number, isNumber: true } : { from, isNumber: false };
+  const number = e164InCountry(from, simNumber ? countryOf(simNumber) : undefined);
+  return number ? { from: number, isNumber: true } : { from, isNumber: false };
 }
 
 /** The fields of a stored record that its event carries. */

@@ -39,10 +39,11 @@ export async function listCampaigns(service: MessageService, clientId: string, m
  * Stores up to 100 messages of a campaign as SendBatch stores a batch (same
  * checks, opt-outs, events), with the campaign's lock and check in the same
  * transaction: refused when the campaign is cancelled, held when it is paused.
+ * With `fleet` (live), they are stored open to the client's fleet.
  */
 export async function addCampaignMessages(
   service: MessageService,
-  req: CampaignKey & { deviceIds: string[]; messages: OutgoingFields[]; sims: number[] },
+  req: CampaignKey & { deviceIds: string[]; messages: OutgoingFields[]; sims: number[]; fleet?: boolean },
 ): Promise<SentBatch> {
   if (req.messages.length > CAMPAIGN_ADD_MAX) throw new AppError('TOO_MANY_RECIPIENTS');
   const input = {
@@ -56,6 +57,8 @@ export async function addCampaignMessages(
     idempotencyKey: '',
     requestHash: '',
     campaignId: req.campaignId,
+    // Open to the fleet: the phones balance them as they claim.
+    fleet: req.fleet === true,
   };
   return sendBatch(service, input, async (db) => {
     const status = await service.campaigns.lockForAdd(db, req);

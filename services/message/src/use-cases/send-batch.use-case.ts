@@ -23,6 +23,11 @@ export interface SendBatchInput extends SendFields {
   replies?: boolean;
   /** The campaign its messages belong to (stored held while it is paused). */
   campaignId?: string;
+  /**
+   * Live only: every message open to the client's fleet, no phone chosen (a campaign's unpinned
+   * messages); `deviceIds` holds one device, the one they name until a phone claims them.
+   */
+  fleet?: boolean;
 }
 
 /** The batch stored, or the one its Idempotency-Key stored earlier (`replayed`). */
@@ -30,6 +35,13 @@ export interface SentBatch {
   batchId: string;
   rows: MessageRow[];
   replayed: boolean;
+}
+
+/** Wakes the client's phones for its fleet messages that may be claimed now (not held, not opted out, not scheduled). */
+function wakeFleet(service: MessageService, placed: PlacedMessage[]): void {
+  const now = new Date();
+  const due = placed.filter(({ row }) => row.status === 'queued' && !row.held && (!row.scheduled_at || row.scheduled_at <= now));
+  if (due.length > 0) service.wakeUps.wakeClient(due[0]!.row.client_id, due.length);
 }
 
 /**
@@ -43,7 +55,9 @@ export async function sendBatch(
   before?: (db: PoolClient) => Promise<void>,
 ): Promise<SentBatch> {
   if (req.messages.length === 0) throw new AppError('VALIDATION_ERROR', { details: [{ field: 'messages', code: 'MESSAGE_REQUIRED' }] });
-  if (req.deviceIds.length !== req.messages.length) throw new AppError('INVALID_DEVICE_ID');
+  const fleet = req.fleet === true;
+  if (fleet ? req.deviceIds.length !== 1 || req.mode !== 'live' : req.deviceIds.length !== req.messages.length)
+    throw new AppError('INVALID_DEVICE_ID');
   const batchId = newId('batch');
   const batch = { batchId, clientId: storable(req.clientId, 'client_id'), mode: req.mode, idempotency: idempotencyOf(req) };
   const ttls = req.ttlSeconds ?? [];
@@ -61,8 +75,8 @@ export async function sendBatch(
       const pinned = req.pinned === true;
       const campaignId = req.campaignId ?? null;
       return {
-        ...outgoing(req, req.deviceIds[i]!, m, null, batchId),
-        ...{ traceparent, ttlSeconds, pinned, requestedSim: requested, replies, campaignId },
+        ...outgoing(req, req.deviceIds[fleet ? 0 : i]!, m, null, batchId),
+        ...{ traceparent, ttlSeconds, pinned, requestedSim: requested, replies, campaignId, fleet },
       };
     } catch (err) {
       // Name the message that failed, as the API does.
@@ -83,7 +97,8 @@ export async function sendBatch(
     throw isRefusedData(err) ? refusedError(err) : err;
   }
   if (placed.length > 0) {
-    service.wakeUps.wake(placed);
+    if (!fleet) service.wakeUps.wake(placed);
+    else wakeFleet(service, placed);
     return { batchId, rows: placed.map((p) => p.row), replayed: false };
   }
   // The key is stored already: the batch stored then, or another request's key.

@@ -1,6 +1,7 @@
 import { AppError, currentTraceparent, measureSms, newId, sealText } from '@smsgw/platform';
 import type { MessageRow, Mode, NewMessage } from '../data/message-row';
 import { parseMetadata } from '../domain/outgoing-message';
+import { checkSendRules } from '../domain/send-rules';
 import { requestedSim } from '../domain/sim';
 import { averagePacingMs, type MessageService } from './message-service';
 import { publishFailed } from './opt-outs.use-case';
@@ -40,6 +41,7 @@ export async function sendOtpMessage(
 ): Promise<{ row: MessageRow; estimatedDelivery: string; replayed: boolean }> {
   if (!req.deviceId) throw new AppError('INVALID_DEVICE_ID');
   if (!req.text || !req.maskedText) throw new AppError('MESSAGE_REQUIRED');
+  checkSendRules(req);
   await service.devices.require([{ clientId: req.clientId, deviceId: req.deviceId }]);
   const expiresAt = new Date(req.expiresAt);
   if (Number.isNaN(expiresAt.getTime()))

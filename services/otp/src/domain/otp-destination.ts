@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { numberOrigin } from '@smsgw/platform';
 import { prefixOf } from './otp-guard';
 
 /** Where an OTP goes, as its record and the pumping guard keep it. */
@@ -13,10 +13,6 @@ export interface Destination {
 
 /** The destination of an E.164 number (the gateway checked it is valid). */
 export function destinationOf(e164: string): Destination {
-  const parsed = parsePhoneNumberFromString(e164);
-  return {
-    country: parsed?.country ?? 'ZZ',
-    prefix: prefixOf(e164),
-    callingCode: parsed ? `+${parsed.countryCallingCode}` : e164.slice(0, 3),
-  };
+  const { country, callingCode } = numberOrigin(e164);
+  return { country: country ?? 'ZZ', prefix: prefixOf(e164), callingCode: callingCode ?? e164.slice(0, 3) };
 }

@@ -1,10 +1,9 @@
-import { AppError } from '@smsgw/platform';
+import { AppError, MAX_SMS_CHARACTERS, smsCharacters } from '@smsgw/platform';
 import { DEFAULT_LENGTH, MAX_LENGTH, MIN_LENGTH } from './otp-code';
 
 export const PLACEHOLDER = '{{code}}';
 /** The specification's text without a template: this sentence followed by the code. */
 export const DEFAULT_TEMPLATE = `Votre code de vérification est : ${PLACEHOLDER}`;
-export const MAX_TEXT_CHARACTERS = 1600;
 
 export const DEFAULT_EXPIRY_SECONDS = 300;
 /**
@@ -38,14 +37,14 @@ export function otpOptions(input: { length: number; expirySeconds: number; templ
   const template = input.template || DEFAULT_TEMPLATE;
   if (!template.includes(PLACEHOLDER))
     throw new AppError('INVALID_TEMPLATE', { details: [{ field: 'template', code: 'INVALID_TEMPLATE' }] });
-  if (renderedLength(template, length) > MAX_TEXT_CHARACTERS)
+  if (renderedLength(template, length) > MAX_SMS_CHARACTERS)
     throw new AppError('MESSAGE_TOO_LONG', { details: [{ field: 'template', code: 'MESSAGE_TOO_LONG' }] });
   return { length, expirySeconds, template };
 }
 
 /** Characters (code points) of the text once every placeholder holds a code of `length` digits. */
 export function renderedLength(template: string, length: number): number {
-  return Array.from(template.split(PLACEHOLDER).join('0'.repeat(length))).length;
+  return smsCharacters(template.split(PLACEHOLDER).join('0'.repeat(length)));
 }
 
 /** The SMS text (what the phone sends) and the same text with the code masked (what is stored and shown). */
