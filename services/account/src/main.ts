@@ -6,6 +6,7 @@ import { accountProto } from '@smsgw/proto';
 import { loadAccountConfig, type AccountConfig } from './config';
 import { AccountRepository } from './data/account.repository';
 import { AuditRepository } from './data/audit.repository';
+import { SmppCredentialRepository } from './data/smpp-credential.repository';
 import { accountHandlers, accountCallers } from './grpc/account.handlers';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
@@ -24,7 +25,12 @@ export async function start(config: AccountConfig = loadAccountConfig(), log: Lo
     callers: accountCallers,
     name: 'smsgw.account.v1.AccountService',
     definition: accountProto().AccountService.service,
-    handlers: accountHandlers(new AccountRepository(pool), config.emailLinks, new AuditRepository(pool)),
+    handlers: accountHandlers(
+      new AccountRepository(pool),
+      config.emailLinks,
+      new AuditRepository(pool),
+      new SmppCredentialRepository(pool),
+    ),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });

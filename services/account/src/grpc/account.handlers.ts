@@ -15,6 +15,8 @@ import {
   type EmailLinkSettings,
 } from '../use-cases/email-links.use-case';
 import { auditEventOut, clientOut, keyOut, NO_USER, userOut } from './account.mapper';
+import type { SmppCredentialRepository } from '../data/smpp-credential.repository';
+import { smppCredentialCallers, smppCredentialHandlers } from './smpp.handlers';
 
 /**
  * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
@@ -41,6 +43,7 @@ export const accountCallers: Callers<account.AccountServiceHandlers> = {
   ResetPassword: ['dashboard'],
   MarkAccountVerified: ['admin'],
   ListAuditEvents: ['dashboard'],
+  ...smppCredentialCallers,
 };
 
 /** The gRPC methods of `smsgw.account.v1.AccountService`: each reads its request, runs one use case, maps the answer. */
@@ -48,9 +51,11 @@ export function accountHandlers(
   repo: AccountRepository,
   links: EmailLinkSettings,
   audit: AuditRepository,
+  smpp: SmppCredentialRepository,
 ): AsyncHandlers<account.AccountServiceHandlers> {
   const repos = { repo, audit };
   return {
+    ...smppCredentialHandlers({ repo, audit, smpp }),
     async CreateClient(req) {
       return createClient(repo, req.email.trim(), req.name.trim());
     },

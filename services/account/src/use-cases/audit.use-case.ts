@@ -3,7 +3,7 @@ import type { AccountRepository } from '../data/account.repository';
 import type { AuditRepository, AuditRow } from '../data/audit.repository';
 
 /** The actions the log records so far. */
-export const AUDIT_ACTIONS = ['key.created', 'key.revoked'] as const;
+export const AUDIT_ACTIONS = ['key.created', 'key.revoked', 'smpp.created', 'smpp.revoked'] as const;
 
 /** Who acted: a dashboard user of the client (its e-mail is kept with the event), or the operator's tool. */
 export async function actorOf(

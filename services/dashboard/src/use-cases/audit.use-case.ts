@@ -2,7 +2,7 @@ import type { account } from '@smsgw/proto';
 import type { Upstreams } from './upstreams';
 
 /** The actions the log records, as the filter offers them. */
-export const AUDIT_ACTIONS = ['key.created', 'key.revoked'] as const;
+export const AUDIT_ACTIONS = ['key.created', 'key.revoked', 'smpp.created', 'smpp.revoked'] as const;
 
 /** The page's filters as the address gives them, kept only when well formed. */
 export interface AuditFilter {
