@@ -43,6 +43,9 @@ const UNSUPPORTED = new Set(['replace_sm', 'data_sm', 'alert_notification', 'bro
 
 const SERVER_SYSTEM_ID = 'smsgw';
 
+/** A PDU's string field ('' when absent). */
+const stringField = (value: unknown): string => (typeof value === 'string' ? value : '');
+
 /** One part of a long message waiting for the others: its request, answered when the message is complete. */
 interface HeldPart {
   pdu: Pdu & SubmitPdu;
@@ -202,8 +205,8 @@ export class SmppSession {
     this.session.pause();
     try {
       this.binding = await this.deps.bind({
-        systemId: String(pdu.system_id ?? ''),
-        password: String(pdu.password ?? ''),
+        systemId: stringField(pdu.system_id),
+        password: stringField(pdu.password),
         type,
         address: this.address,
       });
@@ -230,10 +233,10 @@ export class SmppSession {
     this.inFlight++;
     const operation: SmppOperation = submitting ? 'submit' : pdu.command === 'query_sm' ? 'query' : 'cancel';
     try {
-      if (pdu.command === 'submit_sm') await this.onSubmit(binding, pdu as Pdu & SubmitPdu);
-      else if (pdu.command === 'submit_multi') await this.onSubmitMulti(binding, pdu as Pdu & SubmitPdu);
+      if (pdu.command === 'submit_sm') await this.onSubmit(binding, pdu);
+      else if (pdu.command === 'submit_multi') await this.onSubmitMulti(binding, pdu);
       else if (pdu.command === 'query_sm') {
-        const q = await this.deps.query(binding, String(pdu.message_id ?? ''));
+        const q = await this.deps.query(binding, stringField(pdu.message_id));
         this.answer(pdu, 'ESME_ROK', {
           message_id: q.messageId,
           final_date: q.finalDate,
@@ -241,7 +244,7 @@ export class SmppSession {
           error_code: q.errorCode,
         });
       } else {
-        await this.deps.cancel(binding, String(pdu.message_id ?? ''));
+        await this.deps.cancel(binding, stringField(pdu.message_id));
         this.answer(pdu, 'ESME_ROK');
       }
     } catch (err) {
@@ -262,14 +265,14 @@ export class SmppSession {
   private submissionOf(pdu: Pdu & SubmitPdu, text: string, destination: { addr: string; ton: number }): Submission {
     const time = (field: 'schedule_delivery_time' | 'validity_period', status: SmppStatusName) => {
       try {
-        return parseSmppTime(String(pdu[field] ?? ''));
+        return parseSmppTime(stringField(pdu[field]));
       } catch (err) {
         if (err instanceof SmppTimeError) throw new SmppStatusError(status);
         throw err;
       }
     };
     return {
-      sourceAddr: String(pdu.source_addr ?? ''),
+      sourceAddr: stringField(pdu.source_addr),
       destinationAddr: destination.addr,
       destinationTon: destination.ton,
       text,
@@ -282,13 +285,13 @@ export class SmppSession {
 
   private async onSubmit(binding: Binding, pdu: Pdu & SubmitPdu): Promise<void> {
     const { text, part } = submittedPart(pdu);
-    const destination = { addr: String(pdu.destination_addr ?? ''), ton: Number(pdu.dest_addr_ton ?? 0) };
+    const destination = { addr: stringField(pdu.destination_addr), ton: Number(pdu.dest_addr_ton ?? 0) };
     if (!part || part.total === 1) {
       const messageId = await this.deps.submit(binding, this.submissionOf(pdu, text, destination));
       return this.answer(pdu, 'ESME_ROK', { message_id: messageId });
     }
     // Parts of one message share their sender, destination and reference.
-    const key = `${pdu.source_addr ?? ''}\n${destination.addr}\n${part.ref}`;
+    const key = `${stringField(pdu.source_addr)}\n${destination.addr}\n${part.ref}`;
     const added = this.parts.add({ key, total: part.total, seq: part.seq }, text, { pdu, seq: part.seq }, Date.now());
     if (added.kind === 'invalid') return this.answer(pdu, 'ESME_RSUBMITFAIL');
     if (added.kind === 'waiting') return;

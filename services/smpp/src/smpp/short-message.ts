@@ -51,7 +51,7 @@ export function submittedPart(pdu: SubmitPdu): SubmittedPart {
   // Bits 7-4 of 1111 mean "GSM message class": the low bit 2 says 8-bit data, else GSM 7-bit.
   const textual = TEXT_CODINGS.has(coding) || ((coding & 0xf0) === 0xf0 && (coding & 0x04) === 0);
   if (!textual) throw new SmppStatusError('ESME_RINVDCS');
-  const payload = textOf(pdu.message_payload as SubmitPdu['short_message']);
+  const payload = textOf(pdu.message_payload);
   if (payload !== undefined && payload !== '') return { text: payload };
   const text = textOf(pdu.short_message) ?? '';
   const fromUdh = typeof pdu.short_message === 'object' && !Buffer.isBuffer(pdu.short_message) ? udhPart(pdu.short_message.udh) : undefined;
