@@ -359,7 +359,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     dashboard: new ServiceProcess({
       name: 'dashboard',
       args: entry('services/dashboard'),
-      env: { ...common, ...grpcEnv('dashboard'), HTTP_HOST: '127.0.0.1', HTTP_PORT: String(ports.dashboard), ...metricsEnv('dashboard') },
+      env: {
+        ...common,
+        ...grpcEnv('dashboard'),
+        HTTP_HOST: '127.0.0.1',
+        HTTP_PORT: String(ports.dashboard),
+        DASHBOARD_SMPP_ADDRESS: `127.0.0.1:${ports.smpp}`,
+        ...metricsEnv('dashboard'),
+      },
       logFile: path.join(logDir, 'dashboard.log'),
       ready: () => httpsHealthy(`${dashboardUrl}/signin`, certs.caPem),
     }),
