@@ -1,3 +1,5 @@
+// Over 300 lines: one SMPP connection is one state machine (bind, window, the requests of each
+// command, long messages held until complete, deliver_sm awaited), best read in one place.
 import { PDU, type Pdu, type Session } from 'smpp';
 import { AppError, type Logger } from '@smsgw/platform';
 import { Reassembly } from '../domain/concatenation';
