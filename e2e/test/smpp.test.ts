@@ -1,3 +1,4 @@
+import type { Pdu } from 'smpp';
 import type { PromiseClient } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { AgentProcess } from './support/agent';
@@ -42,8 +43,7 @@ describe('SMPP server', () => {
     await system?.stop();
   });
 
-  const receiptOf = (messageId: string) => (pdu: { esm_class?: unknown; receipted_message_id?: unknown }) =>
-    pdu.esm_class === 0x04 && pdu.receipted_message_id === messageId;
+  const receiptOf = (messageId: string) => (pdu: Pdu) => pdu.esm_class === 0x04 && pdu.receipted_message_id === messageId;
 
   describe('bound as a transceiver', () => {
     let trx: SmppClient;
@@ -177,9 +177,11 @@ describe('SMPP server', () => {
   });
 
   it('when the password is wrong, then the bind gets ESME_RBINDFAIL', async () => {
-    const credential = await createCredential(accounts, client.client_id, 'SMPP_BIND_TYPE_TRANSCEIVER');
+    // Made by the operator's command line this time.
+    const credential = await system.cli('create-smpp-credential', '--client', client.client_id);
+    expect(credential.password).toMatch(/^[A-Za-z0-9]{8}$/);
     const s = await session();
-    const bound = await s.bind('bind_transceiver', credential.systemId, 'wrong123');
+    const bound = await s.bind('bind_transceiver', String(credential.system_id), 'wrong123');
     expect(bound.command_status).toBe(ESME_RBINDFAIL);
     const revoked = await createCredential(accounts, client.client_id, 'SMPP_BIND_TYPE_TRANSMITTER');
     await accounts.revokeSmppCredential({ clientId: client.client_id, credentialId: revoked.credentialId, userId: '', actorAddress: '' });
