@@ -49,7 +49,7 @@ FROM gcr.io/distroless/nodejs${NODE_MAJOR}-debian12:nonroot AS runtime
 ARG VERSION=dev
 ARG REVISION=unknown
 LABEL org.opencontainers.image.title="sms-gateway" \
-      org.opencontainers.image.description="SMS gateway platform: every service (account, message, otp, device-hub, scheduler, webhook, gateway, dashboard) and the operator CLI; run one with its services/<name>/dist/main.js" \
+      org.opencontainers.image.description="SMS gateway platform: every service (account, message, otp, device-hub, scheduler, webhook, gateway, dashboard, smpp) and the operator CLI; run one with its services/<name>/dist/main.js" \
       org.opencontainers.image.source="https://github.com/smsgw/sms-gateway" \
       org.opencontainers.image.url="https://github.com/smsgw/sms-gateway" \
       org.opencontainers.image.vendor="SMS gateway maintainers" \
@@ -65,8 +65,8 @@ COPY --link --from=build --chown=0:0 /app /app
 # The dashboard offers it on the Phones page (GET /downloads/smsgw-agent.apk).
 COPY --link --from=apk --chown=0:0 /out/smsgw-agent.apk /app/downloads/smsgw-agent.apk
 USER 65532:65532
-# gateway, device-hub's phones, dashboard; the gRPC services; /metrics.
-EXPOSE 8443 8444 8445 50051-50056 9464
+# gateway, device-hub's phones, dashboard; the gRPC services; SMPP over TLS and its health port; /metrics.
+EXPOSE 8443 8444 8445 50051-50056 3550 2776 9464
 # node is the entrypoint; the chart sets args to the service to run, e.g. services/otp/dist/main.js.
 # Node as PID 1 is fine: every service handles SIGTERM itself and starts no child processes.
 CMD ["services/gateway/dist/main.js"]

@@ -35,7 +35,7 @@ npm_install=(npm install --no-audit --no-fund --ignore-scripts "${extra_flags[@]
 # What runs in the image, and what it loads at run time besides dist/ and node_modules.
 workspaces=(packages/platform packages/proto packages/client packages/mcp tools/admin
   services/account services/message services/otp services/device-hub
-  services/scheduler services/webhook services/gateway services/dashboard)
+  services/scheduler services/webhook services/gateway services/dashboard services/smpp)
 runtime_dirs=(migrations public)
 
 cd "$src"

@@ -1,7 +1,8 @@
 {{/*
 The services: their values key, ports, what they use and whom they call, as in DESIGN.md's table
 of parts. The env, the probes and the NetworkPolicies are all derived from this one table.
-  kind: grpc (gRPC probes) or http (HTTP probes on /healthz and /readyz)
+  kind: grpc (gRPC probes), http (HTTP probes on /healthz and /readyz), or smpp (SMPP over TLS on
+    `port`, plain HTTP /healthz and /readyz on `healthPort`)
   healthPort: the gRPC services' plaintext health port (GRPC_HEALTH_PORT): the probes' port, since
     `port` takes mutual TLS only and the kubelet's gRPC probes cannot speak TLS
   public: the port an Ingress routes to
@@ -63,6 +64,14 @@ gateway:
   uses: [redis, nats]
   optional: [nats]
   calls: [account, message, device-hub, otp]
+smpp:
+  key: smpp
+  kind: smpp
+  port: 3550
+  healthPort: 2776
+  public: 3550
+  uses: [postgres, redis, nats]
+  calls: [account, message, device-hub]
 dashboard:
   key: dashboard
   kind: http

@@ -96,7 +96,17 @@ spec:
             {{- with include "smsgw.grpcTls.healthContainerPort" . }}
             {{- . | nindent 12 }}
             {{- end }}
-            {{- if and $c.public (ne $c.kind "http") }}
+            {{- if eq $c.kind "smpp" }}
+            - name: health
+              containerPort: {{ $c.healthPort }}
+              protocol: TCP
+            {{- if $v.plain.enabled }}
+            - name: smpp-plain
+              containerPort: 2775
+              protocol: TCP
+            {{- end }}
+            {{- end }}
+            {{- if and $c.public (eq $c.kind "grpc") }}
             - name: agent
               containerPort: {{ $c.public }}
               protocol: TCP
@@ -128,7 +138,7 @@ spec:
             {{- with include "smsgw.grpcTls.volumeMount" . }}
             {{- . | nindent 12 }}
             {{- end }}
-            {{- if and (eq $root.Values.tls.mode "native") $c.public }}
+            {{- if or (and (eq $root.Values.tls.mode "native") $c.public) (eq $c.kind "smpp") }}
             - name: tls
               mountPath: /etc/smsgw/tls
               readOnly: true
@@ -147,10 +157,11 @@ spec:
         {{- with include "smsgw.grpcTls.volume" . }}
         {{- . | nindent 8 }}
         {{- end }}
-        {{- if and (eq $root.Values.tls.mode "native") $c.public }}
+        {{- if or (and (eq $root.Values.tls.mode "native") $c.public) (eq $c.kind "smpp") }}
         - name: tls
           secret:
-            secretName: {{ $root.Values.tls.existingSecret }}
+            {{- /* SMPP over TLS is served by the pod itself, in either TLS mode. */}}
+            secretName: {{ ternary (default $root.Values.tls.existingSecret $root.Values.smpp.tls.existingSecret) $root.Values.tls.existingSecret (eq $c.kind "smpp") }}
         {{- end }}
         {{- with include "smsgw.secrets.ticketKeysVolume" . }}
         {{- . | nindent 8 }}

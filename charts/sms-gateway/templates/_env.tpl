@@ -64,11 +64,20 @@ Usage: {{ include "smsgw.env.listen" (dict "context" $ "component" "device-hub")
 {{- if eq $c.kind "grpc" -}}
 - name: GRPC_PORT
   value: {{ $c.port | quote }}
+{{- else if eq $c.kind "smpp" -}}
+- name: SMPP_TLS_PORT
+  value: {{ $c.port | quote }}
+- name: SMPP_HEALTH_PORT
+  value: {{ $c.healthPort | quote }}
+- name: TLS_CERT_FILE
+  value: /etc/smsgw/tls/tls.crt
+- name: TLS_KEY_FILE
+  value: /etc/smsgw/tls/tls.key
 {{- else -}}
 - name: HTTP_PORT
   value: {{ $c.port | quote }}
 {{- end }}
-{{- if $c.public }}
+{{- if and $c.public (ne $c.kind "smpp") }}
 - name: TLS_MODE
   value: {{ $root.Values.tls.mode | quote }}
 {{- with $root.Values.tls.trustedProxies }}

@@ -47,6 +47,20 @@ spec:
         {{- toYaml . | nindent 8 }}
       {{- end }}
     {{- end }}
+    {{- if and (eq $c.kind "smpp") $c.values.plain.enabled $c.values.plain.from }}
+    - ports:
+        - port: 2775
+          protocol: TCP
+      from:
+        {{- toYaml $c.values.plain.from | nindent 8 }}
+    {{- end }}
+    {{- if and (eq $c.kind "smpp") $np.healthFrom }}
+    - from:
+        {{- toYaml $np.healthFrom | nindent 8 }}
+      ports:
+        - port: {{ $c.healthPort }}
+          protocol: TCP
+    {{- end }}
     {{- with include "smsgw.grpcTls.networkPolicyIngress" . | trim }}
     {{- . | nindent 4 }}
     {{- end }}

@@ -24,6 +24,23 @@ readinessProbe:
   periodSeconds: 5
   timeoutSeconds: 3
   failureThreshold: 2
+{{- else if eq $c.kind "smpp" -}}
+# Plain HTTP on the health port: /healthz while the process answers, /readyz while Postgres, Redis
+# and NATS do.
+startupProbe:
+  httpGet: { path: /healthz, port: health, scheme: HTTP }
+  periodSeconds: 2
+  failureThreshold: 60
+livenessProbe:
+  httpGet: { path: /healthz, port: health, scheme: HTTP }
+  periodSeconds: 10
+  timeoutSeconds: 3
+  failureThreshold: 3
+readinessProbe:
+  httpGet: { path: /readyz, port: health, scheme: HTTP }
+  periodSeconds: 5
+  timeoutSeconds: 3
+  failureThreshold: 2
 {{- else -}}
 {{- $scheme := ternary "HTTPS" "HTTP" (eq .context.Values.tls.mode "native") -}}
 startupProbe:

@@ -13,10 +13,16 @@ metadata:
   name: {{ include "smsgw.component.fullname" . }}
   labels:
     {{- include "smsgw.labels.component" . | nindent 4 }}
+  {{- if and (eq $c.kind "smpp") $c.values.service.annotations }}
+  annotations:
+    {{- toYaml $c.values.service.annotations | nindent 4 }}
+  {{- end }}
 spec:
   {{- if and (eq $c.kind "grpc") $root.Values.grpc.clientSideBalancing }}
   # Headless: gRPC clients resolve every replica and balance calls over them.
   clusterIP: None
+  {{- else if eq $c.kind "smpp" }}
+  type: {{ $c.values.service.type }}
   {{- else }}
   type: ClusterIP
   {{- end }}
@@ -29,7 +35,12 @@ spec:
       {{- if eq $c.kind "grpc" }}
       appProtocol: grpc
       {{- end }}
-    {{- if and $c.public (ne $c.kind "http") }}
+    {{- if and (eq $c.kind "smpp") $c.values.plain.enabled }}
+    - name: smpp-plain
+      port: 2775
+      targetPort: smpp-plain
+    {{- end }}
+    {{- if and $c.public (eq $c.kind "grpc") }}
     - name: agent
       port: {{ $c.public }}
       targetPort: agent

@@ -73,6 +73,7 @@ describe("the services' own NATS and Redis users in the chart", () => {
         'message',
         'otp',
         'scheduler',
+        'smpp',
         'webhook',
       ]);
       const names = users.map(([, c]) => env(c, 'NATS_USER')!.value);
@@ -98,7 +99,7 @@ describe("the services' own NATS and Redis users in the chart", () => {
 
     it('when rendered, then each service that uses Redis has an ACL user of its own with its own keys, under the release prefix', () => {
       const users = [...byService].flatMap(([component, c]) => (env(c, 'REDIS_USERNAME') ? [[component, c] as const] : []));
-      expect(users.map(([component]) => component).sort()).toEqual(['dashboard', 'device-hub', 'gateway', 'otp']);
+      expect(users.map(([component]) => component).sort()).toEqual(['dashboard', 'device-hub', 'gateway', 'otp', 'smpp']);
       const args = redisServer.args!.join(' ');
       for (const [component, c] of users) {
         expect(env(c, 'REDIS_USERNAME')!.value).toBe(`smsgw-${component}`);
@@ -114,8 +115,8 @@ describe("the services' own NATS and Redis users in the chart", () => {
       const busUsers = job.find((c) => c.name === 'bus-users-init')!;
       const keys = busUsers.args![busUsers.args!.indexOf('--keys') + 1]!.split(',');
       expect(keys).toEqual(expect.arrayContaining(['nats-dashboard', 'nats-message', 'redis-dashboard', 'redis-gateway']));
-      // A NATS password for each of the 7 services that use NATS, a Redis one for each of the 4 that use Redis.
-      expect(keys).toHaveLength(11);
+      // A NATS password for each of the 8 services that use NATS, a Redis one for each of the 5 that use Redis.
+      expect(keys).toHaveLength(13);
       // Nothing of the users is random at rendering (the bundled charts' own admin passwords still are).
       const again = render('default').objects;
       expect(find(again, 'ConfigMap', 'smsgw-nats').data).toEqual({ 'nats.conf': natsConf });

@@ -60,7 +60,7 @@ function refusal(...set: string[]): string {
   throw new Error(`helm rendered ${set.join(' ')} without complaint`);
 }
 
-const SERVICES = ['account', 'message', 'otp', 'device-hub', 'scheduler', 'webhook', 'gateway', 'dashboard'];
+const SERVICES = ['account', 'message', 'otp', 'device-hub', 'scheduler', 'webhook', 'gateway', 'dashboard', 'smpp'];
 const GRPC_PORTS: Record<string, number> = {
   account: 50051,
   message: 50052,
@@ -228,7 +228,7 @@ describe('mutual TLS between the services', () => {
     [['grpcTls.certManager.enabled=true'], 'grpcTls.certManager.enabled needs grpcTls.certManager.issuerRef.name'],
     [
       ['grpcTls.existingSecrets.account=a', 'grpcTls.existingSecrets.otp=o'],
-      'grpcTls.existingSecrets names no Secret for dashboard, deviceHub, gateway, message, scheduler, webhook',
+      'grpcTls.existingSecrets names no Secret for dashboard, deviceHub, gateway, message, scheduler, smpp, webhook',
     ],
     [
       ['grpcTls.certManager.enabled=true', 'grpcTls.certManager.issuerRef.name=ca', 'grpcTls.existingSecrets.account=a'],

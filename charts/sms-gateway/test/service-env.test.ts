@@ -79,7 +79,7 @@ function loader(service: string): Loader {
   return mod[exported]!;
 }
 
-const SERVICES = ['account', 'message', 'otp', 'device-hub', 'scheduler', 'webhook', 'gateway', 'dashboard'];
+const SERVICES = ['account', 'message', 'otp', 'device-hub', 'scheduler', 'webhook', 'gateway', 'dashboard', 'smpp'];
 
 describe('the environment the chart gives each service', () => {
   it.each([
@@ -102,9 +102,12 @@ describe('the environment the chart gives each service', () => {
         } catch (err) {
           throw new Error(`${service} refuses the chart's environment: ${(err as Error).message}`, { cause: err });
         }
-        const port = container.ports!.find((p) => p.name === 'grpc' || p.name === 'http')!.containerPort;
-        const listens = (config.grpc as { port: number } | undefined)?.port ?? (config.http as { port: number }).port;
+        const port = container.ports!.find((p) => p.name === 'grpc' || p.name === 'http' || p.name === 'smpp')!.containerPort;
+        const smpp = config.listen as { tlsPort: number; healthPort: number } | undefined;
+        const listens =
+          (config.grpc as { port: number } | undefined)?.port ?? (config.http as { port: number } | undefined)?.port ?? smpp!.tlsPort;
         expect({ service, listens }).toEqual({ service, listens: port });
+        if (service === 'smpp') expect(smpp!.healthPort).toBe(container.ports!.find((p) => p.name === 'health')!.containerPort);
         if (service === 'device-hub') {
           const agent = container.ports!.find((p) => p.name === 'agent')!.containerPort;
           expect((config.agents as { port: number }).port).toBe(agent);

@@ -7,11 +7,11 @@ import { EVENT_BATCH_DURABLES, natsInboxPrefix, natsNames } from './nats';
  */
 
 /** The services that connect to NATS. */
-export const NATS_SERVICES = ['message', 'device-hub', 'scheduler', 'webhook', 'dashboard', 'gateway', 'otp'] as const;
+export const NATS_SERVICES = ['message', 'device-hub', 'scheduler', 'webhook', 'dashboard', 'gateway', 'otp', 'smpp'] as const;
 export type NatsService = (typeof NATS_SERVICES)[number];
 
 /** The services that connect to Redis. */
-export const REDIS_SERVICES = ['gateway', 'dashboard', 'device-hub', 'otp'] as const;
+export const REDIS_SERVICES = ['gateway', 'dashboard', 'device-hub', 'otp', 'smpp'] as const;
 export type RedisService = (typeof REDIS_SERVICES)[number];
 
 export type StreamKey = 'reports' | 'reportBatches' | 'events' | 'eventBatches' | 'timers';
@@ -40,6 +40,8 @@ export const DURABLE_CONSUMERS: Record<NatsService, { stream: StreamKey; durable
   dashboard: [],
   gateway: [],
   otp: [],
+  // Receipts and received SMS for the SMPP receivers.
+  smpp: [{ stream: 'eventBatches', durable: 'smpp-event-batches' }],
 };
 
 /** The streams each service creates or brings up to date at start-up (`ensureStream`). */
@@ -52,6 +54,7 @@ const ENSURED_STREAMS: Record<NatsService, StreamKey[]> = {
   gateway: [],
   // The pumping guard's `otp.fraud_suspected` events.
   otp: ['events'],
+  smpp: ['eventBatches'],
 };
 
 /**
@@ -98,6 +101,8 @@ export function natsPermissions(service: NatsService, prefix: string): NatsPermi
     gateway: { publish: [], subscribe: [listenSubjects(prefix)] },
     // The pumping guard's events only (JetStream publishes, acknowledged on its inbox).
     otp: { publish: [n.event('otp.*')], subscribe: [] },
+    // JetStream only (its consumer of the event batches).
+    smpp: { publish: [], subscribe: [] },
   };
   const jetStream: string[] = [];
   const streams = ENSURED_STREAMS[service].map((s) => streamName[s]);
@@ -167,6 +172,8 @@ const REDIS_KEYS: Record<RedisService, { readWrite: string[]; readOnly: string[]
   // otp-rate: the per-number limit; otp-user: the end-user key limit; otp-guard: the pumping guard's
   // windows by prefix and country; otp-hold: the prefixes and countries it holds.
   otp: { readWrite: ['otp-rate:*', 'otp-user:*', 'otp-guard:*', 'otp-hold:*'], readOnly: [] },
+  // ratelimit: the client's rate limit, shared with the gateway; smpp-bindfail: refused binds per address.
+  smpp: { readWrite: ['ratelimit:*', 'smpp-bindfail:*'], readOnly: [] },
 };
 
 /**

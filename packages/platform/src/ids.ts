@@ -19,7 +19,8 @@ function pooledRandom(): number {
 
 const ulid = monotonicFactory(pooledRandom);
 
-export type IdPrefix = 'msg' | 'batch' | 'otp' | 'evt' | 'device' | 'key' | 'tok' | 'whe' | 'whb' | 'dlv' | 'tmr' | 'req' | 'usr' | 'hold';
+export type IdPrefix =
+  'msg' | 'batch' | 'otp' | 'evt' | 'device' | 'key' | 'tok' | 'whe' | 'whb' | 'dlv' | 'tmr' | 'req' | 'usr' | 'hold' | 'smpp';
 
 /** Time-sortable identifier with the specification's prefix, e.g. `msg_01JD3...`. */
 export function newId(prefix: IdPrefix): string {

@@ -12,6 +12,7 @@ export const SERVICE_IDENTITIES = [
   'gateway',
   'dashboard',
   'admin',
+  'smpp',
 ] as const;
 export type ServiceIdentity = (typeof SERVICE_IDENTITIES)[number];
 

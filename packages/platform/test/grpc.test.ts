@@ -147,6 +147,18 @@ const handlers: AsyncHandlers<account.AccountServiceHandlers> = {
   async SetTwoFactorRequired() {
     throw new AppError('INTERNAL_ERROR');
   },
+  async CreateSmppCredential() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async ListSmppCredentials() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async RevokeSmppCredential() {
+    throw new AppError('INTERNAL_ERROR');
+  },
+  async VerifySmppBind() {
+    throw new AppError('INTERNAL_ERROR');
+  },
 };
 
 interface HealthClient extends grpc.Client {

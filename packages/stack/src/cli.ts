@@ -129,6 +129,8 @@ async function dev(): Promise<void> {
       scheduler: ports.scheduler,
       webhook: ports.webhook,
       dashboard: ports.dashboard,
+      smpp: ports.smpp,
+      smppHealth: ports.smppHealth,
     },
     healthPorts: {
       account: ports['health:account'],
@@ -238,6 +240,7 @@ SMS gateway is running (ready in ${((Date.now() - startedAt) / 1000).toFixed(1)}
   Dashboard         ${stack.dashboardUrl}   (sign in as ${demo.dashboard_email} / ${demo.dashboard_password})
   API (gateway)     ${stack.gatewayUrl}
   Device hub        ${stack.hubUrl}   (phones pair and connect here)
+  SMPP (TLS)        ${stack.smpp.host}:${stack.smpp.port}   (credentials: the dashboard's SMPP page)
   gRPC              account ${stack.accountAddress}, message ${stack.messageAddress}, device-hub ${stack.deviceHubAddress}, otp ${stack.otpAddress}, scheduler ${stack.schedulerAddress}, webhook ${stack.webhookAddress}
   CA certificate    ${stack.certs.caCertFile}
   Alert e-mails     ${mail.url} (a local catcher: mails are saved in ${MAIL_DIR} and announced here)

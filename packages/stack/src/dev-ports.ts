@@ -27,9 +27,10 @@ export interface DevPort {
 }
 
 export type GrpcDevPortKey = 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook';
-export type DevPortKey = 'gateway' | 'agents' | 'dashboard' | GrpcDevPortKey | 'smtp' | `metrics:${string}` | `health:${GrpcDevPortKey}`;
+export type DevPortKey =
+  'gateway' | 'agents' | 'dashboard' | 'smpp' | 'smppHealth' | GrpcDevPortKey | 'smtp' | `metrics:${string}` | `health:${GrpcDevPortKey}`;
 
-const METRICS_SERVICES = ['gateway', 'account', 'message', 'device-hub', 'otp', 'scheduler', 'webhook', 'dashboard'] as const;
+const METRICS_SERVICES = ['gateway', 'account', 'message', 'device-hub', 'otp', 'scheduler', 'webhook', 'dashboard', 'smpp'] as const;
 
 const GRPC_SERVICES: readonly { key: GrpcDevPortKey; variable: string; listener: string }[] = [
   { key: 'account', variable: 'ACCOUNT_GRPC_PORT', listener: 'the account service' },
@@ -50,6 +51,8 @@ export const DEV_PORTS: readonly DevPort[] = [
     internal: false,
   },
   { key: 'dashboard', variable: 'DASHBOARD_PORT', fallback: 8445, listener: 'the dashboard', internal: false },
+  { key: 'smpp', variable: 'SMPP_TLS_PORT', fallback: 3550, listener: 'the SMPP server (over TLS)', internal: false },
+  { key: 'smppHealth', variable: 'SMPP_HEALTH_PORT', fallback: 32250, listener: "the SMPP server's health server", internal: true },
   ...GRPC_SERVICES.map(({ key, variable, listener }, i) => ({
     key,
     variable,

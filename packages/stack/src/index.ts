@@ -1,4 +1,4 @@
-// Over 300 lines: startStack starts the eight services in their order on one shared environment
+// Over 300 lines: startStack starts the nine services in their order on one shared environment
 // (ports, users, addresses, certificates), which each service's process and each extra replica reads.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -43,7 +43,10 @@ export interface StackOptions {
   isolated: boolean;
   /** Fixed ports (make dev); 0 or absent picks free ones. */
   ports?: Partial<
-    Record<'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook' | 'dashboard', number>
+    Record<
+      'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook' | 'dashboard' | 'smpp' | 'smppHealth',
+      number
+    >
   >;
   /** Each gRPC service's plaintext health port; absent: its gRPC port + 100 for a fixed gRPC port, else a free one. */
   healthPorts?: Partial<Record<'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook', number>>;
@@ -67,6 +70,8 @@ export interface Stack {
   schedulerAddress: string;
   webhookAddress: string;
   dashboardUrl: string;
+  /** The SMPP server over TLS (the stack's certificate): its host and port. */
+  smpp: { host: string; port: number };
   /** Each service's Prometheus endpoint (`/metrics`). */
   metricsUrls: Record<ServiceName, string>;
   databaseUrl: string;
@@ -182,6 +187,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     scheduler: await port('scheduler'),
     webhook: await port('webhook'),
     dashboard: await port('dashboard'),
+    smpp: await port('smpp'),
+    smppHealth: await port('smppHealth'),
   };
   // The plaintext health ports: as given (make dev), else the gRPC port + 100 for fixed ports, free ones otherwise.
   const healthPort = async (key: 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook') =>
@@ -195,7 +202,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     webhook: await healthPort('webhook'),
   };
   // `/metrics` of each service: fixed ports for make dev (9460 onwards, as docs/operators/running-locally.md lists), free ones for tests.
-  const METRICS_ORDER: ServiceName[] = ['gateway', 'account', 'message', 'device-hub', 'otp', 'scheduler', 'webhook', 'dashboard'];
+  const METRICS_ORDER: ServiceName[] = ['gateway', 'account', 'message', 'device-hub', 'otp', 'scheduler', 'webhook', 'dashboard', 'smpp'];
   const metricsPorts = Object.fromEntries(
     await Promise.all(
       METRICS_ORDER.map(
@@ -352,13 +359,34 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     dashboard: new ServiceProcess({
       name: 'dashboard',
       args: entry('services/dashboard'),
-      env: { ...common, ...grpcEnv('dashboard'), HTTP_HOST: '127.0.0.1', HTTP_PORT: String(ports.dashboard), ...metricsEnv('dashboard') },
+      env: {
+        ...common,
+        ...grpcEnv('dashboard'),
+        HTTP_HOST: '127.0.0.1',
+        HTTP_PORT: String(ports.dashboard),
+        DASHBOARD_SMPP_ADDRESS: `127.0.0.1:${ports.smpp}`,
+        ...metricsEnv('dashboard'),
+      },
       logFile: path.join(logDir, 'dashboard.log'),
       ready: () => httpsHealthy(`${dashboardUrl}/signin`, certs.caPem),
     }),
+    smpp: new ServiceProcess({
+      name: 'smpp',
+      args: entry('services/smpp'),
+      env: {
+        ...common,
+        ...grpcEnv('smpp'),
+        SMPP_HOST: '127.0.0.1',
+        SMPP_TLS_PORT: String(ports.smpp),
+        SMPP_HEALTH_PORT: String(ports.smppHealth),
+        ...metricsEnv('smpp'),
+      },
+      logFile: path.join(logDir, 'smpp.log'),
+      ready: () => httpsHealthy(`http://127.0.0.1:${ports.smppHealth}/readyz`, certs.caPem),
+    }),
   };
 
-  const order: ServiceName[] = ['account', 'scheduler', 'message', 'webhook', 'otp', 'device-hub', 'gateway', 'dashboard'];
+  const order: ServiceName[] = ['account', 'scheduler', 'message', 'webhook', 'otp', 'device-hub', 'gateway', 'dashboard', 'smpp'];
   const stopAll = async () => {
     await Promise.all([...extraGateways, ...extraSchedulers, ...extraHubs].map((g) => g.stop()));
     for (const name of [...order].reverse()) await services[name].stop();
@@ -367,7 +395,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     // Account, message and scheduler have no dependency on each other: start them together.
     await Promise.all([services.account.start(), services.message.start(), services.scheduler.start()]);
     await Promise.all([services.otp.start(), services['device-hub'].start(), services.webhook.start()]);
-    await Promise.all([services.gateway.start(), services.dashboard.start()]);
+    await Promise.all([services.gateway.start(), services.dashboard.start(), services.smpp.start()]);
   } catch (err) {
     await stopAll();
     // An isolated run that failed to start leaves nothing behind either (make dev starts again after a port clash).
@@ -389,6 +417,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     otpAddress: addr(ports.otp),
     schedulerAddress: addr(ports.scheduler),
     webhookAddress: addr(ports.webhook),
+    smpp: { host: '127.0.0.1', port: ports.smpp },
     healthAddresses: {
       account: addr(healthPorts.account),
       message: addr(healthPorts.message),

@@ -6,7 +6,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { healthService } from '@smsgw/platform';
 
-export type ServiceName = 'account' | 'message' | 'otp' | 'device-hub' | 'gateway' | 'scheduler' | 'webhook' | 'dashboard';
+export type ServiceName = 'account' | 'message' | 'otp' | 'device-hub' | 'gateway' | 'scheduler' | 'webhook' | 'dashboard' | 'smpp';
 
 const HealthClient = grpc.makeGenericClientConstructor(healthService, 'Health');
 

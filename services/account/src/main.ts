@@ -8,6 +8,7 @@ import { AccountRepository } from './data/account.repository';
 import { AuditRepository } from './data/audit.repository';
 import { MembersRepository } from './data/members.repository';
 import { TwoFactorRepository } from './data/two-factor.repository';
+import { SmppCredentialRepository } from './data/smpp-credential.repository';
 import { accountHandlers, accountCallers } from './grpc/account.handlers';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
@@ -33,6 +34,7 @@ export async function start(config: AccountConfig = loadAccountConfig(), log: Lo
       audit,
       new MembersRepository(pool),
       new TwoFactorRepository(pool),
+      new SmppCredentialRepository(pool),
     ),
     log,
   });

@@ -32,6 +32,8 @@ export function loadDashboardConfig(source: NodeJS.ProcessEnv = process.env) {
       },
       /** The phone app's APK that the Phones page offers; the image sets it to the APK it holds. */
       apkFile: env.str('AGENT_APK_FILE', REPO_APK),
+      /** Where SMPP clients connect (host:port, TLS), shown on the SMPP page; unset: not shown. */
+      smppAddress: env.optional('DASHBOARD_SMPP_ADDRESS'),
       signIn: {
         /** Failed sign-ins allowed per address (and per e-mail) in the window; past them every sign-in is 429. */
         maxFailures: env.int('DASHBOARD_SIGNIN_MAX_FAILURES', 10, { min: 1 }),

@@ -56,6 +56,7 @@ export async function start(config: DashboardConfig = loadDashboardConfig(), log
     apkFile: config.apkFile,
     mailer,
     publicUrl: () => config.mail.publicUrl ?? `https://127.0.0.1:${port}`,
+    smppAddress: config.smppAddress,
     emailLimits: config.emailLimits,
   });
   const server =

@@ -80,6 +80,9 @@ const USAGE = `Operator command line of the SMS gateway.
       prints {key_id, api_key}: the key is shown only here
   npm run admin -- revoke-key --key K
       prints {key_id, revoked_at}
+  npm run admin -- create-smpp-credential --client C [--bind-type transmitter|receiver|transceiver] [--test] [--device D] [--name N]
+      an SMPP credential of the client (transceiver and live unless said; --device: the phone that
+      sends its messages); prints {credential_id, system_id, password}: the password is shown only here
   npm run admin -- create-webhook --client C --url U --events sms.sent,sms.failed [--test] [--batch] [--name D]
       prints {endpoint_id, secret, ...}; the secret signs its deliveries and is shown only here; with
       --batch its events go in batches: up to 100 in one POST (a JSON array of the usual envelopes),
@@ -157,6 +160,7 @@ async function main(argv: string[]): Promise<number> {
       scopes: { type: 'string' },
       'ip-ranges': { type: 'string' },
       'daily-quota': { type: 'string' },
+      'bind-type': { type: 'string' },
       enabled: { type: 'string' },
       window: { type: 'string' },
       'prefix-min-requests': { type: 'string' },
@@ -325,7 +329,17 @@ async function main(argv: string[]): Promise<number> {
         dailyQuota: quota,
       });
     } else if (command === 'revoke-key') result = await admin.revokeKey(need('key'));
-    else if (command === 'create-webhook')
+    else if (command === 'create-smpp-credential') {
+      const bindType = values['bind-type'] ?? 'transceiver';
+      if (bindType !== 'transmitter' && bindType !== 'receiver' && bindType !== 'transceiver')
+        throw new UsageError('--bind-type takes transmitter, receiver or transceiver');
+      result = await admin.createSmppCredential(need('client'), {
+        bindType,
+        test: values.test,
+        label: values.name,
+        deviceId: values.device,
+      });
+    } else if (command === 'create-webhook')
       result = await admin.createWebhook(need('client'), need('url'), need('events').split(','), {
         test: values.test,
         batch: values.batch,

@@ -243,6 +243,23 @@ export class Admin {
    * none: every one), source address ranges (CIDR; none: anywhere), a daily quota of SMS (0: none).
    * The key is printed here only.
    */
+  /** An SMPP credential of the client; its password is shown only here. */
+  async createSmppCredential(
+    clientId: string,
+    options: { bindType: 'transmitter' | 'receiver' | 'transceiver'; test?: boolean; label?: string; deviceId?: string },
+  ) {
+    const made = await this.accounts.createSmppCredential({
+      clientId,
+      bindType: `SMPP_BIND_TYPE_${options.bindType.toUpperCase()}` as 'SMPP_BIND_TYPE_TRANSCEIVER',
+      mode: options.test ? 'KEY_MODE_TEST' : 'KEY_MODE_LIVE',
+      label: options.label ?? '',
+      deviceId: options.deviceId ?? '',
+      userId: '',
+      actorAddress: '',
+    });
+    return { credential_id: made.credential!.credentialId, system_id: made.credential!.systemId, password: made.password };
+  }
+
   async createKey(
     clientId: string,
     options: { test?: boolean; label?: string; scopes?: string[]; ipRanges?: string[]; dailyQuota?: number } = {},

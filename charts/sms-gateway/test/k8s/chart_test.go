@@ -109,6 +109,18 @@ func TestWhenRenderedThenGrpcServicesHaveNativeGrpcProbesAndTheGatewayAndDashboa
 			}
 			continue
 		}
+		if name == "smpp" {
+			// SMPP over TLS is no HTTP: plain HTTP probes on the health port.
+			for probe, path := range map[*corev1.Probe]string{c.ReadinessProbe: "/readyz", c.LivenessProbe: "/healthz"} {
+				if probe.HTTPGet == nil || probe.HTTPGet.Path != path || probe.HTTPGet.Port.StrVal != "health" || probe.HTTPGet.Scheme != corev1.URISchemeHTTP {
+					t.Errorf("%s: expected an HTTP probe of %s on the health port, got %+v", name, path, probe.ProbeHandler)
+				}
+			}
+			if containerPort(c, "health") != 2776 {
+				t.Errorf("%s: the health port is %d", name, containerPort(c, "health"))
+			}
+			continue
+		}
 		ready, live := c.ReadinessProbe.GRPC, c.LivenessProbe.GRPC
 		if ready == nil || live == nil {
 			t.Errorf("%s: readiness and liveness must be native gRPC probes, got %+v / %+v", name, c.ReadinessProbe.ProbeHandler, c.LivenessProbe.ProbeHandler)
@@ -334,7 +346,7 @@ func TestWhenRenderedWithTheExternalSetThenIngressesServeTlsWithCertManagerAndTh
 
 // The calls of DESIGN.md's table of parts ("talks to"), the dashboard's own Redis (browser
 // sessions) and NATS (live device events), the gateway's NATS (GET /v1/events/listen), the otp
-// service's NATS (otp.fraud_suspected) and the dashboard's OTP page, which that table leaves out;
+// service's NATS (otp.fraud_suspected), the dashboard's OTP page and the smpp service (issue 40), which that table leaves out;
 // README, "Network policies".
 var designCalls = []string{
 	"account -> postgresql:5432",
@@ -366,6 +378,12 @@ var designCalls = []string{
 	"otp -> redis:6379",
 	"scheduler -> nats:4222",
 	"scheduler -> postgresql:5432",
+	"smpp -> account:50051",
+	"smpp -> device-hub:50053",
+	"smpp -> message:50052",
+	"smpp -> nats:4222",
+	"smpp -> postgresql:5432",
+	"smpp -> redis:6379",
 	"webhook -> account:50051",
 	"webhook -> nats:4222",
 	"webhook -> postgresql:5432",

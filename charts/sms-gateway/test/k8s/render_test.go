@@ -46,6 +46,7 @@ var services = map[string]int32{
 	"webhook":    50056,
 	"gateway":    8443,
 	"dashboard":  8445,
+	"smpp":       3550,
 }
 
 func chartDir() string {

@@ -33,6 +33,8 @@ import {
   type EmailLinkSettings,
 } from '../use-cases/email-links.use-case';
 import { auditEventOut, clientOut, invitationOut, keyOut, NO_USER, userOut } from './account.mapper';
+import type { SmppCredentialRepository } from '../data/smpp-credential.repository';
+import { smppCredentialCallers, smppCredentialHandlers } from './smpp.handlers';
 
 /**
  * Who may call each method, by the identity of its client certificate (docs/operators/security.md lists them all).
@@ -72,6 +74,7 @@ export const accountCallers: Callers<account.AccountServiceHandlers> = {
   VerifySecondFactor: ['dashboard'],
   DisableTwoFactor: ['dashboard'],
   SetTwoFactorRequired: ['dashboard'],
+  ...smppCredentialCallers,
 };
 
 /** The gRPC methods of `smsgw.account.v1.AccountService`: each reads its request, runs one use case, maps the answer. */
@@ -81,11 +84,13 @@ export function accountHandlers(
   audit: AuditRepository,
   members: MembersRepository,
   twoFactor: TwoFactorRepository,
+  smpp: SmppCredentialRepository,
 ): AsyncHandlers<account.AccountServiceHandlers> {
   const repos = { repo, audit };
   const memberRepos = { repo, members };
   const factorRepos = { repo, audit, twoFactor };
   return {
+    ...smppCredentialHandlers({ repo, audit, smpp }),
     async CreateClient(req) {
       return createClient(repo, req.email.trim(), req.name.trim());
     },

@@ -27,6 +27,8 @@ export const AUDIT_ACTIONS = [
   'two_factor.enabled',
   'two_factor.disabled',
   'two_factor.required',
+  'smpp.created',
+  'smpp.revoked',
 ] as const;
 
 /** The actions other services' changes are recorded as, through RecordAuditEvent (the others, the account service records itself). */

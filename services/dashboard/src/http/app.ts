@@ -18,6 +18,7 @@ import { readUploadForm } from './upload-form';
 import { inboxRoutes } from './routes/inbox.routes';
 import { messageRoutes } from './routes/message.routes';
 import { optOutRoutes } from './routes/opt-out.routes';
+import { smppRoutes } from './routes/smpp.routes';
 import { otpRoutes } from './routes/otp.routes';
 import { downloadRoutes, phoneRoutes } from './routes/phone.routes';
 import { webhookRoutes } from './routes/webhook.routes';
@@ -215,6 +216,7 @@ export function createApp(deps: AppDeps): Koa<DashState> {
   memberRoutes(router, deps, 'private');
   profileRoutes(router, deps, 'private');
   keyRoutes(router, deps);
+  smppRoutes(router, deps);
   phoneRoutes(router, deps);
   messageRoutes(router, deps);
   campaignRoutes(router, deps);

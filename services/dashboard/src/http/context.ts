@@ -56,6 +56,8 @@ export interface AppDeps {
   mailer: Mailer;
   /** The dashboard's own address, for the links mailed. */
   publicUrl(): string;
+  /** Where SMPP clients connect (host:port of the SMPP server over TLS), shown on the SMPP page. */
+  smppAddress?: string;
   emailLimits: EmailLimits;
   log: Logger;
   /** Behind a TLS-terminating proxy: its addresses, whose `X-Forwarded-*` headers are believed; what it did not receive over HTTPS is refused. */

@@ -26,6 +26,8 @@ export const AUDIT_ACTIONS = [
   'two_factor.enabled',
   'two_factor.disabled',
   'two_factor.required',
+  'smpp.created',
+  'smpp.revoked',
 ] as const;
 
 /** The actions done through other services, which the dashboard records after they succeed. */

@@ -35,9 +35,11 @@ const notFound = (code: 'INVALID_DEVICE_ID' | 'MESSAGE_NOT_FOUND' | 'NOT_FOUND')
 /**
  * The dashboard with stand-ins for the account, device-hub and message services that answer
  * from maps the tests fill: each refuses another client's phone or message, as the contracts say.
- * `more` adds (or replaces) message service methods for a test of its own.
+ * `more` adds (or replaces) message and account service methods for a test of its own.
  */
-export async function startFleetWorld(more: { message?: Record<string, (req: never) => Promise<unknown>> } = {}): Promise<FleetWorld> {
+export async function startFleetWorld(
+  more: { message?: Record<string, (req: never) => Promise<unknown>>; account?: Record<string, (req: never) => Promise<unknown>> } = {},
+): Promise<FleetWorld> {
   const clients = new Map<string, account.Client__Output>();
   const devices = new Map<string, devicehub.Device__Output>();
   const messages = new Map<string, message.Message__Output>();
@@ -113,6 +115,7 @@ export async function startFleetWorld(more: { message?: Record<string, (req: nev
           if (req.setSimRule) Object.assign(c, { simRule: req.simRule, defaultSim: req.defaultSim });
           return c;
         },
+        ...more.account,
       },
       calls.account,
     ),

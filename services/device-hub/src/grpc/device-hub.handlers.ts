@@ -87,8 +87,8 @@ function toProto(view: LimitedDeviceView): devicehub.Device {
 export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
   CreateDevice: ['dashboard', 'admin'],
   CreateDevices: ['admin'],
-  ListDevices: ['gateway', 'dashboard'],
-  GetDevice: ['gateway', 'dashboard', 'admin'],
+  ListDevices: ['gateway', 'dashboard', 'smpp'],
+  GetDevice: ['gateway', 'dashboard', 'admin', 'smpp'],
   RevokeDeviceTokens: ['dashboard', 'admin'],
   RenameDevice: ['dashboard'],
   RemoveDevice: ['dashboard', 'admin'],

@@ -44,11 +44,11 @@ import {
  */
 export const messageCallers: Callers<message.MessageServiceHandlers> = {
   // The dashboard's inbox replies through a phone the user chose.
-  Send: ['gateway', 'dashboard'],
+  Send: ['gateway', 'dashboard', 'smpp'],
   SendBatch: ['gateway'],
   SendMany: ['gateway'],
-  GetMessage: ['gateway', 'dashboard', 'otp', 'device-hub'],
-  CancelMessage: ['gateway'],
+  GetMessage: ['gateway', 'dashboard', 'otp', 'device-hub', 'smpp'],
+  CancelMessage: ['gateway', 'smpp'],
   // The phones' side: only the hub claims and accepts.
   ClaimNext: ['device-hub'],
   ClaimMany: ['device-hub'],
@@ -57,7 +57,7 @@ export const messageCallers: Callers<message.MessageServiceHandlers> = {
   // The hub's failover: it alone knows which phones are offline or removed.
   ReleaseDevice: ['device-hub'],
   StrandedDevices: ['device-hub'],
-  QueueDepths: ['gateway', 'dashboard'],
+  QueueDepths: ['gateway', 'dashboard', 'smpp'],
   ListMessages: ['gateway', 'dashboard'],
   GetStats: ['gateway', 'dashboard'],
   // The inbox: the public API and the dashboard read it; the consumer of `agent.received.*` writes it.

@@ -1,0 +1,3 @@
+import { startTelemetry } from '@smsgw/platform/telemetry';
+
+startTelemetry('smpp');
