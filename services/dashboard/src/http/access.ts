@@ -90,6 +90,10 @@ export const ROUTE_ACCESS: Record<string, Permission> = {
   // A live key needs keys.live too: the route checks it once it knows the key's mode.
   'GET /keys': 'keys.read',
   'POST /keys': 'keys.test',
+  // SMPP credentials bind in live or test mode: the secrets of owners and admins.
+  'GET /smpp': 'keys.read',
+  'POST /smpp': 'keys.live',
+  'POST /smpp/:credentialId/revoke': 'keys.live',
   'POST /keys/:keyId/revoke': 'keys.test',
 
   'GET /phones': 'read',
@@ -163,6 +167,7 @@ export const SECTION_ACCESS: Record<string, Permission> = {
   otp: 'read',
   phones: 'read',
   keys: 'keys.read',
+  smpp: 'keys.read',
   webhooks: 'read',
   settings: 'read',
   audit: 'audit',

@@ -1,6 +1,6 @@
 import { AppError, keyModeToProto } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
-import { confirmPassword, type Confirmation } from './confirm-password.use-case';
+import { confirmPassword, type Confirmation, type Reauthentication } from './confirm-password.use-case';
 import type { SignInDeps } from './sign-in.use-case';
 import type { Mode, Upstreams } from './upstreams';
 
@@ -25,7 +25,7 @@ export async function listSmppCredentials(up: Upstreams, clientId: string): Prom
 export async function createSmppCredential(
   deps: Pick<SignInDeps, 'up' | 'redis' | 'signIn'>,
   user: { userId: string; email: string; clientId: string },
-  password: string,
+  reauth: Reauthentication,
   form: { label: string; bindType: SmppBindTypeForm; mode: Mode; deviceId: string },
   address = '',
 ): Promise<{
@@ -34,7 +34,7 @@ export async function createSmppCredential(
   error?: string;
   credentials: account.SmppCredential__Output[];
 }> {
-  const confirmation = await confirmPassword(deps, user, password);
+  const confirmation = await confirmPassword(deps, user, reauth);
   const list = () => listSmppCredentials(deps.up, user.clientId);
   if (confirmation !== 'confirmed') return { confirmation, credentials: await list() };
   if (form.deviceId) {

@@ -8,7 +8,7 @@ import {
 } from '../../use-cases/smpp.use-case';
 import { smppView, type SmppPage } from '../../views/smpp.view';
 import { field, page, type AppDeps, type DashContext, type DashRouter } from '../context';
-import { refusal } from './account.routes';
+import { reauthOf, refusal } from './account.routes';
 
 /** The SMPP page: the client's SMPP credentials, a new one (password shown once), a revocation. */
 export function smppRoutes(router: DashRouter, deps: AppDeps): void {
@@ -47,7 +47,7 @@ export function smppRoutes(router: DashRouter, deps: AppDeps): void {
     const made = await createSmppCredential(
       deps,
       sessionOf(ctx),
-      ctx.state.form!.get('password') ?? '',
+      reauthOf(ctx),
       { label, bindType, mode, deviceId },
       ctx.state.clientAddress,
     );
