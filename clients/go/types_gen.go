@@ -125,6 +125,8 @@ const (
 	SMSErrorCodeDeviceError        SMSErrorCode = "DEVICE_ERROR"
 	SMSErrorCodeDeviceRemoved      SMSErrorCode = "DEVICE_REMOVED"
 	SMSErrorCodeOptedOut           SMSErrorCode = "OPTED_OUT"
+	SMSErrorCodeDecryptionFailed   SMSErrorCode = "DECRYPTION_FAILED"
+	SMSErrorCodeMessageTooLong     SMSErrorCode = "MESSAGE_TOO_LONG"
 )
 
 // DeviceStatus: online when the device is connected (with a test key every device counts as
@@ -181,7 +183,10 @@ func (v *ErrorDetail) UnmarshalJSON(data []byte) error {
 
 // SMSError: Why a message failed. EXPIRED: no phone took it before its expires_at; DEVICE_REMOVED:
 // it was pinned to a phone that was removed from the account; OPTED_OUT: the number is on the
-// client's suppression list (in the key's mode), so the message never reached a phone.
+// client's suppression list (in the key's mode), so the message never reached a phone;
+// DECRYPTION_FAILED: an encrypted message the phone could not open (wrong passphrase, altered
+// envelope, or an app too old to decrypt); MESSAGE_TOO_LONG: an encrypted message whose plain text
+// is over 1600 characters.
 type SMSError struct {
 	Code    SMSErrorCode `json:"code"`
 	Message string       `json:"message"`
@@ -208,6 +213,9 @@ type Message struct {
 	// Whether replies from the recipient also go to this message's webhook_url (the send's
 	// "replies").
 	Replies bool `json:"replies"`
+	// true: message is an end-to-end envelope only the phones and the caller can open; its parts and
+	// encoding are unknown to the platform (1 and GSM-7 stand in).
+	Encrypted *bool `json:"encrypted,omitempty"`
 	// Present for a scheduled message.
 	ScheduledAt *time.Time `json:"scheduled_at,omitempty"`
 	// Present once sent.
@@ -295,8 +303,11 @@ type HistoryItem struct {
 	Sim         *int       `json:"sim"`
 	// Whether replies from the recipient also go to this message's webhook_url (the send's
 	// "replies").
-	Replies  bool      `json:"replies"`
-	Attempts []Attempt `json:"attempts"`
+	Replies bool `json:"replies"`
+	// true: message is an end-to-end envelope only the phones and the caller can open; its parts and
+	// encoding are unknown to the platform (1 and GSM-7 stand in).
+	Encrypted *bool     `json:"encrypted,omitempty"`
+	Attempts  []Attempt `json:"attempts"`
 }
 
 type Pagination struct {
@@ -445,6 +456,7 @@ type SendRequest struct {
 	Failover    bool       `json:"failover,omitempty"`
 	Sim         int        `json:"sim,omitempty"`
 	Replies     bool       `json:"replies,omitempty"`
+	Encrypted   bool       `json:"encrypted,omitempty"`
 }
 
 // SendBulkRequest: All or nothing: one bad recipient rejects the whole request, its index in
@@ -461,8 +473,9 @@ type SendBulkRequest struct {
 	Ttl      int  `json:"ttl,omitempty"`
 	Failover bool `json:"failover,omitempty"`
 	// The SIM slot of every message of the batch.
-	Sim     int  `json:"sim,omitempty"`
-	Replies bool `json:"replies,omitempty"`
+	Sim       int  `json:"sim,omitempty"`
+	Replies   bool `json:"replies,omitempty"`
+	Encrypted bool `json:"encrypted,omitempty"`
 }
 
 // SendBulkPersonalizedRequest: All or nothing: one bad message rejects the whole request, its
@@ -476,8 +489,9 @@ type SendBulkPersonalizedRequest struct {
 	Ttl      int  `json:"ttl,omitempty"`
 	Failover bool `json:"failover,omitempty"`
 	// The SIM slot of the messages that give none.
-	Sim     int  `json:"sim,omitempty"`
-	Replies bool `json:"replies,omitempty"`
+	Sim       int  `json:"sim,omitempty"`
+	Replies   bool `json:"replies,omitempty"`
+	Encrypted bool `json:"encrypted,omitempty"`
 }
 
 type SendOTPRequest struct {
@@ -639,6 +653,8 @@ type PersonalizedMessage struct {
 	Ttl int `json:"ttl,omitempty"`
 	// This message's SIM slot; absent or null: the request's sim, else the phone's choice.
 	Sim int `json:"sim,omitempty"`
+	// This message's encrypted; absent or null: the request's.
+	Encrypted bool `json:"encrypted,omitempty"`
 }
 
 // AttemptError: Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved

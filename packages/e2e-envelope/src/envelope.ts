@@ -44,6 +44,11 @@ export function isEnvelope(text: string): boolean {
   return text.startsWith(ENVELOPE_PREFIX);
 }
 
+/** Whether a text has the envelope's shape (fields and parameters); it says nothing of whether it opens. */
+export function isWellFormedEnvelope(text: string): boolean {
+  return ENVELOPE_SHAPE.test(text);
+}
+
 export function seal(plaintext: string, passphrase: string, options: SealOptions = {}): string {
   const kdf = options.kdf ?? DEFAULT_KDF;
   checkKdf(kdf);

@@ -1,5 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { AppError, isStorableJson, isStorableText, parseWebhookUrl, type ErrorCode, type ErrorDetail } from '@smsgw/platform';
+import { checkEncrypted, checkEnvelopeField } from './encrypted-message';
 
 export const MAX_MESSAGE_CHARACTERS = 1600;
 export const MAX_METADATA_BYTES = 1024;
@@ -20,6 +21,8 @@ export interface SendRequest {
   sim?: number;
   /** SMS received from `to` go to `webhookUrl` as sms.received with `in_reply_to` (needs webhookUrl). */
   replies: boolean;
+  /** `message` is an end-to-end envelope, opened only by the phone (docs/api/encryption.md). */
+  encrypted: boolean;
 }
 
 /** Collects one detail per failing field; throws the single code, or VALIDATION_ERROR for several. */
@@ -48,12 +51,14 @@ export function normalizePhoneNumber(value: unknown): string | undefined {
   return parsed?.isValid() ? parsed.number : undefined;
 }
 
-export function checkMessage(value: unknown, field: string, errors: FieldErrors): string {
+export function checkMessage(value: unknown, field: string, errors: FieldErrors, encrypted = false): string {
   if (typeof value !== 'string' || value.trim() === '') {
     errors.add(field, 'MESSAGE_REQUIRED');
     return '';
   }
   if (!isStorableText(value)) errors.add(field, 'INVALID_CHARACTER');
+  // An envelope's limit is its own; the plain text's is checked by the phone.
+  else if (encrypted || value.startsWith('$smsgw-e2e$')) checkEnvelopeField(value, field, encrypted, errors);
   else if (Array.from(value).length > MAX_MESSAGE_CHARACTERS) errors.add(field, 'MESSAGE_TOO_LONG');
   return value;
 }
@@ -180,7 +185,8 @@ export function parseSendRequest(body: Record<string, unknown>, now = Date.now()
   const errors = new FieldErrors();
   const to = normalizePhoneNumber(body.to);
   if (!to) errors.add('to', 'INVALID_PHONE_NUMBER');
-  const message = checkMessage(body.message, 'message', errors);
+  const encrypted = checkEncrypted(body.encrypted, 'encrypted', errors);
+  const message = checkMessage(body.message, 'message', errors, encrypted);
   const priority = checkPriority(body.priority, errors);
   const webhookUrl = checkWebhookUrl(body.webhook_url, errors, policy);
   const metadata = checkMetadata(body.metadata, 'metadata', errors);
@@ -190,7 +196,7 @@ export function parseSendRequest(body: Record<string, unknown>, now = Date.now()
   const sim = checkSim(body.sim, 'sim', errors);
   const replies = checkReplies(body, errors);
   errors.throwIfAny();
-  return { to: to!, message, priority, webhookUrl, metadata, scheduledAt, ttlSeconds, failover, sim, replies };
+  return { to: to!, message, priority, webhookUrl, metadata, scheduledAt, ttlSeconds, failover, sim, replies, encrypted };
 }
 
 export const MAX_BATCH = 100;
@@ -234,7 +240,7 @@ export function parseBulkRequest(body: Record<string, unknown>, policy: WebhookU
       else errors.add(`recipients[${i}]`, 'INVALID_PHONE_NUMBER');
     });
   }
-  const message = checkMessage(body.message, 'message', errors);
+  const message = checkMessage(body.message, 'message', errors, checkEncrypted(body.encrypted, 'encrypted', errors));
   const priority = checkPriority(body.priority, errors);
   const webhookUrl = checkWebhookUrl(body.webhook_url, errors, policy);
   const metadata = checkMetadata(body.metadata, 'metadata', errors);
@@ -257,6 +263,7 @@ export function parsePersonalizedRequest(body: Record<string, unknown>, policy: 
   const items: BatchItem[] = [];
   const requestTtl = checkTtl(body.ttl, 'ttl', errors);
   const requestSim = checkSim(body.sim, 'sim', errors);
+  const requestEncrypted = checkEncrypted(body.encrypted, 'encrypted', errors);
   if (!Array.isArray(messages) || messages.length === 0) {
     errors.add('messages', 'MESSAGE_REQUIRED', 'Au moins un message est requis.');
   } else if (messages.length > MAX_BATCH) {
@@ -266,7 +273,8 @@ export function parsePersonalizedRequest(body: Record<string, unknown>, policy: 
       const entry = m && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : {};
       const to = normalizePhoneNumber(entry.to);
       if (!to) errors.add(`messages[${i}].to`, 'INVALID_PHONE_NUMBER');
-      const message = checkMessage(entry.message, `messages[${i}].message`, errors);
+      const encrypted = checkEncrypted(entry.encrypted, `messages[${i}].encrypted`, errors, requestEncrypted);
+      const message = checkMessage(entry.message, `messages[${i}].message`, errors, encrypted);
       const metadata = checkMetadata(entry.metadata, `messages[${i}].metadata`, errors);
       const ttlSeconds = checkTtl(entry.ttl, `messages[${i}].ttl`, errors) ?? requestTtl;
       const sim = checkSim(entry.sim, `messages[${i}].sim`, errors) ?? requestSim;

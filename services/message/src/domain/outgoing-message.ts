@@ -1,3 +1,4 @@
+import { isEnvelope } from '@smsgw/e2e-envelope';
 import { AppError, isStorableJson, isStorableText, measureSms, newId } from '@smsgw/platform';
 import type { Idempotency, MessageRow, Mode, NewMessage } from '../data/message-row';
 
@@ -45,6 +46,8 @@ export function idempotencyOf(req: { idempotencyKey: string; requestHash: string
   return { key: storable(req.idempotencyKey, 'idempotency_key'), requestHash: storable(req.requestHash, 'request_hash') };
 }
 
+const ENCRYPTED_SIZE = Object.freeze({ parts: 1, encoding: 'GSM-7' as const, characters: 0 });
+
 /** A message to queue on `deviceId`, its fields checked, its parts and encoding measured. */
 export function outgoing(
   req: SendFields,
@@ -55,7 +58,8 @@ export function outgoing(
 ): NewMessage {
   if (!deviceId) throw new AppError('INVALID_DEVICE_ID');
   if (!m.text) throw new AppError('MESSAGE_REQUIRED');
-  const size = measureSms(storable(m.text, 'message'));
+  // An encrypted text's parts and encoding are the phone's to know: one GSM-7 part stands in (docs/api/encryption.md).
+  const size = isEnvelope(storable(m.text, 'message')) ? ENCRYPTED_SIZE : measureSms(m.text);
   return {
     messageId: newId('msg'),
     clientId: storable(req.clientId, 'client_id'),
