@@ -25,6 +25,7 @@ import { Inbox, type Arrival } from './inbox';
 import { Outbox } from './outbox';
 import { pair, type PairingSecret } from './pairing';
 import { simOf, type ReceivedSms, type SimulateReceivedFrame, type Sms, type SmsErrorCode } from './protocol';
+import { openForSending, sealArrival } from './encrypted-texts';
 import { SendLoop } from './send-loop';
 import { receivingSim } from './sims';
 
@@ -54,6 +55,8 @@ export interface StartAgentOptions {
   sims?: number;
   /** Simulator: every SMS is sent, then the network reports it failed with this cause. */
   networkFailure?: SmsErrorCode;
+  /** Protocol 8: the end-to-end passphrase (encrypted-texts.ts); it never leaves the phone. */
+  passphrase?: string;
   /** Pause between accepting an SMS (ack) and handing it to the driver (default 0). */
   sendDelayMs?: number;
   /** Print one JSON line {message_id, to, text} on `stdout` for each SMS handed to the driver (none with `radioOff`). */
@@ -170,6 +173,7 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
     logger,
     sendDelayMs: options.sendDelayMs ?? 0,
     onHandOver: printHandOver,
+    open: (sms) => openForSending(sms, options.passphrase),
     // The connection is built below; reports only come once SMS are enqueued, after that.
     onReport: (report) => connection.sendReport(report),
   });
@@ -242,7 +246,7 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
   const receiveSms = async (arrival: Arrival): Promise<void> => {
     let entry: ReceivedSms;
     try {
-      entry = await inbox.receive(arrival);
+      entry = await inbox.receive(sealArrival(arrival, options.passphrase));
     } catch (error) {
       logger.error({ err: error, from: arrival.from }, 'could not write a received SMS to the inbox');
       return;

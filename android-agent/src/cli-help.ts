@@ -34,6 +34,8 @@ Options:
                              INVALID_NUMBER): something left the phone, so no not_sent
   --sims <n>                 simulator: the phone has n SIMs, 1 to 4 (default $SMSGW_AGENT_SIMS,
                              else 1); an SMS asking for a slot above n fails, not sent
+  --passphrase-file <file>   end-to-end passphrase (its first line): encrypted SMS are opened
+                             right before sending, received SMS sealed before upload
   -h, --help                 show this help
 
 Logs are JSON lines on stderr (level from $LOG_LEVEL, default info).

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { StartAgentOptions } from './agent';
 import { readCredentials } from './credentials';
 import { storedDevicesOf } from './data-dir';
+import { readPassphraseFile } from './encrypted-texts';
 import { isErrnoCode } from './durable-file';
 import type { DriverName } from './drivers/driver';
 import { DeviceChoiceError, DeviceInUseError, DeviceUnauthorizedError, NotPairedError, PairingRefusedError, UsageError } from './errors';
@@ -44,6 +45,7 @@ export type CliAgentOptions = Pick<
   | 'networkFailure'
   | 'sims'
   | 'logJson'
+  | 'passphrase'
 >;
 
 export type CliCommand = { kind: 'help' } | { kind: 'run'; options: CliAgentOptions };
@@ -88,6 +90,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
         'radio-off': { type: 'boolean' },
         'sim-network-failure': { type: 'string' },
         sims: { type: 'string' },
+        'passphrase-file': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -153,6 +156,8 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
     throw new UsageError('--sims (or SMSGW_AGENT_SIMS) goes with --driver simulator only');
   }
 
+  const passphrase = await passphraseOf(values['passphrase-file']);
+
   return {
     kind: 'run',
     options: {
@@ -169,8 +174,22 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
       ...(radioOff ? { radioOff } : {}),
       ...(networkFailure !== undefined ? { networkFailure: networkFailure as SmsErrorCode } : {}),
       ...(sims !== undefined ? { sims } : {}),
+      ...(passphrase !== undefined ? { passphrase } : {}),
     },
   };
+}
+
+/** Protocol 8: the end-to-end passphrase, the first line of --passphrase-file. */
+async function passphraseOf(file: string | undefined): Promise<string | undefined> {
+  if (file === undefined) return undefined;
+  let passphrase: string;
+  try {
+    passphrase = await readPassphraseFile(path.resolve(file));
+  } catch (error) {
+    throw new UsageError(`--passphrase-file: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!passphrase) throw new UsageError('--passphrase-file: the first line of the file is empty');
+  return passphrase;
 }
 
 function pairingOf(

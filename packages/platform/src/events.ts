@@ -82,6 +82,11 @@ export interface AgentReceived {
   sim_number?: string;
   /** When it arrived on the phone (RFC 3339). */
   received_at: string;
+  /**
+   * Protocol 8, with an encrypted `text` only: the opt-out or start keyword the phone matched on the
+   * plain text, which the platform cannot read (docs/api/encryption.md).
+   */
+  keyword?: { action: 'add' | 'remove'; keyword: string };
 }
 
 /**
