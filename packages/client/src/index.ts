@@ -24,3 +24,5 @@ export type { WebhookEvent, MessageEventData, DeviceEventData, ReceivedEventData
 export type { BackoffSettings } from './retry';
 export { VERSION } from './version';
 export * from './gen/openapi-types';
+// End-to-end encrypted texts (docs/api/encryption.md): seal before `encrypted: true`, open what comes back encrypted.
+export { seal, open as openEnvelope, isEnvelope, DecryptionFailedError } from '@smsgw/e2e-envelope';

@@ -1,3 +1,4 @@
+import { isEnvelope } from '@smsgw/e2e-envelope';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { AppError, decodeJsonPayload, historyRange, storableText, type AgentReceived, type PublicEvent } from '@smsgw/platform';
 import { containsPattern, SEARCH_MIN_LENGTH } from './history';
@@ -119,6 +120,8 @@ export function receivedEvent(row: ReceivedRecord, replyTo?: ReplyTarget): Publi
       device_id: row.device_id,
       sim: row.sim,
       message: row.body,
+      // Protocol 8: the phone sealed the text; only a holder of the passphrase reads it.
+      ...(isEnvelope(row.body) ? { encrypted: true } : {}),
       received_at: at,
       in_reply_to: replyTo?.message_id ?? null,
     },
