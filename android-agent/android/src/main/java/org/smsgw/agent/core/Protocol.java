@@ -10,11 +10,11 @@ import org.json.JSONException;
 import org.json.JSONObject;
 
 /**
- * Protocol version 5 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
+ * Protocol version 8 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
  * Node agent's (src/protocol.ts), so both agents accept and refuse the same frames.
  */
 public final class Protocol {
-    public static final int VERSION = 5;
+    public static final int VERSION = 8;
     /** Announced in {@code agent_hello}. */
     public static final String DRIVER = "android";
     /** The subprotocol names the framing, which version 2 keeps; the version itself is in {@code hello}. */

@@ -39,7 +39,7 @@ public class ProtocolV2Test {
 
     @Test
     public void whenTheHubSaysItsVersionThenOneToFiveAreSupported() {
-        assertEquals(5, Protocol.VERSION);
+        assertEquals(8, Protocol.VERSION);
         assertTrue(Protocol.isSupported(1));
         assertTrue(Protocol.isSupported(2));
         assertTrue(Protocol.isSupported(3));
