@@ -69,7 +69,7 @@ describe('agent against a hub, protocol 4 (several SIMs)', () => {
 
     expect(hello.frame).toEqual({
       type: 'agent_hello',
-      protocol: 5,
+      protocol: 8,
       driver: 'simulator',
       sims: [
         { slot: 1, carrier: 'Sim Operator 1' },
