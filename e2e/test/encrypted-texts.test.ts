@@ -1,12 +1,15 @@
 import { execFile } from 'node:child_process';
+import { createHash, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { chromium } from 'playwright-core';
 import { openEnvelope, seal } from '@smsgw/client';
 import { eventually } from './support/http';
+import { pair, rawPhone } from './support/raw-phone';
 import { TestSystem, type DemoClient, type DemoDevice } from './support/system';
 
 // End-to-end encrypted texts (issue 42, docs/api/encryption.md): the platform stores, queues and
@@ -81,6 +84,28 @@ describe('end-to-end encrypted texts', () => {
     expect(failed).toMatchObject({ error: { code: 'DECRYPTION_FAILED' } });
   }, 90_000);
 
+  it('when the only phone speaks protocol 5, then the hub never hands it an envelope: the message fails DECRYPTION_FAILED, a clear one is handed', async () => {
+    const old = await system.createClient();
+    const oldDevice = await system.createDevice(old.client_id, 'protocol 5');
+    const token = await pair(system.stack.hubUrl, system.stack.certs.caPem, old.client_id, oldDevice.device_password);
+    const phone = await rawPhone(system.stack.hubUrl, system.stack.certs.caPem, token);
+    try {
+      await phone.next('hello');
+      phone.send({ type: 'agent_hello', protocol: 5, driver: 'android', sims: [] });
+      const encrypted = await system.api('/v1/sms/send', old, {
+        body: { to: '+33612345678', message: seal('pas pour toi', PASSPHRASE), encrypted: true },
+      });
+      const failed = await system.waitForStatus(old, String(encrypted.body.message_id), 'failed');
+      expect(failed).toMatchObject({ error: { code: 'DECRYPTION_FAILED' } });
+      const clear = await system.api('/v1/sms/send', old, { body: { to: '+33612345678', message: 'en clair' } });
+      const handed = await phone.next('sms');
+      expect(handed).toMatchObject({ message_id: clear.body.message_id, text: 'en clair' });
+      expect(phone.waiting('sms')).toEqual([]);
+    } finally {
+      await phone.close();
+    }
+  }, 60_000);
+
   it('when the phone receives an SMS, then the inbox carries its envelope, flagged, which the TypeScript, Python and Go libraries open; an encrypted STOP opts the sender out', async () => {
     await system.cli(
       'receive-sms',
@@ -143,6 +168,61 @@ describe('end-to-end encrypted texts', () => {
     );
     expect(listed).toEqual([expect.objectContaining({ phone_number: '+33644444444', source: 'keyword', keyword: 'STOP' })]);
   }, 240_000);
+
+  it('when the owner opens the conversation in the dashboard and types the passphrase, then Chromium decrypts the received SMS and no request carries the passphrase', async () => {
+    const email = `e2ee${Date.now()}@example.com`;
+    const password = 'correct horse battery';
+    const owner = await system.admin.createUser(email, password, 'Cabinet');
+    const ownerDevice = await system.createDevice(owner.client_id, 'cabinet');
+    await system.startAgent(owner, ownerDevice, { extraArgs: ['--passphrase-file', path.join(dir, 'right')] });
+    await system.cli(
+      'receive-sms',
+      '--client',
+      owner.client_id,
+      '--device',
+      ownerDevice.device_id,
+      '--from',
+      '+33611223344',
+      '--text',
+      RECEIVED_TEXT,
+    );
+    await eventually(
+      async () => ((await system.api('/v1/sms/inbox', owner)).body.data as unknown[]).length > 0 || undefined,
+      20_000,
+      'the received SMS',
+      500,
+    );
+    const spki = new X509Certificate(system.stack.certs.certPem).publicKey.export({ type: 'spki', format: 'der' });
+    const pin = createHash('sha256').update(spki).digest('base64');
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', `--ignore-certificate-errors-spki-list=${pin}`],
+    });
+    try {
+      const page = await (await browser.newContext({ baseURL: system.stack.dashboardUrl })).newPage();
+      page.setDefaultTimeout(15_000);
+      const requests: string[] = [];
+      page.on('request', (r) => requests.push(`${r.url()} ${r.postData() ?? ''}`));
+      await page.goto('/signin');
+      await page.getByLabel('E-mail').fill(email);
+      await page.getByLabel(/^Password/).fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((url) => url.pathname === '/');
+      await page.goto(`/inbox/${encodeURIComponent('+33611223344')}`);
+      const text = page.locator('[data-line="in"] [data-envelope]');
+      expect(await text.textContent()).toMatch(/^\$smsgw-e2e\$v1\$/);
+      await page.getByLabel('Passphrase of the encrypted texts').fill('une autre phrase');
+      await page.getByRole('button', { name: 'Decrypt in this browser' }).click();
+      await page.locator('[data-envelope="closed"]').waitFor();
+      await page.getByLabel('Passphrase of the encrypted texts').fill(PASSPHRASE);
+      await page.getByRole('button', { name: 'Decrypt in this browser' }).click();
+      await page.locator('[data-envelope="opened"]').waitFor();
+      expect(await text.textContent()).toBe(RECEIVED_TEXT);
+      expect(requests.filter((r) => r.includes(PASSPHRASE) || r.includes(encodeURIComponent(PASSPHRASE)))).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 90_000);
 
   it('when the texts went through the whole stack, then neither plain text is in any schema, any JetStream stream, or any service log', async () => {
     const { stdout: dump } = await run(pgDumpBinary(), ['--no-owner', system.stack.databaseUrl], { maxBuffer: 256 * 1024 * 1024 });
