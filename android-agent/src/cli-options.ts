@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import type { StartAgentOptions } from './agent';
 import { readCredentials } from './credentials';
 import { storedDevicesOf } from './data-dir';
-import { readPassphraseFile } from './encrypted-texts';
+import { passphraseOf } from './encrypted-texts';
 import { isErrnoCode } from './durable-file';
 import type { DriverName } from './drivers/driver';
 import { DeviceChoiceError, DeviceInUseError, DeviceUnauthorizedError, NotPairedError, PairingRefusedError, UsageError } from './errors';
@@ -177,19 +177,6 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
       ...(passphrase !== undefined ? { passphrase } : {}),
     },
   };
-}
-
-/** Protocol 8: the end-to-end passphrase, the first line of --passphrase-file. */
-async function passphraseOf(file: string | undefined): Promise<string | undefined> {
-  if (file === undefined) return undefined;
-  let passphrase: string;
-  try {
-    passphrase = await readPassphraseFile(path.resolve(file));
-  } catch (error) {
-    throw new UsageError(`--passphrase-file: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (!passphrase) throw new UsageError('--passphrase-file: the first line of the file is empty');
-  return passphrase;
 }
 
 function pairingOf(

@@ -3,7 +3,9 @@
 // is never at rest) and seals each received SMS before it writes it to its inbox. Without one, an
 // envelope fails DECRYPTION_FAILED, not sent, so that another phone may take it.
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { DecryptionFailedError, isEnvelope, open, seal } from '@smsgw/e2e-envelope';
+import { UsageError } from './errors';
 import type { Arrival } from './inbox';
 import type { ReceivedKeyword, Sms, SmsError } from './protocol';
 
@@ -53,8 +55,15 @@ export function sealArrival(arrival: Arrival, passphrase: string | undefined): A
   return { ...arrival, text: seal(arrival.text, passphrase), ...(keyword ? { keyword } : {}) };
 }
 
-/** The passphrase of a file: its first line, without the line end (empty: a usage error for the caller). */
-export async function readPassphraseFile(file: string): Promise<string> {
-  const content = await readFile(file, 'utf8');
-  return content.split(/\r?\n/)[0] ?? '';
+/** The passphrase of --passphrase-file: its first line, without the line end; undefined without the option. */
+export async function passphraseOf(file: string | undefined): Promise<string | undefined> {
+  if (file === undefined) return undefined;
+  let passphrase: string;
+  try {
+    passphrase = (await readFile(path.resolve(file), 'utf8')).split(/\r?\n/)[0] ?? '';
+  } catch (error) {
+    throw new UsageError(`--passphrase-file: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!passphrase) throw new UsageError('--passphrase-file: the first line of the file is empty');
+  return passphrase;
 }
