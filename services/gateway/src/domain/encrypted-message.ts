@@ -26,7 +26,11 @@ export function checkEnvelopeField(text: string, field: string, encrypted: boole
   if (encrypted) {
     if (text.length > MAX_ENVELOPE_CHARACTERS) errors.add(field, 'MESSAGE_TOO_LONG');
     else if (!isWellFormedEnvelope(text))
-      errors.add(field, 'VALIDATION_ERROR', `Le champ ${field} doit être une enveloppe chiffrée ($smsgw-e2e$v1$…) quand encrypted vaut true.`);
+      errors.add(
+        field,
+        'VALIDATION_ERROR',
+        `Le champ ${field} doit être une enveloppe chiffrée ($smsgw-e2e$v1$…) quand encrypted vaut true.`,
+      );
   } else if (isEnvelope(text)) {
     errors.add(field, 'VALIDATION_ERROR', `Le champ ${field} est une enveloppe chiffrée : indiquez encrypted: true.`);
   }
