@@ -35,6 +35,7 @@ describe('parseSendRequest', () => {
       ttlSeconds: undefined,
       failover: false,
       replies: false,
+      encrypted: false,
     });
   });
 
@@ -66,6 +67,7 @@ describe('parseSendRequest', () => {
       failover: true,
       sim: 2,
       replies: true,
+      encrypted: false,
     });
   });
 
