@@ -80,8 +80,8 @@ apk:
 android-test:
 	@set -o pipefail; android-agent/android/jvm.sh test 2>&1 | node scripts/junit-summary.js android-junit
 
-# The Python and Go client libraries' unit tests (clients/python, clients/go: standard library
-# only, nothing is downloaded); their totals join `make test`'s closing line, and a run that cannot
+# The Python and Go client libraries' unit tests (clients/python: standard library only; clients/go:
+# the standard library and golang.org/x/crypto for scrypt, which `go test` fetches once); their totals join `make test`'s closing line, and a run that cannot
 # report (python3 or go missing) counts as a failure. The TypeScript library's tests are a jest
 # workspace (packages/client); the three libraries' end-to-end scenario is e2e/test/client-libraries.test.ts.
 client-test:

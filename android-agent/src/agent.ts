@@ -28,6 +28,7 @@ import { pair, type PairingSecret } from './pairing';
 import { simOf, type ReceivedSms, type SimulateReceivedFrame, type Sms, type SmsErrorCode } from './protocol';
 import { LogRing } from './log-ring';
 import { PhoneLink } from './phone-link';
+import { openForSending, sealArrival } from './encrypted-texts';
 import { SendLoop } from './send-loop';
 import { SendRecord } from './send-record';
 import { receivingSim } from './sims';
@@ -61,6 +62,8 @@ export interface StartAgentOptions {
   networkFailure?: SmsErrorCode;
   /** Simulator: a SIM that fails every send at once, not sent (while its file exists, when given). */
   simFailure?: SimFailure;
+  /** Protocol 8: the end-to-end passphrase (encrypted-texts.ts); it never leaves the phone. */
+  passphrase?: string;
   /** Pause between accepting an SMS (ack) and handing it to the driver (default 0). */
   sendDelayMs?: number;
   /** Print one JSON line {message_id, to, text} on `stdout` for each SMS handed to the driver (none with `radioOff`). */
@@ -199,6 +202,7 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
     logger,
     sendDelayMs: options.sendDelayMs ?? 0,
     onHandOver: printHandOver,
+    open: (sms) => openForSending(sms, options.passphrase),
     // The connection is built below; reports only come once SMS are enqueued, after that.
     onReport: (report) => connection.sendReport(report),
   });
@@ -295,7 +299,7 @@ export async function startAgent(options: StartAgentOptions): Promise<Agent> {
   const receiveSms = async (arrival: Arrival): Promise<void> => {
     let entry: ReceivedSms;
     try {
-      entry = await inbox.receive(arrival);
+      entry = await inbox.receive(sealArrival(arrival, options.passphrase));
     } catch (error) {
       logger.error({ err: error, from: arrival.from }, 'could not write a received SMS to the inbox');
       return;

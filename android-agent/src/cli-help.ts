@@ -51,6 +51,8 @@ Options:
                              (default $SMSGW_AGENT_SIM_BATTERY_DRAIN, else 0)
   --telemetry-sample-ms <n>  how often the phone's state is checked for a change worth telling
                              the hub (default $SMSGW_AGENT_TELEMETRY_SAMPLE_MS, else 30000)
+  --passphrase-file <file>   end-to-end passphrase (its first line): encrypted SMS are opened
+                             right before sending, received SMS sealed before upload
   -h, --help                 show this help
 
 Logs are JSON lines on stderr (level from $LOG_LEVEL, default info).

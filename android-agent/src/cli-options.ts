@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import type { StartAgentOptions } from './agent';
 import { readCredentials } from './credentials';
 import { storedDevicesOf } from './data-dir';
+import { passphraseOf } from './encrypted-texts';
 import { isErrnoCode } from './durable-file';
 import type { DriverName } from './drivers/driver';
 import { DeviceChoiceError, DeviceInUseError, DeviceUnauthorizedError, NotPairedError, PairingRefusedError, UsageError } from './errors';
@@ -54,6 +55,7 @@ export type CliAgentOptions = Pick<
   | 'unplugged'
   | 'batteryDrainPerMinute'
   | 'telemetrySampleMs'
+  | 'passphrase'
 >;
 
 export type CliCommand = { kind: 'help' } | { kind: 'run'; options: CliAgentOptions };
@@ -107,6 +109,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
         'sim-unplugged': { type: 'boolean' },
         'sim-battery-drain': { type: 'string' },
         'telemetry-sample-ms': { type: 'string' },
+        'passphrase-file': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -180,6 +183,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
   }
   const digestIntervalMs = positiveMs(values['digest-interval-ms'] ?? context.env.SMSGW_AGENT_DIGEST_INTERVAL_MS, '--digest-interval-ms');
   const { battery, unplugged, drain, telemetrySampleMs } = telemetryOptions(values, context.env, driver);
+  const passphrase = await passphraseOf(values['passphrase-file']);
 
   return {
     kind: 'run',
@@ -204,6 +208,7 @@ export async function parseCli(argv: string[], context: CliContext): Promise<Cli
       ...(unplugged ? { unplugged } : {}),
       ...(drain !== undefined ? { batteryDrainPerMinute: drain } : {}),
       ...(telemetrySampleMs !== undefined ? { telemetrySampleMs } : {}),
+      ...(passphrase !== undefined ? { passphrase } : {}),
     },
   };
 }

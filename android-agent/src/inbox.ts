@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { removeFileDurably, writeFileDurably } from './durable-file';
-import { simOf, type ReceivedSms } from './protocol';
+import { simOf, type ReceivedKeyword, type ReceivedSms } from './protocol';
 
 export const INBOX_DIR = 'inbox';
 
@@ -12,6 +12,8 @@ export interface Arrival {
   text: string;
   sim?: number;
   at?: Date;
+  /** Protocol 8: the keyword matched before the text was encrypted (encrypted-texts.ts). */
+  keyword?: ReceivedKeyword;
 }
 
 // A received_id is a UUID made here; the pattern also keeps file names safe when reading back.
@@ -53,6 +55,7 @@ export class Inbox {
       from: arrival.from,
       text: arrival.text,
       ...simOf(arrival.sim),
+      ...(arrival.keyword ? { keyword: arrival.keyword } : {}),
       received_at: (arrival.at ?? new Date()).toISOString(),
     };
     return this.serialized(async () => {
@@ -133,6 +136,14 @@ async function readEntry(file: string): Promise<ReceivedSms | undefined> {
     from: record.from,
     text: record.text,
     ...simOf(record.sim),
+    ...keywordOf(record.keyword),
     received_at: record.received_at,
   };
+}
+
+function keywordOf(value: unknown): { keyword?: ReceivedKeyword } {
+  const k = value as Partial<ReceivedKeyword> | null | undefined;
+  return k && (k.action === 'add' || k.action === 'remove') && typeof k.keyword === 'string'
+    ? { keyword: { action: k.action, keyword: k.keyword } }
+    : {};
 }

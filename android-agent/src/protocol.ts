@@ -1,18 +1,27 @@
 /**
- * Types and frame parsing of the phone agent protocol, version 7 (see PROTOCOL.md).
+ * Types and frame parsing of the phone agent protocol, version 8 (see PROTOCOL.md).
  */
 import type { DigestFrame } from './digest';
 import type { Telemetry } from './telemetry';
 
-export const PROTOCOL_VERSION = 7;
+export const PROTOCOL_VERSION = 8;
 /** The `hello.protocol` values this agent works with: each version adds what an older hub ignores. */
-export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2, 3, 4, 5, 6, 7];
+export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8];
 /** The first protocol whose hub takes `digest` frames. */
 export const DIGEST_PROTOCOL = 7;
 // The subprotocol names the framing, which version 2 keeps; the version itself is in `hello`.
 export const WS_SUBPROTOCOL = 'smsgw.agent.v1';
 
-export type SmsErrorCode = 'INVALID_NUMBER' | 'OUT_OF_NETWORK' | 'INSUFFICIENT_CREDIT' | 'BLACKLISTED' | 'EXPIRED' | 'DEVICE_ERROR';
+export type SmsErrorCode =
+  | 'INVALID_NUMBER'
+  | 'OUT_OF_NETWORK'
+  | 'INSUFFICIENT_CREDIT'
+  | 'BLACKLISTED'
+  | 'EXPIRED'
+  | 'DEVICE_ERROR'
+  // Protocol 8: an encrypted text that does not open, or whose plain text is over 1,600 characters.
+  | 'DECRYPTION_FAILED'
+  | 'MESSAGE_TOO_LONG';
 
 export interface SmsError {
   code: SmsErrorCode;
@@ -80,6 +89,12 @@ export interface ReconnectFrame {
   after_ms: number;
 }
 
+/** Protocol 8: what the phone found in a received text it encrypted, in place of the text. */
+export interface ReceivedKeyword {
+  action: 'add' | 'remove';
+  keyword: string;
+}
+
 /** An SMS the phone received (protocol 3), kept in the inbox until `received_ack`. */
 export interface ReceivedSms {
   /** A random UUID, made once when the SMS arrived. */
@@ -88,6 +103,8 @@ export interface ReceivedSms {
   text: string;
   /** The SIM slot (1 for the first) when the phone knows it. */
   sim?: number;
+  /** Protocol 8: with an encrypted text, the opt-out or start keyword matched on the phone. */
+  keyword?: ReceivedKeyword;
   /** RFC 3339, UTC. */
   received_at: string;
 }

@@ -11,6 +11,8 @@ export interface SendLoopOptions {
   onReport(report: Report): void;
   /** Called right before an SMS is handed to the driver (the --log-json line). */
   onHandOver?(sms: Sms): void;
+  /** Protocol 8: opens an encrypted text right before sending, or says why it cannot (encrypted-texts.ts). */
+  open?(sms: Sms): { sms: Sms } | { error: SmsError };
   /** Pause between accepting an SMS and handing it to the driver. */
   sendDelayMs?: number;
   logger: Logger;
@@ -84,8 +86,16 @@ export class SendLoop {
     }
   }
 
-  private async sendOne(sms: Sms): Promise<void> {
+  private async sendOne(stored: Sms): Promise<void> {
     const { outbox, driver, logger } = this.options;
+    // Protocol 8: an envelope that does not open, or opens too long, is refused before anything is sent.
+    const opened = this.options.open ? this.options.open(stored) : { sms: stored };
+    if ('error' in opened) {
+      logger.warn({ message_id: stored.message_id, error_code: opened.error.code }, 'encrypted SMS not opened: reported failed, not sent');
+      this.record(stored.message_id, () => outbox.markFailed(stored.message_id, new Date(), opened.error, true));
+      return;
+    }
+    const sms = opened.sms;
     // Protocol 4: a slot the phone does not have is refused before anything is sent.
     const absent = absentSimError(sms.sim, driver.sims);
     if (absent) {

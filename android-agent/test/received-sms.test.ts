@@ -80,7 +80,7 @@ describe('agent against a hub: received SMS and simulate_received', () => {
     await start();
     const hello = await hub.waitForFrame('agent_hello', (received) => received.frame.type === 'agent_hello');
 
-    expect(hello.frame).toEqual({ type: 'agent_hello', protocol: 7, driver: 'simulator', sims: [{ slot: 1, carrier: 'Sim Operator 1' }] });
+    expect(hello.frame).toEqual({ type: 'agent_hello', protocol: 8, driver: 'simulator', sims: [{ slot: 1, carrier: 'Sim Operator 1' }] });
     expect(hub.frames[0]).toBe(hello);
   });
 
@@ -152,7 +152,7 @@ describe('agent against a hub: received SMS and simulate_received', () => {
     const hub = await startHub();
     const { logs } = await start({ driver: 'termux', searchPath: binDir });
     const hello = await hub.waitForFrame('agent_hello', (received) => received.frame.type === 'agent_hello');
-    expect(hello.frame).toEqual({ type: 'agent_hello', protocol: 7, driver: 'termux', sims: [] });
+    expect(hello.frame).toEqual({ type: 'agent_hello', protocol: 8, driver: 'termux', sims: [] });
 
     hub.send({ type: 'simulate_received', from: '+33612345678', text: 'hello' });
     await new Promise((resolve) => setTimeout(resolve, 300));

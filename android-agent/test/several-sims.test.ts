@@ -69,7 +69,7 @@ describe('agent against a hub: several SIMs', () => {
 
     expect(hello.frame).toEqual({
       type: 'agent_hello',
-      protocol: 7,
+      protocol: 8,
       driver: 'simulator',
       sims: [
         { slot: 1, carrier: 'Sim Operator 1' },

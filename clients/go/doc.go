@@ -1,4 +1,4 @@
-// Package smsgw is the SMS gateway's API from Go, with the standard library only.
+// Package smsgw is the SMS gateway's API from Go, with the standard library and x/crypto's scrypt only.
 //
 //	sms, err := smsgw.NewClient(smsgw.Config{
 //		APIKey:   os.Getenv("SMSGW_API_KEY"),   // sgw_live_… or sgw_test_…

@@ -1,3 +1,5 @@
 module github.com/smsgw/smsgw-go
 
-go 1.23
+go 1.23.0
+
+require golang.org/x/crypto v0.36.0 

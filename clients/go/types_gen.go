@@ -125,6 +125,8 @@ const (
 	SMSErrorCodeDeviceError        SMSErrorCode = "DEVICE_ERROR"
 	SMSErrorCodeDeviceRemoved      SMSErrorCode = "DEVICE_REMOVED"
 	SMSErrorCodeOptedOut           SMSErrorCode = "OPTED_OUT"
+	SMSErrorCodeDecryptionFailed   SMSErrorCode = "DECRYPTION_FAILED"
+	SMSErrorCodeMessageTooLong     SMSErrorCode = "MESSAGE_TOO_LONG"
 )
 
 // DeviceStatus: online when the device is connected (with a test key every device counts as
@@ -181,7 +183,10 @@ func (v *ErrorDetail) UnmarshalJSON(data []byte) error {
 
 // SMSError: Why a message failed. EXPIRED: no phone took it before its expires_at; DEVICE_REMOVED:
 // it was pinned to a phone that was removed from the account; OPTED_OUT: the number is on the
-// client's suppression list (in the key's mode), so the message never reached a phone.
+// client's suppression list (in the key's mode), so the message never reached a phone;
+// DECRYPTION_FAILED: an encrypted message the phone could not open (wrong passphrase, altered
+// envelope, or an app too old to decrypt); MESSAGE_TOO_LONG: an encrypted message whose plain text
+// is over 1600 characters.
 type SMSError struct {
 	Code    SMSErrorCode `json:"code"`
 	Message string       `json:"message"`
@@ -212,6 +217,9 @@ type Message struct {
 	// validity, its ttl or else 72 hours, plus an hour): shown as "sent, no report". The status stays
 	// sent; a report that still comes moves it on.
 	NoReport *bool `json:"no_report,omitempty"`
+	// true: message is an end-to-end envelope only the phones and the caller can open; its parts and
+	// encoding are unknown to the platform (1 and GSM-7 stand in).
+	Encrypted *bool `json:"encrypted,omitempty"`
 	// Present for a scheduled message.
 	ScheduledAt *time.Time `json:"scheduled_at,omitempty"`
 	// Present once sent.
@@ -303,8 +311,11 @@ type HistoryItem struct {
 	// Only while status is sent: true once the delivery report is overdue (sent_at plus the message's
 	// validity, its ttl or else 72 hours, plus an hour): shown as "sent, no report". The status stays
 	// sent; a report that still comes moves it on.
-	NoReport *bool     `json:"no_report,omitempty"`
-	Attempts []Attempt `json:"attempts"`
+	NoReport *bool `json:"no_report,omitempty"`
+	// true: message is an end-to-end envelope only the phones and the caller can open; its parts and
+	// encoding are unknown to the platform (1 and GSM-7 stand in).
+	Encrypted *bool     `json:"encrypted,omitempty"`
+	Attempts  []Attempt `json:"attempts"`
 }
 
 type Pagination struct {
@@ -453,6 +464,7 @@ type SendRequest struct {
 	Failover    bool       `json:"failover,omitempty"`
 	Sim         int        `json:"sim,omitempty"`
 	Replies     bool       `json:"replies,omitempty"`
+	Encrypted   bool       `json:"encrypted,omitempty"`
 }
 
 // SendBulkRequest: All or nothing: one bad recipient rejects the whole request, its index in
@@ -469,8 +481,9 @@ type SendBulkRequest struct {
 	Ttl      int  `json:"ttl,omitempty"`
 	Failover bool `json:"failover,omitempty"`
 	// The SIM slot of every message of the batch.
-	Sim     int  `json:"sim,omitempty"`
-	Replies bool `json:"replies,omitempty"`
+	Sim       int  `json:"sim,omitempty"`
+	Replies   bool `json:"replies,omitempty"`
+	Encrypted bool `json:"encrypted,omitempty"`
 }
 
 // SendBulkPersonalizedRequest: All or nothing: one bad message rejects the whole request, its
@@ -484,8 +497,9 @@ type SendBulkPersonalizedRequest struct {
 	Ttl      int  `json:"ttl,omitempty"`
 	Failover bool `json:"failover,omitempty"`
 	// The SIM slot of the messages that give none.
-	Sim     int  `json:"sim,omitempty"`
-	Replies bool `json:"replies,omitempty"`
+	Sim       int  `json:"sim,omitempty"`
+	Replies   bool `json:"replies,omitempty"`
+	Encrypted bool `json:"encrypted,omitempty"`
 }
 
 type SendOTPRequest struct {
@@ -552,8 +566,12 @@ type ReceivedSMS struct {
 	DeviceID string `json:"device_id"`
 	// The SIM slot it arrived on (1 to n); null when the phone does not say.
 	Sim *int `json:"sim"`
-	// The whole text, a long SMS reassembled from its parts by the phone.
+	// The whole text, a long SMS reassembled from its parts by the phone; with encrypted, its
+	// end-to-end envelope.
 	Message string `json:"message"`
+	// true: the phone sealed the text with its end-to-end passphrase (docs/api/encryption.md);
+	// message is the envelope.
+	Encrypted *bool `json:"encrypted,omitempty"`
 	// When it arrived on the phone.
 	ReceivedAt time.Time `json:"received_at"`
 	// When the platform stored it.
@@ -571,8 +589,12 @@ type ReceivedSMSResponse struct {
 	DeviceID string `json:"device_id"`
 	// The SIM slot it arrived on (1 to n); null when the phone does not say.
 	Sim *int `json:"sim"`
-	// The whole text, a long SMS reassembled from its parts by the phone.
+	// The whole text, a long SMS reassembled from its parts by the phone; with encrypted, its
+	// end-to-end envelope.
 	Message string `json:"message"`
+	// true: the phone sealed the text with its end-to-end passphrase (docs/api/encryption.md);
+	// message is the envelope.
+	Encrypted *bool `json:"encrypted,omitempty"`
 	// When it arrived on the phone.
 	ReceivedAt time.Time `json:"received_at"`
 	// When the platform stored it.
@@ -653,6 +675,8 @@ type PersonalizedMessage struct {
 	Ttl int `json:"ttl,omitempty"`
 	// This message's SIM slot; absent or null: the request's sim, else the phone's choice.
 	Sim int `json:"sim,omitempty"`
+	// This message's encrypted; absent or null: the request's.
+	Encrypted bool `json:"encrypted,omitempty"`
 }
 
 // AttemptError: Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved

@@ -19,6 +19,7 @@ import { ConfigError, configPath, readConfigFile, resolveCredentials, writeConfi
 import { batches, recipientsOf, type Recipient } from './csv';
 import { fields, Progress, table, truncate, type Writable } from './format';
 import { listen } from './listen';
+import { passphraseOf, readable, sealed } from './passphrase';
 
 /** The process around a command: its streams and environment (tests give their own). */
 export interface Io {
@@ -35,13 +36,15 @@ const USAGE = `smsgw ${VERSION}: the SMS gateway from the command line
 Usage: smsgw <command> [options]
 
   send --to NUMBER --message TEXT     queue one SMS (--schedule TIME, --priority 1-5,
-                                      --metadata JSON, --webhook-url URL)
+                                      --metadata JSON, --webhook-url URL; --passphrase-file FILE
+                                      sends it end-to-end encrypted)
   send-bulk --csv FILE [--message T]  send to every row of a CSV file, in batches of 100
                                       (a phone column, and a message column or --message)
   status MESSAGE_ID                   one message's status
   cancel MESSAGE_ID                   cancel a message still queued
   history                             the latest messages as a table (--status, --to, --search,
-                                      --from-date, --to-date, --device, --limit, --page, --all)
+                                      --from-date, --to-date, --device, --limit, --page, --all;
+                                      --passphrase-file FILE opens encrypted texts)
   stats                               counts and delivery rate by day (--from-date, --to-date)
   otp send --to NUMBER                send a one-time password (--length, --expiry, --template,
                                       --end-user-key, --fallback-after)
@@ -195,15 +198,19 @@ async function send(args: string[], io: Io, out: (t: string) => void): Promise<n
     schedule: { type: 'string' },
     metadata: { type: 'string' },
     'webhook-url': { type: 'string' },
+    'passphrase-file': { type: 'string' },
   });
   if (values.help)
     return help(
       out,
-      'smsgw send --to NUMBER --message TEXT [--priority 1-5] [--schedule ISO-TIME] [--metadata JSON] [--webhook-url URL] [--device ID] [--idempotency-key KEY] [--json]',
+      'smsgw send --to NUMBER --message TEXT [--priority 1-5] [--schedule ISO-TIME] [--metadata JSON] [--webhook-url URL] [--passphrase-file FILE] [--device ID] [--idempotency-key KEY] [--json]',
     );
+  const passphrase = passphraseOf(str(values['passphrase-file']));
   const body = {
     to: need(values.to, 'to'),
-    message: need(values.message, 'message'),
+    // With a passphrase the text leaves this machine encrypted: only the phone opens it.
+    message: sealed(need(values.message, 'message'), passphrase),
+    ...(passphrase !== undefined ? { encrypted: true } : {}),
     ...(values.priority !== undefined ? { priority: int(values.priority, 'priority') } : {}),
     ...(str(values.schedule) ? { scheduled_at: str(values.schedule) } : {}),
     ...(values.metadata !== undefined ? { metadata: metadataOf(values.metadata) } : {}),
@@ -408,12 +415,14 @@ async function history(args: string[], io: Io, out: (t: string) => void): Promis
     limit: { type: 'string' },
     page: { type: 'string' },
     all: { type: 'boolean' },
+    'passphrase-file': { type: 'string' },
   });
   if (values.help)
     return help(
       out,
-      'smsgw history [--status S] [--to NUMBER] [--search TEXT] [--from-date D] [--to-date D] [--device ID] [--limit N] [--page N | --all] [--json]',
+      'smsgw history [--status S] [--to NUMBER] [--search TEXT] [--from-date D] [--to-date D] [--device ID] [--limit N] [--page N | --all] [--passphrase-file FILE] [--json]',
     );
+  const passphrase = passphraseOf(str(values['passphrase-file']));
   const params: HistoryParams = {
     ...(str(values.status) ? { status: str(values.status) as MessageStatus } : {}),
     ...(str(values.to) ? { to: str(values.to) } : {}),
@@ -423,18 +432,19 @@ async function history(args: string[], io: Io, out: (t: string) => void): Promis
     ...(str(values.device) ? { device_id: str(values.device) } : {}),
   };
   const sms = client(io, values);
-  const row = (m: HistoryItem) => [m.message_id, m.status, m.to, m.created_at, truncate(m.message, 40)];
+  const row = (m: HistoryItem) => [m.message_id, m.status, m.to, m.created_at, truncate(readable(m.message, passphrase), 40)];
   const header = ['MESSAGE ID', 'STATUS', 'TO', 'CREATED', 'TEXT'];
   if (values.all) {
     if (values.page !== undefined) throw new UsageError('--all reads every page: leave --page out');
     const all: HistoryItem[] = [];
-    for await (const m of sms.messages.list({ ...params, limit: int(values.limit, 'limit') ?? 100 })) all.push(m);
+    for await (const m of sms.messages.list({ ...params, limit: int(values.limit, 'limit') ?? 100 }))
+      all.push({ ...m, message: readable(m.message, passphrase) });
     if (values.json) printJson(out, all);
     else out(`${table(header, all.map(row))}\n${all.length} message(s)`);
     return 0;
   }
   const page = await sms.messages.history({ ...params, limit: int(values.limit, 'limit') ?? 20, page: int(values.page, 'page') ?? 1 });
-  if (values.json) printJson(out, page);
+  if (values.json) printJson(out, { ...page, data: page.data.map((m) => ({ ...m, message: readable(m.message, passphrase) })) });
   else {
     const p = page.pagination;
     out(

@@ -25,3 +25,5 @@ export type { BackoffSettings } from './retry';
 export { VERSION } from './version';
 export * from './gen/openapi-types';
 export { CsvRecordReader, readCsvRecords, type CsvLimits, type CsvReaderOptions, type CsvRecord } from './csv';
+// End-to-end encrypted texts (docs/api/encryption.md): seal before `encrypted: true`, open what comes back encrypted.
+export { seal, open as openEnvelope, isEnvelope, DecryptionFailedError } from '@smsgw/e2e-envelope';

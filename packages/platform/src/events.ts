@@ -14,6 +14,9 @@ export const FAILURE_CODES = [
   'DEVICE_ERROR',
   'DEVICE_REMOVED',
   'OPTED_OUT',
+  // An encrypted message the phone could not open, or whose plain text is over 1,600 characters (docs/api/encryption.md).
+  'DECRYPTION_FAILED',
+  'MESSAGE_TOO_LONG',
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
@@ -84,6 +87,11 @@ export interface AgentReceived {
   sim_number?: string;
   /** When it arrived on the phone (RFC 3339). */
   received_at: string;
+  /**
+   * Protocol 8, with an encrypted `text` only: the opt-out or start keyword the phone matched on the
+   * plain text, which the platform cannot read (docs/api/encryption.md).
+   */
+  keyword?: { action: 'add' | 'remove'; keyword: string };
 }
 
 /**
@@ -188,6 +196,8 @@ export const FAILURE_MESSAGES: Record<FailureCode, string> = {
   DEVICE_ERROR: "Le téléphone n'a pas pu envoyer le message.",
   DEVICE_REMOVED: 'Le téléphone a été retiré du compte.',
   OPTED_OUT: 'Le destinataire a demandé à ne plus recevoir de SMS de ce compte.',
+  DECRYPTION_FAILED: "Le téléphone n'a pas pu déchiffrer le message.",
+  MESSAGE_TOO_LONG: 'Le texte déchiffré dépasse 1600 caractères.',
 };
 
 /**

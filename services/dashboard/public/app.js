@@ -68,3 +68,29 @@ if (upload) {
     upload.requestSubmit();
   });
 }
+
+// End-to-end encrypted texts (docs/api/encryption.md): opened here with the passphrase typed in
+// this page, which is never sent anywhere.
+const opener = document.querySelector('[data-open-envelopes]');
+if (opener && window.SmsgwEnvelope) {
+  opener.querySelector('button').addEventListener('click', async () => {
+    const passphrase = opener.querySelector('input').value;
+    const status = opener.querySelector('[data-envelope-status]');
+    let opened = 0;
+    let failed = 0;
+    for (const node of document.querySelectorAll('[data-envelope]')) {
+      const envelope = node.dataset.envelopeText || node.textContent;
+      node.dataset.envelopeText = envelope;
+      try {
+        node.textContent = await window.SmsgwEnvelope.open(envelope, passphrase);
+        node.dataset.envelope = 'opened';
+        opened++;
+      } catch {
+        node.textContent = envelope;
+        node.dataset.envelope = 'closed';
+        failed++;
+      }
+    }
+    status.textContent = `${opened} text(s) decrypted${failed ? `, ${failed} did not open with this passphrase` : ''}.`;
+  });
+}

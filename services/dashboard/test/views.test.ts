@@ -33,11 +33,12 @@ describe('pages', () => {
     expect(escapeHtml('')).toBe('');
   });
 
-  it('when a page is laid out, then it has a language, a viewport, one script and one stylesheet of this origin, and no inline script', () => {
+  it('when a page is laid out, then it has a language, a viewport, its two scripts and one stylesheet of this origin, and no inline script', () => {
     const page = layout('Phones', { user: { email: 'a@example.com', clientId: 'client_1' }, csrf: 't', section: 'phones' }, html`<p>x</p>`);
     expect(page).toMatch(/<html lang="en">/);
     expect(page).toContain('name="viewport"');
-    expect(page.match(/<script/g)).toHaveLength(1);
+    expect(page.match(/<script/g)).toHaveLength(2);
+    expect(page).toContain('<script src="/static/envelope.js" defer></script>');
     expect(page).toContain('<script src="/static/app.js" defer></script>');
     expect(page).toContain('href="/phones" aria-current="page"');
     expect(page).toContain('name="_csrf" value="t"');

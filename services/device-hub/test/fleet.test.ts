@@ -111,7 +111,7 @@ describe('device-hub fleet sessions: protocol 2, limits, hours and not_sent repo
   it('when a phone connects, then hello says protocol 4, its claims carry its client, a wake-up of its client wakes it, and an SMS with an expiry carries expires_at', async () => {
     const { clientId, deviceId, token } = await pairedDevice();
     const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
-    expect(await phone.next('hello')).toMatchObject({ protocol: 7, device_id: deviceId });
+    expect(await phone.next('hello')).toMatchObject({ protocol: 8, device_id: deviceId });
     // Its first claim finds nothing: it then sleeps until woken.
     await eventually(async () => messages.claimsOf(deviceId).length > 0, 5000, 'the first claim');
 

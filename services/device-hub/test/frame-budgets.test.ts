@@ -67,7 +67,7 @@ describe('device-hub: budgets on the frames phones send', () => {
   async function connected(token: string, replica = 0): Promise<Phone> {
     const phone = await Phone.connect(hub.replicas[replica]!.agentUrl, hub.certs.caPem, token);
     phones.push(phone);
-    expect(await phone.next('hello')).toMatchObject({ protocol: 7 });
+    expect(await phone.next('hello')).toMatchObject({ protocol: 8 });
     phone.send({ type: 'agent_hello', protocol: 5, driver: 'android', sims: [] });
     return phone;
   }

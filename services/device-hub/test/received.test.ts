@@ -48,7 +48,7 @@ describe('device-hub protocol 3: received SMS and SimulateReceived', () => {
     const created = await hub.first.client.createDevice({ clientId, name: 'test phone' });
     const paired = await postPair(hub.first.agentUrl, hub.certs.caPem, { client_id: clientId, device_password: created.devicePassword });
     expect(paired.status).toBe(200);
-    expect(paired.body.protocol).toBe(7);
+    expect(paired.body.protocol).toBe(8);
     return { clientId, deviceId: created.deviceId, token: paired.body.device_token as string };
   }
 
@@ -56,7 +56,7 @@ describe('device-hub protocol 3: received SMS and SimulateReceived', () => {
   async function connected(token: string, driver?: string): Promise<Phone> {
     const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, token);
     phones.push(phone);
-    expect(await phone.next('hello')).toMatchObject({ protocol: 7 });
+    expect(await phone.next('hello')).toMatchObject({ protocol: 8 });
     if (driver) phone.send({ type: 'agent_hello', protocol: 3, driver });
     return phone;
   }

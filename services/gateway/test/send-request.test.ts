@@ -36,6 +36,7 @@ describe('parseSendRequest', () => {
       ttlSeconds: undefined,
       failover: false,
       replies: false,
+      encrypted: false,
     });
   });
 
@@ -67,6 +68,7 @@ describe('parseSendRequest', () => {
       failover: true,
       sim: 2,
       replies: true,
+      encrypted: false,
     });
   });
 

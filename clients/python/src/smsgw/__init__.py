@@ -62,3 +62,6 @@ __all__ = [
     "WebhookDuplicateError",
     "VERSION",
 ]
+
+# End-to-end encrypted texts (docs/api/encryption.md): smsgw.envelope.seal / open_envelope.
+from . import envelope  # noqa: E402

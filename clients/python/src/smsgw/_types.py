@@ -94,6 +94,8 @@ SmsErrorCode = Literal[
     "DEVICE_ERROR",
     "DEVICE_REMOVED",
     "OPTED_OUT",
+    "DECRYPTION_FAILED",
+    "MESSAGE_TOO_LONG",
 ]
 
 # online when the device is connected (with a test key every device counts as online); an offline
@@ -125,7 +127,10 @@ ErrorDetail = TypedDict(
 
 # Why a message failed. EXPIRED: no phone took it before its expires_at; DEVICE_REMOVED: it was
 # pinned to a phone that was removed from the account; OPTED_OUT: the number is on the client's
-# suppression list (in the key's mode), so the message never reached a phone.
+# suppression list (in the key's mode), so the message never reached a phone; DECRYPTION_FAILED:
+# an encrypted message the phone could not open (wrong passphrase, altered envelope, or an app too
+# old to decrypt); MESSAGE_TOO_LONG: an encrypted message whose plain text is over 1600
+# characters.
 SmsError = TypedDict(
     "SmsError",
     {
@@ -154,6 +159,7 @@ Message = TypedDict(
         "sim": Optional[int],
         "replies": bool,
         "no_report": NotRequired[bool],
+        "encrypted": NotRequired[bool],
         "scheduled_at": NotRequired[str],
         "sent_at": NotRequired[str],
         "delivered_at": NotRequired[str],
@@ -229,6 +235,7 @@ HistoryItem = TypedDict(
         "sim": Optional[int],
         "replies": bool,
         "no_report": NotRequired[bool],
+        "encrypted": NotRequired[bool],
         "attempts": List["Attempt"],
     },
 )
@@ -376,6 +383,7 @@ SendRequest = TypedDict(
         "failover": NotRequired[Optional[bool]],
         "sim": NotRequired[Optional[int]],
         "replies": NotRequired[Optional[bool]],
+        "encrypted": NotRequired[Optional[bool]],
     },
 )
 
@@ -392,6 +400,7 @@ SendBulkRequest = TypedDict(
         "failover": NotRequired[Optional[bool]],
         "sim": NotRequired[Optional[int]],
         "replies": NotRequired[Optional[bool]],
+        "encrypted": NotRequired[Optional[bool]],
     },
 )
 
@@ -406,6 +415,7 @@ SendBulkPersonalizedRequest = TypedDict(
         "failover": NotRequired[Optional[bool]],
         "sim": NotRequired[Optional[int]],
         "replies": NotRequired[Optional[bool]],
+        "encrypted": NotRequired[Optional[bool]],
     },
 )
 
@@ -455,6 +465,7 @@ ReceivedSms = TypedDict(
         "device_id": str,
         "sim": Optional[int],
         "message": str,
+        "encrypted": NotRequired[bool],
         "received_at": str,
         "created_at": str,
     },
@@ -470,6 +481,7 @@ ReceivedSmsResponse = TypedDict(
         "device_id": str,
         "sim": Optional[int],
         "message": str,
+        "encrypted": NotRequired[bool],
         "received_at": str,
         "created_at": str,
     },
@@ -593,6 +605,7 @@ PersonalizedMessage = TypedDict(
         "metadata": NotRequired[Optional[Dict[str, Any]]],
         "ttl": NotRequired[Optional[int]],
         "sim": NotRequired[Optional[int]],
+        "encrypted": NotRequired[Optional[bool]],
     },
 )
 
@@ -604,7 +617,7 @@ PersonalizedMessage = TypedDict(
 AttemptError = TypedDict(
     "AttemptError",
     {
-        "code": Literal["INVALID_NUMBER", "OUT_OF_NETWORK", "INSUFFICIENT_CREDIT", "BLACKLISTED", "EXPIRED", "DEVICE_ERROR", "DEVICE_REMOVED", "OPTED_OUT", "DEVICE_OFFLINE", "NOT_DELIVERED", "SIM_QUARANTINED", "NOT_ON_PHONE"],
+        "code": Literal["INVALID_NUMBER", "OUT_OF_NETWORK", "INSUFFICIENT_CREDIT", "BLACKLISTED", "EXPIRED", "DEVICE_ERROR", "DEVICE_REMOVED", "OPTED_OUT", "DECRYPTION_FAILED", "MESSAGE_TOO_LONG", "DEVICE_OFFLINE", "NOT_DELIVERED", "SIM_QUARANTINED", "NOT_ON_PHONE"],
         "message": str,
     },
 )
@@ -621,9 +634,9 @@ class Operation(NamedTuple):
 
 # Every operation of the API, by operationId, with the fields of its body and its query parameters.
 OPERATIONS: Dict[str, Operation] = {
-    "sendSms": Operation("POST", "/v1/sms/send", True, True, ("to", "message", "priority", "webhook_url", "metadata", "scheduled_at", "ttl", "failover", "sim", "replies"), ()),
-    "sendBulkSms": Operation("POST", "/v1/sms/send-bulk", True, True, ("recipients", "message", "priority", "webhook_url", "metadata", "ttl", "failover", "sim", "replies"), ()),
-    "sendBulkPersonalizedSms": Operation("POST", "/v1/sms/send-bulk-personalized", True, True, ("messages", "priority", "webhook_url", "ttl", "failover", "sim", "replies"), ()),
+    "sendSms": Operation("POST", "/v1/sms/send", True, True, ("to", "message", "priority", "webhook_url", "metadata", "scheduled_at", "ttl", "failover", "sim", "replies", "encrypted"), ()),
+    "sendBulkSms": Operation("POST", "/v1/sms/send-bulk", True, True, ("recipients", "message", "priority", "webhook_url", "metadata", "ttl", "failover", "sim", "replies", "encrypted"), ()),
+    "sendBulkPersonalizedSms": Operation("POST", "/v1/sms/send-bulk-personalized", True, True, ("messages", "priority", "webhook_url", "ttl", "failover", "sim", "replies", "encrypted"), ()),
     "sendOtp": Operation("POST", "/v1/sms/send-otp", True, True, ("to", "length", "expiry", "template", "metadata", "failover", "sim", "end_user_key", "fallback_after"), ()),
     "verifyOtp": Operation("POST", "/v1/sms/verify-otp", False, False, ("otp_id", "code"), ()),
     "getOtpStats": Operation("GET", "/v1/otp/stats", False, False, (), ("from_date", "to_date", "device_id")),

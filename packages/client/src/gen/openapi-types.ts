@@ -48,7 +48,7 @@ export type MessageText = string;
 /** Free-form JSON object given at send time, at most 1 KB once serialised. */
 export type Metadata = Record<string, unknown>;
 
-/** Why a message failed. EXPIRED: no phone took it before its expires_at; DEVICE_REMOVED: it was pinned to a phone that was removed from the account; OPTED_OUT: the number is on the client's suppression list (in the key's mode), so the message never reached a phone. */
+/** Why a message failed. EXPIRED: no phone took it before its expires_at; DEVICE_REMOVED: it was pinned to a phone that was removed from the account; OPTED_OUT: the number is on the client's suppression list (in the key's mode), so the message never reached a phone; DECRYPTION_FAILED: an encrypted message the phone could not open (wrong passphrase, altered envelope, or an app too old to decrypt); MESSAGE_TOO_LONG: an encrypted message whose plain text is over 1600 characters. */
 export interface SmsError {
   code: SmsErrorCode;
   message: string;
@@ -75,6 +75,8 @@ export interface Message {
   replies: boolean;
   /** Only while status is sent: true once the delivery report is overdue (sent_at plus the message's validity, its ttl or else 72 hours, plus an hour): shown as "sent, no report". The status stays sent; a report that still comes moves it on. */
   no_report?: boolean;
+  /** true: message is an end-to-end envelope only the phones and the caller can open; its parts and encoding are unknown to the platform (1 and GSM-7 stand in). */
+  encrypted?: boolean;
   /** Present for a scheduled message. */
   scheduled_at?: string;
   /** Present once sent. */
@@ -159,6 +161,8 @@ export interface HistoryItem {
   replies: boolean;
   /** Only while status is sent: true once the delivery report is overdue (sent_at plus the message's validity, its ttl or else 72 hours, plus an hour): shown as "sent, no report". The status stays sent; a report that still comes moves it on. */
   no_report?: boolean;
+  /** true: message is an end-to-end envelope only the phones and the caller can open; its parts and encoding are unknown to the platform (1 and GSM-7 stand in). */
+  encrypted?: boolean;
   attempts: Attempts;
 }
 
@@ -303,6 +307,7 @@ export interface SendRequest {
   failover?: Failover;
   sim?: Sim;
   replies?: Replies;
+  encrypted?: Encrypted;
 }
 
 /** All or nothing: one bad recipient rejects the whole request, its index in `details`. */
@@ -320,6 +325,7 @@ export interface SendBulkRequest {
   /** The SIM slot of every message of the batch. */
   sim?: Sim;
   replies?: Replies;
+  encrypted?: Encrypted;
 }
 
 /** All or nothing: one bad message rejects the whole request, its index in `details`. */
@@ -334,6 +340,7 @@ export interface SendBulkPersonalizedRequest {
   /** The SIM slot of the messages that give none. */
   sim?: Sim;
   replies?: Replies;
+  encrypted?: Encrypted;
 }
 
 export interface SendOtpRequest {
@@ -366,6 +373,9 @@ export type Failover = boolean | null;
 
 /** The SIM slot to send through (1 for the first), for a phone with several SIMs. Absent or null: the phone's choice, by the account's SIM rule. With X-Device-ID naming a phone that reported its SIMs, a slot it does not have is VALIDATION_ERROR ("Le téléphone n'a que N SIM."); a phone whose SIMs are unknown accepts any slot. Without X-Device-ID only the phones with that slot (or unknown SIMs) are chosen; none: VALIDATION_ERROR. Not an integer from 1 to 8: VALIDATION_ERROR naming the field. */
 export type Sim = number | null;
+
+/** true: message is an end-to-end envelope ($smsgw-e2e$v1$..., docs/api/encryption.md), stored and forwarded untouched and opened only by the phone, which fails the message with DECRYPTION_FAILED when it does not open and MESSAGE_TOO_LONG when its plain text is over 1600 characters. The envelope is checked for its shape only (VALIDATION_ERROR) and is at most 8800 characters (MESSAGE_TOO_LONG). A clear message that starts with $smsgw-e2e$ without encrypted: true is VALIDATION_ERROR. Absent or null: false. */
+export type Encrypted = boolean | null;
 
 /** true: the SMS received from the recipient within 24 hours of the queueing also go to this message's webhook_url as sms.received, with in_reply_to set to the message's id (the newest such message of the number wins). Needs a webhook_url, else VALIDATION_ERROR naming replies; not a boolean: VALIDATION_ERROR naming the field. Absent or null: false. */
 export type Replies = boolean | null;
@@ -405,8 +415,10 @@ export interface ReceivedSms {
   device_id: DeviceId;
   /** The SIM slot it arrived on (1 to n); null when the phone does not say. */
   sim: number | null;
-  /** The whole text, a long SMS reassembled from its parts by the phone. */
+  /** The whole text, a long SMS reassembled from its parts by the phone; with encrypted, its end-to-end envelope. */
   message: string;
+  /** true: the phone sealed the text with its end-to-end passphrase (docs/api/encryption.md); message is the envelope. */
+  encrypted?: boolean;
   /** When it arrived on the phone. */
   received_at: string;
   /** When the platform stored it. */
@@ -423,8 +435,10 @@ export interface ReceivedSmsResponse {
   device_id: DeviceId;
   /** The SIM slot it arrived on (1 to n); null when the phone does not say. */
   sim: number | null;
-  /** The whole text, a long SMS reassembled from its parts by the phone. */
+  /** The whole text, a long SMS reassembled from its parts by the phone; with encrypted, its end-to-end envelope. */
   message: string;
+  /** true: the phone sealed the text with its end-to-end passphrase (docs/api/encryption.md); message is the envelope. */
+  encrypted?: boolean;
   /** When it arrived on the phone. */
   received_at: string;
   /** When the platform stored it. */
@@ -486,7 +500,7 @@ export interface ErrorBody {
   details?: ErrorDetail[];
 }
 
-export type SmsErrorCode = "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "OPTED_OUT";
+export type SmsErrorCode = "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "OPTED_OUT" | "DECRYPTION_FAILED" | "MESSAGE_TOO_LONG";
 
 /** The whole UTC days covered: from the first instant of the first day to the last instant of the last. */
 export interface StatsPeriod {
@@ -529,11 +543,13 @@ export interface PersonalizedMessage {
   ttl?: Ttl;
   /** This message's SIM slot; absent or null: the request's sim, else the phone's choice. */
   sim?: Sim;
+  /** This message's encrypted; absent or null: the request's. */
+  encrypted?: Encrypted;
 }
 
 /** Why that try ended, or null: a failure code, or DEVICE_OFFLINE for a message moved off a phone offline past the failover delay, SIM_QUARANTINED off a phone whose every SIM is quarantined (SIM health). NOT_DELIVERED for an OTP's SMS moved to another phone because it was not delivered within its fallback_after. NOT_ON_PHONE for a message put back in the queue because its phone's digest proved the phone never had it. */
 export interface AttemptError {
-  code: "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "OPTED_OUT" | "DEVICE_OFFLINE" | "NOT_DELIVERED" | "SIM_QUARANTINED" | "NOT_ON_PHONE";
+  code: "INVALID_NUMBER" | "OUT_OF_NETWORK" | "INSUFFICIENT_CREDIT" | "BLACKLISTED" | "EXPIRED" | "DEVICE_ERROR" | "DEVICE_REMOVED" | "OPTED_OUT" | "DECRYPTION_FAILED" | "MESSAGE_TOO_LONG" | "DEVICE_OFFLINE" | "NOT_DELIVERED" | "SIM_QUARANTINED" | "NOT_ON_PHONE";
   message: string;
 }
 

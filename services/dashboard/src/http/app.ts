@@ -79,6 +79,7 @@ export function createApp(deps: AppDeps): Koa<DashState> {
   });
   const statics = {
     '/static/app.js': { type: 'application/javascript; charset=utf-8', body: fs.readFileSync(path.join(PUBLIC_DIR, 'app.js')) },
+    '/static/envelope.js': { type: 'application/javascript; charset=utf-8', body: fs.readFileSync(path.join(PUBLIC_DIR, 'envelope.js')) },
     '/static/app.css': { type: 'text/css; charset=utf-8', body: fs.readFileSync(path.join(PUBLIC_DIR, 'app.css')) },
   } as Record<string, { type: string; body: Buffer }>;
 

@@ -42,9 +42,12 @@ export interface ConversationPage {
   ok?: string;
 }
 
+/** An end-to-end envelope (docs/api/encryption.md): opened only in the browser, with the passphrase typed there. */
+const isEnvelope = (text: string): boolean => text.startsWith('$smsgw-e2e$v1$');
+
 function lineView(l: Line): SafeHtml {
   return html`<li class="line ${l.kind}" data-line="${l.kind}" data-id="${l.id}">
-  <p class="text">${l.text}</p>
+  <p class="text"${isEnvelope(l.text) ? html` data-envelope` : ''}>${l.text}</p>
   <p class="meta">${l.kind === 'in' ? 'Received' : 'Sent'} ${when(l.at)} · <code class="small">${l.deviceId}</code>${
     l.kind === 'out' ? html` · <a href="/messages/${l.id}"><span class="status ${l.status}">${l.status}</span></a>` : ''
   }</p>
@@ -73,6 +76,19 @@ function replyForm(p: ConversationPage): SafeHtml {
 </form>`;
 }
 
+/**
+ * The passphrase of encrypted texts, used by the page's script only: no form, so that it is never
+ * sent to the server (and never lands in a URL).
+ */
+function decryptBox(): SafeHtml {
+  return html`<div class="card" data-open-envelopes>
+  <label for="e2e-passphrase">Passphrase of the encrypted texts</label>
+  <input type="password" id="e2e-passphrase" autocomplete="off">
+  <button type="button">Decrypt in this browser</button>
+  <p class="muted small" data-envelope-status>The passphrase stays in this browser: the texts are decrypted here.</p>
+</div>`;
+}
+
 export function conversationView(p: ConversationPage): SafeHtml {
   return html`${notice('ok', p.ok)}${notice('error', p.errors ? (p.errors[''] ?? 'The reply was not sent: see the fields below.') : undefined)}
 ${
@@ -80,6 +96,7 @@ ${
     ? html`<p class="muted" data-empty>No SMS from or to this number yet.</p>`
     : html`<ol class="conversation" aria-label="Conversation, oldest first">${p.lines.map(lineView)}</ol>`
 }
+${p.lines.some((l) => isEnvelope(l.text)) ? decryptBox() : ''}
 ${replyForm(p)}
 <p><a href="/inbox">Back to the inbox</a></p>`;
 }

@@ -66,6 +66,7 @@ export function layout(title: string, ctx: PageContext, body: SafeHtml): string 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · SMS Gateway</title>
 <link rel="stylesheet" href="/static/app.css">
+<script src="/static/envelope.js" defer></script>
 <script src="/static/app.js" defer></script>
 </head>
 <body>

@@ -33,6 +33,7 @@ import { PhoneRelay, type PhoneRelayDeps } from './phone-relay';
 import { ReceivedRelay } from './received-relay';
 import { ReportRelay } from './report-relay';
 import { SessionHealth, type SessionHealthDeps } from './session-health';
+import { canCarry, notDecryptable } from './encrypted-gate';
 import { SessionSims, type SessionSimsDeps } from './session-sims';
 import { HandedMessages } from '../use-cases/report-ownership.use-case';
 import type { MessageCalls } from './message-calls';
@@ -42,8 +43,8 @@ export const CLOSE_REVOKED = 4001;
 const handedOut = counter('hub.sms_handed_out', 'SMS handed to phones, by whether the phone acknowledged in time');
 export const CLOSE_REPLACED = 4002;
 export const CLOSE_RESTART = 1012;
-/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS, 4 SIMs, 5 `received_retry`, 6 telemetry, logs and settings, 7 `digest`. */
-export const PROTOCOL_VERSION = 7;
+/** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS, 4 SIMs, 5 `received_retry`, 6 telemetry, logs and settings, 7 `digest`, 8 encrypted texts. */
+export const PROTOCOL_VERSION = 8;
 /** Empty claims counted for a phone that just connected: its first idle wait is the longest (idleSweepMaxMs). */
 const IDLE_AT_CONNECT = 20;
 /** How long the first claim waits for the agent's first frame (its agent_hello, if any: protocol 3 and later). */
@@ -359,6 +360,11 @@ export class AgentSession {
         }
         this.emptyClaims = 0;
         if (this.closed) break; // the lease runs out and the message goes back to the queue
+        if (!canCarry(sms.text, this.inbox.agent?.protocol)) {
+          this.handed.add(sms.messageId);
+          await this.relay.relay(notDecryptable(sms.messageId, this.deviceId, this.deps.clock()), false);
+          continue;
+        }
         const sim = await this.sims.choose(sms.messageId, sms.requestedSim, simsWithRoom, this.health.probeSlot(simsWithRoom));
         this.health.handed(sim, sms.messageId);
         await this.hand(sms, claimed, sim);

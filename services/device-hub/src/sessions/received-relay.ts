@@ -1,6 +1,7 @@
 // Protocol 3 of a phone's session (PROTOCOL.md): its `agent_hello` (the agent's protocol and
 // driver, and from protocol 4 its SIMs), the SMS it received (`received`, answered `received_ack` once stored in JetStream,
 // or from protocol 5 `received_retry` past its budgets), and the hub's `simulate_received` orders to simulator agents.
+import { isEnvelope } from '@smsgw/e2e-envelope';
 import { counter, type AgentReceived, type LogSink } from '@smsgw/platform';
 import type { DeviceRow } from '../data/device-row';
 import { simsOfRow } from '../data/device-row';
@@ -39,6 +40,17 @@ const MAX_FROM = 32;
 /** Spread over a second, so that phones deferred by one window do not all come back at once. */
 const RETRY_JITTER_MS = 1000;
 
+/** Protocol 8: an encrypted received text may be longer than its plain text (the frame's 128 KiB bound it). */
+const MAX_RECEIVED_ENVELOPE = 120_000;
+
+/** Protocol 8: the keyword the phone matched on an encrypted text, if the frame carries a well-formed one. */
+function phoneKeyword(value: unknown): Pick<AgentReceived, 'keyword'> {
+  const k = value as { action?: unknown; keyword?: unknown } | null | undefined;
+  if (!k || (k.action !== 'add' && k.action !== 'remove') || typeof k.keyword !== 'string') return {};
+  if (k.keyword.length < 1 || k.keyword.length > 32) return {};
+  return { keyword: { action: k.action, keyword: k.keyword } };
+}
+
 /** The AgentReceived a `received` frame makes, or the reason it cannot be read. */
 export function receivedOf(
   frame: Record<string, unknown>,
@@ -46,9 +58,10 @@ export function receivedOf(
   nowMs: number,
 ): AgentReceived | { unreadable: string } {
   const { received_id: id, from, text, sim, received_at: at } = frame;
+  const encrypted = typeof text === 'string' && isEnvelope(text);
   if (typeof id !== 'string' || !RECEIVED_ID.test(id)) return { unreadable: 'received_id' };
   if (typeof from !== 'string' || from.length < 1 || from.length > MAX_FROM) return { unreadable: 'from' };
-  if (typeof text !== 'string' || text.length > MAX_RECEIVED_TEXT) return { unreadable: 'text' };
+  if (typeof text !== 'string' || text.length > (encrypted ? MAX_RECEIVED_ENVELOPE : MAX_RECEIVED_TEXT)) return { unreadable: 'text' };
   if (sim !== undefined && sim !== null && !(Number.isInteger(sim) && (sim as number) >= 1 && (sim as number) <= 8)) {
     return { unreadable: 'sim' };
   }
@@ -62,6 +75,7 @@ export function receivedOf(
     text,
     ...(typeof sim === 'number' ? { sim } : {}),
     received_at: receivedAt.toISOString(),
+    ...(encrypted ? phoneKeyword(frame.keyword) : {}),
   };
 }
 

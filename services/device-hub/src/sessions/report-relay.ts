@@ -30,9 +30,10 @@ export class ReportRelay {
   /**
    * Stores a phone's report, if the message was handed to this device: a
    * report on any other message (another tenant's, or another phone's) is
-   * acknowledged, so that the phone forgets it, but never stored.
+   * acknowledged, so that the phone forgets it, but never stored. `fromPhone` false: the hub's own
+   * report on the phone's behalf (protocol 8's gate), which the phone is not told of.
    */
-  async relay(report: AgentReport): Promise<void> {
+  async relay(report: AgentReport, fromPhone = true): Promise<void> {
     let owned: boolean;
     try {
       owned = this.handed.has(report.message_id) || (await deviceOwnsMessage(this.deps.messages, this.device, report.message_id));
@@ -58,7 +59,7 @@ export class ReportRelay {
         return;
       }
     }
-    this.publish(report, true);
+    this.publish(report, fromPhone);
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   type ErrorCode,
   type ErrorDetail,
 } from '@smsgw/platform';
+import { checkEncrypted, checkEnvelopeField } from './encrypted-message';
 
 export const MAX_METADATA_BYTES = 1024;
 export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600_000;
@@ -28,6 +29,8 @@ export interface SendRequest {
   sim?: number;
   /** SMS received from `to` go to `webhookUrl` as sms.received with `in_reply_to` (needs webhookUrl). */
   replies: boolean;
+  /** `message` is an end-to-end envelope, opened only by the phone (docs/api/encryption.md). */
+  encrypted: boolean;
 }
 
 /** Collects one detail per failing field; throws the single code, or VALIDATION_ERROR for several. */
@@ -50,12 +53,14 @@ export class FieldErrors {
 }
 
 /** A text's shape, each failing field named; the limit is the message service's send rule, counted as the platform counts. */
-export function checkMessage(value: unknown, field: string, errors: FieldErrors): string {
+export function checkMessage(value: unknown, field: string, errors: FieldErrors, encrypted = false): string {
   if (typeof value !== 'string' || value.trim() === '') {
     errors.add(field, 'MESSAGE_REQUIRED');
     return '';
   }
   if (!isStorableText(value)) errors.add(field, 'INVALID_CHARACTER');
+  // An envelope's limit is its own; the plain text's is checked by the phone.
+  else if (encrypted || value.startsWith('$smsgw-e2e$')) checkEnvelopeField(value, field, encrypted, errors);
   else if (smsCharacters(value) > MAX_SMS_CHARACTERS) errors.add(field, 'MESSAGE_TOO_LONG');
   return value;
 }
@@ -182,7 +187,8 @@ export function parseSendRequest(body: Record<string, unknown>, now = Date.now()
   const errors = new FieldErrors();
   const to = normalizePhoneNumber(body.to);
   if (!to) errors.add('to', 'INVALID_PHONE_NUMBER');
-  const message = checkMessage(body.message, 'message', errors);
+  const encrypted = checkEncrypted(body.encrypted, 'encrypted', errors);
+  const message = checkMessage(body.message, 'message', errors, encrypted);
   const priority = checkPriority(body.priority, errors);
   const webhookUrl = checkWebhookUrl(body.webhook_url, errors, policy);
   const metadata = checkMetadata(body.metadata, 'metadata', errors);
@@ -192,7 +198,7 @@ export function parseSendRequest(body: Record<string, unknown>, now = Date.now()
   const sim = checkSim(body.sim, 'sim', errors);
   const replies = checkReplies(body, errors);
   errors.throwIfAny();
-  return { to: to!, message, priority, webhookUrl, metadata, scheduledAt, ttlSeconds, failover, sim, replies };
+  return { to: to!, message, priority, webhookUrl, metadata, scheduledAt, ttlSeconds, failover, sim, replies, encrypted };
 }
 
 export const MAX_BATCH = 100;
@@ -236,7 +242,7 @@ export function parseBulkRequest(body: Record<string, unknown>, policy: WebhookU
       else errors.add(`recipients[${i}]`, 'INVALID_PHONE_NUMBER');
     });
   }
-  const message = checkMessage(body.message, 'message', errors);
+  const message = checkMessage(body.message, 'message', errors, checkEncrypted(body.encrypted, 'encrypted', errors));
   const priority = checkPriority(body.priority, errors);
   const webhookUrl = checkWebhookUrl(body.webhook_url, errors, policy);
   const metadata = checkMetadata(body.metadata, 'metadata', errors);
@@ -259,6 +265,7 @@ export function parsePersonalizedRequest(body: Record<string, unknown>, policy: 
   const items: BatchItem[] = [];
   const requestTtl = checkTtl(body.ttl, 'ttl', errors);
   const requestSim = checkSim(body.sim, 'sim', errors);
+  const requestEncrypted = checkEncrypted(body.encrypted, 'encrypted', errors);
   if (!Array.isArray(messages) || messages.length === 0) {
     errors.add('messages', 'MESSAGE_REQUIRED', 'Au moins un message est requis.');
   } else if (messages.length > MAX_BATCH) {
@@ -268,7 +275,8 @@ export function parsePersonalizedRequest(body: Record<string, unknown>, policy: 
       const entry = m && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : {};
       const to = normalizePhoneNumber(entry.to);
       if (!to) errors.add(`messages[${i}].to`, 'INVALID_PHONE_NUMBER');
-      const message = checkMessage(entry.message, `messages[${i}].message`, errors);
+      const encrypted = checkEncrypted(entry.encrypted, `messages[${i}].encrypted`, errors, requestEncrypted);
+      const message = checkMessage(entry.message, `messages[${i}].message`, errors, encrypted);
       const metadata = checkMetadata(entry.metadata, `messages[${i}].metadata`, errors);
       const ttlSeconds = checkTtl(entry.ttl, `messages[${i}].ttl`, errors) ?? requestTtl;
       const sim = checkSim(entry.sim, `messages[${i}].sim`, errors) ?? requestSim;

@@ -1,3 +1,4 @@
+import { isEnvelope } from '@smsgw/e2e-envelope';
 import type { message } from '@smsgw/proto';
 
 /** A received SMS as the API shows it (the OpenAPI document's ReceivedSms): `sim` null when the phone did not say. */
@@ -8,6 +9,7 @@ export function receivedItem(r: message.ReceivedMessage__Output): Record<string,
     device_id: r.deviceId,
     sim: r.sim > 0 ? r.sim : null,
     message: r.text,
+    encrypted: isEnvelope(r.text),
     received_at: r.receivedAt,
     created_at: r.createdAt,
   };

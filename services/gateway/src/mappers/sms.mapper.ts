@@ -1,3 +1,4 @@
+import { isEnvelope } from '@smsgw/e2e-envelope';
 import { modeToProto } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { AuthContext } from '../http/context';
@@ -166,6 +167,7 @@ export function statusBody(m: message.Message__Output): Record<string, unknown> 
     expires_at: m.expiresAt || null,
     sim: simOf(m.sim),
     replies: m.replies,
+    encrypted: isEnvelope(m.text),
   };
   if (m.scheduledAt) body.scheduled_at = m.scheduledAt;
   if (m.sentAt) body.sent_at = m.sentAt;
@@ -202,6 +204,7 @@ function historyItem(m: message.Message__Output): Record<string, unknown> {
     sim: simOf(m.sim),
     replies: m.replies,
     ...(m.status === 'sent' ? { no_report: m.noReport } : {}),
+    encrypted: isEnvelope(m.text),
     attempts: attemptsOf(m),
   };
 }

@@ -1,3 +1,4 @@
+import { isEnvelope } from '@smsgw/e2e-envelope';
 import { AppError, isStorableJson, isStorableText, measureSms, newId } from '@smsgw/platform';
 import type { Idempotency, MessageRow, Mode, NewMessage } from '../data/message-row';
 import { checkSendRules } from './send-rules';
@@ -46,6 +47,8 @@ export function idempotencyOf(req: { idempotencyKey: string; requestHash: string
   return { key: storable(req.idempotencyKey, 'idempotency_key'), requestHash: storable(req.requestHash, 'request_hash') };
 }
 
+const ENCRYPTED_SIZE = Object.freeze({ parts: 1, encoding: 'GSM-7' as const, characters: 0 });
+
 /** A message to queue on `deviceId`, its fields checked (the send rules too), its parts and encoding measured. */
 export function outgoing(
   req: SendFields,
@@ -56,7 +59,9 @@ export function outgoing(
 ): NewMessage {
   if (!deviceId) throw new AppError('INVALID_DEVICE_ID');
   if (!m.text) throw new AppError('MESSAGE_REQUIRED');
-  const size = measureSms(storable(m.text, 'message'));
+  // An encrypted text's parts and encoding are the phone's to know: one GSM-7 part stands in (docs/api/encryption.md).
+  const text = storable(m.text, 'message');
+  const size = isEnvelope(text) ? ENCRYPTED_SIZE : measureSms(text);
   checkSendRules(m);
   return {
     messageId: newId('msg'),

@@ -1,3 +1,4 @@
+import { isEnvelope } from '@smsgw/e2e-envelope';
 import {
   AppError,
   countryOf,
@@ -66,7 +67,13 @@ export function parseAgentReceived(bytes: Uint8Array): AgentReceived | undefined
     ...(typeof r.sim === 'number' ? { sim: r.sim } : {}),
     ...(typeof r.sim_number === 'string' && r.sim_number.length <= 64 ? { sim_number: storableText(r.sim_number) } : {}),
     received_at: r.received_at,
+    ...(phoneKeyword(r.keyword) ? { keyword: { action: r.keyword!.action, keyword: storableText(r.keyword!.keyword.slice(0, 32)) } } : {}),
   };
+}
+
+/** Protocol 8: a keyword the phone matched on an encrypted text, when well formed. */
+function phoneKeyword(k: AgentReceived['keyword'] | undefined): boolean {
+  return !!k && (k.action === 'add' || k.action === 'remove') && typeof k.keyword === 'string' && k.keyword.length > 0;
 }
 
 /** The sender of a received SMS: its E.164 number when it is one, and whether it is. */
@@ -120,6 +127,8 @@ export function receivedEvent(row: ReceivedRecord, replyTo?: ReplyTarget): Publi
       device_id: row.device_id,
       sim: row.sim,
       message: row.body,
+      // Protocol 8: the phone sealed the text; only a holder of the passphrase reads it.
+      ...(isEnvelope(row.body) ? { encrypted: true } : {}),
       received_at: at,
       in_reply_to: replyTo?.message_id ?? null,
     },

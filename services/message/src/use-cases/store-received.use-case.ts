@@ -2,6 +2,7 @@ import { counter, newId, type AgentReceived, type Logger } from '@smsgw/platform
 import type { OptOutRepository, Recipient } from '../data/opt-out.repository';
 import type { ReceivedRepository, ReceivedRow } from '../data/received.repository';
 import type { ReceivedEventPublisher } from '../events/received-event.publisher';
+import { isEnvelope } from '@smsgw/e2e-envelope';
 import { matchKeyword } from '../domain/opt-out';
 import { RECEIVED_PREFIX, senderOf } from '../domain/received';
 
@@ -32,8 +33,13 @@ export async function storeReceived(deps: StoreReceivedDeps, received: AgentRece
   const sender = senderOf(received.from, received.sim_number);
   // A keyword (the whole text, the client's lists) adds or removes the sender, with the record's insert:
   // only a number, in E.164 as the sends' numbers are (never a name, nor what a phone wrote unchecked).
+  // An encrypted text (protocol 8) is matched on the phone, which sends only the keyword it found.
   const keyword =
-    deps.optOuts && sender.isNumber ? matchKeyword(received.text, await deps.optOuts.settings(received.client_id)) : undefined;
+    !deps.optOuts || !sender.isNumber
+      ? undefined
+      : isEnvelope(received.text)
+        ? received.keyword
+        : matchKeyword(received.text, await deps.optOuts.settings(received.client_id));
   const row = await deps.received.store(
     {
       id: newReceivedId(),

@@ -45,6 +45,8 @@ public final class Agent {
     private final Inbox inbox;
     private final Outbox outbox;
     private final SmsSender sender;
+    /** Protocol 8: the owner's end-to-end passphrase, null when none is set; it never leaves the phone. */
+    private volatile String passphrase;
     private final EventLoop loop;
     private final Clock clock;
     private final Logger log;
@@ -201,6 +203,11 @@ public final class Agent {
         }, SWEEP_INTERVAL_MS);
     }
 
+    /** Sets (or, with null, forgets) the end-to-end passphrase the owner entered in the app. */
+    public void setPassphrase(String passphrase) {
+        this.passphrase = passphrase == null || passphrase.isEmpty() ? null : passphrase;
+    }
+
     /** Hands an accepted SMS to the phone: {@code sending} is on disk before the sender is called. */
     private void handOver(Sms sms) {
         OutboxEntry e = outbox.get(sms.messageId);
@@ -216,9 +223,16 @@ public final class Agent {
             outbox.refuse(sms.messageId, choice.error);
             return;
         }
+        // Protocol 8: an envelope is opened now, with the owner's passphrase; the outbox keeps the envelope.
+        EncryptedTexts.Opened opened = EncryptedTexts.forSending(sms.text, passphrase);
+        if (opened.error != null) {
+            log.info(sms.messageId + " encrypted and not opened (" + opened.error.code + "): reported failed, not sent");
+            outbox.refuse(sms.messageId, opened.error);
+            return;
+        }
         List<String> parts;
         try {
-            parts = sender.divide(sms.text);
+            parts = sender.divide(opened.text);
         } catch (RuntimeException ex) {
             parts = null;
         }

@@ -10,11 +10,11 @@ import org.json.JSONException;
 import org.json.JSONObject;
 
 /**
- * Protocol version 7 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
+ * Protocol version 8 of android-agent/PROTOCOL.md: the frames both ways. The checks are the
  * Node agent's (src/protocol.ts), so both agents accept and refuse the same frames.
  */
 public final class Protocol {
-    public static final int VERSION = 7;
+    public static final int VERSION = 8;
     /** The first hub protocol that takes {@code digest} frames. */
     public static final int DIGEST_VERSION = 7;
     /** Announced in {@code agent_hello}. */

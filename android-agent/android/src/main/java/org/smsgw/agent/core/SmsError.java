@@ -9,6 +9,9 @@ public final class SmsError {
     /** The SMS expired before the phone began to send it (protocol 2): it was not sent. */
     public static final String EXPIRED = "EXPIRED";
     public static final String DEVICE_ERROR = "DEVICE_ERROR";
+    /** Protocol 8: an encrypted text that does not open, or whose plain text is too long; not sent. */
+    public static final String DECRYPTION_FAILED = "DECRYPTION_FAILED";
+    public static final String MESSAGE_TOO_LONG = "MESSAGE_TOO_LONG";
 
     public final String code;
     public final String message;

@@ -162,7 +162,7 @@ public class AgentExpiryTest {
     }
 
     @Test
-    public void whenTheHubSpeaksVersionOneToSevenThenNoVersionWarningAndOtherwiseOne() {
+    public void whenTheHubSpeaksVersionOneToEightThenNoVersionWarningAndOtherwiseOne() {
         connected(1);
         connected(2);
         connected(3);
@@ -170,10 +170,11 @@ public class AgentExpiryTest {
         connected(5);
         connected(6);
         connected(7);
-        for (String w : warnings) assertFalse(w, w.contains("protocol"));
         connected(8);
+        for (String w : warnings) assertFalse(w, w.contains("protocol"));
+        connected(9);
         boolean warned = false;
-        for (String w : warnings) warned |= w.contains("speaks protocol 8");
+        for (String w : warnings) warned |= w.contains("speaks protocol 9");
         assertTrue(warned);
     }
 }

@@ -87,7 +87,7 @@ public class AgentSimsTest {
         sender.sims = Arrays.asList(SIM_2, SIM_1);
         JSONObject hello = new JSONObject(connected().sent.get(0));
         assertEquals("agent_hello", hello.getString("type"));
-        assertEquals(7, hello.getInt("protocol"));
+        assertEquals(Protocol.VERSION, hello.getInt("protocol"));
         JSONArray sims = hello.getJSONArray("sims");
         assertEquals(2, sims.length());
         assertEquals(1, sims.getJSONObject(0).getInt("slot"));

@@ -38,8 +38,8 @@ public class ProtocolExpiryTest {
     }
 
     @Test
-    public void whenTheHubSaysItsVersionThenOneToSevenAreSupported() {
-        assertEquals(7, Protocol.VERSION);
+    public void whenTheHubSaysItsVersionThenOneToEightAreSupported() {
+        assertEquals(8, Protocol.VERSION);
         assertTrue(Protocol.isSupported(1));
         assertTrue(Protocol.isSupported(2));
         assertTrue(Protocol.isSupported(3));
@@ -47,7 +47,8 @@ public class ProtocolExpiryTest {
         assertTrue(Protocol.isSupported(5));
         assertTrue(Protocol.isSupported(6));
         assertTrue(Protocol.isSupported(7));
-        assertFalse(Protocol.isSupported(8));
+        assertTrue(Protocol.isSupported(8));
+        assertFalse(Protocol.isSupported(9));
         assertFalse(Protocol.isSupported(0));
     }
 

@@ -33,7 +33,7 @@ public class ProtocolSimsTest {
     public void whenAgentHelloIsBuiltThenItListsOneEntryASlotInOrderWithoutUnknownFields() throws Exception {
         JSONObject hello = new JSONObject(Protocol.agentHello(Arrays.asList(new Sim(2, "  ", "0612345678", 5),
                 new Sim(1, "Orange F", "+33 6 12-34-56-78", 4), new Sim(2, "Dup", null, 6))));
-        assertEquals(7, hello.getInt("protocol"));
+        assertEquals(Protocol.VERSION, hello.getInt("protocol"));
         assertEquals("android", hello.getString("driver"));
         JSONArray sims = hello.getJSONArray("sims");
         assertEquals(2, sims.length());

@@ -6,6 +6,8 @@ import java.util.List;
 /** A stand-in for SmsManager: splits like GSM-7 (160, then 153 a part) and records every hand-over. */
 public final class RecordingSender implements SmsSender {
     public final List<String> sent = new ArrayList<String>();
+    /** The text of each SMS sent, its parts joined. */
+    public final List<String> texts = new ArrayList<String>();
     /** The SIM each hand-over went through, "default" when none was given. */
     public final List<String> through = new ArrayList<String>();
     public SmsError refuseWith;
@@ -41,6 +43,9 @@ public final class RecordingSender implements SmsSender {
     public synchronized void send(String messageId, String to, List<String> parts, Sim sim) throws Refused {
         if (refuseWith != null) throw new Refused(refuseWith);
         sent.add(messageId);
+        StringBuilder text = new StringBuilder();
+        for (String part : parts) text.append(part);
+        texts.add(text.toString());
         through.add(sim == null ? "default" : "sub" + sim.subscriptionId);
     }
 
