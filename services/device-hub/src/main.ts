@@ -1,3 +1,5 @@
+// Over 300 lines: the hub's composition root. Every store, session rule, job and server is built,
+// started and stopped here in one order that must be read together (start-up and SIGTERM).
 import './instrumentation';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
