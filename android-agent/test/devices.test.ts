@@ -195,7 +195,7 @@ describe('several devices in one data directory', () => {
     expect(agent.deviceId).toBe('device_C');
     expect(stdout.json()).toEqual([{ message_id: 'msg_old', to: '+33633333333', text: 'accepted before the upgrade' }]);
     expect((await fs.readdir(dataDir)).sort()).toEqual(['devices']);
-    expect((await fs.readdir(deviceDir)).sort()).toEqual(['agent.lock', 'credentials.json', 'done.log', 'inbox', 'outbox']);
+    expect((await fs.readdir(deviceDir)).sort()).toEqual(['agent.lock', 'credentials.json', 'done.log', 'inbox', 'outbox', 'record.log']);
     expect(hub.pairRequests).toHaveLength(1);
     // A re-offer of a message finished before the upgrade is acknowledged, not sent.
     hub.offer({ message_id: 'msg_done', to: '+33644444444', text: 'done before' });
