@@ -99,7 +99,7 @@ describe('CSV campaigns, over real gRPC, Postgres and NATS', () => {
     expect(await fleet.claim(device, client)).toBe(other);
     expect(await fleet.claim(device, client)).toBeUndefined();
     // The phone's queue counts the message it is taking, not the held ones.
-    expect(await svc.client.queueDepths({ deviceIds: [device] })).toEqual({ depths: { [device]: 1 } });
+    expect(await svc.client.queueDepths({ deviceIds: [device] })).toEqual({ depths: { [device]: 1 }, repairs: {} });
     for (const m of [...held, ...later]) expect(await fleet.get(client, m)).toMatchObject({ status: 'queued', campaignId: id });
     // Pausing again changes nothing.
     expect(await svc.client.pauseCampaign(live(client, id))).toMatchObject({ status: 'paused', held: 3 });

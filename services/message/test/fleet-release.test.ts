@@ -122,8 +122,9 @@ describe('ttl, pinned messages, and the fleet taking over a phone that is offlin
         errorMessage: expect.stringMatching(/hors ligne/),
         at: expect.any(String),
         sim: 0,
+        reconciled: '',
       },
-      { deviceId: a, status: 'queued', errorCode: '', errorMessage: '', at: moved.attempts[0]!.at, sim: 0 },
+      { deviceId: a, status: 'queued', errorCode: '', errorMessage: '', at: moved.attempts[0]!.at, sim: 0, reconciled: '' },
     ]);
     expect(Math.abs(Date.parse(moved.attempts[0]!.at) - Date.now())).toBeLessThan(10_000);
     await eventually(async () => fleet.wakes(client) > wakesBefore, 2000, 'the client woken');

@@ -73,8 +73,9 @@ describe('a failure that sent nothing is tried once more on another phone of the
         errorMessage: FAILURE_MESSAGES.OUT_OF_NETWORK,
         at: '2030-05-06T07:00:00.000Z',
         sim: 0,
+        reconciled: '',
       },
-      { deviceId: b, status: 'sent', errorCode: '', errorMessage: '', at: '2030-05-06T07:01:00.000Z', sim: 0 },
+      { deviceId: b, status: 'sent', errorCode: '', errorMessage: '', at: '2030-05-06T07:01:00.000Z', sim: 0, reconciled: '' },
     ]);
     expect((await fleet.events(id)).map((e) => e.event)).toEqual(['sms.sent']);
   });
