@@ -33,7 +33,7 @@ read -r -a extra_flags <<<"${BUILD_APP_NPM_FLAGS:-}"
 npm_install=(npm install --no-audit --no-fund --ignore-scripts "${extra_flags[@]}")
 
 # What runs in the image, and what it loads at run time besides dist/ and node_modules.
-workspaces=(packages/platform packages/proto packages/client packages/mcp tools/admin
+workspaces=(packages/platform packages/proto packages/e2e-envelope packages/client packages/mcp tools/admin
   services/account services/message services/otp services/device-hub
   services/scheduler services/webhook services/gateway services/dashboard services/smpp)
 runtime_dirs=(migrations public)

@@ -145,13 +145,14 @@ describe('devices on the send path: removed phones, the automatic choice', () =>
       expect(conforms(res.body) ? [] : conforms.errors).toEqual([]);
     });
 
-    it("when the document describes an attempt's error, then its codes are the failure codes, DEVICE_OFFLINE (a move), NOT_DELIVERED (an OTP's fallback) and NOT_ON_PHONE (a digest's requeue)", () => {
+    it("when the document describes an attempt's error, then its codes are the failure codes, DEVICE_OFFLINE (a move), NOT_DELIVERED (an OTP's fallback), SIM_QUARANTINED (a move off quarantined SIMs) and NOT_ON_PHONE (a digest's requeue)", () => {
       type Schema = { properties: Record<string, Schema>; enum?: string[] };
       const attempt = (openApiDocument as { components: { schemas: Record<string, Schema> } }).components.schemas.Attempt!;
       expect(attempt.properties.error!.properties.code!.enum).toEqual([
         ...FAILURE_CODES,
         'DEVICE_OFFLINE',
         'NOT_DELIVERED',
+        'SIM_QUARANTINED',
         'NOT_ON_PHONE',
       ]);
     });

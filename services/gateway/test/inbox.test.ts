@@ -34,8 +34,18 @@ describe('the inbox: GET /v1/sms/inbox and /v1/sms/inbox/:id', () => {
           message: 'Oui, je confirme',
           received_at: T0,
           created_at: T0,
+          encrypted: false,
         },
-        { id: second.id, from: 'BANQUE', device_id: 'device_B', sim: null, message: 'Votre code : 1234', received_at: T0, created_at: T0 },
+        {
+          id: second.id,
+          from: 'BANQUE',
+          device_id: 'device_B',
+          sim: null,
+          message: 'Votre code : 1234',
+          received_at: T0,
+          created_at: T0,
+          encrypted: false,
+        },
       ],
       pagination: { current_page: 1, per_page: 50, total_pages: 1, total_items: 2 },
     });
@@ -123,6 +133,7 @@ describe('the inbox: GET /v1/sms/inbox and /v1/sms/inbox/:id', () => {
         message: 'Oui, je confirme',
         received_at: T0,
         created_at: T0,
+        encrypted: false,
       },
     });
     expect(gw.receivedCalls.at(-1)).toEqual({ clientId: CLIENT, mode: 'MODE_LIVE', id: first.id });

@@ -150,11 +150,11 @@ describe('the OTP protections and statistics, over gRPC with real servers', () =
   it('when one end-user key asks for a sixth code within its window, then it is refused with OTP_RATE_LIMITED on end_user_key; another key and no key still work', async () => {
     const client = newClient();
     for (let i = 0; i < 5; i++) await send(client, `+3362${String(1_000_000 + i * 10_000)}0`.slice(0, 12), { endUserKey: '203.0.113.7' });
-    const err = await thrownBy(send(client, '+33639876543', { endUserKey: '203.0.113.7' }));
+    const err = await thrownBy(send(client, '+33612876543', { endUserKey: '203.0.113.7' }));
     expect(err).toMatchObject({ code: 'OTP_RATE_LIMITED', details: [expect.objectContaining({ field: 'end_user_key' })] });
     expect((err as AppError).message).toMatch(/end_user_key/);
-    await send(client, '+33639876543', { endUserKey: 'account-42' });
-    await send(client, '+33639876544');
+    await send(client, '+33612876543', { endUserKey: 'account-42' });
+    await send(client, '+33612876544');
     // The key never reaches Redis in clear.
     const keys = await sys.redis.keys('*otp-user*');
     expect(keys.length).toBeGreaterThan(0);
