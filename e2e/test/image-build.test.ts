@@ -412,7 +412,7 @@ describe('the container image, built by scripts/image/build-app.sh without Docke
     for (const name of SERVICES) expect(fs.existsSync(path.join(out, 'services', name, 'dist/main.js'))).toBe(true);
     expect(fs.existsSync(path.join(out, 'tools/admin/dist/cli.js'))).toBe(true);
     expect(fs.readdirSync(out).sort()).toEqual(['node_modules', 'package.json', 'packages', 'proto', 'services', 'tools']);
-    expect(fs.readdirSync(path.join(out, 'packages')).sort()).toEqual(['client', 'mcp', 'platform', 'proto']);
+    expect(fs.readdirSync(path.join(out, 'packages')).sort()).toEqual(['client', 'e2e-envelope', 'mcp', 'platform', 'proto']);
 
     const packages = installedPackages(out);
     expect(packages).toEqual(
