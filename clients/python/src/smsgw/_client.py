@@ -93,13 +93,15 @@ class Messages:
         failover: Optional[bool] = None,
         sim: Optional[int] = None,
         replies: Optional[bool] = None,
+        encrypted: Optional[bool] = None,
         **options: Any,
     ) -> SendResponse:
         """Queues one SMS (POST /v1/sms/send); ``scheduled_at`` sends it later.
 
         ``ttl`` is the seconds it may wait for a phone (60 to 604800); ``failover=True`` lets a
         message sent with a device id move to another phone; ``sim`` is the SIM slot (1 to 8);
-        ``replies=True`` (with a ``webhook_url``) posts the recipient's replies there.
+        ``replies=True`` (with a ``webhook_url``) posts the recipient's replies there;
+        ``encrypted=True`` says ``message`` is an envelope (``smsgw.envelope.seal``, docs/api/encryption.md).
         """
         body = _body(
             to=to,
@@ -112,6 +114,7 @@ class Messages:
             failover=failover,
             sim=sim,
             replies=replies,
+            encrypted=encrypted,
         )
         return cast(SendResponse, self._t.request(_call("sendSms", body=body), **options))
 
@@ -127,6 +130,7 @@ class Messages:
         failover: Optional[bool] = None,
         sim: Optional[int] = None,
         replies: Optional[bool] = None,
+        encrypted: Optional[bool] = None,
         **options: Any,
     ) -> BatchResponse:
         """One text to at most 100 recipients, as one batch (POST /v1/sms/send-bulk)."""
@@ -140,6 +144,7 @@ class Messages:
             failover=failover,
             sim=sim,
             replies=replies,
+            encrypted=encrypted,
         )
         return cast(BatchResponse, self._t.request(_call("sendBulkSms", body=body), **options))
 
@@ -153,6 +158,7 @@ class Messages:
         failover: Optional[bool] = None,
         sim: Optional[int] = None,
         replies: Optional[bool] = None,
+        encrypted: Optional[bool] = None,
         **options: Any,
     ) -> BatchResponse:
         """At most 100 messages ({to, message, metadata?, ttl?}), as one batch (POST /v1/sms/send-bulk-personalized).
@@ -167,6 +173,7 @@ class Messages:
             failover=failover,
             sim=sim,
             replies=replies,
+            encrypted=encrypted,
         )
         return cast(BatchResponse, self._t.request(_call("sendBulkPersonalizedSms", body=body), **options))
 
