@@ -244,7 +244,7 @@ describe('received SMS relayed by the hub, to records and sms.received events, t
       await ensureEventStreams(nats);
     }
 
-    await eventually(async () => (await eventsOf(body.device_id)).length === 1, 10_000, 'the event once the stream is back');
+    await eventually(async () => (await eventsOf(body.device_id)).length === 1, 20_000, 'the event once the stream is back');
     const [row] = await rows(body.device_id);
     expect((await eventsOf(body.device_id))[0]!.event.event_id).toBe(`evt_${row!.id.slice(4)}`);
   });
