@@ -56,7 +56,7 @@ export function simHealthSection(d: devicehub.Device__Output, csrf: string, form
       ${input('consecutive_failures', 'Failures in a row')}
       ${input('failure_ratio', 'Or this percentage of failures')}
       ${input('window', 'among its last results')}
-      ${input('min_sample', 'counted from this many results')}
+      ${input('min_sample', 'Minimum results for the ratio')}
       ${input('cool_down_seconds', 'Cool-down before a probe, in seconds')}
     </fieldset>
     <button type="submit">Save the SIM health thresholds</button>
