@@ -7,7 +7,7 @@ import { SERVICE_IDENTITIES, type GrpcTls, type ServiceIdentity } from '@smsgw/p
 import { startBusUsers, type BusUsers } from './bus-users';
 import { ensureCerts, ensureServiceCerts, ensureTicketKeys, type Certs, type ServiceCertFiles } from './certs';
 import { processOf, startWaves, stopOrder, type ComponentContext, type Instance, type SharedEnv } from './components';
-import { ensureInfra, startPrivateServer, type InfraHandle, type PrivateServer } from './infra';
+import { ensureInfra, startPrivateServer, type InfraHandle, type PrivateServer } from './infra/index';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from './mail-catcher';
 import { planPorts, type PortChoices } from './port-plan';
 import { freePort } from './ports';

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { natsAdminOf, type InfraHandle } from './infra';
+import { natsAdminOf, type InfraHandle } from './infra/index';
 
 /** `url` naming another database of the same server. */
 export function withDatabase(url: string, database: string): string {
