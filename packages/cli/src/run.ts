@@ -18,6 +18,7 @@ import {
 import { ConfigError, configPath, readConfigFile, resolveCredentials, writeConfigFile, type Credentials } from './config';
 import { batches, recipientsOf, type Recipient } from './csv';
 import { fields, Progress, table, truncate, type Writable } from './format';
+import { inbox, INBOX_OPTIONS, INBOX_USAGE } from './inbox';
 import { listen } from './listen';
 import { passphraseOf, readable, sealed } from './passphrase';
 
@@ -44,6 +45,9 @@ Usage: smsgw <command> [options]
   cancel MESSAGE_ID                   cancel a message still queued
   history                             the latest messages as a table (--status, --to, --search,
                                       --from-date, --to-date, --device, --limit, --page, --all;
+                                      --passphrase-file FILE opens encrypted texts)
+  inbox                               the SMS your phones received (--from, --search, --from-date,
+                                      --to-date, --device, --limit, --page, --all;
                                       --passphrase-file FILE opens encrypted texts)
   stats                               counts and delivery rate by day (--from-date, --to-date)
   otp send --to NUMBER                send a one-time password (--length, --expiry, --template,
@@ -107,6 +111,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       status: (a) => status(a, io, out),
       cancel: (a) => cancel(a, io, out),
       history: (a) => history(a, io, out),
+      inbox: (a) => inboxCommand(a, io, out),
       stats: (a) => stats(a, io, out),
       otp: (a) => otp(a, io, out),
       whoami: (a) => whoami(a, io, out),
@@ -452,6 +457,13 @@ async function history(args: string[], io: Io, out: (t: string) => void): Promis
     );
   }
   return 0;
+}
+
+async function inboxCommand(args: string[], io: Io, out: (t: string) => void): Promise<number> {
+  const { values } = parse(args, INBOX_OPTIONS);
+  if (values.help) return help(out, INBOX_USAGE);
+  const usage = (message: string) => new UsageError(message);
+  return inbox(values, { client: () => client(io, values), int, usage, out, json: (value) => printJson(out, value) });
 }
 
 async function stats(args: string[], io: Io, out: (t: string) => void): Promise<number> {
