@@ -40,7 +40,9 @@ Usage: smsgw <command> [options]
                                       --metadata JSON, --webhook-url URL; --passphrase-file FILE
                                       sends it end-to-end encrypted)
   send-bulk --csv FILE [--message T]  send to every row of a CSV file, in batches of 100
-                                      (a phone column, and a message column or --message)
+                                      (a phone column, and a message column or --message;
+                                      --passphrase-file FILE seals the texts, --encrypted sends
+                                      texts sealed already)
   status MESSAGE_ID                   one message's status
   cancel MESSAGE_ID                   cancel a message still queued
   history                             the latest messages as a table (--status, --to, --search,
@@ -246,18 +248,24 @@ async function sendBulk(args: string[], io: Io, out: (t: string) => void): Promi
     'webhook-url': { type: 'string' },
     'batch-size': { type: 'string' },
     'stop-on-error': { type: 'boolean' },
+    'passphrase-file': { type: 'string' },
+    encrypted: { type: 'boolean' },
   });
   if (values.help) {
     return help(
       out,
-      'smsgw send-bulk --csv FILE [--message TEXT] [--priority 1-5] [--webhook-url URL] [--device ID] [--idempotency-key PREFIX] [--batch-size N] [--stop-on-error] [--json]\n\n' +
+      'smsgw send-bulk --csv FILE [--message TEXT] [--priority 1-5] [--webhook-url URL] [--device ID] [--idempotency-key PREFIX] [--batch-size N] [--stop-on-error] [--passphrase-file FILE | --encrypted] [--json]\n\n' +
         'The file has a header row with a phone column (phone, to, number, phone_number, mobile, recipient) and may have a\n' +
         'message column (message, text, body); rows without a text take --message. Rows go in batches of 100 (one request\n' +
         'each; a batch is all or nothing). With --idempotency-key P, batch n is sent with the key P-n: running the same\n' +
-        'command again within 24 hours sends only the batches that were not queued, never one twice.',
+        'command again within 24 hours sends only the batches that were not queued, never one twice. With --passphrase-file\n' +
+        'every text is sealed end-to-end before it leaves; --encrypted sends texts the file holds sealed already as they are.',
     );
   }
   const file = need(values.csv, 'csv');
+  if (values.encrypted && values['passphrase-file'] !== undefined)
+    throw new UsageError('--encrypted sends texts already sealed; --passphrase-file seals them: give one of the two');
+  const passphrase = passphraseOf(str(values['passphrase-file']));
   const size = int(values['batch-size'], 'batch-size') ?? 100;
   if (size < 1 || size > 100) throw new UsageError('--batch-size is 1 to 100 (the API takes at most 100 recipients a request)');
   let text: string;
@@ -278,6 +286,8 @@ async function sendBulk(args: string[], io: Io, out: (t: string) => void): Promi
   const common = {
     ...(priority !== undefined ? { priority } : {}),
     ...(str(values['webhook-url']) ? { webhook_url: str(values['webhook-url']) } : {}),
+    // End-to-end (docs/api/encryption.md): the texts leave this machine as envelopes, stored and forwarded untouched.
+    ...(passphrase !== undefined || values.encrypted ? { encrypted: true } : {}),
   };
   const prefix = str(values['idempotency-key']);
   const progress = new Progress(io.stderr, parsed.recipients.length, 'recipients');
@@ -296,12 +306,12 @@ async function sendBulk(args: string[], io: Io, out: (t: string) => void): Promi
       const same = group.every((r) => (r.message ?? values.message) === (group[0]!.message ?? values.message));
       if (!parsed.personalised || same) {
         res = await sms.messages.sendBulk(
-          { recipients: group.map((r) => r.to), message: group[0]!.message ?? String(values.message), ...common },
+          { recipients: group.map((r) => r.to), message: sealed(group[0]!.message ?? String(values.message), passphrase), ...common },
           options,
         );
       } else {
         res = await sms.messages.sendPersonalized(
-          { messages: group.map((r) => ({ to: r.to, message: r.message ?? String(values.message) })), ...common },
+          { messages: group.map((r) => ({ to: r.to, message: sealed(r.message ?? String(values.message), passphrase) })), ...common },
           options,
         );
       }
