@@ -57,7 +57,8 @@ public final class EncryptedTexts {
     private static final Pattern MARKS = Pattern.compile("\\p{M}+");
     /** JavaScript's whitespace class, which the message service folds with: Java's is ASCII only. */
     private static final Pattern SPACES = Pattern.compile("[\\s\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]+");
-    private static final Pattern FINAL_STOP = Pattern.compile("[.!]$");
+    /** At the very end, as JavaScript's $ without the m flag: Java's $ also matches before a final line break. */
+    private static final Pattern FINAL_STOP = Pattern.compile("[.!]\\z");
 
     /** A received SMS as it is kept and leaves the phone: its text sealed, and the keyword matched before. */
     public static final class Sealed {

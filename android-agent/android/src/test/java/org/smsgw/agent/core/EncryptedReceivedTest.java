@@ -115,6 +115,8 @@ public class EncryptedReceivedTest {
         assertEquals("STOP PLEASE", EncryptedTexts.keywordOf("stop   please"));
         assertNull(EncryptedTexts.forReceiving("stop please", PASSPHRASE).keyword);
         assertNull(EncryptedTexts.forReceiving("STOP!!", PASSPHRASE).keyword);
+        // U+0085 is no space to the message service: the final stop is not at the end.
+        assertNull(EncryptedTexts.forReceiving("STOP.\u0085", PASSPHRASE).keyword);
         assertEquals("UNSUBSCRIBE", EncryptedTexts.forReceiving("unsubscribe", PASSPHRASE).keyword);
     }
 
