@@ -18,6 +18,7 @@ import {
 import { ConfigError, configPath, readConfigFile, resolveCredentials, writeConfigFile, type Credentials } from './config';
 import { batches, recipientsOf, type Recipient } from './csv';
 import { fields, Progress, table, truncate, type Writable } from './format';
+import { inbox, INBOX_OPTIONS, INBOX_USAGE } from './inbox';
 import { listen } from './listen';
 import { passphraseOf, readable, sealed } from './passphrase';
 
@@ -39,11 +40,16 @@ Usage: smsgw <command> [options]
                                       --metadata JSON, --webhook-url URL; --passphrase-file FILE
                                       sends it end-to-end encrypted)
   send-bulk --csv FILE [--message T]  send to every row of a CSV file, in batches of 100
-                                      (a phone column, and a message column or --message)
+                                      (a phone column, and a message column or --message;
+                                      --passphrase-file FILE seals the texts, --encrypted sends
+                                      texts sealed already)
   status MESSAGE_ID                   one message's status
   cancel MESSAGE_ID                   cancel a message still queued
   history                             the latest messages as a table (--status, --to, --search,
                                       --from-date, --to-date, --device, --limit, --page, --all;
+                                      --passphrase-file FILE opens encrypted texts)
+  inbox                               the SMS your phones received (--from, --search, --from-date,
+                                      --to-date, --device, --limit, --page, --all;
                                       --passphrase-file FILE opens encrypted texts)
   stats                               counts and delivery rate by day (--from-date, --to-date)
   otp send --to NUMBER                send a one-time password (--length, --expiry, --template,
@@ -107,6 +113,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       status: (a) => status(a, io, out),
       cancel: (a) => cancel(a, io, out),
       history: (a) => history(a, io, out),
+      inbox: (a) => inboxCommand(a, io, out),
       stats: (a) => stats(a, io, out),
       otp: (a) => otp(a, io, out),
       whoami: (a) => whoami(a, io, out),
@@ -241,18 +248,24 @@ async function sendBulk(args: string[], io: Io, out: (t: string) => void): Promi
     'webhook-url': { type: 'string' },
     'batch-size': { type: 'string' },
     'stop-on-error': { type: 'boolean' },
+    'passphrase-file': { type: 'string' },
+    encrypted: { type: 'boolean' },
   });
   if (values.help) {
     return help(
       out,
-      'smsgw send-bulk --csv FILE [--message TEXT] [--priority 1-5] [--webhook-url URL] [--device ID] [--idempotency-key PREFIX] [--batch-size N] [--stop-on-error] [--json]\n\n' +
+      'smsgw send-bulk --csv FILE [--message TEXT] [--priority 1-5] [--webhook-url URL] [--device ID] [--idempotency-key PREFIX] [--batch-size N] [--stop-on-error] [--passphrase-file FILE | --encrypted] [--json]\n\n' +
         'The file has a header row with a phone column (phone, to, number, phone_number, mobile, recipient) and may have a\n' +
         'message column (message, text, body); rows without a text take --message. Rows go in batches of 100 (one request\n' +
         'each; a batch is all or nothing). With --idempotency-key P, batch n is sent with the key P-n: running the same\n' +
-        'command again within 24 hours sends only the batches that were not queued, never one twice.',
+        'command again within 24 hours sends only the batches that were not queued, never one twice. With --passphrase-file\n' +
+        'every text is sealed end-to-end before it leaves; --encrypted sends texts the file holds sealed already as they are.',
     );
   }
   const file = need(values.csv, 'csv');
+  if (values.encrypted && values['passphrase-file'] !== undefined)
+    throw new UsageError('--encrypted sends texts already sealed; --passphrase-file seals them: give one of the two');
+  const passphrase = passphraseOf(str(values['passphrase-file']));
   const size = int(values['batch-size'], 'batch-size') ?? 100;
   if (size < 1 || size > 100) throw new UsageError('--batch-size is 1 to 100 (the API takes at most 100 recipients a request)');
   let text: string;
@@ -273,6 +286,8 @@ async function sendBulk(args: string[], io: Io, out: (t: string) => void): Promi
   const common = {
     ...(priority !== undefined ? { priority } : {}),
     ...(str(values['webhook-url']) ? { webhook_url: str(values['webhook-url']) } : {}),
+    // End-to-end (docs/api/encryption.md): the texts leave this machine as envelopes, stored and forwarded untouched.
+    ...(passphrase !== undefined || values.encrypted ? { encrypted: true } : {}),
   };
   const prefix = str(values['idempotency-key']);
   const progress = new Progress(io.stderr, parsed.recipients.length, 'recipients');
@@ -291,12 +306,12 @@ async function sendBulk(args: string[], io: Io, out: (t: string) => void): Promi
       const same = group.every((r) => (r.message ?? values.message) === (group[0]!.message ?? values.message));
       if (!parsed.personalised || same) {
         res = await sms.messages.sendBulk(
-          { recipients: group.map((r) => r.to), message: group[0]!.message ?? String(values.message), ...common },
+          { recipients: group.map((r) => r.to), message: sealed(group[0]!.message ?? String(values.message), passphrase), ...common },
           options,
         );
       } else {
         res = await sms.messages.sendPersonalized(
-          { messages: group.map((r) => ({ to: r.to, message: r.message ?? String(values.message) })), ...common },
+          { messages: group.map((r) => ({ to: r.to, message: sealed(r.message ?? String(values.message), passphrase) })), ...common },
           options,
         );
       }
@@ -452,6 +467,13 @@ async function history(args: string[], io: Io, out: (t: string) => void): Promis
     );
   }
   return 0;
+}
+
+async function inboxCommand(args: string[], io: Io, out: (t: string) => void): Promise<number> {
+  const { values } = parse(args, INBOX_OPTIONS);
+  if (values.help) return help(out, INBOX_USAGE);
+  const usage = (message: string) => new UsageError(message);
+  return inbox(values, { client: () => client(io, values), int, usage, out, json: (value) => printJson(out, value) });
 }
 
 async function stats(args: string[], io: Io, out: (t: string) => void): Promise<number> {
