@@ -87,7 +87,11 @@ describe('the Android app, built by make apk', () => {
     const { stdout } = await run('aapt', ['dump', 'xmltree', apk, 'AndroidManifest.xml']);
     // One block per component: its element line, then its attributes, up to the next element.
     const components = stdout.split(/\n(?=\s+E: )/).filter((block) => /E: (activity|service|receiver) /.test(block));
-    expect(components).toHaveLength(6);
+    expect(components).toHaveLength(7);
+    // The passphrase screen (protocol 8) is the app's own: no other app may open it.
+    expect(components.find((block) => block.includes('.app.PassphraseActivity'))).toMatch(
+      /A: android:exported\(0x[0-9a-f]+\)=\(type 0x12\)0x0$/,
+    );
     for (const block of components) expect(block).toMatch(/A: android:exported\(0x[0-9a-f]+\)=\(type 0x12\)0x(0|ffffffff)/);
     const service = components.find((block) => block.includes('E: service'))!;
     // dataSync is 0x1 of foregroundServiceType.
@@ -121,6 +125,9 @@ describe('the Android app, built by make apk', () => {
       'Lorg/smsgw/agent/app/AgentService;',
       'Lorg/smsgw/agent/app/MainActivity;',
       'Lorg/smsgw/agent/app/ScanActivity;',
+      'Lorg/smsgw/agent/app/PassphraseActivity;',
+      'Lorg/smsgw/agent/core/PassphraseStore;',
+      'Lorg/smsgw/agent/core/EncryptedTexts;',
       'Lorg/smsgw/agent/app/SmsResultReceiver;',
       'Lorg/smsgw/agent/app/BootReceiver;',
       'Lorg/smsgw/agent/app/SmsReceiver;',

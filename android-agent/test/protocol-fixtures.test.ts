@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { HubConnection } from '../src/connection';
+import { sealArrival } from '../src/encrypted-texts';
 import { Inbox } from '../src/inbox';
 import { Outbox } from '../src/outbox';
 import { simOf, type SimulateReceivedFrame } from '../src/protocol';
@@ -53,7 +54,8 @@ class CoreUnderTest {
     let connection: HubConnection;
     const sendLoop = new SendLoop({ outbox, driver: phone, logger, onReport: (report) => connection.sendReport(report) });
     const simulateReceived = async ({ from, text, sim }: SimulateReceivedFrame): Promise<void> => {
-      connection.sendReceived(await inbox.receive({ from, text, ...simOf(receivingSim(sim, phone.sims)) }));
+      const arrival = { from, text, ...simOf(receivingSim(sim, phone.sims)) };
+      connection.sendReceived(await inbox.receive(sealArrival(arrival, fixture.phone?.passphrase)));
     };
     connection = new HubConnection({
       target: { wsUrl: 'wss://hub/v1/agent', token: 'dtk_1' },
@@ -83,8 +85,9 @@ class CoreUnderTest {
     return CoreUnderTest.start(fixture, { dir: this.dir, handedOver: this.phone.handedOver });
   }
 
-  async receive(from: string, text: string, sim?: number): Promise<void> {
-    this.connection.sendReceived(await this.inbox.receive({ from, text, ...simOf(sim) }));
+  /** As the agent receives one (src/agent.ts): sealed first when the phone has a passphrase (protocol 8). */
+  async receive(from: string, text: string, sim: number | undefined, passphrase: string | undefined): Promise<void> {
+    this.connection.sendReceived(await this.inbox.receive(sealArrival({ from, text, ...simOf(sim) }, passphrase)));
   }
 
   async stop(): Promise<void> {
@@ -110,7 +113,8 @@ async function play(core: CoreUnderTest, step: Step, bindings: Bindings, fixture
     return restarted;
   }
   if (step.hub) FakeWebSocket.last()!.hear(substitute(step.hub, bindings));
-  else if (step.phone?.event === 'received') await core.receive(step.phone.from, step.phone.text, step.phone.sim);
+  else if (step.phone?.event === 'received')
+    await core.receive(step.phone.from, step.phone.text, step.phone.sim, fixture.phone?.passphrase);
   else if (step.phone) core.phone.answer(step.phone);
   else if (step.wait_ms !== undefined) await jest.advanceTimersByTimeAsync(step.wait_ms);
   else if (step.connection === 'drop') FakeWebSocket.last()!.drop();
@@ -165,6 +169,8 @@ describe('the protocol fixtures, run by the Node agent', () => {
     for (const [index, step] of fixture.steps.entries()) {
       const where = `${fixture.file}, step ${index + 1}`;
       const before = sentSoFar().length;
+      const passphrase = fixture.phone?.passphrase;
+      bindings.sealed = passphrase !== undefined && step.phone?.event === 'received' ? { passphrase, text: step.phone.text } : undefined;
       core = await play(core, step, bindings, fixture);
       const frames = await framesOf(core, before, step.agent.length);
       const mismatch = framesMismatch(step.agent, frames, bindings);

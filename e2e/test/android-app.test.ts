@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { openEnvelope } from '@smsgw/client';
 import { REPO_ROOT } from '@smsgw/stack';
 import { eventually } from './support/http';
 import { JavaAgent } from './support/java-agent';
@@ -188,6 +189,38 @@ describe('the Android app against the device-hub', () => {
     );
     await new Promise((r) => setTimeout(r, 1500));
     expect((await inbox()).map((m) => m.message)).toEqual(['Pendant la coupure', 'Bonjour, suite du message']);
+  });
+
+  it('when the app holds a passphrase and receives an SMS and a STOP, then the inbox holds their envelopes, flagged encrypted, and the STOP opts its sender out', async () => {
+    const passphrase = 'la phrase saisie sur le téléphone';
+    const { agent, device } = await pairedAgent('sealing');
+    agent.command({ cmd: 'receive', from: '+33655555555', parts: ['Le code ', 'du portail est 4417'], passphrase });
+    agent.command({ cmd: 'receive', from: '+33666666666', parts: ['Stop.'], passphrase });
+    const received = await eventually(
+      async () => {
+        const res = await system.api(`/v1/sms/inbox?device_id=${device.device_id}`, client);
+        const data = res.body.data as { from: string; message: string; encrypted?: boolean }[];
+        return data.length === 2 ? data : undefined;
+      },
+      15_000,
+      'both SMS in the inbox',
+      500,
+    );
+    expect(received.map((m) => [m.from, m.encrypted, m.message.startsWith('$smsgw-e2e$v1$')])).toEqual([
+      ['+33666666666', true, true],
+      ['+33655555555', true, true],
+    ]);
+    expect(received.map((m) => openEnvelope(m.message, passphrase))).toEqual(['Stop.', 'Le code du portail est 4417']);
+    const optedOut = await eventually(
+      async () => {
+        const res = await system.api('/v1/opt-outs', client);
+        return (res.body.data as { phone_number: string }[]).find((o) => o.phone_number === '+33666666666');
+      },
+      15_000,
+      'the STOP sender on the suppression list',
+      500,
+    );
+    expect(optedOut).toMatchObject({ source: 'keyword', keyword: 'STOP' });
   });
 
   it('when the device-hub restarts while a report waits, then the report reaches it afterwards and nothing is sent twice', async () => {

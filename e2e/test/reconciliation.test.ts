@@ -107,5 +107,5 @@ describe('reconciliation with the phone’s digest (protocol 7), the whole syste
       }),
     );
     expect(repairedSomewhere.some(Boolean)).toBe(true);
-  });
+  }, 300_000); // the waits above: 180 s for the final states, 60 s for the webhooks, 8 s of quiet
 });

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { isEnvelope, open } from '@smsgw/e2e-envelope';
 
 /**
  * The protocol fixtures of `android-agent/fixtures` (their format: fixtures/README.md), read and
@@ -39,7 +40,7 @@ export interface Fixture {
   file: string;
   behaviour: string;
   agents?: string[];
-  phone?: { sims?: { slot: number; carrier?: string; number?: string }[]; report_resend_ms?: number };
+  phone?: { sims?: { slot: number; carrier?: string; number?: string }[]; report_resend_ms?: number; passphrase?: string };
   steps: Step[];
 }
 
@@ -88,18 +89,20 @@ function checked(file: string, fixture: Omit<Fixture, 'file'>): Fixture {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const PLACEHOLDER = /^<([a-z0-9_]+)(?::([a-z0-9_]+))?>$/;
-const RESERVED = ['time', 'string', 'driver', 'uuid'];
+const RESERVED = ['time', 'string', 'driver', 'uuid', 'envelope'];
 
-/** What `<driver>` stands for, and the values bound so far by `<uuid:name>`. */
+/** What `<driver>` stands for, the values bound so far by `<uuid:name>`, and what `<envelope>` must open to. */
 export interface Bindings {
   driver: string;
   values: Map<string, string>;
+  /** The phone's passphrase and the text of the step's received SMS. */
+  sealed?: { passphrase: string; text: string };
 }
 
 /**
  * Whether `actual` matches `expected`: the same JSON, where a string placeholder of `expected`
- * matches as fixtures/README.md says (`<time>`, `<string>`, `<driver>`, `<uuid:name>` binding a
- * value, `<name>` a value bound before). Objects must have the same keys.
+ * matches as fixtures/README.md says (`<time>`, `<string>`, `<driver>`, `<envelope>`, `<uuid:name>`
+ * binding a value, `<name>` a value bound before). Objects must have the same keys.
  */
 export function matches(expected: Json, actual: Json | undefined, bindings: Bindings): boolean {
   if (typeof expected === 'string') {
@@ -114,6 +117,8 @@ export function matches(expected: Json, actual: Json | undefined, bindings: Bind
         return actual.length > 0;
       case 'driver':
         return actual === bindings.driver;
+      case 'envelope':
+        return bindings.sealed !== undefined && opensTo(actual, bindings.sealed.passphrase, bindings.sealed.text);
       case 'uuid':
         if (!UUID.test(actual)) return false;
         if (name) bindings.values.set(name, actual);
@@ -132,6 +137,15 @@ export function matches(expected: Json, actual: Json | undefined, bindings: Bind
     return keys.join(',') === actualKeys.join(',') && keys.every((key) => matches(expected[key]!, actual[key], bindings));
   }
   return actual === expected;
+}
+
+function opensTo(envelope: string, passphrase: string, text: string): boolean {
+  if (!isEnvelope(envelope)) return false;
+  try {
+    return open(envelope, passphrase) === text;
+  } catch {
+    return false;
+  }
 }
 
 /** The frames matched in order; on a mismatch, a message that shows both lists. */

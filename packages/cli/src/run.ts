@@ -5,6 +5,7 @@ import { UsageError, type Command, type Io } from './command';
 import { cancel } from './commands/cancel';
 import { configure } from './commands/configure';
 import { history } from './commands/history';
+import { inboxCommand } from './commands/inbox';
 import { listenCommand } from './commands/listen';
 import { otp } from './commands/otp';
 import { send } from './commands/send';
@@ -24,11 +25,16 @@ Usage: smsgw <command> [options]
                                       --metadata JSON, --webhook-url URL; --passphrase-file FILE
                                       sends it end-to-end encrypted)
   send-bulk --csv FILE [--message T]  send to every row of a CSV file, in batches of 100
-                                      (a phone column, and a message column or --message)
+                                      (a phone column, and a message column or --message;
+                                      --passphrase-file FILE seals the texts, --encrypted sends
+                                      texts sealed already)
   status MESSAGE_ID                   one message's status
   cancel MESSAGE_ID                   cancel a message still queued
   history                             the latest messages as a table (--status, --to, --search,
                                       --from-date, --to-date, --device, --limit, --page, --all;
+                                      --passphrase-file FILE opens encrypted texts)
+  inbox                               the SMS your phones received (--from, --search, --from-date,
+                                      --to-date, --device, --limit, --page, --all;
                                       --passphrase-file FILE opens encrypted texts)
   stats                               counts and delivery rate by day (--from-date, --to-date)
   otp send --to NUMBER                send a one-time password (--length, --expiry, --template,
@@ -59,6 +65,7 @@ const COMMANDS: Record<string, Command> = {
   status,
   cancel,
   history,
+  inbox: inboxCommand,
   stats,
   otp,
   whoami,

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { openEnvelope, seal } from '@smsgw/client';
 import { run } from '../src';
 
 interface Seen {
@@ -100,6 +101,37 @@ describe('the smsgw command line', () => {
         'batch 1/3 already queued (batch_1): 100/250 recipients\nbatch 2/3 queued (batch_2): 200/250 recipients\nbatch 3/3 queued (batch_3): 250/250 recipients\n',
       );
       expect(t.out()).toBe('250 of 250 recipients queued in 3 batch(es) (100 already queued by an earlier run, not sent again).\n');
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it('when a CSV is sent with --passphrase-file, then every text leaves sealed with encrypted: true; with --encrypted, sealed texts go as they are', async () => {
+    const gw = await fakeGateway(batchAnswer);
+    try {
+      const passphraseFile = path.join(dir, 'passphrase');
+      fs.writeFileSync(passphraseFile, 'phrase secrète\n');
+      const own = csv('own.csv', ['phone,message', '+33612345678,Rendez-vous jeudi', '+33612345679,']);
+      const t = io(envFor(gw.url));
+      expect(await run(['send-bulk', '--csv', own, '--message', 'Rappel', '--passphrase-file', passphraseFile], t.io)).toBe(0);
+      const personalised = gw.seen[0]!.body!;
+      expect(personalised.encrypted).toBe(true);
+      const sent = personalised.messages as { to: string; message: string }[];
+      expect(sent.map((m) => [m.to, openEnvelope(m.message, 'phrase secrète')])).toEqual([
+        ['+33612345678', 'Rendez-vous jeudi'],
+        ['+33612345679', 'Rappel'],
+      ]);
+      expect(JSON.stringify(gw.seen)).not.toContain('Rendez-vous');
+
+      const envelope = seal('Déjà scellé', 'phrase secrète', { kdf: { ln: 10, r: 8, p: 1 } });
+      // An envelope holds commas (ln=10,r=8,p=1): quoted, as any CSV writer does.
+      const sealedFile = csv('sealed.csv', ['phone,message', `+33612345670,"${envelope}"`]);
+      expect(await run(['send-bulk', '--csv', sealedFile, '--encrypted'], io(envFor(gw.url)).io)).toBe(0);
+      expect(gw.seen[1]!.body).toMatchObject({ recipients: ['+33612345670'], message: envelope, encrypted: true });
+
+      const both = io(envFor(gw.url));
+      expect(await run(['send-bulk', '--csv', sealedFile, '--encrypted', '--passphrase-file', passphraseFile], both.io)).toBe(2);
+      expect(both.err()).toContain('give one of the two');
     } finally {
       await gw.stop();
     }

@@ -1,4 +1,5 @@
 import { AppError, NO_DEVICE_LIMITS } from '@smsgw/platform';
+import { seal } from '@smsgw/e2e-envelope';
 import type { message } from '@smsgw/proto';
 import { checkMapping, CsvReader, parseCsv, previewRows, readCsv, type CsvFile } from '../src/use-cases/campaign-csv';
 import { csrfOf } from './support/harness';
@@ -76,10 +77,10 @@ describe('reading a campaign file piece by piece, within bounds', () => {
     const error = (text: string) => (parseCsv(text) as { error?: string }).error;
 
     expect(error(`phone,name\n+33612345678,${'x,'.repeat(100)}\n`)).toMatch(/Line 2 has more than 100 columns/);
-    expect(error(`phone,name\n+33612345678,ok\n+33612345679,${'x'.repeat(2001)}\n`)).toMatch(
-      /Line 3, column 2: a cell holds more than 2000 characters/,
+    expect(error(`phone,name\n+33612345678,ok\n+33612345679,${'x'.repeat(8801)}\n`)).toMatch(
+      /Line 3, column 2: a cell holds more than 8800 characters/,
     );
-    expect(error(`phone,name\n+33612345678,"${'x'.repeat(2000)}"\n`)).toBeUndefined();
+    expect(error(`phone,name\n+33612345678,"${'x'.repeat(8800)}"\n`)).toBeUndefined();
     expect(error(`phone,${'n'.repeat(101)}\n+33612345678,x\n`)).toMatch(/column name is longer than 100 characters/);
     expect(error(`phone,"${'n'.repeat(300)}`)).toMatch(/column name is longer than 100 characters/);
   });
@@ -155,6 +156,46 @@ describe('a campaign preview', () => {
     expect(checkMapping(f, { phoneColumn: 'phone', template: '  ' })).toMatch(/Write the text/);
     expect(checkMapping(f, { phoneColumn: 'phone', template: 'Hi {{last}}' })).toMatch(/no column “last”/);
     expect(checkMapping(f, { phoneColumn: 'phone', template: 'Hi {{first}}' })).toBeUndefined();
+  });
+});
+
+describe('an encrypted campaign preview', () => {
+  // Envelopes made with a small scrypt cost: the dashboard checks their shape only.
+  const sealed = (text: string) => seal(text, 'phrase', { kdf: { ln: 10, r: 8, p: 1 } });
+  const one = sealed('Bonjour Jean, votre code est A1');
+  const two = sealed('Bonjour Marie');
+  const f = file(
+    [
+      'phone;envelope',
+      `+33612345678;${one}`,
+      '+33612345679;Bonjour en clair',
+      `+33612345670;${one.slice(0, one.lastIndexOf('$'))}`,
+      `+33612345678;${two}`,
+      `+33612345671;${two}`,
+    ].join('\n'),
+  );
+
+  it('when the texts are marked encrypted, then each envelope is a message as it is, a row that is no envelope is refused, and the platform stands in for its parts', async () => {
+    const p = await previewRows(f, { phoneColumn: 'phone', template: '{{envelope}}', encrypted: true });
+
+    expect(p.good).toEqual([
+      { line: 2, to: '+33612345678', text: one, parts: 1, encoding: 'GSM-7', encrypted: true },
+      { line: 6, to: '+33612345671', text: two, parts: 1, encoding: 'GSM-7', encrypted: true },
+    ]);
+    expect(p.bad.map((b) => [b.line, b.reason])).toEqual([
+      [3, 'The text is not an encrypted envelope ($smsgw-e2e$v1$…).'],
+      [4, 'The text is not an encrypted envelope ($smsgw-e2e$v1$…).'],
+      [5, '+33612345678 is already on line 2: each number gets the campaign once.'],
+    ]);
+  });
+
+  it('when envelopes are sent in clear or the encrypted text adds to its column, then the row or the mapping is refused', async () => {
+    const clear = await previewRows(f, { phoneColumn: 'phone', template: '{{envelope}}' });
+    expect(clear.bad.find((b) => b.line === 2)!.reason).toBe('The text is an encrypted envelope: tick “The texts are encrypted”.');
+    expect(checkMapping(f, { phoneColumn: 'phone', template: 'Hi {{envelope}}', encrypted: true })).toMatch(
+      /column of the envelopes alone/,
+    );
+    expect(checkMapping(f, { phoneColumn: 'phone', template: ' {{ envelope }} ', encrypted: true })).toBeUndefined();
   });
 });
 
@@ -368,6 +409,27 @@ describe('the campaign pages', () => {
     expect(page.text).toContain('data-refresh="2000"');
     const list = await browser.get('/campaigns');
     expect(list.text).toContain(`<a href="/campaigns/${campaignId}">Soldes</a>`);
+  });
+
+  it('when a file of envelopes is sent as encrypted texts, then the preview says so and each message goes to the message service as its envelope, untouched', async () => {
+    const envelopes = Array.from({ length: 3 }, (_, n) => seal(`Texte confidentiel ${n}`, 'phrase', { kdf: { ln: 10, r: 8, p: 1 } }));
+    const browser = await world.signedIn('a');
+    await browser.get('/campaigns/new');
+    const csv = ['phone;sealed', ...envelopes.map((e, n) => `+3361200000${n};${e}`)].join('\n');
+    const upload = await browser.post('/campaigns/new', { name: 'Chiffrée', file_name: 'sealed.csv', csv });
+    const uploadId = /^\/campaigns\/new\/([\w-]+)$/.exec(upload.location)![1]!;
+    const form = { phone_column: 'phone', text: '{{sealed}}', encrypted: 'yes' };
+
+    const preview = await browser.post(`/campaigns/new/${uploadId}/preview`, form);
+    expect(preview.status).toBe(200);
+    expect(preview.text).toContain('data-good="3"');
+    expect(preview.text).toContain('<td colspan="2">encrypted: the phone knows</td>');
+    expect(preview.text).toContain('<input type="hidden" name="encrypted" value="yes">');
+    const res = await browser.post(`/campaigns/new/${uploadId}/send`, form);
+
+    expect(res.status).toBe(302);
+    const batches = world.calls.message.AddCampaignMessages as message.AddCampaignMessagesRequest__Output[];
+    expect(batches.flatMap((b) => b.messages.map((m) => [m.to, m.text]))).toEqual(envelopes.map((e, n) => [`+3361200000${n}`, e]));
   });
 
   it('when a batch is refused half-way, then the campaign page says how many were stored', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { seal } from '@smsgw/e2e-envelope';
 import { connectNats, createLogger, type Nats } from '@smsgw/platform';
 import { eventually } from '@smsgw/testing';
 import { HubCluster, NATS_URL, postPair, randomHex } from './support/hub';
@@ -22,6 +23,7 @@ const PLACEHOLDER = /^<([a-z0-9_]+)(?::([a-z0-9_]+))?>$/;
 
 interface Step {
   hub?: Frame;
+  phone?: { event: string; text?: string };
   connection?: 'drop' | 'reconnect';
   restart?: true;
   agent: Frame[];
@@ -30,6 +32,7 @@ interface Fixture {
   file: string;
   behaviour: string;
   agents?: string[];
+  phone?: { passphrase?: string };
   steps: Step[];
 }
 
@@ -44,10 +47,11 @@ function loadFixtures(): Fixture[] {
 
 /**
  * A fixture's frame made concrete as a phone would send it, or a hub frame with the values bound
- * so far: `<time>` now, `<string>` a text, `<driver>` android, `<uuid:name>` a fresh UUID bound to
- * `name`, `<name>` the value bound (fixtures/README.md).
+ * so far: `<time>` now, `<string>` a text, `<driver>` android, `<envelope>` the step's received
+ * text sealed with the phone's passphrase, `<uuid:name>` a fresh UUID bound to `name`, `<name>`
+ * the value bound (fixtures/README.md).
  */
-function concrete(value: unknown, bound: Map<string, string>): unknown {
+function concrete(value: unknown, bound: Map<string, string>, sealed?: { passphrase: string; text: string }): unknown {
   if (typeof value === 'string') {
     const placeholder = PLACEHOLDER.exec(value);
     if (!placeholder) return value;
@@ -55,6 +59,10 @@ function concrete(value: unknown, bound: Map<string, string>): unknown {
     if (kind === 'time') return new Date().toISOString();
     if (kind === 'string') return 'un texte';
     if (kind === 'driver') return 'android';
+    if (kind === 'envelope') {
+      if (!sealed) throw new Error("<envelope> needs the phone's passphrase and a received SMS in its step");
+      return seal(sealed.text, sealed.passphrase);
+    }
     if (kind === 'uuid') {
       const uuid = randomUUID();
       if (name) bound.set(name, uuid);
@@ -64,9 +72,9 @@ function concrete(value: unknown, bound: Map<string, string>): unknown {
     if (known === undefined) throw new Error(`${value} is not bound by an earlier <uuid:${kind}>`);
     return known;
   }
-  if (Array.isArray(value)) return value.map((item) => concrete(item, bound));
+  if (Array.isArray(value)) return value.map((item) => concrete(item, bound, sealed));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, concrete(item, bound)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, concrete(item, bound, sealed)]));
   }
   return value;
 }
@@ -197,9 +205,12 @@ describe('the protocol fixtures, from the hub side', () => {
       }
       if (step.hub?.type === 'sms') offered.add(step.hub.message_id!);
       // The agent's frames, as the agent sent them; an ack only of an SMS the hub handed out here.
+      const passphrase = fixture.phone?.passphrase;
+      const text = step.phone?.event === 'received' ? step.phone.text : undefined;
+      const sealed = passphrase !== undefined && text !== undefined ? { passphrase, text } : undefined;
       for (const frame of step.agent) {
         if (frame.type === 'ack' && !handed.has(frame.message_id!)) continue;
-        const sent = concrete(frame, bound) as Frame;
+        const sent = concrete(frame, bound, sealed) as Frame;
         phone.send(sent);
         if (sent.type === 'report') owed.push({ type: 'report_ack', message_id: sent.message_id, status: sent.status });
         if (sent.type === 'received') owed.push({ type: 'received_ack', received_id: sent.received_id });

@@ -1,11 +1,13 @@
 import { CsvRecordReader, type CsvRecord } from '@smsgw/client';
+import { isEnvelope, isWellFormedEnvelope } from '@smsgw/e2e-envelope';
 import { MAX_SMS_CHARACTERS, measureSms, normalizePhoneNumber, type SmsEncoding } from '@smsgw/platform';
 
 /**
  * What a campaign's file may hold. Every bound keeps the reading linear in the file: a column
- * name, a cell and a row each have a size, and so has the whole.
+ * name, a cell and a row each have a size, and so has the whole. A cell holds an encrypted text's
+ * envelope too, as long as the API takes one (the gateway's MAX_ENVELOPE_CHARACTERS, 8,800).
  */
-export const CSV_LIMITS = { maxBytes: 2 * 1024 * 1024, maxRows: 10_000, maxColumns: 100, maxCellCharacters: 2000, maxNameCharacters: 100 };
+export const CSV_LIMITS = { maxBytes: 2 * 1024 * 1024, maxRows: 10_000, maxColumns: 100, maxCellCharacters: 8800, maxNameCharacters: 100 };
 /** Rows previewed between two turns of the event loop: other pages are answered meanwhile. */
 const ROWS_PER_TURN = 500;
 
@@ -75,18 +77,24 @@ export async function readCsv(text: string, pieceLength = 64 * 1024): Promise<Cs
   return reader.end();
 }
 
-/** Which column holds the number, and the text (its `{{column}}` placeholders filled from the row). */
+/**
+ * Which column holds the number, and the text (its `{{column}}` placeholders filled from the row).
+ * `encrypted`: the text is one column of end-to-end envelopes, sent untouched (docs/api/encryption.md).
+ */
 export interface Mapping {
   phoneColumn: string;
   template: string;
+  encrypted?: boolean;
 }
 
 export interface GoodRow {
   line: number;
   to: string;
   text: string;
+  /** For an envelope, the platform's stand-in (1, GSM-7): only the phone knows them. */
   parts: number;
   encoding: SmsEncoding;
+  encrypted?: true;
 }
 
 export interface BadRow {
@@ -104,10 +112,14 @@ const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;
 /** The columns a template names, in order, once each. */
 export const placeholdersOf = (template: string) => [...new Set([...template.matchAll(PLACEHOLDER)].map((m) => m[1]!))];
 
-/** A mapping's own error (a column the file does not have, no text), or undefined. */
+const ONE_PLACEHOLDER = /^\{\{\s*([^{}]+?)\s*\}\}$/;
+
+/** A mapping's own error (a column the file does not have, no text, more than the envelopes' column when encrypted), or undefined. */
 export function checkMapping(file: Pick<CsvFile, 'headers'>, mapping: Mapping): string | undefined {
   if (!file.headers.includes(mapping.phoneColumn)) return 'Choose the column that holds the phone numbers.';
   if (mapping.template.trim() === '') return 'Write the text of the messages.';
+  if (mapping.encrypted && !ONE_PLACEHOLDER.test(mapping.template.trim()))
+    return 'Encrypted texts are sent as they are: the text is the column of the envelopes alone, for example {{message}}.';
   const unknown = placeholdersOf(mapping.template).filter((p) => !file.headers.includes(p));
   if (unknown.length > 0)
     return `The file has no column ${unknown.map((u) => `“${u}”`).join(', ')}: the placeholders must name a column of the header row.`;
@@ -133,7 +145,8 @@ function compileTemplate(template: string, headers: string[]): { parts: (string 
  * Every row as a message or a refusal with its reason: a missing or invalid
  * number, a placeholder whose column is empty in that row, an empty text, a
  * text over the message service's limit, or a number already on an earlier
- * line (each number gets the campaign once). The template is read once, and a
+ * line (each number gets the campaign once). Encrypted, a text must be an
+ * envelope (its shape and length checked, nothing else); in clear, it must not. The template is read once, and a
  * row's text is built no further than the limit; the event loop turns every
  * few hundred rows.
  */
@@ -175,6 +188,22 @@ export async function previewRows(file: CsvFile, mapping: Mapping): Promise<Prev
       refuse('The text is empty.');
       continue;
     }
+    const earlier = seen.get(to);
+    if (mapping.encrypted) {
+      // The platform cannot read an envelope: its shape only (a cell's bound is the API's longest
+      // envelope); the phone checks the plain text.
+      if (!isWellFormedEnvelope(text)) refuse('The text is not an encrypted envelope ($smsgw-e2e$v1$…).');
+      else if (earlier !== undefined) refuse(`${to} is already on line ${earlier}: each number gets the campaign once.`);
+      else {
+        seen.set(to, row.line);
+        good.push({ line: row.line, to, text, parts: 1, encoding: 'GSM-7', encrypted: true });
+      }
+      continue;
+    }
+    if (isEnvelope(text)) {
+      refuse('The text is an encrypted envelope: tick “The texts are encrypted”.');
+      continue;
+    }
     if (text.length > buildLimit) {
       refuse(`The text has more than ${MAX_SMS_CHARACTERS} characters: at most ${MAX_SMS_CHARACTERS}.`);
       continue;
@@ -184,7 +213,6 @@ export async function previewRows(file: CsvFile, mapping: Mapping): Promise<Prev
       refuse(`The text has ${size.characters} characters: at most ${MAX_SMS_CHARACTERS}.`);
       continue;
     }
-    const earlier = seen.get(to);
     if (earlier !== undefined) {
       refuse(`${to} is already on line ${earlier}: each number gets the campaign once.`);
       continue;

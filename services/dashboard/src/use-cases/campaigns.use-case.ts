@@ -108,7 +108,7 @@ export async function uploadToMap(
   uploadId: string,
 ): Promise<{ upload: KeptUpload; mapping: Mapping } | undefined> {
   const upload = await keptUpload(up, clientId, uploadId);
-  return upload && { upload, mapping: { phoneColumn: guessPhoneColumn(upload.headers), template: '' } };
+  return upload && { upload, mapping: { phoneColumn: guessPhoneColumn(upload.headers), template: '', encrypted: false } };
 }
 
 /** The rows as messages and refusals, or the mapping's own error. */
@@ -200,6 +200,7 @@ async function storeCampaign(
         // (the first online phone is only the one they name until then).
         deviceIds: [online[0]!.deviceId],
         fleet: true,
+        // An encrypted row's text is its envelope, stored and forwarded untouched (flagged by its prefix).
         messages: batch.map((r) => ({ to: r.to, text: r.text, metadataJson: '' })),
       });
     } catch (err) {

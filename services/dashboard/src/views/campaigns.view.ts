@@ -50,7 +50,7 @@ export function uploadView(csrf: string, typed: { name: string }, error?: string
   return html`${notice('error', error)}
 <form method="post" action="/campaigns/new" class="card" data-csv-upload>${csrfField({ csrf })}
   <h2>1. Upload a CSV file</h2>
-  <p>A header row, then one row per message (at most 10,000 rows, 100 columns, 2,000 characters a cell and 2 MB); comma or semicolon separated, UTF-8. Files are kept an hour, until their campaign is sent; an account keeps at most 5 at once.</p>
+  <p>A header row, then one row per message (at most 10,000 rows, 100 columns, 8,800 characters a cell and 2 MB); comma or semicolon separated, UTF-8. Files are kept an hour, until their campaign is sent; an account keeps at most 5 at once.</p>
   <label for="c-name">Campaign name</label>
   <input id="c-name" name="name" value="${typed.name}" maxlength="100" required>
   <label for="c-file">CSV file</label>
@@ -82,6 +82,8 @@ export function mappingView(p: {
   <label for="c-text">Text of the messages</label>
   <textarea id="c-text" name="text" rows="4" required>${p.mapping.template}</textarea>
   <p class="muted">Put a column's value in the text with <code>{{column}}</code>, for example <code>Hello {{${p.headers[0] ?? 'name'}}}</code>.</p>
+  <label><input type="checkbox" name="encrypted" value="yes" ${p.mapping.encrypted ? 'checked' : ''}> The texts are encrypted</label>
+  <p class="muted">Encrypted: the column holds end-to-end envelopes (<code>$smsgw-e2e$v1$…</code>, sealed with your phones' passphrase), and the text is that column alone. They are sent as they are: the phone opens them.</p>
   <button type="submit">Preview</button>
 </form>`;
 }
@@ -105,12 +107,13 @@ export function previewView(p: {
     good.length > 0
       ? html`<div class="table-wrap"><table id="preview"><caption>The first ${Math.min(10, good.length)} messages</caption>
 <thead><tr><th scope="col">Line</th><th scope="col">Number</th><th scope="col">Text</th><th scope="col">Parts</th><th scope="col">Encoding</th></tr></thead>
-<tbody>${good.slice(0, 10).map((g) => html`<tr><td>${g.line}</td><td>${g.to}</td><td class="text">${g.text}</td><td>${g.parts}</td><td>${g.encoding}</td></tr>`)}</tbody></table></div>`
+<tbody>${good.slice(0, 10).map((g) => (g.encrypted ? html`<tr><td>${g.line}</td><td>${g.to}</td><td class="text">${g.text.slice(0, 40)}…</td><td colspan="2">encrypted: the phone knows</td></tr>` : html`<tr><td>${g.line}</td><td>${g.to}</td><td class="text">${g.text}</td><td>${g.parts}</td><td>${g.encoding}</td></tr>`))}</tbody></table></div>`
       : ''
   }
   <form method="post" action="/campaigns/new/${p.uploadId}/send">${csrfField({ csrf: p.csrf })}
     <input type="hidden" name="phone_column" value="${p.mapping.phoneColumn}">
     <input type="hidden" name="text" value="${p.mapping.template}">
+    ${p.mapping.encrypted ? html`<input type="hidden" name="encrypted" value="yes">` : ''}
     ${good.length > 0 ? html`<button type="submit">Send ${good.length} message${good.length === 1 ? '' : 's'}</button>` : ''}
     <a href="/campaigns/new/${p.uploadId}">Change the mapping</a>
   </form>

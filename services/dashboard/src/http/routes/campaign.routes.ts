@@ -23,6 +23,7 @@ export const UPLOAD_PATH = '/campaigns/new';
 const mappingOf = (ctx: DashContext): Mapping => ({
   phoneColumn: field(ctx, 'phone_column'),
   template: field(ctx, 'text').slice(0, 10_000),
+  encrypted: field(ctx, 'encrypted') === 'yes',
 });
 
 /** CSV campaigns: the list, the three steps of a new one (upload, mapping, preview and send) and a campaign's page. */

@@ -14,6 +14,7 @@ import org.smsgw.agent.core.Inbox;
 import org.smsgw.agent.core.LogRing;
 import org.smsgw.agent.core.Logger;
 import org.smsgw.agent.core.Outbox;
+import org.smsgw.agent.core.PassphraseStore;
 import org.smsgw.agent.core.SendRecord;
 import org.smsgw.agent.core.SqlOutboxStore;
 
@@ -27,6 +28,8 @@ final class AgentRuntime {
 
     final Context context;
     final CredentialsStore credentials;
+    /** Protocol 8: the owner's end-to-end passphrase, on this phone only (PassphraseScreen). */
+    final PassphraseStore passphrase;
     /** Identifies this boot of the phone: Android's SMS callbacks do not outlive it. */
     final String bootId;
     /** The app's recent log lines, redacted, for the hub's log_request (protocol 6); the core logs through {@link #log}. */
@@ -40,6 +43,7 @@ final class AgentRuntime {
     private AgentRuntime(Context context) {
         this.context = context;
         this.credentials = new CredentialsStore(context);
+        this.passphrase = credentials.passphraseStore();
         this.bootId = readBootId(context);
     }
 

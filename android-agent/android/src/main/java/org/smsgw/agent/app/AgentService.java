@@ -37,6 +37,8 @@ public final class AgentService extends Service {
 
     /** The last status, for the activity's screen. */
     static volatile Agent.Status lastStatus;
+    /** The running agent, told when the owner changes the passphrase; null when stopped. */
+    private static volatile Agent running;
 
     private final Handler main = new Handler(Looper.getMainLooper());
     private ExecutorEventLoop loop;
@@ -57,6 +59,12 @@ public final class AgentService extends Service {
             }
         }
         context.startService(intent);
+    }
+
+    /** The owner saved or cleared the passphrase (null): the running agent uses it from the next SMS on. */
+    static void passphraseChanged(String passphrase) {
+        Agent a = running;
+        if (a != null) a.setPassphrase(passphrase);
     }
 
     static void stop(Context context) {
@@ -127,6 +135,8 @@ public final class AgentService extends Service {
                 }, HubClient.REPORT_RESEND_MS);
         AndroidPhoneState phone = new AndroidPhoneState(this, version);
         agent.usePhone(new PhoneLink(phone, runtime.ring, phone, loop, Clock.SYSTEM, runtime.log));
+        agent.setPassphrase(runtime.passphrase.passphrase());
+        running = agent;
         agent.start();
         watchNetwork();
     }
@@ -211,6 +221,7 @@ public final class AgentService extends Service {
             agent.stop();
             agent = null;
         }
+        running = null;
         if (loop != null) {
             loop.shutdown();
             loop = null;

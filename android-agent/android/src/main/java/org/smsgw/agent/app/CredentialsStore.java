@@ -6,9 +6,11 @@ import java.security.GeneralSecurityException;
 import javax.crypto.SecretKey;
 import org.smsgw.agent.core.Credentials;
 import org.smsgw.agent.core.CredentialsSeal;
+import org.smsgw.agent.core.PassphraseStore;
 
 /**
- * The pairing's result and the optional CA certificate, in the app's private preferences. The
+ * The pairing's result, the optional CA certificate and the end-to-end passphrase (sealed under
+ * a Keystore key of its own: PassphraseStore), in the app's private preferences. The
  * credentials (the device token) are sealed under an Android Keystore key (CredentialsSeal,
  * KeystoreKey): the preferences are also left out of backups and device transfers (allowBackup
  * off, res/xml's rules), and a copy that leaves the phone anyway opens nowhere else.
@@ -48,6 +50,31 @@ final class CredentialsStore {
             throw new IllegalStateException("the credentials cannot be sealed with the Android Keystore: " + e.getMessage(), e);
         }
         prefs.edit().putString("credentials", sealed).remove("stopped_reason").commit();
+    }
+
+    /** The owner's passphrase (protocol 8) in these preferences, sealed under its own Android Keystore key. */
+    PassphraseStore passphraseStore() {
+        return new PassphraseStore(new PassphraseStore.Prefs() {
+            @Override
+            public String get(String name) {
+                return prefs.getString(name, null);
+            }
+
+            @Override
+            public void put(String name, String value) {
+                prefs.edit().putString(name, value).commit();
+            }
+
+            @Override
+            public void remove(String name) {
+                prefs.edit().remove(name).commit();
+            }
+        }, new PassphraseStore.Keys() {
+            @Override
+            public SecretKey key() throws GeneralSecurityException {
+                return KeystoreKey.passphrase();
+            }
+        });
     }
 
     void forget() {

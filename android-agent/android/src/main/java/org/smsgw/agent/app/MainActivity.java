@@ -33,7 +33,8 @@ import org.smsgw.agent.core.Tls;
 
 /**
  * The one screen: pair (scan the dashboard's QR code, or type the hub, client id and device
- * password), trust a CA for a self-hosted hub, grant what the agent needs, start, stop, unpair.
+ * password), trust a CA for a self-hosted hub, grant what the agent needs, start, stop, unpair,
+ * and open the end-to-end passphrase screen.
  */
 public final class MainActivity extends Activity {
     private static final int SCAN = 1;
@@ -158,7 +159,16 @@ public final class MainActivity extends Activity {
                 }
             });
         }
-        heading("Keep it running");
+        heading("End-to-end encryption");
+        column.addView(text(runtime.passphrase.isSet() ? "A passphrase is set: encrypted texts are opened here, received SMS sealed."
+                : "No passphrase: encrypted texts fail, received SMS go in clear."));
+        button(runtime.passphrase.isSet() ? "Change or clear the passphrase" : "Set the passphrase", new View.OnClickListener() {
+            @Override
+            public void onClick(View v) {
+                startActivity(new Intent(MainActivity.this, PassphraseActivity.class));
+            }
+        });
+                heading("Keep it running");
         column.addView(text(missingPermissions().isEmpty() ? "SMS, phone and notification permissions: granted."
                 : "Not yet granted: " + missingPermissions()));
         if (!missingPermissions().isEmpty()) {

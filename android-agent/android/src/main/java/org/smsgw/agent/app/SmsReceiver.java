@@ -18,7 +18,8 @@ import org.smsgw.agent.core.SmsParts;
  * {@code SMS_RECEIVED} (protocol 3): the parts of each SMS put back together (SmsParts), written
  * to the paired device's inbox before the broadcast ends (goAsync, a worker thread, since the
  * write waits for the disk), then sent to the hub by the running service, or after its next
- * hello. The SIM it came in on is {@link ReceivedSim}'s reading of the intent's extras. The default
+ * hello. The SIM it came in on is {@link ReceivedSim}'s reading of the intent's extras. With a
+ * passphrase (protocol 8) the inbox seals the text before it writes it. The default
  * SMS app still gets the SMS too: this app only reads the broadcast.
  */
 public final class SmsReceiver extends BroadcastReceiver {
@@ -59,10 +60,12 @@ public final class SmsReceiver extends BroadcastReceiver {
         int sim = ReceivedSim.slotOf(extras(intent.getExtras()),
                 new PhoneSims(new AndroidSubscriptions(context), AndroidLog.INSTANCE));
         long now = System.currentTimeMillis();
+        // Protocol 8: with the owner's passphrase, the inbox keeps and sends the text sealed.
+        String passphrase = runtime.passphrase.passphrase();
         for (SmsParts.Message message : SmsParts.reassemble(parts)) {
             // received_at is the phone's time of arrival: the service centre's stamp is the sender's
             // network's clock, sometimes off by hours.
-            inbox.receive(message.from, message.text, sim, now);
+            inbox.receive(message.from, message.text, sim, now, passphrase);
         }
     }
 

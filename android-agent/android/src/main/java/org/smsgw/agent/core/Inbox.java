@@ -11,13 +11,27 @@ import java.util.UUID;
  * the service's threads at once.
  */
 public final class Inbox {
-    /** Part of {@link SqlOutboxStore#SCHEMA} since schema version 3. */
-    static final String TABLE = "CREATE TABLE IF NOT EXISTS inbox_entry ("
+    /** The table as schema version 3 made it (the upgrade from version 2). */
+    static final String TABLE_V3 = "CREATE TABLE IF NOT EXISTS inbox_entry ("
             + " received_id TEXT PRIMARY KEY NOT NULL,"
             + " sender TEXT NOT NULL,"
             + " body TEXT NOT NULL,"
             + " sim INTEGER NOT NULL DEFAULT 0,"
             + " received_at INTEGER NOT NULL)";
+    /** Schema version 6 (protocol 8): the keyword matched on the phone before the text was sealed. */
+    static final String[] KEYWORD_COLUMNS = {
+        "ALTER TABLE inbox_entry ADD COLUMN keyword_action TEXT",
+        "ALTER TABLE inbox_entry ADD COLUMN keyword TEXT",
+    };
+    /** Part of {@link SqlOutboxStore#SCHEMA}: the latest table. */
+    static final String TABLE = "CREATE TABLE IF NOT EXISTS inbox_entry ("
+            + " received_id TEXT PRIMARY KEY NOT NULL,"
+            + " sender TEXT NOT NULL,"
+            + " body TEXT NOT NULL,"
+            + " sim INTEGER NOT NULL DEFAULT 0,"
+            + " received_at INTEGER NOT NULL,"
+            + " keyword_action TEXT,"
+            + " keyword TEXT)";
 
     /** Told (on any thread) when an SMS was written: the service sends it. */
     public interface Listener {
@@ -35,11 +49,26 @@ public final class Inbox {
         this.listener = listener;
     }
 
-    /** Gives the SMS its received_id and writes it; returns once it is on disk. */
-    public synchronized ReceivedSms receive(String from, String text, int sim, long receivedAt) {
-        ReceivedSms sms = new ReceivedSms(UUID.randomUUID().toString(), from, text, sim >= 1 && sim <= 8 ? sim : 0, receivedAt);
-        db.execute("INSERT INTO inbox_entry (received_id, sender, body, sim, received_at) VALUES (?, ?, ?, ?, ?)",
-                sms.receivedId, sms.from, sms.text, Long.valueOf(sms.sim), Long.valueOf(sms.receivedAt));
+    /** Gives the SMS its received_id and writes it as it came; returns once it is on disk. */
+    public ReceivedSms receive(String from, String text, int sim, long receivedAt) {
+        return receive(from, text, sim, receivedAt, null);
+    }
+
+    /**
+     * Gives the SMS its received_id and writes it; returns once it is on disk. With the owner's
+     * passphrase (protocol 8) the text is sealed first and only the envelope and the keyword it
+     * matched are written: the plain text is never at rest.
+     */
+    public ReceivedSms receive(String from, String text, int sim, long receivedAt, String passphrase) {
+        // Sealed outside the lock: scrypt takes a few hundred milliseconds on a phone.
+        EncryptedTexts.Sealed sealed = EncryptedTexts.forReceiving(text, passphrase);
+        return write(new ReceivedSms(UUID.randomUUID().toString(), from, sealed.text, sim >= 1 && sim <= 8 ? sim : 0, receivedAt,
+                sealed.keywordAction, sealed.keyword));
+    }
+
+    private synchronized ReceivedSms write(ReceivedSms sms) {
+        db.execute("INSERT INTO inbox_entry (received_id, sender, body, sim, received_at, keyword_action, keyword) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                sms.receivedId, sms.from, sms.text, Long.valueOf(sms.sim), Long.valueOf(sms.receivedAt), sms.keywordAction, sms.keyword);
         Listener l = listener;
         if (l != null) l.onReceived(sms);
         return sms;
@@ -48,8 +77,10 @@ public final class Inbox {
     /** The SMS the hub has not acknowledged, oldest first. */
     public synchronized List<ReceivedSms> pending() {
         List<ReceivedSms> out = new ArrayList<ReceivedSms>();
-        for (Object[] row : db.query("SELECT received_id, sender, body, sim, received_at FROM inbox_entry ORDER BY received_at, rowid")) {
-            out.add(new ReceivedSms((String) row[0], (String) row[1], (String) row[2], ((Long) row[3]).intValue(), (Long) row[4]));
+        for (Object[] row : db.query("SELECT received_id, sender, body, sim, received_at, keyword_action, keyword FROM inbox_entry"
+                + " ORDER BY received_at, rowid")) {
+            out.add(new ReceivedSms((String) row[0], (String) row[1], (String) row[2], ((Long) row[3]).intValue(), (Long) row[4],
+                    (String) row[5], (String) row[6]));
         }
         return out;
     }

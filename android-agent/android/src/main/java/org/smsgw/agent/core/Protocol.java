@@ -220,7 +220,7 @@ public final class Protocol {
         }
     }
 
-    /** A {@code received} frame (protocol 3); {@code sim} left out when unknown. */
+    /** A {@code received} frame (protocol 3); {@code sim} left out when unknown, {@code keyword} (8) when none. */
     public static String received(ReceivedSms sms) {
         try {
             JSONObject frame = new JSONObject()
@@ -230,6 +230,10 @@ public final class Protocol {
                     .put("text", sms.text)
                     .put("received_at", Times.rfc3339(sms.receivedAt));
             if (sms.sim > 0) frame.put("sim", sms.sim);
+            // Protocol 8: the keyword matched on the phone, beside a sealed text only.
+            if (sms.keywordAction != null && Envelope.isEnvelope(sms.text)) {
+                frame.put("keyword", new JSONObject().put("action", sms.keywordAction).put("keyword", sms.keyword));
+            }
             return frame.toString();
         } catch (JSONException e) {
             throw new IllegalStateException(e);

@@ -8,7 +8,7 @@ import java.util.Map;
 /** The outbox in three SQLite tables (and the inbox's, beside them). The same statements run on the phone and in the JVM tests. */
 public final class SqlOutboxStore implements OutboxStore, SendRecord.Store {
     /** The version of {@link #SCHEMA}: the app's SQLiteOpenHelper version. */
-    public static final int SCHEMA_VERSION = 5;
+    public static final int SCHEMA_VERSION = 6;
 
     /** Version 5 (protocol 7): the send record, one row an SMS handed over in the last hours. */
     static final String RECORD_TABLE = "CREATE TABLE IF NOT EXISTS send_record ("
@@ -77,7 +77,7 @@ public final class SqlOutboxStore implements OutboxStore, SendRecord.Store {
         },
         // 2 -> 3 (protocol 3): the inbox, empty.
         {
-            Inbox.TABLE,
+            Inbox.TABLE_V3,
         },
         // 3 -> 4 (protocol 4): the SIM asked for and the one sent through; 0 (the default SIM, unknown) for older rows.
         {
@@ -89,6 +89,8 @@ public final class SqlOutboxStore implements OutboxStore, SendRecord.Store {
             RECORD_TABLE,
             RECORD_SINCE_TABLE,
         },
+        // 5 -> 6 (protocol 8): the keyword matched before a received SMS was sealed; none for older rows.
+        Inbox.KEYWORD_COLUMNS,
     };
 
     private static final String ENTRY_COLUMNS = "message_id, seq, recipient, body, traceparent, state, parts, parts_sent,"

@@ -13,9 +13,18 @@ import org.json.JSONObject;
 final class FixtureFrames {
     private final String driver;
     private final Map<String, String> bound = new HashMap<String, String>();
+    /** Protocol 8: what {@code <envelope>} must open to with the phone's passphrase (the step's received text); null otherwise. */
+    private String passphrase;
+    private String sealedText;
 
     FixtureFrames(String driver) {
         this.driver = driver;
+    }
+
+    /** The step's received SMS, for {@code <envelope>}; null: no envelope is expected. */
+    void sealed(String passphrase, String text) {
+        this.passphrase = passphrase;
+        this.sealedText = text;
     }
 
     /** The fixture's placeholders, as fixtures/README.md defines them. */
@@ -29,6 +38,7 @@ final class FixtureFrames {
             if (inner.equals("time")) return a.matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})");
             if (inner.equals("string")) return !a.isEmpty();
             if (inner.equals("driver")) return a.equals(driver);
+            if (inner.equals("envelope")) return opensTo(a);
             if (inner.startsWith("uuid")) {
                 if (!a.matches("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")) return false;
                 if (inner.startsWith("uuid:")) bound.put(inner.substring(5), a);
@@ -61,6 +71,15 @@ final class FixtureFrames {
             return ((Number) expected).doubleValue() == ((Number) actual).doubleValue();
         }
         return expected.equals(actual);
+    }
+
+    private boolean opensTo(String envelope) {
+        if (passphrase == null || !Envelope.isEnvelope(envelope)) return false;
+        try {
+            return Envelope.open(envelope, passphrase).equals(sealedText);
+        } catch (Envelope.DecryptionFailedException e) {
+            return false;
+        }
     }
 
     /** A hub frame with the values bound so far in place of their {@code <name>}. */

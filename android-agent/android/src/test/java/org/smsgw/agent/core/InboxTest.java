@@ -67,7 +67,7 @@ public class InboxTest {
         ReceivedSms sms = inbox.receive("+33612345678", "hello", 1, 5);
         assertEquals(sms.receivedId, inbox.pending().get(0).receivedId);
         assertEquals(1, db.query("SELECT message_id FROM outbox_done").size());
-        assertEquals(5, SqlOutboxStore.SCHEMA_VERSION);
+        assertEquals(6, SqlOutboxStore.SCHEMA_VERSION);
     }
 
     @Test

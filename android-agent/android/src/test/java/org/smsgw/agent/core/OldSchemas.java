@@ -36,5 +36,5 @@ final class OldSchemas {
     };
 
     /** Version 3's (protocol 3): version 2's and the inbox. */
-    static final String[] VERSION_3 = {VERSION_2[0], VERSION_2[1], VERSION_2[2], Inbox.TABLE};
+    static final String[] VERSION_3 = {VERSION_2[0], VERSION_2[1], VERSION_2[2], Inbox.TABLE_V3};
 }

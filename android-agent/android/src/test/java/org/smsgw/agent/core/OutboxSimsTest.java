@@ -86,7 +86,7 @@ public class OutboxSimsTest {
         store.upgrade(3);
         Outbox outbox = Outbox.open(store, clock, "boot-1");
 
-        assertEquals(5, SqlOutboxStore.SCHEMA_VERSION);
+        assertEquals(6, SqlOutboxStore.SCHEMA_VERSION);
         assertEquals(0, outbox.toSend().get(0).sim);
         assertEquals("msg_accepted", outbox.toSend().get(0).messageId);
         Report failed = outbox.pendingReports().get(0);

@@ -92,6 +92,8 @@ public class ProtocolFixturesTest {
     private final FixtureFrames frames = new FixtureFrames(DRIVER);
     private JdbcSqlDb db;
     private long resendMs;
+    /** Protocol 8: the owner's passphrase of the fixture's phone; null: none. */
+    private String passphrase;
     private Agent agent;
     private Outbox outbox;
     private Inbox inbox;
@@ -116,6 +118,9 @@ public class ProtocolFixturesTest {
             JSONObject step = steps.getJSONObject(i);
             String where = file + ", step " + (i + 1);
             int before = sent().size();
+            JSONObject event = step.optJSONObject("phone");
+            boolean received = passphrase != null && event != null && "received".equals(event.optString("event"));
+            frames.sealed(received ? passphrase : null, received ? event.getString("text") : null);
             play(step);
             List<Object> out = new ArrayList<Object>();
             for (String text : sent().subList(before, sent().size())) out.add(new JSONObject(text));
@@ -144,6 +149,7 @@ public class ProtocolFixturesTest {
             sender.sims = list;
         }
         resendMs = phone == null ? HubClient.REPORT_RESEND_MS : phone.optLong("report_resend_ms", HubClient.REPORT_RESEND_MS);
+        passphrase = phone == null ? null : phone.optString("passphrase", null);
         db = new JdbcSqlDb(new File(folder.getRoot(), "outbox.db").getPath());
         startAgent();
     }
@@ -209,7 +215,8 @@ public class ProtocolFixturesTest {
             int[] result = androidResultOf(event.getString("cause"));
             SmsResults.sent(outbox, id, 0, result[0], result[1]);
         } else if ("received".equals(kind)) {
-            inbox.receive(event.getString("from"), event.getString("text"), event.optInt("sim", 0), loop.now());
+            // As SmsReceiver writes it: sealed with the owner's passphrase when one is set.
+            inbox.receive(event.getString("from"), event.getString("text"), event.optInt("sim", 0), loop.now(), passphrase);
         } else {
             fail("unknown phone event " + kind);
         }

@@ -119,12 +119,14 @@ public final class Harness {
             emit(event("event", "entry", "message_id", cmd.getString("message_id"), "state", e == null ? "gone" : e.state,
                     "handed_over", e != null && e.handedAt > 0));
         } else if ("receive".equals(name)) {
-            // As SmsReceiver does with one SMS_RECEIVED intent: the parts (texts) of one sender, put together.
+            // As SmsReceiver does with one SMS_RECEIVED intent: the parts (texts) of one sender, put together,
+            // sealed with the owner's passphrase when the app holds one (protocol 8).
+            String passphrase = cmd.optString("passphrase", null);
             org.json.JSONArray texts = cmd.getJSONArray("parts");
             List<SmsParts.Part> parts = new java.util.ArrayList<SmsParts.Part>();
             for (int i = 0; i < texts.length(); i++) parts.add(new SmsParts.Part(cmd.getString("from"), texts.getString(i), 0));
             for (SmsParts.Message m : SmsParts.reassemble(parts)) {
-                ReceivedSms sms = inbox.receive(m.from, m.text, cmd.optInt("sim", 0), System.currentTimeMillis());
+                ReceivedSms sms = inbox.receive(m.from, m.text, cmd.optInt("sim", 0), System.currentTimeMillis(), passphrase);
                 emit(event("event", "received", "received_id", sms.receivedId));
             }
         } else if ("inbox".equals(name)) {
