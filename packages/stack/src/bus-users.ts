@@ -10,7 +10,7 @@ import {
   type NatsService,
   type RedisService,
 } from '@smsgw/platform';
-import { privateServerAt, startPrivateServer, type PrivateServer } from './infra';
+import { privateServerAt, startPrivateServer, type PrivateServer } from './infra/index';
 
 export interface Credentials {
   user: string;

@@ -1,19 +1,20 @@
-// Over 300 lines: startStack starts the nine services in their order on one shared environment
-// (ports, users, addresses, certificates), which each service's process and each extra replica reads.
+// Starts the whole system for the tests, `make dev` and the benchmarks: the infrastructure, the shared
+// environment, then the services of the table (`services/index.ts`) in waves.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
-import { Redis } from 'ioredis';
-import { connect } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { ensureCerts, ensureServiceCerts, ensureTicketKeys, type Certs, type ServiceCertFiles } from './certs';
 import { SERVICE_IDENTITIES, type GrpcTls, type ServiceIdentity } from '@smsgw/platform';
-import { ensureInfra, natsAdminOf, startPrivateServer, type InfraHandle, type PrivateServer } from './infra';
 import { startBusUsers, type BusUsers } from './bus-users';
+import { ensureCerts, ensureServiceCerts, ensureTicketKeys, type Certs, type ServiceCertFiles } from './certs';
+import { processOf, startWaves, stopOrder, type ComponentContext, type Instance, type SharedEnv } from './components';
+import { ensureInfra, startPrivateServer, type InfraHandle, type PrivateServer } from './infra/index';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from './mail-catcher';
+import { planPorts, type PortChoices } from './port-plan';
 import { freePort } from './ports';
-import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhone, simulatedPhoneArgs, type ServiceName } from './services';
+import { createDatabase, otpSecrets, removeRunData, withDatabase } from './run-data';
+import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhone, simulatedPhoneArgs, type ServiceName } from './service-process';
+import { COMPONENTS } from './services/index';
+import { agentUrl } from './services/device-hub';
 
 export {
   ensureCerts,
@@ -24,6 +25,7 @@ export {
   ServiceProcess,
   grpcServing,
   httpsHealthy,
+  removeRunData,
   simulatedPhone,
   simulatedPhoneArgs,
   startMailCatcher,
@@ -33,7 +35,7 @@ export type { BusUsers, CaughtMail, Certs, InfraHandle, MailCatcher, PrivateServ
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 
-export interface StackOptions {
+export interface StackOptions extends PortChoices {
   /** Where certificates, logs and private infrastructure live. */
   dataDir: string;
   /**
@@ -41,17 +43,6 @@ export interface StackOptions {
    * prefix, all removed by stop(). Tests use this; `make dev` does not.
    */
   isolated: boolean;
-  /** Fixed ports (make dev); 0 or absent picks free ones. */
-  ports?: Partial<
-    Record<
-      'gateway' | 'agents' | 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook' | 'dashboard' | 'smpp' | 'smppHealth',
-      number
-    >
-  >;
-  /** Each gRPC service's plaintext health port; absent: its gRPC port + 100 for a fixed gRPC port, else a free one. */
-  healthPorts?: Partial<Record<'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook', number>>;
-  /** Each service's `/metrics` port; absent: 9460 onwards for make dev, free ones for an isolated run. */
-  metricsPorts?: Partial<Record<ServiceName, number>>;
   /** Postgres, Redis or NATS to use instead of the default ones (e.g. private servers of an outage test). */
   infra?: { postgresUrl?: string; redisUrl?: string; natsUrl?: string };
   /** Extra environment for every service (pacing, log level, ...). */
@@ -106,47 +97,6 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function createDatabase(adminUrl: string, database: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${database}"`);
-  } finally {
-    await client.end();
-  }
-}
-
-/**
- * The OTP keys (OTP_HASH_KEY for the otp service, OTP_SEAL_KEY for the
- * message service): random, kept in the data folder (mode 0600) so that a
- * restart of `make dev` still verifies and delivers earlier OTPs; an
- * isolated run gets keys of its own. Set them in the environment to choose.
- */
-function otpSecrets(dataDir: string, isolated: boolean): Record<string, string> {
-  const fresh = () => ({ OTP_HASH_KEY: randomBytes(32).toString('base64'), OTP_SEAL_KEY: randomBytes(32).toString('base64') });
-  let keys: Record<string, string>;
-  const file = path.join(dataDir, 'otp-keys.json');
-  if (isolated) {
-    keys = fresh();
-  } else if (fs.existsSync(file)) {
-    keys = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
-  } else {
-    keys = fresh();
-    fs.writeFileSync(file, JSON.stringify(keys, null, 2), { mode: 0o600 });
-  }
-  return {
-    OTP_HASH_KEY: process.env.OTP_HASH_KEY ?? keys.OTP_HASH_KEY!,
-    OTP_SEAL_KEY: process.env.OTP_SEAL_KEY ?? keys.OTP_SEAL_KEY!,
-  };
-}
-
 /** Starts Postgres/Redis/NATS if needed, then every service as its own process, and waits for all health checks. */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const log = options.log ?? (() => undefined);
@@ -167,235 +117,81 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const serviceCerts = await ensureServiceCerts(path.join(options.dataDir, 'certs'), certs, SERVICE_IDENTITIES);
   // Every hub replica, and a hub started again, resumes the TLS sessions its phones kept.
   const ticketKeysFile = await ensureTicketKeys(path.join(options.dataDir, 'certs'));
-  const grpcEnv = (identity: ServiceIdentity) => ({
-    GRPC_TLS_CA_FILE: serviceCerts[identity].caFile,
-    GRPC_TLS_CERT_FILE: serviceCerts[identity].certFile,
-    GRPC_TLS_KEY_FILE: serviceCerts[identity].keyFile,
-  });
   const database = options.isolated ? `smsgw_test_${runId}` : 'smsgw';
   await createDatabase(infra.postgresUrl, database);
   const databaseUrl = withDatabase(infra.postgresUrl, database);
   const removeRedisUsers = await bus.addRedisUsers(infra.redisUrl);
-  const port = async (key: keyof NonNullable<StackOptions['ports']>) => options.ports?.[key] || (await freePort());
-  const ports = {
-    account: await port('account'),
-    message: await port('message'),
-    deviceHub: await port('deviceHub'),
-    otp: await port('otp'),
-    agents: await port('agents'),
-    gateway: await port('gateway'),
-    scheduler: await port('scheduler'),
-    webhook: await port('webhook'),
-    dashboard: await port('dashboard'),
-    smpp: await port('smpp'),
-    smppHealth: await port('smppHealth'),
-  };
-  // The plaintext health ports: as given (make dev), else the gRPC port + 100 for fixed ports, free ones otherwise.
-  const healthPort = async (key: 'account' | 'message' | 'deviceHub' | 'otp' | 'scheduler' | 'webhook') =>
-    options.healthPorts?.[key] || (options.ports?.[key] ? ports[key] + 100 : await freePort());
-  const healthPorts = {
-    account: await healthPort('account'),
-    message: await healthPort('message'),
-    deviceHub: await healthPort('deviceHub'),
-    otp: await healthPort('otp'),
-    scheduler: await healthPort('scheduler'),
-    webhook: await healthPort('webhook'),
-  };
-  // `/metrics` of each service: fixed ports for make dev (9460 onwards, as docs/operators/running-locally.md lists), free ones for tests.
-  const METRICS_ORDER: ServiceName[] = ['gateway', 'account', 'message', 'device-hub', 'otp', 'scheduler', 'webhook', 'dashboard', 'smpp'];
-  const metricsPorts = Object.fromEntries(
-    await Promise.all(
-      METRICS_ORDER.map(
-        async (name, i) => [name, options.metricsPorts?.[name] ?? (options.isolated ? await freePort() : 9460 + i)] as const,
-      ),
-    ),
-  ) as Record<ServiceName, number>;
-  // A service's metrics port, and its own NATS and Redis users.
-  const metricsEnv = (name: ServiceName) => ({
-    METRICS_PORT: String(metricsPorts[name]),
-    METRICS_HOST: '127.0.0.1',
-    ...bus.env(name),
-  });
+  const plan = await planPorts(options, COMPONENTS);
+  const { ports, health } = plan;
   const logDir = path.join(options.dataDir, options.isolated ? `logs-${runId}` : 'logs');
   const addr = (p: number) => `127.0.0.1:${p}`;
-  const common = {
-    DATABASE_URL: databaseUrl,
-    NATS_URL: infra.natsUrl,
-    NATS_PREFIX: natsPrefix,
-    REDIS_URL: infra.redisUrl,
-    REDIS_PREFIX: redisPrefix,
-    ACCOUNT_GRPC_ADDR: addr(ports.account),
-    MESSAGE_GRPC_ADDR: addr(ports.message),
-    DEVICE_HUB_GRPC_ADDR: addr(ports.deviceHub),
-    OTP_GRPC_ADDR: addr(ports.otp),
-    // OTP secrets: made once per data folder (make dev keeps them across restarts, so sealed texts still open).
-    ...otpSecrets(options.dataDir, options.isolated),
-    SCHEDULER_GRPC_ADDR: addr(ports.scheduler),
-    WEBHOOK_GRPC_ADDR: addr(ports.webhook),
-    // Local receivers (tests, a developer's own) live on private addresses with the local CA's certificates.
-    WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
-    WEBHOOK_EXTRA_CA_FILE: certs.caCertFile,
-    TLS_CERT_FILE: certs.certFile,
-    TLS_KEY_FILE: certs.keyFile,
-    GRPC_HOST: '127.0.0.1',
-    // OpenTelemetry's own settings (endpoint, sampler, ...) reach every service.
-    ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('OTEL_') && e[1] !== undefined)),
-    ...options.env,
+  const shared: SharedEnv = {
+    common: {
+      DATABASE_URL: databaseUrl,
+      NATS_URL: infra.natsUrl,
+      NATS_PREFIX: natsPrefix,
+      REDIS_URL: infra.redisUrl,
+      REDIS_PREFIX: redisPrefix,
+      ACCOUNT_GRPC_ADDR: addr(ports.account),
+      MESSAGE_GRPC_ADDR: addr(ports.message),
+      DEVICE_HUB_GRPC_ADDR: addr(ports.deviceHub),
+      OTP_GRPC_ADDR: addr(ports.otp),
+      // OTP secrets: made once per data folder (make dev keeps them across restarts, so sealed texts still open).
+      ...otpSecrets(options.dataDir, options.isolated),
+      SCHEDULER_GRPC_ADDR: addr(ports.scheduler),
+      WEBHOOK_GRPC_ADDR: addr(ports.webhook),
+      // Local receivers (tests, a developer's own) live on private addresses with the local CA's certificates.
+      WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+      WEBHOOK_EXTRA_CA_FILE: certs.caCertFile,
+      TLS_CERT_FILE: certs.certFile,
+      TLS_KEY_FILE: certs.keyFile,
+      GRPC_HOST: '127.0.0.1',
+      // OpenTelemetry's own settings (endpoint, sampler, ...) reach every service.
+      ...Object.fromEntries(
+        Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('OTEL_') && e[1] !== undefined),
+      ),
+      ...options.env,
+    },
+    grpc: (name) => ({
+      GRPC_TLS_CA_FILE: serviceCerts[name].caFile,
+      GRPC_TLS_CERT_FILE: serviceCerts[name].certFile,
+      GRPC_TLS_KEY_FILE: serviceCerts[name].keyFile,
+    }),
+    bus: (name) => bus.env(name),
   };
-  const entry = (dir: string) => [path.join(REPO_ROOT, dir, 'dist/main.js')];
+  const context: ComponentContext = { certs, ticketKeysFile, plan };
+  const where = { repoRoot: REPO_ROOT, logDir };
+  const byName = new Map(COMPONENTS.map((c) => [c.name, c]));
+  const componentOf = (name: ServiceName) => byName.get(name)!;
+  const services = Object.fromEntries(
+    COMPONENTS.map((c) => [c.name, processOf(c, { n: 1, ports: c.ports(plan), tlsMode: 'native' }, shared, context, where)]),
+  ) as Record<ServiceName, ServiceProcess>;
+  const replicas: ServiceProcess[] = [];
+  const replicaCount = new Map<ServiceName, number>();
+  /** One more instance of a service, on free ports (stopped with the stack). */
+  const addReplica = async (name: ServiceName, tlsMode: Instance['tlsMode'] = 'native') => {
+    const c = componentOf(name);
+    const instancePorts: Record<string, number> = {};
+    for (const key of Object.keys(c.ports(plan))) instancePorts[key] = await freePort();
+    const n = (replicaCount.get(name) ?? 1) + 1;
+    replicaCount.set(name, n);
+    const instance: Instance = { n, ports: instancePorts, tlsMode };
+    const replica = processOf(c, instance, shared, context, where);
+    replicas.push(replica);
+    await replica.start();
+    return { instance, process: replica };
+  };
   const hubUrl = `https://127.0.0.1:${ports.agents}`;
   const gatewayUrl = `https://127.0.0.1:${ports.gateway}`;
   const dashboardUrl = `https://127.0.0.1:${ports.dashboard}`;
-  const gatewayProcess = (port: number, n: number) =>
-    new ServiceProcess({
-      name: 'gateway',
-      args: entry('services/gateway'),
-      env: {
-        ...common,
-        ...grpcEnv('gateway'),
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: String(port),
-        ...(n === 1 ? metricsEnv('gateway') : bus.env('gateway')),
-      },
-      logFile: path.join(logDir, n === 1 ? 'gateway.log' : `gateway-${n}.log`),
-      ready: () => httpsHealthy(`https://127.0.0.1:${port}/readyz`, certs.caPem),
-    });
-  /** A hub's agent URL: plain HTTP when it runs as behind a TLS-ending ingress. */
-  const agentUrl = (agentPort: number, tlsMode: 'native' | 'proxy') => `${tlsMode === 'proxy' ? 'http' : 'https'}://127.0.0.1:${agentPort}`;
-  const hubProcess = (agentPort: number, grpcPort: number, health: number, n: number, tlsMode: 'native' | 'proxy' = 'native') => {
-    const url = agentUrl(agentPort, tlsMode);
-    return new ServiceProcess({
-      name: 'device-hub',
-      args: entry('services/device-hub'),
-      env: {
-        ...common,
-        ...grpcEnv('device-hub'),
-        GRPC_PORT: String(grpcPort),
-        GRPC_HEALTH_PORT: String(health),
-        AGENT_HOST: '127.0.0.1',
-        AGENT_PORT: String(agentPort),
-        HUB_PUBLIC_URL: agentUrl(agentPort, 'native'),
-        HUB_TLS_TICKET_KEYS_FILE: ticketKeysFile,
-        ...(tlsMode === 'proxy' ? { TLS_MODE: 'proxy' } : {}),
-        ...(n === 1 ? metricsEnv('device-hub') : bus.env('device-hub')),
-      },
-      logFile: path.join(logDir, n === 1 ? 'device-hub.log' : `device-hub-${n}.log`),
-      ready: async () => (await grpcServing(addr(health))) && httpsHealthy(`${url}/readyz`, certs.caPem),
-    });
-  };
-  const extraHubs: ServiceProcess[] = [];
-  const extraGateways: ServiceProcess[] = [];
-  const schedulerProcess = (port: number, health: number, n: number) =>
-    new ServiceProcess({
-      name: 'scheduler',
-      args: entry('services/scheduler'),
-      env: {
-        ...common,
-        ...grpcEnv('scheduler'),
-        GRPC_PORT: String(port),
-        GRPC_HEALTH_PORT: String(health),
-        ...(n === 1 ? metricsEnv('scheduler') : bus.env('scheduler')),
-      },
-      logFile: path.join(logDir, n === 1 ? 'scheduler.log' : `scheduler-${n}.log`),
-      ready: () => grpcServing(addr(health)),
-    });
-  const extraSchedulers: ServiceProcess[] = [];
-  const services: Record<ServiceName, ServiceProcess> = {
-    account: new ServiceProcess({
-      name: 'account',
-      args: entry('services/account'),
-      env: {
-        ...common,
-        ...grpcEnv('account'),
-        GRPC_PORT: String(ports.account),
-        GRPC_HEALTH_PORT: String(healthPorts.account),
-        ...metricsEnv('account'),
-      },
-      logFile: path.join(logDir, 'account.log'),
-      ready: () => grpcServing(addr(healthPorts.account)),
-    }),
-    message: new ServiceProcess({
-      name: 'message',
-      args: entry('services/message'),
-      env: {
-        ...common,
-        ...grpcEnv('message'),
-        GRPC_PORT: String(ports.message),
-        GRPC_HEALTH_PORT: String(healthPorts.message),
-        ...metricsEnv('message'),
-      },
-      logFile: path.join(logDir, 'message.log'),
-      ready: () => grpcServing(addr(healthPorts.message)),
-    }),
-    otp: new ServiceProcess({
-      name: 'otp',
-      args: entry('services/otp'),
-      env: {
-        ...common,
-        ...grpcEnv('otp'),
-        GRPC_PORT: String(ports.otp),
-        GRPC_HEALTH_PORT: String(healthPorts.otp),
-        ...metricsEnv('otp'),
-      },
-      logFile: path.join(logDir, 'otp.log'),
-      ready: () => grpcServing(addr(healthPorts.otp)),
-    }),
-    'device-hub': hubProcess(ports.agents, ports.deviceHub, healthPorts.deviceHub, 1),
-    gateway: gatewayProcess(ports.gateway, 1),
-    scheduler: schedulerProcess(ports.scheduler, healthPorts.scheduler, 1),
-    webhook: new ServiceProcess({
-      name: 'webhook',
-      args: entry('services/webhook'),
-      env: {
-        ...common,
-        ...grpcEnv('webhook'),
-        GRPC_PORT: String(ports.webhook),
-        GRPC_HEALTH_PORT: String(healthPorts.webhook),
-        ...metricsEnv('webhook'),
-      },
-      logFile: path.join(logDir, 'webhook.log'),
-      ready: () => grpcServing(addr(healthPorts.webhook)),
-    }),
-    dashboard: new ServiceProcess({
-      name: 'dashboard',
-      args: entry('services/dashboard'),
-      env: {
-        ...common,
-        ...grpcEnv('dashboard'),
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: String(ports.dashboard),
-        DASHBOARD_SMPP_ADDRESS: `127.0.0.1:${ports.smpp}`,
-        ...metricsEnv('dashboard'),
-      },
-      logFile: path.join(logDir, 'dashboard.log'),
-      ready: () => httpsHealthy(`${dashboardUrl}/signin`, certs.caPem),
-    }),
-    smpp: new ServiceProcess({
-      name: 'smpp',
-      args: entry('services/smpp'),
-      env: {
-        ...common,
-        ...grpcEnv('smpp'),
-        SMPP_HOST: '127.0.0.1',
-        SMPP_TLS_PORT: String(ports.smpp),
-        SMPP_HEALTH_PORT: String(ports.smppHealth),
-        ...metricsEnv('smpp'),
-      },
-      logFile: path.join(logDir, 'smpp.log'),
-      ready: () => httpsHealthy(`http://127.0.0.1:${ports.smppHealth}/readyz`, certs.caPem),
-    }),
-  };
 
-  const order: ServiceName[] = ['account', 'scheduler', 'message', 'webhook', 'otp', 'device-hub', 'gateway', 'dashboard', 'smpp'];
   const stopAll = async () => {
-    await Promise.all([...extraGateways, ...extraSchedulers, ...extraHubs].map((g) => g.stop()));
-    for (const name of [...order].reverse()) await services[name].stop();
+    await Promise.all(replicas.map((r) => r.stop()));
+    for (const name of stopOrder(COMPONENTS)) await services[name].stop();
   };
   try {
-    // Account, message and scheduler have no dependency on each other: start them together.
-    await Promise.all([services.account.start(), services.message.start(), services.scheduler.start()]);
-    await Promise.all([services.otp.start(), services['device-hub'].start(), services.webhook.start()]);
-    await Promise.all([services.gateway.start(), services.dashboard.start(), services.smpp.start()]);
+    // Each wave starts together once the one before is ready (the table's `after`).
+    for (const wave of startWaves(COMPONENTS)) await Promise.all(wave.map((name) => services[name].start()));
   } catch (err) {
     await stopAll();
     // An isolated run that failed to start leaves nothing behind either (make dev starts again after a port clash).
@@ -419,19 +215,20 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     webhookAddress: addr(ports.webhook),
     smpp: { host: '127.0.0.1', port: ports.smpp },
     healthAddresses: {
-      account: addr(healthPorts.account),
-      message: addr(healthPorts.message),
-      'device-hub': addr(healthPorts.deviceHub),
-      otp: addr(healthPorts.otp),
-      scheduler: addr(healthPorts.scheduler),
-      webhook: addr(healthPorts.webhook),
+      account: addr(health.account),
+      message: addr(health.message),
+      'device-hub': addr(health.deviceHub),
+      otp: addr(health.otp),
+      scheduler: addr(health.scheduler),
+      webhook: addr(health.webhook),
     },
     grpcCredentials: (identity) => ({ mode: 'mtls', ...serviceCerts[identity] }),
     dashboardUrl,
-    metricsUrls: Object.fromEntries(METRICS_ORDER.map((name) => [name, `http://127.0.0.1:${metricsPorts[name]}/metrics`])) as Record<
-      ServiceName,
-      string
-    >,
+    metricsUrls: Object.fromEntries(
+      [...COMPONENTS]
+        .sort((a, b) => a.devMetricsPort - b.devMetricsPort)
+        .map((c) => [c.name, `http://127.0.0.1:${plan.metrics[c.name]}/metrics`]),
+    ) as Record<ServiceName, string>,
     databaseUrl,
     natsUrl: infra.natsUrl,
     natsPrefix,
@@ -442,25 +239,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     services,
     logDir,
     async addGateway() {
-      const port = await freePort();
-      const gateway = gatewayProcess(port, extraGateways.length + 2);
-      extraGateways.push(gateway);
-      await gateway.start();
-      return `https://127.0.0.1:${port}`;
+      const { instance } = await addReplica('gateway');
+      return `https://127.0.0.1:${instance.ports.http}`;
     },
     async addDeviceHub(options = {}) {
-      const agentPort = await freePort();
       const tlsMode = options.tlsMode ?? 'native';
-      const hub = hubProcess(agentPort, await freePort(), await freePort(), extraHubs.length + 2, tlsMode);
-      extraHubs.push(hub);
-      await hub.start();
-      return { hubUrl: agentUrl(agentPort, tlsMode), process: hub };
+      const { instance, process } = await addReplica('device-hub', tlsMode);
+      return { hubUrl: agentUrl(instance.ports.agents!, tlsMode), process };
     },
     async addScheduler() {
-      const scheduler = schedulerProcess(await freePort(), await freePort(), extraSchedulers.length + 2);
-      extraSchedulers.push(scheduler);
-      await scheduler.start();
-      return scheduler;
+      return (await addReplica('scheduler')).process;
     },
     async restart(name) {
       await services[name].stop();
@@ -474,32 +262,4 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await bus.stop();
     },
   };
-}
-
-/** Drops what an isolated run made: its database, its NATS streams and its Redis keys. */
-export async function removeRunData(infra: InfraHandle, database: string, natsPrefix: string, redisPrefix: string): Promise<void> {
-  const client = new pg.Client({ connectionString: infra.postgresUrl });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).finally(() => client.end());
-  const nc = await connect({ servers: infra.natsUrl, ...natsAdminOf(infra.natsUrl) });
-  try {
-    const jsm = await jetstreamManager(nc);
-    for await (const name of jsm.streams.names()) {
-      if (name.startsWith(`${natsPrefix.toUpperCase()}_`)) await jsm.streams.delete(name);
-    }
-  } finally {
-    await nc.close();
-  }
-  const redis = new Redis(infra.redisUrl, { lazyConnect: true });
-  await redis.connect();
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 500);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }

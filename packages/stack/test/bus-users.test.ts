@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { connect } from '@nats-io/transport-node';
 import { addRedisUsers, busUsers, natsAuthorization } from '../src/bus-users';
-import { startPrivateServer, type PrivateServer } from '../src/infra';
+import { startPrivateServer, type PrivateServer } from '../src/infra/index';
 
 let dataDir: string;
 const servers: PrivateServer[] = [];

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { ensureInfra, type InfraHandle } from '../src/infra';
+import { ensureInfra, type InfraHandle } from '../src/infra/index';
 import { freePort } from '../src/ports';
 
 const SHARED_POSTGRES = process.env.SMSGW_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -1,6 +1,7 @@
 import type { ListInboxParams, ReceivedSms, SmsGateway } from '@smsgw/client';
-import { table, truncate } from './format';
-import { passphraseOf, readable } from './passphrase';
+import { table, truncate } from '../format';
+import { passphraseOf, readable } from '../passphrase';
+import { client, help, int, parse, printJson, UsageError, type Io, type Print } from '../command';
 
 /** `smsgw inbox`: the received SMS (GET /v1/sms/inbox), paged as `history` is. */
 export const INBOX_OPTIONS = {
@@ -64,4 +65,12 @@ export async function inbox(values: Values, deps: InboxDeps): Promise<number> {
     );
   }
   return 0;
+}
+
+/** The command of `run.ts`'s table: parses the options, then `inbox` with the CLI's client and printing. */
+export async function inboxCommand(args: string[], io: Io, out: Print): Promise<number> {
+  const { values } = parse(args, INBOX_OPTIONS);
+  if (values.help) return help(out, INBOX_USAGE);
+  const usage = (message: string) => new UsageError(message);
+  return inbox(values, { client: () => client(io, values), int, usage, out, json: (value) => printJson(out, value) });
 }
