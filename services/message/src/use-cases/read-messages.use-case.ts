@@ -1,5 +1,5 @@
 import { AppError, statsPeriod } from '@smsgw/platform';
-import type { MessageRow, Mode } from '../data/message-row';
+import type { MessageRow, Mode } from '../domain/message-row';
 import { historyFilter, pageOf, totalPages } from '../domain/history';
 import { summarize, type StatsSummary } from '../domain/stats';
 import type { MessageService } from './message-service';

@@ -1,5 +1,5 @@
 import { AppError } from '@smsgw/platform';
-import type { Mode } from '../data/message-row';
+import type { Mode } from '../domain/message-row';
 import type { ReceivedRow } from '../data/received.repository';
 import { pageOf, totalPages } from '../domain/history';
 import { RECEIVED_PREFIX, receivedFilter } from '../domain/received';
