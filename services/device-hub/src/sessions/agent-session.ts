@@ -35,7 +35,7 @@ import { ReportRelay } from './report-relay';
 import { SessionHealth, type SessionHealthDeps } from './session-health';
 import { canCarry, notDecryptable } from './encrypted-gate';
 import { SessionSims, type SessionSimsDeps } from './session-sims';
-import { HandedMessages } from '../use-cases/report-ownership.use-case';
+import { HandedMessages } from './handed-messages';
 import type { MessageCalls } from './message-calls';
 
 export const CLOSE_REVOKED = 4001;
