@@ -39,3 +39,4 @@ export * from './periods';
 export * from './destinations';
 export * from './key-limits';
 export * from './phone-number';
+export * from './audit-actions';

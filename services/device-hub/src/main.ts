@@ -30,11 +30,10 @@ import { PairingAttemptStore } from './data/pairing-attempts.store';
 import { PresenceStore } from './data/presence.store';
 import { UsageStore } from './data/usage.store';
 import { FailoverDelays, FailoverSweep } from './jobs/failover-sweep';
-import { DeviceLimitsUseCases } from './use-cases/device-limits.use-case';
-import { DeviceUseCases } from './use-cases/devices.use-case';
-import { DeviceViewUseCases } from './use-cases/device-views.use-case';
-import { SimulateReceivedUseCase } from './use-cases/simulate-received.use-case';
-import { deviceHubHandlers, deviceHubCallers } from './grpc/device-hub.handlers';
+import { scryptDevicePasswords } from './domain/device-password-hash';
+import { otherPhoneOnline } from './use-cases/devices.use-case';
+import { authenticateDevice, batchedTokenFinder, pairDevice, type PairingDeps } from './use-cases/pairing.use-case';
+import { deviceHubHandlers, deviceHubCallers, type DeviceHubDeps } from './grpc/device-hub.handlers';
 import { createAgentServer } from './http/agent-server';
 import { readTicketKeys, TicketKeyRing } from './http/ticket-keys';
 import { unreadyDependencies, watchNats, watchRedis } from './http/readiness';
@@ -48,12 +47,10 @@ import { SessionRegistry } from './sessions/session-registry';
 import { SimRules } from './sessions/sim-rules';
 import { SimHealthRepository } from './data/sim-health.repository';
 import { SimHealthWriter } from './data/sim-health.writer';
-import { SimHealthUseCases } from './use-cases/sim-health.use-case';
 import { DiagnosticsRepository } from './data/diagnostics.repository';
 import { TelemetryRepository } from './data/telemetry.repository';
 import { PhoneAlertPublisher } from './events/phone-alert.publisher';
 import { phoneMetrics } from './jobs/phone-metrics';
-import { PhoneHealthUseCases } from './use-cases/phone-health.use-case';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
@@ -118,7 +115,14 @@ export async function start(
 
   let agentPort = config.agents.port;
   const publicUrl = () => config.agents.publicUrl ?? `https://127.0.0.1:${agentPort}`;
-  const devices = new DeviceUseCases(repo, presence, new PairingAttemptStore(redis), { ...config.pairing, publicUrl });
+  const pairing: PairingDeps = {
+    repo,
+    attempts: new PairingAttemptStore(redis),
+    passwords: scryptDevicePasswords,
+    settings: config.pairing,
+  };
+  // One finder for every connection: the phones connecting together are looked up together.
+  const tokens = batchedTokenFinder(repo);
   const simHealth = new SimHealthRepository(pool);
   // The SIMs not healthy, read again at most every 5 s: the automatic choice passes them by.
   const unhealthySims = reusedFor(5000, () => simHealth.unhealthy());
@@ -131,16 +135,6 @@ export async function start(
       r.observe(bySlot.filter((h) => h.state === 'probing').length, { state: 'probing' });
     },
   );
-  const limits = new DeviceLimitsUseCases(
-    devices,
-    repo,
-    usage,
-    sessions,
-    { of: (ids) => simHealth.of(ids), unhealthy: unhealthySims },
-    clock,
-  );
-  const views = new DeviceViewUseCases(devices, limits);
-  const simulateReceived = new SimulateReceivedUseCase(devices, sessions, received, clock);
   const lastSeen = new LastSeenWriter(repo);
   const lastSeenWrites = timerLoop({ name: 'hub-last-seen', intervalMs: 1000, tick: () => lastSeen.flush(), log });
   // The file again (a Secret the secrets Job rotated): a bad one leaves the keys as they were.
@@ -166,19 +160,12 @@ export async function start(
     log,
   });
   const deviceEvents = new DeviceEventPublisher(nats, lastSeen);
-  const simHealthCases = new SimHealthUseCases({
-    devices,
-    repo: simHealth,
-    sessions,
-    publishRecovered: (of, health) => deviceEvents.publishSim('device.recovered', of, health, 'manual'),
-  });
   const simHealthWriter = new SimHealthWriter(simHealth, (err) => log.warn({ err }, "a SIM's change of health not stored"));
   const simHealthWrites = timerLoop({ name: 'hub-sim-health', intervalMs: 5000, tick: () => simHealthWriter.flush(), log });
   // Issue 38: the phones' telemetry (a day of it), logs and settings, and the warnings they raise.
   const telemetry = new TelemetryRepository(pool);
   const diagnostics = new DiagnosticsRepository(pool);
   const phoneAlerts = new PhoneAlertPublisher(nats);
-  const health = new PhoneHealthUseCases(devices, telemetry, diagnostics, sessions, clock);
   phoneMetrics(sessions);
   const telemetryPurge = timerLoop({
     name: 'hub-telemetry-purge',
@@ -203,7 +190,7 @@ export async function start(
     clock,
     publishDeviceEvent: (kind, of, reason) => deviceEvents.publish(kind, of, reason),
     loadDevice: (deviceId) => repo.find(deviceId),
-    otherPhoneOnline: (of) => devices.otherPhoneOnline(of),
+    otherPhoneOnline: (of) => otherPhoneOnline({ repo, presence }, of),
     storeSims: (deviceId, sims) => repo.setSims(deviceId, sims),
     simHealth,
     simHealthWriter,
@@ -234,8 +221,8 @@ export async function start(
     tls: config.agents.tls,
     ticketKeys,
     log,
-    pair: (body, clientAddress) => devices.pair(body, clientAddress),
-    authenticate: (token) => devices.authenticate(token),
+    pair: (body, clientAddress) => pairDevice(pairing, body, clientAddress),
+    authenticate: (token) => authenticateDevice({ tokens }, token),
     wsUrl: () => `${publicUrl().replace(/^https:/, 'wss:')}/v1/agent`,
     onConnection(ws, { device, tokenId }) {
       const session = new AgentSession(ws, device, sessionDeps);
@@ -244,13 +231,30 @@ export async function start(
     },
   });
 
+  const hubDeps: DeviceHubDeps = {
+    repo,
+    presence,
+    usage,
+    sessions,
+    messages,
+    received,
+    telemetry,
+    diagnostics,
+    simHealth,
+    passwords: scryptDevicePasswords,
+    settings: { ...config.pairing, publicUrl },
+    health: { of: (ids) => simHealth.of(ids), unhealthy: unhealthySims },
+    publishRecovered: (of, sim) => deviceEvents.publishSim('device.recovered', of, sim, 'manual'),
+    clock,
+    log,
+  };
   const grpcServer = await startGrpcService({
     listen: config.grpc,
     tls: config.grpcTls,
     callers: deviceHubCallers,
     name: 'smsgw.devicehub.v1.DeviceHubService',
     definition: deviceHubProto().DeviceHubService.service,
-    handlers: deviceHubHandlers(devices, limits, views, sessions, { presence, messages, log }, simulateReceived, simHealthCases, health),
+    handlers: deviceHubHandlers(hubDeps),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });

@@ -1,11 +1,5 @@
-import {
-  newDevicePassword,
-  newPairingCode,
-  normalizeDevicePassword,
-  normalizePairingCode,
-  pacingDelay,
-  pairingAddressKey,
-} from '../src/domain/pairing';
+import { pacingDelay } from '../src/domain/dispatch-timing';
+import { newDevicePassword, newPairingCode, normalizeDevicePassword, normalizePairingCode, pairingAddressKey } from '../src/domain/pairing';
 
 const UNAMBIGUOUS = '[2-9A-HJKMNP-Z]';
 

@@ -1,14 +1,17 @@
 import { AppError } from '@smsgw/platform';
-import { deviceOwnsMessage, HandedMessages } from '../src/use-cases/report-ownership.use-case';
+import { HandedMessages } from '../src/sessions/handed-messages';
+import { deviceOwnsMessage } from '../src/use-cases/report-ownership.use-case';
 
 /** Which reports a phone may make: only on messages handed to its own device. */
 describe('report ownership', () => {
   const device = { device_id: 'dev_a', client_id: 'client_a' };
   const asked: unknown[] = [];
   const messages = (answer: () => Promise<{ deviceId: string }>) => ({
-    getMessage: (req: unknown) => {
-      asked.push(req);
-      return answer() as never;
+    messages: {
+      getMessage: (req: unknown) => {
+        asked.push(req);
+        return answer() as never;
+      },
     },
   });
 

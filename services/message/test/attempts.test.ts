@@ -1,4 +1,4 @@
-import type { MessageRow } from '../src/data/message-row';
+import type { MessageRow } from '../src/domain/message-row';
 import { attemptsOf, releaseReason, ttlOf } from '../src/domain/fleet';
 
 const base: Parameters<typeof attemptsOf>[0] = {

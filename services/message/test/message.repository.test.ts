@@ -1,6 +1,6 @@
 import type { Pool } from '@smsgw/platform';
 import { MessageRepository } from '../src/data/message.repository';
-import type { NewMessage } from '../src/data/message-row';
+import type { NewMessage } from '../src/domain/message-row';
 import { QueueRepository } from '../src/data/queue.repository';
 import { newMessage, randomHex, sleep, testDatabase } from './support/database';
 

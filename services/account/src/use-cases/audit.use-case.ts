@@ -1,35 +1,6 @@
-import { AppError } from '@smsgw/platform';
+import { AppError, AUDIT_ACTIONS } from '@smsgw/platform';
 import type { AccountRepository } from '../data/account.repository';
 import type { AuditRepository, AuditRow } from '../data/audit.repository';
-
-/** The actions the log records (docs/operators/security.md#the-audit-log). */
-export const AUDIT_ACTIONS = [
-  'user.signed_in',
-  'user.sign_in_failed',
-  'member.invited',
-  'member.invitation_withdrawn',
-  'member.joined',
-  'member.role_changed',
-  'member.removed',
-  'key.created',
-  'key.revoked',
-  'secret.shown',
-  'secret.rotated',
-  'phone.added',
-  'phone.credentials_rotated',
-  'phone.revoked',
-  'phone.removed',
-  'webhook.created',
-  'webhook.changed',
-  'webhook.deleted',
-  'settings.changed',
-  'password.changed',
-  'two_factor.enabled',
-  'two_factor.disabled',
-  'two_factor.required',
-  'smpp.created',
-  'smpp.revoked',
-] as const;
 
 /** The actions other services' changes are recorded as, through RecordAuditEvent (the others, the account service records itself). */
 const RECORDED_FOR_OTHERS: readonly string[] = [

@@ -1,34 +1,6 @@
+import { AUDIT_ACTIONS } from '@smsgw/platform';
 import type { account } from '@smsgw/proto';
 import type { Upstreams } from './upstreams';
-
-/** The actions the log records, as the filter offers them (the account service's list). */
-export const AUDIT_ACTIONS = [
-  'user.signed_in',
-  'user.sign_in_failed',
-  'member.invited',
-  'member.invitation_withdrawn',
-  'member.joined',
-  'member.role_changed',
-  'member.removed',
-  'key.created',
-  'key.revoked',
-  'secret.shown',
-  'secret.rotated',
-  'phone.added',
-  'phone.credentials_rotated',
-  'phone.revoked',
-  'phone.removed',
-  'webhook.created',
-  'webhook.changed',
-  'webhook.deleted',
-  'settings.changed',
-  'password.changed',
-  'two_factor.enabled',
-  'two_factor.disabled',
-  'two_factor.required',
-  'smpp.created',
-  'smpp.revoked',
-] as const;
 
 /** The actions done through other services, which the dashboard records after they succeed. */
 export type RecordedAction =

@@ -1,5 +1,6 @@
 import type { account } from '@smsgw/proto';
-import { AUDIT_ACTIONS, type AuditFilter } from '../use-cases/audit.use-case';
+import { AUDIT_ACTIONS } from '@smsgw/platform';
+import type { AuditFilter } from '../use-cases/audit.use-case';
 import { html, type SafeHtml } from './html';
 import { when } from './layout';
 

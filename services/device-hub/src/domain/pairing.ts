@@ -63,8 +63,3 @@ export function pairingAddressKey(address: string | undefined): string {
     .map((g) => g.replace(/^0+(?=.)/, ''))
     .join(':')}::/64`;
 }
-
-/** The dispatch pause between two SMS of one phone: uniform in [min, max]. */
-export function pacingDelay(minMs: number, maxMs: number, random: () => number = Math.random): number {
-  return Math.round(minMs + (Math.max(minMs, maxMs) - minMs) * random());
-}

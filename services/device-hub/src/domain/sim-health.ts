@@ -193,3 +193,12 @@ export const probing = (health: SimHealth, now: number): SimHealth => ({ ...heal
 
 /** The SIM released by hand: healthy, its window empty. */
 export const releasedByHand = (slot: number): SimHealth => healthySim(slot);
+
+/** Whether a phone can send through none of its SIMs now (every one it has quarantined): the automatic choice passes it by. */
+export function everySimBlocked(health: readonly SimHealth[], slots: readonly number[], now: number): boolean {
+  const known = slots.length >= 2 ? slots : [slots[0] ?? 1];
+  return known.every((slot) => {
+    const sim = health.find((h) => h.slot === slot);
+    return sim !== undefined && blocked(sim, now);
+  });
+}

@@ -1,20 +1,21 @@
 import type { AsyncHandlers, Callers } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
+import { countsByCause, DEFAULT_SIM_HEALTH } from '../domain/sim-health';
 import {
   removeDevice,
   revokeDeviceCredentials,
   revokeDeviceTokens,
   rotateDeviceCredentials,
   type RemovalDeps,
+  type TokenRevocationDeps,
 } from '../use-cases/device-access.use-case';
-import type { DeviceLimitsUseCases, LimitedDeviceView } from '../use-cases/device-limits.use-case';
-import type { DeviceViewUseCases } from '../use-cases/device-views.use-case';
-import type { DeviceUseCases } from '../use-cases/devices.use-case';
-import type { SessionRegistry } from '../sessions/session-registry';
-import type { SimulateReceivedUseCase } from '../use-cases/simulate-received.use-case';
-import type { SimHealthUseCases } from '../use-cases/sim-health.use-case';
-import { countsByCause, DEFAULT_SIM_HEALTH } from '../domain/sim-health';
-import type { PhoneHealth, PhoneHealthUseCases } from '../use-cases/phone-health.use-case';
+import { createDevice, createDevices, type CredentialsDeps, type IssuedCredentials } from '../use-cases/device-credentials.use-case';
+import { setDeviceLimits, type DeviceLimitsDeps, type LimitedDeviceView } from '../use-cases/device-limits.use-case';
+import { getDeviceView, listDeviceViews, renameDeviceView, type DeviceViewsDeps } from '../use-cases/device-views.use-case';
+import { ownedDevices } from '../use-cases/devices.use-case';
+import { phoneHealth, requestPhoneLog, type PhoneHealth, type PhoneHealthDeps } from '../use-cases/phone-health.use-case';
+import { releaseSim, setSimHealthSettings, type SimHealthDeps } from '../use-cases/sim-health.use-case';
+import { simulateReceived, type SimulateReceivedDeps } from '../use-cases/simulate-received.use-case';
 
 const iso = (at: Date | undefined) => at?.toISOString() ?? '';
 
@@ -103,7 +104,17 @@ export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
   RequestDeviceLog: ['dashboard', 'admin'],
 };
 
-function pairingAnswer(created: Awaited<ReturnType<DeviceUseCases['create']>>): devicehub.CreateDeviceResponse {
+/** What the RPCs' use cases work with, built once in `main.ts`. */
+export type DeviceHubDeps = CredentialsDeps &
+  RemovalDeps &
+  TokenRevocationDeps &
+  DeviceLimitsDeps &
+  DeviceViewsDeps &
+  SimHealthDeps &
+  PhoneHealthDeps &
+  SimulateReceivedDeps;
+
+function pairingAnswer(created: IssuedCredentials): devicehub.CreateDeviceResponse {
   return {
     deviceId: created.device.device_id,
     devicePassword: created.password,
@@ -113,42 +124,33 @@ function pairingAnswer(created: Awaited<ReturnType<DeviceUseCases['create']>>): 
   };
 }
 
-export function deviceHubHandlers(
-  devices: DeviceUseCases,
-  limits: DeviceLimitsUseCases,
-  views: DeviceViewUseCases,
-  sessions: SessionRegistry,
-  removal: RemovalDeps,
-  received: SimulateReceivedUseCase,
-  simHealth: SimHealthUseCases,
-  health: PhoneHealthUseCases,
-): AsyncHandlers<devicehub.DeviceHubServiceHandlers> {
+export function deviceHubHandlers(deps: DeviceHubDeps): AsyncHandlers<devicehub.DeviceHubServiceHandlers> {
   return {
     async CreateDevice(req) {
-      return pairingAnswer(await devices.create(req.clientId, req.name));
+      return pairingAnswer(await createDevice(deps, req.clientId, req.name));
     },
     async CreateDevices(req) {
-      return { devices: (await devices.createMany(req.clientId, req.count, req.namePrefix, req.firstNumber || 1)).map(pairingAnswer) };
+      return { devices: (await createDevices(deps, req.clientId, req.count, req.namePrefix, req.firstNumber || 1)).map(pairingAnswer) };
     },
     async RotateDeviceCredentials(req) {
-      return pairingAnswer(await rotateDeviceCredentials(devices, sessions, req.clientId, req.deviceId));
+      return pairingAnswer(await rotateDeviceCredentials(deps, req.clientId, req.deviceId));
     },
     async RevokeDeviceCredentials(req) {
-      return { revoked: await revokeDeviceCredentials(devices, sessions, req.clientId, req.deviceId) };
+      return { revoked: await revokeDeviceCredentials(deps, req.clientId, req.deviceId) };
     },
     async ListDevices(req) {
-      return { devices: (await views.list(req.clientId, req.onlineOnly, req.sample)).map(toProto) };
+      return { devices: (await listDeviceViews(deps, req.clientId, req.onlineOnly, req.sample)).map(toProto) };
     },
     async GetDevice(req) {
-      return toProto(await views.get(req.clientId, req.deviceId));
+      return toProto(await getDeviceView(deps, req.clientId, req.deviceId));
     },
     async RenameDevice(req) {
-      return toProto(await views.rename(req.clientId, req.deviceId, req.name));
+      return toProto(await renameDeviceView(deps, req.clientId, req.deviceId, req.name));
     },
     async SetDeviceLimits(req) {
       const given = req.limits;
       return toProto(
-        await limits.setLimits(req.clientId, req.deviceId, {
+        await setDeviceLimits(deps, req.clientId, req.deviceId, {
           perMinute: given?.perMinute ?? 0,
           perHour: given?.perHour ?? 0,
           perDay: given?.perDay ?? 0,
@@ -163,38 +165,41 @@ export function deviceHubHandlers(
     async SetSimHealth(req) {
       const given = req.settings;
       // A field left out (0) is its default; 0 turns a rule off only where the bounds allow it.
-      await simHealth.setSettings(req.clientId, req.deviceId, {
+      await setSimHealthSettings(deps, req.clientId, req.deviceId, {
         consecutiveFailures: given?.consecutiveFailures ?? DEFAULT_SIM_HEALTH.consecutiveFailures,
         failureRatio: given?.failureRatio ?? DEFAULT_SIM_HEALTH.failureRatio,
         window: given?.window || DEFAULT_SIM_HEALTH.window,
         minSample: given?.minSample || DEFAULT_SIM_HEALTH.minSample,
         coolDownSeconds: given?.coolDownSeconds || DEFAULT_SIM_HEALTH.coolDownSeconds,
       });
-      return toProto(await views.get(req.clientId, req.deviceId));
+      return toProto(await getDeviceView(deps, req.clientId, req.deviceId));
     },
     async ReleaseSim(req) {
-      await simHealth.release(req.clientId, req.deviceId, req.slot);
-      return toProto(await views.get(req.clientId, req.deviceId));
+      await releaseSim(deps, req.clientId, req.deviceId, req.slot);
+      return toProto(await getDeviceView(deps, req.clientId, req.deviceId));
     },
     async SimulateReceived(req) {
       const { clientId, deviceId, mode, from, text, sim } = req;
-      return received.simulate({ clientId, deviceId, mode, from, text, sim });
+      return simulateReceived(deps, { clientId, deviceId, mode, from, text, sim });
     },
     async RemoveDevice(req) {
-      await removeDevice(devices, sessions, req.clientId, req.deviceId, removal);
+      await removeDevice(deps, req.clientId, req.deviceId);
       return { removed: true };
     },
     async RevokeDeviceTokens(req) {
-      return { revoked: await revokeDeviceTokens(devices, sessions, req.clientId, req.deviceId) };
+      return { revoked: await revokeDeviceTokens(deps, req.clientId, req.deviceId) };
     },
     async GetDeviceHealth(req) {
-      return healthToProto(await health.health(req.clientId, req.deviceId));
+      return healthToProto(await phoneHealth(deps, req.clientId, req.deviceId));
     },
     async RequestDeviceLog(req) {
-      return { requestedAt: (await health.requestLog(req.clientId, req.deviceId)).toISOString() };
+      return { requestedAt: (await requestPhoneLog(deps, req.clientId, req.deviceId)).toISOString() };
     },
     async OwnedDevices(req) {
-      const owned = await devices.owned(req.devices.map((d) => ({ clientId: d.clientId, deviceId: d.deviceId })));
+      const owned = await ownedDevices(
+        deps,
+        req.devices.map((d) => ({ clientId: d.clientId, deviceId: d.deviceId })),
+      );
       return { devices: owned };
     },
   };

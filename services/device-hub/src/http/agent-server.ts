@@ -13,7 +13,7 @@ import {
   type RequestOrigin,
   type TlsSettings,
 } from '@smsgw/platform';
-import type { AuthenticatedDevice } from '../use-cases/devices.use-case';
+import type { AuthenticatedDevice } from '../use-cases/pairing.use-case';
 import type { TicketKeyRing } from './ticket-keys';
 import { PROTOCOL_VERSION } from '../sessions/agent-session';
 

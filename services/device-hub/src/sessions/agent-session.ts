@@ -35,7 +35,17 @@ import { ReportRelay } from './report-relay';
 import { SessionHealth, type SessionHealthDeps } from './session-health';
 import { canCarry, notDecryptable } from './encrypted-gate';
 import { SessionSims, type SessionSimsDeps } from './session-sims';
-import { HandedMessages } from '../use-cases/report-ownership.use-case';
+import { HandedMessages } from './handed-messages';
+import {
+  ackDeadlineMs,
+  holdWaitMs,
+  IDLE_AT_CONNECT,
+  idleWaitMs,
+  jittered,
+  MAX_MISSED_PONGS,
+  probeWaitMs,
+  retryWaitMs,
+} from '../domain/dispatch-timing';
 import type { MessageCalls } from './message-calls';
 
 export const CLOSE_REVOKED = 4001;
@@ -45,8 +55,6 @@ export const CLOSE_REPLACED = 4002;
 export const CLOSE_RESTART = 1012;
 /** The protocol the hub speaks (PROTOCOL.md): 2 adds `expires_at` and `not_sent`, 3 received SMS, 4 SIMs, 5 `received_retry`, 6 telemetry, logs and settings, 7 `digest`, 8 encrypted texts. */
 export const PROTOCOL_VERSION = 8;
-/** Empty claims counted for a phone that just connected: its first idle wait is the longest (idleSweepMaxMs). */
-const IDLE_AT_CONNECT = 20;
 /** How long the first claim waits for the agent's first frame (its agent_hello, if any: protocol 3 and later). */
 const HELLO_WAIT_MS = 1000;
 
@@ -211,7 +219,7 @@ export class AgentSession {
   }
 
   private ping(): void {
-    if (this.missedPongs >= 2) {
+    if (this.missedPongs >= MAX_MISSED_PONGS) {
       this.closeReason = 'missed_pongs';
       this.ws.terminate();
       return;
@@ -295,7 +303,7 @@ export class AgentSession {
     const usable = this.health.usable(simsWithRoom);
     if (usable) return usable;
     if (this.health.allBlocked()) await this.health.releaseIfDue();
-    await this.sleep(Math.min(sweepMs, this.health.msUntilProbe() + 5), 'reload');
+    await this.sleep(probeWaitMs(sweepMs, this.health.msUntilProbe()), 'reload');
     return undefined;
   }
 
@@ -331,7 +339,7 @@ export class AgentSession {
         if (!simsWithRoom) continue;
         const holdMs = await this.sims.holdMs(simsWithRoom, (slot) => this.pacer.pauseLeftMs(slot));
         if (holdMs > 0) {
-          await this.sleep(holdMs + 5, 'reload');
+          await this.sleep(holdWaitMs(holdMs), 'reload');
           continue;
         }
         if (this.closed) break;
@@ -342,20 +350,16 @@ export class AgentSession {
           claimed = await untraced(() => this.deps.calls.claim(request));
         } catch (err) {
           this.log.warn({ err }, 'claiming the next message failed; retrying');
-          await this.sleep(1000 + Math.random() * 1000);
+          await this.sleep(retryWaitMs());
           continue;
         }
         const sms = claimed.message;
         if (!sms?.messageId) {
-          // Sleep until a wake-up, or until the sweep covers a lost one: twice as long each time the
-          // queue is found empty again, up to idleSweepMaxMs, so that an idle fleet does not poll.
-          const idleMs = Math.min(
-            Math.max(dispatch.sweepMs, dispatch.idleSweepMaxMs),
-            dispatch.sweepMs * 2 ** Math.min(this.emptyClaims++, 20),
-          );
+          // Sleep until a wake-up, or until the sweep covers a lost one (the idle back-off).
+          const idleMs = idleWaitMs(dispatch, this.emptyClaims++);
           // A wake-up that came while the claim was answered found no wait to end: claim again now.
           if (this.workWhileClaiming) continue;
-          await this.sleep(idleMs * (0.8 + Math.random() * 0.4), 'work');
+          await this.sleep(jittered(idleMs), 'work');
           continue;
         }
         this.emptyClaims = 0;
@@ -386,7 +390,7 @@ export class AgentSession {
     const { leaseMs } = this.deps.config.dispatch;
     this.handed.add(sms.messageId);
     const acked = new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), Math.max(1000, leaseMs - 2000));
+      const timer = setTimeout(() => resolve(false), ackDeadlineMs(leaseMs));
       this.ackWaiter = {
         messageId: sms.messageId,
         resolve: (value) => {

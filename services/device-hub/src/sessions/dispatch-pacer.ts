@@ -1,6 +1,6 @@
 import type { LogSink } from '@smsgw/platform';
 import { hasCountLimits, longestLimitedWindowMs, room, type DeviceLimits } from '../domain/limits';
-import { pacingDelay } from '../domain/pairing';
+import { pacingDelay, retryWaitMs, roomWaitMs } from '../domain/dispatch-timing';
 import type { UsageStore } from '../data/usage.store';
 
 const LIMITS_MAX_AGE_MS = 60_000;
@@ -88,10 +88,10 @@ export class DispatchPacer {
       const found = await this.room();
       if (found.ok) return { waitMs: 0, simsWithRoom: found.simsWithRoom };
       log.debug({ wait_ms: found.waitMs, reason: found.reason }, 'no room to send; waiting');
-      return { waitMs: Math.min(found.waitMs + 5, recheckMs), simsWithRoom: [] };
+      return { waitMs: roomWaitMs(found.waitMs, recheckMs), simsWithRoom: [] };
     } catch (err) {
       log.warn({ err }, 'checking the room to send failed; retrying');
-      return { waitMs: 1000 + Math.random() * 1000, simsWithRoom: [] };
+      return { waitMs: retryWaitMs(), simsWithRoom: [] };
     }
   }
 

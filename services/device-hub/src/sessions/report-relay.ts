@@ -3,7 +3,8 @@ import type { message } from '@smsgw/proto';
 import type { DeviceRow } from '../data/device-row';
 import type { ReportPublisher } from '../events/report.publisher';
 import type { MessageCalls } from './message-calls';
-import { deviceOwnsMessage, reportsRefused, type HandedMessages } from '../use-cases/report-ownership.use-case';
+import { deviceOwnsMessage, reportsRefused } from '../use-cases/report-ownership.use-case';
+import type { HandedMessages } from './handed-messages';
 
 export interface ReportRelayDeps {
   messages: PromiseClient<message.MessageServiceClient>;
@@ -36,7 +37,7 @@ export class ReportRelay {
   async relay(report: AgentReport, fromPhone = true): Promise<void> {
     let owned: boolean;
     try {
-      owned = this.handed.has(report.message_id) || (await deviceOwnsMessage(this.deps.messages, this.device, report.message_id));
+      owned = this.handed.has(report.message_id) || (await deviceOwnsMessage(this.deps, this.device, report.message_id));
     } catch (err) {
       this.log.warn({ err, message_id: report.message_id }, "checking the report's message failed; the agent will send it again");
       return;

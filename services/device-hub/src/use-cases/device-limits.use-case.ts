@@ -2,11 +2,10 @@ import type { DeviceRepository } from '../data/device.repository';
 import { limitsOf, simsOfRow } from '../data/device-row';
 import type { UsageKey, UsageStore } from '../data/usage.store';
 import { hasRoom, validateLimits, type DeviceLimits, type Usage } from '../domain/limits';
-import { simHealthSettingsOf, type SimHealth, type SimHealthSettings } from '../domain/sim-health';
+import { everySimBlocked, simHealthSettingsOf, type SimHealth, type SimHealthSettings } from '../domain/sim-health';
 import type { SimInfo } from '../domain/sims';
-import { everySimBlocked } from './sim-health.use-case';
 import type { SessionRegistry } from '../sessions/session-registry';
-import type { DeviceUseCases, DeviceView } from './devices.use-case';
+import { getDevice, type DeviceLookup, type DeviceView } from './devices.use-case';
 
 /** One SIM of a device as the API shows it: what it sent in the limits' windows, whether it may send now. */
 export interface SimView extends SimInfo {
@@ -38,67 +37,73 @@ export interface HealthSource {
 const NO_USAGE: Usage = { lastMinute: 0, lastHour: 0, lastDay: 0 };
 
 /** Per-phone limits and hours: setting them, and the usage and room of devices for their views. */
-export class DeviceLimitsUseCases {
-  constructor(
-    private readonly devices: Pick<DeviceUseCases, 'get'>,
-    private readonly repo: Pick<DeviceRepository, 'setLimits'>,
-    private readonly usage: Pick<UsageStore, 'counts'>,
-    private readonly sessions: Pick<SessionRegistry, 'reload'>,
-    private readonly health: HealthSource,
-    private readonly clock: () => number = Date.now,
-  ) {}
+export interface DeviceLimitsDeps extends DeviceLookup {
+  repo: Pick<DeviceRepository, 'find' | 'setLimits'>;
+  usage: Pick<UsageStore, 'counts'>;
+  sessions: Pick<SessionRegistry, 'reload'>;
+  health: HealthSource;
+  clock: () => number;
+}
 
-  /**
-   * The views with limits, usage and room, the phone's and each SIM's (one Redis round trip for
-   * all), and their SIMs' health: a quarantined SIM has no room. `fresh` false (the automatic
-   * choice): the states of the SIMs not healthy as read within the last seconds, without results.
-   */
-  async withUsage(views: DeviceView[], fresh = true): Promise<LimitedDeviceView[]> {
-    const now = this.clock();
-    const healthOf = fresh ? this.health.of(views.map((v) => v.device.device_id)) : this.health.unhealthy();
-    const keys: UsageKey[] = [];
-    const perView = views.map((view) => {
-      const deviceId = view.device.device_id;
-      const sims = simsOfRow(view.device);
-      const phoneAt = keys.push({ deviceId }) - 1;
-      // With one SIM, the SIM is the phone: its usage and room are the phone's.
-      const simAt = sims.length >= 2 ? sims.map((sim) => keys.push({ deviceId, slot: sim.slot }) - 1) : sims.map(() => phoneAt);
-      return { view, sims, phoneAt, simAt };
+/**
+ * The views with limits, usage and room, the phone's and each SIM's (one Redis round trip for
+ * all), and their SIMs' health: a quarantined SIM has no room. `fresh` false (the automatic
+ * choice): the states of the SIMs not healthy as read within the last seconds, without results.
+ */
+export async function withUsage(
+  deps: Pick<DeviceLimitsDeps, 'usage' | 'health' | 'clock'>,
+  views: DeviceView[],
+  fresh = true,
+): Promise<LimitedDeviceView[]> {
+  const now = deps.clock();
+  const healthOf = fresh ? deps.health.of(views.map((v) => v.device.device_id)) : deps.health.unhealthy();
+  const keys: UsageKey[] = [];
+  const perView = views.map((view) => {
+    const deviceId = view.device.device_id;
+    const sims = simsOfRow(view.device);
+    const phoneAt = keys.push({ deviceId }) - 1;
+    // With one SIM, the SIM is the phone: its usage and room are the phone's.
+    const simAt = sims.length >= 2 ? sims.map((sim) => keys.push({ deviceId, slot: sim.slot }) - 1) : sims.map(() => phoneAt);
+    return { view, sims, phoneAt, simAt };
+  });
+  const [counts, health] = await Promise.all([deps.usage.counts(keys, now), healthOf]);
+  return perView.map(({ view, sims, phoneAt, simAt }) => {
+    const limits = limitsOf(view.device);
+    const used = counts[phoneAt] ?? NO_USAGE;
+    const simHealth = health.get(view.device.device_id) ?? [];
+    const usable = (slot: number) => !everySimBlocked(simHealth, [slot], now);
+    const simViews = sims.map((sim, i) => {
+      const simUsed = counts[simAt[i]!] ?? NO_USAGE;
+      return { ...sim, usage: simUsed, hasRoom: hasRoom(now, limits, simUsed) && (sims.length < 2 || usable(sim.slot)) };
     });
-    const [counts, health] = await Promise.all([this.usage.counts(keys, now), healthOf]);
-    return perView.map(({ view, sims, phoneAt, simAt }) => {
-      const limits = limitsOf(view.device);
-      const used = counts[phoneAt] ?? NO_USAGE;
-      const simHealth = health.get(view.device.device_id) ?? [];
-      const usable = (slot: number) => !everySimBlocked(simHealth, [slot], now);
-      const simViews = sims.map((sim, i) => {
-        const simUsed = counts[simAt[i]!] ?? NO_USAGE;
-        return { ...sim, usage: simUsed, hasRoom: hasRoom(now, limits, simUsed) && (sims.length < 2 || usable(sim.slot)) };
-      });
-      const room =
-        sims.length >= 2
-          ? simViews.some((s) => s.hasRoom)
-          : hasRoom(now, limits, used) &&
-            !everySimBlocked(
-              simHealth,
-              sims.map((s) => s.slot),
-              now,
-            );
-      const simHealthSettings = simHealthSettingsOf(view.device.sim_health_settings);
-      return { ...view, limits, usage: used, hasRoom: room, sims: simViews, simHealthSettings, simHealth };
-    });
-  }
+    const room =
+      sims.length >= 2
+        ? simViews.some((s) => s.hasRoom)
+        : hasRoom(now, limits, used) &&
+          !everySimBlocked(
+            simHealth,
+            sims.map((s) => s.slot),
+            now,
+          );
+    const simHealthSettings = simHealthSettingsOf(view.device.sim_health_settings);
+    return { ...view, limits, usage: used, hasRoom: room, sims: simViews, simHealthSettings, simHealth };
+  });
+}
 
-  /**
-   * Stores the client's device's limits (all of them: a field at 0 or empty is none) and tells
-   * the replica holding its phone to read them again. VALIDATION_ERROR for impossible values.
-   */
-  async setLimits(clientId: string, deviceId: string, input: Partial<DeviceLimits>): Promise<LimitedDeviceView> {
-    const limits = validateLimits(input);
-    await this.devices.get(clientId, deviceId);
-    await this.repo.setLimits(deviceId, limits);
-    this.sessions.reload(deviceId);
-    const [view] = await this.withUsage([await this.devices.get(clientId, deviceId)]);
-    return view!;
-  }
+/**
+ * Stores the client's device's limits (all of them: a field at 0 or empty is none) and tells
+ * the replica holding its phone to read them again. VALIDATION_ERROR for impossible values.
+ */
+export async function setDeviceLimits(
+  deps: DeviceLimitsDeps,
+  clientId: string,
+  deviceId: string,
+  input: Partial<DeviceLimits>,
+): Promise<LimitedDeviceView> {
+  const limits = validateLimits(input);
+  await getDevice(deps, clientId, deviceId);
+  await deps.repo.setLimits(deviceId, limits);
+  deps.sessions.reload(deviceId);
+  const [view] = await withUsage(deps, [await getDevice(deps, clientId, deviceId)]);
+  return view!;
 }

@@ -17,38 +17,16 @@ export const reportsRefused = counter(
  * again.
  */
 export async function deviceOwnsMessage(
-  messages: Pick<PromiseClient<message.MessageServiceClient>, 'getMessage'>,
+  deps: { messages: Pick<PromiseClient<message.MessageServiceClient>, 'getMessage'> },
   device: { device_id: string; client_id: string },
   messageId: string,
 ): Promise<boolean> {
   try {
     // Phones carry only live messages: test-mode ones are the hub's simulator's.
-    const found = await messages.getMessage({ clientId: device.client_id, messageId, mode: 'MODE_LIVE' });
+    const found = await deps.messages.getMessage({ clientId: device.client_id, messageId, mode: 'MODE_LIVE' });
     return found.deviceId === device.device_id;
   } catch (err) {
     if (err instanceof AppError && (err.code === 'MESSAGE_NOT_FOUND' || err.code === 'VALIDATION_ERROR')) return false;
     throw err;
-  }
-}
-
-/**
- * The messages one session handed to its phone, newest last, at most `limit`:
- * a report on one of them needs no question to the message service.
- */
-export class HandedMessages {
-  /** Made at the first message: an idle phone's session holds none. */
-  private ids?: Set<string>;
-
-  constructor(private readonly limit = 1000) {}
-
-  add(messageId: string): void {
-    const ids = (this.ids ??= new Set<string>());
-    ids.delete(messageId);
-    ids.add(messageId);
-    if (ids.size > this.limit) ids.delete(ids.values().next().value!);
-  }
-
-  has(messageId: string): boolean {
-    return this.ids?.has(messageId) ?? false;
   }
 }

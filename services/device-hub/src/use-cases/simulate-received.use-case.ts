@@ -3,7 +3,7 @@ import { AppError, MAX_SMS_CHARACTERS, smsCharacters, type ErrorDetail } from '@
 import type { ReceivedPublisher } from '../events/received.publisher';
 import type { SimulateOrder } from '../sessions/received-relay';
 import type { SessionRegistry } from '../sessions/session-registry';
-import type { DeviceUseCases } from './devices.use-case';
+import { getDevice, type DeviceLookup } from './devices.use-case';
 
 /** SimulateReceived as the RPC gives it (mode: 0 or 1 live, 2 test; sim 0: the phone's first SIM). */
 export interface SimulateReceivedInput {
@@ -32,40 +32,38 @@ export function validateSimulateReceived(input: SimulateReceivedInput): Simulate
   return { from, text: input.text, ...(input.sim > 0 ? { sim: input.sim } : {}), test: input.mode === MODE_TEST };
 }
 
+/** What simulating a received SMS takes: the device, the replica's sessions, the received events, the clock. */
+export interface SimulateReceivedDeps extends DeviceLookup {
+  sessions: Pick<SessionRegistry, 'simulateReceived'>;
+  received: Pick<ReceivedPublisher, 'publish'>;
+  clock: () => number;
+}
+
 /**
  * Makes a client's phone receive an SMS, for tests and demonstrations. Live: the replica holding
  * the phone tells its agent (a simulator driver of protocol 3 only), which relays it as any
  * received SMS; the answer comes once the order is sent, with no id (the phone makes it).
  * Test: the hub records it at once as the phone would, with an id of its own, returned.
  */
-export class SimulateReceivedUseCase {
-  constructor(
-    private readonly devices: Pick<DeviceUseCases, 'get'>,
-    private readonly sessions: Pick<SessionRegistry, 'simulateReceived'>,
-    private readonly received: Pick<ReceivedPublisher, 'publish'>,
-    private readonly clock: () => number = Date.now,
-  ) {}
-
-  async simulate(input: SimulateReceivedInput): Promise<{ receivedId: string }> {
-    const { test, ...sms } = validateSimulateReceived(input);
-    const { device, online } = await this.devices.get(input.clientId, input.deviceId);
-    if (test) {
-      const receivedId = randomUUID();
-      await this.received.publish({
-        received_id: receivedId,
-        device_id: device.device_id,
-        client_id: device.client_id,
-        mode: 'test',
-        from: sms.from,
-        text: sms.text,
-        // No SIM given: the phone's first one.
-        sim: sms.sim ?? 1,
-        received_at: new Date(this.clock()).toISOString(),
-      });
-      return { receivedId };
-    }
-    if (!online) throw new AppError('DEVICE_OFFLINE');
-    this.sessions.simulateReceived(device.device_id, sms);
-    return { receivedId: '' };
+export async function simulateReceived(deps: SimulateReceivedDeps, input: SimulateReceivedInput): Promise<{ receivedId: string }> {
+  const { test, ...sms } = validateSimulateReceived(input);
+  const { device, online } = await getDevice(deps, input.clientId, input.deviceId);
+  if (test) {
+    const receivedId = randomUUID();
+    await deps.received.publish({
+      received_id: receivedId,
+      device_id: device.device_id,
+      client_id: device.client_id,
+      mode: 'test',
+      from: sms.from,
+      text: sms.text,
+      // No SIM given: the phone's first one.
+      sim: sms.sim ?? 1,
+      received_at: new Date(deps.clock()).toISOString(),
+    });
+    return { receivedId };
   }
+  if (!online) throw new AppError('DEVICE_OFFLINE');
+  deps.sessions.simulateReceived(device.device_id, sms);
+  return { receivedId: '' };
 }

@@ -16,9 +16,9 @@ import {
 } from '@smsgw/testing';
 import { loadDeviceHubConfig } from '../../src/config';
 import { DeviceRepository } from '../../src/data/device.repository';
-import { PairingAttemptStore } from '../../src/data/pairing-attempts.store';
 import { PresenceStore } from '../../src/data/presence.store';
-import { DeviceUseCases } from '../../src/use-cases/devices.use-case';
+import { createDevice, rotateCredentials } from '../../src/use-cases/device-credentials.use-case';
+import { authenticateDevice, batchedTokenFinder } from '../../src/use-cases/pairing.use-case';
 import { deviceHubCallers } from '../../src/grpc/device-hub.handlers';
 import { start } from '../../src/main';
 
@@ -166,22 +166,17 @@ export function postPair(hubUrl: string, caPem: string, body: unknown, fromAddre
  * password hash (what such tests check is the draws and the storage, not scrypt) and `repo` to
  * stand in for the repository where a test needs to.
  */
-export function deviceUseCasesOn(hub: HubCluster, repo: DeviceRepository = new DeviceRepository(hub.pool)): DeviceUseCases {
-  return new DeviceUseCases(
+export function deviceUseCasesOn(hub: HubCluster, repo: DeviceRepository = new DeviceRepository(hub.pool)) {
+  const deps = {
     repo,
-    new PresenceStore(hub.redis, 60_000),
-    new PairingAttemptStore(hub.redis),
-    {
-      codeTtlMs: 15 * 60_000,
-      rateLimit: 20,
-      rateWindowMs: 60_000,
-      maxFailures: 5,
-      lockMs: 60_000,
-      perDeviceMax: 5,
-      perDeviceWindowMs: 60_000,
-      maxDevicesPerClient: 0,
-      publicUrl: () => 'https://hub.example',
-    },
-    { hash: async (normalized) => hashSecret(normalized), matches: async () => false, isCurrent: () => true },
-  );
+    presence: new PresenceStore(hub.redis, 60_000),
+    passwords: { hash: async (normalized: string) => hashSecret(normalized) },
+    settings: { codeTtlMs: 15 * 60_000, maxDevicesPerClient: 0, publicUrl: () => 'https://hub.example' },
+    tokens: batchedTokenFinder(repo),
+  };
+  return {
+    create: (clientId: string, name: string) => createDevice(deps, clientId, name),
+    rotateCredentials: (clientId: string, deviceId: string) => rotateCredentials(deps, clientId, deviceId),
+    authenticate: (token: string) => authenticateDevice(deps, token),
+  };
 }

@@ -2,7 +2,7 @@ import { modeToProto } from '@smsgw/platform';
 import type { AuthContext } from '../http/context';
 import type { Upstreams } from './upstreams';
 
-/** The inbox's filters, checked ('' when absent). */
+/** The inbox's filters as the query gives them ('' when absent; `from` in its E.164 form when a number); the message service checks them. */
 export interface InboxQuery {
   page: number;
   limit: number;

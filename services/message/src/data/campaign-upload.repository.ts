@@ -1,5 +1,5 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
-import type { Mode } from './message-row';
+import type { Mode } from '../domain/message-row';
 
 export interface CampaignUploadRow {
   upload_id: string;

@@ -1,6 +1,7 @@
 import { inTransaction, type Pool, type PoolClient } from '@smsgw/platform';
 import type { Page } from '../domain/history';
-import { UNTAKEN, type MessageRow, type Mode } from './message-row';
+import type { MessageRow, Mode } from '../domain/message-row';
+import { UNTAKEN } from './message-conditions';
 
 export type CampaignStatus = 'running' | 'paused' | 'cancelled';
 

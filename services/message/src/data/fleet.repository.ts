@@ -1,5 +1,6 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
-import { CLAIMABLE, type MessageRow } from './message-row';
+import type { MessageRow } from '../domain/message-row';
+import { CLAIMABLE } from './message-conditions';
 
 /** Why a phone's messages are taken off it: the code of their `moved` attempt. */
 export type ReleaseCode = 'DEVICE_OFFLINE' | 'DEVICE_REMOVED' | 'SIM_QUARANTINED';

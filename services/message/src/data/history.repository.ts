@@ -1,7 +1,7 @@
 import { inTransaction, splitByDay, type CreatedRange, type Pool, type StatsPeriod } from '@smsgw/platform';
 import { SEARCH_MAX_RESULTS, type HistoryFilter, type Page } from '../domain/history';
 import type { DayCounts } from '../domain/stats';
-import type { MessageRow, Mode } from './message-row';
+import type { MessageRow, Mode } from '../domain/message-row';
 import { foldReceived } from './received.repository';
 
 /** What a retention run removed: messages, and received SMS. */

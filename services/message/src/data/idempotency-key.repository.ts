@@ -1,5 +1,5 @@
 import type { Pool } from '@smsgw/platform';
-import type { Mode, StoredKey } from './message-row';
+import type { Mode, StoredKey } from '../domain/message-row';
 
 /**
  * What stored Idempotency-Keys point to. The keys are written by the

@@ -1,6 +1,7 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
 import { ALLOWED_FROM, type ReportedStatus } from '../domain/message-status';
-import { CLAIMABLE, EVENT_FIELDS, UNTAKEN, type EventFields, type MessageRow, type Mode } from './message-row';
+import { EVENT_FIELDS, type EventFields, type MessageRow, type Mode } from '../domain/message-row';
+import { CLAIMABLE, UNTAKEN } from './message-conditions';
 
 /**
  * The messages once stored: reading them, and moving their status (cancel,

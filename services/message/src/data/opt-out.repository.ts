@@ -1,7 +1,8 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
 import type { Page } from '../domain/history';
 import { DEFAULT_SETTINGS, type OptOutSettings, type OptOutSource } from '../domain/opt-out';
-import { UNTAKEN, type MessageRow, type Mode } from './message-row';
+import type { MessageRow, Mode } from '../domain/message-row';
+import { UNTAKEN } from './message-conditions';
 
 export interface OptOutRow {
   client_id: string;

@@ -1,6 +1,6 @@
 import { FAILURE_MESSAGES, type Pool, type PoolClient } from '@smsgw/platform';
 import { EXACT_UP_TO } from '../domain/queue-order';
-import type { MessageRow, NewMessage } from './message-row';
+import type { MessageRow, NewMessage } from '../domain/message-row';
 
 /**
  * Inserts an OTP's SMS (see `QueueRepository.insertOtp`): queued, or

@@ -1,6 +1,6 @@
 import { FAILURE_MESSAGES, type Pool, type PoolClient } from '@smsgw/platform';
 import { aheadWithin, EXACT_UP_TO } from '../domain/queue-order';
-import type { MessageRow, NewBatch, NewMessage, PlacedMessage } from './message-row';
+import type { MessageRow, NewBatch, NewMessage, PlacedMessage } from '../domain/message-row';
 
 /**
  * The statement that stores messages where the claim will find them (see

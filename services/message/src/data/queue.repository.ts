@@ -1,7 +1,6 @@
 import { inTransaction, type Pool, type PoolClient } from '@smsgw/platform';
 import { assignClaims, EXACT_UP_TO, type BatchedClaim, type FleetCandidate, type QueueHead } from '../domain/queue-order';
 import {
-  CLAIMABLE,
   CLAIMED_FIELDS,
   type ClaimedFields,
   type MessageRow,
@@ -9,7 +8,8 @@ import {
   type NewBatch,
   type NewMessage,
   type PlacedMessage,
-} from './message-row';
+} from '../domain/message-row';
+import { CLAIMABLE } from './message-conditions';
 import { insertOtpRow } from './otp-insert';
 import { insertQueuedRows } from './queue-insert';
 

@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from '@smsgw/platform';
 import { SEARCH_MAX_RESULTS, type Page } from '../domain/history';
 import type { KeywordMatch } from '../domain/opt-out';
 import { REPLY_WINDOW_HOURS, type ReceivedFilter, type ReplyTarget } from '../domain/received';
-import type { Mode } from './message-row';
+import type { Mode } from '../domain/message-row';
 
 export interface ReceivedRow {
   id: string;

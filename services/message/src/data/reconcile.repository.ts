@@ -1,6 +1,6 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
 import type { RepairKind, ServerMessage } from '../domain/reconcile';
-import type { MessageRow } from './message-row';
+import type { MessageRow } from '../domain/message-row';
 
 /** A repair a digest made, as `recordRepairs` stores it. */
 export interface RepairRecord {

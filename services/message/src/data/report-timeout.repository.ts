@@ -1,5 +1,5 @@
 import { FAILURE_MESSAGES, inTransaction, type Pool } from '@smsgw/platform';
-import type { MessageRow } from './message-row';
+import type { MessageRow } from '../domain/message-row';
 
 /**
  * Messages a phone accepted (`accepted_at` set, status still `queued`) and

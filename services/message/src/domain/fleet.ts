@@ -1,5 +1,5 @@
 import { AppError, FAILURE_MESSAGES } from '@smsgw/platform';
-import type { EarlierAttempt, MessageRow } from '../data/message-row';
+import type { EarlierAttempt, MessageRow } from './message-row';
 
 /** Why the hub takes a phone's messages off it. */
 export type ReleaseReason = 'OFFLINE' | 'REMOVED' | 'QUARANTINED';

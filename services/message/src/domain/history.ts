@@ -43,38 +43,66 @@ export const SEARCH_MAX_RESULTS = 1_000;
 /** Shorter terms have no trigram: nothing but reading every message could find them. */
 export const SEARCH_MIN_LENGTH = 3;
 
+/** The longest search taken: a longer one is cut to its first 200 characters. */
+export const SEARCH_MAX_LENGTH = 200;
+
+/**
+ * The search as taken: at most SEARCH_MAX_LENGTH characters, cut between code points (a cut
+ * pair would be a lone surrogate), and at least SEARCH_MIN_LENGTH (VALIDATION_ERROR naming
+ * `search`, SEARCH_TOO_SHORT); '' when none. The history's and the inbox's rule.
+ */
+export function searchTerm(search: string): string {
+  const term = Array.from(search).slice(0, SEARCH_MAX_LENGTH);
+  if (term.length > 0 && term.length < SEARCH_MIN_LENGTH) {
+    throw new AppError('VALIDATION_ERROR', {
+      message: `La recherche (search) doit contenir au moins ${SEARCH_MIN_LENGTH} caractères.`,
+      details: [{ field: 'search', code: 'SEARCH_TOO_SHORT' }],
+    });
+  }
+  return term.join('');
+}
+
 /** `%`, `_` and the escape character itself are literal in a user's search. */
 export function containsPattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export function historyFilter(req: {
+/** A history request as the gateway and the dashboard send it ('' or 0 when a field is absent). */
+export interface HistoryRequest {
+  page: number;
+  limit: number;
   status: string;
   to: string;
   fromDate: string;
   toDate: string;
   deviceId: string;
   search: string;
-}): HistoryFilter {
+}
+
+/**
+ * The history's rules, whoever asks: a known status (VALIDATION_ERROR naming `status`, detail
+ * INVALID_STATUS; the public API names it INVALID_STATUS), the page and limit (`pageOf`), the
+ * search (`searchTerm`), then the dates (`historyRange`: ISO 8601, from before to). Checked in
+ * that order: the first failing rule is the answer. The edges only read the query string into
+ * the request (integers, storable text, a number in its E.164 form).
+ */
+export function historyRequest(req: HistoryRequest): { page: Page; filter: HistoryFilter } {
   if (req.status && !MESSAGE_STATUSES.includes(req.status as MessageStatus)) {
     throw new AppError('VALIDATION_ERROR', {
       message: `Statut inconnu : valeurs possibles ${MESSAGE_STATUSES.join(', ')}.`,
       details: [{ field: 'status', code: 'INVALID_STATUS' }],
     });
   }
-  if (req.search && [...req.search].length < SEARCH_MIN_LENGTH) {
-    throw new AppError('VALIDATION_ERROR', {
-      message: `La recherche (search) doit contenir au moins ${SEARCH_MIN_LENGTH} caractères.`,
-      details: [{ field: 'search', code: 'SEARCH_TOO_SHORT' }],
-    });
-  }
-  return {
+  const page = pageOf(req.page, req.limit);
+  const search = searchTerm(req.search);
+  const filter: HistoryFilter = {
     ...historyRange(req.fromDate, req.toDate),
     ...(req.status ? { status: req.status as MessageStatus } : {}),
     ...(req.to ? { to: req.to } : {}),
     ...(req.deviceId ? { deviceId: req.deviceId } : {}),
-    ...(req.search ? { textPattern: containsPattern(req.search) } : {}),
+    ...(search ? { textPattern: containsPattern(search) } : {}),
   };
+  return { page, filter };
 }
 
 /** ceil(total / limit): 0 pages when there is nothing. */

@@ -1,6 +1,6 @@
 import { isEnvelope } from '@smsgw/e2e-envelope';
 import { AppError, isStorableJson, isStorableText, measureSms, newId } from '@smsgw/platform';
-import type { Idempotency, MessageRow, Mode, NewMessage } from '../data/message-row';
+import type { Idempotency, MessageRow, Mode, NewMessage } from './message-row';
 import { checkSendRules } from './send-rules';
 
 /** A send's own fields, as the gateway gives them. */

@@ -1,6 +1,5 @@
 import { isEnvelope } from '@smsgw/e2e-envelope';
 import {
-  AppError,
   countryOf,
   decodeJsonPayload,
   e164InCountry,
@@ -9,7 +8,7 @@ import {
   type AgentReceived,
   type PublicEvent,
 } from '@smsgw/platform';
-import { containsPattern, SEARCH_MIN_LENGTH } from './history';
+import { containsPattern, pageOf, searchTerm, type Page } from './history';
 
 /** The id prefix of received records: `rcv_` then a ULID, as message ids (`msg_`). */
 export const RECEIVED_PREFIX = 'rcv_';
@@ -24,22 +23,34 @@ export interface ReceivedFilter {
   textPattern?: string;
 }
 
-/** The inbox filters, with the history's rules for dates and search (same errors). */
-export function receivedFilter(req: { from: string; deviceId: string; fromDate: string; toDate: string; search: string }): ReceivedFilter {
-  if (req.search && [...req.search].length < SEARCH_MIN_LENGTH) {
-    throw new AppError('VALIDATION_ERROR', {
-      message: `La recherche (search) doit contenir au moins ${SEARCH_MIN_LENGTH} caractères.`,
-      details: [{ field: 'search', code: 'SEARCH_TOO_SHORT' }],
-    });
-  }
+/** An inbox request as the gateway and the dashboard send it ('' or 0 when a field is absent). */
+export interface ReceivedRequest {
+  page: number;
+  limit: number;
+  from: string;
+  deviceId: string;
+  fromDate: string;
+  toDate: string;
+  search: string;
+}
+
+/**
+ * The inbox's rules, the history's (same errors): the page and limit, the search, then the
+ * dates, which bound received_at as the history's bound created_at. `from` is matched as given:
+ * the edges put a number in its E.164 form.
+ */
+export function receivedRequest(req: ReceivedRequest): { page: Page; filter: ReceivedFilter } {
+  const page = pageOf(req.page, req.limit);
+  const search = searchTerm(req.search);
   const range = historyRange(req.fromDate, req.toDate);
-  return {
+  const filter: ReceivedFilter = {
     ...(req.from ? { from: req.from } : {}),
     ...(req.deviceId ? { deviceId: req.deviceId } : {}),
     ...(range.from ? { since: range.from } : {}),
     ...(range.until ? { until: range.until } : {}),
-    ...(req.search ? { textPattern: containsPattern(req.search) } : {}),
+    ...(search ? { textPattern: containsPattern(search) } : {}),
   };
+  return { page, filter };
 }
 
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length > 0;

@@ -1,6 +1,6 @@
 // When a `sent` message has waited long enough for its delivery report to be shown as "sent, no
 // report" (docs/api/sending.md). Its status stays `sent`: a report that still comes moves it on.
-import type { MessageRow } from '../data/message-row';
+import type { MessageRow } from './message-row';
 
 /** The validity SMS centres commonly give a message when the sender sets none. */
 export const DEFAULT_VALIDITY_MS = 72 * 3600_000;

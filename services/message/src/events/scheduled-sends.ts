@@ -1,6 +1,6 @@
 import type { Logger, Nats, PromiseClient } from '@smsgw/platform';
 import type { scheduler } from '@smsgw/proto';
-import type { MessageRow } from '../data/message-row';
+import type { MessageRow } from '../domain/message-row';
 
 /** The payload of a scheduled message's timer. */
 export interface DueTimerPayload {

@@ -6,7 +6,7 @@ import {
   type PublicEventKind,
   type Span,
 } from '@smsgw/platform';
-import type { EventFields } from '../data/message-row';
+import type { EventFields } from '../domain/message-row';
 
 const KIND_OF = { sent: 'sms.sent', delivered: 'sms.delivered', failed: 'sms.failed' } as const;
 

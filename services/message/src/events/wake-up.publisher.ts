@@ -1,5 +1,5 @@
 import type { Nats } from '@smsgw/platform';
-import type { MessageRow, PlacedMessage } from '../data/message-row';
+import type { MessageRow, PlacedMessage } from '../domain/message-row';
 
 /**
  * Hints that due messages wait: to the hub holding each phone that had

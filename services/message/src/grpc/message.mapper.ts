@@ -2,7 +2,7 @@ import { modeFromProto, modeToProto } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
 import type { CampaignUploadRow, UploadKey } from '../data/campaign-upload.repository';
 import type { CampaignKey, CampaignWithCounts } from '../data/campaign.repository';
-import type { ClaimedFields, MessageRow } from '../data/message-row';
+import type { ClaimedFields, MessageRow } from '../domain/message-row';
 import type { OptOutRow } from '../data/opt-out.repository';
 import type { OptOutSettings } from '../domain/opt-out';
 import type { ReceivedRow } from '../data/received.repository';

@@ -1,6 +1,6 @@
 import { counter, endSpan, startChildSpan, type AgentReport, type Logger, type Span } from '@smsgw/platform';
 import type { FleetRepository } from '../data/fleet.repository';
-import type { EventFields } from '../data/message-row';
+import type { EventFields } from '../domain/message-row';
 import type { MessageRepository } from '../data/message.repository';
 import { reportOutcome, type ReportedStatus } from '../domain/message-status';
 import { failureOf } from '../domain/report';

@@ -1,6 +1,6 @@
 import { AppError } from '@smsgw/platform';
 import type { CampaignUploadRow, UploadKey } from '../data/campaign-upload.repository';
-import type { Mode } from '../data/message-row';
+import type { Mode } from '../domain/message-row';
 import { isUploadId, newUploadId, uploadFields } from '../domain/campaign';
 import type { MessageService } from './message-service';
 

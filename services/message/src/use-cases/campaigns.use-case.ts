@@ -1,6 +1,6 @@
 import { AppError } from '@smsgw/platform';
 import type { CampaignKey, CampaignMove, CampaignWithCounts } from '../data/campaign.repository';
-import type { Mode } from '../data/message-row';
+import type { Mode } from '../domain/message-row';
 import { campaignName, newCampaignId } from '../domain/campaign';
 import { pageOf, totalPages } from '../domain/history';
 import type { OutgoingFields } from '../domain/outgoing-message';

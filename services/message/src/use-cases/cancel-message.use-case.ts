@@ -1,5 +1,5 @@
 import { AppError } from '@smsgw/platform';
-import type { MessageRow, Mode } from '../data/message-row';
+import type { MessageRow, Mode } from '../domain/message-row';
 import type { MessageService } from './message-service';
 
 /**

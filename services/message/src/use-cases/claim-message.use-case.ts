@@ -1,5 +1,5 @@
 import { AppError, counter, endSpan, openText, startSpanInTrace, untraced } from '@smsgw/platform';
-import type { ClaimedFields, MessageRow, Mode } from '../data/message-row';
+import type { ClaimedFields, MessageRow, Mode } from '../domain/message-row';
 import { reportedSim, slotsWithRoom } from '../domain/sim';
 import type { MessageService } from './message-service';
 

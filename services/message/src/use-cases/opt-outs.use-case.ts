@@ -1,5 +1,5 @@
 import { AppError, FAILURE_MESSAGES } from '@smsgw/platform';
-import type { MessageRow, Mode, NewMessage } from '../data/message-row';
+import type { MessageRow, Mode, NewMessage } from '../domain/message-row';
 import { recipientKey, type OptOutRow, type Recipient } from '../data/opt-out.repository';
 import { pageOf, totalPages } from '../domain/history';
 import { ADDABLE_SOURCES, validateSettings, type OptOutSettings, type OptOutSource } from '../domain/opt-out';

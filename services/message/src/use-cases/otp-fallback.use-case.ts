@@ -1,6 +1,6 @@
 import { counter } from '@smsgw/platform';
 import type { FleetRepository } from '../data/fleet.repository';
-import type { MessageRow } from '../data/message-row';
+import type { MessageRow } from '../domain/message-row';
 import type { WakeUpPublisher } from '../events/wake-up.publisher';
 
 /** What the fallback works with: the fleet's SQL and the client's phones' wake-up. */

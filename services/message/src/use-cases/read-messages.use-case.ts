@@ -1,6 +1,6 @@
 import { AppError, statsPeriod } from '@smsgw/platform';
-import type { MessageRow, Mode } from '../data/message-row';
-import { historyFilter, pageOf, totalPages } from '../domain/history';
+import type { MessageRow, Mode } from '../domain/message-row';
+import { historyRequest, totalPages, type HistoryRequest } from '../domain/history';
 import { summarize, type StatsSummary } from '../domain/stats';
 import type { MessageService } from './message-service';
 
@@ -31,13 +31,10 @@ export async function queueDepths(service: MessageService, deviceIds: string[], 
   return Object.fromEntries(deviceIds.map((id) => [id, depths.get(id) ?? 0]));
 }
 
-/** The filters and page of a history request, as the gateway passes them on. */
-export type HistoryQuery = Parameters<typeof historyFilter>[0] & { page: number; limit: number };
-
 /** One page of a client's history, newest first, with the page counts. */
-export async function listMessages(service: MessageService, clientId: string, mode: Mode, query: HistoryQuery) {
-  const page = pageOf(query.page, query.limit);
-  const { rows, total } = await service.history.list(clientId, mode, historyFilter(query), page);
+export async function listMessages(service: MessageService, clientId: string, mode: Mode, query: HistoryRequest) {
+  const { page, filter } = historyRequest(query);
+  const { rows, total } = await service.history.list(clientId, mode, filter, page);
   return { rows, page: page.page, perPage: page.limit, totalPages: totalPages(total, page.limit), totalItems: total };
 }
 

@@ -1,17 +1,14 @@
 import { AppError } from '@smsgw/platform';
-import type { Mode } from '../data/message-row';
+import type { Mode } from '../domain/message-row';
 import type { ReceivedRow } from '../data/received.repository';
-import { pageOf, totalPages } from '../domain/history';
-import { RECEIVED_PREFIX, receivedFilter } from '../domain/received';
+import { totalPages } from '../domain/history';
+import { RECEIVED_PREFIX, receivedRequest, type ReceivedRequest } from '../domain/received';
 import type { MessageService } from './message-service';
 
-/** The filters and page of an inbox request, as the gateway passes them on. */
-export type ReceivedQuery = Parameters<typeof receivedFilter>[0] & { page: number; limit: number };
-
 /** One page of a client's received SMS in a mode, newest first, with the page counts (as listMessages). */
-export async function listReceived(service: MessageService, clientId: string, mode: Mode, query: ReceivedQuery) {
-  const page = pageOf(query.page, query.limit);
-  const { rows, total } = await service.received.list(clientId, mode, receivedFilter(query), page);
+export async function listReceived(service: MessageService, clientId: string, mode: Mode, query: ReceivedRequest) {
+  const { page, filter } = receivedRequest(query);
+  const { rows, total } = await service.received.list(clientId, mode, filter, page);
   return { rows, page: page.page, perPage: page.limit, totalPages: totalPages(total, page.limit), totalItems: total };
 }
 

@@ -1,5 +1,5 @@
 import { AppError, currentTraceparent, newId, type PoolClient } from '@smsgw/platform';
-import type { MessageRow, PlacedMessage } from '../data/message-row';
+import type { MessageRow, PlacedMessage } from '../domain/message-row';
 import { isRefusedData, refusedError } from '../data/sql-errors';
 import { ttlOf } from '../domain/fleet';
 import { repliesOf, requestedSim } from '../domain/sim';

@@ -1,5 +1,5 @@
 import { AppError, activeSpan, endSpan, startSpanInTrace, traceparentOf, withSpan } from '@smsgw/platform';
-import type { NewMessage, PlacedMessage } from '../data/message-row';
+import type { NewMessage, PlacedMessage } from '../domain/message-row';
 import { isRefusedData, refusedError, sqlState } from '../data/sql-errors';
 import { ttlOf } from '../domain/fleet';
 import { repliesOf, requestedSim } from '../domain/sim';

@@ -1,5 +1,5 @@
 import { AppError, currentTraceparent, measureSms, newId, sealText } from '@smsgw/platform';
-import type { MessageRow, Mode, NewMessage } from '../data/message-row';
+import type { MessageRow, Mode, NewMessage } from '../domain/message-row';
 import { parseMetadata } from '../domain/outgoing-message';
 import { checkSendRules } from '../domain/send-rules';
 import { requestedSim } from '../domain/sim';

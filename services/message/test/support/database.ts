@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { createPool, migrate, newId, quoteIdent, type Pool } from '@smsgw/platform';
-import type { NewMessage } from '../../src/data/message-row';
+import type { NewMessage } from '../../src/domain/message-row';
 import { DATABASE_URL, eventually, NATS_URL, randomHex, sleep } from '@smsgw/testing';
 
 export { DATABASE_URL, eventually, NATS_URL, randomHex, sleep };

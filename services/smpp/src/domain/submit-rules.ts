@@ -1,10 +1,12 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { AppError, countryAllowed, isStorableText, type Destinations } from '@smsgw/platform';
+import { AppError, countryAllowed, countryOf, normalizePhoneNumber, type Destinations } from '@smsgw/platform';
 
-// The rules of a send, as the gateway's (services/gateway/src/domain/send-request.ts and
-// destination-rules.ts) checks them for POST /v1/sms/send, with the same limits and codes.
+// What a submit's fields mean as a send: the destination address with its TON, the schedule and
+// validity period in SMPP's times, the priority flag; the client's destination countries, the
+// edges' policy as the gateway's (platform `countryAllowed`). The send rules themselves (a valid
+// E.164 number, a text present, storable, 1600 characters at most) are the message service's
+// (services/message/src/domain/send-rules.ts, outgoing-message.ts): its refusals are mapped to
+// SMPP statuses (smpp-status.ts).
 
-export const MAX_MESSAGE_CHARACTERS = 1600;
 export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600_000;
 export const TTL_SECONDS = { min: 60, max: 604_800 };
 
@@ -13,7 +15,8 @@ const TON_INTERNATIONAL = 1;
 
 /**
  * The E.164 form of a destination address: `+` and digits, or digits with TON international (1),
- * or `00` and digits; INVALID_PHONE_NUMBER for anything else or a number that is not valid.
+ * or `00` and digits, then the platform's phone-number rule; INVALID_PHONE_NUMBER for anything
+ * else or a number that is not valid (the E.164 form is what Send and the destination countries take).
  */
 export function destinationNumber(address: string, ton: number): string {
   const trimmed = address.trim();
@@ -21,22 +24,23 @@ export function destinationNumber(address: string, ton: number): string {
   if (/^\+\d{6,15}$/.test(trimmed)) candidate = trimmed;
   else if (/^00\d{6,15}$/.test(trimmed)) candidate = `+${trimmed.slice(2)}`;
   else if (ton === TON_INTERNATIONAL && /^\d{6,15}$/.test(trimmed)) candidate = `+${trimmed}`;
-  const parsed = candidate ? parsePhoneNumberFromString(candidate) : undefined;
-  if (!parsed?.isValid()) throw new AppError('INVALID_PHONE_NUMBER');
-  return parsed.number;
+  const number = candidate && normalizePhoneNumber(candidate);
+  if (!number) throw new AppError('INVALID_PHONE_NUMBER');
+  return number;
 }
 
-export function checkText(text: string): void {
+/**
+ * A submit without a text (an empty short_message and no message_payload, or only spaces):
+ * MESSAGE_REQUIRED before any phone is chosen, as the gateway answers a blank `message`.
+ */
+export function checkTextGiven(text: string): void {
   if (text.trim() === '') throw new AppError('MESSAGE_REQUIRED');
-  if (!isStorableText(text)) throw new AppError('INVALID_CHARACTER');
-  if (Array.from(text).length > MAX_MESSAGE_CHARACTERS) throw new AppError('MESSAGE_TOO_LONG');
 }
 
 /** The client's destination countries (empty: every one), as the gateway checks them. */
 export function checkDestination(destinations: Pick<Destinations, 'smsCountries'>, to: string): void {
   if (destinations.smsCountries.length === 0) return;
-  const country = parsePhoneNumberFromString(to)?.country;
-  if (!countryAllowed(destinations.smsCountries, country)) throw new AppError('DESTINATION_NOT_ALLOWED');
+  if (!countryAllowed(destinations.smsCountries, countryOf(to))) throw new AppError('DESTINATION_NOT_ALLOWED');
 }
 
 /** A schedule in the future, 30 days ahead at most (INVALID_SCHEDULED_AT). */

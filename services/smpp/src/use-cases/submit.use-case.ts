@@ -1,7 +1,7 @@
 import { AppError, modeToProto, type SlidingWindowLimiter } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
 import type { SubmitRepository } from '../data/submit.repository';
-import { checkDestination, checkSchedule, checkText, destinationNumber, ttlOfValidity } from '../domain/submit-rules';
+import { checkDestination, checkSchedule, checkTextGiven, destinationNumber, ttlOfValidity } from '../domain/submit-rules';
 import type { Upstreams } from '../grpc-clients/upstreams';
 import type { Binding } from './bind.use-case';
 
@@ -29,16 +29,18 @@ const DEPTH_UP_TO = 200;
 
 /**
  * One message, through the send path of POST /v1/sms/send: the client's rate limit (the gateway's
- * Redis keys, so REST and SMPP share it), the send rules (number, text, schedule, destinations),
- * the phone (the bind's, or the fleet's choice), then the message service's Send, which applies
- * the opt-outs, the test mode and the phones' limits. A submit that asks for a receipt is
- * recorded for it. Answers the message id.
+ * Redis keys, so REST and SMPP share it), the submit's fields read (destination address, a text
+ * given, schedule, validity) and the client's destination countries, the phone (the bind's, or
+ * the fleet's choice), then the message service's Send, which applies the send rules (a storable
+ * text of 1600 characters at most: INVALID_CHARACTER, MESSAGE_TOO_LONG, mapped to SMPP statuses
+ * by the session), the opt-outs, the test mode and the phones' limits. A submit that asks for a
+ * receipt is recorded for it. Answers the message id.
  */
 export async function submitMessage(deps: SubmitDeps, binding: Binding, s: Submission, now = new Date()): Promise<string> {
   const hit = await deps.limiter.hit(`ratelimit:${binding.clientId}`);
   if (!hit.allowed) throw new AppError('RATE_LIMIT_EXCEEDED', { retryAfterSeconds: Math.max(1, Math.ceil(hit.resetMs / 1000)) });
   const to = destinationNumber(s.destinationAddr, s.destinationTon);
-  checkText(s.text);
+  checkTextGiven(s.text);
   checkDestination({ smsCountries: binding.smsCountries }, to);
   const scheduledAt = checkSchedule(s.scheduledAt, now);
   const ttlSeconds = ttlOfValidity(s.validUntil, scheduledAt ?? now) ?? binding.defaultTtlSeconds;

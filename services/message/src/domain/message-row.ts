@@ -1,6 +1,7 @@
-// A message as the service's SQL stores and returns it (its row, what a send or a batch stores, an
-// Idempotency-Key), and the SQL conditions of a message no phone has taken and of one a phone may take.
-import type { MessageStatus } from '../domain/message-status';
+// A message as the service stores and reads it (its row, what a send or a batch stores, an
+// Idempotency-Key), and the fields a claim and an event take of it. The rules read these types;
+// `data/` maps them to SQL (data/message-conditions.ts holds the SQL conditions of a message).
+import type { MessageStatus } from './message-status';
 
 export type Mode = 'live' | 'test';
 
@@ -187,12 +188,3 @@ export const EVENT_FIELDS = [
   'otp_fallback_text',
 ] as const;
 export type EventFields = Pick<MessageRow, (typeof EVENT_FIELDS)[number]>;
-
-/** A message no phone has taken: queued, not in a phone's outbox, not under a live lease (held or not). */
-export const UNTAKEN = `status = 'queued' AND accepted_at IS NULL AND (lease_until IS NULL OR lease_until < now())`;
-
-/**
- * A message a phone may take now: untaken and not held by a paused campaign
- * (the queue indexes leave held messages out: a query of them says `NOT held`).
- */
-export const CLAIMABLE = `${UNTAKEN} AND NOT held`;
