@@ -52,6 +52,8 @@ import { SimHealthUseCases } from './use-cases/sim-health.use-case';
 import { DiagnosticsRepository } from './data/diagnostics.repository';
 import { TelemetryRepository } from './data/telemetry.repository';
 import { PhoneAlertPublisher } from './events/phone-alert.publisher';
+import { FleetSettingsRepository } from './data/fleet-settings.repository';
+import { warnOfflinePhones } from './jobs/offline-alert-sweep';
 import { phoneMetrics } from './jobs/phone-metrics';
 import { PhoneHealthUseCases } from './use-cases/phone-health.use-case';
 
@@ -178,6 +180,22 @@ export async function start(
   const telemetry = new TelemetryRepository(pool);
   const diagnostics = new DiagnosticsRepository(pool);
   const phoneAlerts = new PhoneAlertPublisher(nats);
+  // The owner's warning of a phone offline past the account's delay: one query a pass, on every replica.
+  const fleetSettings = new FleetSettingsRepository(pool);
+  const offlineAlerts = timerLoop({
+    name: 'hub-offline-alerts',
+    intervalMs: config.offlineAlert.sweepMs,
+    tick: () =>
+      warnOfflinePhones({
+        repo: fleetSettings,
+        presence,
+        publishOffline: (phone, since) => phoneAlerts.offline(phone, since, new Date(clock())),
+        defaultSeconds: config.offlineAlert.defaultSeconds,
+        clock,
+        log,
+      }),
+    log,
+  });
   const health = new PhoneHealthUseCases(devices, telemetry, diagnostics, sessions, clock);
   phoneMetrics(sessions);
   const telemetryPurge = timerLoop({
@@ -250,7 +268,12 @@ export async function start(
     callers: deviceHubCallers,
     name: 'smsgw.devicehub.v1.DeviceHubService',
     definition: deviceHubProto().DeviceHubService.service,
-    handlers: deviceHubHandlers(devices, limits, views, sessions, { presence, messages, log }, simulateReceived, simHealthCases, health),
+    handlers: deviceHubHandlers(devices, limits, views, sessions, { presence, messages, log }, simulateReceived, simHealthCases, health, {
+      repo: fleetSettings,
+      devices: repo,
+      sessions,
+      defaultOfflineSeconds: config.offlineAlert.defaultSeconds,
+    }),
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
@@ -270,6 +293,7 @@ export async function start(
   ticketKeysReload.start();
   limitsReload.start();
   telemetryPurge.start();
+  offlineAlerts.start();
   // From now on, readiness follows the NATS connection.
   grpcServer.ready({ nats });
   log.info({ grpc_port: grpcServer.port, agent_port: agentPort, public_url: publicUrl() }, 'device-hub ready');
@@ -284,6 +308,7 @@ export async function start(
       await failoverSweep.stop();
       await limitsReload.stop();
       await telemetryPurge.stop();
+      await offlineAlerts.stop();
       await sessions.closeAll();
       await lastSeenWrites.stop();
       await ticketKeysReload.stop();

@@ -12,8 +12,9 @@ import type { DeviceViewUseCases } from '../use-cases/device-views.use-case';
 import type { DeviceUseCases } from '../use-cases/devices.use-case';
 import type { SessionRegistry } from '../sessions/session-registry';
 import type { SimulateReceivedUseCase } from '../use-cases/simulate-received.use-case';
-import type { SimHealthUseCases } from '../use-cases/sim-health.use-case';
-import { countsByCause, DEFAULT_SIM_HEALTH } from '../domain/sim-health';
+import { simHealthFromRequest, type SimHealthUseCases } from '../use-cases/sim-health.use-case';
+import { getFleetSettings, setFleetSettings, type FleetSettingsDeps, type FleetSettingsView } from '../use-cases/fleet-settings.use-case';
+import { countsByCause } from '../domain/sim-health';
 import type { PhoneHealth, PhoneHealthUseCases } from '../use-cases/phone-health.use-case';
 
 const iso = (at: Date | undefined) => at?.toISOString() ?? '';
@@ -69,6 +70,7 @@ function toProto(view: LimitedDeviceView): devicehub.Device {
       hasRoom: sim.hasRoom,
     })),
     simHealthSettings: view.simHealthSettings,
+    simHealthOwn: view.simHealthOwn,
     simHealth: view.simHealth.map((h) => ({
       slot: h.slot,
       state: h.state,
@@ -101,7 +103,14 @@ export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
   ReleaseSim: ['dashboard', 'admin'],
   GetDeviceHealth: ['dashboard', 'admin'],
   RequestDeviceLog: ['dashboard', 'admin'],
+  GetFleetSettings: ['dashboard', 'admin'],
+  SetFleetSettings: ['dashboard', 'admin'],
 };
+
+const fleetToProto = (v: FleetSettingsView): devicehub.FleetSettings => ({
+  offlineAlertSeconds: v.offlineAlertSeconds,
+  simHealth: v.simHealth,
+});
 
 function pairingAnswer(created: Awaited<ReturnType<DeviceUseCases['create']>>): devicehub.CreateDeviceResponse {
   return {
@@ -122,6 +131,7 @@ export function deviceHubHandlers(
   received: SimulateReceivedUseCase,
   simHealth: SimHealthUseCases,
   health: PhoneHealthUseCases,
+  fleet: FleetSettingsDeps,
 ): AsyncHandlers<devicehub.DeviceHubServiceHandlers> {
   return {
     async CreateDevice(req) {
@@ -161,15 +171,7 @@ export function deviceHubHandlers(
       );
     },
     async SetSimHealth(req) {
-      const given = req.settings;
-      // A field left out (0) is its default; 0 turns a rule off only where the bounds allow it.
-      await simHealth.setSettings(req.clientId, req.deviceId, {
-        consecutiveFailures: given?.consecutiveFailures ?? DEFAULT_SIM_HEALTH.consecutiveFailures,
-        failureRatio: given?.failureRatio ?? DEFAULT_SIM_HEALTH.failureRatio,
-        window: given?.window || DEFAULT_SIM_HEALTH.window,
-        minSample: given?.minSample || DEFAULT_SIM_HEALTH.minSample,
-        coolDownSeconds: given?.coolDownSeconds || DEFAULT_SIM_HEALTH.coolDownSeconds,
-      });
+      await simHealth.setSettings(req.clientId, req.deviceId, simHealthFromRequest(req.settings), req.followAccount);
       return toProto(await views.get(req.clientId, req.deviceId));
     },
     async ReleaseSim(req) {
@@ -189,6 +191,13 @@ export function deviceHubHandlers(
     },
     async GetDeviceHealth(req) {
       return healthToProto(await health.health(req.clientId, req.deviceId));
+    },
+    async GetFleetSettings(req) {
+      return fleetToProto(await getFleetSettings(fleet, req.clientId));
+    },
+    async SetFleetSettings(req) {
+      const settings = { offlineAlertSeconds: req.offlineAlertSeconds, simHealth: simHealthFromRequest(req.simHealth) };
+      return fleetToProto(await setFleetSettings(fleet, req.clientId, settings));
     },
     async RequestDeviceLog(req) {
       return { requestedAt: (await health.requestLog(req.clientId, req.deviceId)).toISOString() };
