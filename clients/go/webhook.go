@@ -49,13 +49,15 @@ func (e *WebhookError) Unwrap() error { return e.Reason }
 // WebhookEvent is a webhook delivery's body (docs/api/webhooks.md).
 type WebhookEvent struct {
 	// Event is sms.sent, sms.delivered, sms.failed, sms.received, device.connected,
-	// device.disconnected, or otp.fraud_suspected (an endpoint gets it only when it names it).
+	// device.disconnected, or one of the kinds an endpoint gets only when it names them:
+	// otp.fraud_suspected, device.degraded, device.recovered, device.battery_low, device.offline.
 	Event string `json:"event"`
 	// EventID is the same on every attempt and replay: de-duplicate on it.
 	EventID string `json:"event_id"`
 	// Timestamp is when this attempt was signed (the event's own time is in Data).
 	Timestamp string `json:"timestamp"`
-	// Data is the event's data: decode it with MessageData, ReceivedData, DeviceData or FraudData.
+	// Data is the event's data: decode it with MessageData, ReceivedData, DeviceData, FraudData,
+	// SimHealthData, BatteryLowData or OfflineData.
 	Data json.RawMessage `json:"data"`
 }
 
@@ -119,6 +121,72 @@ type FraudSuspectedEventData struct {
 	HeldUntil      time.Time `json:"held_until"`
 }
 
+// SimHealthEventData is the data of device.degraded (a SIM quarantined) and device.recovered (released).
+type SimHealthEventData struct {
+	DeviceID string    `json:"device_id"`
+	ClientID string    `json:"client_id"`
+	Name     string    `json:"name"`
+	At       time.Time `json:"at"`
+	// Sim is the SIM slot (1 on a phone of one SIM).
+	Sim int `json:"sim"`
+	// State is "quarantined" or "healthy".
+	State string `json:"state"`
+	// Reason is consecutive_failures or failure_ratio for device.degraded; probe or manual for device.recovered.
+	Reason string `json:"reason"`
+	// RecentResults counts the SIM's last results by cause (sent, generic_failure, ...).
+	RecentResults map[string]int `json:"recent_results"`
+	// ProbeAfter is when one probe message will be tried (device.degraded only).
+	ProbeAfter *time.Time `json:"probe_after,omitempty"`
+}
+
+// BatteryLowEventData is the data of device.battery_low: a phone at 15 % or less and not charging.
+type BatteryLowEventData struct {
+	DeviceID string `json:"device_id"`
+	ClientID string `json:"client_id"`
+	Name     string `json:"name"`
+	// Battery is 0 to 100, nil when the phone did not say.
+	Battery  *int      `json:"battery"`
+	Charging bool      `json:"charging"`
+	At       time.Time `json:"at"`
+}
+
+// OfflineEventData is the data of device.offline: a phone offline longer than its account's delay.
+type OfflineEventData struct {
+	DeviceID     string    `json:"device_id"`
+	ClientID     string    `json:"client_id"`
+	Name         string    `json:"name"`
+	OfflineSince time.Time `json:"offline_since"`
+	// ThresholdSeconds is the account's delay.
+	ThresholdSeconds int `json:"threshold_seconds"`
+}
+
+// SimHealthData decodes the data of device.degraded and device.recovered.
+func (e *WebhookEvent) SimHealthData() (*SimHealthEventData, error) {
+	var d SimHealthEventData
+	if err := json.Unmarshal(e.Data, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// BatteryLowData decodes the data of device.battery_low.
+func (e *WebhookEvent) BatteryLowData() (*BatteryLowEventData, error) {
+	var d BatteryLowEventData
+	if err := json.Unmarshal(e.Data, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// OfflineData decodes the data of device.offline.
+func (e *WebhookEvent) OfflineData() (*OfflineEventData, error) {
+	var d OfflineEventData
+	if err := json.Unmarshal(e.Data, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
 // FraudData decodes the data of otp.fraud_suspected.
 func (e *WebhookEvent) FraudData() (*FraudSuspectedEventData, error) {
 	var d FraudSuspectedEventData
@@ -146,7 +214,7 @@ func (e *WebhookEvent) ReceivedData() (*ReceivedEventData, error) {
 	return &d, nil
 }
 
-// DeviceData decodes the data of a device.* event.
+// DeviceData decodes the data of device.connected and device.disconnected.
 func (e *WebhookEvent) DeviceData() (*DeviceEventData, error) {
 	var d DeviceEventData
 	if err := json.Unmarshal(e.Data, &d); err != nil {

@@ -484,3 +484,37 @@ func TestWhenTheSecretIsEmptyThenNoBatchIsChecked(t *testing.T) {
 		t.Fatal("accepted")
 	}
 }
+
+func TestWhenTheOptInDeviceEventsArriveThenEachDecodesIntoItsOwnData(t *testing.T) {
+	phone := func(extra map[string]any) map[string]any {
+		d := map[string]any{"device_id": "device_1", "client_id": "client_1", "name": "Shop phone"}
+		for k, v := range extra {
+			d[k] = v
+		}
+		return d
+	}
+	verify := func(kind string, data map[string]any) *WebhookEvent {
+		raw := eventBody(map[string]any{"event": kind, "data": data})
+		ev, err := VerifyWebhook(raw, SignWebhook(raw, secret), secret, at(signedAt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	degraded, err := verify("device.degraded", phone(map[string]any{"at": "2030-01-01T11:00:00Z", "sim": 2, "state": "quarantined", "reason": "consecutive_failures", "recent_results": map[string]any{"generic_failure": 5}, "probe_after": "2030-01-01T11:15:00Z"})).SimHealthData()
+	if err != nil || degraded.Sim != 2 || degraded.Reason != "consecutive_failures" || degraded.RecentResults["generic_failure"] != 5 || degraded.ProbeAfter == nil {
+		t.Fatalf("%+v %v", degraded, err)
+	}
+	recovered, err := verify("device.recovered", phone(map[string]any{"at": "2030-01-01T11:20:00Z", "sim": 2, "state": "healthy", "reason": "probe", "recent_results": map[string]any{"sent": 1}})).SimHealthData()
+	if err != nil || recovered.State != "healthy" || recovered.Reason != "probe" || recovered.ProbeAfter != nil {
+		t.Fatalf("%+v %v", recovered, err)
+	}
+	battery, err := verify("device.battery_low", phone(map[string]any{"battery": 12, "charging": false, "at": "2030-01-01T11:00:00Z"})).BatteryLowData()
+	if err != nil || battery.Battery == nil || *battery.Battery != 12 || battery.Charging {
+		t.Fatalf("%+v %v", battery, err)
+	}
+	offline, err := verify("device.offline", phone(map[string]any{"offline_since": "2030-01-01T11:00:00Z", "threshold_seconds": 1800})).OfflineData()
+	if err != nil || offline.ThresholdSeconds != 1800 || offline.OfflineSince.IsZero() || offline.Name != "Shop phone" {
+		t.Fatalf("%+v %v", offline, err)
+	}
+}

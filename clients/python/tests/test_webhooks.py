@@ -55,6 +55,22 @@ class WebhookTest(unittest.TestCase):
         self.assertIn("OPTED_OUT", typing.get_args(smsgw_types.SmsErrorCode))
         self.assertIn("sms.received", typing.get_args(webhooks.EventKind))
 
+    def test_when_the_opt_in_device_events_arrive_then_each_is_a_kind_of_the_types_with_its_data(self):
+        phone = {"device_id": "device_1", "client_id": "client_1", "name": "Shop phone"}
+        cases = {
+            "device.degraded": (webhooks.SimDegradedEventData, {**phone, "at": "x", "sim": 2, "state": "quarantined", "reason": "failure_ratio", "recent_results": {"no_credit": 10}, "probe_after": "y"}),
+            "device.recovered": (webhooks.SimRecoveredEventData, {**phone, "at": "x", "sim": 2, "state": "healthy", "reason": "manual", "recent_results": {}}),
+            "device.battery_low": (webhooks.BatteryLowEventData, {**phone, "battery": 12, "charging": False, "at": "x"}),
+            "device.offline": (webhooks.OfflineEventData, {**phone, "offline_since": "2030-01-01T11:00:00Z", "threshold_seconds": 1800}),
+        }
+        for kind, (typed, data) in cases.items():
+            self.assertIn(kind, typing.get_args(webhooks.EventKind))
+            # The typed data names every key the event carries.
+            self.assertEqual(set(typed.__annotations__), set(data))
+            raw = body(event=kind, data=data)
+            event = webhooks.verify(raw, webhooks.sign(raw, SECRET), SECRET, now=NOW)
+            self.assertEqual((event["event"], event["data"]), (kind, data))
+
     def test_when_the_body_is_signed_with_the_secret_then_the_event_comes_back_parsed(self):
         raw = body()
         event = webhooks.verify(raw, webhooks.sign(raw, SECRET), SECRET, now=NOW)

@@ -20,7 +20,18 @@ export {
   type WebhookFailure,
 } from './errors';
 export { verifyWebhook, verifyWebhookBatch, signWebhook, MemorySeenEvents, type SeenEvents, type VerifyWebhookOptions } from './webhooks';
-export type { WebhookEvent, MessageEventData, DeviceEventData, ReceivedEventData, FraudSuspectedEventData } from './webhook-events';
+export type {
+  WebhookEvent,
+  MessageEventData,
+  DeviceEventData,
+  ReceivedEventData,
+  FraudSuspectedEventData,
+  SimResultCounts,
+  SimDegradedEventData,
+  SimRecoveredEventData,
+  BatteryLowEventData,
+  OfflineEventData,
+} from './webhook-events';
 export type { BackoffSettings } from './retry';
 export { VERSION } from './version';
 export * from './gen/openapi-types';

@@ -69,6 +69,68 @@ export interface FraudSuspectedEventData {
   [key: string]: unknown;
 }
 
+/** A SIM's last results counted by cause (only the causes seen). */
+export type SimResultCounts = Partial<
+  Record<'sent' | 'generic_failure' | 'limit_exceeded' | 'no_service' | 'radio_off' | 'no_credit' | 'recipient_failure', number>
+>;
+
+/**
+ * The data of device.degraded (opt-in): one of the client's SIMs was quarantined, its failures
+ * past the owner's thresholds (docs/owners/phones.md, SIM health and quarantine).
+ */
+export interface SimDegradedEventData {
+  device_id: string;
+  client_id: string;
+  name: string;
+  at: string;
+  /** The SIM slot (1 on a phone of one SIM). */
+  sim: number;
+  state: 'quarantined';
+  reason: 'consecutive_failures' | 'failure_ratio';
+  recent_results: SimResultCounts;
+  /** When one probe message will be tried. */
+  probe_after: string;
+  [key: string]: unknown;
+}
+
+/** The data of device.recovered (opt-in): the SIM was released, by a probe sent or by hand in the dashboard. */
+export interface SimRecoveredEventData {
+  device_id: string;
+  client_id: string;
+  name: string;
+  at: string;
+  sim: number;
+  state: 'healthy';
+  reason: 'probe' | 'manual';
+  recent_results: SimResultCounts;
+  [key: string]: unknown;
+}
+
+/** The data of device.battery_low (opt-in): a phone at 15 % or less and not charging, once per episode. */
+export interface BatteryLowEventData {
+  device_id: string;
+  client_id: string;
+  name: string;
+  /** 0 to 100, or null when the phone did not say. */
+  battery: number | null;
+  charging: false;
+  /** When the phone reported it. */
+  at: string;
+  [key: string]: unknown;
+}
+
+/** The data of device.offline (opt-in): a phone offline longer than its account's delay, once per offline spell. */
+export interface OfflineEventData {
+  device_id: string;
+  client_id: string;
+  name: string;
+  /** When the phone was last seen. */
+  offline_since: string;
+  /** The account's delay, in seconds. */
+  threshold_seconds: number;
+  [key: string]: unknown;
+}
+
 interface EventBase {
   /** The same on every attempt and replay: de-duplicate on it. */
   event_id: string;
@@ -81,4 +143,8 @@ export type WebhookEvent =
   | (EventBase & { event: 'sms.sent' | 'sms.delivered' | 'sms.failed'; data: MessageEventData })
   | (EventBase & { event: 'device.connected' | 'device.disconnected'; data: DeviceEventData })
   | (EventBase & { event: 'sms.received'; data: ReceivedEventData })
-  | (EventBase & { event: 'otp.fraud_suspected'; data: FraudSuspectedEventData });
+  | (EventBase & { event: 'otp.fraud_suspected'; data: FraudSuspectedEventData })
+  | (EventBase & { event: 'device.degraded'; data: SimDegradedEventData })
+  | (EventBase & { event: 'device.recovered'; data: SimRecoveredEventData })
+  | (EventBase & { event: 'device.battery_low'; data: BatteryLowEventData })
+  | (EventBase & { event: 'device.offline'; data: OfflineEventData });

@@ -9,7 +9,7 @@ import {
   WebhookTimestampError,
   WebhookVerificationError,
 } from '../src';
-import type { ReceivedEventData, SeenEvents, SmsError, SmsErrorCode } from '../src';
+import type { OfflineEventData, ReceivedEventData, SeenEvents, SmsError, SmsErrorCode, WebhookEvent } from '../src';
 
 const SECRET = 'whsec_test';
 const NOW = Date.parse('2030-01-01T12:00:00.000Z');
@@ -40,6 +40,57 @@ describe('the webhook helper', () => {
       const received: ReceivedEventData = event.data;
       expect(received).toEqual({ ...data, sim });
     }
+  });
+
+  it('when device.* events of the opt-in kinds are verified, then each narrows to its own data', async () => {
+    const phone = { device_id: 'device_1', client_id: 'client_1', name: 'Shop phone' };
+    const events = [
+      {
+        event: 'device.degraded',
+        data: {
+          ...phone,
+          at: 'x',
+          sim: 2,
+          state: 'quarantined',
+          reason: 'consecutive_failures',
+          recent_results: { generic_failure: 5 },
+          probe_after: 'y',
+        },
+      },
+      { event: 'device.recovered', data: { ...phone, at: 'x', sim: 2, state: 'healthy', reason: 'probe', recent_results: { sent: 1 } } },
+      { event: 'device.battery_low', data: { ...phone, battery: 12, charging: false, at: 'x' } },
+      { event: 'device.offline', data: { ...phone, offline_since: '2030-01-01T11:00:00.000Z', threshold_seconds: 1800 } },
+    ];
+    const seen: string[] = [];
+    for (const e of events) {
+      const raw = body({ ...e, event_id: `evt_${e.event}` });
+      const event: WebhookEvent = await verifyWebhook(raw, signWebhook(raw, SECRET), SECRET, { now: () => NOW });
+      // Each branch reads fields only its kind has: the compiler checks them.
+      switch (event.event) {
+        case 'device.degraded':
+          seen.push(`${event.data.reason} on SIM ${event.data.sim}, probe at ${event.data.probe_after}`);
+          break;
+        case 'device.recovered':
+          seen.push(`released by ${event.data.reason}`);
+          break;
+        case 'device.battery_low':
+          seen.push(`battery ${event.data.battery} %`);
+          break;
+        case 'device.offline': {
+          const offline: OfflineEventData = event.data;
+          seen.push(`offline since ${offline.offline_since} (${offline.threshold_seconds} s)`);
+          break;
+        }
+        default:
+          seen.push(`other: ${event.event}`);
+      }
+    }
+    expect(seen).toEqual([
+      'consecutive_failures on SIM 2, probe at y',
+      'released by probe',
+      'battery 12 %',
+      'offline since 2030-01-01T11:00:00.000Z (1800 s)',
+    ]);
   });
 
   it('when a message to an opted-out number fails, then its sms.failed carries OPTED_OUT, a failure code of the types', async () => {

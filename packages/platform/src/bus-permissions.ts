@@ -36,6 +36,8 @@ export const DURABLE_CONSUMERS: Record<NatsService, { stream: StreamKey; durable
     { stream: 'events', durable: 'webhook-device-alerts' },
     // The owner's warning e-mail of each `device.battery_low` (issue 38).
     { stream: 'events', durable: 'webhook-phone-alerts' },
+    // The owner's warning e-mail of each `device.offline` (issue 38).
+    { stream: 'events', durable: 'webhook-offline-alerts' },
   ],
   dashboard: [],
   gateway: [],

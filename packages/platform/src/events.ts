@@ -60,7 +60,9 @@ export type PublicEventKind =
   | 'device.degraded'
   | 'device.recovered'
   // Opt-in: a phone low on battery and not charging, once per episode.
-  | 'device.battery_low';
+  | 'device.battery_low'
+  // Opt-in: a phone offline longer than its account's delay, once per offline spell.
+  | 'device.offline';
 
 /**
  * An SMS a phone received, as the device-hub publishes it on `agent.received.<device>` (JetStream,

@@ -93,6 +93,14 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
        */
       limitsReloadMs: env.int('HUB_LIMITS_RELOAD_MS', 30_000, { min: 100 }),
       /** How often the phones' telemetry samples older than a day are deleted (issue 38). */
+      /**
+       * The offline warning (issue 38): how often each replica looks for phones offline past their
+       * account's delay (0: never), and the delay of an account that set none (0: no warning).
+       */
+      offlineAlert: {
+        sweepMs: env.int('HUB_OFFLINE_ALERT_SWEEP_MS', 60_000, { min: 0 }),
+        defaultSeconds: env.int('HUB_OFFLINE_ALERT_DEFAULT_SECONDS', 1800, { min: 0, max: 7 * 86_400 }),
+      },
       telemetryPurgeMs: env.int('HUB_TELEMETRY_PURGE_MS', 10 * 60_000, { min: 100 }),
       pairing: {
         codeTtlMs: env.int('PAIRING_CODE_TTL_MS', 15 * 60_000, { min: 60_000, max: 24 * 3600_000 }),

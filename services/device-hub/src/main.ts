@@ -50,6 +50,8 @@ import { SimHealthWriter } from './data/sim-health.writer';
 import { DiagnosticsRepository } from './data/diagnostics.repository';
 import { TelemetryRepository } from './data/telemetry.repository';
 import { PhoneAlertPublisher } from './events/phone-alert.publisher';
+import { FleetSettingsRepository } from './data/fleet-settings.repository';
+import { warnOfflinePhones } from './jobs/offline-alert-sweep';
 import { phoneMetrics } from './jobs/phone-metrics';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
@@ -166,6 +168,22 @@ export async function start(
   const telemetry = new TelemetryRepository(pool);
   const diagnostics = new DiagnosticsRepository(pool);
   const phoneAlerts = new PhoneAlertPublisher(nats);
+  // The owner's warning of a phone offline past the account's delay: one query a pass, on every replica.
+  const fleetSettings = new FleetSettingsRepository(pool);
+  const offlineAlerts = timerLoop({
+    name: 'hub-offline-alerts',
+    intervalMs: config.offlineAlert.sweepMs,
+    tick: () =>
+      warnOfflinePhones({
+        repo: fleetSettings,
+        presence,
+        publishOffline: (phone, since) => phoneAlerts.offline(phone, since, new Date(clock())),
+        defaultSeconds: config.offlineAlert.defaultSeconds,
+        clock,
+        log,
+      }),
+    log,
+  });
   phoneMetrics(sessions);
   const telemetryPurge = timerLoop({
     name: 'hub-telemetry-purge',
@@ -245,6 +263,7 @@ export async function start(
     settings: { ...config.pairing, publicUrl },
     health: { of: (ids) => simHealth.of(ids), unhealthy: unhealthySims },
     publishRecovered: (of, sim) => deviceEvents.publishSim('device.recovered', of, sim, 'manual'),
+    fleet: { repo: fleetSettings, devices: repo, sessions, defaultOfflineSeconds: config.offlineAlert.defaultSeconds },
     clock,
     log,
   };
@@ -274,6 +293,7 @@ export async function start(
   ticketKeysReload.start();
   limitsReload.start();
   telemetryPurge.start();
+  offlineAlerts.start();
   // From now on, readiness follows the NATS connection.
   grpcServer.ready({ nats });
   log.info({ grpc_port: grpcServer.port, agent_port: agentPort, public_url: publicUrl() }, 'device-hub ready');
@@ -288,6 +308,7 @@ export async function start(
       await failoverSweep.stop();
       await limitsReload.stop();
       await telemetryPurge.stop();
+      await offlineAlerts.stop();
       await sessions.closeAll();
       await lastSeenWrites.stop();
       await ticketKeysReload.stop();

@@ -3,6 +3,8 @@ import {
   countsByCause,
   crossedThreshold,
   DEFAULT_SIM_HEALTH,
+  effectiveSimHealth,
+  hasOwnSimHealth,
   healthySim,
   invalidSimHealthFields,
   probeDue,
@@ -116,6 +118,16 @@ describe('quarantine, probe and release', () => {
 });
 
 describe('settings', () => {
+  it("when a phone has no thresholds of its own, then it follows its account's, and its own once it has them", () => {
+    const account = { ...DEFAULT_SIM_HEALTH, consecutiveFailures: 2, coolDownSeconds: 30 };
+    expect(hasOwnSimHealth({})).toBe(false);
+    expect(effectiveSimHealth({}, account)).toEqual(account);
+    expect(effectiveSimHealth({}, null)).toEqual(DEFAULT_SIM_HEALTH);
+    const own = { ...DEFAULT_SIM_HEALTH, consecutiveFailures: 9 };
+    expect(hasOwnSimHealth(own)).toBe(true);
+    expect(effectiveSimHealth(own, account)).toEqual(own);
+  });
+
   it('when stored settings are missing or wrong, then each falls back to its default', () => {
     expect(simHealthSettingsOf(null)).toEqual(DEFAULT_SIM_HEALTH);
     expect(simHealthSettingsOf({ consecutiveFailures: 2, failureRatio: 'x', window: 1000 })).toEqual({

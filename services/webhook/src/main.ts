@@ -36,7 +36,7 @@ import { RetryPolicy } from './domain/retry-policy';
 import { EVENT_BATCHES_DURABLE, EVENTS_DURABLE, EventConsumer } from './events/event.consumer';
 import { OTP_ALERTS_DURABLE, OtpAlertConsumer } from './events/otp-alert.consumer';
 import { DEVICE_ALERTS_DURABLE, DeviceAlertConsumer } from './events/device-alert.consumer';
-import { PHONE_ALERTS_DURABLE, PhoneAlertConsumer } from './events/phone-alert.consumer';
+import { OFFLINE_ALERTS_DURABLE, PHONE_ALERTS_DURABLE, PhoneAlertConsumer } from './events/phone-alert.consumer';
 import { PhoneAlertRepository } from './data/phone-alert.repository';
 import { ListenPublisher } from './events/listen.publisher';
 import { batchRetryScheduler, retryScheduler } from './events/retry-scheduler';
@@ -99,6 +99,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     { stream: nats.names.eventsStream, durable: OTP_ALERTS_DURABLE },
     { stream: nats.names.eventsStream, durable: DEVICE_ALERTS_DURABLE },
     { stream: nats.names.eventsStream, durable: PHONE_ALERTS_DURABLE },
+    { stream: nats.names.eventsStream, durable: OFFLINE_ALERTS_DURABLE },
   ]);
   const enqueue = (job: Parameters<Dispatcher['enqueue']>[0]) => dispatcher.enqueue(job);
   const enqueueBatch = (batchId: string, jobs: Parameters<Dispatcher['enqueueBatch']>[1]) => dispatcher.enqueueBatch(batchId, jobs);
@@ -155,20 +156,17 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     from: config.alerts.from,
     log,
   });
-  // The owner's warning of a phone low on battery, the same way.
-  const phoneAlerts = new PhoneAlertConsumer(nats, {
-    repo: new PhoneAlertRepository(pool),
-    accounts,
-    transport,
-    from: config.alerts.from,
-    log,
-  });
+  // The owner's warnings of a phone low on battery and of one offline past the delay, the same way.
+  const phoneAlertDeps = { repo: new PhoneAlertRepository(pool), accounts, transport, from: config.alerts.from, log };
+  const phoneAlerts = new PhoneAlertConsumer(nats, phoneAlertDeps);
+  const offlineAlerts = new PhoneAlertConsumer(nats, phoneAlertDeps, 'device.offline', OFFLINE_ALERTS_DURABLE);
   await batchConsumer.start();
   await eventConsumer.start();
   await timerConsumer.start();
   await otpAlerts.start();
   await deviceAlerts.start();
   await phoneAlerts.start();
+  await offlineAlerts.start();
   sweeper.start();
   // From now on, readiness follows the NATS connection.
   server.ready({ nats });
@@ -187,6 +185,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
       await otpAlerts.stop();
       await deviceAlerts.stop();
       await phoneAlerts.stop();
+      await offlineAlerts.stop();
       await sweeper.stop();
       // Attempts in flight finish (each is bounded by the receiver timeout); their outcomes are written.
       await dispatcher.stop();

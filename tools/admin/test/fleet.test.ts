@@ -79,6 +79,7 @@ describe('the fleet commands of the admin tool, against stand-ins that admit the
       hasRoom: true,
       sims: [],
       simHealthSettings: { consecutiveFailures: 5, failureRatio: 50, window: 20, minSample: 10, coolDownSeconds: 900 },
+      simHealthOwn: false,
       simHealth: [],
     };
     client = {

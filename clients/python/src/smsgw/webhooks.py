@@ -33,9 +33,19 @@ from ._errors import WebhookDuplicateError, WebhookPayloadError, WebhookSignatur
 from ._types import NotRequired, SmsError
 
 # The kinds of events a delivery carries (its "event").
-# otp.fraud_suspected comes only to the endpoints that name it.
+# otp.fraud_suspected and the device.* kinds after device.disconnected come only to the endpoints that name them.
 EventKind = Literal[
-    "sms.sent", "sms.delivered", "sms.failed", "sms.received", "device.connected", "device.disconnected", "otp.fraud_suspected"
+    "sms.sent",
+    "sms.delivered",
+    "sms.failed",
+    "sms.received",
+    "device.connected",
+    "device.disconnected",
+    "otp.fraud_suspected",
+    "device.degraded",
+    "device.recovered",
+    "device.battery_low",
+    "device.offline",
 ]
 
 # The data of sms.sent, sms.delivered and sms.failed. An sms.failed's error code is a failure code
@@ -106,6 +116,68 @@ FraudSuspectedEventData = TypedDict(
 )
 
 
+# The data of device.degraded: one of the client's SIMs was quarantined ("reason" is
+# "consecutive_failures" or "failure_ratio"; "recent_results" its last results by cause;
+# "probe_after" when one probe message will be tried).
+SimDegradedEventData = TypedDict(
+    "SimDegradedEventData",
+    {
+        "device_id": str,
+        "client_id": str,
+        "name": str,
+        "at": str,
+        "sim": int,
+        "state": Literal["quarantined"],
+        "reason": Literal["consecutive_failures", "failure_ratio"],
+        "recent_results": Dict[str, int],
+        "probe_after": str,
+    },
+)
+
+# The data of device.recovered: the SIM was released ("reason": "probe", a probe message sent, or
+# "manual", released in the dashboard).
+SimRecoveredEventData = TypedDict(
+    "SimRecoveredEventData",
+    {
+        "device_id": str,
+        "client_id": str,
+        "name": str,
+        "at": str,
+        "sim": int,
+        "state": Literal["healthy"],
+        "reason": Literal["probe", "manual"],
+        "recent_results": Dict[str, int],
+    },
+)
+
+# The data of device.battery_low: a phone at 15 % or less and not charging ("battery" 0 to 100, None
+# when the phone did not say), once per episode.
+BatteryLowEventData = TypedDict(
+    "BatteryLowEventData",
+    {
+        "device_id": str,
+        "client_id": str,
+        "name": str,
+        "battery": Optional[int],
+        "charging": bool,
+        "at": str,
+    },
+)
+
+# The data of device.offline: a phone offline longer than its account's delay ("threshold_seconds"),
+# since "offline_since", once per offline spell.
+OfflineEventData = TypedDict(
+    "OfflineEventData",
+    {
+        "device_id": str,
+        "client_id": str,
+        "name": str,
+        "offline_since": str,
+        "threshold_seconds": int,
+    },
+)
+
+
 class WebhookEvent(TypedDict):
     """A delivery's body, as ``verify`` returns it: look at ``event`` to know which data it has."""
 
@@ -114,7 +186,17 @@ class WebhookEvent(TypedDict):
     event_id: str
     # When this attempt was signed (the event's own time is in data).
     timestamp: str
-    data: Union[MessageEventData, ReceivedEventData, DeviceEventData, FraudSuspectedEventData, Dict[str, Any]]
+    data: Union[
+        MessageEventData,
+        ReceivedEventData,
+        DeviceEventData,
+        FraudSuspectedEventData,
+        SimDegradedEventData,
+        SimRecoveredEventData,
+        BatteryLowEventData,
+        OfflineEventData,
+        Dict[str, Any],
+    ]
 
 
 class SeenEvents(Protocol):

@@ -100,6 +100,7 @@ export const ROUTE_ACCESS: Record<string, Permission> = {
   'GET /phones/events': 'read',
   'GET /phones/:deviceId': 'read',
   'POST /phones': 'phones',
+  'POST /phones/settings': 'phones',
   'POST /phones/:deviceId/limits': 'phones',
   'POST /phones/:deviceId/rename': 'phones',
   'POST /phones/:deviceId/rotate': 'phones',

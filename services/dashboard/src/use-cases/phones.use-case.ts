@@ -42,6 +42,8 @@ export interface PhonesList {
   apk: ApkInfo | undefined;
   /** Whether the account is verified: phones are added and paired only then. */
   accountVerified: boolean;
+  /** The settings for all phones (offline warning, SIM health thresholds). */
+  fleet: devicehub.FleetSettings__Output;
 }
 
 let apkCache: { key: string; info: ApkInfo } | undefined;
@@ -93,8 +95,12 @@ export async function phoneStates(up: Upstreams, clientId: string): Promise<Devi
 
 /** The Phones page's contents. */
 export async function phonesList(deps: PhonesDeps, clientId: string): Promise<PhonesList> {
-  const [phones, verified] = await Promise.all([listPhones(deps.up, clientId), accountVerified(deps.up, clientId)]);
-  return { phones, apk: apkInfo(deps.apkFile), accountVerified: verified };
+  const [phones, verified, fleet] = await Promise.all([
+    listPhones(deps.up, clientId),
+    accountVerified(deps.up, clientId),
+    deps.up.devices.getFleetSettings({ clientId }),
+  ]);
+  return { phones, apk: apkInfo(deps.apkFile), accountVerified: verified, fleet };
 }
 
 /**

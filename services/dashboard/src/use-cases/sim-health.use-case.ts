@@ -26,6 +26,11 @@ export async function saveSimHealth(up: Upstreams, clientId: string, deviceId: s
   return undefined;
 }
 
+/** Makes the phone follow its account's SIM health thresholds again (those of Phones, settings for all phones). */
+export async function followAccountSimHealth(up: Upstreams, clientId: string, deviceId: string): Promise<void> {
+  await up.devices.setSimHealth({ clientId, deviceId, followAccount: true });
+}
+
 /** Releases the phone's SIM of `slot` by hand (another client's phone: NOT_FOUND). */
 export async function releaseSim(up: Upstreams, clientId: string, deviceId: string, slot: number): Promise<void> {
   await up.devices.releaseSim({ clientId, deviceId, slot });

@@ -1,7 +1,9 @@
 import QRCode from 'qrcode';
+import type { devicehub } from '@smsgw/proto';
 import type { AddedPhone, ApkInfo, PhoneRow } from '../use-cases/phones.use-case';
 import { html, trusted, type SafeHtml } from './html';
 import { copyable, csrfField, notice, when } from './layout';
+import { phoneFleetSection } from './phone-fleet.view';
 import { accountNotice } from './account.view';
 import { roomBadge } from './phone.view';
 import { quarantinedNote } from './sim-health.view';
@@ -50,6 +52,8 @@ export interface PhonesPage {
   added?: AddedPhone;
   error?: string;
   ok?: string;
+  /** The settings for all phones, and the form as typed when it was refused. */
+  fleet: { now: devicehub.FleetSettings__Output; form: Record<string, string>; error?: string };
 }
 
 export async function phonesView(p: PhonesPage): Promise<SafeHtml> {
@@ -78,5 +82,6 @@ ${add}
     <form method="post" action="/phones/${d.deviceId}/revoke" data-confirm="Revoke this phone's credentials? It is disconnected and cannot pair again until you give it a new pairing.">${csrf}<button type="submit" class="danger">Revoke</button></form>
     <form method="post" action="/phones/${d.deviceId}/remove" data-confirm="Remove this phone? It will be disconnected and will have to be added again.">${csrf}<button type="submit" class="danger">Remove</button></form></td>
 </tr>`,
-  )}</tbody></table></div>`;
+  )}</tbody></table></div>
+${phoneFleetSection(p.csrf, p.fleet.now, p.fleet.form, p.fleet.error)}`;
 }

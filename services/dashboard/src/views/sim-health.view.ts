@@ -59,9 +59,14 @@ export function simHealthSection(d: devicehub.Device__Output, csrf: string, form
       ${input('min_sample', 'Minimum results for the ratio')}
       ${input('cool_down_seconds', 'Cool-down before a probe, in seconds')}
     </fieldset>
-    <button type="submit">Save the SIM health thresholds</button>
+    <button type="submit">Save the SIM health thresholds of this phone</button>
   </form>
-  <p class="hint">Now: ${s?.consecutiveFailures ?? 0} failures in a row, or ${s?.failureRatio ?? 0} % of the last ${s?.window ?? 0} (at least ${s?.minSample ?? 0}); cool-down ${s?.coolDownSeconds ?? 0} s.</p>
+  ${
+    d.simHealthOwn
+      ? html`<form method="post" action="/phones/${d.deviceId}/sim-health">${csrfField({ csrf })}<input type="hidden" name="follow_account" value="1"><button type="submit">Use the thresholds for all phones instead</button></form>`
+      : ''
+  }
+  <p class="hint" data-sim-health-source="${d.simHealthOwn ? 'phone' : 'account'}">${d.simHealthOwn ? "This phone's own thresholds" : html`The <a href="/phones#phone-settings">thresholds for all phones</a>`}: ${s?.consecutiveFailures ?? 0} failures in a row, or ${s?.failureRatio ?? 0} % of the last ${s?.window ?? 0} (at least ${s?.minSample ?? 0}); cool-down ${s?.coolDownSeconds ?? 0} s.</p>
 </section>`;
 }
 

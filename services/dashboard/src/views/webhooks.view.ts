@@ -4,7 +4,7 @@ import { html, type SafeHtml } from './html';
 import { accountNotice } from './account.view';
 import { copyable, csrfField, notice, when } from './layout';
 
-// otp.fraud_suspected, device.degraded, device.recovered and device.battery_low are opt-in: an endpoint gets them only when ticked.
+// otp.fraud_suspected, device.degraded, device.recovered, device.battery_low and device.offline are opt-in: an endpoint gets them only when ticked.
 const KINDS = [
   'sms.sent',
   'sms.delivered',
@@ -16,6 +16,7 @@ const KINDS = [
   'device.degraded',
   'device.recovered',
   'device.battery_low',
+  'device.offline',
 ];
 const BATCH_LABEL = 'Send in batches: up to 100 events in one POST (a JSON array), within a second of the first';
 

@@ -23,6 +23,8 @@ export interface FleetWorld {
   clients: Map<string, account.Client__Output>;
   devices: Map<string, devicehub.Device__Output>;
   messages: Map<string, message.Message__Output>;
+  /** The settings for all phones saved, by client. */
+  fleetSettings: Map<string, devicehub.FleetSettings__Output>;
   /** A browser signed in as owner `who`. */
   signedIn(who: keyof typeof OWNERS): Promise<Browser>;
   /** Forgets the calls recorded so far. */
@@ -73,8 +75,16 @@ export async function startFleetWorld(
       sims: [],
       simHealthSettings: { consecutiveFailures: 5, failureRatio: 50, window: 20, minSample: 10, coolDownSeconds: 900 },
       simHealth: [],
+      simHealthOwn: false,
     });
   }
+  // The settings for all phones, by client (the hub's defaults until saved).
+  const fleetSettings = new Map<string, devicehub.FleetSettings__Output>();
+  const fleetOf = (clientId: string) =>
+    fleetSettings.get(clientId) ?? {
+      offlineAlertSeconds: 1800,
+      simHealth: { consecutiveFailures: 5, failureRatio: 50, window: 20, minSample: 10, coolDownSeconds: 900 },
+    };
   const users = Object.values(OWNERS);
   const calls = { account: {} as Calls, hub: {} as Calls, message: {} as Calls };
   const ownDevice = (clientId: string, deviceId: string) => {
@@ -138,6 +148,20 @@ export async function startFleetWorld(
           d.limits = { ...l };
           return d;
         },
+        GetFleetSettings: async (req: devicehub.GetFleetSettingsRequest__Output) => fleetOf(req.clientId),
+        SetFleetSettings: async (req: devicehub.SetFleetSettingsRequest__Output) => {
+          if (req.offlineAlertSeconds > 7 * 86_400)
+            throw new AppError('VALIDATION_ERROR', { details: [{ field: 'offline_alert_seconds', code: 'VALIDATION_ERROR' }] });
+          fleetSettings.set(req.clientId, { offlineAlertSeconds: req.offlineAlertSeconds, simHealth: req.simHealth });
+          for (const d of devices.values()) if (d.clientId === req.clientId && !d.simHealthOwn) d.simHealthSettings = req.simHealth;
+          return fleetOf(req.clientId);
+        },
+        SetSimHealth: async (req: devicehub.SetSimHealthRequest__Output) => {
+          const d = ownDevice(req.clientId, req.deviceId);
+          d.simHealthOwn = !req.followAccount;
+          d.simHealthSettings = req.followAccount ? fleetOf(req.clientId).simHealth : req.settings;
+          return d;
+        },
       },
       calls.hub,
     ),
@@ -175,6 +199,7 @@ export async function startFleetWorld(
     clients,
     devices,
     messages,
+    fleetSettings,
     async signedIn(who) {
       const browser = new Browser(dashboard.base);
       await browser.get('/signin');

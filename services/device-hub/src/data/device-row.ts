@@ -20,8 +20,10 @@ export interface DeviceRow {
   time_zone: string;
   /** What the phone reported when it last connected (jsonb; read it with `simsOfRow`). */
   sims: unknown;
-  /** The owner's SIM health thresholds (jsonb; read them with `simHealthSettingsOf`). */
+  /** The phone's own SIM health thresholds (jsonb; `{}`: it follows its account's; read them with `simHealthOfRow`). */
   sim_health_settings: unknown;
+  /** Its account's thresholds (fleet_settings.sim_health; null: none saved). Absent from rows built by hand. */
+  fleet_sim_health?: unknown;
 }
 
 /** A device as the failover sweep sees it: removed ones too. */
@@ -52,7 +54,10 @@ export const COLUMN_NAMES = [
   'sims',
   'sim_health_settings',
 ];
-export const DEVICE_COLUMNS = COLUMN_NAMES.join(', ');
+/** The account's SIM health thresholds of the device in `table` (a sub-select: every query of a DeviceRow carries them). */
+export const fleetSimHealthColumn = (table: string) =>
+  `(SELECT f.sim_health FROM fleet_settings f WHERE f.client_id = ${table}.client_id) AS fleet_sim_health`;
+export const DEVICE_COLUMNS = [...COLUMN_NAMES, fleetSimHealthColumn('devices')].join(', ');
 
 /** The limits stored on a device row. */
 export function limitsOf(row: DeviceRow): DeviceLimits {

@@ -3,7 +3,7 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
 import type { DeviceLimits } from '../domain/limits';
 import type { SimInfo } from '../domain/sims';
-import { COLUMN_NAMES, DEVICE_COLUMNS, type DeviceRow, type SweptDeviceRow } from './device-row';
+import { COLUMN_NAMES, DEVICE_COLUMNS, fleetSimHealthColumn, type DeviceRow, type SweptDeviceRow } from './device-row';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -162,7 +162,7 @@ export class DeviceRepository {
   /** The tokens of these lookups that exist, with their devices not removed: one query for a whole batch of connecting phones. */
   async findTokens(lookups: string[]): Promise<Map<string, FoundToken>> {
     const { rows } = await this.pool.query<DeviceRow & FoundToken & { lookup: string }>(
-      `SELECT t.lookup, t.token_id, t.token_hash, t.revoked_at, ${COLUMN_NAMES.map((c) => `d.${c}`).join(', ')}
+      `SELECT t.lookup, t.token_id, t.token_hash, t.revoked_at, ${COLUMN_NAMES.map((c) => `d.${c}`).join(', ')}, ${fleetSimHealthColumn('d')}
        FROM device_tokens t JOIN devices d USING (device_id) WHERE t.lookup = ANY($1::text[]) AND d.removed_at IS NULL`,
       [lookups],
     );

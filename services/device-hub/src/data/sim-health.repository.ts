@@ -93,7 +93,8 @@ export class SimHealthRepository {
     return (rowCount ?? 0) > 0;
   }
 
-  async setSettings(deviceId: string, settings: SimHealthSettings): Promise<boolean> {
+  /** The phone's own thresholds; `{}`: it follows its account's. */
+  async setSettings(deviceId: string, settings: SimHealthSettings | Record<string, never>): Promise<boolean> {
     const { rowCount } = await this.pool.query('UPDATE devices SET sim_health_settings = $2 WHERE device_id = $1 AND removed_at IS NULL', [
       deviceId,
       JSON.stringify(settings),

@@ -88,6 +88,20 @@ export function simHealthSettingsOf(value: unknown): SimHealthSettings {
   return out;
 }
 
+const asObject = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+
+/** Whether a phone has thresholds of its own (stored non-empty), rather than following its account's. */
+export const hasOwnSimHealth = (phone: unknown): boolean => Object.keys(asObject(phone)).length > 0;
+
+/**
+ * The thresholds a phone follows: its own when it has them, else its account's, each missing or
+ * wrong key its default.
+ */
+export function effectiveSimHealth(phone: unknown, account: unknown): SimHealthSettings {
+  return simHealthSettingsOf(hasOwnSimHealth(phone) ? phone : account);
+}
+
 /** The settings' fields that are out of bounds (empty: valid); `minSample` may not exceed `window`. */
 export function invalidSimHealthFields(settings: SimHealthSettings): (keyof SimHealthSettings)[] {
   const bad = (Object.keys(SIM_HEALTH_BOUNDS) as (keyof SimHealthSettings)[]).filter((key) => {

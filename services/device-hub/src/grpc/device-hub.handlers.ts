@@ -1,6 +1,6 @@
 import type { AsyncHandlers, Callers } from '@smsgw/platform';
 import type { devicehub } from '@smsgw/proto';
-import { countsByCause, DEFAULT_SIM_HEALTH } from '../domain/sim-health';
+import { countsByCause } from '../domain/sim-health';
 import {
   removeDevice,
   revokeDeviceCredentials,
@@ -13,8 +13,9 @@ import { createDevice, createDevices, type CredentialsDeps, type IssuedCredentia
 import { setDeviceLimits, type DeviceLimitsDeps, type LimitedDeviceView } from '../use-cases/device-limits.use-case';
 import { getDeviceView, listDeviceViews, renameDeviceView, type DeviceViewsDeps } from '../use-cases/device-views.use-case';
 import { ownedDevices } from '../use-cases/devices.use-case';
+import { getFleetSettings, setFleetSettings, type FleetSettingsDeps, type FleetSettingsView } from '../use-cases/fleet-settings.use-case';
 import { phoneHealth, requestPhoneLog, type PhoneHealth, type PhoneHealthDeps } from '../use-cases/phone-health.use-case';
-import { releaseSim, setSimHealthSettings, type SimHealthDeps } from '../use-cases/sim-health.use-case';
+import { releaseSim, setSimHealthSettings, simHealthFromRequest, type SimHealthDeps } from '../use-cases/sim-health.use-case';
 import { simulateReceived, type SimulateReceivedDeps } from '../use-cases/simulate-received.use-case';
 
 const iso = (at: Date | undefined) => at?.toISOString() ?? '';
@@ -70,6 +71,7 @@ function toProto(view: LimitedDeviceView): devicehub.Device {
       hasRoom: sim.hasRoom,
     })),
     simHealthSettings: view.simHealthSettings,
+    simHealthOwn: view.simHealthOwn,
     simHealth: view.simHealth.map((h) => ({
       slot: h.slot,
       state: h.state,
@@ -102,6 +104,8 @@ export const deviceHubCallers: Callers<devicehub.DeviceHubServiceHandlers> = {
   ReleaseSim: ['dashboard', 'admin'],
   GetDeviceHealth: ['dashboard', 'admin'],
   RequestDeviceLog: ['dashboard', 'admin'],
+  GetFleetSettings: ['dashboard', 'admin'],
+  SetFleetSettings: ['dashboard', 'admin'],
 };
 
 /** What the RPCs' use cases work with, built once in `main.ts`. */
@@ -112,7 +116,15 @@ export type DeviceHubDeps = CredentialsDeps &
   DeviceViewsDeps &
   SimHealthDeps &
   PhoneHealthDeps &
-  SimulateReceivedDeps;
+  SimulateReceivedDeps & {
+    /** The account-wide settings' own collaborators (their `repo` is not the devices'). */
+    fleet: FleetSettingsDeps;
+  };
+
+const fleetToProto = (v: FleetSettingsView): devicehub.FleetSettings => ({
+  offlineAlertSeconds: v.offlineAlertSeconds,
+  simHealth: v.simHealth,
+});
 
 function pairingAnswer(created: IssuedCredentials): devicehub.CreateDeviceResponse {
   return {
@@ -163,15 +175,7 @@ export function deviceHubHandlers(deps: DeviceHubDeps): AsyncHandlers<devicehub.
       );
     },
     async SetSimHealth(req) {
-      const given = req.settings;
-      // A field left out (0) is its default; 0 turns a rule off only where the bounds allow it.
-      await setSimHealthSettings(deps, req.clientId, req.deviceId, {
-        consecutiveFailures: given?.consecutiveFailures ?? DEFAULT_SIM_HEALTH.consecutiveFailures,
-        failureRatio: given?.failureRatio ?? DEFAULT_SIM_HEALTH.failureRatio,
-        window: given?.window || DEFAULT_SIM_HEALTH.window,
-        minSample: given?.minSample || DEFAULT_SIM_HEALTH.minSample,
-        coolDownSeconds: given?.coolDownSeconds || DEFAULT_SIM_HEALTH.coolDownSeconds,
-      });
+      await setSimHealthSettings(deps, req.clientId, req.deviceId, simHealthFromRequest(req.settings), req.followAccount);
       return toProto(await getDeviceView(deps, req.clientId, req.deviceId));
     },
     async ReleaseSim(req) {
@@ -191,6 +195,13 @@ export function deviceHubHandlers(deps: DeviceHubDeps): AsyncHandlers<devicehub.
     },
     async GetDeviceHealth(req) {
       return healthToProto(await phoneHealth(deps, req.clientId, req.deviceId));
+    },
+    async GetFleetSettings(req) {
+      return fleetToProto(await getFleetSettings(deps.fleet, req.clientId));
+    },
+    async SetFleetSettings(req) {
+      const settings = { offlineAlertSeconds: req.offlineAlertSeconds, simHealth: simHealthFromRequest(req.simHealth) };
+      return fleetToProto(await setFleetSettings(deps.fleet, req.clientId, settings));
     },
     async RequestDeviceLog(req) {
       return { requestedAt: (await requestPhoneLog(deps, req.clientId, req.deviceId)).toISOString() };

@@ -13,7 +13,7 @@ import {
   probing,
   recordResult,
   resultOf,
-  simHealthSettingsOf,
+  effectiveSimHealth,
   type HealthChange,
   type SimHealth,
   type SimHealthSettings,
@@ -58,7 +58,7 @@ export class SessionHealth {
     private readonly deps: SessionHealthDeps,
     private readonly log: LogSink,
   ) {
-    this.settings = simHealthSettingsOf(device.sim_health_settings);
+    this.settings = effectiveSimHealth(device.sim_health_settings, device.fleet_sim_health);
   }
 
   /** Reads the SIMs' health as stored (at the connection, and at a reload order); a failed read keeps what is known. */
@@ -77,7 +77,7 @@ export class SessionHealth {
   /** Takes the device's thresholds as stored now. */
   applySettings(device: DeviceRow): void {
     this.device = device;
-    this.settings = simHealthSettingsOf(device.sim_health_settings);
+    this.settings = effectiveSimHealth(device.sim_health_settings, device.fleet_sim_health);
   }
 
   /**

@@ -2,7 +2,7 @@ import type { DeviceRepository } from '../data/device.repository';
 import { limitsOf, simsOfRow } from '../data/device-row';
 import type { UsageKey, UsageStore } from '../data/usage.store';
 import { hasRoom, validateLimits, type DeviceLimits, type Usage } from '../domain/limits';
-import { everySimBlocked, simHealthSettingsOf, type SimHealth, type SimHealthSettings } from '../domain/sim-health';
+import { effectiveSimHealth, everySimBlocked, hasOwnSimHealth, type SimHealth, type SimHealthSettings } from '../domain/sim-health';
 import type { SimInfo } from '../domain/sims';
 import type { SessionRegistry } from '../sessions/session-registry';
 import { getDevice, type DeviceLookup, type DeviceView } from './devices.use-case';
@@ -24,6 +24,8 @@ export interface LimitedDeviceView extends DeviceView {
   hasRoom: boolean;
   sims: SimView[];
   simHealthSettings: SimHealthSettings;
+  /** Whether the phone has thresholds of its own rather than its account's. */
+  simHealthOwn: boolean;
   /** Its SIMs' health (those never recorded are healthy and absent). */
   simHealth: SimHealth[];
 }
@@ -85,8 +87,9 @@ export async function withUsage(
             sims.map((s) => s.slot),
             now,
           );
-    const simHealthSettings = simHealthSettingsOf(view.device.sim_health_settings);
-    return { ...view, limits, usage: used, hasRoom: room, sims: simViews, simHealthSettings, simHealth };
+    const simHealthSettings = effectiveSimHealth(view.device.sim_health_settings, view.device.fleet_sim_health);
+    const simHealthOwn = hasOwnSimHealth(view.device.sim_health_settings);
+    return { ...view, limits, usage: used, hasRoom: room, sims: simViews, simHealthSettings, simHealthOwn, simHealth };
   });
 }
 

@@ -13,10 +13,17 @@ const KINDS: Record<PublicEventKind, true> = {
   'device.degraded': true,
   'device.recovered': true,
   'device.battery_low': true,
+  'device.offline': true,
 };
 export const LISTEN_KINDS = Object.freeze(Object.keys(KINDS) as PublicEventKind[]);
 /** Kinds beyond the specification's, heard only when named (as webhook endpoints get them). */
-const OPT_IN_KINDS: readonly PublicEventKind[] = ['otp.fraud_suspected', 'device.degraded', 'device.recovered', 'device.battery_low'];
+const OPT_IN_KINDS: readonly PublicEventKind[] = [
+  'otp.fraud_suspected',
+  'device.degraded',
+  'device.recovered',
+  'device.battery_low',
+  'device.offline',
+];
 
 /**
  * The `events` query: comma-separated kinds; absent, every kind of the specification (opt-in

@@ -11,6 +11,7 @@ export const EVENT_KINDS: readonly PublicEventKind[] = Object.freeze([
   'device.degraded',
   'device.recovered',
   'device.battery_low',
+  'device.offline',
 ]);
 
 /**
@@ -22,6 +23,7 @@ export const OPT_IN_KINDS: readonly PublicEventKind[] = Object.freeze([
   'device.degraded',
   'device.recovered',
   'device.battery_low',
+  'device.offline',
 ]);
 
 /** The kinds a message's own `webhook_url` receives instead of the global endpoints (the specification's per-message callbacks); a reply's `sms.received` goes to both (see `destinationsOf`). */

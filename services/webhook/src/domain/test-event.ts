@@ -57,6 +57,14 @@ export function testEvent(
       at,
       test_event: true,
     },
+    'device.offline': {
+      device_id: 'device_00000000000000000000000000',
+      client_id: ids.clientId,
+      name: 'Test',
+      offline_since: at,
+      threshold_seconds: 1800,
+      test_event: true,
+    },
     'otp.fraud_suspected': {
       hold_id: 'hold_00000000000000000000000000',
       scope: 'prefix',

@@ -3,9 +3,13 @@ import { decodeJsonPayload, runDurableConsumer, type DurableConsumer, type Nats,
 import { mailPhoneAlert, type PhoneAlertDeps } from '../use-cases/phone-alert.use-case';
 
 export const PHONE_ALERTS_DURABLE = 'webhook-phone-alerts';
+export const OFFLINE_ALERTS_DURABLE = 'webhook-offline-alerts';
+
+/** The phone warnings mailed to the owner, each on its durable. */
+export type PhoneAlertKind = 'device.battery_low' | 'device.offline';
 
 /**
- * The owner's warning e-mail of each `device.battery_low` (issue 38), on a durable of its own
+ * The owner's warning e-mail of each `device.battery_low` or `device.offline` (issue 38), on a durable of its own
  * beside the event consumer, which delivers the same event to the endpoints subscribed to it. An
  * event is acknowledged once its e-mail is sent (or has nowhere to go); an SMTP failure brings it again.
  */
@@ -15,25 +19,22 @@ export class PhoneAlertConsumer {
   constructor(
     private readonly nats: Nats,
     private readonly deps: PhoneAlertDeps,
+    private readonly kind: PhoneAlertKind = 'device.battery_low',
+    private readonly durable: string = PHONE_ALERTS_DURABLE,
   ) {}
 
   async start(): Promise<void> {
     const { names } = this.nats;
     this.consumer = await runDurableConsumer(
       this.nats,
-      { stream: names.eventsStream, durable: PHONE_ALERTS_DURABLE, filterSubject: names.event('device.battery_low'), log: this.deps.log },
+      { stream: names.eventsStream, durable: this.durable, filterSubject: names.event(this.kind), log: this.deps.log },
       (msg) => this.handle(msg),
     );
   }
 
   private async handle(msg: JsMsg): Promise<void> {
     const event = decodeJsonPayload<PublicEvent>(msg.data);
-    if (
-      !event ||
-      event.event !== 'device.battery_low' ||
-      typeof event.event_id !== 'string' ||
-      typeof event.routing?.client_id !== 'string'
-    ) {
+    if (!event || event.event !== this.kind || typeof event.event_id !== 'string' || typeof event.routing?.client_id !== 'string') {
       this.deps.log.warn({ subject: msg.subject }, 'malformed phone alert dropped');
       msg.term();
       return;

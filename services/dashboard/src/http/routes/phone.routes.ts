@@ -22,7 +22,13 @@ import {
   type PhonesList,
 } from '../../use-cases/phones.use-case';
 import { phoneView } from '../../views/phone.view';
-import { HEALTH_FIELDS, releaseSim, saveSimHealth, type HealthForm } from '../../use-cases/sim-health.use-case';
+import { followAccountSimHealth, HEALTH_FIELDS, releaseSim, saveSimHealth, type HealthForm } from '../../use-cases/sim-health.use-case';
+import {
+  PHONE_FLEET_FIELDS,
+  phoneFleetForm,
+  savePhoneFleetSettings,
+  type PhoneFleetForm,
+} from '../../use-cases/phone-fleet-settings.use-case';
 import { APK_PATH, installSection, phonesView } from '../../views/phones.view';
 import { AppError } from '@smsgw/platform';
 import { NEEDS_VERIFIED_ACCOUNT } from '../../views/account.view';
@@ -35,6 +41,8 @@ const SAVED_NOTES = {
   health: 'The SIM health thresholds are saved: they count from the next report.',
   released: 'The SIM is released: messages go to it again from now on.',
 };
+
+const SETTINGS_SAVED = 'The settings for all phones are saved: the phones that follow them use them from now on.';
 
 let zones: string[] | undefined;
 /** The IANA time zones this runtime knows, for the time zone field's suggestions. */
@@ -57,7 +65,12 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   const { up, deviceEvents } = deps;
   const clientOf = (ctx: DashContext) => ctx.state.session!.clientId;
 
-  async function phonesPage(ctx: DashContext, list: PhonesList, notes: { added?: AddedPhone; error?: string; ok?: string } = {}) {
+  async function phonesPage(
+    ctx: DashContext,
+    list: PhonesList,
+    notes: { added?: AddedPhone; error?: string; ok?: string } = {},
+    typed?: { form: PhoneFleetForm; error: string },
+  ) {
     const s = ctx.state.session!;
     const install = await installSection(list.apk, `${ctx.origin}${APK_PATH}`);
     const unverifiedAccount = list.accountVerified ? undefined : s.email;
@@ -65,7 +78,15 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
       ctx,
       'Phones',
       'phones',
-      await phonesView({ csrf: s.csrf, clientId: s.clientId, phones: list.phones, install, unverifiedAccount, ...notes }),
+      await phonesView({
+        csrf: s.csrf,
+        clientId: s.clientId,
+        phones: list.phones,
+        install,
+        unverifiedAccount,
+        ...notes,
+        fleet: { now: list.fleet, form: typed?.form ?? phoneFleetForm(list.fleet), ...(typed ? { error: typed.error } : {}) },
+      }),
     );
   }
 
@@ -78,7 +99,19 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
     return true;
   }
 
-  router.get('/phones', async (ctx) => phonesPage(ctx, await phonesList(deps, clientOf(ctx))));
+  router.get('/phones', async (ctx) =>
+    phonesPage(ctx, await phonesList(deps, clientOf(ctx)), ctx.query.saved === 'settings' ? { ok: SETTINGS_SAVED } : {}),
+  );
+  router.post('/phones/settings', async (ctx) => {
+    const form = Object.fromEntries(PHONE_FLEET_FIELDS.map((name) => [name, field(ctx, name).slice(0, 20)])) as PhoneFleetForm;
+    const error = await savePhoneFleetSettings(up, clientOf(ctx), form);
+    if (error) {
+      ctx.status = 400;
+      return phonesPage(ctx, await phonesList(deps, clientOf(ctx)), {}, { form, error });
+    }
+    await recordAction(up, actorOf(ctx), 'settings.changed', clientOf(ctx), { setting: 'phone fleet settings' });
+    ctx.redirect('/phones?saved=settings');
+  });
   router.post('/phones', async (ctx) => {
     const name = field(ctx, 'name').slice(0, 100);
     if (!name) return phonesPage(ctx, await phonesList(deps, clientOf(ctx)), { error: 'Give the phone a name.' });
@@ -135,6 +168,10 @@ export function phoneRoutes(router: DashRouter, deps: AppDeps): void {
   });
   router.post('/phones/:deviceId/sim-health', async (ctx) => {
     const deviceId = ctx.params.deviceId!;
+    if (field(ctx, 'follow_account') === '1') {
+      await followAccountSimHealth(up, clientOf(ctx), deviceId);
+      return ctx.redirect(`/phones/${encodeURIComponent(deviceId)}?saved=health`);
+    }
     const form = Object.fromEntries(HEALTH_FIELDS.map((name) => [name, field(ctx, name).slice(0, 20)])) as HealthForm;
     const error = await saveSimHealth(up, clientOf(ctx), deviceId, form);
     if (error) {

@@ -11,16 +11,15 @@ import android.os.Build;
 import android.os.Environment;
 import android.os.PowerManager;
 import android.os.StatFs;
-import android.telephony.TelephonyManager;
-import java.lang.reflect.Method;
-import java.util.ArrayList;
 import java.util.List;
 import org.smsgw.agent.core.Obstacles;
 import org.smsgw.agent.core.PhoneLink;
+import org.smsgw.agent.core.PhoneSims;
+import org.smsgw.agent.core.SimSignals;
 import org.smsgw.agent.core.Telemetry;
 
 /**
- * The edge of protocol 6 and of the obstacles: what Android says of the battery, the signal, the
+ * The edge of protocol 6 and of the obstacles: what Android says of the battery, each SIM's signal, the
  * storage, the permissions, battery optimisation and the boot receiver, read into the core's
  * values (the rules are in core/Telemetry and core/Obstacles). Compiled against API 23: newer calls
  * go through reflection and are left out where they are missing.
@@ -32,10 +31,13 @@ final class AndroidPhoneState implements Telemetry.Source, PhoneLink.SettingsSto
 
     private final Context context;
     private final String appVersion;
+    /** Every active SIM's signal (the core maps subscriptions to slots; AndroidRadio reads each). */
+    private final SimSignals signals;
 
     AndroidPhoneState(Context context, String appVersion) {
         this.context = context.getApplicationContext();
         this.appVersion = appVersion;
+        this.signals = new SimSignals(new PhoneSims(new AndroidSubscriptions(this.context), AndroidLog.INSTANCE), new AndroidRadio(this.context));
     }
 
     static SharedPreferences prefs(Context context) {
@@ -70,11 +72,7 @@ final class AndroidPhoneState implements Telemetry.Source, PhoneLink.SettingsSto
             if (raw >= 0 && scale > 0) level = Math.round(raw * 100f / scale);
             charging = battery.getIntExtra(BatteryManager.EXTRA_PLUGGED, 0) != 0;
         }
-        List<Telemetry.SimSignal> sims = new ArrayList<Telemetry.SimSignal>();
-        TelephonyManager phone = (TelephonyManager) context.getSystemService(Context.TELEPHONY_SERVICE);
-        if (phone != null && phone.getSimState() == TelephonyManager.SIM_STATE_READY) {
-            sims.add(new Telemetry.SimSignal(1, signalLevel(phone), 0, network(phone)));
-        }
+        List<Telemetry.SimSignal> sims = signals.read();
         long freeMb = -1;
         try {
             freeMb = new StatFs(Environment.getDataDirectory().getPath()).getAvailableBytes() / (1024 * 1024);
@@ -83,29 +81,6 @@ final class AndroidPhoneState implements Telemetry.Source, PhoneLink.SettingsSto
         }
         return new Telemetry(level, charging, sims, freeMb, appVersion, Build.VERSION.RELEASE + " (API " + Build.VERSION.SDK_INT + ")",
                 Obstacles.risks(phoneState()));
-    }
-
-    private static String network(TelephonyManager phone) {
-        try {
-            return Telemetry.networkOf(phone.getNetworkType());
-        } catch (SecurityException e) {
-            // Android 11 and later want READ_PHONE_STATE for it.
-            return "unknown";
-        }
-    }
-
-    /** SignalStrength.getLevel() through getSignalStrength() (API 28); -1 before, or when refused. */
-    private static int signalLevel(TelephonyManager phone) {
-        if (Build.VERSION.SDK_INT < 28) return -1;
-        try {
-            Method get = TelephonyManager.class.getMethod("getSignalStrength");
-            Object strength = get.invoke(phone);
-            if (strength == null) return -1;
-            Object level = strength.getClass().getMethod("getLevel").invoke(strength);
-            return level instanceof Integer ? (Integer) level : -1;
-        } catch (Exception e) {
-            return -1;
-        }
     }
 
     @Override
