@@ -10,12 +10,14 @@ export default tseslint.config(
       '**/src/gen/**',
       '**/*.js',
       '**/*.mjs',
-      // bench/lib is the benchmarks' shared, linted code (CommonJS, type-checked through JSDoc); the
-      // rest of bench/ is scripts.
+      // bench/lib is the benchmarks' shared, linted code (CommonJS, type-checked through JSDoc), and
+      // so is `make bench` (bench/run.js and its phases in bench/send-path); the rest of bench/ is scripts.
       'bench/*.js',
       'bench/*/*.js',
       'bench/test/**',
       '!bench/lib/*.js',
+      '!bench/send-path/*.js',
+      '!bench/run.js',
       // Lint fixtures that break a rule on purpose (an import cycle): tools/repo-checks/test/import-cycle.test.ts
       // lints them with this configuration, its ignores aside.
       'tools/repo-checks/test/fixtures/**',
@@ -52,7 +54,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bench/lib/*.js'],
+    files: ['bench/lib/*.js', 'bench/send-path/*.js', 'bench/run.js'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
     languageOptions: {
       sourceType: 'commonjs',
@@ -62,6 +64,8 @@ export default tseslint.config(
         process: 'readonly',
         Buffer: 'readonly',
         setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        URL: 'readonly',
         __dirname: 'readonly',
       },
     },
