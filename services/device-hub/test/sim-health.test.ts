@@ -13,7 +13,7 @@ import {
   type SimHealth,
   type SimResult,
 } from '../src/domain/sim-health';
-import type { AgentReport, LogSink } from '@smsgw/platform';
+import type { AgentReport } from '@smsgw/platform';
 import type { DeviceRow } from '../src/data/device-row';
 import { SessionHealth } from '../src/sessions/session-health';
 
@@ -151,7 +151,7 @@ describe('what a session writes of its SIMs', () => {
         releaseQuarantined: async () => undefined,
         clock: () => 1_000,
       },
-      quiet as unknown as LogSink,
+      quiet,
     );
     return { health, noted, changed };
   }
