@@ -108,6 +108,16 @@ class PathAccount {
     }
     const wal = (await this.db.query('SELECT wal_bytes::float8 AS bytes, wal_records::float8 AS records FROM pg_stat_wal')).rows[0];
     const varz = natsMonitorUrl ? await getJson(`${natsMonitorUrl}/varz`) : undefined;
+    // Each service names its connection: what each published (in) and was sent (out).
+    const natsConns = {};
+    if (natsMonitorUrl) {
+      for (const c of (await getJson(`${natsMonitorUrl}/connz?limit=10000`)).connections ?? []) {
+        const name = c.name || 'unnamed';
+        const seen = (natsConns[name] ??= { in: 0, out: 0 });
+        seen.in += c.in_msgs;
+        seen.out += c.out_msgs;
+      }
+    }
     const info = await this.redis.info('commandstats');
     const commands = {};
     for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) commands[m[1]] = Number(m[2]);
@@ -126,6 +136,7 @@ class PathAccount {
       commits,
       wal,
       nats: varz && { in_msgs: varz.in_msgs, out_msgs: varz.out_msgs, in_bytes: varz.in_bytes, out_bytes: varz.out_bytes },
+      natsConns,
       commands,
       rpc,
       http: httpRequests,
@@ -214,6 +225,11 @@ class PathAccount {
         msgs_out: per(b.nats.out_msgs - a.nats.out_msgs),
         bytes_in: Math.round((b.nats.in_bytes - a.nats.in_bytes) / sms),
         bytes_out: Math.round((b.nats.out_bytes - a.nats.out_bytes) / sms),
+        by_connection: Object.fromEntries(
+          Object.entries(b.natsConns)
+            .map(([name, c]) => [name, { in: per(c.in - (a.natsConns[name]?.in ?? 0)), out: per(c.out - (a.natsConns[name]?.out ?? 0)) }])
+            .filter(([, c]) => c.in + c.out > 0),
+        ),
       },
       redis_commands_per_sms: {
         total: round(
