@@ -359,6 +359,7 @@ describe('MessageRepository against Postgres', () => {
       expect(placed.map((p) => p.ahead)).toEqual([121, 122, 0]);
     });
   });
+
   describe('applyReports', () => {
     it('when reports move messages, then their counts move once, and the connection keeps counting by row afterwards', async () => {
       const deviceId = device();
