@@ -108,6 +108,16 @@ class PathAccount {
     }
     const wal = (await this.db.query('SELECT wal_bytes::float8 AS bytes, wal_records::float8 AS records FROM pg_stat_wal')).rows[0];
     const varz = natsMonitorUrl ? await getJson(`${natsMonitorUrl}/varz`) : undefined;
+    // Each service names its connection: what each published (in) and was sent (out).
+    const natsConns = {};
+    if (natsMonitorUrl) {
+      for (const c of (await getJson(`${natsMonitorUrl}/connz?limit=10000`)).connections ?? []) {
+        const name = c.name || 'unnamed';
+        const seen = (natsConns[name] ??= { in: 0, out: 0 });
+        seen.in += c.in_msgs;
+        seen.out += c.out_msgs;
+      }
+    }
     const info = await this.redis.info('commandstats');
     const commands = {};
     for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) commands[m[1]] = Number(m[2]);
@@ -126,6 +136,7 @@ class PathAccount {
       commits,
       wal,
       nats: varz && { in_msgs: varz.in_msgs, out_msgs: varz.out_msgs, in_bytes: varz.in_bytes, out_bytes: varz.out_bytes },
+      natsConns,
       commands,
       rpc,
       http: httpRequests,
@@ -195,6 +206,17 @@ class PathAccount {
           blocks_per_call: round(s.blocks / s.calls, 1),
           query: s.query,
         })),
+        // Every statement run at least once in 100 SMS, the most frequent first: what each SMS costs in
+        // statements and commits, the cheap ones too (a foreign key's check, a BEGIN, a timer's write).
+        statements_by_calls: statements
+          .filter((s) => s.calls / sms >= 0.01)
+          .sort((x, y) => y.calls - x.calls)
+          .map((s) => ({
+            calls_per_sms: per(s.calls),
+            rows_per_call: round(s.rows / s.calls, 1),
+            blocks_per_call: round(s.blocks / s.calls, 1),
+            query: s.query.slice(0, 100),
+          })),
       },
       grpc_calls_per_sms: byKey(a.rpc, b.rpc),
       http_requests_per_sms: byKey(a.http, b.http),
@@ -203,6 +225,11 @@ class PathAccount {
         msgs_out: per(b.nats.out_msgs - a.nats.out_msgs),
         bytes_in: Math.round((b.nats.in_bytes - a.nats.in_bytes) / sms),
         bytes_out: Math.round((b.nats.out_bytes - a.nats.out_bytes) / sms),
+        by_connection: Object.fromEntries(
+          Object.entries(b.natsConns)
+            .map(([name, c]) => [name, { in: per(c.in - (a.natsConns[name]?.in ?? 0)), out: per(c.out - (a.natsConns[name]?.out ?? 0)) }])
+            .filter(([, c]) => c.in + c.out > 0),
+        ),
       },
       redis_commands_per_sms: {
         total: round(

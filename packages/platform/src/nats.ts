@@ -36,7 +36,12 @@ export function natsNames(prefix: string) {
      * not one per phone.
      */
     wake: (clientId: string, deviceId: string) => `${p}dispatch.wake.${clientId}.${deviceId}`,
-    /** Every device's hint of a client (a hub replica holding phones of the client subscribes). */
+    /**
+     * The hints of several devices of a client in one message, their ids comma-separated in the
+     * body (`many` is no device id: those are `device_<ulid>`). A hub older than this ignores it.
+     */
+    wakeMany: (clientId: string) => `${p}dispatch.wake.${clientId}.many`,
+    /** Every device's hint of a client, and `wakeMany` (a hub replica holding phones of the client subscribes). */
     clientWakes: (clientId: string) => `${p}dispatch.wake.${clientId}.*`,
     /** Core NATS hint to every phone of a client that a message was opened to its fleet. */
     wakeClient: (clientId: string) => `${p}dispatch.wake-client.${clientId}`,

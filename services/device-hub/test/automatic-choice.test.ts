@@ -81,6 +81,20 @@ describe('the automatic choice in a large fleet: ListDevices draws online phones
     expect(members).not.toContain(removed);
   });
 
+  it('when a drawn phone has a count limit it reached, then the draw says it has no room; a phone without limits has room whatever it sent, its usage counted in the full list only', async () => {
+    const clientId = newClientId();
+    const [limited, free] = [...(await fleet(clientId, 2)).keys()];
+    await hub.first.client.setDeviceLimits({ clientId, deviceId: limited!, limits: { perMinute: 2 } });
+    const now = Date.now();
+    for (const deviceId of [limited!, free!]) await hub.redis.zadd(`hub-sent:${deviceId}`, now - 2000, 'msg_a', now - 1000, 'msg_b');
+
+    const draw = new Map((await drawn(clientId, 8)).map((d) => [d.deviceId, d]));
+    expect(draw.get(limited!)).toMatchObject({ hasRoom: false, usage: { lastMinute: 2, lastHour: 2, lastDay: 2 } });
+    expect(draw.get(free!)).toMatchObject({ hasRoom: true, usage: { lastMinute: 0, lastHour: 0, lastDay: 0 } });
+    const full = (await hub.first.client.listDevices({ clientId, onlineOnly: true })).devices.find((d) => d.deviceId === free);
+    expect(full).toMatchObject({ hasRoom: true, usage: { lastMinute: 2, lastHour: 2, lastDay: 2 } });
+  });
+
   it('when no phone of the client is online, then the draw is empty, as the full list is', async () => {
     const clientId = newClientId();
     await hub.first.client.createDevices({ clientId, count: 3, namePrefix: 'off', firstNumber: 1 });

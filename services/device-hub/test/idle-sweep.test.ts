@@ -79,3 +79,58 @@ describe('an idle phone does not poll the queue', () => {
     expect(messages.claimsOf(deviceId).length - afterWork).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe('the wake-ups of several phones in one message', () => {
+  const natsPrefix = `t${randomHex(5)}`;
+  let messages: MessageStandIn;
+  let hub: HubCluster;
+  let nats: Nats;
+  const phones: Phone[] = [];
+
+  beforeAll(async () => {
+    messages = await MessageStandIn.start();
+    hub = await HubCluster.start(
+      1,
+      {
+        MESSAGE_GRPC_ADDR: messages.address,
+        DISPATCH_INTERVAL_MIN_MS: '20',
+        DISPATCH_INTERVAL_MAX_MS: '20',
+        DISPATCH_IDLE_SWEEP_MAX_MS: '20000',
+      },
+      undefined,
+      natsPrefix,
+    );
+    nats = await connectNats({ url: NATS_URL, prefix: natsPrefix, name: 'wake-many-test', log: createLogger('wake-many-test', 'silent') });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const phone of phones) phone.ws.close();
+    await nats?.nc.drain();
+    await hub?.stop();
+    await messages?.stop();
+  });
+
+  it('when one message names two idle phones of a client (dispatch.wake.<client>.many), then each claims at once, long before its 20 s wait ends', async () => {
+    const clientId = `client_${Date.now()}${Math.floor(Math.random() * 1000)}`;
+    const devices: string[] = [];
+    for (const name of ['first', 'second']) {
+      const created = await hub.first.client.createDevice({ clientId, name });
+      const paired = await postPair(hub.first.agentUrl, hub.certs.caPem, { client_id: clientId, device_password: created.devicePassword });
+      const phone = await Phone.connect(hub.first.agentUrl, hub.certs.caPem, paired.body.device_token as string);
+      await phone.next('hello');
+      phone.send({ type: 'agent_hello', protocol: 4, driver: 'simulator', sims: [] });
+      phones.push(phone);
+      devices.push(created.deviceId);
+    }
+    for (const deviceId of devices) await eventually(async () => messages.claimsOf(deviceId).length > 0, 5000, 'a first claim');
+    await sleep(300);
+
+    messages.enqueue({ messageId: 'msg_01JBDQE0000000000000000011', clientId, deviceId: devices[0]! });
+    messages.enqueue({ messageId: 'msg_01JBDQE0000000000000000012', clientId, deviceId: devices[1]! });
+    const woken = Date.now();
+    nats.nc.publish(nats.names.wakeMany(clientId), devices.join(','));
+    const [first, second] = await Promise.all(phones.map((p) => p.next('sms', 3000)));
+    expect(Date.now() - woken).toBeLessThan(2000);
+    expect([first!.message_id, second!.message_id]).toEqual(['msg_01JBDQE0000000000000000011', 'msg_01JBDQE0000000000000000012']);
+  });
+});

@@ -15,6 +15,9 @@ import {
   type SimHealth,
   type SimResult,
 } from '../src/domain/sim-health';
+import type { AgentReport } from '@smsgw/platform';
+import type { DeviceRow } from '../src/data/device-row';
+import { SessionHealth } from '../src/sessions/session-health';
 
 /** The SIM health rules without I/O: causes, thresholds, quarantine, probe, release. */
 
@@ -143,5 +146,42 @@ describe('settings', () => {
       'coolDownSeconds',
     ]);
     expect(invalidSimHealthFields({ ...DEFAULT_SIM_HEALTH, window: 5, minSample: 6 })).toEqual(['minSample']);
+  });
+});
+
+describe('what a session writes of its SIMs', () => {
+  function session() {
+    const noted: SimHealth[] = [];
+    const changed: SimHealth[] = [];
+    const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+    const health = new SessionHealth(
+      { device_id: 'dev_1', client_id: 'cl_1', sim_health_settings: { window: 3 } } as unknown as DeviceRow,
+      {
+        simHealth: { of: async () => new Map(), save: async () => undefined },
+        simHealthWriter: { note: (_d, h) => void noted.push(h), changed: (_d, h) => void changed.push(h) },
+        publishSimEvent: async () => undefined,
+        releaseQuarantined: async () => undefined,
+        clock: () => 1_000,
+      },
+      quiet,
+    );
+    return { health, noted, changed };
+  }
+
+  it('when a SIM whose window is full of sent SMS sends one more, then nothing is written; when a failure comes, it is', async () => {
+    const { health, noted, changed } = session();
+    await health.load([1]);
+    const report = (id: string, more: Partial<AgentReport> = {}): AgentReport => ({
+      message_id: id,
+      device_id: 'dev_1',
+      status: 'sent',
+      at: '2026-11-29T00:00:00Z',
+      ...more,
+    });
+    for (let i = 0; i < 5; i++) health.report(report(`msg_${i}`), 1);
+    expect(noted.map((h) => h.recent)).toEqual([['sent'], ['sent', 'sent'], ['sent', 'sent', 'sent']]);
+    health.report(report('msg_9', { status: 'failed', error: { code: 'DEVICE_ERROR', message: '' } }), 1);
+    expect(noted.at(-1)!.recent).toEqual(['sent', 'sent', 'generic_failure']);
+    expect(changed).toEqual([]);
   });
 });

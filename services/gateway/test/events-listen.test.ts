@@ -82,19 +82,28 @@ describe('GET /v1/events/listen through the gateway app on real NATS and Redis',
     await publisher.nc.close();
   });
 
-  /** Publishes an event as the webhook service does: the envelope without routing on listen.<client>.<mode>. */
+  const envelope = (kind: string) => ({
+    event: kind,
+    event_id: newId('evt'),
+    timestamp: '2030-01-15T10:00:00.000Z',
+    data: { message_id: newId('msg'), status: kind.slice(4), to: '+33612345678', metadata: { note: 'é"\n' } },
+  });
+
+  /** Publishes an event as earlier webhook services did: one envelope without routing on listen.<client>.<mode>. */
   function publish(kind: string, mode: 'live' | 'test' = 'live') {
-    const event = {
-      event: kind,
-      event_id: newId('evt'),
-      timestamp: '2030-01-15T10:00:00.000Z',
-      data: { message_id: newId('msg'), status: kind.slice(4), to: '+33612345678', metadata: { note: 'é"\n' } },
-    };
+    const event = envelope(kind);
     publisher.nc.publish(listenSubject(prefix, CLIENT, mode), JSON.stringify(event));
     return event;
   }
 
-  it('when a listener opens, then it gets ready with a secret of its own, then each event of its mode and kinds signed as a webhook delivery, and keepalives', async () => {
+  /** Publishes events as the webhook service does: those of a consumed batch in one array. */
+  function publishBatch(kinds: string[]) {
+    const events = kinds.map(envelope);
+    publisher.nc.publish(listenSubject(prefix, CLIENT, 'live'), JSON.stringify(events));
+    return events;
+  }
+
+  it('when a listener opens, then it gets ready with a secret of its own, then each event of its mode and kinds signed as a webhook delivery (published alone or in a batch), and keepalives', async () => {
     const listener = await listen(gw.base, live, '?events=sms.delivered,sms.sent');
     expect(listener.res.status).toBe(200);
     expect(listener.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -110,14 +119,14 @@ describe('GET /v1/events/listen through the gateway app on real NATS and Redis',
     publish('sms.received');
     publish('sms.sent', 'test');
     const sent = publish('sms.sent');
+    const [delivered, , alsoSent] = publishBatch(['sms.delivered', 'sms.received', 'sms.sent']);
     const webhooks = await eventually(async () => {
       const found = listener.seen.filter((e) => e.event === 'webhook');
-      return found.length >= 1 && found;
+      return found.length >= 3 && found;
     });
     const before = Date.now();
     await eventually(async () => listener.seen.some((e) => e.comment === 'keepalive'), 5000, 'a keepalive');
-    expect(webhooks).toHaveLength(1);
-    expect(webhooks[0]!.id).toBe(sent.event_id);
+    expect(webhooks.map((w) => w.id)).toEqual([sent.event_id, delivered!.event_id, alsoSent!.event_id]);
     const delivery = JSON.parse(webhooks[0]!.data!) as { body: string; signature: string; timestamp: string };
     expect(delivery.signature).toBe(createHmac('sha256', session.secret).update(delivery.body, 'utf8').digest('hex'));
     expect(JSON.parse(delivery.body)).toEqual({ ...sent, timestamp: delivery.timestamp });

@@ -359,4 +359,32 @@ describe('MessageRepository against Postgres', () => {
       expect(placed.map((p) => p.ahead)).toEqual([121, 122, 0]);
     });
   });
+
+  describe('applyReports', () => {
+    it('when reports move messages, then their counts move once, and the connection keeps counting by row afterwards', async () => {
+      const deviceId = device();
+      const [sent, cancelled] = [await queue(deviceId), await queue(deviceId, { priority: 5 })];
+      await queueRepo.claimNext(deviceId, 30_000);
+      const connection = await pool.connect();
+      try {
+        const moved = await new MessageRepository(connection as unknown as Pool).applyReports([
+          { messageId: sent.message_id, deviceId, status: 'sent', at: new Date(), sim: 0 },
+        ]);
+        expect([...moved.keys()]).toEqual([sent.message_id]);
+        const setting = await connection.query<{ v: string | null }>(`SELECT current_setting('smsgw.counts', true) AS v`);
+        expect(setting.rows[0]!.v).not.toBe('by_statement');
+        await connection.query(`UPDATE messages SET status = 'cancelled' WHERE message_id = $1`, [cancelled.message_id]);
+      } finally {
+        connection.release();
+      }
+      const counted = await pool.query<{ status: string; n: number }>(
+        'SELECT status, sum(n)::int AS n FROM message_counts WHERE device_id = $1 GROUP BY 1 HAVING sum(n) <> 0 ORDER BY 1',
+        [deviceId],
+      );
+      expect(counted.rows).toEqual([
+        { status: 'cancelled', n: 1 },
+        { status: 'sent', n: 1 },
+      ]);
+    });
+  });
 });

@@ -133,4 +133,22 @@ describe('SendMany through gRPC: sends gathered by the gateway, stored together'
     sub.unsubscribe();
     expect(woken).toHaveLength(2);
   });
+
+  it('when one call queues for three idle phones of a client, then one wake-up message names all three', async () => {
+    const phones = [device(), device(), device()];
+    const woken: { subject: string; body: string }[] = [];
+    const sub = nats.nc.subscribe(nats.names.clientWakes('client_85'), {
+      callback: (_err, msg) => void woken.push({ subject: msg.subject, body: msg.string() }),
+    });
+    await nats.nc.flush();
+
+    await svc.client.sendMany({ items: phones.map((p, i) => send('client_85', p, `n° ${i}`)) });
+    await nats.nc.flush();
+    await new Promise((r) => setTimeout(r, 150));
+    sub.unsubscribe();
+
+    expect(woken).toHaveLength(1);
+    expect(woken[0]!.subject).toBe(nats.names.wakeMany('client_85'));
+    expect(new Set(woken[0]!.body.split(','))).toEqual(new Set(phones));
+  });
 });

@@ -3,7 +3,7 @@ import { eventually } from '@smsgw/testing';
 import { startWebhookService, type RunningWebhookService } from './support/service';
 
 // `smsgw listen` (issue 25): every event the service consumes goes out on core NATS,
-// `listen.<client_id>.<mode>`, as the public envelope without its routing.
+// `listen.<client_id>.<mode>`, as the public envelope without its routing, those of a batch in one array.
 
 const CLIENT = 'client_listen';
 
@@ -35,7 +35,8 @@ describe('the events published to listeners by the real webhook service', () => 
     const received: { subject: string; body: unknown }[] = [];
     for (const sub of [live, test]) {
       void (async () => {
-        for await (const m of sub) received.push({ subject: m.subject, body: m.json() });
+        // The events of a consumed batch come together, one array per client and mode.
+        for await (const m of sub) for (const body of m.json<unknown[]>()) received.push({ subject: m.subject, body });
       })();
     }
 

@@ -192,6 +192,10 @@ export function recordResult(
   return { health: { ...quarantine(health, reason, settings, now), recent }, change: 'quarantined' };
 }
 
+/** Whether two windows hold the same results in the same order (a full window of one cause stays so). */
+export const sameResults = (a: readonly SimResult[], b: readonly SimResult[]): boolean =>
+  a.length === b.length && a.every((r, i) => r === b[i]);
+
 /** Whether no SMS may go through the SIM now: quarantined before its probe is due, or its probe out (and not lost). */
 export function blocked(health: SimHealth, now: number): boolean {
   if (health.state === 'healthy') return false;

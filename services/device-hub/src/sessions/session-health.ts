@@ -1,7 +1,7 @@
 // SIM health in one phone's session (issue 38): each SIM's results as its reports come, the
 // quarantine a threshold makes, the slots the dispatch loop may use, the probe after a cool-down.
-// What is stored: the results a few seconds late with the other phones' (SimHealthWriter), a change
-// of state at once, with its public event.
+// What is stored: the results a few seconds late with the other phones' (SimHealthWriter) when they
+// changed, a change of state at once, with its public event.
 import { counter, type LogSink } from '@smsgw/platform';
 import type { DeviceRow } from '../data/device-row';
 import type { SimHealthRepository } from '../data/sim-health.repository';
@@ -14,6 +14,7 @@ import {
   recordResult,
   resultOf,
   effectiveSimHealth,
+  sameResults,
   type HealthChange,
   type SimHealth,
   type SimHealthSettings,
@@ -159,7 +160,8 @@ export class SessionHealth {
         : recordResult(health, result, this.settings, this.deps.clock());
     this.sims.set(next.slot, next);
     if (!change) {
-      this.deps.simHealthWriter.note(this.device.device_id, next);
+      // A full window of one cause (a SIM that only sends) stays the same: nothing to write.
+      if (!sameResults(health.recent, next.recent)) this.deps.simHealthWriter.note(this.device.device_id, next);
       return;
     }
     this.deps.simHealthWriter.changed(this.device.device_id, next);

@@ -110,11 +110,15 @@ export class SessionRegistry {
             if (!err) this.wakeFleet(clientId, msg);
           },
         }),
-        // A device's own wake-up: it reaches every replica holding a phone of the client, as the
-        // fleet's do; the one holding the device wakes it.
+        // A device's own wake-up, or several devices' in one message (`many`, their ids in the
+        // body): it reaches every replica holding a phone of the client, as the fleet's do; the one
+        // holding a device wakes it.
         this.nats.nc.subscribe(this.nats.names.clientWakes(clientId), {
           callback: (err, msg) => {
-            if (!err) this.sessions.get(msg.subject.slice(msg.subject.lastIndexOf('.') + 1))?.wake('work');
+            if (err) return;
+            const last = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+            const ids = last === 'many' ? msg.string().split(',') : [last];
+            for (const id of ids) this.sessions.get(id)?.wake('work');
           },
         }),
       ];

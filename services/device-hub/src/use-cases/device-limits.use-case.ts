@@ -1,7 +1,7 @@
 import type { DeviceRepository } from '../data/device.repository';
 import { limitsOf, simsOfRow } from '../data/device-row';
 import type { UsageKey, UsageStore } from '../data/usage.store';
-import { hasRoom, validateLimits, type DeviceLimits, type Usage } from '../domain/limits';
+import { hasCountLimits, hasRoom, validateLimits, type DeviceLimits, type Usage } from '../domain/limits';
 import { effectiveSimHealth, everySimBlocked, hasOwnSimHealth, type SimHealth, type SimHealthSettings } from '../domain/sim-health';
 import type { SimInfo } from '../domain/sims';
 import type { SessionRegistry } from '../sessions/session-registry';
@@ -50,7 +50,9 @@ export interface DeviceLimitsDeps extends DeviceLookup {
 /**
  * The views with limits, usage and room, the phone's and each SIM's (one Redis round trip for
  * all), and their SIMs' health: a quarantined SIM has no room. `fresh` false (the automatic
- * choice): the states of the SIMs not healthy as read within the last seconds, without results.
+ * choice): the states of the SIMs not healthy as read within the last seconds, without results,
+ * and the usage of phones with a count limit only (a phone without one has room whatever it
+ * sent; its usage shows 0): three Redis counts a phone drawn, on every automatic send, otherwise.
  */
 export async function withUsage(
   deps: Pick<DeviceLimitsDeps, 'usage' | 'health' | 'clock'>,
@@ -62,15 +64,16 @@ export async function withUsage(
   const keys: UsageKey[] = [];
   const perView = views.map((view) => {
     const deviceId = view.device.device_id;
+    const limits = limitsOf(view.device);
     const sims = simsOfRow(view.device);
+    if (!fresh && !hasCountLimits(limits)) return { view, limits, sims, phoneAt: -1, simAt: sims.map(() => -1) };
     const phoneAt = keys.push({ deviceId }) - 1;
     // With one SIM, the SIM is the phone: its usage and room are the phone's.
     const simAt = sims.length >= 2 ? sims.map((sim) => keys.push({ deviceId, slot: sim.slot }) - 1) : sims.map(() => phoneAt);
-    return { view, sims, phoneAt, simAt };
+    return { view, limits, sims, phoneAt, simAt };
   });
   const [counts, health] = await Promise.all([deps.usage.counts(keys, now), healthOf]);
-  return perView.map(({ view, sims, phoneAt, simAt }) => {
-    const limits = limitsOf(view.device);
+  return perView.map(({ view, limits, sims, phoneAt, simAt }) => {
     const used = counts[phoneAt] ?? NO_USAGE;
     const simHealth = health.get(view.device.device_id) ?? [];
     const usable = (slot: number) => !everySimBlocked(simHealth, [slot], now);

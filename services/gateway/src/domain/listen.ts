@@ -50,15 +50,27 @@ export interface ListenedEvent {
   data: Record<string, unknown>;
 }
 
-export function parseListenedEvent(bytes: Uint8Array): ListenedEvent | undefined {
+function listenedEvent(value: unknown): ListenedEvent | undefined {
+  const e = value as Partial<ListenedEvent> | null;
+  if (typeof e !== 'object' || e === null) return undefined;
+  if (typeof e.event !== 'string' || !(e.event in KINDS) || typeof e.event_id !== 'string') return undefined;
+  if (!e.data || typeof e.data !== 'object') return undefined;
+  return e as ListenedEvent;
+}
+
+/**
+ * The events of one message on `listen.<client_id>.<mode>`: a JSON array of them (the webhook
+ * service publishes those of a batch together), or one (as earlier versions did); what is not an
+ * event is left out.
+ */
+export function parseListenedEvents(bytes: Uint8Array): ListenedEvent[] {
+  let value: unknown;
   try {
-    const e = JSON.parse(Buffer.from(bytes).toString('utf8')) as Partial<ListenedEvent>;
-    if (typeof e.event !== 'string' || !(e.event in KINDS) || typeof e.event_id !== 'string') return undefined;
-    if (!e.data || typeof e.data !== 'object') return undefined;
-    return e as ListenedEvent;
+    value = JSON.parse(Buffer.from(bytes).toString('utf8'));
   } catch {
-    return undefined;
+    return [];
   }
+  return (Array.isArray(value) ? value : [value]).flatMap((v) => listenedEvent(v) ?? []);
 }
 
 export interface SignedDelivery {

@@ -1,7 +1,7 @@
 import { AppError, type PublicEventKind } from '@smsgw/platform';
 import type { ListenBus } from '../clients/listen-bus';
 import type { ListenerSlots } from '../clients/listener-slots';
-import { newListenSecret, parseListenedEvent, signListened, type SignedDelivery } from '../domain/listen';
+import { newListenSecret, parseListenedEvents, signListened, type SignedDelivery } from '../domain/listen';
 import type { AuthContext } from '../http/context';
 
 export interface ListenDeps {
@@ -58,8 +58,9 @@ export async function openListen(
   // Events that arrive while the subscription is being confirmed wait for `ready`: it comes first.
   let held: Uint8Array[] | undefined = [];
   const deliver = (data: Uint8Array) => {
-    const event = parseListenedEvent(data);
-    if (event && wanted.has(event.event)) sink.webhook(event.event_id, signListened(event, secret, new Date()));
+    for (const event of parseListenedEvents(data)) {
+      if (wanted.has(event.event)) sink.webhook(event.event_id, signListened(event, secret, new Date()));
+    }
   };
   const subscription = await deps.bus.subscribe(auth.clientId, auth.mode, (data) => (held ? held.push(data) : deliver(data)));
   if (!subscription) {

@@ -34,10 +34,22 @@ export class WakeUpPublisher {
     if (due.some((r) => r.mode === 'test')) this.nats.nc.publish(this.nats.names.testWake);
   }
 
-  /** One hint to each device of the rows (`dispatch.wake.<client>.<device>`). */
+  /**
+   * A hint to each device of the rows: one message per client, `dispatch.wake.<client>.<device>`
+   * for one device, `dispatch.wake.<client>.many` naming them all for several (a send-bulk spread
+   * over 50 idle phones is one message, not 50).
+   */
   private wakeDevices(rows: ReadonlyArray<Pick<MessageRow, 'client_id' | 'device_id'>>): void {
-    const devices = new Map(rows.map((r) => [r.device_id, r.client_id]));
-    for (const [deviceId, clientId] of devices) this.nats.nc.publish(this.nats.names.wake(clientId, deviceId));
+    const byClient = new Map<string, Set<string>>();
+    for (const r of rows) {
+      const devices = byClient.get(r.client_id);
+      if (devices) devices.add(r.device_id);
+      else byClient.set(r.client_id, new Set([r.device_id]));
+    }
+    for (const [clientId, devices] of byClient) {
+      if (devices.size === 1) this.nats.nc.publish(this.nats.names.wake(clientId, [...devices][0]!));
+      else this.nats.nc.publish(this.nats.names.wakeMany(clientId), [...devices].join(','));
+    }
   }
 
   /**

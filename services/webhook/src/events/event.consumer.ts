@@ -117,11 +117,9 @@ export class EventConsumer {
         continue;
       }
       taken.push(msg);
-      for (const e of found) {
-        events.push(e);
-        this.listeners?.publish(e.event);
-      }
+      events.push(...found);
     }
+    this.listeners?.publish(events.map((e) => e.event));
     for (;;) {
       try {
         // The batch's statements make no spans: each event has its own, in its trace.
