@@ -242,19 +242,10 @@ export class AccountRepository {
     return (rowCount ?? 0) > 0;
   }
 
-  /**
-   * The operator vouches for the account's address, its owner's sign-in address: the account is
-   * verified, and so is its alert address when it is that address (as a verification link to it
-   * would have done; without it, the alert e-mails of an account the operator made with
-   * create-user went nowhere). False when there is no such client.
-   */
+  /** The operator vouches for the account's address; false when there is no such client. */
   async markAccountVerified(clientId: string): Promise<boolean> {
-    const owners =
-      'EXISTS (SELECT 1 FROM users u WHERE u.client_id = c.client_id AND u.removed_at IS NULL AND lower(u.email) = lower(c.email))';
     const { rowCount } = await this.pool.query(
-      `UPDATE clients c SET account_verified_at = coalesce(c.account_verified_at, now()),
-         email_verified_at = CASE WHEN c.email_verified_at IS NULL AND ${owners} THEN now() ELSE c.email_verified_at END
-       WHERE c.client_id = $1`,
+      'UPDATE clients SET account_verified_at = coalesce(account_verified_at, now()) WHERE client_id = $1',
       [clientId],
     );
     return (rowCount ?? 0) > 0;
