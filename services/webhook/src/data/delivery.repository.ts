@@ -303,7 +303,9 @@ export class DeliveryRepository {
    * already recorded (made twice after a lost lease) replaces the log line and leaves the state to
    * the first. An attempt is written only for a delivery this statement updates or locks (there is
    * no foreign key, migration 007): one the retention deleted meanwhile gets none, and the
-   * retention waits for the lock, then deletes the attempt with its delivery.
+   * retention waits for the lock, then deletes the attempt with its delivery. The update is not
+   * HOT, and cannot be while the sweep finds pending deliveries by an index: leaving `pending`
+   * changes `state`, the predicate of `deliveries_overdue` (a lease alone is HOT).
    */
   async recordOutcomes(outcomes: readonly AttemptOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
