@@ -124,9 +124,12 @@ export class DeliveryRepository {
   async recordEvents(events: readonly NewEvent[]): Promise<DeliveryJob[]> {
     if (events.length === 0) return [];
     const d = events.flatMap((e) => e.destinations.map((dest) => ({ e, dest })));
-    // Each event once (its first copy): a statement may lock a row only once.
+    // Each event once (its first copy): a statement may lock a row only once. In id order, so that
+    // two batches redelivered together lock their events in the same order.
     const seen = new Set<string>();
-    const unique = events.filter((e) => !seen.has(e.eventId) && seen.add(e.eventId));
+    const unique = events
+      .filter((e) => !seen.has(e.eventId) && seen.add(e.eventId))
+      .sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
     return inTransaction(this.pool, async (tx) => {
       // An event stored before (redelivered) is locked, not rewritten: the retention, which deletes
       // deliveries itself (no foreign key), waits for this transaction and then sees its deliveries.
