@@ -284,4 +284,108 @@ describe('delivery repository against Postgres', () => {
     expect(await deliveryLog.deleteOlderThan(30)).toBeGreaterThanOrEqual(1);
     expect(await deliveryLog.list({ clientId: 'client_1', eventId: job!.eventId, limit: 5 })).toEqual([]);
   });
+
+  const succeeded = (deliveryId: string, attempt = 1) => ({
+    deliveryId,
+    attempt,
+    attemptedAt: new Date(),
+    httpStatus: 200,
+    latencyMs: 3,
+    error: null,
+    state: 'succeeded' as const,
+    nextAttemptAt: null,
+    batchId: null,
+  });
+  const rowsOf = async (eventIds: string[]) => {
+    const { rows } = await pool.query<{ deliveries: number; attempts: number }>(
+      `SELECT (SELECT count(*)::int FROM deliveries WHERE event_id = ANY($1)) AS deliveries,
+              (SELECT count(*)::int FROM attempts a WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.delivery_id = a.delivery_id)) AS attempts`,
+      [eventIds],
+    );
+    return rows[0];
+  };
+
+  it('when the cleanup deletes old events, then their deliveries, replays and attempts go with them, and younger ones stay whole', async () => {
+    const [old, young] = [newEvent(2), newEvent(1)];
+    const jobs = await repo.recordEvents([old, young]);
+    await repo.recordOutcomes(jobs.map((j) => succeeded(j.deliveryId)));
+    const stored = await deliveryLog.event('client_1', old.eventId);
+    const replay = await repo.addDelivery(
+      { eventId: old.eventId, clientId: 'client_1', mode: 'live', kind: old.kind, data: old.data, traceparent: null },
+      { ...old.destinations[0]!, deliveryId: newId('dlv') },
+      stored!.destinations[0]!.delivery_id,
+    );
+    await repo.recordOutcomes([succeeded(replay.deliveryId)]);
+    await pool.query(`UPDATE events SET created_at = now() - interval '31 days' WHERE event_id = $1`, [old.eventId]);
+
+    expect(await deliveryLog.deleteOlderThan(30)).toBeGreaterThanOrEqual(1);
+
+    expect(await rowsOf([old.eventId])).toEqual({ deliveries: 0, attempts: 0 });
+    const [kept] = await deliveryLog.list({ clientId: 'client_1', eventId: young.eventId, limit: 5 });
+    expect(kept).toMatchObject({ state: 'succeeded', attempts: 1 });
+    expect(kept!.attempt_log).toHaveLength(1);
+  });
+
+  it('when the cleanup deleted a delivery during its attempt, then its outcome writes no attempt and the others of the batch are written', async () => {
+    const [gone, other] = await repo.recordEvents([newEvent(), newEvent()]);
+    await pool.query(`UPDATE events SET created_at = now() - interval '31 days' WHERE event_id = $1`, [gone!.eventId]);
+    await deliveryLog.deleteOlderThan(30);
+
+    await repo.recordOutcomes([succeeded(gone!.deliveryId), succeeded(other!.deliveryId)]);
+
+    expect(await rowsOf([gone!.eventId])).toEqual({ deliveries: 0, attempts: 0 });
+    const [written] = await deliveryLog.list({ clientId: 'client_1', eventId: other!.eventId, limit: 5 });
+    expect(written).toMatchObject({ state: 'succeeded', attempts: 1, last_status: 200 });
+  });
+
+  it('when an old event is redelivered while the cleanup deletes it, then the cleanup waits and takes the new deliveries too', async () => {
+    const event = newEvent();
+    await repo.recordEvents([event]);
+    await pool.query(`UPDATE events SET created_at = now() - interval '31 days' WHERE event_id = $1`, [event.eventId]);
+    // The redelivery finds a new destination; another transaction holding the same one keeps it
+    // waiting between storing the event and committing its deliveries.
+    const added = { ...event.destinations[0]!, deliveryId: newId('dlv'), key: 'url:https://new.example/', url: 'https://new.example/' };
+    const blocker = await pool.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query(
+        `INSERT INTO deliveries (delivery_id, event_id, client_id, url, destination) VALUES ($1, $2, 'client_1', $3, $4)`,
+        [newId('dlv'), event.eventId, added.url, added.key],
+      );
+      const redelivery = repo.recordEvents([{ ...event, destinations: [added] }]);
+      await sleep(200);
+      const cleanup = deliveryLog.deleteOlderThan(30);
+      await sleep(200);
+      await blocker.query('ROLLBACK');
+      expect(await redelivery).toHaveLength(1);
+      await cleanup;
+    } finally {
+      blocker.release();
+    }
+    expect(await rowsOf([event.eventId])).toEqual({ deliveries: 0, attempts: 0 });
+  });
+
+  it('when an outcome is being written while the cleanup deletes its delivery, then the cleanup waits and takes the attempt too', async () => {
+    const [job] = await repo.recordEvents([newEvent()]);
+    await repo.recordOutcomes([{ ...succeeded(job!.deliveryId), httpStatus: 500, state: 'pending', nextAttemptAt: new Date() }]);
+    await pool.query(`UPDATE events SET created_at = now() - interval '31 days' WHERE event_id = $1`, [job!.eventId]);
+    // Another transaction writing the same attempt keeps the outcome waiting before its commit.
+    const blocker = await pool.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query(`INSERT INTO attempts (delivery_id, attempt, attempted_at, latency_ms) VALUES ($1, 2, now(), 1)`, [
+        job!.deliveryId,
+      ]);
+      const outcome = repo.recordOutcomes([succeeded(job!.deliveryId, 2)]);
+      await sleep(200);
+      const cleanup = deliveryLog.deleteOlderThan(30);
+      await sleep(200);
+      await blocker.query('ROLLBACK');
+      await outcome;
+      await cleanup;
+    } finally {
+      blocker.release();
+    }
+    expect(await rowsOf([job!.eventId])).toEqual({ deliveries: 0, attempts: 0 });
+  });
 });

@@ -1,4 +1,4 @@
-import type { Pool } from '@smsgw/platform';
+import { inTransaction, type Pool } from '@smsgw/platform';
 import type { Mode } from './endpoint.repository';
 
 export interface AttemptRow {
@@ -73,17 +73,35 @@ export class DeliveryLogRepository {
     return rows.map((r) => ({ ...r, attempt_log: r.attempt_log.map((a) => ({ ...a, attempted_at: new Date(a.attempted_at) })) }));
   }
 
-  /** Deletes events older than `days` with their deliveries and attempts (the delivery log's retention). */
+  /**
+   * Deletes events older than `days` with their deliveries and attempts (the delivery log's
+   * retention), 5,000 events a transaction. There is no foreign key to cascade (migration 007):
+   * each table has its own statement, so that each sees what the writers it waited for committed
+   * (a writer locks the event or the delivery it adds to), and no delivery or attempt is left
+   * without its event.
+   */
   async deleteOlderThan(days: number): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const { rowCount } = await this.pool.query(
-        `DELETE FROM events WHERE event_id IN (
-           SELECT event_id FROM events WHERE created_at < now() - $1 * interval '1 day' LIMIT 5000)`,
-        [days],
-      );
-      deleted += rowCount ?? 0;
-      if (!rowCount || rowCount < 5000) return deleted;
+      const count = await inTransaction(this.pool, async (tx) => {
+        const events = await tx.query<{ event_id: string }>(
+          `DELETE FROM events WHERE event_id IN (
+             SELECT event_id FROM events WHERE created_at < now() - $1 * interval '1 day' LIMIT 5000)
+           RETURNING event_id`,
+          [days],
+        );
+        if (events.rows.length === 0) return 0;
+        const deliveries = await tx.query<{ delivery_id: string }>(
+          `DELETE FROM deliveries WHERE event_id = ANY($1) RETURNING delivery_id`,
+          [events.rows.map((r) => r.event_id)],
+        );
+        if (deliveries.rows.length > 0) {
+          await tx.query(`DELETE FROM attempts WHERE delivery_id = ANY($1)`, [deliveries.rows.map((r) => r.delivery_id)]);
+        }
+        return events.rows.length;
+      });
+      deleted += count;
+      if (count < 5000) return deleted;
     }
   }
 }

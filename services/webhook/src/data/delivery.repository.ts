@@ -59,6 +59,14 @@ export interface AttemptOutcome {
   batchId: string | null;
 }
 
+/**
+ * The end of an `INSERT INTO events` that stores an event before its deliveries: an event stored
+ * before (redelivered, replayed) is locked and left as it is (`WHERE false` updates nothing). A
+ * delivery has no foreign key to its event (migration 007): this lock keeps the retention from
+ * deleting the event until the deliveries are committed, and then its next statement sees them.
+ */
+const LOCK_STORED_EVENT = `ON CONFLICT (event_id) DO UPDATE SET kind = excluded.kind WHERE false`;
+
 /** The columns of a `DeliveryJob`, selected from `deliveries d JOIN events e`. */
 /** An endpoint's delivery goes to the endpoint's URL as it is now (it may have changed since the first attempt). */
 const JOB_COLUMNS = `d.delivery_id, d.event_id, e.kind, d.client_id, d.endpoint_id,
@@ -116,17 +124,26 @@ export class DeliveryRepository {
   async recordEvents(events: readonly NewEvent[]): Promise<DeliveryJob[]> {
     if (events.length === 0) return [];
     const d = events.flatMap((e) => e.destinations.map((dest) => ({ e, dest })));
+    // Each event once (its first copy): a statement may lock a row only once. In id order, so that
+    // two batches redelivered together lock their events in the same order.
+    const seen = new Set<string>();
+    const unique = events
+      .filter((e) => !seen.has(e.eventId) && seen.add(e.eventId))
+      .sort((a, b) => (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0));
     return inTransaction(this.pool, async (tx) => {
+      // An event stored before (redelivered) is locked, not rewritten: the retention, which deletes
+      // deliveries itself (no foreign key), waits for this transaction and then sees its deliveries.
       await tx.query(
         `INSERT INTO events (event_id, client_id, mode, kind, data, traceparent)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) ON CONFLICT (event_id) DO NOTHING`,
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+         ${LOCK_STORED_EVENT}`,
         [
-          events.map((e) => e.eventId),
-          events.map((e) => e.clientId),
-          events.map((e) => e.mode),
-          events.map((e) => e.kind),
-          events.map((e) => e.data),
-          events.map((e) => e.traceparent),
+          unique.map((e) => e.eventId),
+          unique.map((e) => e.clientId),
+          unique.map((e) => e.mode),
+          unique.map((e) => e.kind),
+          unique.map((e) => e.data),
+          unique.map((e) => e.traceparent),
         ],
       );
       const inserted = await tx.query<{ delivery_id: string }>(
@@ -187,7 +204,7 @@ export class DeliveryRepository {
   ): Promise<DeliveryJob> {
     await inTransaction(this.pool, async (tx) => {
       await tx.query(
-        `INSERT INTO events (event_id, client_id, mode, kind, data, traceparent) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING`,
+        `INSERT INTO events (event_id, client_id, mode, kind, data, traceparent) VALUES ($1, $2, $3, $4, $5, $6) ${LOCK_STORED_EVENT}`,
         [event.eventId, event.clientId, event.mode, event.kind, event.data, event.traceparent],
       );
       await tx.query(
@@ -285,46 +302,48 @@ export class DeliveryRepository {
   }
 
   /**
-   * Writes attempts and the states they lead to, in one transaction. An
-   * outcome for an attempt already recorded (made twice after a lost lease)
-   * replaces the log line and leaves the state to the first.
+   * Writes attempts and the states they lead to, in one statement. An outcome for an attempt
+   * already recorded (made twice after a lost lease) replaces the log line and leaves the state to
+   * the first. An attempt is written only for a delivery this statement updates or locks (there is
+   * no foreign key, migration 007): one the retention deleted meanwhile gets none, and the
+   * retention waits for the lock, then deletes the attempt with its delivery. The update is not
+   * HOT, and cannot be while the sweep finds pending deliveries by an index: leaving `pending`
+   * changes `state`, the predicate of `deliveries_overdue` (a lease alone is HOT).
    */
   async recordOutcomes(outcomes: readonly AttemptOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     const col = <T>(f: (o: AttemptOutcome) => T) => outcomes.map(f);
-    await inTransaction(this.pool, async (tx) => {
-      await tx.query(
-        `INSERT INTO attempts (delivery_id, attempt, attempted_at, http_status, latency_ms, error)
-         SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[])
-         ON CONFLICT (delivery_id, attempt) DO UPDATE SET attempted_at = excluded.attempted_at, http_status = excluded.http_status,
-           latency_ms = excluded.latency_ms, error = excluded.error`,
-        [
-          col((o) => o.deliveryId),
-          col((o) => o.attempt),
-          col((o) => o.attemptedAt),
-          col((o) => o.httpStatus),
-          col((o) => Math.round(o.latencyMs)),
-          col((o) => o.error),
-        ],
-      );
-      await tx.query(
-        `UPDATE deliveries d SET attempts = t.attempt, state = t.state, next_attempt_at = t.next_at, lease_until = NULL,
+    await this.pool.query(
+      `WITH t AS (
+         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[], $7::timestamptz[], $8::text[], $9::int[])
+           AS t(id, attempt, state, next_at, status, error, at, batch, latency_ms)),
+       applied AS (
+         UPDATE deliveries d SET attempts = t.attempt, state = t.state, next_attempt_at = t.next_at, lease_until = NULL,
            last_status = t.status, last_error = t.error, last_attempt_at = t.at, batch_id = t.batch,
            alert_state = CASE WHEN t.state = 'failed' THEN 'due' ELSE d.alert_state END
-         FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[], $7::timestamptz[], $8::text[])
-           AS t(id, attempt, state, next_at, status, error, at, batch)
-         WHERE d.delivery_id = t.id AND d.attempts = t.attempt - 1 AND d.state = 'pending'`,
-        [
-          col((o) => o.deliveryId),
-          col((o) => o.attempt),
-          col((o) => o.state),
-          col((o) => o.nextAttemptAt),
-          col((o) => o.httpStatus),
-          col((o) => o.error),
-          col((o) => o.attemptedAt),
-          col((o) => o.batchId),
-        ],
-      );
-    });
+         FROM t
+         WHERE d.delivery_id = t.id AND d.attempts = t.attempt - 1 AND d.state = 'pending'
+         RETURNING d.delivery_id),
+       kept AS (
+         SELECT delivery_id FROM deliveries
+         WHERE delivery_id = ANY($1) AND delivery_id NOT IN (SELECT delivery_id FROM applied)
+         FOR KEY SHARE)
+       INSERT INTO attempts (delivery_id, attempt, attempted_at, http_status, latency_ms, error)
+       SELECT t.id, t.attempt, t.at, t.status, t.latency_ms, t.error FROM t
+       WHERE t.id IN (SELECT delivery_id FROM applied UNION ALL SELECT delivery_id FROM kept)
+       ON CONFLICT (delivery_id, attempt) DO UPDATE SET attempted_at = excluded.attempted_at, http_status = excluded.http_status,
+         latency_ms = excluded.latency_ms, error = excluded.error`,
+      [
+        col((o) => o.deliveryId),
+        col((o) => o.attempt),
+        col((o) => o.state),
+        col((o) => o.nextAttemptAt),
+        col((o) => o.httpStatus),
+        col((o) => o.error),
+        col((o) => o.attemptedAt),
+        col((o) => o.batchId),
+        col((o) => Math.round(o.latencyMs)),
+      ],
+    );
   }
 }
