@@ -8,7 +8,7 @@ describe('an agent that crashes mid-way', () => {
   let device: DemoDevice;
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     client = await system.createClient();
     device = await system.createDevice(client.client_id);
   });

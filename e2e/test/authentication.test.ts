@@ -12,7 +12,7 @@ describe('authentication rules of the specification', () => {
   let strangersDevice: DemoDevice;
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     // The operator command line, as a script would use it.
     client = (await system.cli('create-client', '--email', 'owner@example.com', '--name', 'Owner')) as unknown as DemoClient;
     online = (await system.cli('create-device', '--client', client.client_id, '--name', 'Pixel')) as unknown as DemoDevice;

@@ -39,7 +39,7 @@ describe('smsgw inbox', () => {
     system.cli('receive-sms', '--client', client.client_id, '--device', device.device_id, '--from', from, '--text', text);
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smsgw-cli-inbox-'));
     fs.writeFileSync(path.join(dir, 'passphrase'), `${PASSPHRASE}\n`);
     fs.writeFileSync(path.join(dir, 'wrong'), 'une autre phrase\n');

@@ -26,7 +26,7 @@ describe('smsgw listen against the whole system', () => {
   let stderr = '';
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     receiver = await Receiver.start(system.stack.certs);
     client = await system.createClient();
     device = await system.createDevice(client.client_id, 'phone-listen');

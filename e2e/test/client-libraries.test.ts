@@ -64,7 +64,7 @@ describe('the client libraries and the command line, against the whole system', 
   const tenants = new Map<string, Tenant>();
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     receiver = await Receiver.start(system.stack.certs);
     proxy = await FaultProxy.start(system.stack.gatewayUrl, system.stack.certs);
     hooksDir = fs.mkdtempSync(path.join(os.tmpdir(), 'smsgw-hooks-'));

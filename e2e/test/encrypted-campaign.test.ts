@@ -18,7 +18,7 @@ describe('an encrypted CSV campaign on the whole system', () => {
   let dir: string;
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'smsgw-e2e-campaign-'));
     fs.writeFileSync(path.join(dir, 'passphrase'), `${PASSPHRASE}\n`);
   });

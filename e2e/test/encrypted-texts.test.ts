@@ -38,7 +38,7 @@ describe('end-to-end encrypted texts', () => {
   const carried: string[] = [];
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     bus = await connect({ servers: system.stack.natsUrl, user: system.stack.natsAdmin?.user, pass: system.stack.natsAdmin?.password });
     bus.subscribe(`${system.stack.natsPrefix}.>`, {
       callback: (_err, msg) => {

@@ -14,7 +14,7 @@ describe("a phone reports only on its own messages: another tenant's forged repo
   let tap: Awaited<ReturnType<typeof eventTap>>;
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     nats = await connectNats({
       url: system.stack.natsUrl,
       ...system.stack.natsAdmin,

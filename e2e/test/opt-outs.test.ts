@@ -14,7 +14,7 @@ describe('opt-outs: the suppression list', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     receiver = await Receiver.start(system.stack.certs);
   });
 

@@ -13,7 +13,7 @@ describe('an OTP whose first phone fails arrives through the second', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     receiver = await Receiver.start(system.stack.certs);
   });
 

@@ -19,7 +19,7 @@ describe("a phone's log asked for from the dashboard, in a real browser", () => 
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     const spki = new X509Certificate(system.stack.certs.certPem).publicKey.export({ type: 'spki', format: 'der' });
     const pin = createHash('sha256').update(spki).digest('base64');
     browser = await chromium.launch({

@@ -8,7 +8,7 @@ describe('the send path, end to end', () => {
   let agent: AgentProcess;
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     client = await system.createClient();
     device = await system.createDevice(client.client_id);
     agent = await system.startAgent(client, device);

@@ -78,7 +78,7 @@ describe('service identity: mutual TLS and the callers of each RPC', () => {
   }
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
   });
 
   afterAll(async () => {

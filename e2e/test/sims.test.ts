@@ -12,7 +12,7 @@ describe('several SIMs, replies, and opt-outs of waiting messages', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     receiver = await Receiver.start(system.stack.certs);
   });
 

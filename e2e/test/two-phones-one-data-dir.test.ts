@@ -9,7 +9,7 @@ describe('two phone agents started from the same data directory', () => {
   let phoneB: DemoDevice;
 
   beforeAll(async () => {
-    system = await TestSystem.start();
+    system = await TestSystem.shared();
     client = await system.createClient();
     phoneA = await system.createDevice(client.client_id, 'A');
     phoneB = await system.createDevice(client.client_id, 'B');

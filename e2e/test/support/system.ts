@@ -1,10 +1,13 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Admin } from '@smsgw/admin';
-import { REPO_ROOT, simulatedPhoneArgs, startStack, type Stack } from '@smsgw/stack';
+import { attachStack, REPO_ROOT, simulatedPhoneArgs, startStack, type Stack, type StackDescriptor } from '@smsgw/stack';
 import { AgentProcess } from './agent';
 import { eventually, request, type ApiRequest, type ApiResponse } from './http';
+import { E2E_DATA_DIR, E2E_ENV, SHARED_STACK_FILE } from './shared-stack';
 
 const run = promisify(execFile);
 
@@ -22,48 +25,51 @@ export interface DemoDevice {
 }
 
 /**
- * The whole system for one test file: every service as its own process on
- * free ports, with a database, NATS prefix and Redis prefix of its own that
- * stop() removes. Pacing is shortened so that tests do not wait 2-3 s per SMS.
+ * The whole system for a test file: every service as its own process on free ports, with a
+ * database, NATS prefix and Redis prefix of its own that stop() removes (start()), or the run's
+ * shared stack, on which the file's clients and phones are its own (shared()). Pacing is shortened
+ * so that tests do not wait 2-3 s per SMS.
  */
 export class TestSystem {
   private readonly agents: AgentProcess[] = [];
   private agentCount = 0;
 
+  /** Names this file's phones' folders apart from other files' on a shared stack. */
+  private readonly tag: string;
+
   private constructor(
     readonly stack: Stack,
     readonly admin: Admin,
-  ) {}
+    private readonly ownsStack: boolean,
+  ) {
+    this.tag = ownsStack ? '' : `${randomBytes(3).toString('hex')}-`;
+  }
 
   /** `infra` points the services at other Redis/NATS/Postgres servers (an outage test's private ones). */
   static async start(env: Record<string, string> = {}, infra?: { redisUrl?: string; natsUrl?: string }): Promise<TestSystem> {
-    const stack = await startStack({
-      dataDir: path.join(REPO_ROOT, '.stack/e2e'),
-      isolated: true,
-      infra,
-      env: {
-        LOG_LEVEL: 'debug',
-        DISPATCH_INTERVAL_MIN_MS: '50',
-        DISPATCH_INTERVAL_MAX_MS: '100',
-        DISPATCH_SWEEP_MS: '1000',
-        // The tests' lost wake-ups are found within the sweep, as before the idle waits grew.
-        DISPATCH_IDLE_SWEEP_MAX_MS: '1000',
-        DISPATCH_LEASE_MS: '5000',
-        ...env,
-      },
-    });
-    return new TestSystem(
-      stack,
-      new Admin(
-        {
-          accountAddress: stack.accountAddress,
-          deviceHubAddress: stack.deviceHubAddress,
-          webhookAddress: stack.webhookAddress,
-          otpAddress: stack.otpAddress,
-        },
-        stack.grpcCredentials('admin'),
-      ),
-    );
+    const stack = await startStack({ dataDir: E2E_DATA_DIR, isolated: true, infra, env: { ...E2E_ENV, ...env } });
+    return TestSystem.on(stack, true);
+  }
+
+  /**
+   * The stack started for the whole run, with the settings of start() without arguments (and no
+   * budget of refused keys). For a file that restarts nothing, sets nothing of its own and counts
+   * only what its own clients did.
+   */
+  static async shared(): Promise<TestSystem> {
+    if (!fs.existsSync(SHARED_STACK_FILE))
+      throw new Error(`no shared stack at ${SHARED_STACK_FILE}: run the file with jest (e2e/jest.config.js starts it)`);
+    return TestSystem.on(attachStack(JSON.parse(fs.readFileSync(SHARED_STACK_FILE, 'utf8')) as StackDescriptor), false);
+  }
+
+  private static on(stack: Stack, ownsStack: boolean): TestSystem {
+    const addresses = {
+      accountAddress: stack.accountAddress,
+      deviceHubAddress: stack.deviceHubAddress,
+      webhookAddress: stack.webhookAddress,
+      otpAddress: stack.otpAddress,
+    };
+    return new TestSystem(stack, new Admin(addresses, stack.grpcCredentials('admin')), ownsStack);
   }
 
   /** Runs the operator command line (`npm run admin -- ...`) against this system. */
@@ -84,7 +90,7 @@ export class TestSystem {
   }
 
   async createClient(): Promise<DemoClient> {
-    return this.admin.createClient(`dev${Date.now()}@example.com`, 'e2e');
+    return this.admin.createClient(`dev${Date.now()}-${randomBytes(3).toString('hex')}@example.com`, 'e2e');
   }
 
   async createDevice(clientId: string, name = 'phone'): Promise<DemoDevice> {
@@ -98,7 +104,7 @@ export class TestSystem {
     options: { dataDir?: string; extraArgs?: string[]; waitOnline?: boolean } = {},
   ): Promise<AgentProcess> {
     const n = ++this.agentCount;
-    const dataDir = options.dataDir ?? path.join(this.stack.logDir, `agent-${n}`);
+    const dataDir = options.dataDir ?? path.join(this.stack.logDir, `agent-${this.tag}${n}`);
     const agent = new AgentProcess(
       simulatedPhoneArgs({
         repoRoot: REPO_ROOT,
@@ -109,7 +115,7 @@ export class TestSystem {
         dataDir,
         extra: ['--sim-delivery-delay-ms', '100', ...(options.extraArgs ?? [])],
       }),
-      path.join(this.stack.logDir, `agent-${n}.log`),
+      path.join(this.stack.logDir, `agent-${this.tag}${n}.log`),
     ).start();
     this.agents.push(agent);
     if (options.waitOnline !== false) await this.waitOnline(client, device);
@@ -167,6 +173,6 @@ export class TestSystem {
   async stop(): Promise<void> {
     await Promise.all(this.agents.map((a) => a.kill()));
     this.admin.close();
-    await this.stack.stop();
+    if (this.ownsStack) await this.stack.stop();
   }
 }

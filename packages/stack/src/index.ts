@@ -14,9 +14,13 @@ import { freePort } from './ports';
 import { createDatabase, otpSecrets, removeRunData, withDatabase } from './run-data';
 import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhone, simulatedPhoneArgs, type ServiceName } from './service-process';
 import { COMPONENTS } from './services/index';
+import { attachStack, describeStack, writeStackDescriptor, type StackDescriptor } from './shared-stack';
 import { agentUrl } from './services/device-hub';
 
 export {
+  attachStack,
+  describeStack,
+  writeStackDescriptor,
   ensureCerts,
   ensureServiceCerts,
   ensureTicketKeys,
@@ -31,7 +35,7 @@ export {
   startMailCatcher,
   startPrivateServer,
 };
-export type { BusUsers, CaughtMail, Certs, InfraHandle, MailCatcher, PrivateServer, ServiceCertFiles, ServiceName };
+export type { StackDescriptor, BusUsers, CaughtMail, Certs, InfraHandle, MailCatcher, PrivateServer, ServiceCertFiles, ServiceName };
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 
