@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { connect, PDU, type Pdu, type Session } from 'smpp';
 import { AppError, createLogger } from '@smsgw/platform';
-import { grpcTlsFor } from '@smsgw/testing';
+import { eventually, grpcTlsFor } from '@smsgw/testing';
 import { SMPP_STATUS } from '../src/domain/smpp-status';
 import { startSmppListeners, type SmppListeners } from '../src/smpp/server';
 import type { SessionDeps } from '../src/smpp/session';
@@ -15,6 +15,7 @@ import type { Submission } from '../src/use-cases/submit.use-case';
 // submit_multi and cancel_sm can be driven exactly (the e2e test covers the send path behind them).
 
 const WINDOW = 3;
+const DELIVER_WINDOW = 2;
 const PASSWORD = 'secret12';
 
 const binding = (type: Binding['type']): Binding => ({
@@ -57,7 +58,7 @@ describe('SMPP sessions', () => {
     receiverGone: () => undefined,
     options: {
       window: WINDOW,
-      deliverWindow: 10,
+      deliverWindow: DELIVER_WINDOW,
       responseTimeoutMs: 5000,
       idleTimeoutMs: 60_000,
       bindTimeoutMs: 5000,
@@ -187,6 +188,26 @@ describe('SMPP sessions', () => {
     expect(ok.command_status).toBe(SMPP_STATUS.ESME_ROK);
     expect(late.command_status).toBe(SMPP_STATUS.ESME_RCANCELFAIL);
     expect(cancelled).toEqual(['msg_waiting']);
+  });
+
+  it('when a receiver leaves deliver_sm unanswered, then no more than the deliver window are sent to it; each answer frees one', async () => {
+    const receiver = await client('plain');
+    const received: Pdu[] = [];
+    receiver.on('deliver_sm', (pdu: Pdu) => received.push(pdu));
+    await request(receiver, 'bind_receiver', { system_id: 'smpp00000000001', password: PASSWORD });
+    const session = [...listeners.sessions].find((s) => s.binding?.type === 'receiver' && s.canDeliver)!;
+    const sent = Array.from({ length: DELIVER_WINDOW }, (_, i) =>
+      session.deliver({ source_addr: '+33698765432', destination_addr: 'SHOP', esm_class: 0, text: `Bonjour ${i}` }),
+    );
+    expect(session.canDeliver).toBe(false);
+    await eventually(async () => received.length === DELIVER_WINDOW);
+    receiver.send(received[0]!.response());
+    expect(await sent[0]).toBe(true);
+    expect(session.canDeliver).toBe(true);
+    receiver.send(received[1]!.response({ command_status: SMPP_STATUS.ESME_RSYSERR }));
+    // Refused: it waits for another bind.
+    expect(await sent[1]).toBe(false);
+    expect(received.map((p) => (p.short_message as { message: string }).message)).toEqual(['Bonjour 0', 'Bonjour 1']);
   });
 
   it('when a receiver submits, then ESME_RINVBNDSTS: a receiver bind only takes deliver_sm', async () => {
