@@ -245,6 +245,30 @@ func TestWhenRetryAfterIsOverAMinuteThenNothingIsRetriedAndTheErrorCarriesIt(t *
 	}
 }
 
+func TestWhenAKeyIsUsedOutsideItsScopesOrRangesOrPastItsQuotaThenTheFamilyAndCodeSayWhich(t *testing.T) {
+	f := newFake(t, false)
+	c := newTestClient(t, f, Config{})
+	for _, code := range []ErrorCode{CodeScopeNotAllowed, CodeIpNotAllowed} {
+		f.reply(reply{status: 403, body: envelope(string(code))})
+		_, err := c.Messages.Get(context.Background(), "msg_1")
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || !errors.Is(err, ErrAuthentication) || apiErr.Status != 403 || apiErr.Code != code {
+			t.Fatalf("%s: %v", code, err)
+		}
+	}
+	// Until the next UTC midnight: longer than the client waits, returned at once.
+	f.reply(reply{status: 429, body: envelope("QUOTA_EXCEEDED"), header: map[string]string{"Retry-After": "40000"}})
+	before := len(f.got())
+	_, err := c.Messages.Send(context.Background(), SendRequest{To: "+33612345678", Message: "x"})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || !errors.Is(err, ErrRateLimited) || apiErr.Code != CodeQuotaExceeded || apiErr.RetryAfter != 40000*time.Second {
+		t.Fatalf("%v", err)
+	}
+	if len(f.got())-before != 1 {
+		t.Fatalf("%d requests", len(f.got())-before)
+	}
+}
+
 func TestWhenTheGatewayKeepsAnswering503ThenTheCallGivesUpAfterMaxRetries(t *testing.T) {
 	f := newFake(t, false)
 	f.fallback = reply{status: 503, body: envelope("DEVICE_OFFLINE")}

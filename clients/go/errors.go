@@ -14,7 +14,8 @@ const CodeUnexpectedResponse ErrorCode = "UNEXPECTED_RESPONSE"
 // The families of API errors, for errors.Is.
 var (
 	// ErrAuthentication: 401 or 403, a wrong, revoked or expired key, an unknown client, plain HTTP, a live
-	// key of an account whose address is not confirmed yet (ACCOUNT_NOT_VERIFIED).
+	// key of an account whose address is not confirmed yet (ACCOUNT_NOT_VERIFIED), a key used outside its
+	// scopes (CodeScopeNotAllowed) or address ranges (CodeIpNotAllowed).
 	ErrAuthentication = errors.New("smsgw: authentication failed")
 	// ErrInvalidRequest: 400, 405, 413, 422, 431, the request breaks a rule (Details names the fields).
 	ErrInvalidRequest = errors.New("smsgw: invalid request")
@@ -22,7 +23,8 @@ var (
 	ErrNotFound = errors.New("smsgw: not found")
 	// ErrConflict: 409 or 410, the resource's state refuses it (not cancellable, OTP verified or expired).
 	ErrConflict = errors.New("smsgw: conflict")
-	// ErrRateLimited: 429, too many requests or OTPs; RetryAfter says when to try again.
+	// ErrRateLimited: 429, too many requests or OTPs, a key past its daily quota (CodeQuotaExceeded);
+	// RetryAfter says when to try again.
 	ErrRateLimited = errors.New("smsgw: rate limited")
 	// ErrUnavailable: 503, no phone online or a service of the gateway unreachable.
 	ErrUnavailable = errors.New("smsgw: service unavailable")

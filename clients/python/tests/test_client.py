@@ -81,6 +81,22 @@ class ClientTest(unittest.TestCase):
         self.assertEqual((caught.exception.status, caught.exception.code, caught.exception.retry_after), (429, "OTP_RATE_LIMITED", 3600))
         self.assertEqual(len(self.gw.requests), 1)
 
+    def test_when_a_key_is_used_outside_its_scopes_or_ranges_or_past_its_quota_then_the_class_and_code_say_which(self):
+        c = self.client()
+        for code in ("SCOPE_NOT_ALLOWED", "IP_NOT_ALLOWED"):
+            with self.subTest(code=code):
+                self.gw.reply({"status": 403, "body": envelope(code)})
+                with self.assertRaises(smsgw.AuthenticationError) as caught:
+                    c.messages.get("msg_1")
+                self.assertEqual((caught.exception.status, caught.exception.code), (403, code))
+        # Until the next UTC midnight: longer than the client waits, raised at once.
+        self.gw.reply({"status": 429, "body": envelope("QUOTA_EXCEEDED"), "headers": {"Retry-After": "40000"}})
+        before = len(self.gw.requests)
+        with self.assertRaises(smsgw.RateLimitError) as caught:
+            c.messages.send("+33612345678", "x")
+        self.assertEqual((caught.exception.status, caught.exception.code, caught.exception.retry_after), (429, "QUOTA_EXCEEDED", 40000))
+        self.assertEqual(len(self.gw.requests) - before, 1)
+
     def test_when_the_gateway_keeps_answering_503_then_the_call_gives_up_after_max_retries(self):
         self.gw.fallback = {"status": 503, "body": envelope("DEVICE_OFFLINE")}
         with self.assertRaises(smsgw.ServiceUnavailableError) as caught:

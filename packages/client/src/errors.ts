@@ -54,7 +54,7 @@ export class ApiError extends SmsGatewayError {
   }
 }
 
-/** 401 or 403: a wrong, revoked or expired key, an unknown client, plain HTTP, a live key of an account whose address is not confirmed yet (ACCOUNT_NOT_VERIFIED). */
+/** 401 or 403: a wrong, revoked or expired key, an unknown client, plain HTTP, a live key of an account whose address is not confirmed yet (ACCOUNT_NOT_VERIFIED), a key used outside its scopes (SCOPE_NOT_ALLOWED) or address ranges (IP_NOT_ALLOWED). */
 export class AuthenticationError extends ApiError {
   override name = 'AuthenticationError';
 }
@@ -74,7 +74,7 @@ export class ConflictError extends ApiError {
   override name = 'ConflictError';
 }
 
-/** 429: too many requests (or OTPs for a number); `retryAfter` says when to try again. */
+/** 429: too many requests (or OTPs for a number), a key past its daily quota (QUOTA_EXCEEDED); `retryAfter` says when to try again. */
 export class RateLimitError extends ApiError {
   override name = 'RateLimitError';
 }

@@ -111,6 +111,23 @@ describe('the TypeScript client against a scripted gateway', () => {
     expect(gw.requests).toHaveLength(1);
   });
 
+  it("when a key is used outside its scopes or ranges, or past its daily quota, then the error's class and code say which, thrown at once", async () => {
+    const c = client();
+    for (const code of ['SCOPE_NOT_ALLOWED', 'IP_NOT_ALLOWED'] as const) {
+      gw.reply({ status: 403, body: envelope(code) });
+      const err = (await c.messages.get('msg_1').catch((e: unknown) => e)) as AuthenticationError;
+      expect(err).toBeInstanceOf(AuthenticationError);
+      expect(err).toMatchObject({ status: 403, code });
+    }
+    // Until the next UTC midnight: longer than the client waits.
+    gw.reply({ status: 429, body: envelope('QUOTA_EXCEEDED'), headers: { 'retry-after': '40000' } });
+    const before = gw.requests.length;
+    const err = (await c.messages.send({ to: '+33612345678', message: 'x' }).catch((e: unknown) => e)) as RateLimitError;
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err).toMatchObject({ status: 429, code: 'QUOTA_EXCEEDED', retryAfter: 40000 });
+    expect(gw.requests.length - before).toBe(1);
+  });
+
   it('when the gateway keeps answering 503, then the call gives up after maxRetries and throws ServiceUnavailableError', async () => {
     gw.fallback = { status: 503, body: envelope('DEVICE_OFFLINE', 'hors ligne') };
     const err = await client({ maxRetries: 3 })

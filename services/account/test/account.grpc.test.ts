@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { AppError, createClient, healthService, quoteIdent, type Pool, type PromiseClient } from '@smsgw/platform';
 import { accountProto, type account } from '@smsgw/proto';
-import { clientOfAllowedCallers, grpcTlsFor, startServiceUnderTest, thrownBy } from '@smsgw/testing';
+import { clientOfAllowedCallers, eventually, grpcTlsFor, startServiceUnderTest, thrownBy } from '@smsgw/testing';
 import { loadAccountConfig } from '../src/config';
 import { accountCallers } from '../src/grpc/account.handlers';
 import { start } from '../src/main';
@@ -225,7 +225,7 @@ describe('account service over gRPC', () => {
     );
   });
 
-  it('when a key is made with scopes, ranges and a quota, then its verification and the list carry them, ranges canonical, and its creator', async () => {
+  it('when a key is made with scopes, ranges and a quota, then its verification and the list carry them, ranges canonical, its creator, creation and last use', async () => {
     const { user } = await accounts.signUp({
       email: `team-${randomBytes(3).toString('hex')}@example.com`,
       password: 'correct horse battery',
@@ -242,6 +242,9 @@ describe('account service over gRPC', () => {
       dailyQuota: 500,
       createdByUserId: user!.userId,
     });
+    const unused = (await accounts.listApiKeys({ clientId })).keys.find((k) => k.keyId === made.keyId)!;
+    expect(Date.now() - Date.parse(unused.createdAt)).toBeLessThan(60_000);
+    expect(unused.lastUsedAt).toBe('');
 
     const verified = await accounts.verifyApiKey({ apiKey: made.apiKey, clientId });
     expect({ scopes: verified.scopes, ipRanges: verified.ipRanges, dailyQuota: verified.dailyQuota }).toEqual({
@@ -257,6 +260,13 @@ describe('account service over gRPC', () => {
       dailyQuota: 500,
       createdBy: user!.email,
     });
+    // A use is recorded beside the verification's answer.
+    const used = await eventually(
+      async () => (await accounts.listApiKeys({ clientId })).keys.find((k) => k.keyId === made.keyId && k.lastUsedAt !== ''),
+      5000,
+      'the last use recorded',
+    );
+    expect(Date.parse(used.lastUsedAt)).toBeGreaterThanOrEqual(Date.parse(unused.createdAt));
     // The keys of the sign-up are the owner's too; an operator's client's keys have no creator.
     expect(listed.filter((k) => k.keyId !== made.keyId).map((k) => [k.createdBy, k.scopes, k.dailyQuota])).toEqual([
       [user!.email, [], 0],

@@ -82,6 +82,38 @@ describe('SMPP credentials (issue 40)', () => {
     ).toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it('when a credential is made and revoked by a member, then only its hash is stored, and the audit log has both with the member and address', async () => {
+    const { user } = await accounts.signUp({
+      email: `smpp-owner-${randomBytes(3).toString('hex')}@example.com`,
+      password: 'correct horse battery',
+      name: 'CRM',
+    });
+    const clientId = user!.clientId;
+    const created = await accounts.createSmppCredential({
+      clientId,
+      bindType: 'SMPP_BIND_TYPE_TRANSCEIVER',
+      mode: 'KEY_MODE_TEST',
+      label: 'CRM',
+      deviceId: '',
+      userId: user!.userId,
+      actorAddress: '203.0.113.20',
+    });
+    const credentialId = created.credential!.credentialId;
+    await accounts.revokeSmppCredential({ clientId, credentialId, userId: user!.userId, actorAddress: '203.0.113.21' });
+
+    const { rows } = await service.pool.query<Record<string, unknown>>('SELECT * FROM smpp_credentials WHERE credential_id = $1', [
+      credentialId,
+    ]);
+    expect(JSON.stringify(rows[0])).not.toContain(created.password);
+    expect(rows[0]!.password_hash).toBeInstanceOf(Buffer);
+    const { events } = await accounts.listAuditEvents({ clientId });
+    expect(events.filter((e) => e.action.startsWith('smpp.')).map((e) => [e.action, e.actor, e.address, e.target])).toEqual([
+      ['smpp.revoked', user!.email, '203.0.113.21', credentialId],
+      ['smpp.created', user!.email, '203.0.113.20', credentialId],
+    ]);
+    expect(JSON.parse(events.find((e) => e.action === 'smpp.created')!.detailsJson)).toMatchObject({ mode: 'test', label: 'CRM' });
+  });
+
   it('when the bind type is missing, then VALIDATION_ERROR names bind_type', async () => {
     const client = await newClient();
     const err = await thrownBy(create(client.clientId, 'SMPP_BIND_TYPE_UNSPECIFIED'));

@@ -318,6 +318,56 @@ describe('the dashboard routes, with the real services behind them', () => {
       expect(lines.slice(3).map((l) => l.split(',')[3])).toEqual(['key.created', 'key.created']);
     });
 
+    it('when an owner signs in, pairs and removes a phone, makes and changes an endpoint, changes a setting, shows and rotates the secret and makes and revokes a key, then the audit log holds each action with its actor, in order', async () => {
+      const { browser, email } = await signedUp();
+      const elsewhere = new Browser(base);
+      await elsewhere.get('/signin');
+      expect((await elsewhere.post('/signin', { email, password: 'not the password' })).status).toBe(401);
+      expect((await elsewhere.post('/signin', { email, password: PASSWORD })).status).toBe(302);
+
+      await browser.get('/phones');
+      const [deviceId] = idsIn((await browser.post('/phones', { name: 'Audited phone' })).text, 'phones', 'rename');
+      await browser.post(`/phones/${deviceId}/remove`);
+      await browser.get('/webhooks');
+      const created = await browser.post('/webhooks', { url: 'https://127.0.0.1:9/audited', mode: 'live', events: ['sms.sent'] });
+      const [endpointId] = idsIn(created.text, 'webhooks', 'test');
+      await browser.post(`/webhooks/${endpointId}/disable`);
+      await browser.get('/settings');
+      await browser.post('/settings/alerts', { email: 'audited-alerts@example.com', password: PASSWORD });
+      await browser.post('/settings/secret', { password: PASSWORD });
+      await browser.post('/settings/secret/rotate', { password: PASSWORD });
+      await browser.get('/keys');
+      const [keyId] = idsIn((await browser.post('/keys', { name: 'audited', mode: 'test', password: PASSWORD })).text, 'keys', 'revoke');
+      await browser.post(`/keys/${keyId}/revoke`);
+
+      const csv = await browser.get('/audit.csv');
+      expect(csv.status).toBe(200);
+      // Oldest first; the keys made at sign-up left out.
+      const rows = csv.text
+        .trimEnd()
+        .split('\r\n')
+        .slice(1)
+        .reverse()
+        .map((line) => line.split(','))
+        .map(([, actor, address, action, target]) => ({ actor, address, action, target }))
+        .filter((r) => !(r.action === 'key.created' && r.target !== keyId));
+      expect(rows.map((r) => [r.action, r.actor, r.target])).toEqual([
+        ['user.sign_in_failed', email, email],
+        ['user.signed_in', email, email],
+        ['phone.added', email, deviceId],
+        ['phone.removed', email, deviceId],
+        ['webhook.created', email, endpointId],
+        ['webhook.changed', email, endpointId],
+        ['settings.changed', email, expect.stringMatching(/^client_/)],
+        ['secret.shown', email, expect.stringMatching(/^client_/)],
+        ['secret.rotated', email, expect.stringMatching(/^client_/)],
+        ['key.created', email, keyId],
+        ['key.revoked', email, keyId],
+      ]);
+      // Where each came from, as the dashboard saw it.
+      for (const r of rows) expect(r.address).toMatch(/^[0-9a-f.:]+$/);
+    });
+
     it('when the settings are used, then the secret needs the password, rotates, the alert address changes and the password changes with the current one only', async () => {
       const { browser, email } = await signedUp();
       const elsewhere = new Browser(base);

@@ -8,10 +8,11 @@ import { apkInfo } from '../src/use-cases/phones.use-case';
 import { APK_PATH, installSection } from '../src/views/phones.view';
 import { SessionStore } from '../src/http/session';
 import { dayChart } from '../src/views/chart';
-import { ALL_DESTINATIONS } from '@smsgw/platform';
+import { ALL_DESTINATIONS, AUDIT_ACTIONS } from '@smsgw/platform';
 import { destinationsSection } from '../src/views/destinations.view';
 import { copyable, layout } from '../src/views/layout';
 import { otpView } from '../src/views/otp.view';
+import { auditView } from '../src/views/audit.view';
 
 describe('pages', () => {
   it('when text from a user or a service is put in a page, then it is escaped, and only markup the server made is not', () => {
@@ -115,6 +116,28 @@ describe('pages', () => {
     expect(card).toContain('<strong data-now="otp_countries">FR</strong>');
     expect(card).toMatch(/value="TOLL_FREE" checked/);
     expect(card).not.toMatch(/value="PREMIUM_RATE" checked/);
+  });
+
+  it('when the audit log is drawn, then every action has its words in the filter, and an SMPP credential made is one of them', () => {
+    const page = auditView(
+      [
+        {
+          eventId: '7',
+          at: '2026-11-29T07:00:00Z',
+          actor: 'owner@example.com',
+          address: '127.0.0.1',
+          action: 'smpp.created',
+          target: 'smpp_1',
+          detailsJson: '{}',
+        },
+      ],
+      {},
+    ).value;
+    const options = [...page.matchAll(/<option value="([^"]+)" >([^<]*)<\/option>/g)];
+    expect(options.map(([, action]) => action)).toEqual([...AUDIT_ACTIONS]);
+    for (const [, action, words] of options) expect([action, words]).toEqual([action, expect.stringMatching(/^[A-Za-z]/)]);
+    expect(page).toContain('<option value="smpp.revoked" >SMPP credential revoked</option>');
+    expect(page).toContain('<td>SMPP credential created</td>');
   });
 });
 

@@ -58,7 +58,7 @@ class APIError(SmsGatewayError):
 
 
 class AuthenticationError(APIError):
-    """401 or 403: a wrong, revoked or expired key, an unknown client, plain HTTP, a live key of an account whose address is not confirmed yet (ACCOUNT_NOT_VERIFIED)."""
+    """401 or 403: a wrong, revoked or expired key, an unknown client, plain HTTP, a live key of an account whose address is not confirmed yet (ACCOUNT_NOT_VERIFIED), a key used outside its scopes (SCOPE_NOT_ALLOWED) or address ranges (IP_NOT_ALLOWED)."""
 
 
 class InvalidRequestError(APIError):
@@ -74,7 +74,7 @@ class ConflictError(APIError):
 
 
 class RateLimitError(APIError):
-    """429: too many requests (or OTPs for a number); ``retry_after`` says when to try again."""
+    """429: too many requests (or OTPs for a number), a key past its daily quota (QUOTA_EXCEEDED); ``retry_after`` says when to try again."""
 
 
 class ServiceUnavailableError(APIError):

@@ -4,7 +4,8 @@ import type { AuditFilter } from '../use-cases/audit.use-case';
 import { html, type SafeHtml } from './html';
 import { when } from './layout';
 
-const ACTION_LABELS: Record<string, string> = {
+/** Every action's words: the compiler asks for one per action of AUDIT_ACTIONS. */
+const ACTION_LABELS: Record<(typeof AUDIT_ACTIONS)[number], string> = {
   'user.signed_in': 'signed in',
   'user.sign_in_failed': 'failed sign-in',
   'member.invited': 'member invited',
@@ -28,7 +29,11 @@ const ACTION_LABELS: Record<string, string> = {
   'two_factor.enabled': 'two-factor turned on',
   'two_factor.disabled': 'two-factor turned off',
   'two_factor.required': 'two-factor requirement changed',
+  'smpp.created': 'SMPP credential created',
+  'smpp.revoked': 'SMPP credential revoked',
 };
+
+const labelOf = (action: string): string => (ACTION_LABELS as Record<string, string>)[action] ?? action;
 
 /** What an event's details say, briefly (a key's name, mode and limits). */
 function parsedDetails(json: string): Record<string, unknown> {
@@ -71,10 +76,10 @@ export function auditQuery(filter: AuditFilter, extra: Record<string, string> = 
 }
 
 export function auditView(events: account.AuditEvent__Output[], filter: AuditFilter, older?: string): SafeHtml {
-  return html`<p>Who did what to the account (sign-ins, members, keys, secrets, phones, webhooks, settings), when and from where. Records cannot be changed and are kept for a year.</p>
+  return html`<p>Who did what to the account (sign-ins, members, keys, SMPP credentials, secrets, phones, webhooks, settings), when and from where. Records cannot be changed and are kept for a year.</p>
 <form method="get" action="/audit" class="card inline">
   <label for="audit-action">Action</label><select id="audit-action" name="action"><option value="">every action</option>${AUDIT_ACTIONS.map(
-    (a) => html`<option value="${a}" ${filter.action === a ? 'selected' : ''}>${ACTION_LABELS[a]}</option>`,
+    (a) => html`<option value="${a}" ${filter.action === a ? 'selected' : ''}>${labelOf(a)}</option>`,
   )}</select>
   <label for="audit-actor">Who</label><input id="audit-actor" name="actor" type="text" maxlength="254" value="${filter.actor ?? ''}" placeholder="an e-mail">
   <label for="audit-from">From (UTC)</label><input id="audit-from" name="from" type="date" value="${filter.from ?? ''}">
@@ -87,7 +92,7 @@ export function auditView(events: account.AuditEvent__Output[], filter: AuditFil
 <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">From</th><th scope="col">Action</th><th scope="col">On</th><th scope="col">Details</th></tr></thead>
 <tbody>${events.length === 0 ? html`<tr><td colspan="6">Nothing recorded${filter.action || filter.actor || filter.from || filter.to ? ' for these filters' : ' yet'}.</td></tr>` : ''}${events.map(
     (e) =>
-      html`<tr><td>${when(e.at)}</td><td>${e.actor}</td><td>${e.address ? html`<code>${e.address}</code>` : ''}</td><td>${ACTION_LABELS[e.action] ?? e.action}</td><td><code>${e.target}</code></td><td>${detailsOf(e)}</td></tr>`,
+      html`<tr><td>${when(e.at)}</td><td>${e.actor}</td><td>${e.address ? html`<code>${e.address}</code>` : ''}</td><td>${labelOf(e.action)}</td><td><code>${e.target}</code></td><td>${detailsOf(e)}</td></tr>`,
   )}</tbody></table></div>
 ${older ? html`<p><a href="/audit${auditQuery(filter, { before: older })}">Older</a></p>` : ''}`;
 }
