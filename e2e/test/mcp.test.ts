@@ -14,7 +14,7 @@ describe('MCP server', () => {
   let system: TestSystem;
 
   beforeAll(async () => {
-    system = await TestSystem.start({ TEST_MODE_SENT_DELAY_MS: '50', TEST_MODE_DELIVERY_DELAY_MS: '50' });
+    system = await TestSystem.shared();
   });
 
   afterAll(async () => {

@@ -12,7 +12,7 @@ describe('the messaging API: batches, validation, isolation', () => {
   let agentB: AgentProcess;
 
   beforeAll(async () => {
-    system = await TestSystem.start({ DISPATCH_INTERVAL_MIN_MS: '10', DISPATCH_INTERVAL_MAX_MS: '20' });
+    system = await TestSystem.shared();
     client = await system.createClient();
     phoneA = await system.createDevice(client.client_id, 'A');
     phoneB = await system.createDevice(client.client_id, 'B');

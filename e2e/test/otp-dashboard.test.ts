@@ -20,7 +20,7 @@ describe('destinations and the One-time passwords page in a real browser', () =>
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    system = await TestSystem.start({ TEST_MODE_SENT_DELAY_MS: '50', TEST_MODE_DELIVERY_DELAY_MS: '50' });
+    system = await TestSystem.shared();
     const spki = new X509Certificate(system.stack.certs.certPem).publicKey.export({ type: 'spki', format: 'der' });
     const pin = createHash('sha256').update(spki).digest('base64');
     browser = await chromium.launch({

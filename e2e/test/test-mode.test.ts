@@ -8,7 +8,7 @@ describe('test mode', () => {
   let agent: AgentProcess;
 
   beforeAll(async () => {
-    system = await TestSystem.start({ TEST_MODE_SENT_DELAY_MS: '50', TEST_MODE_DELIVERY_DELAY_MS: '50' });
+    system = await TestSystem.shared();
     client = await system.createClient();
     device = await system.createDevice(client.client_id);
     agent = await system.startAgent(client, device);

@@ -52,9 +52,9 @@ export class TestSystem {
   }
 
   /**
-   * The stack started for the whole run, with the settings of start() without arguments (and no
-   * budget of refused keys). For a file that restarts nothing, sets nothing of its own and counts
-   * only what its own clients did.
+   * The stack started for the whole run, with the settings of start() without arguments but
+   * quicker phones and no budgets per client address (`SHARED_ENV`). For a file that
+   * restarts nothing, sets nothing of its own and counts only what its own clients did.
    */
   static async shared(): Promise<TestSystem> {
     if (!fs.existsSync(SHARED_STACK_FILE))
