@@ -234,14 +234,18 @@ describe('received SMS relayed by the hub, to records and sms.received events, t
 
   it('when the event cannot be published, then the SMS is not acknowledged, and is once the events stream is back', async () => {
     const body = sms();
-    await nats.jsm.streams.delete(nats.names.eventBatchesStream);
+    // The stream stops taking the subject (publishing fails) but keeps its consumers: deleted and made
+    // again, an interest stream would drop what came before its consumers were back.
+    const streamName = nats.names.eventBatchesStream;
+    const { config } = await nats.jsm.streams.info(streamName);
+    await nats.jsm.streams.update(streamName, { ...config, subjects: [`${streamName}-paused`] });
     try {
       const ack = await nats.js.publish(nats.names.agentReceived(body.device_id), JSON.stringify(body), { msgID: randomHex() });
       await eventually(async () => (await rows(body.device_id)).length === 1, 5000, 'the record to be stored');
       const info = await nats.jsm.consumers.info(nats.names.reportsStream, RECEIVED_DURABLE);
       expect(info.ack_floor.stream_seq).toBeLessThan(ack.seq);
     } finally {
-      await ensureEventStreams(nats);
+      await nats.jsm.streams.update(streamName, config);
     }
 
     await eventually(async () => (await eventsOf(body.device_id)).length === 1, 20_000, 'the event once the stream is back');
