@@ -115,6 +115,31 @@ describe('delivery repository against Postgres', () => {
       [2, 200],
     ]);
   });
+  it("when a retry timer fires before its attempt's failure is written, then the delivery is still to take until that attempt is claimed or ended", async () => {
+    const [job] = await repo.recordEvents([newEvent()]);
+    const failed = (attempt: number, state: 'pending' | 'failed') => ({
+      deliveryId: job!.deliveryId,
+      attempt,
+      attemptedAt: new Date(),
+      httpStatus: 503,
+      latencyMs: 3,
+      error: 'HTTP 503',
+      state,
+      nextAttemptAt: state === 'pending' ? new Date() : null,
+      batchId: null,
+    });
+
+    // Attempt 1 in flight, its failure not yet written: attempt 2 cannot be claimed, and is still to take.
+    expect(await repo.claim(job!.deliveryId, 2)).toBeUndefined();
+    expect(await repo.awaitingAttempt([job!.deliveryId, 'dlv_unknown'], 2)).toEqual([job!.deliveryId]);
+    await repo.recordOutcomes([failed(1, 'pending')]);
+    expect(await repo.awaitingAttempt([job!.deliveryId], 2)).toEqual([job!.deliveryId]);
+    expect(await repo.claim(job!.deliveryId, 2)).toMatchObject({ attempt: 2 });
+    // Taken: a second fire of the same timer has nothing left to wait for.
+    expect(await repo.awaitingAttempt([job!.deliveryId], 2)).toEqual([]);
+    await repo.recordOutcomes([failed(2, 'failed')]);
+    expect(await repo.awaitingAttempt([job!.deliveryId], 3)).toEqual([]);
+  });
 
   it('when an attempt is overdue and nobody holds it, then the sweep takes it once; the last failure makes its alert due', async () => {
     const [job] = await repo.recordEvents([newEvent()]);

@@ -97,6 +97,34 @@ describe('dispatcher', () => {
     expect(d.enqueue(job({}))).toBe(false);
   });
 
+  it("when a delivery's next attempt comes while its previous one is still finishing, then it is taken and runs, and the delivery stays held until both end", async () => {
+    const open = new Map<string, () => void>();
+    const started: string[] = [];
+    const run = ({ jobs: [j] }: Attempt) =>
+      new Promise<void>((resolve) => {
+        started.push(`${j!.deliveryId}#${j!.attempt}`);
+        open.set(`${j!.deliveryId}#${j!.attempt}`, resolve);
+      });
+    const end = async (key: string) => {
+      open.get(key)!();
+      await new Promise((r) => setImmediate(r));
+    };
+    const d = new Dispatcher(run, { maxInFlight: 10, perDestination: 2, perClient: 10, maxQueuedPerDestination: 10, ...W }, log);
+    const first = job({});
+    const second = { ...first, attempt: 2 };
+
+    expect(d.enqueue(first)).toBe(true);
+    expect(d.enqueue(second)).toBe(true);
+    expect(d.enqueue(second)).toBe(true);
+    expect(d.enqueue(first)).toBe(true);
+
+    expect(started).toEqual([`${first.deliveryId}#1`, `${first.deliveryId}#2`]);
+    await end(`${first.deliveryId}#1`);
+    expect(d.heldIds()).toEqual([first.deliveryId]);
+    await end(`${first.deliveryId}#2`);
+    expect(d.size).toBe(0);
+  });
+
   describe('batched endpoints', () => {
     /** A run function that records each attempt (its batch id and deliveries) and keeps it open until released. */
     function recording() {

@@ -264,6 +264,22 @@ export class DeliveryRepository {
   }
 
   /**
+   * Of `deliveryIds`, those attempt `attempt`'s fire must still take: pending at an earlier attempt
+   * (the one before is still being recorded, its timer being created first, or its replica died),
+   * or at the one before and free (recorded since a claim found it not yet there).
+   */
+  async awaitingAttempt(deliveryIds: readonly string[], attempt: number): Promise<string[]> {
+    if (deliveryIds.length === 0) return [];
+    const { rows } = await this.pool.query<{ delivery_id: string }>(
+      `SELECT delivery_id FROM deliveries
+       WHERE delivery_id = ANY($1) AND state = 'pending'
+         AND (attempts < $2 - 1 OR (attempts = $2 - 1 AND (lease_until IS NULL OR lease_until < now())))`,
+      [deliveryIds, attempt],
+    );
+    return rows.map((r) => r.delivery_id);
+  }
+
+  /**
    * Leases pending deliveries whose attempt is overdue by more than `graceMs`
    * and that nobody holds: the safety net for a replica that died mid-attempt
    * and for a retry timer that could not be created.

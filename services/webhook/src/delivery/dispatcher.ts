@@ -71,7 +71,8 @@ export class Dispatcher {
   /** Destinations with queued work and a free slot of their own, in turn order. */
   private readonly ready: Destination[] = [];
   private inFlight = 0;
-  private readonly held = new Set<string>();
+  /** The deliveries queued or in flight here, each with its attempt number. */
+  private readonly held = new Map<string, number>();
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
 
@@ -87,10 +88,10 @@ export class Dispatcher {
    */
   enqueue(job: DeliveryJob): boolean {
     if (this.stopped) return false;
-    if (this.held.has(job.deliveryId)) return true;
+    if (this.holds(job)) return true;
     const dest = this.destination(job);
     if (dest.waiting >= this.options.maxQueuedPerDestination) return false;
-    this.held.add(job.deliveryId);
+    this.held.set(job.deliveryId, job.attempt);
     dest.waiting++;
     if (job.batch) this.gather(dest, job);
     else this.queue(dest, { batchId: null, jobs: [job] });
@@ -103,12 +104,12 @@ export class Dispatcher {
    */
   enqueueBatch(batchId: string, jobs: readonly DeliveryJob[]): boolean {
     if (this.stopped) return false;
-    const fresh = jobs.filter((j) => !this.held.has(j.deliveryId));
+    const fresh = jobs.filter((j) => !this.holds(j));
     if (fresh.length === 0) return true;
     if (!fresh[0]!.batch) return fresh.map((j) => this.enqueue(j)).every(Boolean);
     const dest = this.destination(fresh[0]!);
     if (dest.waiting + fresh.length > this.options.maxQueuedPerDestination) return false;
-    for (const j of fresh) this.held.add(j.deliveryId);
+    for (const j of fresh) this.held.set(j.deliveryId, j.attempt);
     dest.waiting += fresh.length;
     for (let i = 0; i < fresh.length; i += MAX_BATCH_EVENTS) {
       this.queue(dest, { batchId: i === 0 ? batchId : newId('whb'), jobs: fresh.slice(i, i + MAX_BATCH_EVENTS) });
@@ -118,7 +119,7 @@ export class Dispatcher {
 
   /** Deliveries queued or in flight here, whose leases this replica keeps alive. */
   heldIds(): string[] {
-    return [...this.held];
+    return [...this.held.keys()];
   }
 
   get size(): number {
@@ -134,10 +135,10 @@ export class Dispatcher {
     for (const dest of this.destinations.values()) {
       for (const g of dest.gathering.values()) {
         clearTimeout(g.timer);
-        for (const job of g.jobs) this.held.delete(job.deliveryId);
+        for (const job of g.jobs) this.letGo(job);
       }
       dest.gathering.clear();
-      for (const attempt of dest.queue) for (const job of attempt.jobs) this.held.delete(job.deliveryId);
+      for (const attempt of dest.queue) for (const job of attempt.jobs) this.letGo(job);
       dest.queue = [];
       dest.waiting = 0;
     }
@@ -236,7 +237,7 @@ export class Dispatcher {
         'delivery attempt crashed; the sweep will take it again',
       );
     } finally {
-      for (const job of attempt.jobs) this.held.delete(job.deliveryId);
+      for (const job of attempt.jobs) this.letGo(job);
       dest.inFlight--;
       client.inFlight--;
       this.inFlight--;
@@ -249,6 +250,19 @@ export class Dispatcher {
       this.pump();
       this.settle();
     }
+  }
+
+  /**
+   * Whether this attempt of the delivery (or a later one) is here already. An earlier one may still
+   * be finishing when the next attempt's timer fires: the next one is taken all the same.
+   */
+  private holds(job: DeliveryJob): boolean {
+    return (this.held.get(job.deliveryId) ?? 0) >= job.attempt;
+  }
+
+  /** Lets go of a delivery's attempt, unless a later attempt of it has been taken since. */
+  private letGo(job: DeliveryJob): void {
+    if (this.held.get(job.deliveryId) === job.attempt) this.held.delete(job.deliveryId);
   }
 
   /** Wakes those waiting for `idle` once nothing is held. */

@@ -19,6 +19,9 @@ export interface BatchRetryPayload {
   attempt: number;
 }
 
+/** How soon a fire whose previous attempt is not yet recorded comes again. */
+const AGAIN_MS = 1000;
+
 export const retryTimerKey = (deliveryId: string, attempt: number) => `webhook:${deliveryId}:${attempt}`;
 export const batchRetryTimerKey = (batchId: string, attempt: number) => `webhook:${batchId}:${attempt}`;
 
@@ -76,8 +79,12 @@ export class TimerConsumer {
     }
     try {
       const job = await this.repo.claim(due.delivery_id, due.attempt);
-      // Nothing to claim: the attempt was made, the delivery ended, or another replica has it.
       if (job) this.enqueue(job);
+      else if (await this.stillToTake([due.delivery_id], due.attempt)) {
+        msg.nak(AGAIN_MS);
+        return;
+      }
+      // Otherwise nothing to claim: the attempt was made, the delivery ended, or another replica has it.
       msg.ack();
     } catch (err) {
       this.log.warn({ err, delivery_id: due.delivery_id }, 'claiming a retry failed; it will come again');
@@ -96,11 +103,27 @@ export class TimerConsumer {
       // Those not claimed were attempted, ended, or are held by another replica (the sweep's).
       const jobs = await this.repo.claimMany(due.delivery_ids, due.attempt);
       if (jobs.length > 0) this.enqueueBatch(due.batch_id, jobs);
+      const claimed = new Set(jobs.map((j) => j.deliveryId));
+      const rest = due.delivery_ids.filter((id) => !claimed.has(id));
+      // Those claimed now are leased: the fire that comes again claims only the rest.
+      if (await this.stillToTake(rest, due.attempt)) {
+        msg.nak(AGAIN_MS);
+        return;
+      }
       msg.ack();
     } catch (err) {
       this.log.warn({ err, batch_id: due.batch_id }, 'claiming a batch retry failed; it will come again');
       msg.nak(2000);
     }
+  }
+
+  /**
+   * A timer is created before its attempt's failure is written, so that a crash between them still
+   * retries on time; with a short delay or a slow write it can fire first, or while the write
+   * commits. The fire then comes again shortly, until its attempt is taken.
+   */
+  private async stillToTake(deliveryIds: readonly string[], attempt: number): Promise<boolean> {
+    return (await this.repo.awaitingAttempt(deliveryIds, attempt)).length > 0;
   }
 
   async stop(): Promise<void> {
