@@ -19,7 +19,7 @@ export default async function globalSetup(globalConfig: GlobalConfig): Promise<v
   const dir = path.join(E2E_DATA_DIR, 'certs');
   await ensureServiceCerts(dir, await ensureCerts(dir), SERVICE_IDENTITIES);
   removeSharedStackFile();
-  if (!runNeedsSharedStack(__dirname.replace(/support$/, ''), globalConfig.testPathPatterns?.patterns ?? [])) return;
+  if (!runNeedsSharedStack(path.dirname(__dirname), globalConfig.testPathPatterns?.patterns ?? [])) return;
   const stack = await startStack({ dataDir: E2E_DATA_DIR, isolated: true, env: SHARED_ENV });
   globalThis.sharedE2eStack = stack;
   writeStackDescriptor(SHARED_STACK_FILE, stack);

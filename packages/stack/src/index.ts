@@ -14,12 +14,11 @@ import { freePort } from './ports';
 import { createDatabase, otpSecrets, removeRunData, withDatabase } from './run-data';
 import { grpcServing, httpsHealthy, ServiceProcess, simulatedPhone, simulatedPhoneArgs, type ServiceName } from './service-process';
 import { COMPONENTS } from './services/index';
-import { attachStack, describeStack, writeStackDescriptor, type StackDescriptor } from './shared-stack';
+import { attachStack, writeStackDescriptor, type StackDescriptor } from './shared-stack';
 import { agentUrl } from './services/device-hub';
 
 export {
   attachStack,
-  describeStack,
   writeStackDescriptor,
   ensureCerts,
   ensureServiceCerts,

@@ -14,7 +14,7 @@ export type StackDescriptor = Omit<
   grpc: Record<ServiceIdentity, GrpcTls & ServiceCertFiles>;
 };
 
-export function describeStack(stack: Stack): StackDescriptor {
+function describeStack(stack: Stack): StackDescriptor {
   const grpc = Object.fromEntries(SERVICE_IDENTITIES.map((id) => [id, stack.grpcCredentials(id)])) as StackDescriptor['grpc'];
   const data = Object.fromEntries(Object.entries(stack).filter(([, value]) => typeof value !== 'function')) as Omit<
     StackDescriptor,
