@@ -266,14 +266,15 @@ export class DeliveryRepository {
   /**
    * Of `deliveryIds`, those attempt `attempt`'s fire must still take: pending at an earlier attempt
    * (the one before is still being recorded, its timer being created first, or its replica died),
-   * or at the one before and free (recorded since a claim found it not yet there).
+   * or at the one before and free (recorded since a claim found it not yet there). With its event,
+   * as `claim` reads it: one without could never be claimed.
    */
   async awaitingAttempt(deliveryIds: readonly string[], attempt: number): Promise<string[]> {
     if (deliveryIds.length === 0) return [];
     const { rows } = await this.pool.query<{ delivery_id: string }>(
-      `SELECT delivery_id FROM deliveries
-       WHERE delivery_id = ANY($1) AND state = 'pending'
-         AND (attempts < $2 - 1 OR (attempts = $2 - 1 AND (lease_until IS NULL OR lease_until < now())))`,
+      `SELECT d.delivery_id FROM deliveries d JOIN events e ON e.event_id = d.event_id
+       WHERE d.delivery_id = ANY($1) AND d.state = 'pending'
+         AND (d.attempts < $2 - 1 OR (d.attempts = $2 - 1 AND (d.lease_until IS NULL OR d.lease_until < now())))`,
       [deliveryIds, attempt],
     );
     return rows.map((r) => r.delivery_id);
