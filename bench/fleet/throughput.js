@@ -29,6 +29,7 @@
  *
  * Needs a build.
  */
+const fs = require('node:fs');
 const https = require('node:https');
 const os = require('node:os');
 const path = require('node:path');
@@ -53,6 +54,8 @@ const CPU_PROF_DIR =
   process.env.BENCH_CPU_PROF === '1'
     ? path.join(__dirname, '../results', `cpu-prof-fleet-${new Date().toISOString().replace(/[:.]/g, '-')}`)
     : undefined;
+/** The heap each service keeps after its major collections (`heap-preload.js`), in bench/results/heap-fleet-<time>/. */
+const HEAP_DIR = path.join(__dirname, '../results', `heap-fleet-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 const DURATION_S = intEnv('BENCH_DURATION_S', 600, 6);
 const PROBE_PHONES = intEnv('BENCH_PROBE_PHONES', 20, 2);
 const BACKLOG = intEnv('BENCH_BACKLOG', 30_000, 400);
@@ -116,9 +119,14 @@ async function main() {
       RATE_LIMIT_PER_MINUTE: '1000000000',
       ...pace,
       // Node 20 refuses --cpu-prof in NODE_OPTIONS: a preload toggles the profiler on SIGUSR2 (see bench/README.md).
-      ...(CPU_PROF_DIR
-        ? { NODE_OPTIONS: `--require ${path.join(__dirname, '../cpu-profile-preload.js')}`, BENCH_CPU_PROF_DIR: CPU_PROF_DIR }
-        : {}),
+      NODE_OPTIONS: [
+        path.join(__dirname, '../heap-preload.js'),
+        ...(CPU_PROF_DIR ? [path.join(__dirname, '../cpu-profile-preload.js')] : []),
+      ]
+        .map((file) => `--require ${file}`)
+        .join(' '),
+      BENCH_HEAP_DIR: HEAP_DIR,
+      ...(CPU_PROF_DIR ? { BENCH_CPU_PROF_DIR: CPU_PROF_DIR } : {}),
     },
     ...(infra ? { infra: { postgresUrl: infra.postgres.url, redisUrl: infra.redis.url, natsUrl: infra.nats.url } } : {}),
   });
@@ -340,7 +348,9 @@ async function main() {
     result.backlog_first_last = [steady[0]?.backlog, steady.at(-1)?.backlog];
     result.rss_mb_first_last = Object.fromEntries(SERVICES.map((name) => [name, [steady[0]?.rss_mb[name], steady.at(-1)?.rss_mb[name]]]));
     result.cpu_ms_per_sms = cpuPerSms(steady);
-    console.log(JSON.stringify({ ...result, samples: undefined }, null, 2));
+    result.heap_after_major_gc_mb = heapAfterMajorGc(started);
+    const heapShown = Object.fromEntries(Object.entries(result.heap_after_major_gc_mb).map(([k, { points: _p, ...v }]) => [k, v]));
+    console.log(JSON.stringify({ ...result, samples: undefined, heap_after_major_gc_mb: heapShown }, null, 2));
     const c = result.cpu_ms_per_sms;
     console.log(
       `platform CPU per SMS: ${c.platform} ms (without the webhook service ${c.platform_without_webhook} ms) at ${c.ended_per_s} SMS ended a second; ` +
@@ -348,6 +358,12 @@ async function main() {
           .map(([k, v]) => `${k} ${v}`)
           .join(', ') +
         `; machine ${c.machine_busy_cores} cores busy`,
+    );
+    console.log(
+      'heap after major collections, lowest of the first minute -> of the last (collections): ' +
+        Object.entries(heapShown)
+          .map(([k, v]) => `${k} ${v.first_minute_floor ?? '-'} -> ${v.last_minute_floor ?? '-'} MB (${v.collections})`)
+          .join(', '),
     );
     if (MODE === 'ceiling') {
       console.log(
@@ -364,8 +380,8 @@ async function main() {
       );
     }
     const file = path.join(__dirname, '../results', `fleet-${MODE}${SMOKE ? '-smoke' : ''}.json`);
-    require('node:fs').mkdirSync(path.dirname(file), { recursive: true });
-    require('node:fs').writeFileSync(file, JSON.stringify(result, null, 2));
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(result, null, 2));
   } finally {
     for (const f of fleets) await f.stop();
     agent.destroy();
@@ -376,9 +392,39 @@ async function main() {
     await stack.stop();
     if (infra) {
       await Promise.all([infra.postgres.stop(), infra.redis.stop(), infra.nats.stop()]);
-      require('node:fs').rmSync(infraDir, { recursive: true, force: true });
+      fs.rmSync(infraDir, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * Each service's heap after its major collections over the run, from `heap-preload.js`: every
+ * one as `[seconds from the start, MB]`, with the first and last minute's lowest (a leak shows as a
+ * floor that rises; garbage only raises the peaks).
+ */
+function heapAfterMajorGc(started) {
+  const out = {};
+  for (const name of SERVICES) {
+    let lines = [];
+    try {
+      lines = fs
+        .readFileSync(path.join(HEAP_DIR, `${name}.jsonl`), 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+    } catch {
+      /* no major collection yet, or the service never started the preload */
+    }
+    const points = lines.filter((l) => l.t >= started).map((l) => [Math.round((l.t - started) / 1000), l.heap_mb]);
+    const floor = (from, to) => {
+      const inside = points.filter(([t]) => t >= from && t < to).map(([, mb]) => mb);
+      return inside.length > 0 ? Math.min(...inside) : null;
+    };
+    const last = points.at(-1)?.[0] ?? 0;
+    out[name] = { collections: points.length, first_minute_floor: floor(0, 60), last_minute_floor: floor(last - 60, last + 1), points };
+  }
+  return out;
 }
 
 /** Starts (then stops) each service's CPU profiler, with BENCH_CPU_PROF=1. */

@@ -24,6 +24,11 @@ describe('the fleet simulator benchmarks run end to end in smoke mode', () => {
     expect(run.output).toMatch(/"statements_per_sms": [\d.]+/);
     expect(run.output).toMatch(/"message ClaimMany": [\d.]+/);
     expect(run.output).toMatch(/"msgs_in": [\d.]+/);
+    // Each service's heap after its major collections, from the preload every service is started with.
+    expect(run.output).toMatch(
+      /heap after major collections, lowest of the first minute -> of the last \(collections\): gateway .*, device-hub .* \(\d+\), .*otp .* \(\d+\)$/m,
+    );
+    expect(run.output).toMatch(/"first_minute_floor": (\d+|null)/);
   }, 300_000);
 
   it('when the claim ceiling is measured, then a backlog is handed to unpaced phones, each message to one phone', async () => {

@@ -1,0 +1,23 @@
+'use strict';
+// Loaded into each service with NODE_OPTIONS=--require by bench/fleet/throughput.js. After each
+// major collection (mark-sweep-compact), appends the heap still in use to
+// $BENCH_HEAP_DIR/<service>.jsonl: `{"t":<ms since epoch>,"heap_mb":…,"rss_mb":…}`. The live heap
+// after full collections is what tells a leak from garbage that RSS alone cannot.
+const fs = require('node:fs');
+const path = require('node:path');
+const { constants, PerformanceObserver } = require('node:perf_hooks');
+
+const dir = process.env.BENCH_HEAP_DIR;
+if (dir) {
+  const service = path.basename(path.dirname(path.dirname(process.argv[1] ?? 'unknown')));
+  const file = path.join(dir, `${service}.jsonl`);
+  fs.mkdirSync(dir, { recursive: true });
+  const observer = new PerformanceObserver((list) => {
+    if (!list.getEntries().some((e) => e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)) return;
+    const { heapUsed, rss } = process.memoryUsage();
+    const line = { t: Date.now(), heap_mb: Math.round(heapUsed / 1048576), rss_mb: Math.round(rss / 1048576) };
+    fs.appendFile(file, `${JSON.stringify(line)}\n`, () => undefined);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  observer.unref?.();
+}
