@@ -2,10 +2,10 @@ import { createHmac, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { newId, type AppError, type PublicEvent } from '@smsgw/platform';
-import { ensureCerts, freePort, startMailCatcher, type Certs, type MailCatcher } from '@smsgw/stack';
-import { eventually, randomHex, sleep, startServiceProcess, thrownBy, type ServiceProcessUnderTest } from '@smsgw/testing';
+import { ensureCerts, startMailCatcher, type Certs, type MailCatcher } from '@smsgw/stack';
+import { eventually, randomHex, sleep, thrownBy } from '@smsgw/testing';
 import { Receiver } from './support/receiver';
-import { startWebhookService, type RunningWebhookService } from './support/service';
+import { startWebhookWithScheduler, type RunningWebhookService } from './support/service';
 
 const CLIENT = 'client_attempts';
 const OWNER = 'owner-attempts@example.com';
@@ -19,36 +19,24 @@ describe('webhook attempts: the real service posts to a real HTTPS receiver, ret
   let certs: Certs;
   let receiver: Receiver;
   let mail: MailCatcher;
-  let scheduler: ServiceProcessUnderTest;
   let service: RunningWebhookService;
 
   beforeAll(async () => {
     certs = await ensureCerts(path.join(os.tmpdir(), 'smsgw-webhook-test-certs'));
     receiver = await Receiver.start(certs);
     mail = await startMailCatcher();
-    const schedulerPort = await freePort();
-    service = await startWebhookService(
+    service = await startWebhookWithScheduler(
       { clientId: CLIENT, email: OWNER, name: 'Boulangerie Martin', signingSecret: SIGNING_SECRET },
       {
-        SCHEDULER_GRPC_ADDR: `127.0.0.1:${schedulerPort}`,
         WEBHOOK_RETRY_DELAYS_MS: DELAYS_MS.join(','),
         WEBHOOK_EXTRA_CA_FILE: certs.caCertFile,
         WEBHOOK_TIMEOUT_MS: '2000',
         SMTP_URL: mail.url,
       },
     );
-    // The scheduler fires the retry timers on the webhook service's NATS prefix, as in production.
-    scheduler = await startServiceProcess({
-      service: 'scheduler',
-      natsPrefix: service.natsPrefix,
-      port: schedulerPort,
-      env: { PERIODIC_JOBS: 'false' },
-      logFolder: 'webhook-tests',
-    });
   }, 60_000);
 
   afterAll(async () => {
-    await scheduler?.stop();
     await service?.stop();
     await receiver?.stop();
     await mail?.stop();

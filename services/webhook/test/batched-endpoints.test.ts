@@ -2,11 +2,11 @@ import { createHmac } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { newId, type PublicEvent } from '@smsgw/platform';
-import { ensureCerts, freePort, startMailCatcher, type MailCatcher } from '@smsgw/stack';
-import { eventually, randomHex, sleep, startServiceProcess, type ServiceProcessUnderTest } from '@smsgw/testing';
+import { ensureCerts, startMailCatcher, type MailCatcher } from '@smsgw/stack';
+import { eventually, randomHex, sleep } from '@smsgw/testing';
 import { DeliveryRepository } from '../src/data/delivery.repository';
 import { Receiver, type Received } from './support/receiver';
-import { startWebhookService, type RunningWebhookService } from './support/service';
+import { startWebhookWithScheduler, type RunningWebhookService } from './support/service';
 
 // Endpoints that take their events in batches: the real service, a real HTTPS receiver, the real
 // scheduler for the retries, a real SMTP server for the alert.
@@ -28,18 +28,15 @@ interface Envelope {
 describe('batched endpoints: up to 100 events in one signed POST, retried whole on schedule', () => {
   let receiver: Receiver;
   let mail: MailCatcher;
-  let scheduler: ServiceProcessUnderTest;
   let service: RunningWebhookService;
 
   beforeAll(async () => {
     const certs = await ensureCerts(path.join(os.tmpdir(), 'smsgw-webhook-test-certs'));
     receiver = await Receiver.start(certs);
     mail = await startMailCatcher();
-    const schedulerPort = await freePort();
-    service = await startWebhookService(
+    service = await startWebhookWithScheduler(
       { clientId: CLIENT, email: OWNER, name: 'Batches & Co', signingSecret: 'whsec_client_signing_secret' },
       {
-        SCHEDULER_GRPC_ADDR: `127.0.0.1:${schedulerPort}`,
         WEBHOOK_RETRY_DELAYS_MS: DELAYS_MS.join(','),
         WEBHOOK_EXTRA_CA_FILE: certs.caCertFile,
         WEBHOOK_TIMEOUT_MS: '2000',
@@ -47,17 +44,9 @@ describe('batched endpoints: up to 100 events in one signed POST, retried whole 
         SMTP_URL: mail.url,
       },
     );
-    scheduler = await startServiceProcess({
-      service: 'scheduler',
-      natsPrefix: service.natsPrefix,
-      port: schedulerPort,
-      env: { PERIODIC_JOBS: 'false' },
-      logFolder: 'webhook-tests',
-    });
   }, 60_000);
 
   afterAll(async () => {
-    await scheduler?.stop();
     await service?.stop();
     await receiver?.stop();
     await mail?.stop();

@@ -1,10 +1,10 @@
 import os from 'node:os';
 import path from 'node:path';
 import { newId, type PublicEvent } from '@smsgw/platform';
-import { ensureCerts, freePort } from '@smsgw/stack';
-import { randomHex, sleep, startServiceProcess, type ServiceProcessUnderTest } from '@smsgw/testing';
+import { ensureCerts } from '@smsgw/stack';
+import { randomHex, sleep } from '@smsgw/testing';
 import { Receiver } from './support/receiver';
-import { startWebhookService, type RunningWebhookService } from './support/service';
+import { startWebhookWithScheduler, type RunningWebhookService } from './support/service';
 
 const CLIENT = 'client_retry_at_once';
 
@@ -15,33 +15,22 @@ const CLIENT = 'client_retry_at_once';
  */
 describe('webhook retries due at once, through the real scheduler', () => {
   let receiver: Receiver;
-  let scheduler: ServiceProcessUnderTest;
   let service: RunningWebhookService;
 
   beforeAll(async () => {
     const certs = await ensureCerts(path.join(os.tmpdir(), 'smsgw-webhook-test-certs'));
     receiver = await Receiver.start(certs);
-    const schedulerPort = await freePort();
-    service = await startWebhookService(
+    service = await startWebhookWithScheduler(
       { clientId: CLIENT, email: 'owner-retry@example.com', name: 'Retry', signingSecret: 'whsec_retry' },
       {
-        SCHEDULER_GRPC_ADDR: `127.0.0.1:${schedulerPort}`,
         WEBHOOK_RETRY_DELAYS_MS: '0,0',
         WEBHOOK_EXTRA_CA_FILE: certs.caCertFile,
         WEBHOOK_SWEEP_INTERVAL_MS: '30000',
       },
     );
-    scheduler = await startServiceProcess({
-      service: 'scheduler',
-      natsPrefix: service.natsPrefix,
-      port: schedulerPort,
-      env: { PERIODIC_JOBS: 'false' },
-      logFolder: 'webhook-tests',
-    });
   }, 60_000);
 
   afterAll(async () => {
-    await scheduler?.stop();
     await service?.stop();
     await receiver?.stop();
   });

@@ -9,7 +9,8 @@ import {
   type PromiseClient,
 } from '@smsgw/platform';
 import { accountProto, webhookProto, type account, type webhook } from '@smsgw/proto';
-import { anyCaller, grpcTlsFor, startServiceUnderTest, type Sandbox } from '@smsgw/testing';
+import { freePort } from '@smsgw/stack';
+import { anyCaller, grpcTlsFor, startServiceProcess, startServiceUnderTest, type Sandbox } from '@smsgw/testing';
 import { loadWebhookConfig } from '../../src/config';
 import { start } from '../../src/main';
 
@@ -104,6 +105,32 @@ export async function startWebhookService(known: KnownClient, env: Record<string
       client.close();
       await svc.stop();
       await accounts.stop(100);
+    },
+  };
+}
+
+/**
+ * The webhook service as `startWebhookService` starts it, with a real scheduler that fires its
+ * retry timers on the service's NATS prefix, as in production; `stop` stops both.
+ */
+export async function startWebhookWithScheduler(known: KnownClient, env: Record<string, string> = {}): Promise<RunningWebhookService> {
+  const schedulerPort = await freePort();
+  const service = await startWebhookService(known, { SCHEDULER_GRPC_ADDR: `127.0.0.1:${schedulerPort}`, ...env });
+  const scheduler = await startServiceProcess({
+    service: 'scheduler',
+    natsPrefix: service.natsPrefix,
+    port: schedulerPort,
+    env: { PERIODIC_JOBS: 'false' },
+    logFolder: 'webhook-tests',
+  }).catch(async (err: unknown) => {
+    await service.stop();
+    throw err;
+  });
+  return {
+    ...service,
+    async stop() {
+      await scheduler.stop();
+      await service.stop();
     },
   };
 }
