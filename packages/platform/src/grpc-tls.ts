@@ -34,11 +34,33 @@ export function channelCredentials(tls: GrpcTls, serverIdentity?: ServiceIdentit
   });
 }
 
+/**
+ * The HTTP/2 session a server call came on. grpc-js keeps it in private fields (the handler's call
+ * → its intercepting calls → the stream); the platform's tests check that this still finds it.
+ */
+function sessionOf(call: unknown): object | undefined {
+  let inner = (call as { call?: unknown }).call;
+  for (let hop = 0; hop < 8 && inner !== undefined && inner !== null; hop++) {
+    const session = (inner as { stream?: { session?: object } }).stream?.session;
+    if (session !== undefined) return session;
+    inner = (inner as { nextCall?: unknown }).nextCall;
+  }
+  return undefined;
+}
+
+// One identity per connection: its client certificate cannot change (HTTP/2 forbids renegotiation),
+// and reading it (`getPeerCertificate`) costs a parse and three hashes on every call.
+const identityOfSession = new WeakMap<object, ServiceIdentity | undefined>();
+
 /** The calling service's identity, from the client certificate of the call's connection. */
 export function callerIdentity(call: {
   getAuthContext?: () => { sslPeerCertificate?: { subjectaltname?: string } };
 }): ServiceIdentity | undefined {
-  return identityFromSubjectAltName(call.getAuthContext?.().sslPeerCertificate?.subjectaltname);
+  const session = sessionOf(call);
+  if (session !== undefined && identityOfSession.has(session)) return identityOfSession.get(session);
+  const identity = identityFromSubjectAltName(call.getAuthContext?.().sslPeerCertificate?.subjectaltname);
+  if (session !== undefined) identityOfSession.set(session, identity);
+  return identity;
 }
 
 const IDENTITY_OF_PACKAGE: Record<string, ServiceIdentity> = {

@@ -1,3 +1,4 @@
+import tls from 'node:tls';
 import * as grpc from '@grpc/grpc-js';
 import { accountProto, type account } from '@smsgw/proto';
 import {
@@ -85,6 +86,25 @@ describe('internal gRPC over mutual TLS', () => {
     expect(status.code).toBe(grpc.status.PERMISSION_DENIED);
     expect(status.details).toContain('gateway');
     expect(status.details).toContain('/smsgw.account.v1.AccountService/GetClient');
+  });
+
+  it('when a caller makes many calls on one connection, then its certificate is read once and every call is still checked', async () => {
+    const allowed = clientAs(tlsFor('dashboard'));
+    const refused = clientAs(tlsFor('gateway'));
+    await allowed.getClient({ clientId: 'c1' });
+    await failure(refused.getClient({ clientId: 'c1' }));
+    const reads = jest.spyOn(tls.TLSSocket.prototype, 'getPeerCertificate');
+    try {
+      for (let i = 0; i < 10; i++) {
+        await expect(allowed.getClient({ clientId: `c${i}` })).resolves.toMatchObject({ clientId: `c${i}` });
+        expect(((await failure(refused.getClient({ clientId: 'c1' }))).cause as grpc.ServiceError).code).toBe(
+          grpc.status.PERMISSION_DENIED,
+        );
+      }
+      expect(reads).not.toHaveBeenCalled();
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('when a method lists no caller, then even an identity allowed elsewhere is refused', async () => {
