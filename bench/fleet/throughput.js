@@ -365,6 +365,13 @@ async function main() {
           .map(([k, v]) => `${k} ${v.first_minute_floor ?? '-'} -> ${v.last_minute_floor ?? '-'} MB (${v.collections})`)
           .join(', '),
     );
+    console.log(
+      'outside the heap (Buffers, native objects) and RSS at the first -> last major collection: ' +
+        Object.entries(heapShown)
+          .filter(([, v]) => v.external_first_last !== null)
+          .map(([k, v]) => `${k} ${v.external_first_last.join(' -> ')} MB (RSS ${v.rss_first_last.join(' -> ')})`)
+          .join(', '),
+    );
     if (MODE === 'ceiling') {
       console.log(
         `ceiling: ${BACKLOG} queued messages handed to ${PHONES} unpaced phones at ${result.handed_per_s}/s; ` +
@@ -422,7 +429,17 @@ function heapAfterMajorGc(started) {
       return inside.length > 0 ? Math.min(...inside) : null;
     };
     const last = points.at(-1)?.[0] ?? 0;
-    out[name] = { collections: points.length, first_minute_floor: floor(0, 60), last_minute_floor: floor(last - 60, last + 1), points };
+    const inRun = lines.filter((l) => l.t >= started);
+    // Outside the heap and in all (MB) at the first and the last collection: where RSS goes that the heap does not explain.
+    const ends = (key) => (inRun.length > 0 ? [inRun[0][key] ?? null, inRun.at(-1)[key] ?? null] : null);
+    out[name] = {
+      collections: points.length,
+      first_minute_floor: floor(0, 60),
+      last_minute_floor: floor(last - 60, last + 1),
+      external_first_last: ends('external_mb'),
+      rss_first_last: ends('rss_mb'),
+      points,
+    };
   }
   return out;
 }

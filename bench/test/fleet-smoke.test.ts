@@ -29,6 +29,9 @@ describe('the fleet simulator benchmarks run end to end in smoke mode', () => {
       /heap after major collections, lowest of the first minute -> of the last \(collections\): gateway .*, device-hub .* \(\d+\), .*otp .* \(\d+\)$/m,
     );
     expect(run.output).toMatch(/"first_minute_floor": (\d+|null)/);
+    expect(run.output).toMatch(
+      /^outside the heap \(Buffers, native objects\) and RSS at the first -> last major collection: ([a-z-]+ \d+ -> \d+ MB \(RSS \d+ -> \d+\)(, |$))*$/m,
+    );
   }, 300_000);
 
   it('when the claim ceiling is measured, then a backlog is handed to unpaced phones, each message to one phone', async () => {
