@@ -61,7 +61,8 @@ const PROBE_PHONES = intEnv('BENCH_PROBE_PHONES', 20, 2);
 const BACKLOG = intEnv('BENCH_BACKLOG', 30_000, 400);
 const SAMPLE_S = SMOKE ? 2 : 10;
 const CLK_TCK = clockTicks();
-const SERVICES = ['gateway', 'account', 'message', 'device-hub', 'webhook', 'scheduler', 'otp'];
+// Every service of the platform: the SMPP and dashboard services read events and answer probes while the fleet runs.
+const SERVICES = ['gateway', 'account', 'message', 'device-hub', 'webhook', 'scheduler', 'otp', 'smpp', 'dashboard'];
 /** Samples left out of the steady figures at the start: the fleet's first claims, the JIT warming up. */
 const WARMUP_SAMPLES = SMOKE ? 1 : 2;
 
