@@ -100,7 +100,8 @@ export class TimerConsumer {
       return;
     }
     try {
-      // Those not claimed were attempted, ended, or are held by another replica (the sweep's).
+      // Those not claimed were attempted, ended, held by another replica (the sweep's), or their
+      // attempt before is not written yet (stillToTake, below).
       const jobs = await this.repo.claimMany(due.delivery_ids, due.attempt);
       if (jobs.length > 0) this.enqueueBatch(due.batch_id, jobs);
       const claimed = new Set(jobs.map((j) => j.deliveryId));
