@@ -367,10 +367,13 @@ async function main() {
           .join(', '),
     );
     console.log(
-      'outside the heap (Buffers, native objects) and RSS at the first -> last major collection: ' +
+      'heap committed, outside the heap (Buffers, native objects) and RSS at the first -> last major collection: ' +
         Object.entries(heapShown)
           .filter(([, v]) => v.external_first_last !== null)
-          .map(([k, v]) => `${k} ${v.external_first_last.join(' -> ')} MB (RSS ${v.rss_first_last.join(' -> ')})`)
+          .map(
+            ([k, v]) =>
+              `${k} ${v.heap_total_first_last.join(' -> ')}, ${v.external_first_last.join(' -> ')}, ${v.rss_first_last.join(' -> ')} MB`,
+          )
           .join(', '),
     );
     if (MODE === 'ceiling') {
@@ -431,12 +434,13 @@ function heapAfterMajorGc(started) {
     };
     const last = points.at(-1)?.[0] ?? 0;
     const inRun = lines.filter((l) => l.t >= started);
-    // Outside the heap and in all (MB) at the first and the last collection: where RSS goes that the heap does not explain.
+    // Committed for the heap, outside it, and in all (MB) at the first and the last collection: where RSS goes that the live heap does not explain.
     const ends = (key) => (inRun.length > 0 ? [inRun[0][key] ?? null, inRun.at(-1)[key] ?? null] : null);
     out[name] = {
       collections: points.length,
       first_minute_floor: floor(0, 60),
       last_minute_floor: floor(last - 60, last + 1),
+      heap_total_first_last: ends('heap_total_mb'),
       external_first_last: ends('external_mb'),
       rss_first_last: ends('rss_mb'),
       points,

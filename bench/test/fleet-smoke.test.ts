@@ -30,7 +30,7 @@ describe('the fleet simulator benchmarks run end to end in smoke mode', () => {
     );
     expect(run.output).toMatch(/"first_minute_floor": (\d+|null)/);
     expect(run.output).toMatch(
-      /^outside the heap \(Buffers, native objects\) and RSS at the first -> last major collection: ([a-z-]+ \d+ -> \d+ MB \(RSS \d+ -> \d+\)(, |$))*$/m,
+      /^heap committed, outside the heap \(Buffers, native objects\) and RSS at the first -> last major collection: ([a-z-]+ \d+ -> \d+, \d+ -> \d+, \d+ -> \d+ MB(, |$))*$/m,
     );
   }, 300_000);
 
