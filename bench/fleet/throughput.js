@@ -427,13 +427,13 @@ function heapAfterMajorGc(started) {
     } catch {
       /* no major collection yet, or the service never started the preload */
     }
-    const points = lines.filter((l) => l.t >= started).map((l) => [Math.round((l.t - started) / 1000), l.heap_mb]);
+    const inRun = lines.filter((l) => l.t >= started);
+    const points = inRun.map((l) => [Math.round((l.t - started) / 1000), l.heap_mb]);
     const floor = (from, to) => {
       const inside = points.filter(([t]) => t >= from && t < to).map(([, mb]) => mb);
       return inside.length > 0 ? Math.min(...inside) : null;
     };
     const last = points.at(-1)?.[0] ?? 0;
-    const inRun = lines.filter((l) => l.t >= started);
     // Committed for the heap, outside it, and in all (MB) at the first and the last collection: where RSS goes that the live heap does not explain.
     const ends = (key) => (inRun.length > 0 ? [inRun[0][key] ?? null, inRun.at(-1)[key] ?? null] : null);
     out[name] = {
