@@ -30,11 +30,21 @@ describe('DispatchPacer', () => {
     const own = pacer({ minIntervalMs: 10_000, maxIntervalMs: 12_000 }, clock).pace;
     const fallback = pacer({}, clock).pace;
     for (let i = 0; i < 50; i++) {
-      expect(own.pauseAfter(0)).toBeGreaterThanOrEqual(10_000);
-      expect(own.pauseAfter(0)).toBeLessThanOrEqual(12_000);
-      expect(fallback.pauseAfter(0)).toBeGreaterThanOrEqual(2000);
-      expect(fallback.pauseAfter(0)).toBeLessThanOrEqual(3000);
+      expect(own.pauseAfter(0, clock.now)).toBeGreaterThanOrEqual(10_000);
+      expect(own.pauseAfter(0, clock.now)).toBeLessThanOrEqual(12_000);
+      expect(fallback.pauseAfter(0, clock.now)).toBeGreaterThanOrEqual(2000);
+      expect(fallback.pauseAfter(0, clock.now)).toBeLessThanOrEqual(3000);
     }
+  });
+
+  it('when the phone took a while to acknowledge, then the pause is counted from the hand, not from the ack', () => {
+    const clock = { now: 1_000_000 };
+    const { pace } = pacer({ minIntervalMs: 4000, maxIntervalMs: 4000 }, clock);
+    const handedAt = clock.now;
+    clock.now += 300;
+    expect(pace.pauseAfter(0, handedAt)).toBe(3700);
+    clock.now += 5000;
+    expect(pace.pauseAfter(0, handedAt)).toBe(0);
   });
 
   it('when the limit is reached, then the wait runs until the oldest leaves, capped by the re-check', async () => {
@@ -82,10 +92,10 @@ describe('DispatchPacer', () => {
     pace.setSims([1, 2]);
     expect(await pace.room()).toEqual({ ok: true, simsWithRoom: [1, 2] });
     await pace.acknowledged('msg_1', 1);
-    expect(pace.pauseAfter(1)).toBe(0); // the SIM pauses, not the phone
+    expect(pace.pauseAfter(1, clock.now)).toBe(0); // the SIM pauses, not the phone
     expect(await pace.room()).toEqual({ ok: true, simsWithRoom: [2] });
     await pace.acknowledged('msg_2', 2);
-    expect(pace.pauseAfter(2)).toBe(0);
+    expect(pace.pauseAfter(2, clock.now)).toBe(0);
     // Both minutes full: the wait is the first SIM's (its SMS leaves the window first).
     expect(await pace.room()).toEqual({ ok: false, waitMs: 60_000, reason: 'limit' });
     clock.now += 60_000;
@@ -96,8 +106,8 @@ describe('DispatchPacer', () => {
     const clock = { now: 1_000_000 };
     const { pace } = pacer({ minIntervalMs: 4000, maxIntervalMs: 4000 }, clock);
     pace.setSims([1, 2]);
-    pace.pauseAfter(1);
-    pace.pauseAfter(2);
+    pace.pauseAfter(1, clock.now);
+    pace.pauseAfter(2, clock.now);
     clock.now += 1000;
     expect(await pace.room()).toEqual({ ok: false, waitMs: 3000, reason: 'pause' });
     clock.now += 3000;
@@ -108,7 +118,7 @@ describe('DispatchPacer', () => {
     const clock = { now: 1_000_000 };
     const { pace } = pacer({ perMinute: 1, minIntervalMs: 4000, maxIntervalMs: 4000 }, clock);
     pace.setSims([1]);
-    expect(pace.pauseAfter(1)).toBe(4000);
+    expect(pace.pauseAfter(1, clock.now)).toBe(4000);
     await pace.acknowledged('msg_1', 1);
     expect(await pace.room()).toMatchObject({ ok: false, reason: 'limit' });
   });

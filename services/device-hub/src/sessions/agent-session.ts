@@ -371,8 +371,9 @@ export class AgentSession {
         }
         const sim = await this.sims.choose(sms.messageId, sms.requestedSim, simsWithRoom, this.health.probeSlot(simsWithRoom));
         this.health.handed(sim, sms.messageId);
+        const handedAt = this.deps.clock();
         await this.hand(sms, claimed, sim);
-        await this.sleep(this.pacer.pauseAfter(sim));
+        await this.sleep(this.pacer.pauseAfter(sim, handedAt));
       }
     } catch (err) {
       this.log.error({ err }, 'the dispatch loop failed; closing the connection');

@@ -96,18 +96,20 @@ export class DispatchPacer {
   }
 
   /**
-   * The pause to sleep after an SMS handed through `slot` (0: none chosen): the device's own
-   * interval, else the hub's default. With limits per SIM, the SIM pauses instead (0 is returned):
-   * the phone's other SIMs may send meanwhile.
+   * What is left to sleep of the pause after an SMS handed through `slot` (0: none chosen) at
+   * `handedAt`: the device's own interval, else the hub's default, counted from the hand, so that
+   * the wait for the phone's ack is part of it (the pause is between two SMS handed, not between
+   * an ack and the next SMS). With limits per SIM, the SIM pauses instead (0 is returned): the
+   * phone's other SIMs may send meanwhile.
    */
-  pauseAfter(slot: number): number {
+  pauseAfter(slot: number, handedAt: number): number {
     const { minIntervalMs, maxIntervalMs } = this.limits;
     const pause =
       minIntervalMs > 0 || maxIntervalMs > 0
         ? pacingDelay(minIntervalMs, maxIntervalMs)
         : pacingDelay(this.deps.defaults.minIntervalMs, this.deps.defaults.maxIntervalMs);
-    if (!this.slots.includes(slot)) return pause;
-    (this.pausedUntil ??= new Map<number, number>()).set(slot, this.deps.clock() + pause);
+    if (!this.slots.includes(slot)) return Math.max(0, handedAt + pause - this.deps.clock());
+    (this.pausedUntil ??= new Map<number, number>()).set(slot, handedAt + pause);
     return 0;
   }
 
