@@ -25,7 +25,8 @@ export interface TelemetryOptions {
    * Instrument Node's http module and Koa. The gateway turns both off and
    * makes its own server span per request (`startServerSpan`): the generic
    * instrumentation wrapped every event listener of every request and cost
-   * about a fifth of the gateway's CPU.
+   * about a fifth of the gateway's CPU. The webhook service turns them off
+   * too: each POST is a client span of its own.
    */
   http?: boolean;
 }

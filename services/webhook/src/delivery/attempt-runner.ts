@@ -96,6 +96,7 @@ export class AttemptRunner {
     // A span of the event's trace; the receiver gets its context (`traceparent`) to go on with it.
     const span = startClientSpan('webhook deliver', job.traceparent ?? '', {
       'http.request.method': 'POST',
+      'url.full': job.url, // exported without its query or user info (trace-redaction.ts)
       'server.address': hostOf(job.url),
       'smsgw.delivery_id': job.deliveryId,
       'smsgw.event_id': job.eventId,
@@ -189,6 +190,7 @@ export class AttemptRunner {
     });
     const span = startBatchClientSpan('webhook deliver batch', items, {
       'http.request.method': 'POST',
+      'url.full': first.url,
       'server.address': hostOf(first.url),
       ...common,
     });
