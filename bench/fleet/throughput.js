@@ -472,6 +472,12 @@ async function startInfra(dir) {
         shared_preload_libraries: 'pg_stat_statements',
         'pg_stat_statements.track': 'all',
         max_connections: '200',
+        ...Object.fromEntries(
+          (process.env.BENCH_PG_SETTINGS ?? '')
+            .split(',')
+            .filter(Boolean)
+            .map((kv) => kv.split('=')),
+        ),
       },
     }),
     startPrivateServer('redis', { dataDir: dir }),
