@@ -301,6 +301,9 @@ async function main() {
         machine_busy_cores: Number(
           (((machine.busy - lastMachine.busy) / (machine.total - lastMachine.total)) * os.cpus().length).toFixed(2),
         ),
+        machine_stolen_cores: Number(
+          (((machine.steal - lastMachine.steal) / (machine.total - lastMachine.total)) * os.cpus().length).toFixed(2),
+        ),
         cores: Object.fromEntries(Object.keys(nowCpu).map((k) => [k, Number((used(nowCpu, lastCpu, k) / CLK_TCK / seconds).toFixed(2))])),
         rss_mb: Object.fromEntries(SERVICES.map((name) => [name, Math.round((rssKb(stack.services[name].pid) ?? 0) / 1024)])),
       };
@@ -310,7 +313,7 @@ async function main() {
         toggleProfiles(stack);
       }
       log(
-        `t=${sample.t_s}s backlog ${left}, handed ${sample.handed_per_s}/s, ended ${sample.finals_per_s}/s, webhooks ${sample.webhooks_per_s}/s, busy ${sample.machine_busy_cores} cores, ` +
+        `t=${sample.t_s}s backlog ${left}, handed ${sample.handed_per_s}/s, ended ${sample.finals_per_s}/s, webhooks ${sample.webhooks_per_s}/s, busy ${sample.machine_busy_cores} cores (${sample.machine_stolen_cores} stolen), ` +
           `message ${sample.cores.message}, hub ${sample.cores['device-hub']}, postgres ${sample.cores.postgres}, webhook ${sample.cores.webhook}, ` +
           `nats ${sample.cores.nats}; rss hub ${sample.rss_mb['device-hub']} MB, message ${sample.rss_mb.message} MB`,
       );
@@ -358,7 +361,7 @@ async function main() {
         Object.entries(c.by_process)
           .map(([k, v]) => `${k} ${v}`)
           .join(', ') +
-        `; machine ${c.machine_busy_cores} cores busy`,
+        `; machine ${c.machine_busy_cores} cores busy, of which ${c.machine_stolen_cores} stolen by the host`,
     );
     console.log(
       'heap after major collections, lowest of the first minute -> of the last (collections): ' +
@@ -502,6 +505,7 @@ function cpuPerSms(samples) {
     by_process: byProcess,
     simulator: Number(((avg((s) => s.cores.fleet) / ended) * 1000).toFixed(2)),
     machine_busy_cores: Number(avg((s) => s.machine_busy_cores).toFixed(2)),
+    machine_stolen_cores: Number(avg((s) => s.machine_stolen_cores).toFixed(2)),
   };
 }
 

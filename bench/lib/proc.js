@@ -78,12 +78,15 @@ function withChildren(pid) {
   return pids;
 }
 
-/** Busy and total jiffies of the whole machine (every core), from /proc/stat. */
+/**
+ * Busy and total jiffies of the whole machine (every core), from /proc/stat, and of the busy ones
+ * those stolen by the host (`steal`: a virtual machine's cores running another guest meanwhile).
+ */
 function machineTicks() {
   const cpu = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
   const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
   const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
+  return { busy: total - idle, total, steal: cpu[7] ?? 0 };
 }
 
 module.exports = { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb, withChildren };
