@@ -242,8 +242,8 @@ export async function start(
     pair: (body, clientAddress) => pairDevice(pairing, body, clientAddress),
     authenticate: (token) => authenticateDevice({ tokens }, token),
     wsUrl: () => `${publicUrl().replace(/^https:/, 'wss:')}/v1/agent`,
-    onConnection(ws, { device, tokenId }) {
-      const session = new AgentSession(ws, device, sessionDeps);
+    onConnection(ws, { device, tokenId }, socket) {
+      const session = new AgentSession(ws, device, sessionDeps, socket);
       sessions.add(session, tokenId);
       void session.start();
     },

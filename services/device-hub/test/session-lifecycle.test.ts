@@ -111,8 +111,8 @@ describe('device-hub sessions: the registry forgets a session once it has ended'
     registry = new SessionRegistry(nats, log);
     server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
     await new Promise((resolve) => server.once('listening', resolve));
-    server.on('connection', (ws) => {
-      const session = new AgentSession(ws, device(), deps);
+    server.on('connection', (ws, req) => {
+      const session = new AgentSession(ws, device(), deps, req.socket);
       registry.add(session, `token_${seq}`);
       void session.start();
     });

@@ -50,7 +50,8 @@ export interface AgentServerDeps {
   /** `clientAddress` is the phone's: pairing attempts are limited per address. */
   pair(body: Record<string, unknown>, clientAddress: string | undefined): Promise<{ device_id: string; device_token: string }>;
   authenticate(token: string): Promise<AuthenticatedDevice>;
-  onConnection(ws: import('ws').WebSocket, authenticated: AuthenticatedDevice): void;
+  /** `socket` is the connection's, under `ws`. */
+  onConnection(ws: import('ws').WebSocket, authenticated: AuthenticatedDevice, socket: Duplex): void;
   wsUrl(): string;
   /** The dependencies that are down (none: ready), for GET /readyz. */
   unready(): Promise<string[]>;
@@ -182,7 +183,7 @@ export function createAgentServer(deps: AgentServerDeps): http.Server {
     if (url.pathname !== '/v1/agent') return rejectUpgrade(socket, 'NOT_FOUND');
     if (!token) return rejectUpgrade(socket, 'INVALID_DEVICE_TOKEN');
     deps.authenticate(token).then(
-      (authenticated) => wss.handleUpgrade(req, socket, head, (ws) => deps.onConnection(ws, authenticated)),
+      (authenticated) => wss.handleUpgrade(req, socket, head, (ws) => deps.onConnection(ws, authenticated, socket)),
       (err: unknown) => {
         if (!(err instanceof AppError)) deps.log.error({ err }, 'agent authentication failed');
         rejectUpgrade(socket, err instanceof AppError ? err.code : 'SERVICE_UNAVAILABLE');

@@ -29,6 +29,7 @@ import { echoedTrace, isMessageId, reportOf, type AgentFrame } from './agent-fra
 import { DIGEST_PROTOCOL, DigestRelay } from './digest-relay';
 import { DispatchPacer } from './dispatch-pacer';
 import { FrameBudget, type FrameBudgetDeps } from './frame-budget';
+import { FrameWriter, type CorkableSocket } from './frame-writer';
 import { PhoneRelay, type PhoneRelayDeps } from './phone-relay';
 import { ReceivedRelay } from './received-relay';
 import { ReportRelay } from './report-relay';
@@ -123,6 +124,8 @@ export class AgentSession {
   private readonly budget: FrameBudget;
   /** Protocol 7: the phone's digests, to the message service. */
   private readonly digests: DigestRelay;
+  /** Writes its frames, the answers to its reports and received SMS a little later, together. */
+  private readonly frames: FrameWriter;
   /** Whether the agent has sent a frame yet (its first is its agent_hello, from protocol 3 on). */
   private heardFrom = false;
   /** Ends the first claim's wait for the agent's first frame. */
@@ -132,8 +135,11 @@ export class AgentSession {
     private readonly ws: WebSocket,
     readonly device: DeviceRow,
     private readonly deps: SessionDeps,
+    /** The socket under `ws`. */
+    socket: CorkableSocket,
   ) {
     this.log = new BoundLogger(deps.log, { device_id: device.device_id, connection_id: this.connectionId });
+    this.frames = new FrameWriter(ws, socket);
     this.relay = new ReportRelay(device, this.handed, deps, this.log, (frame) => this.send(frame));
     this.inbox = new ReceivedRelay(device, deps, this.log, (frame) => this.send(frame));
     this.sims = new SessionSims(device, deps, this.log);
@@ -480,7 +486,7 @@ export class AgentSession {
   }
 
   private send(frame: Record<string, unknown>): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame));
+    this.frames.send(frame);
   }
 
   private onClosed(): void {
