@@ -36,7 +36,8 @@ export class FrameWriter {
     }
     if (this.ws.readyState !== this.ws.OPEN) return;
     (this.held ??= []).push(JSON.stringify(frame));
-    this.timer ??= setTimeout(() => this.write(), this.holdMs);
+    // Unreferenced: a hub shutting down does not wait for it (its `reconnect` frame writes what is held).
+    this.timer ??= setTimeout(() => this.write(), this.holdMs).unref();
   }
 
   private write(text?: string): void {
