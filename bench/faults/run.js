@@ -473,6 +473,12 @@ async function main() {
       statuses[s] = (statuses[s] ?? 0) + 1;
     }
     const lost = [...record.accepted.keys()].filter((id) => !FINAL.has(messages.get(id)?.status));
+    // Why each failed (its status says; the history does not), at most 10.
+    const failures = [];
+    for (const id of [...record.accepted.keys()].filter((i) => messages.get(i)?.status === 'failed').slice(0, 10)) {
+      const res = await get(`/v1/sms/status/${id}`);
+      failures.push(`${id} ${res.body.error?.code ?? '?'} (${res.body.error?.message ?? ''}) on ${res.body.device_id ?? '?'}`);
+    }
     const extra = [...messages.keys()].filter((id) => !record.accepted.has(id));
 
     // Every event of a final message at the receiver, within FINAL_WAIT_S too.
@@ -547,6 +553,7 @@ async function main() {
       `events: ${deliveries.length} deliveries, ${byEvent.size} (message, kind) pairs, ${expected.length} expected; delivered more than once (same id): ${redelivered}`,
     );
     for (const id of lost.slice(0, 10)) console.log(`  lost: ${id} ${messages.get(id)?.status ?? 'not stored'}`);
+    for (const f of failures) console.log(`  failed: ${f}`);
     for (const [id, list] of twice.slice(0, 10))
       console.log(`  sent twice: ${id} ${list.map((h) => `${h.phone}@+${((h.at - started) / 1000).toFixed(1)}s`).join(' ')}`);
     for (const k of missing.slice(0, 10)) console.log(`  event missing: ${k}`);
