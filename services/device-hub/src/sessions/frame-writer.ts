@@ -52,7 +52,10 @@ export class FrameWriter {
       return;
     }
     this.socket.cork();
-    for (const frame of frames) this.ws.send(frame);
-    this.socket.uncork();
+    try {
+      for (const frame of frames) this.ws.send(frame);
+    } finally {
+      this.socket.uncork();
+    }
   }
 }
