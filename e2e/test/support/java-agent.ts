@@ -85,6 +85,14 @@ export class JavaAgent {
     return e.reports as string[];
   }
 
+  /** The received SMS the app still keeps (not yet answered `received_ack`), by received id. */
+  async inbox(): Promise<string[]> {
+    const from = this.events.length;
+    this.command({ cmd: 'inbox' });
+    const e = await this.waitFor((ev) => ev.event === 'inbox', 10_000, from);
+    return e.received_ids as string[];
+  }
+
   /** The outbox's state of an SMS, and whether its hand-over to Android is on disk. */
   async entry(messageId: string): Promise<{ state: string; handed_over: boolean }> {
     const from = this.events.length;
