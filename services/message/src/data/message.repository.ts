@@ -79,6 +79,13 @@ export class MessageRepository {
    * acknowledgement in the order given, the message's status afterwards and
    * whether it is the phone's (undefined for an unknown message or another
    * device's). No two items may name one message.
+   *
+   * The ids are named as `= ANY($1)` besides the join, here and in
+   * `applyReports`: a generic plan guesses 10 rows for any array, and with
+   * the join alone it read the whole queue (or the whole table) into a hash
+   * whenever the statistics made that look cheap; `ANY` keeps it on the key.
+   * The status is tested as `(…) IS TRUE` so that no partial index on queued
+   * messages matches it: the planner then added a read of the whole queue.
    */
   async markAcceptedMany(
     accepts: readonly { messageId: string; deviceId: string; at: Date; sim: number }[],
@@ -92,14 +99,14 @@ export class MessageRepository {
          UPDATE messages m SET accepted_at = coalesce(m.accepted_at, t.at), lease_until = NULL, fleet = false, held = false,
                                sim = CASE WHEN t.sim > 0 THEN t.sim ELSE m.sim END
          FROM t
-         WHERE m.message_id = t.message_id AND m.device_id = t.device_id AND m.status = 'queued'
+         WHERE m.message_id = ANY($1::text[]) AND m.message_id = t.message_id AND m.device_id = t.device_id AND (m.status = 'queued') IS TRUE
            AND NOT (m.fleet AND m.avoid_device_id IS NOT DISTINCT FROM t.device_id)
          RETURNING m.message_id, m.status, true AS accepted
        )
        SELECT message_id, status, accepted FROM moved
        UNION ALL
        SELECT m.message_id, m.status, m.accepted_at IS NOT NULL FROM messages m JOIN t USING (message_id)
-       WHERE m.device_id = t.device_id AND NOT EXISTS (SELECT 1 FROM moved WHERE moved.message_id = m.message_id)`,
+       WHERE m.message_id = ANY($1::text[]) AND m.device_id = t.device_id AND NOT EXISTS (SELECT 1 FROM moved WHERE moved.message_id = m.message_id)`,
       values: [accepts.map((a) => a.messageId), accepts.map((a) => a.deviceId), accepts.map((a) => a.at), accepts.map((a) => a.sim)],
     });
     const byId = new Map(rows.map((r) => [r.message_id, { status: r.status, accepted: r.accepted }]));
@@ -170,7 +177,7 @@ export class MessageRepository {
                AS t(message_id, device_id, status, at, error_code, error_message, sim)
              WHERE set_config('smsgw.counts', 'by_statement', true) IS NOT NULL
            ), old AS MATERIALIZED (
-             SELECT m.message_id, m.status FROM messages m JOIN t ON m.message_id = t.message_id FOR UPDATE OF m
+             SELECT m.message_id, m.status FROM messages m JOIN t ON m.message_id = t.message_id WHERE m.message_id = ANY($1::text[]) FOR UPDATE OF m
            ), moved AS (
              UPDATE messages m SET status = t.status, lease_until = NULL, accepted_at = coalesce(m.accepted_at, t.at), otp_sealed_text = NULL,
                sim = CASE WHEN t.sim > 0 THEN t.sim ELSE m.sim END,
@@ -181,7 +188,7 @@ export class MessageRepository {
                error_message = coalesce(t.error_message, m.error_message),
                fleet = false
              FROM t JOIN old ON old.message_id = t.message_id
-             WHERE m.message_id = t.message_id AND m.device_id = t.device_id
+             WHERE m.message_id = ANY($1::text[]) AND m.message_id = t.message_id AND m.device_id = t.device_id
                AND m.status = ANY(CASE t.status WHEN 'sent' THEN $8::text[] WHEN 'delivered' THEN $9::text[] ELSE $10::text[] END)
                AND NOT (m.fleet AND (t.status = 'failed' OR m.avoid_device_id IS NOT DISTINCT FROM t.device_id))
              RETURNING ${EVENT_FIELDS.map((f) => `m.${f}`).join(', ')}, m.created_at, old.status AS old_status

@@ -223,7 +223,7 @@ export class QueueRepository {
         text: `UPDATE messages m SET lease_until = now() + make_interval(secs => $1::double precision / 1000),
                                  claim_count = claim_count + 1, device_id = t.device_id, fleet = false
            FROM unnest($2::text[], $3::text[]) AS t(message_id, device_id)
-           WHERE m.message_id = t.message_id
+           WHERE m.message_id = ANY($2::text[]) AND m.message_id = t.message_id
            RETURNING ${CLAIMED_FIELDS.map((f) => `m.${f}`).join(', ')}`,
         values: [leaseMs, taken.map((t) => t.id), taken.map((t) => t.deviceId)],
       });

@@ -325,7 +325,9 @@ export class DeliveryRepository {
    * no foreign key, migration 007): one the retention deleted meanwhile gets none, and the
    * retention waits for the lock, then deletes the attempt with its delivery. The update is not
    * HOT, and cannot be while the sweep finds pending deliveries by an index: leaving `pending`
-   * changes `state`, the predicate of `deliveries_overdue` (a lease alone is HOT).
+   * changes `state`, the predicate of `deliveries_overdue` (a lease alone is HOT). The rows are
+   * found by key only (`ANY`, and a state test no partial index matches), as in the message
+   * service's `markAcceptedMany`.
    */
   async recordOutcomes(outcomes: readonly AttemptOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
@@ -339,7 +341,7 @@ export class DeliveryRepository {
            last_status = t.status, last_error = t.error, last_attempt_at = t.at, batch_id = t.batch,
            alert_state = CASE WHEN t.state = 'failed' THEN 'due' ELSE d.alert_state END
          FROM t
-         WHERE d.delivery_id = t.id AND d.attempts = t.attempt - 1 AND d.state = 'pending'
+         WHERE d.delivery_id = ANY($1) AND d.delivery_id = t.id AND d.attempts = t.attempt - 1 AND (d.state = 'pending') IS TRUE
          RETURNING d.delivery_id),
        kept AS (
          SELECT delivery_id FROM deliveries
