@@ -57,6 +57,8 @@ const CPU_PROF_DIR =
 /** The heap each service keeps after its major collections (`heap-preload.js`), in bench/results/heap-fleet-<time>/. */
 const HEAP_DIR = path.join(__dirname, '../results', `heap-fleet-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 const DURATION_S = intEnv('BENCH_DURATION_S', 600, 6);
+/** Environment added to every service, for an experiment (printed and recorded; not comparable with a default run). */
+const EXTRA_STACK_ENV = process.env.BENCH_STACK_ENV ? JSON.parse(process.env.BENCH_STACK_ENV) : {};
 const PROBE_PHONES = intEnv('BENCH_PROBE_PHONES', 20, 2);
 const BACKLOG = intEnv('BENCH_BACKLOG', 30_000, 400);
 const SAMPLE_S = SMOKE ? 2 : 10;
@@ -128,6 +130,7 @@ async function main() {
         .join(' '),
       BENCH_HEAP_DIR: HEAP_DIR,
       ...(CPU_PROF_DIR ? { BENCH_CPU_PROF_DIR: CPU_PROF_DIR } : {}),
+      ...EXTRA_STACK_ENV,
     },
     ...(infra ? { infra: { postgresUrl: infra.postgres.url, redisUrl: infra.redis.url, natsUrl: infra.nats.url } } : {}),
   });
@@ -171,6 +174,7 @@ async function main() {
     phones: PHONES,
     rate: RATE,
     webhooks: WEBHOOKS,
+    ...(Object.keys(EXTRA_STACK_ENV).length > 0 ? { stack_env: EXTRA_STACK_ENV } : {}),
     samples: [],
   };
   try {
@@ -186,6 +190,7 @@ async function main() {
       if (res.status !== 200) throw new Error(`send-bulk answered ${res.status}: ${JSON.stringify(res.body)}`);
     };
     const phones = await provision({ admin, hubUrl: stack.hubUrl, ca: stack.certs.caPem, clientId: client.client_id, count: PHONES });
+    if (result.stack_env) log(`EXPERIMENT: every service also has ${JSON.stringify(EXTRA_STACK_ENV)} (not comparable with a default run)`);
     log(`${PHONES} phones provisioned`);
     const fleet = startFleet({ phones, hubUrl: stack.hubUrl, caFile: stack.certs.caCertFile, processes: 1, deliveryDelayMs: 500 });
     fleets.push(fleet);

@@ -110,7 +110,7 @@ export async function start(
     log,
   });
   gauge('hub.connected_phones', 'Phones connected to this hub replica (sum over replicas: phones online)', (r) => r.observe(sessions.size));
-  const reports = new ReportPublisher(nats, config.dispatch.batchWindowMs);
+  const reports = new ReportPublisher(nats, config.dispatch.reportWindowMs);
   const calls = new MessageCalls(messages, log, config.dispatch.batchWindowMs);
   const received = new ReceivedPublisher(nats);
   const testMode = new TestModeSimulator(messages, nats, reports, { ...config.testMode, leaseMs: config.dispatch.leaseMs }, log);

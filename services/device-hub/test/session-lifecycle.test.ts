@@ -82,7 +82,15 @@ describe('device-hub sessions: the registry forgets a session once it has ended'
       ),
       simRules: new SimRules(accountClient, Date.now),
       config: {
-        dispatch: { minIntervalMs: 0, maxIntervalMs: 0, leaseMs: 4000, sweepMs: 60_000, idleSweepMaxMs: 60_000, batchWindowMs: 0 },
+        dispatch: {
+          minIntervalMs: 0,
+          maxIntervalMs: 0,
+          leaseMs: 4000,
+          sweepMs: 60_000,
+          idleSweepMaxMs: 60_000,
+          batchWindowMs: 0,
+          reportWindowMs: 0,
+        },
         pingIntervalMs: 25_000,
       },
       log,
