@@ -51,7 +51,7 @@ export function loadDeviceHubConfig(source: NodeJS.ProcessEnv = process.env) {
          * How long the phones' reports wait for others before they go to JetStream together: one
          * batch, then one statement, one commit and one event batch downstream for all of them.
          * Only the events wait on a report, so this can be longer: at 100 ms the whole path costs
-         * a sixth less CPU per SMS than at 20 ms (bench/fleet/README.md) for about 80 ms more
+         * a sixth less CPU per SMS than at 20 ms (bench/fleet/RESULTS-LOG.md) for about 80 ms more
          * between a phone's report and its webhook.
          */
         reportWindowMs: env.int('REPORT_BATCH_WINDOW_MS', 100, { min: 0, max: 1000 }),
