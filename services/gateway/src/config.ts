@@ -55,11 +55,6 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
        */
       clockOffsetFile: env.optional('CLOCK_OFFSET_FILE'),
       /**
-       * Single sends that arrive together go to the message service in one call,
-       * stored in one statement: at most `maxBatch` a call, `maxInFlight` calls at once,
-       * `maxWaiting` sends waiting for a call (more are refused with 503).
-       */
-      /**
        * GET /v1/events/listen (`smsgw listen`): the events come from NATS, optional (without
        * NATS_URL, or while NATS is away, the route answers 503 and nothing else changes).
        */
@@ -74,6 +69,11 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
         /** Bytes a listener may leave unread before its stream is closed. */
         maxBufferedBytes: env.int('LISTEN_MAX_BUFFERED_BYTES', 1024 * 1024, { min: 16 * 1024 }),
       },
+      /**
+       * Single sends that arrive together go to the message service in one call,
+       * stored in one statement: at most `maxBatch` a call, `maxInFlight` calls at once,
+       * `maxWaiting` sends waiting for a call (more are refused with 503).
+       */
       sendGather: {
         maxBatch: env.int('SEND_GATHER_MAX_BATCH', 100, { min: 1, max: 500 }),
         maxInFlight: env.int('SEND_GATHER_MAX_IN_FLIGHT', 4, { min: 1, max: 64 }),

@@ -28,6 +28,7 @@ import {
   claimedToProto,
   iso,
   sendInput,
+  toBatchItemProto,
   toCampaignProto,
   toOptOutProto,
   toProto,
@@ -104,7 +105,7 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
 
     async SendBatch(req) {
       const { batchId, rows, replayed } = await sendBatch(service, { ...req, mode: modeFromProto(req.mode) });
-      return { batchId, messages: rows.map(toProto), queuedAt: iso(rows[0]!.queued_at), replayed };
+      return { batchId, messages: rows.map(toBatchItemProto), queuedAt: iso(rows[0]!.queued_at), replayed };
     },
 
     async SendOtpMessage(req) {
@@ -206,7 +207,7 @@ export function messageHandlers(service: MessageService): AsyncHandlers<message.
 
     async AddCampaignMessages(req) {
       const { batchId, rows, replayed } = await addCampaignMessages(service, { ...req, ...campaignKey(req) });
-      return { batchId, messages: rows.map(toProto), queuedAt: iso(rows[0]!.queued_at), replayed };
+      return { batchId, messages: rows.map(toBatchItemProto), queuedAt: iso(rows[0]!.queued_at), replayed };
     },
 
     async GetCampaign(req) {

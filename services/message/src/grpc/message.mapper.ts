@@ -47,6 +47,35 @@ export function toProto(row: MessageRow): message.Message {
   };
 }
 
+/**
+ * A message of a batch as SendBatch answers it: what the batch answer shows (id, number, status,
+ * device, parts, encoding, expiry, SIM) and the fields a caller checks before it reads the rest
+ * with GetMessage. Not the text, metadata or timestamps of later states: a batch of 100 long texts
+ * would travel back to the gateway only to be dropped there.
+ */
+export function toBatchItemProto(row: MessageRow): message.Message {
+  return {
+    messageId: row.message_id,
+    clientId: row.client_id,
+    deviceId: row.device_id,
+    batchId: row.batch_id ?? '',
+    mode: modeToProto(row.mode),
+    status: row.status,
+    to: row.to_number,
+    parts: row.parts,
+    encoding: row.encoding,
+    queuedAt: iso(row.queued_at),
+    scheduledAt: iso(row.scheduled_at),
+    errorCode: row.error_code ?? '',
+    expiresAt: iso(row.expires_at),
+    pinned: row.pinned,
+    sim: row.sim,
+    requestedSim: row.requested_sim,
+    replies: row.replies,
+    campaignId: row.campaign_id ?? '',
+  };
+}
+
 /** A claimed message as the hub hands it to the phone (`text`: what the phone sends, an OTP's in full). */
 export function claimedToProto(row: ClaimedFields, text: string): message.Message {
   return {
