@@ -81,7 +81,11 @@ describe('make dev ports', () => {
   });
 
   it('when a health port would be another port of make dev (its gRPC port + 100), then it moves rather than fail', async () => {
-    const env = await freeEnv();
+    let env = await freeEnv();
+    // The free ports are drawn at random from one slice: the account port set below must not be another's too.
+    const clashes = (e: Record<string, string>) =>
+      Object.entries(e).some(([k, v]) => k !== 'ACCOUNT_GRPC_PORT' && v === String(Number(e.GATEWAY_METRICS_PORT) - 100));
+    while (clashes(env)) env = await freeEnv();
     delete env.ACCOUNT_GRPC_HEALTH_PORT;
     env.ACCOUNT_GRPC_PORT = String(Number(env.GATEWAY_METRICS_PORT) - 100);
     const { ports, moved } = await resolveDevPorts(
