@@ -12,41 +12,6 @@ import type { SendOutcome } from '../use-cases/send-messages.use-case';
 
 export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : '');
 
-export function toProto(row: MessageRow): message.Message {
-  return {
-    messageId: row.message_id,
-    clientId: row.client_id,
-    deviceId: row.device_id,
-    batchId: row.batch_id ?? '',
-    mode: modeToProto(row.mode),
-    status: row.status,
-    to: row.to_number,
-    text: row.body,
-    priority: row.priority,
-    metadataJson: row.metadata ? JSON.stringify(row.metadata) : '',
-    webhookUrl: row.webhook_url ?? '',
-    parts: row.parts,
-    encoding: row.encoding,
-    createdAt: iso(row.created_at),
-    queuedAt: iso(row.queued_at),
-    scheduledAt: iso(row.scheduled_at),
-    sentAt: iso(row.sent_at),
-    deliveredAt: iso(row.delivered_at),
-    failedAt: iso(row.failed_at),
-    cancelledAt: iso(row.cancelled_at),
-    errorCode: row.error_code ?? '',
-    errorMessage: row.error_message ?? '',
-    expiresAt: iso(row.expires_at),
-    pinned: row.pinned,
-    attempts: attemptsOf(row),
-    sim: row.sim,
-    requestedSim: row.requested_sim,
-    replies: row.replies,
-    campaignId: row.campaign_id ?? '',
-    noReport: noReport(row, new Date()),
-  };
-}
-
 /**
  * A message of a batch as SendBatch answers it: what the batch answer shows (id, number, status,
  * device, parts, encoding, expiry, SIM) and the fields a caller checks before it reads the rest
@@ -73,6 +38,25 @@ export function toBatchItemProto(row: MessageRow): message.Message {
     requestedSim: row.requested_sim,
     replies: row.replies,
     campaignId: row.campaign_id ?? '',
+  };
+}
+
+/** A message with every field it has. */
+export function toProto(row: MessageRow): message.Message {
+  return {
+    ...toBatchItemProto(row),
+    text: row.body,
+    priority: row.priority,
+    metadataJson: row.metadata ? JSON.stringify(row.metadata) : '',
+    webhookUrl: row.webhook_url ?? '',
+    createdAt: iso(row.created_at),
+    sentAt: iso(row.sent_at),
+    deliveredAt: iso(row.delivered_at),
+    failedAt: iso(row.failed_at),
+    cancelledAt: iso(row.cancelled_at),
+    errorMessage: row.error_message ?? '',
+    attempts: attemptsOf(row),
+    noReport: noReport(row, new Date()),
   };
 }
 
