@@ -13,10 +13,10 @@ import type { SendOutcome } from '../use-cases/send-messages.use-case';
 export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : '');
 
 /**
- * A message of a batch as SendBatch answers it: what the batch answer shows (id, number, status,
- * device, parts, encoding, expiry, SIM) and the fields a caller checks before it reads the rest
- * with GetMessage. Not the text, metadata or timestamps of later states: a batch of 100 long texts
- * would travel back to the gateway only to be dropped there.
+ * A message of a batch as SendBatch and AddCampaignMessages answer it: what the API's batch answer
+ * shows (id, number, status, device, parts, encoding, expiry, SIM) and the fields a caller checks
+ * before it reads the rest with GetMessage. Not the text, metadata or timestamps of later states:
+ * a batch of 100 long texts would travel back to the gateway only to be dropped there.
  */
 export function toBatchItemProto(row: MessageRow): message.Message {
   return {
