@@ -1,34 +1,12 @@
-import pg from 'pg';
-import { quoteIdent, type Pool } from '@smsgw/platform';
+import type { Pool } from '@smsgw/platform';
 import { MessageRepository } from '../src/data/message.repository';
 import { QueueRepository } from '../src/data/queue.repository';
-import { DATABASE_URL, testDatabase } from './support/database';
+import { testDatabase } from './support/database';
+import { explainedPool, scansOfMessages, type PlanNode } from './support/plans';
 
 // The batched statements of the SMS path join messages to unnested arrays. A generic plan guesses
 // 10 rows for any array; these tests plan them so, on a table whose statistics make a read of the
 // whole queue look cheap, and check that each row is still found by its key.
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-/** How each scan of `messages` in the plan reads it: an index's name, or `seq`. */
-function scansOfMessages(node: PlanNode, found: string[] = []): string[] {
-  const indexesBelow = (n: PlanNode): string[] => [
-    ...(n['Index Name'] ? [n['Index Name']] : []),
-    ...(n.Plans ?? []).flatMap((c) => indexesBelow(c)),
-  ];
-  if (node['Relation Name'] === 'messages') {
-    if (node['Node Type'] === 'Seq Scan') found.push('seq');
-    else if (node['Node Type'] === 'Bitmap Heap Scan') found.push(...indexesBelow(node));
-    else if (node['Index Name']) found.push(node['Index Name']);
-  }
-  for (const child of node.Plans ?? []) scansOfMessages(child, found);
-  return found;
-}
 
 describe('the batched statements of the SMS path, planned for any array', () => {
   let db: Awaited<ReturnType<typeof testDatabase>>;
@@ -46,31 +24,11 @@ describe('the batched statements of the SMS path, planned for any array', () => 
       [QUEUED],
     );
     await db.pools[0]!.query('ANALYZE messages');
-    // One connection whose every plan is generic and comes back as a notice (auto_explain, JSON).
-    explained = new pg.Pool({
-      connectionString: DATABASE_URL,
-      max: 1,
-      options: [
-        `-c search_path=${quoteIdent(db.schema)},public`,
-        '-c session_preload_libraries=auto_explain',
-        '-c auto_explain.log_min_duration=0',
-        '-c auto_explain.log_format=json',
-        '-c plan_cache_mode=force_generic_plan',
-        '-c client_min_messages=log',
-      ].join(' '),
-    });
-    explained.on('connect', (client) =>
-      client.on('notice', (notice) => {
-        const json = notice.message?.split('plan:\n')[1];
-        if (!json) return;
-        const parsed = JSON.parse(json) as { 'Query Text': string; Plan: PlanNode };
-        plans.push({ text: parsed['Query Text'], plan: parsed.Plan });
-      }),
-    );
+    ({ pool: explained, plans } = explainedPool(db.schema));
   });
 
   beforeEach(() => {
-    plans = [];
+    plans.length = 0;
   });
 
   afterAll(async () => {

@@ -1,0 +1,55 @@
+import pg from 'pg';
+import { quoteIdent, type Pool } from '@smsgw/platform';
+import { DATABASE_URL } from './database';
+
+export interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** How each scan of `messages` in the plan reads it: an index's name, or `seq`. */
+export function scansOfMessages(node: PlanNode, found: string[] = []): string[] {
+  const indexesBelow = (n: PlanNode): string[] => [
+    ...(n['Index Name'] ? [n['Index Name']] : []),
+    ...(n.Plans ?? []).flatMap((c) => indexesBelow(c)),
+  ];
+  if (node['Relation Name'] === 'messages') {
+    if (node['Node Type'] === 'Seq Scan') found.push('seq');
+    else if (node['Node Type'] === 'Bitmap Heap Scan') found.push(...indexesBelow(node));
+    else if (node['Index Name']) found.push(node['Index Name']);
+  }
+  for (const child of node.Plans ?? []) scansOfMessages(child, found);
+  return found;
+}
+
+/**
+ * One connection to `schema` whose every plan is generic (as a prepared
+ * statement's becomes after five calls) and comes back, as auto_explain
+ * logs it, into `plans`.
+ */
+export function explainedPool(schema: string): { pool: Pool; plans: { text: string; plan: PlanNode }[] } {
+  const plans: { text: string; plan: PlanNode }[] = [];
+  const pool = new pg.Pool({
+    connectionString: DATABASE_URL,
+    max: 1,
+    options: [
+      `-c search_path=${quoteIdent(schema)},public`,
+      '-c session_preload_libraries=auto_explain',
+      '-c auto_explain.log_min_duration=0',
+      '-c auto_explain.log_format=json',
+      '-c plan_cache_mode=force_generic_plan',
+      '-c client_min_messages=log',
+    ].join(' '),
+  });
+  pool.on('connect', (client) =>
+    client.on('notice', (notice) => {
+      const json = notice.message?.split('plan:\n')[1];
+      if (!json) return;
+      const parsed = JSON.parse(json) as { 'Query Text': string; Plan: PlanNode };
+      plans.push({ text: parsed['Query Text'], plan: parsed.Plan });
+    }),
+  );
+  return { pool, plans };
+}
