@@ -27,6 +27,7 @@ import { MessageRepository } from './data/message.repository';
 import { QueueRepository } from './data/queue.repository';
 import { ReceivedRepository } from './data/received.repository';
 import { ReportTimeoutRepository } from './data/report-timeout.repository';
+import { StatisticsRepository } from './data/statistics.repository';
 import { ReceivedEventPublisher } from './events/received-event.publisher';
 import { RECEIVED_DURABLE, ReceivedConsumer } from './events/received.consumer';
 import { OptOutRepository } from './data/opt-out.repository';
@@ -45,6 +46,7 @@ import { failPendingTo } from './use-cases/opt-outs.use-case';
 import { ReportTimeoutJob } from './jobs/report-timeout.job';
 import { ExpiryJob } from './jobs/expiry.job';
 import { RetentionJob } from './jobs/retention.job';
+import { FirstStatisticsJob } from './jobs/first-statistics.job';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
@@ -100,6 +102,8 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
+  const firstStatistics = new FirstStatisticsJob(new StatisticsRepository(pool), log);
+  firstStatistics.start();
   const streams = streamConfigs(nats.names, config.nats.streamReplicas, config.nats.streamMaxBytes);
   for (const stream of [streams.reports, streams.reportBatches, streams.events, streams.eventBatches, streams.timers]) {
     await ensureStream(nats.jsm, stream);
@@ -151,6 +155,7 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
       await timers.stop();
       await reportTimeout.stop();
       await expiry.stop();
+      await firstStatistics.stop();
       await batchConsumer.stop();
       await consumer.stop();
       await receivedConsumer.stop();
