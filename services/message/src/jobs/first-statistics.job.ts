@@ -9,11 +9,12 @@ const INTERVAL_MS = 1_000;
  * Analyses `messages` once, as soon as it holds a hundred rows. Until a
  * table's first analyse, Postgres plans on it without statistics: on a new
  * installation the insert then counted a device's queue by reading the whole
- * queue (`messages_queued_since`), each call costing more as the queue grew.
- * Autovacuum's first analyse comes only at its next visit to the database, up
- * to `autovacuum_naptime` (a minute) later. On a table analysed before (any
- * restart of a running installation) the job costs one query at start-up; it
- * stops when the table has statistics.
+ * queue, and the claims read the table from end to end, each call costing
+ * more as the table grew. Autovacuum's first analyse comes only at its next
+ * visit to the database, up to `autovacuum_naptime` (a minute) later. On a
+ * table analysed before (any restart of a running installation) the job costs
+ * one query at start-up; it stops when the table has statistics. A table
+ * restored without its statistics (pg_restore keeps none) is analysed at once.
  */
 export class FirstStatisticsJob {
   private readonly loop: TimerLoop;
@@ -41,7 +42,7 @@ export class FirstStatisticsJob {
       this.log.info({ table, rows }, 'table analysed for the first time');
     }
     this.done = ready.length === pending.length;
-    // The loop's own stop waits for this tick: it is left to end after it.
+    // `stop()` waits for the tick under way, this one: not awaited here, it ends the loop once this tick returns.
     if (this.done) void this.loop.stop();
     return { analysed: ready.map((t) => t.table), done: this.done };
   }
