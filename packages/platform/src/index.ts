@@ -24,6 +24,7 @@ export * from './storable-text';
 export * from './mode';
 export * from './grpc-service';
 export * from './timer-loop';
+export * from './first-statistics';
 export * from './timer-consumer';
 export * from './ttl-cache';
 export * from './batches';

@@ -3,6 +3,7 @@ export * from './service';
 export * from './openapi';
 export * from './grpc-tls';
 export * from './device-owners';
+export * from './plans';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -8,6 +8,7 @@ import {
   ensureEventBatchInterest,
   ensureStream,
   EventBatchPublisher,
+  FirstStatistics,
   migrate,
   runMain,
   startGrpcService,
@@ -27,7 +28,6 @@ import { MessageRepository } from './data/message.repository';
 import { QueueRepository } from './data/queue.repository';
 import { ReceivedRepository } from './data/received.repository';
 import { ReportTimeoutRepository } from './data/report-timeout.repository';
-import { StatisticsRepository } from './data/statistics.repository';
 import { ReceivedEventPublisher } from './events/received-event.publisher';
 import { RECEIVED_DURABLE, ReceivedConsumer } from './events/received.consumer';
 import { OptOutRepository } from './data/opt-out.repository';
@@ -46,7 +46,6 @@ import { failPendingTo } from './use-cases/opt-outs.use-case';
 import { ReportTimeoutJob } from './jobs/report-timeout.job';
 import { ExpiryJob } from './jobs/expiry.job';
 import { RetentionJob } from './jobs/retention.job';
-import { FirstStatisticsJob } from './jobs/first-statistics.job';
 
 const MIGRATIONS = path.resolve(__dirname, '../migrations');
 
@@ -102,7 +101,8 @@ export async function start(config: MessageConfig = loadMessageConfig(), log: Lo
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
-  const firstStatistics = new FirstStatisticsJob(new StatisticsRepository(pool), log);
+  // The insert's count of a device's queue and the claims need statistics of `messages` from the start.
+  const firstStatistics = new FirstStatistics(pool, ['messages'], log);
   firstStatistics.start();
   const streams = streamConfigs(nats.names, config.nats.streamReplicas, config.nats.streamMaxBytes);
   for (const stream of [streams.reports, streams.reportBatches, streams.events, streams.eventBatches, streams.timers]) {

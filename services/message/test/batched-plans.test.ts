@@ -1,8 +1,8 @@
 import type { Pool } from '@smsgw/platform';
 import { MessageRepository } from '../src/data/message.repository';
 import { QueueRepository } from '../src/data/queue.repository';
+import { explainedPool, scansOf, type PlanNode } from '@smsgw/testing';
 import { testDatabase } from './support/database';
-import { explainedPool, scansOfMessages, type PlanNode } from './support/plans';
 
 // The batched statements of the SMS path join messages to unnested arrays. A generic plan guesses
 // 10 rows for any array; these tests plan them so, on a table whose statistics make a read of the
@@ -39,7 +39,9 @@ describe('the batched statements of the SMS path, planned for any array', () => 
   const ids = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
   /** The scans of messages made by the statements that update it. */
   const updateScans = () =>
-    plans.filter((p) => /UPDATE messages m SET/.test(p.text)).map((p) => ({ text: p.text.slice(0, 60), scans: scansOfMessages(p.plan) }));
+    plans
+      .filter((p) => /UPDATE messages m SET/.test(p.text))
+      .map((p) => ({ text: p.text.slice(0, 60), scans: scansOf(p.plan, 'messages') }));
 
   it('when 20 SMS are acknowledged, then the statement reads each by its key, not the queue', async () => {
     const repo = new MessageRepository(explained);

@@ -1,9 +1,7 @@
-import { createLogger } from '@smsgw/platform';
+import { createLogger, FIRST_STATISTICS_MIN_ROWS, FirstStatistics } from '@smsgw/platform';
 import { insertQueuedRows } from '../src/data/queue-insert';
-import { StatisticsRepository } from '../src/data/statistics.repository';
-import { FIRST_STATISTICS_MIN_ROWS, FirstStatisticsJob } from '../src/jobs/first-statistics.job';
+import { explainedPool, scansOf } from '@smsgw/testing';
 import { eventually, newMessage, randomHex, testDatabase } from './support/database';
-import { explainedPool, scansOfMessages } from './support/plans';
 import { startMessageService, type RunningService } from './support/service';
 
 // Until its first ANALYZE, Postgres plans statements on `messages` without statistics: the insert
@@ -70,7 +68,7 @@ describe('the first statistics of a new installation', () => {
       const [placed] = await insertQueuedRows(pool, [newMessage({ clientId: 'client_91', deviceId: devices[0]! })], undefined, 86_400);
       expect(placed!.ahead).toBe(3);
       const insert = plans.find((p) => p.text.includes('INSERT INTO messages'));
-      expect(new Set(scansOfMessages(insert!.plan))).toEqual(new Set(['messages_queue']));
+      expect(new Set(scansOf(insert!.plan, 'messages'))).toEqual(new Set(['messages_queue']));
     } finally {
       await pool.end();
     }
@@ -91,7 +89,7 @@ describe('the first statistics job', () => {
 
   it('when the table holds fewer rows than it needs, then it waits; when it holds them, then it analyses the table once and stops', async () => {
     const pool = db.pools[0]!;
-    const job = new FirstStatisticsJob(new StatisticsRepository(pool), log);
+    const job = new FirstStatistics(pool, ['messages'], log);
     await insertQueuedRows(
       pool,
       Array.from({ length: FIRST_STATISTICS_MIN_ROWS - 1 }, () => newMessage({ deviceId: 'device_1' })),

@@ -7,6 +7,7 @@ import {
   createPool,
   createRedis,
   ensureStream,
+  FirstStatistics,
   migrate,
   streamConfigs,
   runMain,
@@ -77,6 +78,9 @@ export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = c
     log,
   });
   await migrate(pool, { schema: config.database.schema, dir: MIGRATIONS, log });
+  // A verify finds its OTP by key only once `otps` has statistics.
+  const firstStatistics = new FirstStatistics(pool, ['otps'], log);
+  firstStatistics.start();
   await ensureStream(nats.jsm, streamConfigs(nats.names, config.nats.streamReplicas).events);
   const purge = timerLoop({
     name: 'otp-purge',
@@ -104,7 +108,7 @@ export async function start(config: OtpConfig = loadOtpConfig(), log: Logger = c
     healthPort: server.healthPort,
     async stop() {
       await server.stop();
-      await Promise.all([purge.stop(), sealSweep.stop()]);
+      await Promise.all([purge.stop(), sealSweep.stop(), firstStatistics.stop()]);
       messages.close();
       await nats.nc.drain();
       await pool.end();

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { quoteIdent, type Pool } from '@smsgw/platform';
-import { DATABASE_URL } from './database';
+import { DATABASE_URL } from './servers';
 
 export interface PlanNode {
   'Node Type': string;
@@ -9,18 +9,18 @@ export interface PlanNode {
   Plans?: PlanNode[];
 }
 
-/** How each scan of `messages` in the plan reads it: an index's name, or `seq`. */
-export function scansOfMessages(node: PlanNode, found: string[] = []): string[] {
+/** How each scan of `relation` in the plan reads it: an index's name, or `seq`. */
+export function scansOf(node: PlanNode, relation: string, found: string[] = []): string[] {
   const indexesBelow = (n: PlanNode): string[] => [
     ...(n['Index Name'] ? [n['Index Name']] : []),
     ...(n.Plans ?? []).flatMap((c) => indexesBelow(c)),
   ];
-  if (node['Relation Name'] === 'messages') {
+  if (node['Relation Name'] === relation) {
     if (node['Node Type'] === 'Seq Scan') found.push('seq');
     else if (node['Node Type'] === 'Bitmap Heap Scan') found.push(...indexesBelow(node));
     else if (node['Index Name']) found.push(node['Index Name']);
   }
-  for (const child of node.Plans ?? []) scansOfMessages(child, found);
+  for (const child of node.Plans ?? []) scansOf(child, relation, found);
   return found;
 }
 
