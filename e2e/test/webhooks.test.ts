@@ -77,8 +77,13 @@ describe('webhooks, the whole system', () => {
       webhook_url: receiver.url('/per-message'),
       metadata: { order: 'A-17' },
     });
-    const hooks = await receiver.waitFor('/per-message', 2);
-    expect(hooks.map((h) => h.body.event)).toEqual(['sms.sent', 'sms.delivered']);
+    // Both attempts may be under way at once (32 may be to one destination): they leave in the order of
+    // the events (services/webhook/test/dispatcher.test.ts), and may arrive in either.
+    const order = ['sms.sent', 'sms.delivered'];
+    const hooks = (await receiver.waitFor('/per-message', 2)).sort(
+      (a, b) => order.indexOf(String(a.body.event)) - order.indexOf(String(b.body.event)),
+    );
+    expect(hooks.map((h) => h.body.event)).toEqual(order);
     for (const h of hooks) expectSigned(h, client.signing_secret);
     expect(hooks[0]!.body.data).toMatchObject({ message_id: id, status: 'sent', to: '+33612345678', metadata: { order: 'A-17' } });
     expect(hooks[1]!.body.data).toMatchObject({
@@ -88,7 +93,6 @@ describe('webhooks, the whole system', () => {
       delivered_at: expect.any(String),
       metadata: { order: 'A-17' },
     });
-    expect(hooks[0]!.at).toBeLessThanOrEqual(hooks[1]!.at);
     await sleep(500);
     expect(receiver.at('/global-1').filter((h) => h.body.data.message_id === id)).toEqual([]);
     await webhooks.deleteEndpoint({ clientId: client.client_id, endpointId: global.endpoint_id });
