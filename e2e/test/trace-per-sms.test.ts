@@ -187,6 +187,8 @@ describe('one trace per SMS, exported over OTLP', () => {
     // The phone's looks at its queue (ClaimNext), most of them empty, are no traces of their own,
     // on either side: the SMS's trace goes on from the claimed message.
     expect(otlp.spans.filter((s) => s.name.includes('ClaimNext')).map((s) => `${s.service} ${s.name}`)).toEqual([]);
+    // With an exporter, Redis commands are spans too (without one they are not instrumented at all).
+    expect(otlp.spans.some((s) => s.service === 'gateway' && s.attributes['db.system.name'] === 'redis')).toBe(true);
   });
 
   it("when an SMS's events go to a batched endpoint, then each keeps its webhook deliver span in the SMS's trace, and the POST is a span of its own linked to them, whose context the receiver gets", async () => {
