@@ -8,8 +8,9 @@
  *   ...
  *   const report = account.perSms(start, await account.snapshot(), smsEnded);
  *
- * - Postgres: `pg_stat_statements` of the run's database (statements, rows, execution time and
- *   WAL bytes, each per SMS, the costliest first), commits, rows written per table (inserts,
+ * - Postgres: `pg_stat_statements` of the run's database (statements, rows, execution time,
+ *   planning (with `pg_stat_statements.track_planning`) and WAL bytes, each per SMS, the costliest
+ *   first), commits, connections opened, rows written per table (inserts,
  *   updates and how many of them were HOT) and the cluster's WAL bytes. Needs a server started
  *   with `shared_preload_libraries=pg_stat_statements` (throughput.js starts a private one).
  * - gRPC: calls handled by each service, by method (`smsgw_rpc_server_duration_seconds_count`).
@@ -98,11 +99,16 @@ class PathAccount {
     await runDb.connect();
     let runTables;
     let commits;
+    let sessions;
     try {
       runTables = (await runDb.query(TABLES_SQL)).rows;
-      commits = Number(
-        (await runDb.query('SELECT xact_commit::float8 AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0].n,
-      );
+      const counts = (
+        await runDb.query(
+          'SELECT xact_commit::float8 AS commits, sessions::float8 AS sessions FROM pg_stat_database WHERE datname = current_database()',
+        )
+      ).rows[0];
+      commits = Number(counts.commits);
+      sessions = Number(counts.sessions);
     } finally {
       await runDb.end();
     }
@@ -134,6 +140,7 @@ class PathAccount {
       statements: new Map(statements.rows.map((r) => [r.id, r])),
       tables: new Map(runTables.map((r) => [r.name, r])),
       commits,
+      sessions,
       wal,
       nats: varz && { in_msgs: varz.in_msgs, out_msgs: varz.out_msgs, in_bytes: varz.in_bytes, out_bytes: varz.out_bytes },
       natsConns,
@@ -155,15 +162,22 @@ class PathAccount {
           rows: diff(before?.rows, s.rows),
           exec_ms: diff(before?.exec_ms, s.exec_ms),
           plans: diff(before?.plans, s.plans),
+          plan_ms: diff(before?.plan_ms, s.plan_ms),
           wal_bytes: diff(before?.wal_bytes, s.wal_bytes),
           blocks: diff(before?.blocks, s.blocks),
         };
       })
       .filter((s) => s.calls > 0)
-      .sort((x, y) => y.exec_ms - x.exec_ms);
+      .sort((x, y) => y.exec_ms + y.plan_ms - (x.exec_ms + x.plan_ms));
     const total = statements.reduce(
-      (t, s) => ({ calls: t.calls + s.calls, rows: t.rows + s.rows, exec_ms: t.exec_ms + s.exec_ms, plans: t.plans + s.plans }),
-      { calls: 0, rows: 0, exec_ms: 0, plans: 0 },
+      (t, s) => ({
+        calls: t.calls + s.calls,
+        rows: t.rows + s.rows,
+        exec_ms: t.exec_ms + s.exec_ms,
+        plans: t.plans + s.plans,
+        plan_ms: t.plan_ms + s.plan_ms,
+      }),
+      { calls: 0, rows: 0, exec_ms: 0, plans: 0, plan_ms: 0 },
     );
     const tables = [...b.tables.values()]
       .map((t) => {
@@ -193,15 +207,21 @@ class PathAccount {
       postgres: {
         statements_per_sms: per(total.calls),
         plans_per_sms: per(total.plans),
+        plan_ms_per_sms: per(total.plan_ms),
         rows_per_sms: per(total.rows),
         exec_ms_per_sms: per(total.exec_ms),
         commits_per_sms: per(diff(a.commits, b.commits)),
+        // Connections opened to the run's database meanwhile (the account's own one per snapshot left
+        // out): each is a new backend, its caches warmed and its statements prepared again.
+        sessions_opened: Math.max(0, diff(a.sessions, b.sessions) - 1),
         wal_bytes_per_sms: Math.round(diff(a.wal.bytes, b.wal.bytes) / sms),
         rows_written_per_sms: tables,
         top_statements: statements.slice(0, 15).map((s) => ({
           calls_per_sms: per(s.calls),
           rows_per_call: round(s.rows / s.calls, 1),
           exec_ms_per_sms: per(s.exec_ms),
+          plans_per_call: round(s.plans / s.calls, 2),
+          plan_ms_per_sms: per(s.plan_ms),
           wal_bytes_per_sms: Math.round(s.wal_bytes / sms),
           blocks_per_call: round(s.blocks / s.calls, 1),
           query: s.query,
@@ -215,6 +235,7 @@ class PathAccount {
             calls_per_sms: per(s.calls),
             rows_per_call: round(s.rows / s.calls, 1),
             blocks_per_call: round(s.blocks / s.calls, 1),
+            plans_per_call: round(s.plans / s.calls, 2),
             query: s.query.slice(0, 100),
           })),
       },

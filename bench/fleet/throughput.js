@@ -479,6 +479,8 @@ async function startInfra(dir) {
         full_page_writes: 'on',
         shared_preload_libraries: 'pg_stat_statements',
         'pg_stat_statements.track': 'all',
+        // Planning counted apart: a statement planned at every call shows `plans_per_call` 1.
+        'pg_stat_statements.track_planning': 'on',
         max_connections: '200',
         ...Object.fromEntries(
           (process.env.BENCH_PG_SETTINGS ?? '')
