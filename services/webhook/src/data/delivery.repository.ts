@@ -332,8 +332,11 @@ export class DeliveryRepository {
   async recordOutcomes(outcomes: readonly AttemptOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     const col = <T>(f: (o: AttemptOutcome) => T) => outcomes.map(f);
-    await this.pool.query(
-      `WITH t AS (
+    await this.pool.query({
+      // Named: prepared once a connection, where unnamed it was parsed and planned at each call
+      // (about 0.3 ms of Postgres's CPU a call, a sixth of a call an SMS).
+      name: 'deliveries-record-outcomes',
+      text: `WITH t AS (
          SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[], $7::timestamptz[], $8::text[], $9::int[])
            AS t(id, attempt, state, next_at, status, error, at, batch, latency_ms)),
        applied AS (
@@ -352,7 +355,7 @@ export class DeliveryRepository {
        WHERE t.id IN (SELECT delivery_id FROM applied UNION ALL SELECT delivery_id FROM kept)
        ON CONFLICT (delivery_id, attempt) DO UPDATE SET attempted_at = excluded.attempted_at, http_status = excluded.http_status,
          latency_ms = excluded.latency_ms, error = excluded.error`,
-      [
+      values: [
         col((o) => o.deliveryId),
         col((o) => o.attempt),
         col((o) => o.state),
@@ -363,6 +366,6 @@ export class DeliveryRepository {
         col((o) => o.batchId),
         col((o) => Math.round(o.latencyMs)),
       ],
-    );
+    });
   }
 }
