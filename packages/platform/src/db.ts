@@ -80,10 +80,10 @@ export async function migrate(pool: pg.Pool, options: { schema: string; dir: str
 }
 
 /** Runs `fn` in a transaction on one pooled connection. */
-export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
@@ -93,6 +93,17 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
   } finally {
     client.release();
   }
+}
+
+/**
+ * `inTransaction` whose named statements use their generic plan from their first call, never a
+ * custom plan (`SET LOCAL plan_cache_mode`, sent with the BEGIN: no round trip more). For
+ * statements over arrays whose lengths vary from call to call: the plan cache weighs each custom
+ * plan, made with the lengths seen, against the generic one, and may go on planning again at many
+ * calls when the custom plans cost as much to make as the statement to run.
+ */
+export function inTransactionWithGenericPlans<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(pool, fn, 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan');
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { createPool, inTransaction, isPostgresUnavailable, migrate, quoteIdent, type Pool } from '../src';
+import { createPool, inTransaction, inTransactionWithGenericPlans, isPostgresUnavailable, migrate, quoteIdent, type Pool } from '../src';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MIGRATIONS = path.resolve(__dirname, 'fixtures/migrations');
@@ -131,6 +131,26 @@ describe('Postgres helpers', () => {
     const notes = await pool.query<{ body: string }>('SELECT body FROM notes ORDER BY id');
     expect(notes.rows.map((r) => r.body)).toEqual(['first', 'kept']);
     expect(pool.idleCount + pool.waitingCount).toBe(pool.totalCount);
+  });
+
+  it('when a transaction asks for generic plans, then its named statements use them from the first call, and later transactions plan as before', async () => {
+    const pool = createPool({ url: DATABASE_URL, schema: 'public', max: 1 });
+    pools.push(pool);
+    const named = { name: 'ids-under', text: 'SELECT x FROM unnest($1::int[]) AS x WHERE x < $2', values: [[1, 2, 3], 3] };
+    const plans = async () =>
+      (
+        await pool.query<{ generic: number; custom: number }>(
+          "SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = 'ids-under'",
+        )
+      ).rows[0];
+
+    for (let i = 0; i < 3; i++) await inTransactionWithGenericPlans(pool, (db) => db.query(named));
+    expect(await plans()).toEqual({ generic: 3, custom: 0 });
+
+    // Postgres's own choice comes back with the next transaction: custom plans for the first calls.
+    await inTransaction(pool, (db) => db.query(named));
+    expect(await plans()).toEqual({ generic: 3, custom: 1 });
+    expect((await pool.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode')).rows[0]!.plan_cache_mode).toBe('auto');
   });
 
   it('when Postgres closes an idle connection of the pool (a restart), then the process goes on and the next query gets a new connection', async () => {
