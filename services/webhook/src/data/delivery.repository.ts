@@ -133,11 +133,13 @@ export class DeliveryRepository {
     return inTransaction(this.pool, async (tx) => {
       // An event stored before (redelivered) is locked, not rewritten: the retention, which deletes
       // deliveries itself (no foreign key), waits for this transaction and then sees its deliveries.
-      await tx.query(
-        `INSERT INTO events (event_id, client_id, mode, kind, data, traceparent)
+      // Both statements named (prepared once a connection): every batch of events runs them.
+      await tx.query({
+        name: 'events-insert-many',
+        text: `INSERT INTO events (event_id, client_id, mode, kind, data, traceparent)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
          ${LOCK_STORED_EVENT}`,
-        [
+        values: [
           unique.map((e) => e.eventId),
           unique.map((e) => e.clientId),
           unique.map((e) => e.mode),
@@ -145,14 +147,15 @@ export class DeliveryRepository {
           unique.map((e) => e.data),
           unique.map((e) => e.traceparent),
         ],
-      );
-      const inserted = await tx.query<{ delivery_id: string }>(
-        `INSERT INTO deliveries (delivery_id, event_id, client_id, endpoint_id, url, destination, lease_until, next_attempt_at)
+      });
+      const inserted = await tx.query<{ delivery_id: string }>({
+        name: 'deliveries-insert-many',
+        text: `INSERT INTO deliveries (delivery_id, event_id, client_id, endpoint_id, url, destination, lease_until, next_attempt_at)
          SELECT id, ev, cl, ep, url, dest, now() + $7 * interval '1 millisecond', now()
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(id, ev, cl, ep, url, dest)
          ON CONFLICT (event_id, destination) WHERE replay_of IS NULL DO NOTHING
          RETURNING delivery_id`,
-        [
+        values: [
           d.map((x) => x.dest.deliveryId),
           d.map((x) => x.e.eventId),
           d.map((x) => x.e.clientId),
@@ -161,7 +164,7 @@ export class DeliveryRepository {
           d.map((x) => x.dest.key),
           this.leaseMs,
         ],
-      );
+      });
       const fresh = new Set(inserted.rows.map((r) => r.delivery_id));
       const jobs: DeliveryJob[] = d
         .filter((x) => fresh.has(x.dest.deliveryId))
