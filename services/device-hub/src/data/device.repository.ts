@@ -116,12 +116,10 @@ export class DeviceRepository {
   /** Those of `deviceIds` that are the client's and not removed, in creation order. */
   async findOfClient(clientId: string, deviceIds: string[]): Promise<DeviceRow[]> {
     if (deviceIds.length === 0) return [];
-    const { rows } = await this.pool.query<DeviceRow>({
-      // Named (prepared once a connection): each automatic choice of phones reads them.
-      name: 'devices-find-of-client',
-      text: `SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_id = ANY($2::text[]) AND client_id = $1 AND removed_at IS NULL ORDER BY created_at`,
-      values: [clientId, deviceIds],
-    });
+    const { rows } = await this.pool.query<DeviceRow>(
+      `SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_id = ANY($2::text[]) AND client_id = $1 AND removed_at IS NULL ORDER BY created_at`,
+      [clientId, deviceIds],
+    );
     return rows;
   }
 
