@@ -266,23 +266,20 @@ export class MessageRepository {
   /** The live messages waiting for each device (none: absent), counted up to `upTo` each when it is above 0. */
   async queueDepths(deviceIds: string[], upTo = 0): Promise<Map<string, number>> {
     const waiting = `mode = 'live' AND status = 'queued' AND accepted_at IS NULL AND NOT held AND NOT fleet`;
-    // Named (prepared once a connection): each automatic choice of phones asks.
     const { rows } =
       upTo > 0
-        ? await this.pool.query<{ device_id: string; depth: number }>({
-            name: 'messages-queue-depths-up-to',
-            text: `SELECT d.device_id, q.depth FROM unnest($1::text[]) AS d(device_id)
+        ? await this.pool.query<{ device_id: string; depth: number }>(
+            `SELECT d.device_id, q.depth FROM unnest($1::text[]) AS d(device_id)
              CROSS JOIN LATERAL (
                SELECT count(*)::int AS depth FROM (SELECT 1 FROM messages WHERE device_id = d.device_id AND ${waiting} LIMIT $2) x
              ) q
              WHERE q.depth > 0`,
-            values: [deviceIds, upTo],
-          })
-        : await this.pool.query<{ device_id: string; depth: number }>({
-            name: 'messages-queue-depths',
-            text: `SELECT device_id, count(*)::int AS depth FROM messages WHERE device_id = ANY($1::text[]) AND ${waiting} GROUP BY device_id`,
-            values: [deviceIds],
-          });
+            [deviceIds, upTo],
+          )
+        : await this.pool.query<{ device_id: string; depth: number }>(
+            `SELECT device_id, count(*)::int AS depth FROM messages WHERE device_id = ANY($1::text[]) AND ${waiting} GROUP BY device_id`,
+            [deviceIds],
+          );
     return new Map(rows.map((r) => [r.device_id, r.depth]));
   }
 
