@@ -79,7 +79,7 @@ export async function migrate(pool: pg.Pool, options: { schema: string; dir: str
   return applied;
 }
 
-/** Runs `fn` in a transaction on one pooled connection. */
+/** Runs `fn` in a transaction on one pooled connection, opened by `begin`. */
 export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
   try {
