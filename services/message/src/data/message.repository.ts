@@ -1,7 +1,7 @@
 import { inTransaction, type Pool } from '@smsgw/platform';
 import { ALLOWED_FROM, type ReportedStatus } from '../domain/message-status';
 import { EVENT_FIELDS, type EventFields, type MessageRow, type Mode } from '../domain/message-row';
-import { CLAIMABLE, UNTAKEN } from './message-conditions';
+import { CLAIMABLE, messageColumns, UNTAKEN } from './message-conditions';
 
 /**
  * The messages once stored: reading them, and moving their status (cancel,
@@ -228,7 +228,7 @@ export class MessageRepository {
     if (messageIds.length === 0) return new Map();
     const { rows } = await this.pool.query<MessageRow>({
       name: 'messages-find-many',
-      text: 'SELECT * FROM messages WHERE message_id = ANY($1::text[])',
+      text: `SELECT ${messageColumns()} FROM messages WHERE message_id = ANY($1::text[])`,
       values: [messageIds],
     });
     return new Map(rows.map((r) => [r.message_id, r]));

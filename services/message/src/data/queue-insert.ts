@@ -1,5 +1,6 @@
 import { FAILURE_MESSAGES, type Pool, type PoolClient } from '@smsgw/platform';
 import { aheadWithin, EXACT_UP_TO } from '../domain/queue-order';
+import { messageColumns } from './message-conditions';
 import type { MessageRow, NewBatch, NewMessage, PlacedMessage } from '../domain/message-row';
 
 /**
@@ -55,7 +56,7 @@ export async function insertQueuedRows(
          WHERE (m.idempotency_key IS NULL OR m.message_id IN (SELECT message_id FROM claimed WHERE message_id IS NOT NULL))
            AND ($19::text IS NULL OR EXISTS (SELECT 1 FROM claimed WHERE batch_id IS NOT NULL))
          ORDER BY m.ord
-         RETURNING *
+         RETURNING ${messageColumns()}
        ), texts AS (
          INSERT INTO message_texts (message_id, client_id, mode, body) SELECT message_id, client_id, mode, body FROM inserted
        ), heads AS (

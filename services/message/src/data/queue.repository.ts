@@ -9,7 +9,7 @@ import {
   type NewMessage,
   type PlacedMessage,
 } from '../domain/message-row';
-import { CLAIMABLE } from './message-conditions';
+import { CLAIMABLE, messageColumns } from './message-conditions';
 import { insertOtpRow } from './otp-insert';
 import { insertQueuedRows } from './queue-insert';
 
@@ -268,7 +268,7 @@ export class QueueRepository {
        UPDATE messages m SET lease_until = now() + make_interval(secs => $1::double precision / 1000),
                              claim_count = claim_count + 1, device_id = $2, fleet = false
        FROM next WHERE m.message_id = next.message_id
-       RETURNING m.*`,
+       RETURNING ${messageColumns('m')}`,
       values: [leaseMs, deviceId, clientId, sims],
     });
     return rows[0];

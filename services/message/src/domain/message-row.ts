@@ -61,6 +61,55 @@ export interface MessageRow {
   repairs?: { kind: string; device_id: string; at: string }[] | null;
 }
 
+/**
+ * Every field of a `MessageRow`, as the statements that return whole rows name them: a prepared
+ * statement that returned `*` would fail on its connection once a migration adds a column (old
+ * replicas of a rolling upgrade run beside the new one's migration). A `Record` so that the
+ * compiler refuses a field of `MessageRow` left out.
+ */
+const MESSAGE_FIELD_SET: Record<keyof MessageRow, true> = {
+  message_id: true,
+  client_id: true,
+  mode: true,
+  device_id: true,
+  batch_id: true,
+  status: true,
+  to_number: true,
+  body: true,
+  priority: true,
+  metadata: true,
+  webhook_url: true,
+  parts: true,
+  encoding: true,
+  created_at: true,
+  queued_at: true,
+  scheduled_at: true,
+  due_at: true,
+  claim_count: true,
+  accepted_at: true,
+  sent_at: true,
+  delivered_at: true,
+  failed_at: true,
+  cancelled_at: true,
+  error_code: true,
+  error_message: true,
+  otp_sealed_text: true,
+  expires_at: true,
+  otp_fallback_text: true,
+  traceparent: true,
+  pinned: true,
+  fleet: true,
+  avoid_device_id: true,
+  attempts: true,
+  requested_sim: true,
+  sim: true,
+  replies: true,
+  campaign_id: true,
+  held: true,
+  repairs: true,
+};
+export const MESSAGE_FIELDS = Object.keys(MESSAGE_FIELD_SET) as (keyof MessageRow)[];
+
 /** An earlier try of a message on a phone, as stored in `messages.attempts`. */
 export interface EarlierAttempt {
   device_id: string;
