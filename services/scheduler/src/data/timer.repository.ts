@@ -17,6 +17,31 @@ export interface TimerRow {
   traceparent: string | null;
 }
 
+/**
+ * The columns of a whole `TimerRow`, each named: a prepared statement that returned `*` would fail
+ * on its connection once a migration adds a column (old replicas of a rolling upgrade run beside
+ * the new one's migration). A `Record` so that the compiler refuses a field left out.
+ */
+const TIMER_FIELDS: Record<keyof TimerRow, true> = {
+  timer_id: true,
+  key: true,
+  fire_at: true,
+  subject: true,
+  payload: true,
+  state: true,
+  run_at: true,
+  claimed_at: true,
+  attempts: true,
+  created_at: true,
+  fired_at: true,
+  cancelled_at: true,
+  traceparent: true,
+};
+const timerColumns = (alias: string) =>
+  Object.keys(TIMER_FIELDS)
+    .map((f) => `${alias}.${f}`)
+    .join(', ');
+
 export interface NewTimer {
   timerId: string;
   key: string;
@@ -34,10 +59,10 @@ export class TimerRepository {
   async create(t: NewTimer): Promise<{ timer: TimerRow; created: boolean }> {
     const inserted = await this.pool.query<TimerRow>({
       name: 'timers-create',
-      text: `INSERT INTO timers (timer_id, key, fire_at, subject, payload, run_at, traceparent)
+      text: `INSERT INTO timers AS t (timer_id, key, fire_at, subject, payload, run_at, traceparent)
              VALUES ($1, $2, $3, $4, $5, $3, $6)
              ON CONFLICT (key) DO NOTHING
-             RETURNING *`,
+             RETURNING ${timerColumns('t')}`,
       values: [t.timerId, t.key, t.fireAt, t.subject, t.payload, t.traceparent || null],
     });
     if (inserted.rows[0]) return { timer: inserted.rows[0], created: true };
@@ -107,7 +132,7 @@ export class TimerRepository {
                FOR UPDATE SKIP LOCKED
              ) due
              WHERE t.timer_id = due.timer_id
-             RETURNING t.*`,
+             RETURNING ${timerColumns('t')}`,
       values: [limit, leaseMs],
     });
     return rows;
