@@ -72,12 +72,15 @@ export async function sendBatch(
     try {
       const ttlSeconds = ttlOf(ttls[i], 'ttl');
       const requested = requestedSim(sims[i], 'sim');
-      const pinned = req.pinned === true;
-      const campaignId = req.campaignId ?? null;
-      return {
-        ...outgoing(req, req.deviceIds[fleet ? 0 : i]!, m, null, batchId),
-        ...{ traceparent, ttlSeconds, pinned, requestedSim: requested, replies, campaignId, fleet },
-      };
+      const message = outgoing(req, req.deviceIds[fleet ? 0 : i]!, m, null, batchId);
+      message.traceparent = traceparent;
+      message.ttlSeconds = ttlSeconds;
+      message.pinned = req.pinned === true;
+      message.requestedSim = requested;
+      message.replies = replies;
+      message.campaignId = req.campaignId ?? null;
+      message.fleet = fleet;
+      return message;
     } catch (err) {
       // Name the message that failed, as the API does.
       if (err instanceof AppError && err.details?.length === 1) {

@@ -130,16 +130,13 @@ export async function sendMessages(service: MessageService, items: SendItem[]): 
     try {
       if (!request?.message) throw new AppError('MESSAGE_REQUIRED');
       const scheduledAt = request.scheduledAt ? new Date(request.scheduledAt) : null;
-      const base = outgoing(request, request.deviceId, request.message, scheduledAt, null);
-      const m = {
-        ...base,
-        ttlSeconds: ttlOf(request.ttlSeconds, 'ttl_seconds'),
-        pinned: request.pinned === true,
-        requestedSim: requestedSim(request.sim),
-        replies: repliesOf(request.replies, base.webhookUrl),
-        idempotency: idempotencyOf(request),
-        traceparent: traceparentOf(spans[index]!),
-      };
+      const m = outgoing(request, request.deviceId, request.message, scheduledAt, null);
+      m.ttlSeconds = ttlOf(request.ttlSeconds, 'ttl_seconds');
+      m.pinned = request.pinned === true;
+      m.requestedSim = requestedSim(request.sim);
+      m.replies = repliesOf(request.replies, m.webhookUrl);
+      m.idempotency = idempotencyOf(request);
+      m.traceparent = traceparentOf(spans[index]!);
       if (m.idempotency) {
         const key = `${m.clientId}\u0000${m.mode}\u0000${m.idempotency.key}`;
         const first = keyed.get(key);
