@@ -92,7 +92,19 @@ export async function withUsage(
           );
     const simHealthSettings = effectiveSimHealth(view.device.sim_health_settings, view.device.fleet_sim_health);
     const simHealthOwn = hasOwnSimHealth(view.device.sim_health_settings);
-    return { ...view, limits, usage: used, hasRoom: room, sims: simViews, simHealthSettings, simHealthOwn, simHealth };
+    // One literal, not a spread of the view: V8 (Node 20) builds a hidden class for each field added
+    // to a spread copy, and an automatic choice makes a view of every phone of the client.
+    return {
+      device: view.device,
+      online: view.online,
+      limits,
+      usage: used,
+      hasRoom: room,
+      sims: simViews,
+      simHealthSettings,
+      simHealthOwn,
+      simHealth,
+    };
   });
 }
 

@@ -62,7 +62,7 @@ export class SmsEventPublisher {
     const events: OutgoingEvent[] = [];
     for (const { row, parent } of rows) {
       const event = smsEvent(row);
-      if (event) events.push({ event, attributes: { 'smsgw.message_id': row.message_id }, ...(parent ? { parent } : {}) });
+      if (event) events.push({ event, attributes: { 'smsgw.message_id': row.message_id }, parent });
     }
     await this.batches.publishAll(events, workId);
   }
