@@ -108,8 +108,8 @@ export class EventBatchPublisher {
   }
 }
 
-// Object.assign rather than a spread with a field more: V8 (Node 20) builds a hidden class for each
-// field added to a spread copy, and every event of the SMS path comes through here.
+// Object.assign, not a spread copy with a field more: every event of the SMS path comes through
+// here (docs/contributors/conventions.md, "Busy paths").
 const withTrace = (event: PublicEvent, span: Span): PublicEvent => ({
   ...event,
   routing: Object.assign({}, event.routing, { traceparent: traceparentOf(span) }),

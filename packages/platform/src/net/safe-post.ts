@@ -157,7 +157,7 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
 export async function safePost(req: SafePostRequest): Promise<SafePostResult> {
   const started = performance.now();
   const timeoutMs = req.timeoutMs ?? SAFE_POST_TIMEOUT_MS;
-  // The time set on the outcome, not spread into a copy: V8 (Node 20) builds a hidden class for each field added to a spread copy.
+  // Set on the outcome, not a spread copy with a field more (docs/contributors/conventions.md, "Busy paths").
   const done = (r: Outcome): SafePostResult => Object.assign(r, { latencyMs: performance.now() - started });
   const parsed = parseWebhookUrl(req.url, { allowPrivate: req.allowPrivate });
   if (!parsed.ok) return done({ ok: false, error: parsed.reason });

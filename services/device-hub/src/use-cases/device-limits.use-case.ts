@@ -92,8 +92,8 @@ export async function withUsage(
           );
     const simHealthSettings = effectiveSimHealth(view.device.sim_health_settings, view.device.fleet_sim_health);
     const simHealthOwn = hasOwnSimHealth(view.device.sim_health_settings);
-    // One literal, not a spread of the view: V8 (Node 20) builds a hidden class for each field added
-    // to a spread copy, and an automatic choice makes a view of every phone of the client.
+    // One literal, not a spread copy with more fields: an automatic choice makes a view of every
+    // phone of the client (docs/contributors/conventions.md, "Busy paths").
     return {
       device: view.device,
       online: view.online,

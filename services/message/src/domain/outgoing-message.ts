@@ -52,9 +52,8 @@ const ENCRYPTED_SIZE = Object.freeze({ parts: 1, encoding: 'GSM-7' as const, cha
 /**
  * A message to queue on `deviceId`, its fields checked (the send rules too), its parts and encoding
  * measured. Every optional field of `NewMessage` is there too, at its default: the caller sets
- * those it has (`m.pinned = …`) rather than spreading the message into a copy with more fields,
- * which in V8 (Node 20) builds a hidden class for each field added, about 0.7 µs a field and a
- * tenth of the message service's CPU in a bulk send.
+ * those it has (`m.pinned = …`). A spread copy with more fields instead was a third of the message
+ * service's CPU in a bulk send (docs/contributors/conventions.md, "Busy paths").
  */
 export function outgoing(
   req: SendFields,
