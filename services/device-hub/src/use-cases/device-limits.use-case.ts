@@ -92,8 +92,8 @@ export async function withUsage(
           );
     const simHealthSettings = effectiveSimHealth(view.device.sim_health_settings, view.device.fleet_sim_health);
     const simHealthOwn = hasOwnSimHealth(view.device.sim_health_settings);
-    // One literal, not a spread copy with more fields: an automatic choice makes a view of every
-    // phone of the client (docs/contributors/conventions.md, "Busy paths").
+    // One literal, not a spread copy with more fields: an automatic choice makes a view of each phone
+    // it draws, up to 32 (docs/contributors/conventions.md, "Busy paths").
     return {
       device: view.device,
       online: view.online,
