@@ -25,11 +25,12 @@ export function scansOf(node: PlanNode, relation: string, found: string[] = []):
 }
 
 /**
- * One connection to `schema` whose every plan is generic (as a prepared
- * statement's becomes after five calls) and comes back, as auto_explain
- * logs it, into `plans`.
+ * One connection to `schema` whose every plan comes back, as auto_explain
+ * logs it, into `plans`. Each plan is generic (as a prepared statement's
+ * becomes after five calls), or with `{ custom: true }` made for the
+ * statement's values, as Postgres plans a statement sent without a name.
  */
-export function explainedPool(schema: string): { pool: Pool; plans: { text: string; plan: PlanNode }[] } {
+export function explainedPool(schema: string, { custom = false } = {}): { pool: Pool; plans: { text: string; plan: PlanNode }[] } {
   const plans: { text: string; plan: PlanNode }[] = [];
   const pool = new pg.Pool({
     connectionString: DATABASE_URL,
@@ -39,7 +40,7 @@ export function explainedPool(schema: string): { pool: Pool; plans: { text: stri
       '-c session_preload_libraries=auto_explain',
       '-c auto_explain.log_min_duration=0',
       '-c auto_explain.log_format=json',
-      '-c plan_cache_mode=force_generic_plan',
+      `-c plan_cache_mode=${custom ? 'force_custom_plan' : 'force_generic_plan'}`,
       '-c client_min_messages=log',
     ].join(' '),
   });

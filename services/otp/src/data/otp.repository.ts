@@ -17,7 +17,7 @@ export interface OtpRow {
   request_hash: string | null;
   /** The SMS text, sealed, while its SMS is not known to be stored (only for a request with an Idempotency-Key). */
   sealed_text: Buffer | null;
-  /** When the message service confirmed the SMS stored. */
+  /** When the message service confirmed the SMS stored; only for a request with an Idempotency-Key (only its retries read it). */
   sms_stored_at: Date | null;
   /** The destination's country (ISO 3166-1 alpha-2, `ZZ` when none); null for OTPs made before it was kept. */
   country: string | null;
@@ -26,6 +26,27 @@ export interface OtpRow {
   /** The pumping guard's key of its destination prefix (a keyed hash). */
   prefix_key: string | null;
 }
+
+/** Every column of `otps`, as the named statements return them: a column a migration adds is not returned until it is named here. */
+const OTP_FIELDS: Record<keyof OtpRow, true> = {
+  otp_id: true,
+  client_id: true,
+  mode: true,
+  code_hash: true,
+  message_id: true,
+  expires_at: true,
+  attempts: true,
+  verified_at: true,
+  created_at: true,
+  idempotency_key: true,
+  request_hash: true,
+  sealed_text: true,
+  sms_stored_at: true,
+  country: true,
+  device_id: true,
+  prefix_key: true,
+};
+const OTP_COLUMNS = Object.keys(OTP_FIELDS).join(', ');
 
 export interface NewOtp {
   otpId: string;
@@ -64,12 +85,13 @@ export class OtpRepository {
    * concurrent request with the same key).
    */
   async insert(otp: NewOtp): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `INSERT INTO otps (otp_id, client_id, mode, code_hash, expires_at, message_id, sealed_text, idempotency_key, request_hash,
-                         country, device_id, prefix_key)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-       ON CONFLICT (client_id, mode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
-      [
+    const { rowCount } = await this.pool.query({
+      name: 'otps-insert',
+      text: `INSERT INTO otps (otp_id, client_id, mode, code_hash, expires_at, message_id, sealed_text, idempotency_key, request_hash,
+                               country, device_id, prefix_key)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+             ON CONFLICT (client_id, mode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
+      values: [
         otp.otpId,
         otp.clientId,
         otp.mode,
@@ -83,7 +105,7 @@ export class OtpRepository {
         otp.deviceId,
         otp.prefixKey,
       ],
-    );
+    });
     return (rowCount ?? 0) > 0;
   }
 
@@ -134,7 +156,8 @@ export class OtpRepository {
    * one's result; `decide` compares the code (in constant time, in Node:
    * Postgres has no constant-time comparison) and applies the rules, then
    * the row is updated and committed. Undefined when the OTP is not the
-   * client's (in this mode) or does not exist.
+   * client's (in this mode) or does not exist (another client's row is
+   * locked for as long as that takes).
    */
   async verify<T>(
     clientId: string,
@@ -143,17 +166,28 @@ export class OtpRepository {
     decide: (row: OtpRow & { expired: boolean }) => { decision: VerifyDecision; result: T },
   ): Promise<{ result: T; row: OtpRow } | undefined> {
     return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<OtpRow & { expired: boolean }>(
-        'SELECT *, expires_at <= now() AS expired FROM otps WHERE otp_id = $1 AND client_id = $2 AND mode = $3 FOR UPDATE',
-        [otpId, clientId, mode],
-      );
-      if (!rows[0]) return undefined;
-      const { decision, result } = decide(rows[0]);
+      // By its key alone: with client_id and mode in the condition, statistics older than a
+      // client's first OTPs of a mode let the planner read all of them through otps_stats instead.
+      const { rows } = await client.query<OtpRow & { expired: boolean }>({
+        name: 'otps-lock',
+        text: `SELECT ${OTP_COLUMNS}, expires_at <= now() AS expired FROM otps WHERE otp_id = $1 FOR UPDATE`,
+        values: [otpId],
+      });
+      const row = rows[0];
+      if (!row || row.client_id !== clientId || row.mode !== mode) return undefined;
+      const { decision, result } = decide(row);
       const updated = await client.query<OtpRow>(
         decision === 'verify'
-          ? 'UPDATE otps SET verified_at = now() WHERE otp_id = $1 AND verified_at IS NULL RETURNING *'
-          : 'UPDATE otps SET attempts = attempts + 1 WHERE otp_id = $1 AND attempts < $2 RETURNING *',
-        decision === 'verify' ? [otpId] : [otpId, MAX_ATTEMPTS],
+          ? {
+              name: 'otps-verified',
+              text: `UPDATE otps SET verified_at = now() WHERE otp_id = $1 AND verified_at IS NULL RETURNING ${OTP_COLUMNS}`,
+              values: [otpId],
+            }
+          : {
+              name: 'otps-wrong-code',
+              text: `UPDATE otps SET attempts = attempts + 1 WHERE otp_id = $1 AND attempts < $2 RETURNING ${OTP_COLUMNS}`,
+              values: [otpId, MAX_ATTEMPTS],
+            },
       );
       // The row is locked, so the guards above always hold; they are the database's own check.
       if (!updated.rows[0]) throw new Error(`OTP ${otpId} changed under its lock`);
