@@ -144,6 +144,15 @@ describe('send-otp Idempotency-Key and lost answers, with the real message servi
     expect(await smsTo(req.to)).toEqual([]);
   });
 
+  it('when an OTP is sent without an Idempotency-Key, then its row is written once: no text kept, no mark that only a retry would read', async () => {
+    const req = request();
+    const sent = await sys.otp.sendOtp(req);
+
+    expect(await smsTo(req.to)).toEqual([sent.messageId]);
+    expect(await otpById(sent.otpId)).toMatchObject({ idempotency_key: null, sealed_text: null, sms_stored_at: null });
+    expect((await sys.otp.verifyOtp({ clientId: CLIENT, mode: 'MODE_TEST', otpId: sent.otpId, code: '123456' })).valid).toBe(true);
+  });
+
   it('when the message service could not be reached, then the retry with the key stores the SMS of that same OTP, once', async () => {
     const req = request({ idempotencyKey: 'key-unreachable', requestHash: 'hash-unreachable' });
     expect((await errorOf(unreachable.sendOtp(req))).code).toBe('SERVICE_UNAVAILABLE');

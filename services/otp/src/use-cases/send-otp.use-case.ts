@@ -70,7 +70,11 @@ function outcomeUnknown(cause: unknown): AppError {
   });
 }
 
-/** Queues the OTP's SMS under its chosen id, then erases the sealed text; the same id again stores nothing new. */
+/**
+ * Queues the OTP's SMS under its chosen id; the same id again stores nothing new. With an
+ * Idempotency-Key, then erases the sealed text and marks the SMS stored for a retry to read;
+ * without one, no retry can find the OTP and its row was stored without a text: nothing to write.
+ */
 async function sendSms(
   { sms, repo, log }: OtpService,
   req: SendOtpInput,
@@ -92,7 +96,7 @@ async function sendSms(
     fallback: req.mode === 'live' && !req.pinned,
     fallbackAfterSeconds: req.mode === 'live' && !req.pinned ? (req.fallbackAfterSeconds ?? 0) : 0,
   });
-  await repo.smsStored(o.otpId);
+  if (req.idempotencyKey) await repo.smsStored(o.otpId);
   log.debug({ otp_id: o.otpId, message_id: o.messageId }, 'OTP sent');
 }
 
