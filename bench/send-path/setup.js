@@ -131,12 +131,21 @@ async function startTheStack() {
   for (const dir of oldLogs.slice(4)) fs.rmSync(dir, { recursive: true, force: true });
   /** @type {import('@smsgw/stack').Stack | undefined} */
   let stack;
-  onCleanup('stack', async () => stack?.stop());
+  /** @type {Promise<import('@smsgw/stack').Stack> | undefined} */
+  let starting;
+  // Ctrl-C during the start-up: startStack stops what it started so far.
+  const startUp = new globalThis.AbortController();
+  onCleanup('stack', async () => {
+    startUp.abort(new Error('stopped during start-up'));
+    await starting?.catch(() => undefined);
+    await stack?.stop();
+  });
   // The stack picks free ports then starts the services: another program on the machine can take
   // one in between (EADDRINUSE). startStack stops what it started when it fails; try again.
   for (let attempt = 1; !stack; attempt++) {
     try {
-      stack = await startStack({ dataDir: s.DATA_DIR, isolated: true, env, log: (l) => s.say(`  ${l}`) });
+      starting = startStack({ dataDir: s.DATA_DIR, isolated: true, env, log: (l) => s.say(`  ${l}`), signal: startUp.signal });
+      stack = await starting;
     } catch (err) {
       if (attempt >= 3 || !/EADDRINUSE/.test(String(/** @type {Error} */ (err).message))) throw err;
       s.say(`  a port was taken during start-up (EADDRINUSE), starting again (attempt ${attempt + 1})`);

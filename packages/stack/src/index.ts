@@ -51,6 +51,11 @@ export interface StackOptions extends PortChoices {
   /** Extra environment for every service (pacing, log level, ...). */
   env?: Record<string, string>;
   log?: (line: string) => void;
+  /**
+   * Aborts the start-up (a benchmark's Ctrl-C): once the services being started are up, startStack
+   * stops what it started, removes an isolated run's data, and rejects. No effect once it is ready.
+   */
+  signal?: AbortSignal;
 }
 
 export interface Stack {
@@ -194,7 +199,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
   try {
     // Each wave starts together once the one before is ready (the table's `after`).
-    for (const wave of startWaves(COMPONENTS)) await Promise.all(wave.map((name) => services[name].start()));
+    for (const wave of startWaves(COMPONENTS)) {
+      options.signal?.throwIfAborted();
+      await Promise.all(wave.map((name) => services[name].start()));
+    }
   } catch (err) {
     await stopAll();
     // An isolated run that failed to start leaves nothing behind either (make dev starts again after a port clash).
