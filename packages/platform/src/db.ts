@@ -20,12 +20,20 @@ export function quoteIdent(name: string): string {
  * with no listener that event would end the process. The pool drops such a connection (when it
  * is released, for a checked-out one, whose next query fails) and opens a new one when asked.
  */
-export function createPool(options: { url: string; schema: string; max?: number; applicationName?: string; log?: Logger }): pg.Pool {
+export function createPool(options: {
+  url: string;
+  schema: string;
+  max?: number;
+  applicationName?: string;
+  log?: Logger;
+  /** Postgres settings of every connection (`enable_seqscan: 'off'`), after the search path. */
+  settings?: Readonly<Record<string, string>>;
+}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
     application_name: options.applicationName,
-    options: `-c search_path=${quoteIdent(options.schema)},public`,
+    options: connectionOptions({ search_path: `${quoteIdent(options.schema)},public`, ...options.settings }),
   });
   pool.on('connect', (client) =>
     client.on('error', (err) =>
@@ -35,6 +43,13 @@ export function createPool(options: { url: string; schema: string; max?: number;
   // An idle connection's error reaches the pool too: the connection's own listener has logged it.
   pool.on('error', () => undefined);
   return pool;
+}
+
+/** Settings as a connection's `options` (`-c name=value` each): what a session starts with. */
+export function connectionOptions(settings: Readonly<Record<string, string>>): string {
+  return Object.entries(settings)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(' ');
 }
 
 /**

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { quoteIdent, type Pool } from '@smsgw/platform';
+import { connectionOptions, quoteIdent, type Pool } from '@smsgw/platform';
 import { DATABASE_URL } from './servers';
 
 export interface PlanNode {
@@ -29,20 +29,25 @@ export function scansOf(node: PlanNode, relation: string, found: string[] = []):
  * logs it, into `plans`. Each plan is generic (as a prepared statement's
  * becomes after five calls), or with `{ custom: true }` made for the
  * statement's values, as Postgres plans a statement sent without a name.
+ * `settings` are a service's own (its `createPool` settings).
  */
-export function explainedPool(schema: string, { custom = false } = {}): { pool: Pool; plans: { text: string; plan: PlanNode }[] } {
+export function explainedPool(
+  schema: string,
+  { custom = false, settings = {} }: { custom?: boolean; settings?: Readonly<Record<string, string>> } = {},
+): { pool: Pool; plans: { text: string; plan: PlanNode }[] } {
   const plans: { text: string; plan: PlanNode }[] = [];
   const pool = new pg.Pool({
     connectionString: DATABASE_URL,
     max: 1,
-    options: [
-      `-c search_path=${quoteIdent(schema)},public`,
-      '-c session_preload_libraries=auto_explain',
-      '-c auto_explain.log_min_duration=0',
-      '-c auto_explain.log_format=json',
-      `-c plan_cache_mode=${custom ? 'force_custom_plan' : 'force_generic_plan'}`,
-      '-c client_min_messages=log',
-    ].join(' '),
+    options: connectionOptions({
+      search_path: `${quoteIdent(schema)},public`,
+      ...settings,
+      session_preload_libraries: 'auto_explain',
+      'auto_explain.log_min_duration': '0',
+      'auto_explain.log_format': 'json',
+      plan_cache_mode: custom ? 'force_custom_plan' : 'force_generic_plan',
+      client_min_messages: 'log',
+    }),
   });
   pool.on('connect', (client) =>
     client.on('notice', (notice) => {

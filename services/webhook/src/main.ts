@@ -23,7 +23,7 @@ import { AlertRepository } from './data/alert.repository';
 import { OtpAlertRepository } from './data/otp-alert.repository';
 import { DeviceAlertRepository } from './data/device-alert.repository';
 import { DeliveryLogRepository } from './data/delivery-log.repository';
-import { DeliveryRepository } from './data/delivery.repository';
+import { CONNECTION_SETTINGS, DeliveryRepository } from './data/delivery.repository';
 import { EndpointRepository } from './data/endpoint.repository';
 import { AlertMailer } from './delivery/alerts';
 import { AttemptRunner } from './delivery/attempt-runner';
@@ -52,6 +52,7 @@ export async function start(config: WebhookConfig = loadWebhookConfig(), log: Lo
     schema: config.database.schema,
     max: config.database.poolMax,
     applicationName: 'webhook',
+    settings: CONNECTION_SETTINGS,
   });
   const nats = await connectNats({ ...config.nats, name: 'webhook', log });
   const accounts = createClient<account.AccountServiceClient>(accountProto().AccountService, config.accountAddress, {

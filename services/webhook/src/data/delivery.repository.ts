@@ -103,6 +103,16 @@ const toJob = (r: JobRow): DeliveryJob => ({
 });
 
 /**
+ * The settings of the webhook service's connections. Its statements find rows by key or through a
+ * partial index, and the busy ones are prepared. A prepared statement keeps the plan it made
+ * first: made while `deliveries` was small, the outcomes' plan read the table from end to end as
+ * it grew (22 ms a call at 40,000 rows on a scratch schema) until the next ANALYZE. Without
+ * sequential scans where an index serves, a plan reads by key whatever the table held when it
+ * was made; a statement no index serves still reads the table.
+ */
+export const CONNECTION_SETTINGS = { enable_seqscan: 'off' } as const;
+
+/**
  * The deliveries as work: stored with their event and leased for a first
  * attempt, claimed again for a retry or when overdue, their leases renewed,
  * their outcomes recorded. The delivery log as read by clients is
@@ -133,11 +143,12 @@ export class DeliveryRepository {
     return inTransaction(this.pool, async (tx) => {
       // An event stored before (redelivered) is locked, not rewritten: the retention, which deletes
       // deliveries itself (no foreign key), waits for this transaction and then sees its deliveries.
-      await tx.query(
-        `INSERT INTO events (event_id, client_id, mode, kind, data, traceparent)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-         ${LOCK_STORED_EVENT}`,
-        [
+      await tx.query({
+        name: 'events-insert',
+        text: `INSERT INTO events (event_id, client_id, mode, kind, data, traceparent)
+               SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+               ${LOCK_STORED_EVENT}`,
+        values: [
           unique.map((e) => e.eventId),
           unique.map((e) => e.clientId),
           unique.map((e) => e.mode),
@@ -145,14 +156,15 @@ export class DeliveryRepository {
           unique.map((e) => e.data),
           unique.map((e) => e.traceparent),
         ],
-      );
-      const inserted = await tx.query<{ delivery_id: string }>(
-        `INSERT INTO deliveries (delivery_id, event_id, client_id, endpoint_id, url, destination, lease_until, next_attempt_at)
-         SELECT id, ev, cl, ep, url, dest, now() + $7 * interval '1 millisecond', now()
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(id, ev, cl, ep, url, dest)
-         ON CONFLICT (event_id, destination) WHERE replay_of IS NULL DO NOTHING
-         RETURNING delivery_id`,
-        [
+      });
+      const inserted = await tx.query<{ delivery_id: string }>({
+        name: 'deliveries-insert',
+        text: `INSERT INTO deliveries (delivery_id, event_id, client_id, endpoint_id, url, destination, lease_until, next_attempt_at)
+               SELECT id, ev, cl, ep, url, dest, now() + $7 * interval '1 millisecond', now()
+               FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(id, ev, cl, ep, url, dest)
+               ON CONFLICT (event_id, destination) WHERE replay_of IS NULL DO NOTHING
+               RETURNING delivery_id`,
+        values: [
           d.map((x) => x.dest.deliveryId),
           d.map((x) => x.e.eventId),
           d.map((x) => x.e.clientId),
@@ -161,7 +173,7 @@ export class DeliveryRepository {
           d.map((x) => x.dest.key),
           this.leaseMs,
         ],
-      );
+      });
       const fresh = new Set(inserted.rows.map((r) => r.delivery_id));
       const jobs: DeliveryJob[] = d
         .filter((x) => fresh.has(x.dest.deliveryId))
@@ -327,17 +339,15 @@ export class DeliveryRepository {
    * HOT, and cannot be while the sweep finds pending deliveries by an index: leaving `pending`
    * changes `state`, the predicate of `deliveries_overdue` (a lease alone is HOT). The rows are
    * found by key only (`ANY`, and a state test no partial index matches), as in the message
-   * service's `markAcceptedMany`.
-   *
-   * Unnamed on purpose, so planned at each call (about 0.3 ms of Postgres's CPU): prepared, its
-   * generic plan made while `deliveries` was still small read the table from end to end until the
-   * next ANALYZE (22 ms a call at 40,000 rows on a scratch schema; a custom plan took 0.8 ms at 20,000).
+   * service's `markAcceptedMany`. Prepared: planning it took about 0.3 ms of Postgres's CPU a
+   * call, and the connections' settings keep its plan on the key (`CONNECTION_SETTINGS`).
    */
   async recordOutcomes(outcomes: readonly AttemptOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     const col = <T>(f: (o: AttemptOutcome) => T) => outcomes.map(f);
-    await this.pool.query(
-      `WITH t AS (
+    await this.pool.query({
+      name: 'deliveries-record-outcomes',
+      text: `WITH t AS (
          SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[], $7::timestamptz[], $8::text[], $9::int[])
            AS t(id, attempt, state, next_at, status, error, at, batch, latency_ms)),
        applied AS (
@@ -356,7 +366,7 @@ export class DeliveryRepository {
        WHERE t.id IN (SELECT delivery_id FROM applied UNION ALL SELECT delivery_id FROM kept)
        ON CONFLICT (delivery_id, attempt) DO UPDATE SET attempted_at = excluded.attempted_at, http_status = excluded.http_status,
          latency_ms = excluded.latency_ms, error = excluded.error`,
-      [
+      values: [
         col((o) => o.deliveryId),
         col((o) => o.attempt),
         col((o) => o.state),
@@ -367,6 +377,6 @@ export class DeliveryRepository {
         col((o) => o.batchId),
         col((o) => Math.round(o.latencyMs)),
       ],
-    );
+    });
   }
 }

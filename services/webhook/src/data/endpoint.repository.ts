@@ -79,10 +79,11 @@ export class EndpointRepository {
   /** The live endpoints of these clients, in one query (a batch of events). */
   async forClients(clientIds: readonly string[]): Promise<EndpointRow[]> {
     if (clientIds.length === 0) return [];
-    const { rows } = await this.pool.query<EndpointRow>(
-      `SELECT ${COLUMNS} FROM endpoints WHERE client_id = ANY($1) AND deleted_at IS NULL AND enabled`,
-      [clientIds],
-    );
+    const { rows } = await this.pool.query<EndpointRow>({
+      name: 'endpoints-for-clients',
+      text: `SELECT ${COLUMNS} FROM endpoints WHERE client_id = ANY($1) AND deleted_at IS NULL AND enabled`,
+      values: [clientIds],
+    });
     return rows;
   }
 
