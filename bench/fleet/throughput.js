@@ -37,7 +37,7 @@ const pg = require('pg');
 const { Admin } = require('@smsgw/admin');
 const { REPO_ROOT, startPrivateServer, startStack } = require('@smsgw/stack');
 const { intEnv, SMOKE } = require('../lib/knobs');
-const { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb, withChildren } = require('../lib/proc');
+const { clockTicks, cpuTicks, kernelCounts, machineTicks, pidsOf, rssKb, withChildren } = require('../lib/proc');
 const { percentile } = require('../lib/stats');
 const { sleep } = require('../lib/time');
 const { pool, provision, startFleet } = require('./fleet');
@@ -229,6 +229,24 @@ async function main() {
     const cpu = () =>
       Object.fromEntries(Object.entries(pidGroups).map(([k, pids]) => [k, new Map(pids().map((p) => [p, cpuTicks(p) ?? 0]))]));
     const used = (now, then, k) => [...now[k]].reduce((n, [pid, t]) => n + t - (then[k].get(pid) ?? 0), 0);
+    // The platform's processes' read and write system calls and wakeups, per pid as for the CPU.
+    const kernel = () =>
+      Object.fromEntries(
+        Object.entries(pidGroups)
+          .filter(([k]) => k !== 'fleet')
+          .map(([k, pids]) => [k, new Map(pids().map((p) => [p, kernelCounts(p) ?? { readsWrites: 0, wakeups: 0 }]))]),
+      );
+    const kernelPerSms = (then, now, sms) => {
+      const per = (k, field) => [...now[k]].reduce((n, [pid, c]) => n + c[field] - (then[k].get(pid)?.[field] ?? 0), 0) / sms;
+      const groups = Object.keys(now);
+      return {
+        // Postgres's sockets use recv and send, which /proc/<pid>/io does not count: its reads and writes are its files'.
+        reads_writes_per_sms: Object.fromEntries(
+          groups.filter((k) => k !== 'postgres').map((k) => [k, Number(per(k, 'readsWrites').toFixed(2))]),
+        ),
+        wakeups_per_sms: Object.fromEntries(groups.map((k) => [k, Number(per(k, 'wakeups').toFixed(2))])),
+      };
+    };
     const backlog = async () =>
       Number(
         (await db.query(`SELECT count(*) AS n FROM message.messages WHERE status = 'queued' AND accepted_at IS NULL AND mode = 'live'`))
@@ -314,7 +332,7 @@ async function main() {
       };
       result.samples.push(sample);
       if (result.samples.length === WARMUP_SAMPLES) {
-        if (account) accountStart = { snapshot: await account.snapshot(), ended: await finals() };
+        if (account) accountStart = { snapshot: await account.snapshot(), kernel: kernel(), ended: await finals() };
         toggleProfiles(stack);
       }
       log(
@@ -332,7 +350,10 @@ async function main() {
     await Promise.all([sender, probing]);
     if (account && accountStart) {
       const ended = await finals();
-      result.account = account.perSms(accountStart.snapshot, await account.snapshot(), ended - accountStart.ended);
+      result.account = {
+        ...account.perSms(accountStart.snapshot, await account.snapshot(), ended - accountStart.ended),
+        kernel: kernelPerSms(accountStart.kernel, kernel(), ended - accountStart.ended),
+      };
     }
     const elapsedS = (Date.now() - started) / 1000;
 
@@ -384,6 +405,14 @@ async function main() {
           )
           .join(', '),
     );
+    if (result.account) {
+      const { reads_writes_per_sms: rw, wakeups_per_sms: wake } = result.account.kernel;
+      const list = (o) =>
+        Object.entries(o)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ');
+      console.log(`read and write system calls per SMS: ${list(rw)}; wakeups per SMS: ${list(wake)}`);
+    }
     if (MODE === 'ceiling') {
       console.log(
         `ceiling: ${BACKLOG} queued messages handed to ${PHONES} unpaced phones at ${result.handed_per_s}/s; ` +

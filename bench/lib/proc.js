@@ -79,6 +79,32 @@ function withChildren(pid) {
 }
 
 /**
+ * What a process asked of the kernel so far, over all its threads; undefined once it is gone.
+ * `readsWrites`: read and write system calls (`syscr` + `syscw` of /proc/<pid>/io: read, readv,
+ * write, writev, which Node's, NATS's and Redis's sockets use; not recv and send, which Postgres's
+ * use). `wakeups`: voluntary context switches, the times a thread slept until something came.
+ * @param {number} pid
+ */
+function kernelCounts(pid) {
+  try {
+    const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+    const count = (/** @type {RegExp} */ re) => Number(re.exec(io)?.[1] ?? 0);
+    let wakeups = 0;
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const m = /^voluntary_ctxt_switches:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8'));
+        wakeups += Number(m?.[1] ?? 0);
+      } catch {
+        /* the thread ended */
+      }
+    }
+    return { readsWrites: count(/^syscr:\s+(\d+)/m) + count(/^syscw:\s+(\d+)/m), wakeups };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Busy and total jiffies of the whole machine (every core), from /proc/stat, and of the busy ones
  * those stolen by the host (`steal`: a virtual machine's cores running another guest meanwhile).
  */
@@ -89,4 +115,4 @@ function machineTicks() {
   return { busy: total - idle, total, steal: cpu[7] ?? 0 };
 }
 
-module.exports = { clockTicks, cpuTicks, machineTicks, pidsOf, rssKb, withChildren };
+module.exports = { clockTicks, cpuTicks, kernelCounts, machineTicks, pidsOf, rssKb, withChildren };

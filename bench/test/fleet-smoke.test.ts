@@ -24,6 +24,10 @@ describe('the fleet simulator benchmarks run end to end in smoke mode', () => {
     expect(run.output).toMatch(/"statements_per_sms": [\d.]+/);
     expect(run.output).toMatch(/"message ClaimMany": [\d.]+/);
     expect(run.output).toMatch(/"msgs_in": [\d.]+/);
+    // The hub reads and writes its phones' frames: more than nothing an SMS.
+    expect(run.output).toMatch(
+      /^read and write system calls per SMS: gateway [\d.]+, .*device-hub (\d*[1-9][\d.]*|0\.\d*[1-9]\d*), .*; wakeups per SMS: .*postgres [\d.]+/m,
+    );
     // Each service's heap after its major collections, from the preload every service is started with.
     expect(run.output).toMatch(
       /heap after major collections, lowest of the first minute -> of the last \(collections\): gateway .*, device-hub .* \(\d+\), .*otp .* \(\d+\)$/m,
