@@ -23,7 +23,7 @@ export async function start(config: GatewayConfig = loadGatewayConfig(), log: Lo
   watchRedis(redis, log);
   await redis.connect();
   const pipeline = new TickPipeline(redis);
-  const upstreams = createUpstreams(config, pipeline);
+  const upstreams = createUpstreams(config, pipeline, log);
   // GET /v1/events/listen: NATS is optional, connected in the background, never waited for.
   const listenBus = config.listen.nats ? new ListenBus(config.listen.nats, log) : undefined;
   listenBus?.start();

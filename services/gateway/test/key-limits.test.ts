@@ -1,4 +1,6 @@
+import { status as grpcStatus } from '@grpc/grpc-js';
 import {
+  AppError,
   ALL_DESTINATIONS,
   createLogger,
   KEY_SCOPES,
@@ -10,6 +12,7 @@ import {
   type KeyScope,
 } from '@smsgw/platform';
 import { ToolFailure } from '@smsgw/mcp';
+import { outcomeUnknown } from '../src/clients/send-coalescer';
 import { mcpOperations } from '../src/http/mcp-operations';
 import { openApiDocument } from '../src/openapi';
 import type { Upstreams } from '../src/use-cases/upstreams';
@@ -155,6 +158,24 @@ describe('keys with limits', () => {
     expect((await bulk(key, 4)).status).toBe(200);
 
     expect(await gw.redis.get(keyUsageKey(`key_${key.slice(-12)}`, utcDay(new Date())))).toBe('7');
+  });
+
+  it('when a key without a quota has a send replayed, refused or timed out by the message service, then only what may be stored is counted, by its answer', async () => {
+    const key = apiKey();
+    const counted = () => gw.redis.get(keyUsageKey(`key_${key.slice(-12)}`, utcDay(new Date())));
+    expect((await send(key)).status).toBe(200);
+    expect(await counted()).toBe('1');
+
+    gw.nextSendOutcome = { replayed: true };
+    expect((await send(key)).status).toBe(200);
+    gw.nextSendOutcome = { error: new AppError('INVALID_DEVICE_ID') };
+    expect((await send(key)).body.error?.code).toBe('INVALID_DEVICE_ID');
+    expect(await counted()).toBe('1');
+
+    // Out of time: the message may have been stored, so it is counted.
+    gw.nextSendOutcome = { error: outcomeUnknown(new AppError('SERVICE_UNAVAILABLE', { cause: { code: grpcStatus.DEADLINE_EXCEEDED } })) };
+    expect((await send(key)).body.error?.code).toBe('SERVICE_UNAVAILABLE');
+    expect(await counted()).toBe('2');
   });
 
   describe('behind a trusted proxy', () => {

@@ -1,4 +1,4 @@
-import { createClient, createHealthChecker, type HealthChecker, type TickPipeline } from '@smsgw/platform';
+import { createClient, createHealthChecker, type HealthChecker, type Logger, type TickPipeline } from '@smsgw/platform';
 import { accountProto, deviceHubProto, messageProto, otpProto, type account, type devicehub, type message, type otp } from '@smsgw/proto';
 import type { GatewayConfig } from '../config';
 import { DeviceDirectory } from './device-directory';
@@ -11,6 +11,7 @@ import type { Upstreams } from '../use-cases/upstreams';
 export function createUpstreams(
   config: GatewayConfig,
   redis: TickPipeline,
+  log?: Pick<Logger, 'warn'>,
 ): Upstreams & { health: Record<string, HealthChecker>; close(): void } {
   const options = { deadlineMs: config.grpcDeadlineMs, tls: config.grpcTls };
   const up = {
@@ -36,7 +37,7 @@ export function createUpstreams(
       deadlineMs: config.grpcDeadlineMs,
       minCallMs: Math.min(100, Math.floor(config.grpcDeadlineMs / 10)),
     }),
-    keyUsage: new KeyUsageStore(redis, quotaClock(config.clockOffsetFile)),
+    keyUsage: new KeyUsageStore(redis, quotaClock(config.clockOffsetFile), log),
     close() {
       up.accounts.close();
       up.devices.close();

@@ -1,4 +1,4 @@
-import { AppError, keyUsageKey, msToNextUtcDay, utcDay, type ChainableCommander, type TickPipeline } from '@smsgw/platform';
+import { AppError, keyUsageKey, msToNextUtcDay, utcDay, type ChainableCommander, type Logger, type TickPipeline } from '@smsgw/platform';
 
 // Adds a send's SMS to its key's count of the day, unless the key has a quota (ARGV[2] > 0) the
 // send does not fit in: then nothing is counted. The day's key outlives the day (the dashboard
@@ -33,15 +33,16 @@ export interface UsageTaken {
 
 /**
  * Each key's SMS of each UTC day, in Redis (`key-usage:<key_id>:<day>`), so every gateway replica
- * counts the same: one script per send, in the request's pipeline round trip. A key with a daily
- * quota is refused QUOTA_EXCEEDED (Retry-After: the next UTC midnight) when a send does not fit in
- * what is left of its day; a bulk send counts each of its messages, and fits whole or not at all.
- * `clock` says what day it is (tests move it).
+ * counts the same: one script per send, in the pipeline round trip of its turn of the event loop.
+ * A key with a daily quota is refused QUOTA_EXCEEDED (Retry-After: the next UTC midnight) when a
+ * send does not fit in what is left of its day; a bulk send counts each of its messages, and fits
+ * whole or not at all. `clock` says what day it is (tests move it).
  */
 export class KeyUsageStore {
   constructor(
     private readonly pipeline: TickPipeline,
     private readonly clock: () => number = Date.now,
+    private readonly log?: Pick<Logger, 'warn'>,
   ) {
     const redis = pipeline.redis;
     if (!('smsgwKeyUsageTake' in redis)) redis.defineCommand('smsgwKeyUsageTake', { numberOfKeys: 1, lua: TAKE });
@@ -60,6 +61,18 @@ export class KeyUsageStore {
         await this.pipeline.run((p) => (p as Scripted).smsgwKeyUsageGiveBack(day, messages));
       },
     };
+  }
+
+  /**
+   * Counts SMS already sent by a key without a quota, without waiting: the count leaves with the
+   * next turn's commands. One that Redis fails is logged and lost (the day's count, which the
+   * dashboard shows, is then short by it; nothing was refused on it).
+   */
+  count(key: { keyId: string }, messages: number): void {
+    const day = keyUsageKey(key.keyId, utcDay(new Date(this.clock())));
+    this.pipeline
+      .run((p) => (p as Scripted).smsgwKeyUsageTake(day, messages, 0, KEEP_SECONDS))
+      .catch((err: unknown) => this.log?.warn({ err, key_id: key.keyId, messages }, "a key's SMS of the day were not counted"));
   }
 
 }

@@ -94,6 +94,8 @@ export class FleetGateway {
   readonly keyLimits = new Map<string, { scopes?: string[]; ipRanges?: string[]; dailyQuota?: number }>();
   /** Added to the clock of the keys' daily quotas (a test moves to the next day with it). */
   clockOffsetMs = 0;
+  /** What the stand-in message service makes of the next single send: a replay of an earlier one, or a failure. */
+  nextSendOutcome: { replayed: true } | { error: unknown } | undefined;
   /** Set before start: the gateway runs as behind these proxies (TLS_MODE=proxy), believing their X-Forwarded-* headers. */
   trustedProxies?: TrustedProxies;
   /** Keys the stand-in account service refuses from now on (INVALID_API_KEY), as revoked. */
@@ -197,7 +199,10 @@ export class FleetGateway {
       sends: {
         send: async (req: message.SendRequest) => {
           this.sends.push(req);
-          return receipt(req);
+          const outcome = this.nextSendOutcome;
+          this.nextSendOutcome = undefined;
+          if (outcome && 'error' in outcome) throw outcome.error;
+          return { ...receipt(req), replayed: outcome?.replayed === true };
         },
       },
       keyUsage: new KeyUsageStore(new TickPipeline(this.redis), () => Date.now() + this.clockOffsetMs),
