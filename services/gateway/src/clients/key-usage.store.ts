@@ -26,8 +26,9 @@ type Scripted = ChainableCommander & {
   smsgwKeyUsageGiveBack(key: string, n: number): ChainableCommander;
 };
 
-/** What a key's send took from its day; `giveBack` when the send did not happen. */
+/** A send's SMS against its key's day: `stored` once they are (or may be), `giveBack` when they were not. */
 export interface UsageTaken {
+  stored(): void;
   giveBack(): Promise<void>;
 }
 
@@ -57,6 +58,7 @@ export class KeyUsageStore {
     );
     if (taken !== 1) throw new AppError('QUOTA_EXCEEDED', { retryAfterSeconds: Math.max(1, Math.ceil(msToNextUtcDay(now) / 1000)) });
     return {
+      stored: () => undefined,
       giveBack: async () => {
         await this.pipeline.run((p) => (p as Scripted).smsgwKeyUsageGiveBack(day, messages));
       },
@@ -64,15 +66,20 @@ export class KeyUsageStore {
   }
 
   /**
-   * Counts SMS already sent by a key without a quota, without waiting: the count leaves with the
-   * next turn's commands. One that Redis fails is logged and lost (the day's count, which the
-   * dashboard shows, is then short by it; nothing was refused on it).
+   * For a key without a quota: nothing is taken now; `stored` counts the SMS without waiting (the
+   * count leaves with the next turn's commands). A count that Redis fails is logged and lost: the
+   * day's figure the dashboard shows then misses it, and nothing was refused on it.
    */
-  count(key: { keyId: string }, messages: number): void {
-    const day = keyUsageKey(key.keyId, utcDay(new Date(this.clock())));
-    this.pipeline
-      .run((p) => (p as Scripted).smsgwKeyUsageTake(day, messages, 0, KEEP_SECONDS))
-      .catch((err: unknown) => this.log?.warn({ err, key_id: key.keyId, messages }, "a key's SMS of the day were not counted"));
+  countOnceStored(key: { keyId: string }, messages: number): UsageTaken {
+    return {
+      stored: () => {
+        const day = keyUsageKey(key.keyId, utcDay(new Date(this.clock())));
+        this.pipeline
+          .run((p) => (p as Scripted).smsgwKeyUsageTake(day, messages, 0, KEEP_SECONDS))
+          .catch((err: unknown) => this.log?.warn({ err, key_id: key.keyId, messages }, "a key's SMS of the day were not counted"));
+      },
+      giveBack: async () => undefined,
+    };
   }
 
 }

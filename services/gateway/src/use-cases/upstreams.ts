@@ -14,5 +14,5 @@ export interface Upstreams {
   /** Single sends, gathered into SendMany calls. */
   sends: Pick<SendCoalescer, 'send'>;
   /** Each key's SMS of the day, and its daily quota (Redis). */
-  keyUsage: Pick<KeyUsageStore, 'take' | 'count'>;
+  keyUsage: Pick<KeyUsageStore, 'take' | 'countOnceStored'>;
 }
