@@ -471,7 +471,10 @@ describe('the gateway routes answering through real HTTP', () => {
       },
     },
     // Counted, never refused: the quota's rules have their own test (key-limits.test.ts).
-    keyUsage: { take: async () => ({ giveBack: async () => undefined }) },
+    keyUsage: {
+      take: async () => ({ stored: () => undefined, giveBack: async () => undefined }),
+      countOnceStored: () => ({ stored: () => undefined, giveBack: async () => undefined }),
+    },
   } as unknown as Upstreams;
 
   // Stand-ins for the Redis- and account-backed middleware: the same headers and errors, no I/O.
