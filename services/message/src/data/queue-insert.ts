@@ -15,17 +15,23 @@ export async function insertQueuedRows(
   messages: NewMessage[],
   batch: NewBatch | undefined,
   keyTtlSeconds: number,
+  leaveListedOut = false,
 ): Promise<PlacedMessage[]> {
   const col = <K extends keyof NewMessage>(k: K) => messages.map((m) => m[k]);
   const { rows } = await db.query<MessageRow & { queued_before: number; long_queue: boolean; device_was_idle: boolean }>({
     name: 'messages-insert',
-    text: `WITH input AS (
+    text: `WITH given AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::smallint[], $8::jsonb[],
                               $9::text[], $10::smallint[], $11::text[], $12::timestamptz[], $17::text[], $18::text[], $22::text[],
                               $23::int[], $24::boolean[], $25::boolean[], $27::smallint[], $28::boolean[], $29::text[], $30::boolean[])
               WITH ORDINALITY AS m(message_id, client_id, mode, device_id, to_number, body, priority, metadata, webhook_url,
                                    parts, encoding, scheduled_at, idempotency_key, request_hash, traceparent, ttl_seconds, pinned,
                                    opted_out, requested_sim, replies, campaign_id, fleet, ord)
+       ), input AS (
+         -- $31: a message to a number on its client's list (or marked so) is left out: not stored, its key not taken.
+         SELECT * FROM given g
+         WHERE NOT ($31::boolean AND (g.opted_out
+                    OR EXISTS (SELECT 1 FROM opt_outs o WHERE o.client_id = g.client_id AND o.mode = g.mode AND o.phone_number = g.to_number)))
        ), claimed AS (
          INSERT INTO idempotency_keys AS k (client_id, mode, idempotency_key, request_hash, message_id, batch_id)
          SELECT client_id, mode, idempotency_key, request_hash, message_id, NULL FROM input WHERE idempotency_key IS NOT NULL
@@ -125,6 +131,7 @@ export async function insertQueuedRows(
       messages.map((m) => m.replies === true),
       messages.map((m) => m.campaignId ?? null),
       messages.map((m) => m.fleet === true),
+      leaveListedOut,
     ],
   });
   const byId = new Map(rows.map((r) => [r.message_id, r]));

@@ -89,6 +89,16 @@ export class QueueRepository {
   }
 
   /**
+   * Inserts like `insertPlaced` (no batch), but leaves out each message whose
+   * number is on its client's list (or `optedOut`), in the same statement: it is absent from
+   * the result, as a message whose key is stored already is, and nothing of
+   * it is stored. The caller stores those after the lookup (`optedOut`).
+   */
+  async insertUnlisted(messages: NewMessage[], keyTtlSeconds: number): Promise<PlacedMessage[]> {
+    return insertQueuedRows(this.pool, messages, undefined, keyTtlSeconds, true);
+  }
+
+  /**
    * Stored messages as a send answered again reads them: each row, and how
    * many messages of its device the claim takes before it now (up to 100).
    */

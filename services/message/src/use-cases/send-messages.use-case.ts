@@ -48,16 +48,13 @@ export interface SendOutcome {
  * error that refused it alone. A database that is down fails them all.
  */
 async function store(service: MessageService, messages: NewMessage[]): Promise<(PlacedMessage | AppError | undefined)[]> {
-  const { queue, config, log } = service;
+  const { log } = service;
   const stored = (placed: PlacedMessage[]) => {
     const byId = new Map(placed.map((p) => [p.row.message_id, p]));
     return messages.map((m) => byId.get(m.messageId));
   };
-  // One lookup for all the numbers; those on their client's list are stored failed (OPTED_OUT), their events published.
-  await markOptedOut(service, messages);
-  const publish = publishFailed(service);
   try {
-    return stored(await queue.insertPlaced(messages, undefined, config.idempotencyTtlSeconds, publish));
+    return stored(await storeUnlistedFirst(service, messages));
   } catch (err) {
     if (!isRefusedData(err)) throw err;
     if (messages.length === 1) return [refusedError(err)];
@@ -66,13 +63,30 @@ async function store(service: MessageService, messages: NewMessage[]): Promise<(
   const out: (PlacedMessage | AppError | undefined)[] = [];
   for (const m of messages) {
     try {
-      const [placed] = await queue.insertPlaced([m], undefined, config.idempotencyTtlSeconds, publish);
+      const [placed] = await storeUnlistedFirst(service, [m]);
       out.push(placed);
     } catch (err) {
       out.push(refusedError(err));
     }
   }
   return out;
+}
+
+/**
+ * Stores the messages in one statement that also leaves out those whose
+ * number is on their client's list: no lookup before it. Only when it left
+ * some out (listed, or their Idempotency-Key stored already) are their
+ * numbers looked up and those messages stored again: the listed ones failed
+ * (OPTED_OUT), their `sms.failed` published before their commit.
+ */
+async function storeUnlistedFirst(service: MessageService, messages: NewMessage[]): Promise<PlacedMessage[]> {
+  const { queue, config } = service;
+  const placed = await queue.insertUnlisted(messages, config.idempotencyTtlSeconds);
+  if (placed.length === messages.length) return placed;
+  const stored = new Set(placed.map((p) => p.row.message_id));
+  const left = messages.filter((m) => !stored.has(m.messageId));
+  await markOptedOut(service, left);
+  return [...placed, ...(await queue.insertPlaced(left, undefined, config.idempotencyTtlSeconds, publishFailed(service)))];
 }
 
 /**
