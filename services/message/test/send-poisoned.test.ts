@@ -77,6 +77,20 @@ describe('a poisoned send gathered with others fails alone', () => {
     },
   );
 
+  it('when the poisoned send goes to a listed number (stored after the others), then only it fails and the others are stored once', async () => {
+    const poisoned = send(`client_${run}_listedbad`, 'ok', { priority: 9 });
+    await svc.client.addOptOut({ clientId: poisoned.request.clientId, mode: 'MODE_LIVE', phoneNumber: '+33612345678', source: 'api' });
+
+    const { results } = await svc.client.sendMany({ items: gathered('listed', poisoned) });
+
+    expect(results[25]).toMatchObject({ errorCode: 'INVALID_PRIORITY' });
+    const others = results.filter((_, i) => i !== 25);
+    expect(others.map((r) => r.errorCode)).toEqual(Array(50).fill(''));
+    expect(new Set(others.map((r) => r.receipt!.messageId)).size).toBe(50);
+    expect(await storedOf('listed')).toBe(50);
+    expect((await svc.pool.query('SELECT 1 FROM messages WHERE client_id = $1', [poisoned.request.clientId])).rowCount).toBe(0);
+  });
+
   it('when a batch carries a NUL in one message, then the batch is refused with INVALID_ARGUMENT naming that message, and nothing is stored', async () => {
     const clientId = `client_${run}_batch`;
     const call = svc.client.sendBatch({

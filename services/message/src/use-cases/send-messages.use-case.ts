@@ -1,4 +1,4 @@
-import { AppError, activeSpan, endSpan, startSpanInTrace, traceparentOf, withSpan } from '@smsgw/platform';
+import { AppError, activeSpan, endSpan, isPostgresUnavailable, startSpanInTrace, traceparentOf, withSpan } from '@smsgw/platform';
 import type { NewMessage, PlacedMessage } from '../domain/message-row';
 import { isRefusedData, refusedError, sqlState } from '../data/sql-errors';
 import { ttlOf } from '../domain/fleet';
@@ -45,26 +45,22 @@ export interface SendOutcome {
  * statement for what one of them carries, stores each on its own, so that
  * one send's input never fails the others. For each message: where it was
  * placed, `undefined` when its Idempotency-Key was stored already, or the
- * error that refused it alone. A database that is down fails them all.
+ * error that refused it alone. A database that is down before anything is
+ * stored fails them all.
  */
-async function store(service: MessageService, messages: NewMessage[]): Promise<(PlacedMessage | AppError | undefined)[]> {
+async function store(service: MessageService, messages: NewMessage[]): Promise<Stored[]> {
   const { log } = service;
-  const stored = (placed: PlacedMessage[]) => {
-    const byId = new Map(placed.map((p) => [p.row.message_id, p]));
-    return messages.map((m) => byId.get(m.messageId));
-  };
   try {
-    return stored(await storeUnlistedFirst(service, messages));
+    return await storeUnlistedFirst(service, messages);
   } catch (err) {
     if (!isRefusedData(err)) throw err;
     if (messages.length === 1) return [refusedError(err)];
     log.warn({ sqlstate: sqlState(err), gathered: messages.length }, 'gathered sends refused by the database: storing them one by one');
   }
-  const out: (PlacedMessage | AppError | undefined)[] = [];
+  const out: Stored[] = [];
   for (const m of messages) {
     try {
-      const [placed] = await storeUnlistedFirst(service, [m]);
-      out.push(placed);
+      out.push(...(await storeUnlistedFirst(service, [m])));
     } catch (err) {
       out.push(refusedError(err));
     }
@@ -72,22 +68,51 @@ async function store(service: MessageService, messages: NewMessage[]): Promise<(
   return out;
 }
 
+/** What became of a message handed to `store`: where it was placed, `undefined` (its key was stored already), or its error. */
+type Stored = PlacedMessage | AppError | undefined;
+
 /**
  * Stores the messages in one statement that also leaves out those whose
  * number is on their client's list: no lookup before it. Only when it left
  * some out (listed, or their Idempotency-Key stored already) are their
  * numbers looked up and those messages stored again: the listed ones failed
- * (OPTED_OUT), their `sms.failed` published before their commit.
+ * (OPTED_OUT), their `sms.failed` published before their commit. The first
+ * statement's messages are stored by then, so a failure after it is the
+ * left-out messages' alone (each stored on its own when Postgres refuses
+ * what one carries). A failure of the first statement is thrown.
  */
-async function storeUnlistedFirst(service: MessageService, messages: NewMessage[]): Promise<PlacedMessage[]> {
+async function storeUnlistedFirst(service: MessageService, messages: NewMessage[]): Promise<Stored[]> {
   const { queue, config } = service;
-  const placed = await queue.insertUnlisted(messages, config.idempotencyTtlSeconds);
-  if (placed.length === messages.length) return placed;
-  const stored = new Set(placed.map((p) => p.row.message_id));
+  const stored = new Map<string, Stored>(
+    (await queue.insertUnlisted(messages, config.idempotencyTtlSeconds)).map((p) => [p.row.message_id, p]),
+  );
   const left = messages.filter((m) => !stored.has(m.messageId));
-  await markOptedOut(service, left);
-  return [...placed, ...(await queue.insertPlaced(left, undefined, config.idempotencyTtlSeconds, publishFailed(service)))];
+  const storeLeft = async (some: NewMessage[]) => {
+    for (const p of await queue.insertPlaced(some, undefined, config.idempotencyTtlSeconds, publishFailed(service))) {
+      stored.set(p.row.message_id, p);
+    }
+  };
+  if (left.length > 0) {
+    try {
+      await markOptedOut(service, left);
+      await storeLeft(left);
+    } catch (err) {
+      for (const m of left) {
+        try {
+          if (isRefusedData(err) && left.length > 1) await storeLeft([m]);
+          else throw err;
+        } catch (alone) {
+          stored.set(m.messageId, leftOutError(alone));
+        }
+      }
+    }
+  }
+  return messages.map((m) => stored.get(m.messageId));
 }
+
+/** A left-out message's own error: a database out of reach is SERVICE_UNAVAILABLE, as a whole call's would be. */
+const leftOutError = (err: unknown): AppError =>
+  isPostgresUnavailable(err) ? new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: 1, cause: err }) : refusedError(err);
 
 /**
  * The answers to sends whose Idempotency-Key was stored already: the
