@@ -1,5 +1,7 @@
 import { AppError, createPool, quoteIdent } from '@smsgw/platform';
 import type { message } from '@smsgw/proto';
+import { matchCountStatement, pageStatement, type Statement } from '../src/data/history-statements';
+import { containsPattern, type HistoryFilter } from '../src/domain/history';
 import { DATABASE_URL, randomHex } from './support/database';
 import { seed, startMessageService, type RunningService, type Seeded, type SeedRow } from './support/service';
 
@@ -286,6 +288,44 @@ describe('ListMessages: the history, through gRPC', () => {
 
     it('then a combination nobody matches is empty', async () => {
       expect(await list({ to: bob, deviceId: phoneB })).toMatchObject({ totalItems: 0, totalPages: 0, messages: [] });
+    });
+  });
+
+  describe('when a search is run either way, through message_texts or on the row', () => {
+    it('then both ways give the same pages and the same count, those the history should hold', async () => {
+      const run = async (statement: Statement) => {
+        const ways = [];
+        for (const way of ['texts', 'row'] as const) ways.push((await svc.pool.query(statement(way))).rows);
+        return ways;
+      };
+      const from = at(200);
+      const cases: { filter: HistoryFilter; keep: (r: Seeded) => boolean }[] = [
+        { filter: { textPattern: containsPattern('promo') }, keep: (r) => r.text.startsWith('Promo') },
+        { filter: { textPattern: containsPattern('50%') }, keep: (r) => r.text.includes('50%') },
+        {
+          filter: { textPattern: containsPattern('end'), status: 'delivered' },
+          keep: (r) => r.status === 'delivered' && /end/i.test(r.text),
+        },
+        {
+          filter: { textPattern: containsPattern('e'), deviceId: phoneA, from },
+          keep: (r) => r.deviceId === phoneA && r.createdAt >= from && /e/i.test(r.text),
+        },
+        { filter: { textPattern: containsPattern('ce week'), to: bob }, keep: (r) => r.to === bob && r.text.includes('ce week') },
+      ];
+      for (const { filter, keep } of cases) {
+        const wanted = expected(keep);
+        for (const [limit, offset] of [
+          [50, 0],
+          [2, 1],
+        ] as const) {
+          const pages = await run(pageStatement(client, 'live', filter, limit, offset));
+          for (const page of pages)
+            expect(page.map((r: { message_id: string }) => r.message_id)).toEqual(wanted.slice(offset, offset + limit));
+        }
+        const counts = await run(matchCountStatement(client, 'live', filter));
+        for (const count of counts) expect(count).toEqual([{ total: wanted.length }]);
+        expect(wanted.length).toBeGreaterThan(0);
+      }
     });
   });
 

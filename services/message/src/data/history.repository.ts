@@ -1,41 +1,14 @@
-import { inTransaction, splitByDay, type CreatedRange, type Pool, type StatsPeriod } from '@smsgw/platform';
+import { inTransaction, splitByDay, type Pool, type StatsPeriod } from '@smsgw/platform';
 import { SEARCH_MAX_RESULTS, type HistoryFilter, type Page } from '../domain/history';
 import type { DayCounts } from '../domain/stats';
 import type { MessageRow, Mode } from '../domain/message-row';
 import { foldReceived } from './received.repository';
+import { matchCountStatement, messageConditions, pageStatement, Params, textAlone, type Statement } from './history-statements';
 
 /** What a retention run removed: messages, and received SMS. */
 export interface RetentionRun {
   deleted: number;
   received: number;
-}
-
-/** Positional parameters of a statement built piece by piece. */
-class Params {
-  readonly values: unknown[] = [];
-
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
-/** The WHERE clause of a history filter, with the created_at bounds of `range`. */
-function messageConditions(params: Params, clientId: string, mode: Mode, filter: HistoryFilter, range: CreatedRange): string {
-  const client = params.add(clientId);
-  const where = [`client_id = ${client}`, `mode = ${params.add(mode)}`];
-  if (filter.status) where.push(`status = ${params.add(filter.status)}`);
-  if (filter.to) where.push(`to_number = ${params.add(filter.to)}`);
-  if (filter.deviceId) where.push(`device_id = ${params.add(filter.deviceId)}`);
-  if (range.from) where.push(`created_at >= ${params.add(range.from)}`);
-  if (range.until) where.push(`created_at < ${params.add(range.until)}`);
-  if (filter.textPattern) {
-    // The text's own table (written once, with the search index), narrowed to the client first.
-    where.push(
-      `message_id IN (SELECT t.message_id FROM message_texts t WHERE t.client_id = ${client} AND t.body ILIKE ${params.add(filter.textPattern)} ESCAPE '\\')`,
-    );
-  }
-  return where.join(' AND ');
 }
 
 /** History pages, statistics and the retention that folds old messages into daily rollups. */
@@ -53,20 +26,35 @@ export class HistoryRepository {
     const limit = Math.min(page.limit, cap - page.offset);
     let rows: MessageRow[] = [];
     if (limit > 0) {
-      const params = new Params();
-      const condition = messageConditions(params, clientId, mode, filter, filter);
-      rows = (
-        await this.pool.query<MessageRow>(
-          `SELECT * FROM messages WHERE ${condition}
-           ORDER BY created_at DESC, message_id DESC
-           LIMIT ${params.add(limit)} OFFSET ${params.add(page.offset)}`,
-          params.values,
-        )
-      ).rows;
+      const statement = pageStatement(clientId, mode, filter, limit, page.offset);
+      rows = (await this.pool.query<MessageRow>(await this.cheaper(statement, filter))).rows;
       if (rows.length > 0 && rows.length < limit) return { rows, total: page.offset + rows.length };
       if (rows.length === 0 && page.offset === 0) return { rows, total: 0 };
     }
     return { rows, total: await this.count(clientId, mode, filter) };
+  }
+
+  /**
+   * A search's statement written both ways, the one Postgres expects to cost less; other
+   * statements as they are. Written through `message_texts` alone, a walk of the history looks
+   * every message's text up there: a name in one message of forty took 35 ms for its page, against
+   * 4 read on the row. Written both ways in one statement, the planner counts the text's condition
+   * twice (on each table) and expects a few dozen matches where there are thousands. Planned
+   * apart, each way counts it once. The price: one more planning, about a millisecond, in parallel.
+   */
+  private async cheaper(statement: Statement, filter: HistoryFilter): Promise<{ text: string; values: unknown[] }> {
+    if (!filter.textPattern) return statement('row');
+    const ways = [statement('texts'), statement('row')];
+    const costs = await Promise.all(
+      ways.map(async ({ text, values }) => {
+        const { rows } = await this.pool.query<{ 'QUERY PLAN': [{ Plan: { 'Total Cost': number } }] }>(
+          `EXPLAIN (FORMAT JSON) ${text}`,
+          values,
+        );
+        return rows[0]!['QUERY PLAN'][0].Plan['Total Cost'];
+      }),
+    );
+    return costs[0]! <= costs[1]! ? ways[0]! : ways[1]!;
   }
 
   /**
@@ -76,14 +64,10 @@ export class HistoryRepository {
    * parts see the same moment.
    */
   private async count(clientId: string, mode: Mode, filter: HistoryFilter): Promise<number> {
+    if (filter.textPattern) return this.countMatches(clientId, mode, filter);
     const params = new Params();
     let sql: string;
-    if (filter.textPattern) {
-      // Stops at the cap: a common word is not counted to its last match.
-      sql = `SELECT count(*)::int AS total FROM (
-               SELECT 1 FROM messages WHERE ${messageConditions(params, clientId, mode, filter, filter)} LIMIT ${params.add(SEARCH_MAX_RESULTS)}
-             ) AS matches`;
-    } else if (filter.to) {
+    if (filter.to) {
       sql = `SELECT count(*)::int AS total FROM messages WHERE ${messageConditions(params, clientId, mode, filter, filter)}`;
     } else {
       const { days, partials } = splitByDay(filter);
@@ -101,6 +85,14 @@ export class HistoryRepository {
       sql = `SELECT (${parts.join(' + ')})::int AS total`;
     }
     const { rows } = await this.pool.query<{ total: number }>(sql, params.values);
+    return rows[0]!.total;
+  }
+
+  /** A search's matches, up to the cap: a common word is not counted to its last match. */
+  private async countMatches(clientId: string, mode: Mode, filter: HistoryFilter): Promise<number> {
+    const statement = matchCountStatement(clientId, mode, filter);
+    const query = textAlone(filter) ? statement('texts') : await this.cheaper(statement, filter);
+    const { rows } = await this.pool.query<{ total: number }>(query);
     return rows[0]!.total;
   }
 
