@@ -17,6 +17,12 @@ async function analysed(pool: { query: RunningService['pool']['query'] }): Promi
   return rows[0]!.analysed;
 }
 
+/** The rows the last analyse of the schema's `messages` saw (-1: never analysed). */
+async function analysedRows(pool: { query: RunningService['pool']['query'] }): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE oid = 'messages'::regclass`);
+  return rows[0]!.n;
+}
+
 async function liveRows(pool: { query: RunningService['pool']['query'] }): Promise<number> {
   const { rows } = await pool.query<{ n: number }>(
     `SELECT n_live_tup::int AS n FROM pg_stat_user_tables WHERE relid = 'messages'::regclass`,
@@ -87,32 +93,39 @@ describe('the first statistics job', () => {
     await db?.drop();
   });
 
-  it('when the table holds fewer rows than it needs, then it waits; when it holds them, then it analyses the table once and stops', async () => {
+  it('when the table holds fewer rows than it needs, then it waits; then it analyses it at 100 rows and at each tenfold growth, and stops', async () => {
     const pool = db.pools[0]!;
-    const job = new FirstStatistics(pool, ['messages'], log);
-    await insertQueuedRows(
-      pool,
-      Array.from({ length: FIRST_STATISTICS_MIN_ROWS - 1 }, () => newMessage({ deviceId: 'device_1' })),
-      undefined,
-      86_400,
-    );
-    // Each backend hands its counts to the statistics system within a second or so of going idle.
-    await eventually(async () => (await liveRows(pool)) === FIRST_STATISTICS_MIN_ROWS - 1, 10_000, 'the rows counted');
+    // Left to autovacuum once an analyse has seen 1,000 rows (100,000 by default).
+    const job = new FirstStatistics(pool, ['messages'], log, { untilRows: 1_000 });
+    const insert = (n: number) =>
+      insertQueuedRows(
+        pool,
+        Array.from({ length: n }, () => newMessage({ deviceId: 'device_1' })),
+        undefined,
+        86_400,
+      );
+    /** Runs the job once the statistics system counts `rows` live rows (each backend hands its counts over within a second or so of going idle). */
+    const runAt = async (rows: number) => {
+      await eventually(async () => (await liveRows(pool)) === rows, 10_000, `${rows} rows counted`);
+      return job.runOnce();
+    };
 
-    expect(await job.runOnce()).toEqual({ analysed: [], done: false });
-    expect(await analysed(pool)).toBe(false);
+    await insert(FIRST_STATISTICS_MIN_ROWS - 1);
+    expect(await runAt(FIRST_STATISTICS_MIN_ROWS - 1)).toEqual({ analysed: [], done: false });
+    expect(await analysedRows(pool)).toBe(-1);
 
-    await insertQueuedRows(pool, [newMessage({ deviceId: 'device_1' })], undefined, 86_400);
-    const first = await eventually(
-      async () => {
-        const run = await job.runOnce();
-        return run.done && run;
-      },
-      10_000,
-      'the job to analyse the table',
-    );
-    expect(first).toEqual({ analysed: ['messages'], done: true });
-    expect(await analysed(pool)).toBe(true);
+    await insert(1);
+    expect(await runAt(FIRST_STATISTICS_MIN_ROWS)).toEqual({ analysed: ['messages'], done: false });
+    expect(await analysedRows(pool)).toBe(FIRST_STATISTICS_MIN_ROWS);
+
+    // Not again before the table holds ten times the rows of that analyse.
+    await insert(899);
+    expect(await runAt(999)).toEqual({ analysed: [], done: false });
+    expect(await analysedRows(pool)).toBe(FIRST_STATISTICS_MIN_ROWS);
+
+    await insert(1);
+    expect(await runAt(1_000)).toEqual({ analysed: ['messages'], done: true });
+    expect(await analysedRows(pool)).toBe(1_000);
     expect(await job.runOnce()).toEqual({ analysed: [], done: true });
   });
 });
