@@ -190,6 +190,10 @@ class PathAccount {
           deleted: per(diff(before?.del, t.del)),
           seq_scans: diff(before?.seq_scans, t.seq_scans),
           seq_rows_read_per_sms: per(diff(before?.seq_rows, t.seq_rows)),
+          // Analyses (by anyone, autovacuum included) before the window and during it: until a
+          // table's statistics describe its steady state, its plans are those of its first rows.
+          analyses_before: before?.analyses ?? 0,
+          analyses_during: diff(before?.analyses, t.analyses),
         };
       })
       .filter((t) => t.inserted + t.updated + t.deleted + t.seq_rows_read_per_sms > 0)
@@ -269,7 +273,8 @@ class PathAccount {
 }
 
 const TABLES_SQL = `SELECT schemaname || '.' || relname AS name, n_tup_ins::float8 AS ins, n_tup_upd::float8 AS upd,
-  n_tup_hot_upd::float8 AS hot, n_tup_del::float8 AS del, seq_scan::float8 AS seq_scans, coalesce(seq_tup_read, 0)::float8 AS seq_rows
+  n_tup_hot_upd::float8 AS hot, n_tup_del::float8 AS del, seq_scan::float8 AS seq_scans, coalesce(seq_tup_read, 0)::float8 AS seq_rows,
+  (analyze_count + autoanalyze_count)::float8 AS analyses
   FROM pg_stat_all_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`;
 
 function withDatabase(url, database) {
