@@ -3,6 +3,7 @@ import type { message } from '@smsgw/proto';
 import { matchCountStatement, pageStatement, type Statement } from '../src/data/history-statements';
 import { containsPattern, type HistoryFilter } from '../src/domain/history';
 import { DATABASE_URL, randomHex } from './support/database';
+import { newClientId, newDeviceId } from './support/fleet';
 import { seed, startMessageService, type RunningService, type Seeded, type SeedRow } from './support/service';
 
 const HOUR = 3_600_000;
@@ -326,6 +327,77 @@ describe('ListMessages: the history, through gRPC', () => {
         for (const count of counts) expect(count).toEqual([{ total: wanted.length }]);
         expect(wanted.length).toBeGreaterThan(0);
       }
+    });
+  });
+
+  describe('when a batch\u2019s messages share one text', () => {
+    const bulkClient = newClientId();
+    const device = newDeviceId();
+    const soldes = 'Soldes d\u2019hiver : -30 % sur tout le magasin ce samedi';
+    let bulk: message.SendBatchResponse__Output;
+    let personal: message.SendBatchResponse__Output;
+
+    beforeAll(async () => {
+      const batch = (texts: string[]) =>
+        svc.client.sendBatch({
+          clientId: bulkClient,
+          mode: 'MODE_LIVE',
+          priority: 3,
+          deviceIds: texts.map(() => device),
+          messages: texts.map((text, i) => ({ to: `+3361234567${i}`, text })),
+        });
+      bulk = await batch([soldes, soldes, soldes]);
+      personal = await batch(['Bonjour Zoé, vos soldes vous attendent', 'Bonjour Yann, vos soldes vous attendent']);
+    });
+
+    const search = (term: string, limit: number) =>
+      svc.client.listMessages({ clientId: bulkClient, mode: 'MODE_LIVE', page: 1, limit, search: term });
+    const newestFirst = (batch: message.SendBatchResponse__Output) =>
+      batch.messages
+        .map((m) => m.messageId)
+        .sort()
+        .reverse();
+
+    it('then the text is stored once for the batch, and a personalised batch keeps one text a message', async () => {
+      const { rows } = await svc.pool.query(
+        'SELECT message_id, batch FROM message_texts WHERE message_id = ANY($1::text[]) ORDER BY batch DESC, message_id',
+        [[bulk.batchId, personal.batchId, ...bulk.messages.map((m) => m.messageId), ...personal.messages.map((m) => m.messageId)]],
+      );
+      expect(rows).toEqual([
+        { message_id: bulk.batchId, batch: true },
+        ...personal.messages.map((m) => ({ message_id: m.messageId, batch: false })).sort((a, b) => (a.message_id < b.message_id ? -1 : 1)),
+      ]);
+    });
+
+    it('then a search finds each of its messages and counts them, either way', async () => {
+      const page = await search('HIVER', 2);
+      expect(page).toMatchObject({ totalItems: 3, totalPages: 2 });
+      expect(ids(page)).toEqual(newestFirst(bulk).slice(0, 2));
+      expect(ids(await search('soldes', 50))).toEqual([...newestFirst(personal), ...newestFirst(bulk)]);
+      expect(ids(await search('Zoé', 50))).toEqual([personal.messages[0]!.messageId]);
+      const filters: HistoryFilter[] = [
+        { textPattern: containsPattern('hiver') },
+        { textPattern: containsPattern('hiver'), deviceId: device },
+      ];
+      for (const filter of filters) {
+        for (const way of ['texts', 'row'] as const) {
+          const rows = (await svc.pool.query(pageStatement(bulkClient, 'live', filter, 2, 1)(way))).rows;
+          expect(rows.map((r: { message_id: string }) => r.message_id)).toEqual(newestFirst(bulk).slice(1, 3));
+          expect((await svc.pool.query(matchCountStatement(bulkClient, 'live', filter)(way))).rows).toEqual([{ total: 3 }]);
+        }
+      }
+    });
+
+    it('then the text goes with the batch once the retention has taken its messages', async () => {
+      const ago = new Date(Date.now() - 100 * 24 * HOUR);
+      await svc.pool.query('UPDATE messages SET created_at = $2 WHERE batch_id = $1', [bulk.batchId, ago]);
+      await svc.pool.query('UPDATE batches SET created_at = $2 WHERE batch_id = $1', [bulk.batchId, ago]);
+
+      expect(await svc.client.runRetention({ retentionDays: 90 })).toMatchObject({ deleted: 3 });
+
+      expect((await svc.pool.query('SELECT 1 FROM message_texts WHERE message_id = $1', [bulk.batchId])).rows).toEqual([]);
+      expect(await search('hiver', 50)).toMatchObject({ messages: [], totalItems: 0 });
+      expect(ids(await search('soldes', 50))).toEqual(newestFirst(personal));
     });
   });
 

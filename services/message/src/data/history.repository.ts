@@ -208,10 +208,14 @@ export class HistoryRepository {
         `DELETE FROM message_counts WHERE n = 0 AND day <= ((now() - make_interval(days => $1::int)) AT TIME ZONE 'UTC')::date`,
         [days],
       );
-      // Batches whose messages are all gone carry nothing any more.
+      // Batches whose messages are all gone carry nothing any more, nor their shared text.
       await client.query(
-        `DELETE FROM batches b WHERE b.created_at < now() - make_interval(days => $1::int)
-           AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.batch_id = b.batch_id)`,
+        `WITH gone AS (
+           DELETE FROM batches b WHERE b.created_at < now() - make_interval(days => $1::int)
+             AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.batch_id = b.batch_id)
+           RETURNING batch_id
+         )
+         DELETE FROM message_texts t USING gone WHERE t.message_id = gone.batch_id AND t.batch`,
         [days],
       );
       return { deleted: rows[0]!.deleted, received: await foldReceived(client, days) };

@@ -3,6 +3,11 @@ import { aheadWithin, EXACT_UP_TO } from '../domain/queue-order';
 import { messageColumns } from './message-conditions';
 import type { MessageRow, NewBatch, NewMessage, PlacedMessage } from '../domain/message-row';
 
+/** Whether the messages are a batch's, all with one text: message_texts then holds it once. */
+function sharesOneText(messages: NewMessage[], batch: NewBatch | undefined): boolean {
+  return batch !== undefined && messages.length > 1 && messages.every((m) => m.text === messages[0]!.text);
+}
+
 /**
  * The statement that stores messages where the claim will find them (see
  * `QueueRepository.insertPlaced`): their batch and Idempotency-Keys with them,
@@ -64,7 +69,11 @@ export async function insertQueuedRows(
          ORDER BY m.ord
          RETURNING ${messageColumns()}
        ), texts AS (
-         INSERT INTO message_texts (message_id, client_id, mode, body) SELECT message_id, client_id, mode, body FROM inserted
+         -- $32: the batch's messages share one text, stored once under the batch's id.
+         INSERT INTO message_texts (message_id, client_id, mode, body, batch)
+         SELECT message_id, client_id, mode, body, false FROM inserted WHERE NOT $32::boolean
+         UNION ALL
+         (SELECT batch_id, client_id, mode, body, true FROM inserted WHERE $32::boolean LIMIT 1)
        ), heads AS (
          SELECT DISTINCT client_id, mode, device_id, priority, due_at FROM inserted WHERE status = 'queued' AND NOT held
        ), placed AS MATERIALIZED (
@@ -132,6 +141,7 @@ export async function insertQueuedRows(
       messages.map((m) => m.campaignId ?? null),
       messages.map((m) => m.fleet === true),
       leaveListedOut,
+      sharesOneText(messages, batch),
     ],
   });
   const byId = new Map(rows.map((r) => [r.message_id, r]));
