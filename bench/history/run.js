@@ -338,8 +338,9 @@ async function main() {
       () => undefined,
     );
     if (nats) {
-      for (const stream of [nats.names.reportsStream, nats.names.eventsStream])
-        await nats.jsm.streams.delete(stream).catch(() => undefined);
+      // Every stream the service made (each reserves its byte budget on the server), not a list that falls behind.
+      for await (const name of nats.jsm.streams.names())
+        if (name.startsWith(`${prefix.toUpperCase()}_`)) await nats.jsm.streams.delete(name).catch(() => undefined);
       await nats.nc.drain();
     }
     if (process.env.BENCH_KEEP === '1') log(`schema ${schema} kept`);
