@@ -42,6 +42,7 @@ const { percentile } = require('../lib/stats');
 const { sleep } = require('../lib/time');
 const { pool, provision, startFleet } = require('./fleet');
 const { PathAccount } = require('./path-account');
+const { PostgresRoles } = require('./postgres-roles');
 
 const MODE = process.env.BENCH_MODE === 'ceiling' ? 'ceiling' : 'steady';
 // The ceiling needs phones enough to keep claims in flight, not a big fleet (the automatic choice of each send lists them all).
@@ -139,6 +140,7 @@ async function main() {
     stack.grpcCredentials('admin'),
   );
   const db = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
+  const postgresRoles = new PostgresRoles(db, SERVICES);
   const agent = new https.Agent({ keepAlive: true, maxSockets: 32 });
   const webhookDelays = [];
   let webhooks = 0;
@@ -229,6 +231,15 @@ async function main() {
     const cpu = () =>
       Object.fromEntries(Object.entries(pidGroups).map(([k, pids]) => [k, new Map(pids().map((p) => [p, cpuTicks(p) ?? 0]))]));
     const used = (now, then, k) => [...now[k]].reduce((n, [pid, t]) => n + t - (then[k].get(pid) ?? 0), 0);
+    // Postgres's CPU by whom each process works for (a service, `background`, `bench`), in cores.
+    const postgresByRole = (now, then, seconds) => {
+      const byRole = {};
+      for (const [pid, t] of now.postgres) {
+        const role = postgresRoles.roleOf(pid);
+        byRole[role] = (byRole[role] ?? 0) + t - (then.postgres.get(pid) ?? 0);
+      }
+      return Object.fromEntries(Object.entries(byRole).map(([role, ticks]) => [role, Number((ticks / CLK_TCK / seconds).toFixed(3))]));
+    };
     // The platform's processes' read and write system calls and wakeups, per pid as for the CPU.
     const kernel = () =>
       Object.fromEntries(
@@ -298,6 +309,7 @@ async function main() {
       }
     })();
 
+    await postgresRoles.start();
     let lastCpu = cpu();
     let lastMachine = machineTicks();
     let lastHanded = 0;
@@ -328,6 +340,7 @@ async function main() {
           (((machine.steal - lastMachine.steal) / (machine.total - lastMachine.total)) * os.cpus().length).toFixed(2),
         ),
         cores: Object.fromEntries(Object.keys(nowCpu).map((k) => [k, Number((used(nowCpu, lastCpu, k) / CLK_TCK / seconds).toFixed(2))])),
+        postgres_by_role: postgresByRole(nowCpu, lastCpu, seconds),
         rss_mb: Object.fromEntries(SERVICES.map((name) => [name, Math.round((rssKb(stack.services[name].pid) ?? 0) / 1024)])),
       };
       result.samples.push(sample);
@@ -346,6 +359,7 @@ async function main() {
       if (MODE === 'ceiling' && left === 0 && (ended >= BACKLOG || stalled >= 3)) break;
     }
     stopping = true;
+    postgresRoles.stop();
     toggleProfiles(stack);
     await Promise.all([sender, probing]);
     if (account && accountStart) {
@@ -383,11 +397,20 @@ async function main() {
     console.log(JSON.stringify({ ...result, samples: undefined, heap_after_major_gc_mb: heapShown }, null, 2));
     const c = result.cpu_ms_per_sms;
     console.log(
-      `platform CPU per SMS: ${c.platform} ms (without the webhook service ${c.platform_without_webhook} ms) at ${c.ended_per_s} SMS ended a second; ` +
+      `platform CPU per SMS: ${c.platform} ms (without the webhook service ${c.platform_without_webhook} ms, ` +
+        `and without its Postgres connections ${c.platform_without_webhook_work} ms) at ${c.ended_per_s} SMS ended a second; ` +
         Object.entries(c.by_process)
           .map(([k, v]) => `${k} ${v}`)
           .join(', ') +
         `; machine ${c.machine_busy_cores} cores busy, of which ${c.machine_stolen_cores} stolen by the host`,
+    );
+    console.log(
+      "Postgres's CPU per SMS by whom it worked for (ms): " +
+        Object.entries(c.postgres_by_role)
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') +
+        " (bench: the benchmark's own queries, not counted in the platform)",
     );
     console.log(
       'heap after major collections, lowest of the first minute -> of the last (collections): ' +
@@ -433,6 +456,7 @@ async function main() {
   } finally {
     for (const f of fleets) await f.stop();
     agent.destroy();
+    postgresRoles.stop();
     await db.end();
     await account?.close();
     receiver.server.close();
@@ -531,14 +555,25 @@ function cpuPerSms(samples) {
   if (seconds === 0) return {};
   const avg = (f) => samples.reduce((n, s) => n + f(s), 0) / seconds;
   const ended = avg((s) => s.finals_per_s);
+  const perSms = (cores) => (cores / ended) * 1000;
+  const roles = [...new Set(samples.flatMap((s) => Object.keys(s.postgres_by_role ?? {})))];
+  const postgresByRole = Object.fromEntries(
+    roles.map((role) => [role, Number(perSms(avg((s) => s.postgres_by_role?.[role] ?? 0)).toFixed(3))]),
+  );
   const processes = Object.keys(samples[0].cores).filter((k) => k !== 'fleet');
-  const byProcess = Object.fromEntries(processes.map((k) => [k, Number(((avg((s) => s.cores[k]) / ended) * 1000).toFixed(2))]));
+  const byProcess = Object.fromEntries(processes.map((k) => [k, Number(perSms(avg((s) => s.cores[k])).toFixed(2))]));
+  // The benchmark's own queries (its backlog counts, its account) are not the platform's.
+  if (byProcess.postgres !== undefined) byProcess.postgres = Number((byProcess.postgres - (postgresByRole.bench ?? 0)).toFixed(2));
   const platform = Object.values(byProcess).reduce((n, v) => n + v, 0);
+  const withoutWebhook = platform - (byProcess.webhook ?? 0);
   return {
     ended_per_s: Math.round(ended),
     platform: Number(platform.toFixed(2)),
-    platform_without_webhook: Number((platform - (byProcess.webhook ?? 0)).toFixed(2)),
+    platform_without_webhook: Number(withoutWebhook.toFixed(2)),
+    // The webhook service's statements are its work too: its Postgres connections' CPU left out as well.
+    platform_without_webhook_work: Number((withoutWebhook - (postgresByRole.webhook ?? 0)).toFixed(2)),
     by_process: byProcess,
+    postgres_by_role: postgresByRole,
     simulator: Number(((avg((s) => s.cores.fleet) / ended) * 1000).toFixed(2)),
     machine_busy_cores: Number(avg((s) => s.machine_busy_cores).toFixed(2)),
     machine_stolen_cores: Number(avg((s) => s.machine_stolen_cores).toFixed(2)),
