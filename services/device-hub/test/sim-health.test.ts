@@ -184,4 +184,22 @@ describe('what a session writes of its SIMs', () => {
     expect(noted.at(-1)!.recent).toEqual(['sent', 'sent', 'generic_failure']);
     expect(changed).toEqual([]);
   });
+
+  it('when a report comes again, then it counts once; a failure after the same message was sent counts too', async () => {
+    const { health, noted } = session();
+    await health.load([1]);
+    const failed: Partial<AgentReport> = { status: 'failed', error: { code: 'DEVICE_ERROR', message: '' } };
+    const report = (id: string, more: Partial<AgentReport> = {}): AgentReport => ({
+      message_id: id,
+      device_id: 'dev_1',
+      status: 'sent',
+      at: '2026-11-29T00:00:00Z',
+      ...more,
+    });
+    health.report(report('msg_1'), 1);
+    health.report(report('msg_1'), 1);
+    health.report(report('msg_1', failed), 1);
+    health.report(report('msg_1', failed), 1);
+    expect(noted.map((h) => h.recent)).toEqual([['sent'], ['sent', 'generic_failure']]);
+  });
 });

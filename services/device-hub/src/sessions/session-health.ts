@@ -38,8 +38,14 @@ export interface SessionHealthDeps {
 
 /** How often a phone whose every SIM is quarantined hands the messages queued on it meanwhile to the fleet. */
 export const QUARANTINED_RELEASE_MS = 15_000;
-/** Message ids whose result was counted, kept per session (a report sent again counts once). */
-const COUNTED_KEPT = 200;
+/**
+ * Messages whose results were counted, kept per session (a report sent again counts once): the
+ * last hundred, a busy phone's last minutes, about 7 kB a phone. An agent sends a report again
+ * 10 s after it went unanswered (PROTOCOL.md §3).
+ */
+const COUNTED_KEPT = 100;
+/** The results a message may count: its `sent`, and a `failed` (after it, or instead of it). */
+const COUNTED_BIT = { sent: 1, failed: 2 } as const;
 
 /**
  * The health of a phone's SIMs on one connection: read at the connection (and again at a reload
@@ -49,7 +55,8 @@ const COUNTED_KEPT = 200;
 export class SessionHealth {
   private settings: SimHealthSettings;
   private readonly sims = new Map<number, SimHealth>();
-  private counted?: Set<string>;
+  /** The results counted, by message id (`COUNTED_BIT`s), oldest first. */
+  private counted?: Map<string, number>;
   private lastRelease = Number.NEGATIVE_INFINITY;
   /** The probe message out on each SIM probing (on this connection: after a reconnect, none, and the probe times out). */
   private readonly probes = new Map<number, string>();
@@ -144,11 +151,13 @@ export class SessionHealth {
   report(report: AgentReport, slot: number): void {
     const result = resultOf(report);
     if (!result) return;
-    const counted = (this.counted ??= new Set<string>());
-    const key = `${report.message_id}:${report.status}`;
-    if (counted.has(key)) return;
-    counted.add(key);
-    if (counted.size > COUNTED_KEPT) counted.delete(counted.values().next().value!);
+    const counted = (this.counted ??= new Map<string, number>());
+    const bit = report.status === 'sent' ? COUNTED_BIT.sent : COUNTED_BIT.failed;
+    const seen = counted.get(report.message_id) ?? 0;
+    if (seen & bit) return;
+    counted.delete(report.message_id);
+    counted.set(report.message_id, seen | bit);
+    if (counted.size > COUNTED_KEPT) counted.delete(counted.keys().next().value!);
     const health = this.simOf(report.sim ?? slot);
     if (!health) return;
     // While probing, only the probe's own result decides (one of an SMS handed before counts, and changes nothing).
