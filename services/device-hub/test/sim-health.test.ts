@@ -167,17 +167,17 @@ describe('what a session writes of its SIMs', () => {
     );
     return { health, noted, changed };
   }
+  const report = (id: string, more: Partial<AgentReport> = {}): AgentReport => ({
+    message_id: id,
+    device_id: 'dev_1',
+    status: 'sent',
+    at: '2026-11-29T00:00:00Z',
+    ...more,
+  });
 
   it('when a SIM whose window is full of sent SMS sends one more, then nothing is written; when a failure comes, it is', async () => {
     const { health, noted, changed } = session();
     await health.load([1]);
-    const report = (id: string, more: Partial<AgentReport> = {}): AgentReport => ({
-      message_id: id,
-      device_id: 'dev_1',
-      status: 'sent',
-      at: '2026-11-29T00:00:00Z',
-      ...more,
-    });
     for (let i = 0; i < 5; i++) health.report(report(`msg_${i}`), 1);
     expect(noted.map((h) => h.recent)).toEqual([['sent'], ['sent', 'sent'], ['sent', 'sent', 'sent']]);
     health.report(report('msg_9', { status: 'failed', error: { code: 'DEVICE_ERROR', message: '' } }), 1);
@@ -189,13 +189,6 @@ describe('what a session writes of its SIMs', () => {
     const { health, noted } = session();
     await health.load([1]);
     const failed: Partial<AgentReport> = { status: 'failed', error: { code: 'DEVICE_ERROR', message: '' } };
-    const report = (id: string, more: Partial<AgentReport> = {}): AgentReport => ({
-      message_id: id,
-      device_id: 'dev_1',
-      status: 'sent',
-      at: '2026-11-29T00:00:00Z',
-      ...more,
-    });
     health.report(report('msg_1'), 1);
     health.report(report('msg_1'), 1);
     health.report(report('msg_1', failed), 1);
