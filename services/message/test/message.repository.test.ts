@@ -92,6 +92,27 @@ describe('MessageRepository against Postgres', () => {
       expect((await repo.queueDepths([deviceId])).get(deviceId)).toBeUndefined();
     });
 
+    it("when the phone's sent report takes the row while its acknowledgement waits for it, then the acknowledgement is answered as accepted", async () => {
+      const deviceId = device();
+      const queued = await queue(deviceId);
+      await queueRepo.claimNext(deviceId, 30_000);
+      const report = await db.pools[1]!.connect();
+      try {
+        await report.query('BEGIN');
+        await report.query(
+          `UPDATE messages SET status = 'sent', accepted_at = now(), sent_at = now(), lease_until = NULL WHERE message_id = $1`,
+          [queued.message_id],
+        );
+        const ack = repo.markAcceptedMany([{ messageId: queued.message_id, deviceId, at: new Date(), sim: 0 }]);
+        await sleep(200);
+        await report.query('COMMIT');
+
+        expect(await ack).toEqual([{ status: 'sent', accepted: true }]);
+      } finally {
+        report.release();
+      }
+    });
+
     it('when another device says it accepted a message, then the message is still offered to its own device', async () => {
       const deviceId = device();
       const queued = await queue(deviceId);

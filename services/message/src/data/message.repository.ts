@@ -58,20 +58,7 @@ export class MessageRepository {
     at: Date,
     sim = 0,
   ): Promise<{ status: MessageRow['status']; accepted: boolean } | undefined> {
-    const { rows } = await this.pool.query<{ status: MessageRow['status']; accepted: boolean }>(
-      `WITH moved AS (
-         UPDATE messages SET accepted_at = coalesce(accepted_at, $3), lease_until = NULL, fleet = false, held = false,
-                             sim = CASE WHEN $4::smallint > 0 THEN $4::smallint ELSE sim END
-         WHERE message_id = $1 AND device_id = $2 AND status = 'queued' AND NOT (fleet AND avoid_device_id IS NOT DISTINCT FROM $2)
-         RETURNING status, true AS accepted
-       )
-       SELECT status, accepted FROM moved
-       UNION ALL
-       SELECT status, accepted_at IS NOT NULL AS accepted FROM messages
-       WHERE message_id = $1 AND device_id = $2 AND NOT EXISTS (SELECT 1 FROM moved)`,
-      [messageId, deviceId, at, sim],
-    );
-    return rows[0];
+    return (await this.markAcceptedMany([{ messageId, deviceId, at, sim }]))[0];
   }
 
   /**
@@ -88,6 +75,21 @@ export class MessageRepository {
    * messages matches it: the planner then added a read of the whole queue.
    */
   async markAcceptedMany(
+    accepts: readonly { messageId: string; deviceId: string; at: Date; sim: number }[],
+  ): Promise<({ status: MessageRow['status']; accepted: boolean } | undefined)[]> {
+    const outcomes = await this.acceptOnce(accepts);
+    // A row another transaction changed while the statement waited for its lock (the phone's
+    // `sent`, applied first) is not moved, and the statement still reads it as it was: queued and
+    // not accepted. Those are asked again once, in a statement that sees the change.
+    const unsure = (o: (typeof outcomes)[number]) => o?.status === 'queued' && !o.accepted;
+    const changed = accepts.filter((_, i) => unsure(outcomes[i]));
+    if (changed.length === 0) return outcomes;
+    const again = await this.acceptOnce(changed);
+    let next = 0;
+    return outcomes.map((o) => (unsure(o) ? again[next++] : o));
+  }
+
+  private async acceptOnce(
     accepts: readonly { messageId: string; deviceId: string; at: Date; sim: number }[],
   ): Promise<({ status: MessageRow['status']; accepted: boolean } | undefined)[]> {
     if (accepts.length === 0) return [];
