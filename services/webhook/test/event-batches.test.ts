@@ -17,6 +17,8 @@ interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   raw: string;
+  /** When it arrived (ms since the epoch). */
+  at: number;
 }
 
 const signatureOf = (secret: string, raw: string) => createHmac('sha256', secret).update(raw, 'utf8').digest('hex');
@@ -24,6 +26,7 @@ const signatureOf = (secret: string, raw: string) => createHmac('sha256', secret
 describe('batches of events through the real webhook service', () => {
   let service: RunningWebhookService;
   let server: https.Server;
+  let env: Record<string, string>;
   const received: Received[] = [];
   const at = (where: string) => received.filter((r) => r.path === where);
   const url = (where: string) => `https://127.0.0.1:${(server.address() as AddressInfo).port}${where}`;
@@ -34,12 +37,13 @@ describe('batches of events through the real webhook service', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        received.push({ path: req.url ?? '/', headers: req.headers, raw: Buffer.concat(chunks).toString('utf8') });
+        received.push({ path: req.url ?? '/', headers: req.headers, raw: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
         res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    service = await startWebhookService({ clientId: CLIENT }, { WEBHOOK_EXTRA_CA_FILE: certs.caCertFile, WEBHOOK_TIMEOUT_MS: '2000' });
+    env = { WEBHOOK_EXTRA_CA_FILE: certs.caCertFile, WEBHOOK_TIMEOUT_MS: '2000' };
+    service = await startWebhookService({ clientId: CLIENT }, env);
   }, 60_000);
 
   afterAll(async () => {
@@ -107,4 +111,28 @@ describe('batches of events through the real webhook service', () => {
         .sort(),
     ).toEqual([event.event_id, other.event_id].sort());
   });
+
+  it('when two replicas share the batches and they come two at a time, then every event is delivered within a second, none held back', async () => {
+    const second = await startWebhookService({ clientId: CLIENT }, env, service.sandbox);
+    try {
+      const where = `/replicas-${randomHex(3)}`;
+      const events = Array.from({ length: 20 }, () => smsEvent('sms.sent', url(where)));
+      const published = new Map<string, number>();
+      // Two batches published together: whichever replica takes the first sees the second still pending.
+      for (let i = 0; i < events.length; i += 2) {
+        const pair = [events[i]!, events[i + 1]!];
+        await Promise.all(pair.map((e) => publish([e])));
+        for (const e of pair) published.set(e.event_id, Date.now());
+        await sleep(250);
+      }
+
+      await eventually(async () => new Set(at(where).map((r) => JSON.parse(r.raw).event_id)).size === events.length, 10_000, 'every event');
+      const late = at(where)
+        .map((r) => ({ id: JSON.parse(r.raw).event_id as string, after: r.at - published.get(JSON.parse(r.raw).event_id)! }))
+        .filter((d) => d.after > 1000);
+      expect(late).toEqual([]);
+    } finally {
+      await second.stop();
+    }
+  }, 40_000);
 });

@@ -26,6 +26,11 @@ export const EVENTS_DURABLE = 'webhook-events';
 export const EVENT_BATCHES_DURABLE: (typeof EVENT_BATCH_DURABLES)[number] = 'webhook-event-batches';
 /** Messages taken into one transaction at most: events one a message, or batches of events. */
 const MAX_MESSAGES = { single: 200, batches: 10 } as const;
+/**
+ * How long messages wait for the ones the server still holds: those may go to another replica
+ * (replicas share the durable), and then nothing comes to flush what waits here.
+ */
+const GATHER_MS = 20;
 
 function parseEvent(value: unknown): PublicEvent | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
@@ -43,15 +48,19 @@ export type EventSource = 'batches' | 'single';
 /**
  * Turns the public events into deliveries: the batches of events (`event-batches.>`, what the
  * message service publishes), or one event a message (`events.>`: the hub's device events, and
- * what earlier versions published). Messages are taken in stream order and gathered: the
- * destinations of their events are stored in one transaction, the messages acknowledged, and each
- * delivery's first attempt queued at once, in event order. A crash before the acknowledgement
- * means the messages come again; their deliveries are found, not doubled (nor are those of an
- * event that comes twice, in two batches).
+ * what earlier versions published). Messages are taken in stream order and gathered while the
+ * server holds more (for `GATHER_MS` at most): the destinations of their events are stored in one
+ * transaction, the messages acknowledged, and each delivery's first attempt queued at once, in
+ * event order. A crash before the acknowledgement means the messages come again; their deliveries
+ * are found, not doubled (nor are those of an event that comes twice, in two batches).
  */
 export class EventConsumer {
   private consumer?: DurableConsumer;
   private batch: JsMsg[] = [];
+  /** Flushes what `batch` holds once `GATHER_MS` have passed without it filling. */
+  private gatherTimer?: NodeJS.Timeout;
+  /** The flush under way: flushes run one at a time, in the stream's order. */
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly source: EventSource,
@@ -79,13 +88,29 @@ export class EventConsumer {
       },
       async (msg) => {
         this.batch.push(msg);
-        // Flush when nothing else is waiting on the server, or the batch is full.
-        if (msg.info.pending > 0 && this.batch.length < MAX_MESSAGES[this.source]) return;
-        const taken = this.batch;
-        this.batch = [];
-        await this.handle(taken);
+        // Flush when nothing else is waiting on the server, or the batch is full; else shortly.
+        if (msg.info.pending > 0 && this.batch.length < MAX_MESSAGES[this.source]) {
+          this.gatherTimer ??= setTimeout(
+            () => this.flush().catch((err: unknown) => this.log.error({ err }, 'storing gathered events failed; they will come again')),
+            GATHER_MS,
+          );
+          return;
+        }
+        await this.flush();
       },
     );
+  }
+
+  /** Stores what is gathered, after the flush under way; a failed one leaves its messages unacknowledged. */
+  private flush(): Promise<void> {
+    clearTimeout(this.gatherTimer);
+    this.gatherTimer = undefined;
+    const taken = this.batch;
+    this.batch = [];
+    if (taken.length === 0) return this.flushing;
+    const run = this.flushing.then(() => this.handle(taken));
+    this.flushing = run.catch(() => undefined);
+    return run;
   }
 
   /** The events of a message, each in a span of its own trace (the SMS's); undefined when the message cannot be read. */
@@ -166,7 +191,11 @@ export class EventConsumer {
     return this.deliveries.recordEvents(toStore);
   }
 
+  /** Stops taking messages; those gathered and not stored are not acknowledged: they come again. */
   async stop(): Promise<void> {
     await this.consumer?.stop();
+    clearTimeout(this.gatherTimer);
+    this.gatherTimer = undefined;
+    await this.flushing;
   }
 }

@@ -64,10 +64,14 @@ export interface RunningWebhookService {
 
 /**
  * The real webhook service on port 0 with a schema and NATS prefix of its
- * own, its account service a stand-in that knows `known`; `env` overrides
- * its settings (no scheduler unless `SCHEDULER_GRPC_ADDR` names one).
+ * own (or `on`'s: another replica), its account service a stand-in that knows `known`; `env`
+ * overrides its settings (no scheduler unless `SCHEDULER_GRPC_ADDR` names one).
  */
-export async function startWebhookService(known: KnownClient, env: Record<string, string> = {}): Promise<RunningWebhookService> {
+export async function startWebhookService(
+  known: KnownClient,
+  env: Record<string, string> = {},
+  on?: Sandbox,
+): Promise<RunningWebhookService> {
   const accounts = await startGrpcService({
     listen: { host: '127.0.0.1', port: 0 },
     tls: grpcTlsFor('account'),
@@ -83,6 +87,7 @@ export async function startWebhookService(known: KnownClient, env: Record<string
     loadConfig: loadWebhookConfig,
     start,
     nats: true,
+    ...(on ? { on } : {}),
     env: {
       ACCOUNT_GRPC_ADDR: `127.0.0.1:${accounts.port}`,
       SCHEDULER_GRPC_ADDR: '127.0.0.1:9',
