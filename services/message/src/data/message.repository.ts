@@ -270,18 +270,21 @@ export class MessageRepository {
     const waiting = `mode = 'live' AND status = 'queued' AND accepted_at IS NULL AND NOT held AND NOT fleet`;
     const { rows } =
       upTo > 0
-        ? await this.pool.query<{ device_id: string; depth: number }>(
-            `SELECT d.device_id, q.depth FROM unnest($1::text[]) AS d(device_id)
+        ? await this.pool.query<{ device_id: string; depth: number }>({
+            // Named: prepared once a connection, not planned again on every send whose phone the gateway chooses.
+            name: 'messages-queue-depths-up-to',
+            text: `SELECT d.device_id, q.depth FROM unnest($1::text[]) AS d(device_id)
              CROSS JOIN LATERAL (
                SELECT count(*)::int AS depth FROM (SELECT 1 FROM messages WHERE device_id = d.device_id AND ${waiting} LIMIT $2) x
              ) q
              WHERE q.depth > 0`,
-            [deviceIds, upTo],
-          )
-        : await this.pool.query<{ device_id: string; depth: number }>(
-            `SELECT device_id, count(*)::int AS depth FROM messages WHERE device_id = ANY($1::text[]) AND ${waiting} GROUP BY device_id`,
-            [deviceIds],
-          );
+            values: [deviceIds, upTo],
+          })
+        : await this.pool.query<{ device_id: string; depth: number }>({
+            name: 'messages-queue-depths',
+            text: `SELECT device_id, count(*)::int AS depth FROM messages WHERE device_id = ANY($1::text[]) AND ${waiting} GROUP BY device_id`,
+            values: [deviceIds],
+          });
     return new Map(rows.map((r) => [r.device_id, r.depth]));
   }
 
